@@ -1,0 +1,33 @@
+// The INPUT and OPTIONS shared by compute, export and the GUI's command line (DESIGN.md):
+// a scenario file, --preset NAME, or --q/--k/--v matrix files, then option overrides.
+#pragma once
+
+#include "engine/scenario.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+
+namespace attnlab::cli {
+
+struct InputArgs {
+  std::string scenario_path;
+  std::string preset;
+  std::string q_path, k_path, v_path;
+  // Overrides; unset ones keep the scenario's value.
+  bool scale = false, no_scale = false;
+  std::string temperature;
+  std::string mask;
+  std::string normalizer;
+  std::string backend = "auto";
+};
+
+// Registers INPUT (positional), --preset, --q/--k/--v and the OPTIONS on `cmd`.
+void add_input_options(CLI::App& cmd, InputArgs& args, bool with_backend = true);
+
+// Builds the scenario the arguments describe. Throws InputError with a sentence naming the
+// file or flag.
+Scenario resolve_scenario(const InputArgs& args);
+
+}  // namespace attnlab::cli

@@ -1,0 +1,95 @@
+// Scaled dot-product attention, every stage kept: scores, logits, weights, output, saturation,
+// per-row diagnostics and global statistics (DESIGN.md, "The numbers").
+#pragma once
+
+#include "engine/mask.hpp"
+#include "engine/matrix.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab {
+
+enum class Normalizer { Softmax, Sparsemax, Sigmoid, Hardmax };
+
+std::string_view normalizer_name(Normalizer n);
+Normalizer parse_normalizer(std::string_view name, std::string_view where);
+
+struct Options {
+  bool scale = true;         // divide by √d_k
+  double temperature = 1.0;  // T > 0
+  Mask mask;
+  Normalizer normalizer = Normalizer::Softmax;
+};
+
+// The inputs of one attention computation. Q: n × d_k, K: m × d_k, V: m × d_v.
+struct Problem {
+  Matrix Q, K, V;
+  Options options;
+};
+
+struct RowDiagnostics {
+  float max_weight = 0;      // largest weight in the row
+  float entropy = 0;         // nats, over the row's weights normalized to sum 1
+  float effective_keys = 0;  // exp(entropy)
+  float jacobian_norm = 0;   // Frobenius norm of the normalizer's Jacobian at this row
+  bool saturated = false;    // max_weight ≥ 0.99
+  bool fully_masked = false; // every key blocked: weights and output are zeros
+  bool padding = false;      // a padding query row (padding mask, i ≥ L)
+};
+
+struct MomentStats {
+  double mean = 0;
+  double std = 0;  // population standard deviation
+  double min = 0;
+  double max = 0;
+  long long count = 0;  // cells counted (logits: unblocked cells only)
+};
+
+struct Stats {
+  MomentStats scores;
+  MomentStats logits;
+};
+
+// Everything one computation produces. Dense stages are n × m; in streaming mode they are
+// left empty (0 × 0) and `dense` is false.
+struct Result {
+  Eigen::Index n = 0, m = 0, d_k = 0, d_v = 0;
+  double scale_divisor = 1;          // s: √d_k when scaling is on, else 1
+  double effective_temperature = 1;  // s · T
+  bool dense = true;
+  Matrix scores;      // n × m, S = Q Kᵀ
+  Matrix logits;      // n × m, S / (s·T), blocked cells −∞
+  Matrix weights;     // n × m, normalizer(logits) row-wise
+  Matrix output;      // n × d_v, weights · V
+  Matrix saturation;  // n × m, a(1 − a)
+  std::vector<RowDiagnostics> rows;  // n
+  Stats stats;
+};
+
+// s · T for the given d_k and options.
+double effective_temperature(Eigen::Index d_k, const Options& options);
+
+// Checks shapes, finiteness and options; throws InputError with a sentence naming the matrix.
+void validate_problem(const Problem& p);
+
+// Computes every stage on the CPU. Throws InputError on invalid input.
+Result compute_cpu(const Problem& p);
+
+// Applies the normalizer to one row of logits in double precision (blocked cells are −∞),
+// writing weights; overflowed (+∞) logits win outright.
+// Returns false when every cell is blocked (weights are then all zero).
+bool normalize_row(Normalizer normalizer, const double* logits, float* weights, Eigen::Index m);
+
+// Diagnostics of one row of weights for the given normalizer.
+RowDiagnostics row_diagnostics(Normalizer normalizer, const float* weights, Eigen::Index m);
+
+// Bytes that the dense n × m stages of one computation need (scores, logits, weights, saturation).
+double dense_bytes(Eigen::Index n, Eigen::Index m);
+// The memory the engine allows itself for dense stages: half of physical memory.
+double dense_memory_limit();
+// Throws InputError (stating the limit and the need) when the dense stages would not fit.
+void check_dense_fits(Eigen::Index n, Eigen::Index m);
+
+}  // namespace attnlab

@@ -1,0 +1,16 @@
+// Number formatting shared by every writer: shortest round-trip floats and JSON strings.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace attnlab {
+
+// Shortest decimal that reads back as the same float ("0.1", "1e+30"); non-finite -> "null".
+std::string float_json(float v);
+// Same for doubles.
+std::string double_json(double v);
+// A JSON string literal with escapes.
+std::string json_string(std::string_view s);
+
+}  // namespace attnlab
