@@ -73,14 +73,20 @@ bool sparsemax_row(const double* x, float* w, Eigen::Index m) {
   }
   if (any_pos_inf) return softmax_row(x, w, m);  // the infinite cells take everything either way
   std::sort(z.begin(), z.end(), std::greater<>());
-  double cumulative = 0, tau = 0;
+  // Work relative to the largest logit (sparsemax is shift invariant): with logits like 1e30,
+  // z − 1 == z in double and the threshold would be lost.
+  const double top = z[0];
+  for (double& v : z) v -= top;
+  double cumulative = 0, tau = -1.0;  // the largest logit is always in the support
   for (size_t k = 0; k < z.size(); ++k) {
     cumulative += z[k];
     const double candidate = (cumulative - 1.0) / static_cast<double>(k + 1);
     if (z[k] > candidate) tau = candidate;
     else break;
   }
-  for (Eigen::Index j = 0; j < m; ++j) w[j] = x[j] == -kInf ? 0.0f : static_cast<float>(std::max(x[j] - tau, 0.0));
+  for (Eigen::Index j = 0; j < m; ++j) {
+    w[j] = x[j] == -kInf ? 0.0f : static_cast<float>(std::max(x[j] - top - tau, 0.0));
+  }
   return true;
 }
 
@@ -283,8 +289,11 @@ Result compute_cpu(const Problem& p) {
         r.logits(i, j) = neg_inf;
       } else {
         const double l = s / divisor;
-        x[static_cast<size_t>(j)] = l;
-        r.logits(i, j) = static_cast<float>(l);
+        // −∞ means "blocked" to the normalizers, so a visible logit that overflowed (a tiny
+        // temperature) stays the most negative finite double; the float copy saturates to ±∞
+        // (casting an out-of-range double to float is undefined behaviour).
+        x[static_cast<size_t>(j)] = std::max(l, std::numeric_limits<double>::lowest());
+        r.logits(i, j) = fits_float(l) ? static_cast<float>(l) : l > 0 ? -neg_inf : neg_inf;
         accumulate(r.stats.logits, l_sum, l_sq, l);
       }
     }

@@ -48,6 +48,12 @@ nlohmann::json parse_json_text(std::string_view text, std::string_view source) {
     }
     throw InputError(std::string(source) + ": malformed JSON at line " + std::to_string(line) + ", column " +
                      std::to_string(col) + ": " + why);
+  } catch (const nlohmann::json::exception& e) {
+    // Numbers too large for a double ("1e400") come out as out_of_range, not parse_error.
+    std::string why = e.what();
+    const auto bracket = why.find("] ");
+    if (bracket != std::string::npos) why = why.substr(bracket + 2);
+    throw InputError(std::string(source) + ": malformed JSON: " + why + " (numbers must fit in a double)");
   }
 }
 
@@ -78,7 +84,7 @@ Matrix json_to_matrix(const nlohmann::json& j, std::string_view source, std::str
       const std::string where = prefix(source, field) + "[" + std::to_string(r) + "][" + std::to_string(c) + "]";
       if (!v.is_number()) throw InputError(where + " must be a number, not " + type_word(v));
       const double d = v.get<double>();
-      if (!std::isfinite(d) || std::abs(d) > std::numeric_limits<float>::max()) {
+      if (!fits_float(d)) {
         throw InputError(where + " is outside the float32 range (about ±3.4e38)");
       }
       M(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = static_cast<float>(d);
@@ -108,6 +114,12 @@ double json_to_number(const nlohmann::json& j, std::string_view source, std::str
 }
 
 long long json_to_integer(const nlohmann::json& j, std::string_view source, std::string_view field) {
+  if (j.is_number_unsigned()) {
+    // Above LLONG_MAX the conversion would wrap to a negative number and blame the wrong thing.
+    const auto u = j.get<unsigned long long>();
+    return u > static_cast<unsigned long long>(std::numeric_limits<long long>::max()) ? std::numeric_limits<long long>::max()
+                                                                                     : static_cast<long long>(u);
+  }
   if (j.is_number_integer()) return j.get<long long>();
   if (j.is_number_float()) {
     const double d = j.get<double>();

@@ -17,6 +17,11 @@ using BlockGrid = Eigen::Matrix<std::uint8_t, Eigen::Dynamic, Eigen::Dynamic, Ei
 
 static_assert(Matrix::IsRowMajor, "attnlab::Matrix must be row-major: GL buffers and files rely on it");
 
+// True when a double rounds to a finite float32. Doubles up to FLT_MAX + half an ulp round down
+// to FLT_MAX (float32's max prints as 3.4028235e+38, just above it), and converting anything
+// beyond that is undefined behaviour, so test before casting.
+inline bool fits_float(double v) { return v > -0x1.ffffffp+127 && v < 0x1.ffffffp+127; }
+
 // Bad input from a user: the message is one sentence naming the file, field or flag and what
 // was expected. The CLI prints it and exits 2; the GUI shows it in place.
 class InputError : public std::invalid_argument {

@@ -142,7 +142,7 @@ Matrix parse_npy(std::string_view bytes, std::string_view source) {
     }
     const unsigned long long r = fortran ? k % rows : k / cols;
     const unsigned long long c = fortran ? k / rows : k % cols;
-    if (!std::isfinite(v) || std::abs(v) > std::numeric_limits<float>::max()) {
+    if (!fits_float(v)) {
       throw InputError(src + ": entry [" + std::to_string(r) + "][" + std::to_string(c) + "] is " +
                        (std::isnan(v) ? "NaN" : std::isinf(v) ? "infinite" : "outside the float32 range") +
                        "; every entry must be a finite number");
@@ -183,7 +183,7 @@ Matrix parse_csv(std::string_view text, std::string_view source) {
         throw InputError(src + ": line " + std::to_string(line_no) + ", column " + std::to_string(col) + ": '" +
                          cell.substr(0, 24) + "' is not a number");
       }
-      if (!std::isfinite(v) || std::abs(v) > std::numeric_limits<float>::max()) {
+      if (!fits_float(v)) {
         throw InputError(src + ": line " + std::to_string(line_no) + ", column " + std::to_string(col) + ": '" + cell +
                          "' is not a finite float32 number");
       }

@@ -9,6 +9,8 @@ namespace attnlab {
 
 std::string float_json(float v) {
   if (!std::isfinite(v)) return "null";
+  // "-0" would read back as the integer 0 and lose the sign; "-0.0" reads back as −0.
+  if (v == 0 && std::signbit(v)) return "-0.0";
   char buf[32];
   const auto res = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
@@ -16,6 +18,7 @@ std::string float_json(float v) {
 
 std::string double_json(double v) {
   if (!std::isfinite(v)) return "null";
+  if (v == 0 && std::signbit(v)) return "-0.0";
   char buf[40];
   const auto res = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
