@@ -68,6 +68,8 @@ std::string fit(const std::string& s, size_t width) {
 std::string cell_text(float v, int decimals) {
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   if (std::isnan(v)) return "nan";
+  // Exact zeros (blocked cells, exp(−∞)) print as a bare 0 so they stand apart from rounding.
+  if (v == 0) return "0";
   char buf[48];
   const double a = std::abs(static_cast<double>(v));
   if (a != 0 && (a >= 1e6 || a < std::pow(10.0, -decimals) * 0.5)) std::snprintf(buf, sizeof buf, "%.3e", static_cast<double>(v));
@@ -150,7 +152,11 @@ void write_result_text(std::ostream& out, const Scenario& s, const Result& r, co
   const auto qt = display_tokens(s.query_tokens, r.n), kt = display_tokens(s.key_tokens, r.m);
   std::vector<std::string> dims;
   for (Eigen::Index j = 0; j < r.d_v; ++j) dims.push_back("d" + std::to_string(j + 1));
-  if (!s.title.empty()) out << s.title << "\n" << std::string(std::min<size_t>(s.title.size(), 72), '=') << "\n";
+  if (!s.title.empty()) {
+    size_t title_cps = 0;  // UTF-8 code points, so that "—" or "ü" count once
+    for (unsigned char c : s.title) title_cps += (c & 0xC0) != 0x80;
+    out << s.title << "\n" << std::string(std::min<size_t>(title_cps, 72), '=') << "\n";
+  }
   out << "n = " << r.n << " queries, m = " << r.m << " keys, d_k = " << r.d_k << ", d_v = " << r.d_v << "; backend "
       << f.backend << "\n";
   out << "scaling " << (s.options.scale ? "on (÷ √" + std::to_string(r.d_k) + " = " + num(r.scale_divisor, 3) + ")" : "off")
@@ -188,13 +194,14 @@ void write_result_text(std::ostream& out, const Scenario& s, const Result& r, co
     if (d.fully_masked) flags += " fully-masked";
     if (d.padding) flags += " padding";
     char buf[160];
-    std::snprintf(buf, sizeof buf, "  %10.4f  %8.4f  %9.3f  %8.4f ", static_cast<double>(d.max_weight),
+    std::snprintf(buf, sizeof buf, "  %10.4f  %8.4f  %9.3f  %8.4f", static_cast<double>(d.max_weight),
                   static_cast<double>(d.entropy), static_cast<double>(d.effective_keys), static_cast<double>(d.jacobian_norm));
-    out << "  " << fit(qt[static_cast<size_t>(i)], label_w) << buf << flags << "\n";
+    out << "  " << fit(qt[static_cast<size_t>(i)], label_w) << buf << (flags.empty() ? "" : " " + flags) << "\n";
   }
-  out << "\nstats\n  scores: mean " << num(r.stats.scores.mean) << ", std " << num(r.stats.scores.std) << "\n  logits: mean "
-      << num(r.stats.logits.mean) << ", std " << num(r.stats.logits.std) << " (over " << r.stats.logits.count
-      << " unblocked cells)\n";
+  out << "\nstats\n  scores: mean " << num(r.stats.scores.mean) << ", std " << num(r.stats.scores.std) << ", min "
+      << num(r.stats.scores.min) << ", max " << num(r.stats.scores.max) << "\n  logits: mean " << num(r.stats.logits.mean)
+      << ", std " << num(r.stats.logits.std) << ", min " << num(r.stats.logits.min) << ", max " << num(r.stats.logits.max)
+      << " (over " << r.stats.logits.count << " unblocked cells)\n";
 }
 
 }  // namespace attnlab
