@@ -1,6 +1,7 @@
 // attnlab: the command line and, with no subcommand, the desktop app.
 #include "cli/commands.hpp"
 #include "engine/matrix.hpp"
+#include "engine/text_format.hpp"
 
 #include <cstdio>
 #include <iostream>
@@ -38,7 +39,7 @@ int run(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     const CLI::App* failing = &app;
     for (const auto* sub : app.get_subcommands()) failing = sub;
-    std::cerr << "attnlab: " << e.what() << "\n" << usage_line(failing) << "\n";
+    std::cerr << "attnlab: " << one_line(e.what()) << "\n" << usage_line(failing) << "\n";
     return cli::kExitBadInput;
   }
   std::string chosen;
@@ -54,16 +55,16 @@ int run(int argc, const char* const* argv) {
     }
     return runners.at(chosen)();
   } catch (const BackendUnavailable& e) {
-    std::cerr << "attnlab: " << e.what() << "\n";
+    std::cerr << "attnlab: " << one_line(e.what()) << "\n";
     return cli::kExitNoBackend;
   } catch (const InputError& e) {
-    std::cerr << "attnlab: " << e.what() << "\n";
+    std::cerr << "attnlab: " << one_line(e.what()) << "\n";
     return cli::kExitBadInput;
   } catch (const std::bad_alloc&) {
     std::cerr << "attnlab: out of memory; try smaller matrices or the streaming path (--streaming)\n";
     return cli::kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "attnlab: " << e.what() << "\n";
+    std::cerr << "attnlab: " << one_line(e.what()) << "\n";
     return 1;
   }
 }

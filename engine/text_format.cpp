@@ -49,4 +49,37 @@ std::string json_string(std::string_view s) {
   return out;
 }
 
+std::string one_line(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  auto escape = [&](unsigned char c) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02X", c);
+    out += buf;
+  };
+  for (size_t i = 0; i < message.size();) {
+    const auto c = static_cast<unsigned char>(message[i]);
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7f) escape(c);
+      else out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // Length of a well-formed UTF-8 sequence starting here (RFC 3629 lead bytes), else 0.
+    size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (len == 0 || i + len > message.size()) len = 0;
+    for (size_t k = 1; k < len; ++k) {
+      if ((static_cast<unsigned char>(message[i + k]) & 0xC0) != 0x80) len = 0;
+    }
+    if (len == 0) {
+      escape(c);
+      ++i;
+    } else {
+      out.append(message.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
 }  // namespace attnlab

@@ -12,5 +12,9 @@ std::string float_json(float v);
 std::string double_json(double v);
 // A JSON string literal with escapes.
 std::string json_string(std::string_view s);
+// An error message made safe to print as one terminal line: control characters (newlines
+// included) and bytes that are not valid UTF-8, which messages may quote from a damaged file,
+// become \xNN escapes.
+std::string one_line(std::string_view message);
 
 }  // namespace attnlab

@@ -329,12 +329,60 @@ def good_paths():
     report(code == 0 and "output" in out and "scores  S" not in out, "compute --summary --format text leaves out n×m stages")
 
 
+def fuzz(count=300):
+    """Seeded random damage to a scenario file and a .npy file: the answer is always either a
+    result (exit 0, valid JSON) or one `attnlab:` line with exit 2; never a crash or exit 1."""
+    rng = np.random.default_rng(7)
+    text = scenario(mask={"kind": "custom", "blocked": [[0, 1, 1], [0, 0, 1], [0, 0, 0]]}, query_tokens=["a", "b", "c"],
+                    temperature=0.5, normalizer="sparsemax")
+    tokens = ["NaN", "-1", "1e999", "1e39", "\"x\"", "[]", "{}", "null", "true", "[[", "]]", ",", ":", "0", "1.5",
+              "\"window\"", "\"padding\"", "99999999999999999999", "-0", "\\u0000"]
+    npy_ok = open(os.path.join(WORK, "K.npy"), "rb").read()
+    bad = []
+    for k in range(count):
+        if k % 3 == 2:
+            data = bytearray(npy_ok)
+            for _ in range(int(rng.integers(1, 4))):
+                data[int(rng.integers(0, len(data)))] = int(rng.integers(0, 256))
+            if rng.random() < 0.3:
+                data = data[: int(rng.integers(0, len(data)))]
+            write_bytes("fuzz.npy", bytes(data))
+            args = ["compute", "--format", "json", "--q", "fuzz.npy", "--k", "K.npy", "--v", "V.npy"]
+        else:
+            t = text
+            for _ in range(int(rng.integers(1, 4))):
+                at = int(rng.integers(0, len(t)))
+                op = rng.integers(0, 3)
+                if op == 0:
+                    t = t[:at] + tokens[int(rng.integers(0, len(tokens)))] + t[at:]
+                elif op == 1:
+                    t = t[:at] + t[at + int(rng.integers(1, 6)):]
+                else:
+                    t = t[:at] + chr(int(rng.integers(32, 127))) + t[at + 1:]
+            write("fuzz.json", t)
+            args = ["compute", "--format", "json", "fuzz.json"]
+        code, out, err = run(*args)
+        if code == 0:
+            try:
+                json.loads(out)
+                ok = not err
+            except json.JSONDecodeError:
+                ok = False
+        else:
+            ok = code == 2 and not out and len(err.splitlines()) == 1 and err.startswith("attnlab: ")
+        if not ok:
+            bad.append(f"case {k}: exit {code}, stderr {err[:200]!r}")
+    report(not bad, f"fuzz: {count} damaged scenario/.npy files give a result or one attnlab: line, exit 2",
+           "\n     ".join(bad[:5]))
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     bad_inputs()
     bad_matrix_files()
     good_paths()
+    fuzz()
     total = results["passed"] + results["failed"]
     print(f"{results['passed']} of {total} command line checks passed, {results['skipped']} skipped")
     if results["failed"]:

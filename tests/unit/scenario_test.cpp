@@ -1,6 +1,7 @@
 // Scenario files: exact save/load round trips and one-sentence errors naming file and field.
 #include "engine/presets.hpp"
 #include "engine/scenario.hpp"
+#include "engine/text_format.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -233,6 +234,14 @@ TEST(ScenarioParse, UnknownFieldsOfVersionOneAreIgnored) {
   const Scenario s =
       parse_scenario(R"({"version": 1, "Q": [[1]], "K": [[1]], "V": [[1]], "notes": "kept for people"})", "x.json");
   EXPECT_EQ(s.Q(0, 0), 1.0f);
+}
+
+TEST(OneLine, EscapesControlCharactersAndBrokenUtf8ButKeepsGoodUtf8) {
+  EXPECT_EQ(one_line("plain sentence"), "plain sentence");
+  EXPECT_EQ(one_line("two\nlines\r\t"), "two\\x0Alines\\x0D\\x09");
+  EXPECT_EQ(one_line("Q·Kᵀ — ü √ ∞"), "Q·Kᵀ — ü √ ∞");
+  EXPECT_EQ(one_line("bad \xF4\x28 byte \xC0\xAF end \xE2\x82"), "bad \\xF4( byte \\xC0\\xAF end \\xE2\\x82");
+  EXPECT_EQ(one_line(std::string("nul\0x", 5)), "nul\\x00x");
 }
 
 }  // namespace
