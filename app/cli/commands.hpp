@@ -17,5 +17,6 @@ using Runner = std::function<int()>;
 
 Runner add_compute_command(CLI::App& app);
 Runner add_presets_command(CLI::App& app);
+Runner add_export_command(CLI::App& app);
 
 }  // namespace attnlab::cli
