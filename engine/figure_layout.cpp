@@ -143,10 +143,14 @@ ColorScale choose_scale(const StageData& d, const FigureOptions& o) {
     const double reach = std::max(std::abs(lo), std::abs(hi));
     cs.lo = -reach;
     cs.hi = reach;
-  } else if (d.stage == Stage::Weights || d.stage == Stage::Saturation) {
-    // Anchored at zero so the darkest colour always means "no attention" / "no gradient".
-    cs.lo = std::min(0.0, lo);
-    cs.hi = hi;
+  } else if (d.stage == Stage::Weights) {
+    // The scales the GUI uses too, so a number has the same colour on screen and on paper, and
+    // figures of different scenarios compare: weights are probabilities, and a(1 − a) ≤ 1/4.
+    cs.lo = 0;
+    cs.hi = 1;
+  } else if (d.stage == Stage::Saturation) {
+    cs.lo = 0;
+    cs.hi = 0.25;
   } else {
     cs.lo = lo;
     cs.hi = hi;
@@ -156,7 +160,6 @@ ColorScale choose_scale(const StageData& d, const FigureOptions& o) {
     const double w = std::max(1.0, std::abs(cs.lo)) * 0.5;
     cs.lo -= w;
     cs.hi += w;
-    if (d.stage == Stage::Weights && cs.lo < 0 && lo >= 0) cs.lo = 0;
   }
   return cs;
 }

@@ -48,7 +48,7 @@ std::string hatch_id(const HatchItem& h) { return "hatch-" + color(h.background)
 std::string render_svg(const Figure& f) {
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" << num(f.width) << "pt\" height=\"" << num(f.height)
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" xml:space=\"preserve\" width=\"" << num(f.width) << "pt\" height=\"" << num(f.height)
       << "pt\" viewBox=\"0 0 " << num(f.width) << ' ' << num(f.height) << "\">\n";
   // One hatch pattern per colour pair, in page coordinates like the Cairo drawing.
   out << "<defs>\n";
@@ -58,7 +58,7 @@ std::string render_svg(const Figure& f) {
       const std::string id = hatch_id(*h);
       if (std::find(patterns.begin(), patterns.end(), id) != patterns.end()) continue;
       patterns.push_back(id);
-      out << "  <pattern id=\"" << id << "\" patternUnits=\"userSpaceOnUse\" width=\"4\" height=\"4\" patternTransform=\"rotate(45)\">"
+      out << "  <pattern id=\"" << id << "\" patternUnits=\"userSpaceOnUse\" width=\"4\" height=\"4\" patternTransform=\"rotate(-45)\">"
           << "<rect width=\"4\" height=\"4\" fill=\"" << color(h->background) << "\"/>"
           << "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"4\" stroke=\"" << color(h->ink) << "\" stroke-width=\"0.9\"/></pattern>\n";
     }
