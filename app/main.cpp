@@ -28,6 +28,7 @@ int run(int argc, const char* const* argv) {
   runners["compute"] = cli::add_compute_command(app);
   runners["presets"] = cli::add_presets_command(app);
   runners["export"] = cli::add_export_command(app);
+  runners["lesson"] = cli::add_lesson_command(app);
 #ifdef ATTNLAB_WITH_GUI
   runners["gui"] = gui::add_gui_command(app);
 #endif

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "engine/attention.hpp"
+#include "engine/lesson_spec.hpp"
 
 #include <filesystem>
 #include <string>
@@ -17,6 +18,8 @@ struct Scenario {
   std::vector<std::string> query_tokens;  // empty, or n labels
   std::vector<std::string> key_tokens;    // empty, or m labels
   Options options;
+  // Built-in lessons name a special view here; it never changes the numbers above.
+  LessonSpec lesson;
 
   Problem problem() const { return Problem{Q, K, V, options}; }
 };

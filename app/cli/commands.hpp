@@ -18,5 +18,6 @@ using Runner = std::function<int()>;
 Runner add_compute_command(CLI::App& app);
 Runner add_presets_command(CLI::App& app);
 Runner add_export_command(CLI::App& app);
+Runner add_lesson_command(CLI::App& app);
 
 }  // namespace attnlab::cli

@@ -1,0 +1,62 @@
+// The optional "lesson" object of a scenario: which special view a built-in lesson opens and
+// its parameters. It never changes the numbers of the plain pipeline, so a build that does not
+// know a view or a field ignores it and still computes the scenario exactly.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab {
+
+enum class LessonView {
+  Plain,           // no special view: the ordinary pipeline
+  WorkedExample,   // the by-hand arithmetic of seeds 000 and 004 ("explain a cell")
+  CompareScaling,  // the same scenario with and without ÷√d_k, two columns
+  ScalingLab,      // Exercise 2.3.1: the d_k sweep
+  MultiHead,       // X, per-head W_Q/W_K/W_V, concat-then-W_O and the sum of per-head slabs
+  SelfCross,       // square self-attention beside rectangular cross-attention
+  MaskFamily,      // seed 002's masks side by side
+  Temperature,     // τ → 0 one-hot, τ → ∞ uniform, animated
+  Normalizers,     // softmax, sparsemax, sigmoid, hardmax side by side
+  Precision,       // float32/float16/bfloat16, max-subtraction, −∞ vs −1e9 masks
+  Geometry,        // d_k = d_v = 2: arrows, value points, outputs in the convex hull
+  Cost,            // the n × n score matrix as n grows, against this machine
+};
+
+struct LessonSpec {
+  LessonView view = LessonView::Plain;
+  std::string view_name;  // as written in the file ("" when there is no lesson object)
+  std::string raw_json;   // the lesson object as read, written back unchanged on save
+
+  // ScalingLab
+  std::vector<long long> dk{8, 64, 512, 4096};
+  long long keys = 10;
+  long long trials = 200;
+  // ScalingLab and MultiHead: the seed of the random draws
+  unsigned long long seed = 42;
+  // MultiHead
+  long long heads = 2;
+  bool share_projections = false;
+  // MaskFamily: CLI mask specs ("none", "causal", "padding:3", ...)
+  std::vector<std::string> masks{"none", "causal", "padding:3", "prefix:2", "window:2"};
+  // Temperature: log-spaced sweep from tau_min to tau_max in `frames` steps
+  double tau_min = 0.05;
+  double tau_max = 20.0;
+  long long frames = 41;
+  // Cost: sequence lengths and the per-head key dimension used to count FLOPs
+  std::vector<long long> cost_n{1024, 8192, 32768, 100000};
+  long long cost_d_k = 64;
+};
+
+std::string_view lesson_view_name(LessonView v);
+// The view of a name; Plain for names this build does not know (they never change numbers).
+LessonView lesson_view_from_name(std::string_view name);
+// Every view this build knows, for tests and menus.
+std::vector<LessonView> all_lesson_views();
+
+// Parses the JSON text of a "lesson" object. Fields this build does not know are ignored; known
+// fields of the wrong type or out of range throw InputError naming `source` and the field.
+LessonSpec parse_lesson_spec(std::string_view json_text, std::string_view source);
+
+}  // namespace attnlab

@@ -1,0 +1,106 @@
+// The scenario's "lesson" object: read tolerantly, written back unchanged, never changing numbers.
+#include "engine/lesson_math.hpp"
+#include "engine/lesson_spec.hpp"
+#include "engine/presets.hpp"
+#include "engine/scenario.hpp"
+
+#include <gtest/gtest.h>
+
+namespace attnlab {
+namespace {
+
+const char* kPlain = R"({"format": "attnlab-scenario", "version": 1, "Q": [[1, 0], [0, 1]], "K": [[1, 2], [0, 1]],
+  "V": [[1, 0], [0, 1]]})";
+
+std::string with_lesson(const std::string& lesson) {
+  std::string s = kPlain;
+  s.insert(s.size() - 1, ", \"lesson\": " + lesson);
+  return s;
+}
+
+TEST(LessonSpec, ReadsKnownFields) {
+  const Scenario s = parse_scenario(with_lesson(R"({"view": "multi-head", "heads": 2, "seed": 9, "share_projections": true})"), "t");
+  EXPECT_EQ(s.lesson.view, LessonView::MultiHead);
+  EXPECT_EQ(s.lesson.heads, 2);
+  EXPECT_EQ(s.lesson.seed, 9u);
+  EXPECT_TRUE(s.lesson.share_projections);
+}
+
+TEST(LessonSpec, UnknownViewsAndFieldsAreIgnoredAndNeverChangeNumbers) {
+  const Scenario plain = parse_scenario(kPlain, "t");
+  const Scenario future = parse_scenario(with_lesson(R"({"view": "hologram", "sparkle": 3})"), "t");
+  EXPECT_EQ(future.lesson.view, LessonView::Plain);
+  EXPECT_EQ(future.lesson.view_name, "hologram");
+  EXPECT_EQ(compute_cpu(plain.problem()).weights, compute_cpu(future.problem()).weights);
+  EXPECT_TRUE(plain.lesson.raw_json.empty());
+}
+
+TEST(LessonSpec, BadKnownFieldsAreInputErrors) {
+  EXPECT_THROW(parse_scenario(with_lesson(R"({"view": 3})"), "t"), InputError);
+  EXPECT_THROW(parse_scenario(with_lesson(R"({"heads": 0})"), "t"), InputError);
+  EXPECT_THROW(parse_scenario(with_lesson(R"({"dk": [8, "x"]})"), "t"), InputError);
+  EXPECT_THROW(parse_scenario(with_lesson(R"({"tau_min": 2, "tau_max": 1})"), "t"), InputError);
+  EXPECT_THROW(parse_scenario(with_lesson(R"("multi-head")"), "t"), InputError);
+  try {
+    parse_scenario(with_lesson(R"({"heads": 0})"), "lesson.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("lesson.json: lesson.heads"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LessonSpec, SaveWritesTheLessonBackUnchanged) {
+  for (const auto& p : list_presets()) {
+    SCOPED_TRACE(p.name);
+    const Scenario s = load_preset(p.name);
+    const Scenario back = parse_scenario(scenario_to_json(s), "round trip");
+    EXPECT_EQ(back.lesson.raw_json, s.lesson.raw_json);
+    EXPECT_EQ(back.lesson.view, s.lesson.view);
+    EXPECT_EQ(back.Q, s.Q);
+    EXPECT_EQ(back.description, s.description);
+  }
+  EXPECT_EQ(scenario_to_json(parse_scenario(kPlain, "t")).find("lesson"), std::string::npos);
+}
+
+TEST(LessonSpec, EveryViewHasAName) {
+  for (const LessonView v : all_lesson_views()) EXPECT_EQ(lesson_view_from_name(lesson_view_name(v)), v);
+}
+
+TEST(LessonMath, ConvexHull) {
+  const auto hull = convex_hull({{0, 0}, {1, 0}, {1, 1}, {0, 1}, {0.5, 0.5}, {1, 0}});
+  EXPECT_EQ(hull.size(), 4u);
+  EXPECT_TRUE(inside_convex_hull({0.5, 0.5}, hull));
+  EXPECT_TRUE(inside_convex_hull({1, 0.5}, hull));
+  EXPECT_FALSE(inside_convex_hull({1.1, 0.5}, hull));
+  EXPECT_TRUE(inside_convex_hull({0.5, 0.5}, convex_hull({{0, 0}, {1, 1}})));
+  EXPECT_FALSE(inside_convex_hull({0.5, 0.6}, convex_hull({{0, 0}, {1, 1}})));
+}
+
+TEST(LessonMath, OutputsStayInsideTheHullOfRandomValues) {
+  Problem p;
+  p.Q = Matrix::Random(20, 2) * 4;
+  p.K = Matrix::Random(7, 2) * 4;
+  p.V = Matrix::Random(7, 2) * 3;
+  const auto g = geometry_view(p, compute_cpu(p));
+  for (const bool b : g.inside) EXPECT_TRUE(b);
+  p.V = Matrix::Random(7, 3);
+  EXPECT_THROW(geometry_view(p, compute_cpu(p)), InputError);
+}
+
+TEST(LessonMath, LogSpacedTemperatures) {
+  const auto t = log_spaced(0.01, 100, 5);
+  ASSERT_EQ(t.size(), 5u);
+  EXPECT_DOUBLE_EQ(t.front(), 0.01);
+  EXPECT_NEAR(t[2], 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(t.back(), 100);
+}
+
+TEST(LessonMath, SelfAttentionTwinIsSquare) {
+  const Scenario cross = load_preset("self-vs-cross");
+  const Scenario self = self_attention_twin(cross);
+  EXPECT_EQ(self.Q, cross.K);
+  EXPECT_EQ(compute_cpu(self.problem()).weights.rows(), cross.K.rows());
+}
+
+}  // namespace
+}  // namespace attnlab
