@@ -2,6 +2,7 @@
 // cost, ...), so that every lesson can be checked from a terminal. Additive to DESIGN.md's CLI.
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
+#include "engine/lesson_export.hpp"
 #include "engine/lesson_report.hpp"
 #include "engine/presets.hpp"
 
@@ -15,13 +16,38 @@ Runner add_lesson_command(CLI::App& app) {
   struct Args {
     std::string name;
     std::string format = "text";
+    std::string frames_out;
+    std::string stage = "weights";
+    int width = 0;
+    bool force = false;
+    bool annotate = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("NAME", args->name, "Built-in lesson (see `attnlab presets`) or a scenario file (.json)")->required();
   cmd->add_option("--format", args->format, "json | text")->check(CLI::IsMember({"json", "text"}));
+  cmd->add_option("--frames-out", args->frames_out,
+                  "Temperature lessons: write the sweep as FOLDER/temperature_0001.png, ...");
+  cmd->add_option("--stage", args->stage, "With --frames-out: the stage drawn in each frame (default weights)");
+  cmd->add_option("--width", args->width, "With --frames-out: PNG width in pixels");
+  cmd->add_flag("--force", args->force, "With --frames-out: overwrite existing frames");
+  cmd->add_flag("--annotate", args->annotate, "With --frames-out: print each cell's value");
   return [args]() {
     const bool is_file = args->name.ends_with(".json");
     const Scenario s = is_file ? load_scenario(args->name) : load_preset(args->name);
+    if (!args->frames_out.empty()) {
+      if (s.lesson.view != LessonView::Temperature) {
+        throw InputError("--frames-out: " + args->name + " is not a temperature lesson; only those have a sweep to animate");
+      }
+      ExportOptions o;
+      o.stage = parse_stage(args->stage, "--stage");
+      o.width_px = args->width;
+      o.force = args->force;
+      o.figure.annotate = args->annotate;
+      const auto written = export_temperature_sequence(s, args->frames_out, o);
+      std::cout << "wrote " << written.size() << " frames: " << written.front().string() << " … "
+                << written.back().filename().string() << "\n";
+      return kExitOk;
+    }
     const nlohmann::ordered_json report = lesson_report(args->name, s);
     if (args->format == "json") std::cout << report.dump(2) << "\n";
     else write_lesson_text(std::cout, report);
