@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -29,12 +31,18 @@ void check_finite(const Matrix& M, const char* name) {
   }
 }
 
+// "11.8 GiB", "2.3 TiB": fixed-point, so that a person reads the size at a glance.
 std::string human_bytes(double bytes) {
-  std::ostringstream s;
-  s.precision(3);
-  if (bytes >= 1024.0 * 1024 * 1024) s << bytes / (1024.0 * 1024 * 1024) << " GiB";
-  else s << bytes / (1024.0 * 1024) << " MiB";
-  return s.str();
+  static constexpr const char* units[] = {"MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = bytes / (1024.0 * 1024);
+  size_t u = 0;
+  while (v >= 1024 && u + 1 < std::size(units)) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
 }
 
 // Weights from one row of logits in double precision (blocked cells are −∞). Positive infinite
