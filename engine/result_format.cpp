@@ -65,11 +65,12 @@ std::string fit(const std::string& s, size_t width) {
   return std::string(width - cps, ' ') + s;
 }
 
-std::string cell_text(float v, int decimals) {
+// `bare_zero`: print exact zeros as "0" (weights and saturation, where an exact zero is a
+// blocked cell or exp(−∞) and must stand apart from a rounded 0.0000).
+std::string cell_text(float v, int decimals, bool bare_zero) {
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   if (std::isnan(v)) return "nan";
-  // Exact zeros (blocked cells, exp(−∞)) print as a bare 0 so they stand apart from rounding.
-  if (v == 0) return "0";
+  if (v == 0 && bare_zero) return "0";
   char buf[48];
   const double a = std::abs(static_cast<double>(v));
   if (a != 0 && (a >= 1e6 || a < std::pow(10.0, -decimals) * 0.5)) std::snprintf(buf, sizeof buf, "%.3e", static_cast<double>(v));
@@ -78,14 +79,14 @@ std::string cell_text(float v, int decimals) {
 }
 
 void matrix_text(std::ostream& out, const Matrix& M, const std::vector<std::string>& row_labels,
-                 const std::vector<std::string>& col_labels) {
+                 const std::vector<std::string>& col_labels, bool bare_zero = false) {
   constexpr Eigen::Index kLimit = 12;
   const auto rows = shown(M.rows(), kLimit), cols = shown(M.cols(), kLimit);
   size_t label_w = 1, cell_w = 6;
   for (auto i : rows) if (i >= 0) label_w = std::max(label_w, std::min<size_t>(12, row_labels[static_cast<size_t>(i)].size()));
   for (auto i : rows) {
     for (auto j : cols) {
-      if (i >= 0 && j >= 0) cell_w = std::max(cell_w, cell_text(M(i, j), 4).size());
+      if (i >= 0 && j >= 0) cell_w = std::max(cell_w, cell_text(M(i, j), 4, bare_zero).size());
     }
   }
   for (auto j : cols) if (j >= 0) cell_w = std::max(cell_w, std::min<size_t>(10, col_labels[static_cast<size_t>(j)].size()));
@@ -95,7 +96,7 @@ void matrix_text(std::ostream& out, const Matrix& M, const std::vector<std::stri
   for (auto i : rows) {
     line = "  " + (i < 0 ? fit("⋮", label_w) : fit(row_labels[static_cast<size_t>(i)], label_w));
     for (auto j : cols) {
-      std::string cell = i < 0 ? "⋮" : j < 0 ? "…" : cell_text(M(i, j), 4);
+      std::string cell = i < 0 ? "⋮" : j < 0 ? "…" : cell_text(M(i, j), 4, bare_zero);
       line += "  " + fit(cell, cell_w);
     }
     out << line << '\n';
@@ -170,13 +171,13 @@ void write_result_text(std::ostream& out, const Scenario& s, const Result& r, co
     out << "\nlogits  L = S / " << num(r.effective_temperature, 3) << " (blocked cells are -inf)\n";
     matrix_text(out, r.logits, qt, kt);
     out << "\nweights  A = " << norm << "(L), row by row\n";
-    matrix_text(out, r.weights, qt, kt);
+    matrix_text(out, r.weights, qt, kt, true);
   }
   out << "\noutput  O = A·V\n";
   matrix_text(out, r.output, qt, dims);
   if (!f.summary && r.dense) {
     out << "\nsaturation  a(1−a) per cell (0 = pinned at 0 or 1, 0.25 = most sensitive)\n";
-    matrix_text(out, r.saturation, qt, kt);
+    matrix_text(out, r.saturation, qt, kt, true);
   }
   out << "\nrows\n";
   size_t label_w = 5;
