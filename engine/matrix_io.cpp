@@ -157,6 +157,8 @@ Matrix parse_csv(std::string_view text, std::string_view source) {
   std::vector<std::vector<float>> rows;
   size_t line_no = 0, pos = 0;
   size_t first_len = 0;
+  // Spreadsheets often save "UTF-8 CSV" with a byte order mark; it is not part of the first number.
+  if (text.starts_with("\xEF\xBB\xBF")) pos = 3;
   while (pos <= text.size()) {
     size_t eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();

@@ -132,6 +132,7 @@ TEST(Csv, ParsesCommonLayouts) {
   EXPECT_EQ(parse_csv("\n1,2,3\n\n4,5,6\n\n", "a"), k2x3);
   EXPECT_EQ(parse_csv("1e0,+2,3.0\n4,50e-1,6\n", "a"), k2x3);
   EXPECT_EQ(parse_csv("-0.5\n", "a"), Matrix{{-0.5f}});
+  EXPECT_EQ(parse_csv("\xEF\xBB\xBF" "1,2,3\r\n4,5,6\r\n", "a"), k2x3) << "a spreadsheet's byte order mark";
   std::mt19937 rng(8);
   const Matrix M = test::random_matrix(rng, 4, 3, 1e6f);
   const Matrix back = parse_csv(csv_text(M), "x.csv");
