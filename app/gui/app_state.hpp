@@ -1,0 +1,157 @@
+// The desktop app's whole state as plain structs: the document (a Scenario), its computed result,
+// undo/redo history and the view settings. Panels read it; edits go through actions.hpp.
+#pragma once
+
+#include "engine/attention.hpp"
+#include "engine/scenario.hpp"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace attnlab::gui {
+
+// The stages drawn as heatmaps, in pipeline order.
+enum class Stage { Scores, Logits, Weights, Output, Saturation };
+inline constexpr int kStageCount = 5;
+const char* stage_name(Stage s);  // "scores", "logits", ... (the seeds' words)
+
+// The three input matrices.
+enum class Which { Q, K, V };
+const char* which_name(Which w);
+
+// The four sizes a user can change.
+enum class Dim { N, M, Dk, Dv };
+const char* dim_name(Dim d);  // "n", "m", "d_k", "d_v"
+
+enum class Theme { Dark, Light };
+
+// A cell of one stage's heatmap; row/col −1 when nothing is chosen.
+struct CellRef {
+  Stage stage = Stage::Weights;
+  int row = -1, col = -1;
+  bool valid() const { return row >= 0 && col >= 0; }
+  friend bool operator==(const CellRef&, const CellRef&) = default;
+};
+
+// The document: what undo/redo restores and the session keeps.
+struct Document {
+  Scenario scenario;
+  bool self_attention = true;  // K and V rows follow Q's tokens: m = n, key tokens = query tokens
+};
+
+// One entry of the undo or redo stack: the document as it was before (undo) or after (redo)
+// the named action.
+struct Snapshot {
+  std::string action;
+  Document doc;
+};
+
+struct History {
+  std::vector<Snapshot> undo, redo;
+  // Consecutive edits with the same non-empty key (scrubbing one cell, dragging a slider) share
+  // one undo entry; cleared when the edit ends.
+  std::string merge_key;
+  static constexpr size_t kMaxEntries = 200;
+};
+
+// Pan/zoom of one big heatmap (drawn as a GL texture): the visible part of the matrix in
+// matrix-relative coordinates, [x0, x1] × [y0, y1] ⊆ [0, 1]².
+struct HeatmapView {
+  float x0 = 0, y0 = 0, x1 = 1, y1 = 1;
+};
+
+// Where a heatmap was drawn last frame (screen pixels): lets tests and the screenshot check find it.
+struct DrawnRect {
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  int rows = 0, cols = 0;
+  bool drawn = false;
+};
+
+// Settings that are not part of the document: kept in the session file, never undone.
+struct ViewSettings {
+  bool presenter = false;
+  Theme theme = Theme::Dark;
+  std::string sequential = "viridis";
+  std::string diverging = "blue-white-red";
+  bool numbers_in_cells = true;
+  float left_width = 0.0f;     // 0: automatic (a share of the window)
+  float bottom_height = 0.0f;  // 0: automatic
+  std::map<std::string, bool> open_windows;  // floating panels ("Help", ...) by name
+};
+
+// Which file the in-app file dialog is choosing, and for what.
+enum class FilePurpose { None, OpenScenario, SaveScenario, OpenMatrixQ, OpenMatrixK, OpenMatrixV };
+
+struct FileDialogState {
+  FilePurpose purpose = FilePurpose::None;
+  bool request_open = false;  // the popup opens on the next frame
+  std::string directory;
+  std::string file_name;
+  std::string error;
+};
+
+// A size change that needs the user's yes first (its dense stages are big).
+struct PendingResize {
+  bool active = false;
+  Dim dim = Dim::N;
+  int value = 0;
+  double bytes = 0;
+};
+
+// Inputs-panel state that is not part of the scenario file.
+struct InputsUi {
+  float sigma = 1.0f;
+  int seed = 1;
+  int fill_target = 3;  // 0 Q, 1 K, 2 V, 3 all
+  std::string sentence;
+  std::string cell_error;  // a cell's text that did not parse, with the kept value
+  std::string drop_path;   // a dropped .npy/.csv waiting for "into Q, K or V?"
+};
+
+struct AppState {
+  Document doc;
+  std::string scenario_path;   // where it was opened from / saved to; empty for a new one
+
+  // The result of the last good computation of the document; kept when a computation fails.
+  Result result;
+  bool has_result = false;
+  bool needs_compute = true;
+  std::uint64_t result_version = 0;  // bumped on every new result (GL textures re-upload on change)
+  double last_compute_ms = 0;
+  std::string backend_description;
+
+  // The one-sentence reason the last edit, file or computation was refused (shown in place).
+  std::string error;
+  std::string notice;  // a short confirmation ("Saved lesson.json")
+
+  History history;
+  ViewSettings view;
+  std::array<HeatmapView, kStageCount> heatmap_views{};
+  std::array<DrawnRect, kStageCount> drawn{};
+  CellRef hovered;   // under the mouse this frame
+  CellRef selected;  // clicked: the explain panel follows it when nothing is hovered
+
+  InputsUi inputs;
+  FileDialogState file_dialog;
+  PendingResize pending_resize;
+  std::vector<std::string> recent_files;  // most recent first
+  std::vector<std::string> dropped_files;  // from the window, handled next frame
+
+  float frame_ms = 0;  // the last frame's time
+  bool quit_requested = false;
+  bool style_dirty = true;  // theme or presenter changed: rebuild the ImGui style
+};
+
+// The stage's matrix in the current result (saturation included).
+const Matrix& stage_matrix(const Result& r, Stage s);
+// True for the signed stages drawn with the diverging colormap (scores, logits, output).
+bool stage_is_signed(Stage s);
+
+// The display labels of query rows and key columns (the scenario's, or t1, t2, ...).
+std::vector<std::string> query_labels(const AppState& s);
+std::vector<std::string> key_labels(const AppState& s);
+
+}  // namespace attnlab::gui

@@ -1,0 +1,255 @@
+// The window: GLFW + OpenGL (through libepoxy) + ImGui's GLFW/OpenGL3 backends, the frame loop,
+// session save/restore, and the --screenshot mode used by tests and docs.
+#include "engine/atomic_file.hpp"
+#include "engine/presets.hpp"
+#include "gui/actions.hpp"
+#include "gui/gui_command.hpp"
+#include "gui/heatmap_renderer.hpp"
+#include "gui/panels.hpp"
+#include "gui/session.hpp"
+#include "gui/theme.hpp"
+
+#include <epoxy/gl.h>
+// After epoxy: GLFW must not pull in its own GL header.
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+namespace attnlab::gui {
+
+namespace {
+
+void on_drop(GLFWwindow* window, int count, const char** paths) {
+  auto* state = static_cast<AppState*>(glfwGetWindowUserPointer(window));
+  for (int k = 0; k < count; ++k) state->dropped_files.emplace_back(paths[k]);
+}
+
+// ATTNLAB_GUI_SIZE=WIDTHxHEIGHT picks the window size (screenshots at 1920x1080, 1280x720, ...).
+bool size_from_env(WindowGeometry& g) {
+  const char* env = std::getenv("ATTNLAB_GUI_SIZE");
+  int w = 0, h = 0;
+  if (!env || std::sscanf(env, "%dx%d", &w, &h) != 2 || w < 320 || h < 240) return false;
+  g.width = w;
+  g.height = h;
+  return true;
+}
+
+void write_png(const std::string& path, int w, int h) {
+  std::vector<unsigned char> rgba(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+  // GL rows run bottom-up; PNG rows top-down. Drop alpha: a screenshot is opaque.
+  std::vector<unsigned char> rgb(static_cast<size_t>(w) * static_cast<size_t>(h) * 3);
+  for (int y = 0; y < h; ++y) {
+    const unsigned char* src = &rgba[static_cast<size_t>(h - 1 - y) * static_cast<size_t>(w) * 4];
+    unsigned char* dst = &rgb[static_cast<size_t>(y) * static_cast<size_t>(w) * 3];
+    for (int x = 0; x < w; ++x) {
+      dst[x * 3 + 0] = src[x * 4 + 0];
+      dst[x * 3 + 1] = src[x * 4 + 1];
+      dst[x * 3 + 2] = src[x * 4 + 2];
+    }
+  }
+  std::string bytes;
+  auto sink = [](void* ctx, void* data, int size) { static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<size_t>(size)); };
+  if (!stbi_write_png_to_func(sink, &bytes, w, h, 3, rgb.data(), w * 3)) {
+    throw InputError(path + ": could not encode the screenshot as PNG");
+  }
+  write_file_atomic(path, bytes);
+}
+
+// Where each heatmap was drawn, for tests that check the screenshot (ATTNLAB_LAYOUT_OUT=FILE).
+void write_layout(const AppState& state, const char* path, float scale) {
+  std::string out = "{";
+  for (int k = 0; k < kStageCount; ++k) {
+    const DrawnRect& d = state.drawn[static_cast<size_t>(k)];
+    if (!d.drawn) continue;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%s\"%s\": [%.0f, %.0f, %.0f, %.0f]", out.size() > 1 ? ", " : "",
+                  stage_name(static_cast<Stage>(k)), d.x0 * scale, d.y0 * scale, d.x1 * scale, d.y1 * scale);
+    out += buf;
+  }
+  out += "}\n";
+  write_file_atomic(path, out);
+}
+
+// A cheap fingerprint of the input ImGui saw, so an idle window can sleep until the next event.
+struct InputPrint {
+  float mx = 0, my = 0, wheel = 0;
+  int buttons = 0, keys = 0, chars = 0;
+  bool operator==(const InputPrint&) const = default;
+};
+
+InputPrint input_print() {
+  const ImGuiIO& io = ImGui::GetIO();
+  InputPrint p{io.MousePos.x, io.MousePos.y, io.MouseWheel, 0, 0, io.InputQueueCharacters.Size};
+  for (int b = 0; b < 5; ++b) p.buttons |= io.MouseDown[b] ? (1 << b) : 0;
+  for (int k = 0; k < 512; ++k) p.keys += io.KeysDown[k] ? k + 1 : 0;
+  return p;
+}
+
+}  // namespace
+
+int run_gui(const GuiOptions& options) {
+  const bool shooting = !options.screenshot.empty();
+  AppState state;
+  Services services;
+  services.backend = make_cpu_backend();
+  WindowGeometry geometry;
+
+  // Bad input is refused before a window opens (exit 2 from main).
+  if (!options.scenario.empty()) {
+    reset_document(state, load_scenario(options.scenario), options.scenario);
+  }
+  if (!shooting) services.config_dir = config_dir();
+  bool restored = false;
+  if (!services.config_dir.empty()) {
+    AppState restored_state = state;
+    if (restore_session(restored_state, geometry, services.config_dir)) {
+      restored = true;
+      if (!options.scenario.empty()) {
+        // An explicit file wins over the session's document; keep the session's view and recents.
+        restored_state.doc = state.doc;
+        restored_state.scenario_path = state.scenario_path;
+        restored_state.history = History{};
+      }
+      state = std::move(restored_state);
+    }
+  }
+  if (options.scenario.empty() && !restored) reset_document(state, default_scenario(), "");
+  if (!options.scenario.empty()) {
+    std::error_code ec;
+    state.recent_files.erase(std::remove(state.recent_files.begin(), state.recent_files.end(),
+                                         std::filesystem::absolute(options.scenario, ec).lexically_normal().string()),
+                             state.recent_files.end());
+    state.recent_files.insert(state.recent_files.begin(),
+                              std::filesystem::absolute(options.scenario, ec).lexically_normal().string());
+  }
+  if (options.presenter) state.view.presenter = true;
+  if (shooting) geometry = WindowGeometry{};
+  size_from_env(geometry);
+
+  if (!glfwInit()) throw std::runtime_error("cannot open a window: GLFW found no display (is DISPLAY set?)");
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_API);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  const std::string title = "Attention Lab";
+  GLFWwindow* window = glfwCreateWindow(geometry.width, geometry.height, title.c_str(), nullptr, nullptr);
+  if (!window) {
+    // The GUI itself only needs GL 3.3; the GPU backend is what wants 4.3.
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    window = glfwCreateWindow(geometry.width, geometry.height, title.c_str(), nullptr, nullptr);
+  }
+  if (!window) {
+    glfwTerminate();
+    throw std::runtime_error("cannot open a window with an OpenGL 3.3 core context");
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(shooting ? 0 : 1);
+  glfwSetWindowUserPointer(window, &state);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.ConfigDragClickToInputText = true;
+  io.IniFilename = nullptr;
+  if (!services.config_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(services.config_dir, ec);
+    services.ini_path = (services.config_dir / "imgui.ini").string();
+    io.IniFilename = services.ini_path.c_str();
+  }
+  load_fonts(services);
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+  glfwSetDropCallback(window, on_drop);  // after ImGui installs its callbacks (it does not use this one)
+
+  std::unique_ptr<HeatmapRenderer> renderer;
+  try {
+    renderer = std::make_unique<HeatmapRenderer>();
+    services.renderer = renderer.get();
+  } catch (const std::exception& e) {
+    std::cerr << "attnlab: big heatmaps fall back to coarse previews: " << e.what() << "\n";
+  }
+
+  std::vector<double> frame_ms;
+  int frame = 0, busy_frames = 8;
+  InputPrint last_print;
+  int exit_code = 0;
+  while (!glfwWindowShouldClose(window) && !state.quit_requested) {
+    if (shooting || busy_frames > 0) glfwPollEvents();
+    else glfwWaitEventsTimeout(0.5);
+    const auto t0 = std::chrono::steady_clock::now();
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    draw_app(state, services);
+    ImGui::Render();
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    glViewport(0, 0, fw, fh);
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    ++frame;
+    const bool last = shooting && frame >= options.frames;
+    if (last) {
+      glFinish();
+      try {
+        write_png(options.screenshot, fw, fh);
+        if (const char* lay = std::getenv("ATTNLAB_LAYOUT_OUT")) write_layout(state, lay, static_cast<float>(fw) / io.DisplaySize.x);
+      } catch (const InputError& e) {
+        std::cerr << "attnlab: " << e.what() << "\n";
+        exit_code = 2;
+      }
+    }
+    glfwSwapBuffers(window);
+    if (shooting) glFinish();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    state.frame_ms = static_cast<float>(ms);
+    frame_ms.push_back(ms);
+    const InputPrint print = input_print();
+    busy_frames = print == last_print && !state.needs_compute ? busy_frames - 1 : 8;
+    last_print = print;
+    if (last) break;
+  }
+
+  if (shooting) {
+    std::vector<double> sorted = frame_ms;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
+    std::printf("median frame time: %.2f ms\n", median);
+  } else if (!services.config_dir.empty()) {
+    int w = 0, h = 0;
+    glfwGetWindowSize(window, &w, &h);
+    try {
+      save_session(state, WindowGeometry{w, h}, services.config_dir);
+    } catch (const InputError& e) {
+      std::cerr << "attnlab: the session was not saved: " << e.what() << "\n";
+    }
+  }
+  services.renderer = nullptr;
+  renderer.reset();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return exit_code;
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,26 @@
+// `attnlab gui [SCENARIO] [--presenter] [--screenshot FILE.png [--frames N]]` and the default
+// window that plain `attnlab` opens.
+#pragma once
+
+#include "cli/commands.hpp"
+
+#include <string>
+
+namespace attnlab::gui {
+
+struct GuiOptions {
+  std::string scenario;    // a scenario file; empty: the session, else the default lesson
+  bool presenter = false;  // start in presenter mode
+  std::string screenshot;  // write the window's pixels here after `frames` frames, then exit
+  int frames = 3;
+};
+
+// Registers the `gui` subcommand.
+cli::Runner add_gui_command(CLI::App& app);
+// The desktop app on the restored session or the default lesson.
+int run_default_gui();
+// Opens the window and runs until it closes (or, with a screenshot, for `frames` frames).
+// Throws InputError for a bad scenario file before any window opens.
+int run_gui(const GuiOptions& options);
+
+}  // namespace attnlab::gui

@@ -1,0 +1,336 @@
+// The heatmap widget: immediate cells for small matrices, GL textures for big ones.
+#include "gui/heatmap.hpp"
+
+#include "gui/heatmap_renderer.hpp"
+#include "gui/theme.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attnlab::gui {
+
+namespace {
+
+ImU32 to_u32(Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
+
+Rgb from_u32(ImU32 c) {
+  return Rgb{static_cast<std::uint8_t>(c & 0xFF), static_cast<std::uint8_t>((c >> 8) & 0xFF),
+             static_cast<std::uint8_t>((c >> 16) & 0xFF)};
+}
+
+ImU32 text_on(Rgb c) {
+  const double lum = 0.299 * c.r + 0.587 * c.g + 0.114 * c.b;
+  return lum > 140 ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255);
+}
+
+void hatch(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 bg, ImU32 fg, float spacing) {
+  dl->AddRectFilled(a, b, bg);
+  dl->PushClipRect(a, b, true);
+  const float w = b.x - a.x, h = b.y - a.y;
+  for (float o = -h; o < w; o += spacing) {
+    dl->AddLine(ImVec2(a.x + o, b.y), ImVec2(a.x + o + h, a.y), fg, std::max(1.5f, spacing * 0.3f));
+  }
+  dl->PopClipRect();
+}
+
+bool is_blocked(const HeatmapSpec& spec, int i, int j) {
+  if (spec.blocked && (*spec.blocked)(i, j)) return true;
+  return !std::isfinite((*spec.values)(i, j));
+}
+
+double position(const HeatmapSpec& spec, double v) {
+  // Same rule as engine/colormap.hpp's colormap_position, inlined so both paths agree with the shader.
+  if (spec.diverging) {
+    const double r = std::max(std::abs(spec.lo), std::abs(spec.hi));
+    return r > 0 ? 0.5 + 0.5 * v / r : 0.5;
+  }
+  return spec.hi > spec.lo ? (v - spec.lo) / (spec.hi - spec.lo) : 0.5;
+}
+
+}  // namespace
+
+std::string format_cell(double v, int decimals) {
+  char buf[32];
+  if (!std::isfinite(v)) return v < 0 ? "−∞" : v > 0 ? "∞" : "nan";
+  const double a = std::abs(v);
+  if (a >= 1000) std::snprintf(buf, sizeof buf, "%.3g", v);
+  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (a >= 10) std::snprintf(buf, sizeof buf, "%.*f", std::max(0, decimals - 1), v);
+  else std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string s = buf;
+  if (s == "-0.000" || s == "-0.00" || s == "-0.0" || s == "-0") s.erase(0, 1);
+  return s;
+}
+
+std::pair<double, double> finite_range(const Matrix& M, const BlockGrid* blocked) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (Eigen::Index i = 0; i < M.rows(); ++i) {
+    for (Eigen::Index j = 0; j < M.cols(); ++j) {
+      const float v = M(i, j);
+      if (!std::isfinite(v) || (blocked && (*blocked)(i, j))) continue;
+      lo = std::min(lo, static_cast<double>(v));
+      hi = std::max(hi, static_cast<double>(v));
+    }
+  }
+  if (!(lo <= hi)) return {0.0, 1.0};
+  return {lo, hi};
+}
+
+HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpec& spec) {
+  HeatmapEvents ev;
+  const Matrix& M = *spec.values;
+  const int rows = static_cast<int>(M.rows()), cols = static_cast<int>(M.cols());
+  const Palette pal = palette(state);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  ImGui::PushID(spec.id);
+
+  // Axis labels only while there are few enough to read.
+  const bool row_labels = rows <= 32 && static_cast<int>(spec.row_labels.size()) == rows;
+  const bool col_labels = cols <= 32 && static_cast<int>(spec.col_labels.size()) == cols;
+  float label_w = 0;
+  if (row_labels) {
+    for (const auto& l : spec.row_labels) label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x);
+    label_w = std::min(label_w + fs * 0.5f, spec.size.x * 0.3f);
+  }
+  const float label_h = col_labels ? fs * 1.3f : 0.0f;
+  const float grid_w = std::max(1.0f, spec.size.x - label_w), grid_h = std::max(1.0f, spec.size.y - label_h);
+  float cell = std::min(grid_w / static_cast<float>(std::max(cols, 1)), grid_h / static_cast<float>(std::max(rows, 1)));
+  if (spec.max_cell > 0) cell = std::min(cell, spec.max_cell);
+  const bool immediate = static_cast<long>(rows) * cols <= kMaxImmediateCells && cell >= kMinCellPx;
+
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImVec2 g0(origin.x + label_w, origin.y + label_h);
+  float gw, gh;
+  if (immediate) {
+    cell = std::floor(cell);
+    gw = cell * static_cast<float>(cols);
+    gh = cell * static_cast<float>(rows);
+  } else {
+    // Keep the matrix's aspect ratio inside the available area.
+    const float aspect = static_cast<float>(cols) / static_cast<float>(std::max(rows, 1));
+    gw = grid_w;
+    gh = gw / aspect;
+    if (gh > grid_h) {
+      gh = grid_h;
+      gw = gh * aspect;
+    }
+    gw = std::floor(std::max(gw, 8.0f));
+    gh = std::floor(std::max(gh, 8.0f));
+  }
+  const ImVec2 g1(g0.x + gw, g0.y + gh);
+
+  // Labels.
+  if (col_labels) {
+    for (int j = 0; j < cols; ++j) {
+      const char* l = spec.col_labels[static_cast<size_t>(j)].c_str();
+      const ImVec2 ts = ImGui::CalcTextSize(l);
+      const float cw = gw / static_cast<float>(cols);
+      if (ts.x > cw + fs * 0.2f) continue;  // would overlap its neighbours
+      dl->AddText(ImVec2(g0.x + cw * (static_cast<float>(j) + 0.5f) - ts.x * 0.5f, origin.y), pal.text_dim, l);
+    }
+  }
+  if (row_labels) {
+    const float ch = gh / static_cast<float>(rows);
+    if (ch >= fs * 0.9f) {
+      for (int i = 0; i < rows; ++i) {
+        const char* l = spec.row_labels[static_cast<size_t>(i)].c_str();
+        const ImVec2 ts = ImGui::CalcTextSize(l);
+        dl->PushClipRect(ImVec2(origin.x, g0.y), ImVec2(g0.x - fs * 0.25f, g1.y), true);
+        dl->AddText(ImVec2(g0.x - fs * 0.35f - ts.x, g0.y + ch * (static_cast<float>(i) + 0.5f) - ts.y * 0.5f), pal.text_dim, l);
+        dl->PopClipRect();
+      }
+    }
+  }
+
+  ImGui::SetCursorScreenPos(g0);
+  const bool pressed = ImGui::InvisibleButton("grid", ImVec2(gw, gh), ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
+  const bool hovered = ImGui::IsItemHovered();
+  const ImGuiIO& io = ImGui::GetIO();
+  HeatmapView& view = state.heatmap_views[static_cast<size_t>(spec.stage)];
+  if (immediate) view = HeatmapView{};
+
+  auto cell_at = [&](ImVec2 p, int& i, int& j) {
+    const float fx = (p.x - g0.x) / gw, fy = (p.y - g0.y) / gh;
+    const float mx = view.x0 + fx * (view.x1 - view.x0), my = view.y0 + fy * (view.y1 - view.y0);
+    j = std::clamp(static_cast<int>(std::floor(mx * static_cast<float>(cols))), 0, cols - 1);
+    i = std::clamp(static_cast<int>(std::floor(my * static_cast<float>(rows))), 0, rows - 1);
+  };
+
+  if (hovered) {
+    int i = 0, j = 0;
+    cell_at(io.MousePos, i, j);
+    ev.hovered = CellRef{spec.stage, i, j};
+    // A click, not the end of a pan.
+    if (pressed && ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
+        io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < io.MouseDragThreshold * io.MouseDragThreshold) {
+      ev.clicked = ev.hovered;
+    }
+  }
+
+  if (immediate) {
+    const int decimals = cell >= fs * 3.2f ? 3 : 2;
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < cols; ++j) {
+        const ImVec2 a(g0.x + cell * static_cast<float>(j), g0.y + cell * static_cast<float>(i));
+        const ImVec2 b(a.x + cell, a.y + cell);
+        if (is_blocked(spec, i, j)) {
+          hatch(dl, a, b, pal.hatch_a, pal.hatch_b, std::max(5.0f, cell / 6.0f));
+          if (spec.blocked_text && cell >= fs * 1.8f) {
+            const ImVec2 ts = ImGui::CalcTextSize(spec.blocked_text);
+            const ImVec2 c(a.x + (cell - ts.x) * 0.5f, a.y + (cell - ts.y) * 0.5f);
+            dl->AddRectFilled(ImVec2(c.x - 3, c.y), ImVec2(c.x + ts.x + 3, c.y + ts.y), pal.hatch_a, 3.0f);
+            dl->AddText(c, IM_COL32(255, 255, 255, 255), spec.blocked_text);
+          }
+        } else {
+          const double v = M(i, j);
+          const Rgb c = spec.map->at(position(spec, v));
+          dl->AddRectFilled(a, b, to_u32(c));
+          if (state.view.numbers_in_cells && cell >= fs * 1.3f) {
+            const std::string txt = format_cell(v, decimals);
+            const ImVec2 ts = ImGui::CalcTextSize(txt.c_str());
+            if (ts.x <= cell - 4) dl->AddText(ImVec2(a.x + (cell - ts.x) * 0.5f, a.y + (cell - ts.y) * 0.5f), text_on(c), txt.c_str());
+          }
+        }
+        if (cell >= 10) dl->AddRect(a, b, pal.cell_border, 0, 0, 1.0f);
+      }
+    }
+  } else {
+    // Pan and zoom: wheel zooms about the cursor, right-drag or left-drag pans, double-click resets.
+    if (hovered && io.MouseWheel != 0) {
+      const float fx = (io.MousePos.x - g0.x) / gw, fy = (io.MousePos.y - g0.y) / gh;
+      const float cx = view.x0 + fx * (view.x1 - view.x0), cy = view.y0 + fy * (view.y1 - view.y0);
+      const float k = io.MouseWheel > 0 ? 0.8f : 1.25f;
+      float w = std::clamp((view.x1 - view.x0) * k, 4.0f / static_cast<float>(cols), 1.0f);
+      float h = std::clamp((view.y1 - view.y0) * k, 4.0f / static_cast<float>(rows), 1.0f);
+      view.x0 = std::clamp(cx - fx * w, 0.0f, 1.0f - w);
+      view.y0 = std::clamp(cy - fy * h, 0.0f, 1.0f - h);
+      view.x1 = view.x0 + w;
+      view.y1 = view.y0 + h;
+    }
+    for (ImGuiMouseButton b : {ImGuiMouseButton_Left, ImGuiMouseButton_Right}) {
+      if (ImGui::IsItemActive() && ImGui::IsMouseDragging(b)) {
+        const float w = view.x1 - view.x0, h = view.y1 - view.y0;
+        view.x0 = std::clamp(view.x0 - io.MouseDelta.x / gw * w, 0.0f, 1.0f - w);
+        view.y0 = std::clamp(view.y0 - io.MouseDelta.y / gh * h, 0.0f, 1.0f - h);
+        view.x1 = view.x0 + w;
+        view.y1 = view.y0 + h;
+      }
+    }
+    if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) view = HeatmapView{};
+    if (services.renderer) {
+      HeatmapRequest rq;
+      rq.values = spec.values;
+      rq.blocked = spec.blocked;
+      rq.version = state.result_version * 8 + static_cast<std::uint64_t>(spec.stage);
+      rq.map = spec.map;
+      rq.lo = spec.lo;
+      rq.hi = spec.hi;
+      rq.diverging = spec.diverging;
+      rq.view = view;
+      rq.width = static_cast<int>(gw);
+      rq.height = static_cast<int>(gh);
+      rq.hatch_a = from_u32(pal.hatch_a);
+      rq.hatch_b = from_u32(pal.hatch_b);
+      dl->AddImage(services.renderer->render(static_cast<int>(spec.stage), rq), g0, g1);
+    } else {
+      // No GL (window-less tests): a coarse preview, at most 32 × 32 blocks.
+      const int br = std::min(rows, 32), bc = std::min(cols, 32);
+      for (int bi = 0; bi < br; ++bi) {
+        for (int bj = 0; bj < bc; ++bj) {
+          const int i = bi * rows / br, j = bj * cols / bc;
+          const ImVec2 a(g0.x + gw * static_cast<float>(bj) / static_cast<float>(bc), g0.y + gh * static_cast<float>(bi) / static_cast<float>(br));
+          const ImVec2 b(g0.x + gw * static_cast<float>(bj + 1) / static_cast<float>(bc), g0.y + gh * static_cast<float>(bi + 1) / static_cast<float>(br));
+          dl->AddRectFilled(a, b, is_blocked(spec, i, j) ? pal.hatch_a : to_u32(spec.map->at(position(spec, M(i, j)))));
+        }
+      }
+    }
+  }
+  dl->AddRect(ImVec2(g0.x - 1, g0.y - 1), ImVec2(g1.x + 1, g1.y + 1), pal.text_dim, 0, 0, 1.0f);
+
+  // Hovered and selected cells (immediate path, or big cells when zoomed in).
+  auto outline = [&](const CellRef& c, ImU32 col, float thick) {
+    if (!c.valid() || c.stage != spec.stage || c.row >= rows || c.col >= cols) return;
+    const float vx0 = view.x0 * static_cast<float>(cols), vy0 = view.y0 * static_cast<float>(rows);
+    const float cw = gw / ((view.x1 - view.x0) * static_cast<float>(cols)), ch = gh / ((view.y1 - view.y0) * static_cast<float>(rows));
+    if (cw < 3 || ch < 3) return;
+    const ImVec2 a(g0.x + (static_cast<float>(c.col) - vx0) * cw, g0.y + (static_cast<float>(c.row) - vy0) * ch);
+    dl->PushClipRect(g0, g1, true);
+    dl->AddRect(a, ImVec2(a.x + cw, a.y + ch), col, 0, 0, thick);
+    dl->PopClipRect();
+  };
+  outline(state.selected, pal.selected, 3.0f);
+  outline(ev.hovered, pal.hovered, 2.0f);
+
+  if (hovered && !immediate) {
+    // Read-out for cells too small to print their number.
+    const int i = ev.hovered.row, j = ev.hovered.col;
+    ImGui::BeginTooltip();
+    const std::string rl = i < static_cast<int>(spec.row_labels.size()) ? spec.row_labels[static_cast<size_t>(i)] : "";
+    const std::string cl = j < static_cast<int>(spec.col_labels.size()) ? spec.col_labels[static_cast<size_t>(j)] : "";
+    ImGui::Text("%s[%d][%d] = %s", stage_name(spec.stage), i, j,
+                is_blocked(spec, i, j) ? "blocked" : format_cell(M(i, j), 4).c_str());
+    if (!rl.empty() || !cl.empty()) ImGui::TextDisabled("%s → %s", rl.c_str(), cl.c_str());
+    ImGui::EndTooltip();
+  }
+
+  DrawnRect& dr = state.drawn[static_cast<size_t>(spec.stage)];
+  dr = DrawnRect{g0.x, g0.y, g1.x, g1.y, rows, cols, true};
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, g1.y + ImGui::GetStyle().ItemSpacing.y));
+  ImGui::Dummy(ImVec2(label_w + gw, 0));
+  ImGui::PopID();
+  return ev;
+}
+
+void draw_colorbar(const AppState& state, const Colormap& map, double lo, double hi, bool diverging, float width) {
+  const Palette pal = palette(state);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  const ImVec2 a = ImGui::GetCursorScreenPos();
+  const float h = std::max(8.0f, fs * 0.6f);
+  const int steps = 64;
+  for (int k = 0; k < steps; ++k) {
+    const float x0 = a.x + width * static_cast<float>(k) / steps, x1 = a.x + width * static_cast<float>(k + 1) / steps;
+    const double t = (k + 0.5) / steps;
+    dl->AddRectFilled(ImVec2(x0, a.y), ImVec2(x1 + 0.5f, a.y + h), to_u32(map.at(t)));
+  }
+  dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(a.x + width + 1, a.y + h + 1), pal.text_dim);
+  double l = lo, r = hi;
+  if (diverging) {
+    r = std::max(std::abs(lo), std::abs(hi));
+    l = -r;
+  }
+  const std::string sl = format_cell(l, 2), sr = format_cell(r, 2);
+  const float ty = a.y + h + 2;
+  dl->AddText(ImVec2(a.x, ty), pal.text_dim, sl.c_str());
+  const ImVec2 rs = ImGui::CalcTextSize(sr.c_str());
+  dl->AddText(ImVec2(a.x + width - rs.x, ty), pal.text_dim, sr.c_str());
+  if (diverging) {
+    const ImVec2 zs = ImGui::CalcTextSize("0");
+    dl->AddText(ImVec2(a.x + width * 0.5f - zs.x * 0.5f, ty), pal.text_dim, "0");
+  }
+  ImGui::Dummy(ImVec2(width, h + fs + 4));
+}
+
+}  // namespace attnlab::gui
+
+namespace attnlab::gui {
+
+const Colormap& stage_colormap(const AppState& state, Stage stage) {
+  const bool div = stage_is_signed(stage);
+  const std::string& name = div ? state.view.diverging : state.view.sequential;
+  for (const Colormap& m : colormaps()) {
+    if (m.name == name) return m;
+  }
+  return colormap(div ? kDefaultDiverging : kDefaultSequential);
+}
+
+std::pair<double, double> stage_range(const AppState& state, Stage stage, const BlockGrid* blocked) {
+  // Fixed ranges for weights and saturation so that toggling scaling changes colours, not the scale.
+  if (stage == Stage::Weights) return {0.0, 1.0};
+  if (stage == Stage::Saturation) return {0.0, 0.25};
+  return finite_range(stage_matrix(state.result, stage), stage == Stage::Logits ? blocked : nullptr);
+}
+
+}  // namespace attnlab::gui

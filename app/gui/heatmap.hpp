@@ -1,0 +1,59 @@
+// The heatmap widget shared by the pipeline and saturation panels: token labels on both axes,
+// numbers in cells when they fit, hatched blocked cells, hover/click, and for big matrices a GL
+// texture with pan/zoom (see heatmap_renderer.hpp).
+#pragma once
+
+#include "engine/colormap.hpp"
+#include "gui/app_state.hpp"
+#include "gui/services.hpp"
+
+#include <imgui.h>
+
+#include <string>
+#include <vector>
+
+namespace attnlab::gui {
+
+struct HeatmapSpec {
+  const char* id = "heatmap";
+  Stage stage = Stage::Weights;
+  const Matrix* values = nullptr;      // rows × cols
+  const BlockGrid* blocked = nullptr;  // rows × cols, or null
+  std::vector<std::string> row_labels, col_labels;
+  const Colormap* map = nullptr;
+  double lo = 0, hi = 1;  // colour range (a diverging map is centred at 0)
+  bool diverging = false;
+  ImVec2 size{200, 200};    // the whole area, labels included
+  float max_cell = 0;       // 0: no limit
+  const char* blocked_text = nullptr;  // drawn in blocked cells when they fit ("−∞")
+};
+
+struct HeatmapEvents {
+  CellRef hovered;  // row/col −1 when the mouse is elsewhere
+  CellRef clicked;  // a click without dragging
+};
+
+// Matrices with more cells than this, or cells smaller than kMinCellPx, go through the GL path.
+inline constexpr long kMaxImmediateCells = 48 * 48;
+inline constexpr float kMinCellPx = 5.0f;
+
+HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpec& spec);
+
+// A horizontal colour bar `width` wide with its range written under it.
+void draw_colorbar(const AppState& state, const Colormap& map, double lo, double hi, bool diverging, float width);
+
+// The finite min and max of a matrix, skipping blocked cells; {0, 1} when none is finite.
+std::pair<double, double> finite_range(const Matrix& M, const BlockGrid* blocked);
+
+// Formats v compactly for a cell: 3 significant decimals for |v| < 10, fewer for larger values.
+std::string format_cell(double v, int decimals);
+
+}  // namespace attnlab::gui
+
+namespace attnlab::gui {
+// The colormap a stage is drawn with: the chosen diverging map for signed stages, the chosen
+// sequential one otherwise (falling back to the defaults when a name is unknown).
+const Colormap& stage_colormap(const AppState& state, Stage stage);
+// The colour range of a stage: weights [0, 1], saturation [0, 0.25], signed stages their range.
+std::pair<double, double> stage_range(const AppState& state, Stage stage, const BlockGrid* blocked);
+}  // namespace attnlab::gui

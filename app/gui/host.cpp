@@ -1,0 +1,186 @@
+// The frame: menus, the tiled layout (inputs column | pipeline over explain/saturation tabs),
+// the status bar, floating panels and dialogs. Panels come from the registry in panels.cpp.
+#include "gui/actions.hpp"
+#include "gui/files.hpp"
+#include "gui/panels.hpp"
+#include "gui/theme.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace attnlab::gui {
+
+namespace {
+
+constexpr ImGuiWindowFlags kFixed = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
+
+// A draggable bar between two areas; returns the drag in pixels this frame.
+float splitter(const char* id, bool vertical, float thickness, float length) {
+  ImGui::InvisibleButton(id, vertical ? ImVec2(thickness, length) : ImVec2(length, thickness));
+  const bool active = ImGui::IsItemActive(), hovered = ImGui::IsItemHovered();
+  if (active || hovered) ImGui::SetMouseCursor(vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  ImGui::GetWindowDrawList()->AddRectFilled(a, b, ImGui::GetColorU32(active ? ImGuiCol_SeparatorActive
+                                                                  : hovered ? ImGuiCol_SeparatorHovered
+                                                                            : ImGuiCol_Separator));
+  if (!active) return 0;
+  return vertical ? ImGui::GetIO().MouseDelta.x : ImGui::GetIO().MouseDelta.y;
+}
+
+void draw_slot(AppState& state, Services& services, Slot slot, const char* tab_bar_id) {
+  std::vector<const PanelInfo*> ps;
+  for (const PanelInfo& p : panel_list())
+    if (p.slot == slot) ps.push_back(&p);
+  if (ps.size() == 1) {
+    ps[0]->draw(state, services);
+    return;
+  }
+  if (ImGui::BeginTabBar(tab_bar_id)) {
+    for (const PanelInfo* p : ps) {
+      if (ImGui::BeginTabItem(p->name)) {
+        ImGui::BeginChild(p->name);
+        p->draw(state, services);
+        ImGui::EndChild();
+        ImGui::EndTabItem();
+      }
+    }
+    ImGui::EndTabBar();
+  }
+}
+
+void draw_confirm_resize(AppState& state) {
+  PendingResize& pr = state.pending_resize;
+  if (pr.active && !ImGui::IsPopupOpen("Large matrices")) ImGui::OpenPopup("Large matrices");
+  if (ImGui::BeginPopupModal("Large matrices", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
+    ImGui::Text("%s = %d needs %.0f MiB for the n %s m stages (scores, logits, weights, saturation).", dim_name(pr.dim),
+                pr.value, pr.bytes / (1024.0 * 1024.0), "x");
+    ImGui::Text("Computing and drawing them may be slow. Go ahead?");
+    if (ImGui::Button("Yes, resize")) {
+      pr.active = false;
+      actions::resize(state, pr.dim, pr.value, true);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || !pr.active) {
+      pr.active = false;
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+  }
+}
+
+void draw_drop_choice(AppState& state) {
+  std::string& path = state.inputs.drop_path;
+  if (!path.empty() && !ImGui::IsPopupOpen("Load matrix")) ImGui::OpenPopup("Load matrix");
+  if (ImGui::BeginPopupModal("Load matrix", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
+    ImGui::Text("Load %s into", path.c_str());
+    for (Which w : {Which::Q, Which::K, Which::V}) {
+      if (ImGui::Button(which_name(w), ImVec2(ImGui::GetFontSize() * 3, 0))) {
+        const std::string p = path;
+        path.clear();
+        open_matrix_file(state, w, p);
+        ImGui::CloseCurrentPopup();
+      }
+      ImGui::SameLine();
+    }
+    if (ImGui::Button("Cancel") || path.empty()) {
+      path.clear();
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+  }
+}
+
+}  // namespace
+
+void draw_app(AppState& state, Services& services) {
+  apply_style(state, services);
+  state.hovered = CellRef{};
+  handle_shortcuts(state, services);
+  const std::vector<std::string> dropped = std::move(state.dropped_files);
+  state.dropped_files.clear();
+  for (const std::string& p : dropped) open_dropped_file(state, p);
+  recompute_if_needed(state, services);
+
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float fs = ImGui::GetFontSize();
+  const float menu_h = fs + ImGui::GetStyle().FramePadding.y * 2;
+  if (ImGui::BeginMainMenuBar()) {
+    for (const MenuInfo& m : menu_list()) {
+      if (ImGui::BeginMenu(m.name)) {
+        m.draw(state, services);
+        ImGui::EndMenu();
+      }
+    }
+    const std::string& title = state.doc.scenario.title;
+    const float tw = ImGui::CalcTextSize(title.c_str()).x;
+    if (ImGui::GetContentRegionAvail().x > tw + fs) {
+      ImGui::SameLine(ImGui::GetWindowWidth() - tw - fs);
+      ImGui::TextDisabled("%s", title.c_str());
+    }
+    ImGui::EndMainMenuBar();
+  }
+
+  const float status_h = fs + 8;
+  const ImVec2 pos(vp->Pos.x, vp->Pos.y + menu_h);
+  const ImVec2 size(vp->Size.x, std::max(50.0f, vp->Size.y - menu_h - status_h));
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 6));
+  if (ImGui::Begin("##host", nullptr, kFixed | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float split = 6;
+    float& lw = state.view.left_width;
+    if (lw <= 0) lw = std::clamp(size.x * 0.27f, fs * 18.0f, fs * 30.0f);
+    lw = std::clamp(lw, fs * 8.0f, avail.x * 0.6f);
+    ImGui::BeginChild("##left", ImVec2(lw, avail.y), false);
+    for (const PanelInfo& p : panel_list()) {
+      if (p.slot != Slot::Left) continue;
+      if (ImGui::CollapsingHeader(p.name, ImGuiTreeNodeFlags_DefaultOpen)) {
+        ImGui::PushID(p.name);
+        p.draw(state, services);
+        ImGui::PopID();
+        ImGui::Spacing();
+      }
+    }
+    ImGui::EndChild();
+    ImGui::SameLine(0, 2);
+    lw += splitter("##split_v", true, split, avail.y);
+    ImGui::SameLine(0, 4);
+    ImGui::BeginGroup();
+    const float right_h = ImGui::GetContentRegionAvail().y;
+    float& bh = state.view.bottom_height;
+    if (bh <= 0) bh = std::max(right_h * 0.34f, fs * 9.0f);
+    bh = std::clamp(bh, fs * 4.0f, right_h * 0.8f);
+    ImGui::BeginChild("##main", ImVec2(0, right_h - bh - split - ImGui::GetStyle().ItemSpacing.y * 2), false,
+                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    draw_slot(state, services, Slot::Main, "##main_tabs");
+    ImGui::EndChild();
+    bh -= splitter("##split_h", false, split, ImGui::GetContentRegionAvail().x);
+    ImGui::BeginChild("##bottom", ImVec2(0, 0), false);
+    draw_slot(state, services, Slot::Bottom, "##bottom_tabs");
+    ImGui::EndChild();
+    ImGui::EndGroup();
+  }
+  ImGui::End();
+  ImGui::PopStyleVar();
+
+  draw_status_bar(state, services, status_h);
+
+  for (const PanelInfo& p : panel_list()) {
+    if (p.slot != Slot::Window) continue;
+    bool& open = window_open(state, p.name);
+    if (!open) continue;
+    ImGui::SetNextWindowSize(ImVec2(fs * 34, fs * 26), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.5f), ImGuiCond_FirstUseEver,
+                            ImVec2(0.5f, 0.5f));
+    if (ImGui::Begin(p.name, &open)) p.draw(state, services);
+    ImGui::End();
+  }
+  draw_file_dialog(state, services);
+  draw_confirm_resize(state);
+  draw_drop_choice(state);
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,158 @@
+// Inputs: the sizes (+/−), self-attention, Q/K/V as editable grids with token labels, fills,
+// and a sentence split into tokens.
+#include "gui/actions.hpp"
+#include "gui/panels.hpp"
+#include "gui/theme.hpp"
+
+#include <imgui_internal.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace attnlab::gui {
+
+namespace {
+
+void size_control(AppState& state, Dim dim, bool enabled) {
+  int v = actions::dim_value(state, dim);
+  ImGui::PushID(static_cast<int>(dim));
+  if (!enabled) ImGui::BeginDisabled();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.5f);
+  if (ImGui::InputInt(dim_name(dim), &v, 1, 16, ImGuiInputTextFlags_EnterReturnsTrue)) {
+    actions::resize(state, dim, v);
+  }
+  if (!enabled) ImGui::EndDisabled();
+  ImGui::PopID();
+}
+
+// Reports a cell's text that does not parse as a number while it is typed, and once it is
+// abandoned (ImGui then keeps the old value).
+void check_typed_text(AppState& state, ImGuiID id, const std::string& cell_name, float kept) {
+  if (ImGui::TempInputIsActive(id)) {
+    if (ImGuiInputTextState* ts = ImGui::GetInputTextState(id)) {
+      const char* text = ts->TextA.Data ? ts->TextA.Data : "";
+      char* end = nullptr;
+      std::strtod(text, &end);
+      const bool blank = text[0] == '\0';
+      while (end && *end == ' ') ++end;
+      if (!blank && (end == text || (end && *end != '\0'))) {
+        state.inputs.cell_error = cell_name + ": \"" + text + "\" is not a number; it keeps " + std::to_string(kept);
+        ImGui::SetTooltip("%s", state.inputs.cell_error.c_str());
+      } else if (state.inputs.cell_error.rfind(cell_name + ":", 0) == 0) {
+        state.inputs.cell_error.clear();
+      }
+    }
+  } else if (ImGui::IsItemDeactivated() && state.inputs.cell_error.rfind(cell_name + ":", 0) == 0) {
+    state.error = state.inputs.cell_error;
+    state.inputs.cell_error.clear();
+  }
+}
+
+void matrix_grid(AppState& state, Which w) {
+  const Scenario& sc = state.doc.scenario;
+  const Matrix& M = w == Which::Q ? sc.Q : w == Which::K ? sc.K : sc.V;
+  const int rows = static_cast<int>(M.rows()), cols = static_cast<int>(M.cols());
+  const float fs = ImGui::GetFontSize();
+  const std::vector<std::string> labels = w == Which::Q ? query_labels(state) : key_labels(state);
+  const bool labels_editable = w == Which::Q || !state.doc.self_attention;
+  const float label_w = fs * 4.5f, cell_w = fs * 3.6f, spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float row_h = ImGui::GetFrameHeightWithSpacing();
+  const float height = std::min(static_cast<float>(rows), 8.0f) * row_h + ImGui::GetStyle().ScrollbarSize + 4;
+  ImGui::PushID(static_cast<int>(w));
+  ImGui::BeginChild("grid", ImVec2(0, height), false, ImGuiWindowFlags_HorizontalScrollbar);
+  const float scroll_x = ImGui::GetScrollX(), visible_w = ImGui::GetWindowWidth();
+  const float col_step = cell_w + spacing;
+  const int c0 = std::clamp(static_cast<int>((scroll_x - label_w) / col_step), 0, std::max(cols - 1, 0));
+  const int c1 = std::min(cols, c0 + static_cast<int>(visible_w / col_step) + 2);
+  ImGuiListClipper clipper;
+  clipper.Begin(rows, row_h);
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      ImGui::PushID(i);
+      ImGui::SetNextItemWidth(label_w - spacing);
+      std::string label = labels[static_cast<size_t>(i)];
+      if (!labels_editable) ImGui::BeginDisabled();
+      if (ImGui::InputText("##token", &label)) {
+        if (w == Which::Q) actions::set_query_token(state, i, label);
+        else actions::set_key_token(state, i, label);
+      }
+      if (ImGui::IsItemDeactivatedAfterEdit()) end_merge(state);
+      if (!labels_editable) ImGui::EndDisabled();
+      for (int j = c0; j < c1; ++j) {
+        ImGui::SameLine(label_w + static_cast<float>(j) * col_step);
+        ImGui::PushID(j);
+        float v = M(i, j);
+        ImGui::SetNextItemWidth(cell_w);
+        const float speed = 0.01f * std::max(1.0f, std::abs(v) * 0.1f);
+        if (ImGui::DragFloat("##c", &v, speed, 0, 0, "%.3g")) actions::set_cell(state, w, i, j, v);
+        const std::string cell_name = std::string(which_name(w)) + "[" + std::to_string(i) + "][" + std::to_string(j) + "]";
+        check_typed_text(state, ImGui::GetItemID(), cell_name, M(i, j));
+        if (ImGui::IsItemDeactivated()) end_merge(state);
+        ImGui::PopID();
+      }
+      // Reserve the full row width so the scrollbar spans every column.
+      ImGui::SameLine(label_w + static_cast<float>(cols) * col_step);
+      ImGui::Dummy(ImVec2(1, 1));
+      ImGui::PopID();
+    }
+  }
+  ImGui::EndChild();
+  ImGui::PopID();
+}
+
+}  // namespace
+
+void draw_inputs_panel(AppState& state, Services& services) {
+  const Scenario& sc = state.doc.scenario;
+  const Glyphs& g = services.glyphs;
+  const Palette pal = palette(state);
+
+  bool self = state.doc.self_attention;
+  if (ImGui::Checkbox("self-attention (K, V on Q's tokens)", &self)) actions::set_self_attention(state, self);
+  size_control(state, Dim::N, true);
+  ImGui::SameLine();
+  size_control(state, Dim::M, !state.doc.self_attention);
+  size_control(state, Dim::Dk, true);
+  ImGui::SameLine();
+  size_control(state, Dim::Dv, true);
+
+  const Which mats[] = {Which::Q, Which::K, Which::V};
+  for (Which w : mats) {
+    const Matrix& M = w == Which::Q ? sc.Q : w == Which::K ? sc.K : sc.V;
+    const char* dims = w == Which::Q ? "n, d_k" : w == Which::K ? "m, d_k" : "m, d_v";
+    const std::string header = std::string(which_name(w)) + "  (" + dims + " = " + std::to_string(M.rows()) + g.times +
+                               std::to_string(M.cols()) + ")###" + which_name(w);
+    if (ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) matrix_grid(state, w);
+  }
+  if (!state.inputs.cell_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
+    ImGui::TextWrapped("%s", state.inputs.cell_error.c_str());
+    ImGui::PopStyleColor();
+  }
+
+  if (ImGui::CollapsingHeader("Fill and tokens")) {
+    const char* targets[] = {"Q", "K", "V", "Q, K and V"};
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    ImGui::Combo("fill", &state.inputs.fill_target, targets, 4);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
+    ImGui::DragFloat(g.sigma, &state.inputs.sigma, 0.01f, 0.01f, 100.0f, "%.2f");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    ImGui::InputInt("seed", &state.inputs.seed);
+    const std::string random_label = std::string("Random N(0, ") + g.sigma + "²)";
+    if (ImGui::Button(random_label.c_str())) {
+      actions::fill(state, state.inputs.fill_target, actions::Fill::Random, state.inputs.sigma, state.inputs.seed);
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Identity")) actions::fill(state, state.inputs.fill_target, actions::Fill::Identity, 1, 0);
+    ImGui::SameLine();
+    if (ImGui::Button("Zeros")) actions::fill(state, state.inputs.fill_target, actions::Fill::Zeros, 1, 0);
+    ImGui::InputTextWithHint("##sentence", "type a sentence", &state.inputs.sentence);
+    ImGui::SameLine();
+    if (ImGui::Button("Split into tokens")) actions::tokens_from_sentence(state, state.inputs.sentence);
+  }
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,33 @@
+// The registry: every panel and menu of the app, in display order. One line each.
+#include "gui/panels.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+const std::vector<PanelInfo> kPanels = {
+    {"Lesson", Slot::Left, draw_lesson_panel},
+    {"Inputs", Slot::Left, draw_inputs_panel},
+    {"Controls", Slot::Left, draw_controls_panel},
+    {"Pipeline", Slot::Main, draw_pipeline_panel},
+    {"Explain a cell", Slot::Bottom, draw_explain_panel},
+    {"Saturation", Slot::Bottom, draw_saturation_panel},
+    {"Help", Slot::Window, draw_help_window},
+};
+
+const std::vector<MenuInfo> kMenus = {
+    {"File", draw_file_menu},
+    {"Edit", draw_edit_menu},
+    {"View", draw_view_menu},
+    {"Lessons", draw_lessons_menu},
+    {"Help", draw_help_menu},
+};
+
+}  // namespace
+
+const std::vector<PanelInfo>& panel_list() { return kPanels; }
+const std::vector<MenuInfo>& menu_list() { return kMenus; }
+
+bool& window_open(AppState& state, const char* name) { return state.view.open_windows[name]; }
+
+}  // namespace attnlab::gui

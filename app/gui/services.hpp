@@ -1,0 +1,54 @@
+// What panels use besides AppState: the compute backend, the GL heatmap renderer (absent in
+// window-less tests), the fonts and the symbols they can draw.
+#pragma once
+
+#include "engine/backend.hpp"
+
+#include <imgui.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace attnlab::gui {
+
+class HeatmapRenderer;
+
+// Text for symbols that need DejaVu Sans; ASCII stand-ins when only ImGui's default font loaded.
+struct Glyphs {
+  const char* sqrt = "√";
+  const char* tau = "τ";
+  const char* dot = "·";
+  const char* times = "×";
+  const char* infinity = "∞";
+  const char* minus = "−";
+  const char* hadamard = "⊙";
+  const char* arrow = "→";
+  const char* divide = "÷";
+  const char* sigma = "σ";
+  const char* sum = "Σ";
+  const char* transpose = "ᵀ";
+  const char* ellipsis = "…";
+  static Glyphs ascii() {
+    return Glyphs{"sqrt", "tau", "*", "x", "inf", "-", "(.)", "->", "/", "sigma", "sum", "^T", "..."};
+  }
+};
+
+struct Fonts {
+  ImFont* normal = nullptr;     // body text, normal mode
+  ImFont* presenter = nullptr;  // body text, presenter mode (large)
+  bool unicode = false;         // DejaVu Sans was found: the Glyphs are real symbols
+  std::string font_path;
+  ImVector<ImWchar> ranges;     // must outlive the font atlas build
+};
+
+struct Services {
+  std::unique_ptr<Backend> backend;
+  HeatmapRenderer* renderer = nullptr;  // null: big heatmaps are drawn without GL (tests)
+  Fonts fonts;
+  Glyphs glyphs;
+  std::filesystem::path config_dir;  // empty: the session is neither read nor written
+  std::string ini_path;             // ImGui keeps a pointer to it
+};
+
+}  // namespace attnlab::gui

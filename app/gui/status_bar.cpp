@@ -1,0 +1,46 @@
+// The status bar: backend, last recompute time, frame time, sizes, and the last error in place.
+#include "gui/panels.hpp"
+#include "gui/theme.hpp"
+
+#include <cstdio>
+
+namespace attnlab::gui {
+
+void draw_status_bar(AppState& state, Services& services, float height) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y + vp->WorkSize.y - height));
+  ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, height));
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
+  const Palette pal = palette(state);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 3));
+  if (ImGui::Begin("##status", nullptr, flags)) {
+    const Result& r = state.result;
+    ImGui::Text("%s", state.backend_description.empty() ? services.backend->description().c_str()
+                                                       : state.backend_description.c_str());
+    ImGui::SameLine(0, 24);
+    ImGui::Text("recompute %.2f ms", state.last_compute_ms);
+    ImGui::SameLine(0, 24);
+    ImGui::Text("frame %.1f ms", state.frame_ms);
+    ImGui::SameLine(0, 24);
+    ImGui::Text("n=%d m=%d d_k=%d d_v=%d", static_cast<int>(r.n), static_cast<int>(r.m), static_cast<int>(r.d_k),
+                static_cast<int>(r.d_v));
+    ImGui::SameLine(0, 24);
+    if (!state.error.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
+      ImGui::TextUnformatted(state.error.c_str());
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n(the last good state is kept)", state.error.c_str());
+    } else if (!state.notice.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, pal.good);
+      ImGui::TextUnformatted(state.notice.c_str());
+      ImGui::PopStyleColor();
+    } else {
+      ImGui::TextDisabled("%s", state.scenario_path.empty() ? state.doc.scenario.title.c_str() : state.scenario_path.c_str());
+    }
+  }
+  ImGui::End();
+  ImGui::PopStyleVar();
+}
+
+}  // namespace attnlab::gui

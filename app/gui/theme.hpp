@@ -1,0 +1,31 @@
+// Light/dark themes, presenter mode (large fonts, high contrast) and the fonts they use.
+#pragma once
+
+#include "gui/app_state.hpp"
+#include "gui/services.hpp"
+
+#include <imgui.h>
+
+namespace attnlab::gui {
+
+// Colours panels draw with, for the current theme.
+struct Palette {
+  ImU32 text, text_dim, accent, error, warning, good;
+  ImU32 hatch_a, hatch_b;  // blocked cells: stripes of these two
+  ImU32 selected, hovered, cell_border;
+  ImU32 flagged_row_bg;  // saturated / fully-masked rows in tables
+};
+Palette palette(const AppState& state);
+
+// Loads DejaVu Sans (from fonts-dejavu-core; $ATTNLAB_FONT overrides) at a normal and a presenter
+// size with the symbols the formulas use, into the current ImGui context's atlas. Falls back to
+// ImGui's default font and ASCII symbol names when the file is missing.
+void load_fonts(Services& services);
+
+// Rebuilds the ImGui style for state.view (theme, presenter) when state.style_dirty.
+void apply_style(AppState& state, Services& services);
+
+// The body font for the current mode.
+ImFont* body_font(const AppState& state, const Services& services);
+
+}  // namespace attnlab::gui
