@@ -125,19 +125,22 @@ bool hardmax_row(const double* x, float* w, Eigen::Index m) {
   return true;
 }
 
-void accumulate(MomentStats& s, double& sum, double& sumsq, double v) {
+// Welford's running mean and sum of squared deviations (m2): E[x²] − mean² cancels
+// catastrophically when the spread is small next to the mean (scores of 1e6 ± 1).
+void accumulate(MomentStats& s, double& mean, double& m2, double v) {
   if (s.count == 0) s.min = s.max = v;
   s.min = std::min(s.min, v);
   s.max = std::max(s.max, v);
-  sum += v;
-  sumsq += v * v;
   ++s.count;
+  const double delta = v - mean;
+  mean += delta / static_cast<double>(s.count);
+  m2 += delta * (v - mean);
 }
 
-void finish(MomentStats& s, double sum, double sumsq) {
+void finish(MomentStats& s, double mean, double m2) {
   if (s.count == 0) return;
-  s.mean = sum / static_cast<double>(s.count);
-  s.std = std::sqrt(std::max(0.0, sumsq / static_cast<double>(s.count) - s.mean * s.mean));
+  s.mean = mean;
+  s.std = std::sqrt(std::max(0.0, m2 / static_cast<double>(s.count)));
 }
 
 }  // namespace
@@ -282,7 +285,7 @@ Result compute_cpu(const Problem& p) {
 
   const double divisor = r.effective_temperature;
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  double s_sum = 0, s_sq = 0, l_sum = 0, l_sq = 0;
+  double s_mean = 0, s_m2 = 0, l_mean = 0, l_m2 = 0;
   std::vector<double> x(static_cast<size_t>(m));
   for (Eigen::Index i = 0; i < n; ++i) {
     for (Eigen::Index j = 0; j < m; ++j) {
@@ -291,7 +294,7 @@ Result compute_cpu(const Problem& p) {
         throw InputError("scores[" + std::to_string(i) + "][" + std::to_string(j) +
                          "] overflowed float32 (Q row · K row is not a number); scale Q or K down");
       }
-      accumulate(r.stats.scores, s_sum, s_sq, s);
+      accumulate(r.stats.scores, s_mean, s_m2, s);
       if (o.mask.is_blocked(i, j)) {
         x[static_cast<size_t>(j)] = -kInf;
         r.logits(i, j) = neg_inf;
@@ -302,7 +305,7 @@ Result compute_cpu(const Problem& p) {
         // (casting an out-of-range double to float is undefined behaviour).
         x[static_cast<size_t>(j)] = std::max(l, std::numeric_limits<double>::lowest());
         r.logits(i, j) = fits_float(l) ? static_cast<float>(l) : l > 0 ? -neg_inf : neg_inf;
-        accumulate(r.stats.logits, l_sum, l_sq, l);
+        accumulate(r.stats.logits, l_mean, l_m2, l);
       }
     }
     float* w = r.weights.row(i).data();
@@ -312,8 +315,8 @@ Result compute_cpu(const Problem& p) {
     d.padding = o.mask.is_padding_row(i);
     r.rows[static_cast<size_t>(i)] = d;
   }
-  finish(r.stats.scores, s_sum, s_sq);
-  finish(r.stats.logits, l_sum, l_sq);
+  finish(r.stats.scores, s_mean, s_m2);
+  finish(r.stats.logits, l_mean, l_m2);
   r.saturation = r.weights.array() * (1.0f - r.weights.array());
   r.output.noalias() = r.weights * p.V;
   return r;

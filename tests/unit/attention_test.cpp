@@ -366,6 +366,24 @@ TEST_F(RandomProblems, StatsMatchTheirDefinitions) {
   }
 }
 
+TEST(Stats, StdStaysAccurateWhenTheSpreadIsTinyNextToTheMean) {
+  // Six scores of 808792128 and one of 808792064 (float32-exact, one ulp apart): the population
+  // std is 64·√6/7 = 22.395. E[x²] − mean² in double said 25.30 here (13% off).
+  Problem p;
+  p.Q = Matrix{{1}};
+  p.K = Matrix{{808792128.0f}, {808792128.0f}, {808792128.0f}, {808792128.0f}, {808792128.0f}, {808792064.0f},
+               {808792128.0f}};
+  p.V = Matrix::Zero(7, 1);
+  p.options.scale = false;
+  const Result r = compute_cpu(p);
+  const double exact = 64.0 * std::sqrt(6.0) / 7.0;
+  EXPECT_NEAR(r.stats.scores.std, exact, 1e-6 * exact);
+  EXPECT_NEAR(r.stats.logits.std, exact, 1e-6 * exact);
+  EXPECT_NEAR(r.stats.scores.mean, 808792128.0 - 64.0 / 7.0, 1e-6);
+  EXPECT_EQ(r.stats.scores.min, 808792064.0);
+  EXPECT_EQ(r.stats.scores.max, 808792128.0);
+}
+
 // Adding a constant to a row of logits changes nothing (softmax, sparsemax, hardmax).
 TEST(ShiftInvariance, NormalizeRowIgnoresARowConstant) {
   std::mt19937 rng(7);
