@@ -29,6 +29,8 @@ int run(int argc, const char* const* argv) {
   runners["presets"] = cli::add_presets_command(app);
   runners["export"] = cli::add_export_command(app);
   runners["lesson"] = cli::add_lesson_command(app);
+  runners["scaling"] = cli::add_scaling_command(app);
+  runners["bench"] = cli::add_bench_command(app);
 #ifdef ATTNLAB_WITH_GUI
   runners["gui"] = gui::add_gui_command(app);
 #endif

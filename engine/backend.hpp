@@ -2,11 +2,20 @@
 #pragma once
 
 #include "engine/attention.hpp"
+#include "engine/scaling.hpp"
 
 #include <memory>
 #include <string_view>
 
 namespace attnlab {
+
+// Wall-clock milliseconds of each stage of one computation (for `attnlab bench`): scores
+// (S = Q Kᵀ), softmax (logits, mask, normalizer, saturation, row diagnostics), output (A V).
+struct StageTimes {
+  double scores_ms = 0;
+  double softmax_ms = 0;
+  double output_ms = 0;
+};
 
 class Backend {
 public:
@@ -17,8 +26,16 @@ public:
   virtual std::string description() const = 0;
   // Every stage of the problem. Throws InputError on bad input.
   virtual Result compute(const Problem& p) = 0;
+  // Computes every stage once, timing each stage on its own (transfers and formatting left out).
+  // The default runs the CPU pipeline stage by stage (time_stages_cpu).
+  virtual StageTimes time_stages(const Problem& p);
+  // The sampler for the d_k scaling demonstration on this backend; the default is the CPU's.
+  virtual std::unique_ptr<ScalingSampler> scaling_sampler();
 };
 
 std::unique_ptr<Backend> make_cpu_backend();
+
+// The CPU pipeline of compute_cpu run stage by stage with a clock around each stage.
+StageTimes time_stages_cpu(const Problem& p);
 
 }  // namespace attnlab

@@ -1,14 +1,27 @@
-// Backend selection. Until the GL backend is linked in, "gpu" reports that it is unavailable.
+// Backend selection: cpu, gpu (GL compute on a headless EGL context), or auto (GPU where a GL 4.3
+// context can be made, else CPU with a one-line notice).
 #include "cli/backend_select.hpp"
+
+#include "engine/gpu/gpu_backend.hpp"
 
 namespace attnlab::cli {
 
 std::unique_ptr<Backend> select_backend(const std::string& kind, std::ostream& notice) {
   if (kind == "cpu") return make_cpu_backend();
-  if (kind == "gpu") throw BackendUnavailable("--backend gpu: this build has no GPU backend");
+  if (kind == "gpu") {
+    try {
+      return make_gpu_backend_headless();
+    } catch (const BackendUnavailable& e) {
+      throw BackendUnavailable(std::string("--backend gpu: ") + e.what());
+    }
+  }
   if (kind == "auto") {
-    (void)notice;
-    return make_cpu_backend();
+    try {
+      return make_gpu_backend_headless();
+    } catch (const BackendUnavailable& e) {
+      notice << "attnlab: using the CPU backend (" << e.what() << ")\n";
+      return make_cpu_backend();
+    }
   }
   throw InputError("--backend: unknown backend '" + kind + "' (expected cpu, gpu or auto)");
 }

@@ -19,5 +19,7 @@ Runner add_compute_command(CLI::App& app);
 Runner add_presets_command(CLI::App& app);
 Runner add_export_command(CLI::App& app);
 Runner add_lesson_command(CLI::App& app);
+Runner add_scaling_command(CLI::App& app);
+Runner add_bench_command(CLI::App& app);
 
 }  // namespace attnlab::cli

@@ -1,0 +1,133 @@
+// `attnlab bench`: times each stage (scores, softmax, output) on random inputs, after warm-up,
+// and prints medians in milliseconds and GFLOP/s (FLOPs: 2·n·m·d for each product).
+#include "cli/backend_select.hpp"
+#include "cli/commands.hpp"
+#include "engine/mask.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <random>
+
+namespace attnlab::cli {
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+Matrix random_matrix(Eigen::Index rows, Eigen::Index cols, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  Matrix out(rows, cols);
+  for (Eigen::Index i = 0; i < out.size(); ++i) out.data()[i] = normal(rng);
+  return out;
+}
+
+}  // namespace
+
+Runner add_bench_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("bench", "Time each stage of attention on random inputs");
+  struct Args {
+    long long n = 1024, m = 0, dk = 64, dv = 0;
+    std::string mask = "none";
+    std::string backend = "cpu";
+    int runs = 5, warmup = 1;
+    bool streaming = false;
+    std::string format = "text";
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("--n", args->n, "Query rows (default 1024)");
+  cmd->add_option("--m", args->m, "Keys (default n)");
+  cmd->add_option("--dk", args->dk, "d_k (default 64)");
+  cmd->add_option("--dv", args->dv, "d_v (default d_k)");
+  cmd->add_option("--mask", args->mask, "none | causal | padding:L | prefix:P | window:W");
+  cmd->add_option("--backend", args->backend, "cpu | gpu | auto (default cpu)");
+  cmd->add_option("--runs", args->runs, "Timed runs (default 5)");
+  cmd->add_option("--warmup", args->warmup, "Untimed runs first (default 1)");
+  cmd->add_flag("--streaming", args->streaming, "Time the streaming path that never holds n × m matrices");
+  cmd->add_option("--format", args->format, "json | text")->check(CLI::IsMember({"json", "text"}));
+  return [args]() {
+    const long long m = args->m > 0 ? args->m : args->n;
+    const long long dv = args->dv > 0 ? args->dv : args->dk;
+    auto check = [](long long v, const char* flag, long long hi) {
+      if (v < 1 || v > hi) {
+        throw InputError(std::string(flag) + ": " + std::to_string(v) + " is out of range; it must be between 1 and " +
+                         std::to_string(hi));
+      }
+    };
+    check(args->n, "--n", 1 << 24);
+    check(m, "--m", 1 << 24);
+    check(args->dk, "--dk", 1 << 20);
+    check(dv, "--dv", 1 << 20);
+    check(args->runs, "--runs", 100000);
+    if (args->warmup < 0 || args->warmup > 100000) {
+      throw InputError("--warmup: " + std::to_string(args->warmup) + " is out of range; it must be between 0 and 100000");
+    }
+    if (args->streaming) {
+      throw InputError("--streaming: this build has no streaming path yet; run bench without it");
+    }
+    Problem p;
+    std::mt19937 rng(1234);
+    p.Q = random_matrix(args->n, args->dk, rng);
+    p.K = random_matrix(m, args->dk, rng);
+    p.V = random_matrix(m, dv, rng);
+    p.options.mask = parse_mask_spec(args->mask, "--mask");
+    validate_problem(p);
+    auto backend = select_backend(args->backend, std::cerr);
+    for (int i = 0; i < args->warmup; ++i) backend->time_stages(p);
+    std::vector<double> scores, softmax, output, total;
+    for (int i = 0; i < args->runs; ++i) {
+      const StageTimes t = backend->time_stages(p);
+      scores.push_back(t.scores_ms);
+      softmax.push_back(t.softmax_ms);
+      output.push_back(t.output_ms);
+      total.push_back(t.scores_ms + t.softmax_ms + t.output_ms);
+    }
+    const double nm = static_cast<double>(args->n) * static_cast<double>(m);
+    const double scores_flops = 2 * nm * static_cast<double>(args->dk), output_flops = 2 * nm * static_cast<double>(dv);
+    const double scores_ms = median(scores), softmax_ms = median(softmax), output_ms = median(output);
+    const double total_ms = median(total);
+    auto gflops = [](double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : 0.0; };
+    if (args->format == "json") {
+      nlohmann::ordered_json out;
+      out["backend"] = std::string(backend->name());
+      out["n"] = args->n;
+      out["m"] = m;
+      out["d_k"] = args->dk;
+      out["d_v"] = dv;
+      out["mask"] = mask_spec(p.options.mask);
+      out["runs"] = args->runs;
+      out["stages"]["scores"] = {{"ms", scores_ms}, {"gflops", gflops(scores_flops, scores_ms)}};
+      out["stages"]["softmax"] = {{"ms", softmax_ms}};
+      out["stages"]["output"] = {{"ms", output_ms}, {"gflops", gflops(output_flops, output_ms)}};
+      out["total_ms"] = total_ms;
+      out["gflops"] = gflops(scores_flops + output_flops, total_ms);
+      std::cout << out.dump(2) << "\n";
+    } else {
+      char line[256];
+      std::cout << "bench: " << backend->description() << ", n = " << args->n << ", m = " << m << ", d_k = " << args->dk
+                << ", d_v = " << dv << ", mask " << mask_spec(p.options.mask) << ", median of " << args->runs
+                << " runs after " << args->warmup << " warm-up\n";
+      std::snprintf(line, sizeof line, "  scores   %10.3f ms  %8.2f GFLOP/s\n", scores_ms, gflops(scores_flops, scores_ms));
+      std::cout << line;
+      std::snprintf(line, sizeof line, "  softmax  %10.3f ms\n", softmax_ms);
+      std::cout << line;
+      std::snprintf(line, sizeof line, "  output   %10.3f ms  %8.2f GFLOP/s\n", output_ms, gflops(output_flops, output_ms));
+      std::cout << line;
+      std::snprintf(line, sizeof line, "  total    %10.3f ms  %8.2f GFLOP/s\n", total_ms,
+                    gflops(scores_flops + output_flops, total_ms));
+      std::cout << line;
+    }
+    std::cout.flush();
+    if (!std::cout) throw InputError("standard output: writing failed");
+    return kExitOk;
+  };
+}
+
+}  // namespace attnlab::cli

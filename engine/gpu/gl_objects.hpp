@@ -1,0 +1,96 @@
+// Small move-only RAII wrappers for the GL objects the compute backend uses (buffers, compute
+// programs), and GL error checks that turn driver failures into exceptions.
+#pragma once
+
+#include <epoxy/gl.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace attnlab::gpu {
+
+// A GL failure (out of memory, invalid operation, shader build). The message says what failed.
+class GpuError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws GpuError naming `what` when glGetError reports anything (and drains the error queue).
+void check_gl(std::string_view what);
+
+// A shader storage buffer. Move-only; deleting a moved-from buffer is a no-op.
+class Buffer {
+public:
+  Buffer() = default;
+  // Allocates `bytes` (at least 4) of GPU memory, filled from `data` when given. Throws GpuError on
+  // out-of-memory.
+  explicit Buffer(std::size_t bytes, const void* data = nullptr);
+  ~Buffer() { reset(); }
+  Buffer(Buffer&& o) noexcept : id_(std::exchange(o.id_, 0u)), bytes_(std::exchange(o.bytes_, 0u)) {}
+  Buffer& operator=(Buffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, 0u);
+      bytes_ = std::exchange(o.bytes_, 0u);
+    }
+    return *this;
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  GLuint id() const { return id_; }
+  std::size_t bytes() const { return bytes_; }
+  void bind(GLuint binding) const { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id_); }
+  void upload(const void* data, std::size_t bytes, std::size_t offset = 0);
+  void download(void* data, std::size_t bytes, std::size_t offset = 0) const;
+  // Sets every byte to zero.
+  void clear();
+
+private:
+  void reset();
+  GLuint id_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+// A linked compute program built from one embedded shaders/ file. Move-only.
+class ComputeProgram {
+public:
+  ComputeProgram() = default;
+  // Builds shaders/<file_name> with `defines` ("#define X 1\n" lines) inserted after #version.
+  // Throws GpuError naming the file and carrying the driver's log when compiling or linking fails.
+  explicit ComputeProgram(std::string_view file_name, std::string_view defines = {});
+  // Builds from source text directly (tests of the error path); `file_name` names it in errors.
+  ComputeProgram(std::string_view file_name, const std::string& source, std::string_view defines);
+  ~ComputeProgram() { reset(); }
+  ComputeProgram(ComputeProgram&& o) noexcept : id_(std::exchange(o.id_, 0u)) {}
+  ComputeProgram& operator=(ComputeProgram&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, 0u);
+    }
+    return *this;
+  }
+  ComputeProgram(const ComputeProgram&) = delete;
+  ComputeProgram& operator=(const ComputeProgram&) = delete;
+
+  GLuint id() const { return id_; }
+  void use() const { glUseProgram(id_); }
+  // Uniform setters by name (missing uniforms, optimized away, are ignored as GL does).
+  void set(const char* name, GLuint v) const { glUniform1ui(glGetUniformLocation(id_, name), v); }
+  void set(const char* name, GLint v) const { glUniform1i(glGetUniformLocation(id_, name), v); }
+  void set(const char* name, float v) const { glUniform1f(glGetUniformLocation(id_, name), v); }
+  void set(const char* name, GLuint x, GLuint y) const { glUniform2ui(glGetUniformLocation(id_, name), x, y); }
+
+private:
+  void build(std::string_view file_name, const std::string& source, std::string_view defines);
+  void reset();
+  GLuint id_ = 0;
+};
+
+// Dispatches and waits for the writes to be visible to later shader reads and buffer downloads.
+void dispatch(GLuint groups_x, GLuint groups_y = 1, GLuint groups_z = 1);
+
+}  // namespace attnlab::gpu

@@ -1,0 +1,430 @@
+// The GL compute backend: uploads Q, K, V, runs shaders/scores.comp, softmax.comp,
+// diagnostics.comp and output.comp over tiles that respect the driver's storage-buffer limit,
+// and reads every stage back into the same Result as compute_cpu.
+//
+// Sparsemax needs a sort per row, so for it the weights are computed on the CPU from the GPU's
+// scores (exactly as compute_cpu does) and the GPU does the rest.
+#include "engine/gpu/gpu_backend.hpp"
+
+#include "engine/gpu/gl_context.hpp"
+#include "engine/gpu/gl_objects.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace attnlab {
+
+namespace {
+
+using gpu::Buffer;
+using gpu::ComputeProgram;
+
+size_t round4(size_t x) { return (x + 3) / 4 * 4; }
+GLuint groups(size_t items, size_t per_group) { return static_cast<GLuint>((items + per_group - 1) / per_group); }
+
+class Stopwatch {
+public:
+  explicit Stopwatch(double* into) : into_(into) {
+    if (into_) {
+      glFinish();
+      start_ = std::chrono::steady_clock::now();
+    }
+  }
+  ~Stopwatch() {
+    if (!into_) return;
+    glFinish();
+    *into_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  }
+  Stopwatch(const Stopwatch&) = delete;
+  Stopwatch& operator=(const Stopwatch&) = delete;
+
+private:
+  double* into_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Copies `rows` rows of `cols` floats from `src` (row stride src_stride) into a zero-padded
+// staging vector with row stride `stride`.
+std::vector<float> padded(const float* src, size_t rows, size_t cols, size_t src_stride, size_t stride,
+                          size_t padded_rows) {
+  std::vector<float> out(padded_rows * stride, 0.0f);
+  for (size_t r = 0; r < rows; ++r) std::memcpy(out.data() + r * stride, src + r * src_stride, cols * sizeof(float));
+  return out;
+}
+
+void accumulate(MomentStats& s, double& sum, double& sumsq, double v) {
+  if (s.count == 0) s.min = s.max = v;
+  s.min = std::min(s.min, v);
+  s.max = std::max(s.max, v);
+  sum += v;
+  sumsq += v * v;
+  ++s.count;
+}
+
+void finish(MomentStats& s, double sum, double sumsq) {
+  if (s.count == 0) return;
+  s.mean = sum / static_cast<double>(s.count);
+  s.std = std::sqrt(std::max(0.0, sumsq / static_cast<double>(s.count) - s.mean * s.mean));
+}
+
+class GpuBackend;
+
+class GpuScalingSampler final : public ScalingSampler {
+public:
+  GpuScalingSampler(const ComputeProgram& dots, const ComputeProgram& rows, size_t limit, gpu::HeadlessContext* context)
+      : dots_(dots), rows_(rows), limit_(limit), context_(context) {}
+  void sample(const ScalingOptions& o, int d_k, long long first_trial, long long count, ScalingSums& sums) override;
+
+private:
+  const ComputeProgram& dots_;
+  const ComputeProgram& rows_;
+  size_t limit_;
+  gpu::HeadlessContext* context_;
+  Buffer partial_, row_figures_, histogram_;
+};
+
+class GpuBackend final : public Backend {
+public:
+  GpuBackend(std::unique_ptr<gpu::HeadlessContext> context, const GpuBackendOptions& options)
+      : context_(std::move(context)) {
+    std::string why;
+    if (!gpu::current_context_has_compute(&why)) throw BackendUnavailable(why);
+    GLint64 block = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
+    limit_ = block > 0 ? static_cast<size_t>(block) : size_t{128} << 20;
+    limit_ = std::min(limit_, size_t{1} << 30);  // indices in the kernels are 32-bit
+    if (options.max_buffer_bytes > 0) limit_ = std::min(limit_, options.max_buffer_bytes);
+    const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    renderer_ = renderer ? renderer : "unknown renderer";
+    scores_ = ComputeProgram("scores.comp");
+    softmax_ = ComputeProgram("softmax.comp");
+    diagnostics_ = ComputeProgram("diagnostics.comp");
+    output_ = ComputeProgram("output.comp");
+    scaling_dots_ = ComputeProgram("scaling_dots.comp");
+    scaling_rows_ = ComputeProgram("scaling_rows.comp");
+  }
+
+  std::string_view name() const override { return "gpu"; }
+  std::string description() const override { return "GPU: " + renderer_; }
+  Result compute(const Problem& p) override { return run(p, nullptr); }
+  StageTimes time_stages(const Problem& p) override {
+    StageTimes t;
+    run(p, &t);
+    return t;
+  }
+  std::unique_ptr<ScalingSampler> scaling_sampler() override {
+    return std::make_unique<GpuScalingSampler>(scaling_dots_, scaling_rows_, limit_, context_.get());
+  }
+
+private:
+  Result run(const Problem& p, StageTimes* timing);
+
+  std::unique_ptr<gpu::HeadlessContext> context_;
+  size_t limit_ = 0;
+  std::string renderer_;
+  ComputeProgram scores_, softmax_, diagnostics_, output_, scaling_dots_, scaling_rows_;
+};
+
+Result GpuBackend::run(const Problem& p, StageTimes* timing) {
+  validate_problem(p);
+  const Eigen::Index n = p.Q.rows(), m = p.K.rows();
+  check_dense_fits(n, m);
+  if (context_) context_->make_current();
+  const Options& o = p.options;
+
+  Result r;
+  r.n = n;
+  r.m = m;
+  r.d_k = p.Q.cols();
+  r.d_v = p.V.cols();
+  r.scale_divisor = o.scale ? std::sqrt(static_cast<double>(r.d_k)) : 1.0;
+  r.effective_temperature = r.scale_divisor * o.temperature;
+  r.scores.resize(n, m);
+  r.logits.resize(n, m);
+  r.weights.resize(n, m);
+  r.saturation.resize(n, m);
+  r.output.resize(n, r.d_v);
+  r.rows.resize(static_cast<size_t>(n));
+
+  const size_t dk4 = round4(static_cast<size_t>(r.d_k)), dv4 = round4(static_cast<size_t>(r.d_v));
+  const size_t m4 = round4(static_cast<size_t>(m));
+  const size_t widest = std::max(dk4, dv4) * sizeof(float);
+
+  // Key chunks: K and V rows per buffer, a multiple of 4.
+  const size_t keys_per_chunk = std::min(m4, limit_ / widest / 4 * 4);
+  if (keys_per_chunk < 4) {
+    throw InputError("d_k = " + std::to_string(r.d_k) + ", d_v = " + std::to_string(r.d_v) +
+                     ": four key rows do not fit the GPU's largest storage buffer (" + std::to_string(limit_) +
+                     " bytes); use --backend cpu");
+  }
+  // Row chunks: scores, logits, weights and saturation rows per buffer (one workgroup per row).
+  const size_t row_bytes = std::max(m4 * sizeof(float), widest);
+  const size_t rows_per_chunk = std::min({static_cast<size_t>(n), limit_ / row_bytes, size_t{65535}});
+  if (rows_per_chunk < 1) {
+    throw InputError("m = " + std::to_string(m) + ": one row of scores does not fit the GPU's largest storage buffer (" +
+                     std::to_string(limit_) + " bytes); use --backend cpu");
+  }
+
+  std::vector<Buffer> k_chunks, v_chunks;
+  std::vector<size_t> chunk_keys;
+  for (size_t first = 0; first < static_cast<size_t>(m); first += keys_per_chunk) {
+    const size_t count = std::min(keys_per_chunk, static_cast<size_t>(m) - first);
+    const auto k = padded(p.K.data() + first * static_cast<size_t>(r.d_k), count, static_cast<size_t>(r.d_k),
+                          static_cast<size_t>(r.d_k), dk4, round4(count));
+    const auto v = padded(p.V.data() + first * static_cast<size_t>(r.d_v), count, static_cast<size_t>(r.d_v),
+                          static_cast<size_t>(r.d_v), dv4, round4(count));
+    k_chunks.emplace_back(k.size() * sizeof(float), k.data());
+    v_chunks.emplace_back(v.size() * sizeof(float), v.data());
+    chunk_keys.push_back(count);
+  }
+
+  const size_t cells = rows_per_chunk * m4;
+  Buffer q_buf(rows_per_chunk * dk4 * sizeof(float));
+  Buffer s_buf(cells * sizeof(float)), l_buf(cells * sizeof(float)), w_buf(cells * sizeof(float)),
+      sat_buf(cells * sizeof(float));
+  Buffer o_buf(rows_per_chunk * dv4 * sizeof(float));
+  Buffer visible_buf(rows_per_chunk * sizeof(GLuint)), diag_buf(rows_per_chunk * 4 * sizeof(float));
+  const bool custom = o.mask.kind == MaskKind::Custom;
+  Buffer mask_buf(custom ? round4(rows_per_chunk * static_cast<size_t>(m)) : 4);
+
+  const float divisor = static_cast<float>(r.effective_temperature);
+  const auto normalizer = static_cast<GLuint>(o.normalizer);
+  std::vector<float> staging(cells);
+  std::vector<float> diag(rows_per_chunk * 4);
+  std::vector<GLuint> visible(rows_per_chunk);
+  std::vector<double> x(static_cast<size_t>(m));
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+
+  for (size_t row0 = 0; row0 < static_cast<size_t>(n); row0 += rows_per_chunk) {
+    const size_t rows = std::min(rows_per_chunk, static_cast<size_t>(n) - row0);
+    const auto q = padded(p.Q.data() + row0 * static_cast<size_t>(r.d_k), rows, static_cast<size_t>(r.d_k),
+                          static_cast<size_t>(r.d_k), dk4, rows);
+    q_buf.upload(q.data(), q.size() * sizeof(float));
+    if (custom) {
+      std::vector<std::uint8_t> bytes(round4(rows * static_cast<size_t>(m)), 0);
+      std::memcpy(bytes.data(), o.mask.blocked.data() + row0 * static_cast<size_t>(m), rows * static_cast<size_t>(m));
+      mask_buf.upload(bytes.data(), bytes.size());
+    }
+    {
+      Stopwatch watch(timing ? &timing->scores_ms : nullptr);
+      scores_.use();
+      q_buf.bind(0);
+      s_buf.bind(2);
+      scores_.set("rows", static_cast<GLuint>(rows));
+      scores_.set("dk_vec4", static_cast<GLuint>(dk4 / 4));
+      scores_.set("s_stride", static_cast<GLuint>(m4 / 4));
+      for (size_t c = 0; c < k_chunks.size(); ++c) {
+        k_chunks[c].bind(1);
+        scores_.set("keys", static_cast<GLuint>(chunk_keys[c]));
+        scores_.set("s_col", static_cast<GLuint>(c * keys_per_chunk / 4));
+        gpu::dispatch(groups(round4(chunk_keys[c]) / 4, 8), groups((rows + 3) / 4, 8));
+      }
+      gpu::check_gl("computing scores");
+    }
+    {
+      Stopwatch watch(timing ? &timing->softmax_ms : nullptr);
+      if (o.normalizer != Normalizer::Sparsemax) {
+        softmax_.use();
+        s_buf.bind(0);
+        l_buf.bind(1);
+        w_buf.bind(2);
+        mask_buf.bind(3);
+        visible_buf.bind(4);
+        softmax_.set("m", static_cast<GLuint>(m));
+        softmax_.set("stride", static_cast<GLuint>(m4));
+        softmax_.set("row0", static_cast<GLuint>(row0));
+        softmax_.set("mask_kind", static_cast<GLuint>(o.mask.kind));
+        softmax_.set("mask_param", static_cast<GLuint>(std::max(0, o.mask.param)));
+        softmax_.set("divisor", divisor);
+        softmax_.set("normalizer", normalizer);
+        gpu::dispatch(static_cast<GLuint>(rows));
+        gpu::check_gl("computing logits and weights");
+      } else {
+        // Sparsemax on the CPU from the GPU's scores, in double precision like compute_cpu.
+        s_buf.download(staging.data(), rows * m4 * sizeof(float));
+        std::vector<float> w(rows * m4, 0.0f);
+        for (size_t i = 0; i < rows; ++i) {
+          const size_t gi = row0 + i;
+          for (size_t j = 0; j < static_cast<size_t>(m); ++j) {
+            const bool blocked = o.mask.is_blocked(static_cast<Eigen::Index>(gi), static_cast<Eigen::Index>(j));
+            x[j] = blocked ? neg_inf : staging[i * m4 + j] / r.effective_temperature;
+            r.logits(static_cast<Eigen::Index>(gi), static_cast<Eigen::Index>(j)) = static_cast<float>(x[j]);
+          }
+          visible[i] = normalize_row(o.normalizer, x.data(), w.data() + i * m4, m) ? 1u : 0u;
+        }
+        w_buf.upload(w.data(), w.size() * sizeof(float));
+      }
+      diagnostics_.use();
+      w_buf.bind(0);
+      sat_buf.bind(1);
+      diag_buf.bind(2);
+      diagnostics_.set("m", static_cast<GLuint>(m));
+      diagnostics_.set("stride", static_cast<GLuint>(m4));
+      diagnostics_.set("normalizer", normalizer);
+      gpu::dispatch(static_cast<GLuint>(rows));
+      gpu::check_gl("computing saturation and row diagnostics");
+    }
+    {
+      Stopwatch watch(timing ? &timing->output_ms : nullptr);
+      output_.use();
+      w_buf.bind(0);
+      o_buf.bind(2);
+      output_.set("rows", static_cast<GLuint>(rows));
+      output_.set("dv_vec4", static_cast<GLuint>(dv4 / 4));
+      output_.set("w_stride", static_cast<GLuint>(m4 / 4));
+      for (size_t c = 0; c < v_chunks.size(); ++c) {
+        v_chunks[c].bind(1);
+        output_.set("keys_vec4", static_cast<GLuint>(round4(chunk_keys[c]) / 4));
+        output_.set("w_col", static_cast<GLuint>(c * keys_per_chunk / 4));
+        output_.set("accumulate", static_cast<GLuint>(c > 0 ? 1 : 0));
+        gpu::dispatch(groups(dv4 / 4, 8), groups((rows + 3) / 4, 8));
+      }
+      gpu::check_gl("computing the output");
+    }
+
+    // Read every stage back, dropping the padding columns.
+    auto read_back = [&](const Buffer& b, Matrix& into) {
+      b.download(staging.data(), rows * m4 * sizeof(float));
+      for (size_t i = 0; i < rows; ++i) {
+        std::memcpy(into.row(static_cast<Eigen::Index>(row0 + i)).data(), staging.data() + i * m4,
+                    static_cast<size_t>(m) * sizeof(float));
+      }
+    };
+    read_back(s_buf, r.scores);
+    if (o.normalizer != Normalizer::Sparsemax) read_back(l_buf, r.logits);
+    read_back(w_buf, r.weights);
+    read_back(sat_buf, r.saturation);
+    o_buf.download(staging.data(), rows * dv4 * sizeof(float));
+    for (size_t i = 0; i < rows; ++i) {
+      std::memcpy(r.output.row(static_cast<Eigen::Index>(row0 + i)).data(), staging.data() + i * dv4,
+                  static_cast<size_t>(r.d_v) * sizeof(float));
+    }
+    diag_buf.download(diag.data(), rows * 4 * sizeof(float));
+    if (o.normalizer != Normalizer::Sparsemax) visible_buf.download(visible.data(), rows * sizeof(GLuint));
+    for (size_t i = 0; i < rows; ++i) {
+      RowDiagnostics& d = r.rows[row0 + i];
+      d.max_weight = diag[i * 4 + 0];
+      d.entropy = diag[i * 4 + 1];
+      d.effective_keys = diag[i * 4 + 2];
+      d.jacobian_norm = diag[i * 4 + 3];
+      d.saturated = d.max_weight >= 0.99;
+      d.fully_masked = visible[i] == 0;
+      d.padding = o.mask.is_padding_row(static_cast<Eigen::Index>(row0 + i));
+    }
+  }
+
+  // Global statistics in double precision, exactly as compute_cpu defines them.
+  double s_sum = 0, s_sq = 0, l_sum = 0, l_sq = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < m; ++j) {
+      const double s = r.scores(i, j);
+      if (std::isnan(s)) {
+        throw InputError("scores[" + std::to_string(i) + "][" + std::to_string(j) +
+                         "] overflowed float32 (Q row · K row is not a number); scale Q or K down");
+      }
+      accumulate(r.stats.scores, s_sum, s_sq, s);
+      if (!o.mask.is_blocked(i, j)) accumulate(r.stats.logits, l_sum, l_sq, s / r.effective_temperature);
+    }
+  }
+  finish(r.stats.scores, s_sum, s_sq);
+  finish(r.stats.logits, l_sum, l_sq);
+  return r;
+}
+
+void GpuScalingSampler::sample(const ScalingOptions& o, int d_k, long long first_trial, long long count,
+                               ScalingSums& sums) {
+  if (context_) context_->make_current();
+  const size_t blocks = (static_cast<size_t>(d_k) + 3) / 4;
+  const size_t chunk_blocks = 64;
+  const size_t chunks = (blocks + chunk_blocks - 1) / chunk_blocks;
+  const size_t dots_per_trial = static_cast<size_t>(o.queries) * static_cast<size_t>(o.keys) * chunks;
+  // Batches bounded by the buffer limit and by ~2^22 invocations per dispatch.
+  const size_t max_dots = std::min(limit_ / sizeof(float), size_t{1} << 22);
+  const size_t batch = std::max<size_t>(1, max_dots / dots_per_trial);
+  if (dots_per_trial > max_dots) {
+    throw InputError("--keys × --queries × d_k is too large for one GPU buffer; use fewer keys or queries");
+  }
+  const size_t need_partial = std::min(batch, static_cast<size_t>(count)) * dots_per_trial * sizeof(float);
+  if (partial_.bytes() < need_partial) partial_ = Buffer(need_partial);
+  const size_t need_rows = std::min(batch, static_cast<size_t>(count)) * static_cast<size_t>(o.queries) * 16;
+  if (row_figures_.bytes() < need_rows) row_figures_ = Buffer(need_rows);
+  if (histogram_.bytes() == 0) histogram_ = Buffer(kScalingHistogramBins * sizeof(GLuint));
+  histogram_.clear();
+
+  std::vector<float> figures;
+  for (long long first = first_trial; first < first_trial + count; first += static_cast<long long>(batch)) {
+    const size_t trials = std::min(batch, static_cast<size_t>(first_trial + count - first));
+    const size_t invocations = trials * dots_per_trial;
+    const GLuint total_groups = groups(invocations, 64);
+    const GLuint gx = std::min<GLuint>(total_groups, 65535), gy = (total_groups + gx - 1) / gx;
+    dots_.use();
+    partial_.bind(0);
+    dots_.set("seed", static_cast<GLuint>(o.seed), static_cast<GLuint>(o.seed >> 32));
+    dots_.set("d_k", static_cast<GLuint>(d_k));
+    dots_.set("first_trial", static_cast<GLuint>(first));
+    dots_.set("trials", static_cast<GLuint>(trials));
+    dots_.set("queries", static_cast<GLuint>(o.queries));
+    dots_.set("keys", static_cast<GLuint>(o.keys));
+    dots_.set("chunks", static_cast<GLuint>(chunks));
+    dots_.set("chunk_blocks", static_cast<GLuint>(chunk_blocks));
+    gpu::dispatch(gx, gy);
+    gpu::check_gl("drawing the scaling demonstration's dot products");
+
+    const size_t row_count = trials * static_cast<size_t>(o.queries);
+    const GLuint row_groups = groups(row_count, 64);
+    const GLuint rx = std::min<GLuint>(row_groups, 65535), ry = (row_groups + rx - 1) / rx;
+    rows_.use();
+    partial_.bind(0);
+    row_figures_.bind(1);
+    histogram_.bind(2);
+    rows_.set("row_count", static_cast<GLuint>(row_count));
+    rows_.set("keys", static_cast<GLuint>(o.keys));
+    rows_.set("chunks", static_cast<GLuint>(chunks));
+    rows_.set("root_dk", static_cast<float>(std::sqrt(static_cast<double>(d_k))));
+    rows_.set("bins", static_cast<GLuint>(kScalingHistogramBins));
+    rows_.set("range", static_cast<float>(kScalingHistogramRange));
+    gpu::dispatch(rx, ry);
+    gpu::check_gl("summarizing the scaling demonstration's rows");
+
+    figures.resize(row_count * 4);
+    row_figures_.download(figures.data(), figures.size() * sizeof(float));
+    for (size_t i = 0; i < row_count; ++i) {
+      const double vu = figures[i * 4], vs = figures[i * 4 + 1], mu = figures[i * 4 + 2], ms = figures[i * 4 + 3];
+      sums.rows += 1;
+      sums.unscaled_var += vu;
+      sums.scaled_var += vs;
+      sums.unscaled_max += mu;
+      sums.unscaled_max_sq += mu * mu;
+      sums.scaled_max += ms;
+      sums.scaled_max_sq += ms * ms;
+    }
+  }
+  std::vector<GLuint> hist(kScalingHistogramBins);
+  histogram_.download(hist.data(), hist.size() * sizeof(GLuint));
+  for (int b = 0; b < kScalingHistogramBins; ++b) sums.histogram[static_cast<size_t>(b)] += hist[static_cast<size_t>(b)];
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_gpu_backend_headless(const GpuBackendOptions& options) {
+  auto context = std::make_unique<gpu::HeadlessContext>();
+  try {
+    return std::make_unique<GpuBackend>(std::move(context), options);
+  } catch (const gpu::GpuError& e) {
+    throw BackendUnavailable(std::string("no GPU backend: ") + e.what());
+  }
+}
+
+std::unique_ptr<Backend> make_gpu_backend_on_current_context(const GpuBackendOptions& options) {
+  try {
+    return std::make_unique<GpuBackend>(nullptr, options);
+  } catch (const gpu::GpuError& e) {
+    throw BackendUnavailable(std::string("no GPU backend: ") + e.what());
+  }
+}
+
+}  // namespace attnlab

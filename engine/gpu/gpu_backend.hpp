@@ -1,0 +1,28 @@
+// The GL compute backend (OpenGL 4.3 compute shaders): the engine's Backend on the GPU. Needs
+// only a GL context; the GUI hands it its GLFW one, the CLI and tests get a headless EGL one.
+#pragma once
+
+#include "engine/backend.hpp"
+
+#include <cstddef>
+#include <memory>
+
+namespace attnlab {
+
+struct GpuBackendOptions {
+  // Largest storage buffer the backend allocates, in bytes; 0 means the driver's
+  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE. Smaller values force the tiled path (tests).
+  std::size_t max_buffer_bytes = 0;
+};
+
+// The GPU backend on a new headless context (EGL surfaceless), owned by the backend and made
+// current on the calling thread. Throws BackendUnavailable with one sentence saying why when no
+// GL 4.3 context can be made here.
+std::unique_ptr<Backend> make_gpu_backend_headless(const GpuBackendOptions& options = {});
+
+// The GPU backend on the GL context current on the calling thread (the GUI's GLFW window). That
+// context must be current whenever the backend is used or destroyed. Throws BackendUnavailable
+// when the context is older than GL 4.3.
+std::unique_ptr<Backend> make_gpu_backend_on_current_context(const GpuBackendOptions& options = {});
+
+}  // namespace attnlab

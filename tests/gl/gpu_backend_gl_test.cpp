@@ -1,0 +1,277 @@
+// Every GPU kernel (scores, logits + mask + normalizer, saturation + row diagnostics, output)
+// against the CPU engine on seeded random inputs, through the Backend interface.
+#include "engine/gpu/gl_objects.hpp"
+#include "engine/gpu/gpu_backend.hpp"
+#include "gl_test_backend.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+namespace attnlab {
+namespace {
+
+Matrix random_matrix(Eigen::Index rows, Eigen::Index cols, std::mt19937& rng, float scale = 1.0f) {
+  std::normal_distribution<float> normal(0.0f, scale);
+  Matrix out(rows, cols);
+  for (Eigen::Index i = 0; i < out.size(); ++i) out.data()[i] = normal(rng);
+  return out;
+}
+
+// mse(a, b) / mse(a, 0) over the cells where a is finite; cells where a is infinite must match.
+double normalized_error(const Matrix& a, const Matrix& b, std::string& detail) {
+  double num = 0, den = 0;
+  for (Eigen::Index i = 0; i < a.rows(); ++i) {
+    for (Eigen::Index j = 0; j < a.cols(); ++j) {
+      if (!std::isfinite(a(i, j))) {
+        if (a(i, j) != b(i, j)) {
+          std::ostringstream s;
+          s << "cell (" << i << ", " << j << "): " << a(i, j) << " vs " << b(i, j);
+          detail = s.str();
+          return INFINITY;
+        }
+        continue;
+      }
+      const double d = static_cast<double>(a(i, j)) - b(i, j);
+      num += d * d;
+      den += static_cast<double>(a(i, j)) * a(i, j);
+    }
+  }
+  if (den == 0) return num == 0 ? 0 : INFINITY;
+  return num / den;
+}
+
+void expect_same(const Result& cpu, const Result& gpu, const std::string& label) {
+  SCOPED_TRACE(label);
+  ASSERT_EQ(cpu.n, gpu.n);
+  ASSERT_EQ(cpu.m, gpu.m);
+  ASSERT_EQ(gpu.scores.rows(), cpu.n);
+  ASSERT_EQ(gpu.output.cols(), cpu.d_v);
+  EXPECT_DOUBLE_EQ(cpu.effective_temperature, gpu.effective_temperature);
+  struct Stage {
+    const char* name;
+    const Matrix& a;
+    const Matrix& b;
+    double bound;
+  };
+  // Saturation a(1 − a) of a weight near 1 is ill-conditioned in float32 on both backends (one
+  // ulp of a is a large relative change of 1 − a), so it gets an absolute bound instead.
+  for (const Stage& s : {Stage{"scores", cpu.scores, gpu.scores, 1e-9}, Stage{"logits", cpu.logits, gpu.logits, 1e-9},
+                         Stage{"weights", cpu.weights, gpu.weights, 1e-9}, Stage{"output", cpu.output, gpu.output, 1e-9},
+                         Stage{"saturation", cpu.saturation, gpu.saturation, 1e-3}}) {
+    std::string detail;
+    EXPECT_LE(normalized_error(s.a, s.b, detail), s.bound) << s.name << " " << detail;
+  }
+  EXPECT_LE((cpu.weights - gpu.weights).cwiseAbs().maxCoeff(), 2e-6f) << "weights, absolute";
+  EXPECT_LE((cpu.saturation - gpu.saturation).cwiseAbs().maxCoeff(), 2e-6f) << "saturation, absolute";
+  ASSERT_FALSE(gpu.weights.hasNaN());
+  ASSERT_FALSE(gpu.output.hasNaN());
+  for (size_t i = 0; i < cpu.rows.size(); ++i) {
+    const RowDiagnostics& a = cpu.rows[i];
+    const RowDiagnostics& b = gpu.rows[i];
+    SCOPED_TRACE("row " + std::to_string(i));
+    EXPECT_NEAR(a.max_weight, b.max_weight, 2e-6);
+    EXPECT_NEAR(a.entropy, b.entropy, 2e-5 * (1 + std::abs(a.entropy)));
+    EXPECT_NEAR(a.effective_keys, b.effective_keys, 2e-5 * (1 + a.effective_keys));
+    EXPECT_NEAR(a.jacobian_norm, b.jacobian_norm, 2e-5 * (1 + a.jacobian_norm));
+    if (std::abs(a.max_weight - 0.99f) > 1e-5f) {
+      EXPECT_EQ(a.saturated, b.saturated);
+    }
+    EXPECT_EQ(a.fully_masked, b.fully_masked);
+    EXPECT_EQ(a.padding, b.padding);
+  }
+  auto near_rel = [](double x, double y) { return std::abs(x - y) <= 1e-5 * (1 + std::abs(x)); };
+  EXPECT_EQ(cpu.stats.scores.count, gpu.stats.scores.count);
+  EXPECT_EQ(cpu.stats.logits.count, gpu.stats.logits.count);
+  EXPECT_TRUE(near_rel(cpu.stats.scores.mean, gpu.stats.scores.mean));
+  EXPECT_TRUE(near_rel(cpu.stats.scores.std, gpu.stats.scores.std));
+  EXPECT_TRUE(near_rel(cpu.stats.logits.std, gpu.stats.logits.std));
+}
+
+Problem random_problem(Eigen::Index n, Eigen::Index m, Eigen::Index d_k, Eigen::Index d_v, unsigned seed) {
+  std::mt19937 rng(seed);
+  Problem p;
+  p.Q = random_matrix(n, d_k, rng);
+  p.K = random_matrix(m, d_k, rng);
+  p.V = random_matrix(m, d_v, rng);
+  return p;
+}
+
+struct Shape {
+  Eigen::Index n, m, d_k, d_v;
+};
+
+TEST(GpuBackendGl, DescribesItself) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  EXPECT_EQ(gpu.name(), "gpu");
+  EXPECT_EQ(gpu.description().rfind("GPU: ", 0), 0u) << gpu.description();
+}
+
+TEST(GpuBackendGl, MatchesCpuAcrossShapesAndDk) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  const Shape shapes[] = {{1, 1, 1, 1},   {3, 3, 2, 2},    {5, 7, 3, 5},     {4, 9, 4, 4},   {17, 33, 64, 8},
+                          {33, 65, 129, 17}, {9, 6, 255, 3}, {8, 12, 1024, 4}, {6, 10, 4096, 7}, {130, 3, 5, 1}};
+  unsigned seed = 1;
+  for (const Shape& s : shapes) {
+    Problem p = random_problem(s.n, s.m, s.d_k, s.d_v, seed++);
+    expect_same(compute_cpu(p), gpu.compute(p),
+                "n=" + std::to_string(s.n) + " m=" + std::to_string(s.m) + " d_k=" + std::to_string(s.d_k));
+  }
+}
+
+TEST(GpuBackendGl, MatchesCpuForEveryMaskKind) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  const char* specs[] = {"none", "causal", "padding:4", "prefix:3", "window:2", "padding:0", "window:1"};
+  for (const char* spec : specs) {
+    for (const Shape& s : {Shape{9, 9, 16, 4}, Shape{7, 11, 5, 3}}) {
+      Problem p = random_problem(s.n, s.m, s.d_k, s.d_v, 7);
+      p.options.mask = parse_mask_spec(spec);
+      expect_same(compute_cpu(p), gpu.compute(p), std::string(spec) + " m=" + std::to_string(s.m));
+    }
+  }
+}
+
+TEST(GpuBackendGl, CustomMaskWithFullyBlockedRowsGivesZerosAndFlags) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  Problem p = random_problem(6, 10, 8, 3, 11);
+  std::mt19937 rng(5);
+  p.options.mask.kind = MaskKind::Custom;
+  p.options.mask.blocked = BlockGrid::Zero(6, 10);
+  for (Eigen::Index i = 0; i < 6; ++i)
+    for (Eigen::Index j = 0; j < 10; ++j) p.options.mask.blocked(i, j) = rng() % 3 == 0;
+  p.options.mask.blocked.row(2).setOnes();
+  p.options.mask.blocked.row(5).setOnes();
+  const Result gpu_result = gpu.compute(p);
+  expect_same(compute_cpu(p), gpu_result, "custom");
+  for (int row : {2, 5}) {
+    EXPECT_TRUE(gpu_result.rows[static_cast<size_t>(row)].fully_masked);
+    EXPECT_EQ(gpu_result.weights.row(row).cwiseAbs().sum(), 0.0f);
+    EXPECT_EQ(gpu_result.output.row(row).cwiseAbs().sum(), 0.0f);
+  }
+}
+
+TEST(GpuBackendGl, MatchesCpuForTemperaturesNoScaleAndNormalizers) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  for (Normalizer norm : {Normalizer::Softmax, Normalizer::Sparsemax, Normalizer::Sigmoid, Normalizer::Hardmax}) {
+    for (double t : {0.05, 0.5, 1.0, 3.0, 1000.0}) {
+      for (bool scale : {true, false}) {
+        Problem p = random_problem(7, 13, 32, 5, 3);
+        p.options.temperature = t;
+        p.options.scale = scale;
+        p.options.normalizer = norm;
+        p.options.mask = parse_mask_spec("causal");
+        expect_same(compute_cpu(p), gpu.compute(p),
+                    std::string(normalizer_name(norm)) + " T=" + std::to_string(t) + (scale ? " scaled" : " unscaled"));
+      }
+    }
+  }
+}
+
+TEST(GpuBackendGl, HugeValuesSaturateLikeTheCpu) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  // Scores around 1e30: softmax is one-hot, and nothing overflows into NaN.
+  Problem p = random_problem(5, 8, 16, 4, 9);
+  p.Q *= 1e14f;
+  p.K *= 1e14f;
+  p.V *= 1e30f;
+  expect_same(compute_cpu(p), gpu.compute(p), "scores near 1e30");
+  // Scores that overflow float32 to +inf: the infinite cells share the row on both backends.
+  Problem q;
+  q.Q = Matrix::Constant(2, 2, 1e19f);
+  q.K = Matrix::Constant(3, 2, 1e19f);
+  q.K(1, 0) = q.K(1, 1) = 1.0f;
+  q.V = Matrix::Identity(3, 3);
+  const Result cpu_inf = compute_cpu(q), gpu_inf = gpu.compute(q);
+  expect_same(cpu_inf, gpu_inf, "overflowed scores");
+  EXPECT_FLOAT_EQ(gpu_inf.weights(0, 0), 0.5f);
+  // inf − inf is NaN: both backends refuse with the same InputError.
+  Problem r = q;
+  r.K(2, 1) = -1e19f;
+  r.K(2, 0) = 1e19f;
+  r.Q(0, 1) = 1e19f;
+  std::string cpu_error, gpu_error;
+  try {
+    compute_cpu(r);
+  } catch (const InputError& e) {
+    cpu_error = e.what();
+  }
+  try {
+    gpu.compute(r);
+  } catch (const InputError& e) {
+    gpu_error = e.what();
+  }
+  EXPECT_EQ(cpu_error, gpu_error);
+}
+
+TEST(GpuBackendGl, TilingAcrossRowsAndKeysGivesTheSameResult) {
+  // A 4 KiB buffer limit splits this problem into many row and key chunks.
+  std::unique_ptr<Backend> tiled;
+  try {
+    GpuBackendOptions o;
+    o.max_buffer_bytes = 4096;
+    tiled = make_gpu_backend_headless(o);
+  } catch (const BackendUnavailable& e) {
+    GTEST_SKIP() << "no GL context: " << e.what();
+  }
+  for (const char* spec : {"none", "causal", "window:5"}) {
+    Problem p = random_problem(50, 70, 33, 9, 21);
+    p.options.mask = parse_mask_spec(spec);
+    expect_same(compute_cpu(p), tiled->compute(p), std::string("tiled ") + spec);
+  }
+  Problem p = random_problem(40, 30, 7, 6, 22);
+  p.options.mask.kind = MaskKind::Custom;
+  p.options.mask.blocked = BlockGrid::Zero(40, 30);
+  for (Eigen::Index i = 0; i < 40; ++i) p.options.mask.blocked(i, i % 30) = 1;
+  p.options.mask.blocked.row(17).setOnes();
+  expect_same(compute_cpu(p), tiled->compute(p), "tiled custom");
+}
+
+TEST(GpuBackendGl, TooWideForTheBufferLimitIsAnInputError) {
+  std::unique_ptr<Backend> tiny;
+  try {
+    GpuBackendOptions o;
+    o.max_buffer_bytes = 64;
+    tiny = make_gpu_backend_headless(o);
+  } catch (const BackendUnavailable& e) {
+    GTEST_SKIP() << "no GL context: " << e.what();
+  }
+  Problem p = random_problem(2, 2, 64, 2, 1);
+  EXPECT_THROW(tiny->compute(p), InputError);
+}
+
+TEST(GpuBackendGl, RejectsBadInputLikeTheCpu) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  Problem p = random_problem(3, 4, 2, 2, 1);
+  p.Q(1, 1) = NAN;
+  EXPECT_THROW(gpu.compute(p), InputError);
+  Problem q = random_problem(3, 4, 2, 2, 1);
+  q.options.temperature = 0;
+  EXPECT_THROW(gpu.compute(q), InputError);
+}
+
+TEST(GpuBackendGl, TimesEveryStage) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  const StageTimes t = gpu.time_stages(random_problem(64, 64, 64, 64, 2));
+  EXPECT_GT(t.scores_ms, 0);
+  EXPECT_GT(t.softmax_ms, 0);
+  EXPECT_GT(t.output_ms, 0);
+}
+
+TEST(GpuBackendGl, ShaderErrorsNameTheFileAndCarryTheLog) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  (void)gpu;
+  try {
+    gpu::ComputeProgram broken("broken.comp", "#version 430\nlayout(local_size_x = 1) in;\nvoid main() { undefined_thing = 1; }\n", "");
+    FAIL() << "expected a compile error";
+  } catch (const gpu::GpuError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("shaders/broken.comp"), std::string::npos) << what;
+    EXPECT_NE(what.find("undefined_thing"), std::string::npos) << what;
+  }
+  EXPECT_THROW(gpu::ComputeProgram("no_such_kernel.comp"), gpu::GpuError);
+}
+
+}  // namespace
+}  // namespace attnlab

@@ -1,0 +1,76 @@
+// The scaling demonstration on the GPU against the CPU (same counter-based draws), and against
+// Exercise 2.3.1's expectations.
+#include "engine/scaling.hpp"
+#include "gl_test_backend.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace attnlab {
+namespace {
+
+TEST(ScalingGl, GpuAgreesWithCpu) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  ScalingOptions o;
+  o.d_ks = {1, 3, 8, 64, 513, 4096};
+  o.trials = 300;
+  o.queries = 2;
+  o.seed = 7;
+  auto gpu_sampler = gpu.scaling_sampler();
+  auto cpu_sampler = make_cpu_scaling_sampler();
+  const ScalingResult g = run_scaling(*gpu_sampler, o);
+  const ScalingResult c = run_scaling(*cpu_sampler, o);
+  ASSERT_EQ(g.rows.size(), o.d_ks.size());
+  for (size_t i = 0; i < g.rows.size(); ++i) {
+    SCOPED_TRACE("d_k = " + std::to_string(o.d_ks[i]));
+    const ScalingRow& a = c.rows[i];
+    const ScalingRow& b = g.rows[i];
+    EXPECT_EQ(a.samples, b.samples);
+    // The same draws: only float rounding differs.
+    EXPECT_NEAR(a.unscaled_std, b.unscaled_std, 1e-3 * a.unscaled_std);
+    EXPECT_NEAR(a.scaled_std, b.scaled_std, 1e-3);
+    EXPECT_NEAR(a.unscaled_max_prob, b.unscaled_max_prob, 1e-3);
+    EXPECT_NEAR(a.scaled_max_prob, b.scaled_max_prob, 1e-3);
+    long long total_a = 0, total_b = 0, moved = 0;
+    for (size_t k = 0; k < a.histogram.size(); ++k) {
+      total_a += a.histogram[k];
+      total_b += b.histogram[k];
+      moved += std::llabs(a.histogram[k] - b.histogram[k]);
+    }
+    EXPECT_EQ(total_a, total_b);
+    EXPECT_LE(moved, total_a / 100);
+  }
+}
+
+TEST(ScalingGl, GpuReproducesExercise231) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  ScalingOptions o;
+  o.trials = 4000;
+  auto sampler = gpu.scaling_sampler();
+  const ScalingResult r = run_scaling(*sampler, o);
+  ASSERT_EQ(r.rows.size(), 4u);
+  for (const ScalingRow& row : r.rows) {
+    SCOPED_TRACE("d_k = " + std::to_string(row.d_k));
+    EXPECT_NEAR(row.unscaled_std, std::sqrt(row.d_k), 0.03 * std::sqrt(row.d_k));
+    EXPECT_NEAR(row.scaled_std, 1.0, 0.03);
+    EXPECT_NEAR(row.scaled_max_prob, 0.32, 0.02);
+  }
+  EXPECT_NEAR(r.rows[2].unscaled_max_prob, 0.95, 0.015);
+  EXPECT_NEAR(r.rows[3].unscaled_max_prob, 0.98, 0.01);
+  EXPECT_LT(r.rows[0].unscaled_max_prob, r.rows[1].unscaled_max_prob);
+}
+
+TEST(ScalingGl, CancelStopsBetweenBatches) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  ScalingOptions o;
+  o.d_ks = {4096, 8192};
+  o.trials = 2000;
+  auto sampler = gpu.scaling_sampler();
+  int calls = 0;
+  const ScalingResult r = run_scaling(*sampler, o, [&](double) { return ++calls < 2; });
+  EXPECT_LT(r.rows.size(), 2u);
+}
+
+}  // namespace
+}  // namespace attnlab

@@ -1,0 +1,64 @@
+// The CPU scaling demonstration: Exercise 2.3.1's expectations, determinism, option checks.
+#include "engine/matrix.hpp"
+#include "engine/scaling.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace attnlab {
+namespace {
+
+TEST(Scaling, ReproducesExercise231OnTheCpu) {
+  ScalingOptions o;
+  o.trials = 1500;
+  auto sampler = make_cpu_scaling_sampler();
+  const ScalingResult r = run_scaling(*sampler, o);
+  ASSERT_EQ(r.rows.size(), 4u);
+  for (const ScalingRow& row : r.rows) {
+    SCOPED_TRACE("d_k = " + std::to_string(row.d_k));
+    EXPECT_NEAR(row.unscaled_std, std::sqrt(row.d_k), 0.03 * std::sqrt(row.d_k));
+    EXPECT_NEAR(row.scaled_std, 1.0, 0.03);
+    EXPECT_NEAR(row.scaled_max_prob, 0.32, 0.02);
+    EXPECT_EQ(row.samples, 1500);
+  }
+  EXPECT_NEAR(r.rows[2].unscaled_max_prob, 0.95, 0.015);
+  EXPECT_NEAR(r.rows[3].unscaled_max_prob, 0.98, 0.01);
+}
+
+TEST(Scaling, NormalsAreStandardAndDeterministic) {
+  double sum = 0, sumsq = 0;
+  const int blocks = 20000;
+  for (int b = 0; b < blocks; ++b) {
+    for (float x : scaling_normals(1, 64, 3, 0, static_cast<std::uint32_t>(b))) {
+      sum += x;
+      sumsq += static_cast<double>(x) * x;
+    }
+  }
+  const double n = 4.0 * blocks;
+  EXPECT_NEAR(sum / n, 0.0, 0.02);
+  EXPECT_NEAR(sumsq / n, 1.0, 0.02);
+  EXPECT_EQ(scaling_normals(5, 8, 1, 2, 3), scaling_normals(5, 8, 1, 2, 3));
+  EXPECT_NE(scaling_normals(5, 8, 1, 2, 3), scaling_normals(6, 8, 1, 2, 3));
+}
+
+TEST(Scaling, OptionsOutOfRangeNameTheFlag) {
+  ScalingOptions o;
+  o.d_ks = {0};
+  EXPECT_THROW(validate_scaling_options(o), InputError);
+  o = {};
+  o.trials = 0;
+  try {
+    validate_scaling_options(o);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--trials"), std::string::npos);
+  }
+  o = {};
+  o.d_ks = {65536};
+  o.trials = 100000;
+  EXPECT_NO_THROW(validate_scaling_options(o));
+}
+
+}  // namespace
+}  // namespace attnlab
