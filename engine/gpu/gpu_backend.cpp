@@ -193,7 +193,7 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
 
   const float divisor = static_cast<float>(r.effective_temperature);
   const auto normalizer = static_cast<GLuint>(o.normalizer);
-  std::vector<float> staging(cells);
+  std::vector<float> staging(cells), output_staging;
   std::vector<float> diag(rows_per_chunk * 4);
   std::vector<GLuint> visible(rows_per_chunk);
   std::vector<double> x(static_cast<size_t>(m));
@@ -298,9 +298,10 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
     if (o.normalizer != Normalizer::Sparsemax) read_back(l_buf, r.logits);
     read_back(w_buf, r.weights);
     read_back(sat_buf, r.saturation);
-    o_buf.download(staging.data(), rows * dv4 * sizeof(float));
+    output_staging.resize(rows * dv4);
+    o_buf.download(output_staging.data(), rows * dv4 * sizeof(float));
     for (size_t i = 0; i < rows; ++i) {
-      std::memcpy(r.output.row(static_cast<Eigen::Index>(row0 + i)).data(), staging.data() + i * dv4,
+      std::memcpy(r.output.row(static_cast<Eigen::Index>(row0 + i)).data(), output_staging.data() + i * dv4,
                   static_cast<size_t>(r.d_v) * sizeof(float));
     }
     diag_buf.download(diag.data(), rows * 4 * sizeof(float));
