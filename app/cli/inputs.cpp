@@ -61,6 +61,9 @@ Scenario resolve_scenario(const InputArgs& a) {
     double t = 0;
     const auto& str = a.temperature;
     const auto [ptr, ec] = std::from_chars(str.data(), str.data() + str.size(), t);
+    if (ec == std::errc::result_out_of_range) {
+      throw InputError("--temperature: " + str + " is outside the range of a double; it must be a finite number greater than 0");
+    }
     if (ec != std::errc() || ptr != str.data() + str.size()) {
       throw InputError("--temperature: '" + str + "' is not a number");
     }

@@ -142,6 +142,8 @@ def bad_inputs():
     expect_bad("--temperature nan", [good, "--temperature", "nan"], "--temperature")
     expect_bad("--temperature inf", [good, "--temperature", "inf"], "--temperature")
     expect_bad("--temperature not a number", [good, "--temperature", "warm"], "--temperature", "warm")
+    expect_bad("--temperature 1e-400 underflows", [good, "--temperature", "1e-400"], "--temperature", "range")
+    expect_bad("--temperature 1e400 overflows", [good, "--temperature", "1e400"], "--temperature", "range")
     expect_bad("--mask unknown kind", [good, "--mask", "diagonal"], "--mask", "diagonal")
     expect_bad("--mask custom", [good, "--mask", "custom"], "--mask")
     expect_bad("--mask padding negative", [good, "--mask", "padding:-1"], "--mask", "negative")
