@@ -37,13 +37,14 @@ void main() {
   const uint lid = gl_LocalInvocationID.x;
   const uint base = row * stride;
 
-  // Pass 1: the largest visible score and how many keys are visible. An unblocked −∞ score
-  // counts as blocked, as in the CPU engine.
+  // Pass 1: the largest visible score and how many keys are visible. An unblocked score of −∞
+  // (float overflow) is still visible, as in the CPU engine: it gets weight 0 unless every
+  // visible score is −∞, and then they share the row.
   float best = NEG_INF;
   float count = 0.0;
   for (uint j = lid; j < m; j += ROW_LOCAL_SIZE) {
     const float x = s[base + j];
-    if (!blocked(row, j) && x != NEG_INF) {
+    if (!blocked(row, j)) {
       best = max(best, x);
       count += 1.0;
     }
@@ -56,7 +57,7 @@ void main() {
   if (visible_count > 0.0) {
     for (uint j = lid; j < m; j += ROW_LOCAL_SIZE) {
       const float x = s[base + j];
-      if (!blocked(row, j) && x != NEG_INF) {
+      if (!blocked(row, j)) {
         ties += x == best ? 1.0 : 0.0;
         if (!isinf(best)) denominator += exp((x - best) / divisor);
       }
@@ -77,7 +78,7 @@ void main() {
     const bool hidden = blocked(row, j);
     const float logit = hidden ? NEG_INF : x / divisor;
     float a = 0.0;
-    if (!hidden && x != NEG_INF && visible_count > 0.0) {
+    if (!hidden) {
       if (normalizer == 2u) {
         a = logit >= 0.0 ? 1.0 / (1.0 + exp(-logit)) : exp(logit) / (1.0 + exp(logit));
       } else if (normalizer == 3u || isinf(best)) {

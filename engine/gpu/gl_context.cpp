@@ -35,11 +35,12 @@ bool has_extension(const char* list, std::string_view name) {
 struct HeadlessContext::State {
   EGLDisplay display = EGL_NO_DISPLAY;
   EGLContext context = EGL_NO_CONTEXT;
+  // The display is not terminated: EGL hands every caller the same display for the same
+  // platform, so terminating it would pull the rug from under other contexts of this process.
   ~State() {
-    if (display == EGL_NO_DISPLAY) return;
-    eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    if (context != EGL_NO_CONTEXT) eglDestroyContext(display, context);
-    eglTerminate(display);
+    if (display == EGL_NO_DISPLAY || context == EGL_NO_CONTEXT) return;
+    if (eglGetCurrentContext() == context) eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    eglDestroyContext(display, context);
   }
 };
 

@@ -2,8 +2,9 @@
 // diagnostics.comp and output.comp over tiles that respect the driver's storage-buffer limit,
 // and reads every stage back into the same Result as compute_cpu.
 //
-// Sparsemax needs a sort per row, so for it the weights are computed on the CPU from the GPU's
-// scores (exactly as compute_cpu does) and the GPU does the rest.
+// Sparsemax needs a sort per row, and an effective temperature outside float32's normal range
+// cannot divide on the GPU, so for those the logits and weights are computed on the CPU from the
+// GPU's scores (exactly as compute_cpu does) and the GPU does the rest.
 #include "engine/gpu/gpu_backend.hpp"
 
 #include "engine/gpu/gl_context.hpp"
@@ -56,19 +57,21 @@ std::vector<float> padded(const float* src, size_t rows, size_t cols, size_t src
   return out;
 }
 
-void accumulate(MomentStats& s, double& sum, double& sumsq, double v) {
+// Welford's running mean and squared deviations, as compute_cpu keeps its statistics.
+void accumulate(MomentStats& s, double& mean, double& m2, double v) {
   if (s.count == 0) s.min = s.max = v;
   s.min = std::min(s.min, v);
   s.max = std::max(s.max, v);
-  sum += v;
-  sumsq += v * v;
   ++s.count;
+  const double delta = v - mean;
+  mean += delta / static_cast<double>(s.count);
+  m2 += delta * (v - mean);
 }
 
-void finish(MomentStats& s, double sum, double sumsq) {
+void finish(MomentStats& s, double mean, double m2) {
   if (s.count == 0) return;
-  s.mean = sum / static_cast<double>(s.count);
-  s.std = std::sqrt(std::max(0.0, sumsq / static_cast<double>(s.count) - s.mean * s.mean));
+  s.mean = mean;
+  s.std = std::sqrt(std::max(0.0, m2 / static_cast<double>(s.count)));
 }
 
 class GpuBackend;
@@ -192,6 +195,8 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
   Buffer mask_buf(custom ? round4(rows_per_chunk * static_cast<size_t>(m)) : 4);
 
   const float divisor = static_cast<float>(r.effective_temperature);
+  const bool normalize_on_cpu = o.normalizer == Normalizer::Sparsemax ||
+                                !(r.effective_temperature >= 1e-30 && r.effective_temperature <= 1e30);
   const auto normalizer = static_cast<GLuint>(o.normalizer);
   std::vector<float> staging(cells), output_staging;
   std::vector<float> diag(rows_per_chunk * 4);
@@ -227,7 +232,7 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
     }
     {
       Stopwatch watch(timing ? &timing->softmax_ms : nullptr);
-      if (o.normalizer != Normalizer::Sparsemax) {
+      if (!normalize_on_cpu) {
         softmax_.use();
         s_buf.bind(0);
         l_buf.bind(1);
@@ -244,15 +249,23 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
         gpu::dispatch(static_cast<GLuint>(rows));
         gpu::check_gl("computing logits and weights");
       } else {
-        // Sparsemax on the CPU from the GPU's scores, in double precision like compute_cpu.
+        // On the CPU from the GPU's scores, in double precision exactly like compute_cpu.
         s_buf.download(staging.data(), rows * m4 * sizeof(float));
         std::vector<float> w(rows * m4, 0.0f);
+        const float float_inf = std::numeric_limits<float>::infinity();
         for (size_t i = 0; i < rows; ++i) {
           const size_t gi = row0 + i;
           for (size_t j = 0; j < static_cast<size_t>(m); ++j) {
             const bool blocked = o.mask.is_blocked(static_cast<Eigen::Index>(gi), static_cast<Eigen::Index>(j));
-            x[j] = blocked ? neg_inf : staging[i * m4 + j] / r.effective_temperature;
-            r.logits(static_cast<Eigen::Index>(gi), static_cast<Eigen::Index>(j)) = static_cast<float>(x[j]);
+            float& logit = r.logits(static_cast<Eigen::Index>(gi), static_cast<Eigen::Index>(j));
+            if (blocked) {
+              x[j] = neg_inf;
+              logit = -float_inf;
+            } else {
+              const double l = staging[i * m4 + j] / r.effective_temperature;
+              x[j] = std::max(l, std::numeric_limits<double>::lowest());
+              logit = fits_float(l) ? static_cast<float>(l) : l > 0 ? float_inf : -float_inf;
+            }
           }
           visible[i] = normalize_row(o.normalizer, x.data(), w.data() + i * m4, m) ? 1u : 0u;
         }
@@ -295,7 +308,7 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
       }
     };
     read_back(s_buf, r.scores);
-    if (o.normalizer != Normalizer::Sparsemax) read_back(l_buf, r.logits);
+    if (!normalize_on_cpu) read_back(l_buf, r.logits);
     read_back(w_buf, r.weights);
     read_back(sat_buf, r.saturation);
     output_staging.resize(rows * dv4);
@@ -305,7 +318,7 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
                   static_cast<size_t>(r.d_v) * sizeof(float));
     }
     diag_buf.download(diag.data(), rows * 4 * sizeof(float));
-    if (o.normalizer != Normalizer::Sparsemax) visible_buf.download(visible.data(), rows * sizeof(GLuint));
+    if (!normalize_on_cpu) visible_buf.download(visible.data(), rows * sizeof(GLuint));
     for (size_t i = 0; i < rows; ++i) {
       RowDiagnostics& d = r.rows[row0 + i];
       d.max_weight = diag[i * 4 + 0];
@@ -319,7 +332,7 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
   }
 
   // Global statistics in double precision, exactly as compute_cpu defines them.
-  double s_sum = 0, s_sq = 0, l_sum = 0, l_sq = 0;
+  double s_mean = 0, s_m2 = 0, l_mean = 0, l_m2 = 0;
   for (Eigen::Index i = 0; i < n; ++i) {
     for (Eigen::Index j = 0; j < m; ++j) {
       const double s = r.scores(i, j);
@@ -327,12 +340,12 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
         throw InputError("scores[" + std::to_string(i) + "][" + std::to_string(j) +
                          "] overflowed float32 (Q row · K row is not a number); scale Q or K down");
       }
-      accumulate(r.stats.scores, s_sum, s_sq, s);
-      if (!o.mask.is_blocked(i, j)) accumulate(r.stats.logits, l_sum, l_sq, s / r.effective_temperature);
+      accumulate(r.stats.scores, s_mean, s_m2, s);
+      if (!o.mask.is_blocked(i, j)) accumulate(r.stats.logits, l_mean, l_m2, s / r.effective_temperature);
     }
   }
-  finish(r.stats.scores, s_sum, s_sq);
-  finish(r.stats.logits, l_sum, l_sq);
+  finish(r.stats.scores, s_mean, s_m2);
+  finish(r.stats.logits, l_mean, l_m2);
   return r;
 }
 

@@ -82,7 +82,7 @@ void expect_same(const Result& cpu, const Result& gpu, const std::string& label)
     EXPECT_EQ(a.fully_masked, b.fully_masked);
     EXPECT_EQ(a.padding, b.padding);
   }
-  auto near_rel = [](double x, double y) { return std::abs(x - y) <= 1e-5 * (1 + std::abs(x)); };
+  auto near_rel = [](double x, double y) { return x == y || std::abs(x - y) <= 1e-5 * (1 + std::abs(x)); };
   EXPECT_EQ(cpu.stats.scores.count, gpu.stats.scores.count);
   EXPECT_EQ(cpu.stats.logits.count, gpu.stats.logits.count);
   EXPECT_TRUE(near_rel(cpu.stats.scores.mean, gpu.stats.scores.mean));
@@ -186,6 +186,21 @@ TEST(GpuBackendGl, HugeValuesSaturateLikeTheCpu) {
   const Result cpu_inf = compute_cpu(q), gpu_inf = gpu.compute(q);
   expect_same(cpu_inf, gpu_inf, "overflowed scores");
   EXPECT_FLOAT_EQ(gpu_inf.weights(0, 0), 0.5f);
+  // Scores that overflow to −∞ stay visible: weight 0 beside finite ones, a shared row when every
+  // visible score is −∞ (row 1 here, under a causal mask).
+  Problem neg;
+  neg.Q = Matrix::Constant(3, 2, 1e19f);
+  neg.K = Matrix::Constant(3, 2, -1e19f);
+  neg.K(2, 0) = neg.K(2, 1) = 1.0f;
+  neg.V = Matrix::Identity(3, 3);
+  for (Normalizer norm : {Normalizer::Softmax, Normalizer::Sigmoid, Normalizer::Hardmax, Normalizer::Sparsemax}) {
+    for (const char* spec : {"none", "causal"}) {
+      neg.options.normalizer = norm;
+      neg.options.mask = parse_mask_spec(spec);
+      expect_same(compute_cpu(neg), gpu.compute(neg),
+                  std::string("scores of -inf, ") + std::string(normalizer_name(norm)) + " " + spec);
+    }
+  }
   // inf − inf is NaN: both backends refuse with the same InputError.
   Problem r = q;
   r.K(2, 1) = -1e19f;
@@ -203,6 +218,15 @@ TEST(GpuBackendGl, HugeValuesSaturateLikeTheCpu) {
     gpu_error = e.what();
   }
   EXPECT_EQ(cpu_error, gpu_error);
+}
+
+TEST(GpuBackendGl, ExtremeTemperaturesMatchTheCpu) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  for (double t : {1e-300, 1e-35, 1e-20, 1e20, 1e35, 1e300}) {
+    Problem p = random_problem(4, 6, 8, 3, 4);
+    p.options.temperature = t;
+    expect_same(compute_cpu(p), gpu.compute(p), "T=" + std::to_string(t));
+  }
 }
 
 TEST(GpuBackendGl, TilingAcrossRowsAndKeysGivesTheSameResult) {
@@ -261,7 +285,7 @@ TEST(GpuBackendGl, TimesEveryStage) {
 
 TEST(GpuBackendGl, ShaderErrorsNameTheFileAndCarryTheLog) {
   ATTNLAB_REQUIRE_GPU(gpu);
-  (void)gpu;
+  gpu.compute(random_problem(1, 1, 1, 1, 1));  // makes the shared context current again
   try {
     gpu::ComputeProgram broken("broken.comp", "#version 430\nlayout(local_size_x = 1) in;\nvoid main() { undefined_thing = 1; }\n", "");
     FAIL() << "expected a compile error";
