@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cmath>
 #include <iterator>
@@ -161,6 +162,23 @@ Normalizer parse_normalizer(std::string_view name, std::string_view where) {
   }
   throw InputError(std::string(where) + ": unknown normalizer '" + std::string(name) +
                    "' (expected softmax, sparsemax, sigmoid or hardmax)");
+}
+
+double parse_temperature(std::string_view text, std::string_view where) {
+  double t = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), t);
+  if (ec == std::errc::result_out_of_range) {
+    throw InputError(std::string(where) + ": " + std::string(text) +
+                     " is outside the range of a double; it must be a finite number greater than 0");
+  }
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
+    throw InputError(std::string(where) + ": '" + std::string(text) + "' is not a number");
+  }
+  if (!(t > 0) || !std::isfinite(t)) {
+    throw InputError(std::string(where) + ": " + std::string(text) +
+                     " is not allowed; it must be a finite number greater than 0");
+  }
+  return t;
 }
 
 double effective_temperature(Eigen::Index d_k, const Options& options) {

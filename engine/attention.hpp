@@ -15,6 +15,9 @@ enum class Normalizer { Softmax, Sparsemax, Sigmoid, Hardmax };
 
 std::string_view normalizer_name(Normalizer n);
 Normalizer parse_normalizer(std::string_view name, std::string_view where);
+// Parses a temperature given as text (the --temperature flag): a finite number greater than 0.
+// Throws InputError naming `where`.
+double parse_temperature(std::string_view text, std::string_view where);
 
 struct Options {
   bool scale = true;         // divide by √d_k

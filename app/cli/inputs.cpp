@@ -4,8 +4,6 @@
 #include "engine/matrix_io.hpp"
 #include "engine/presets.hpp"
 
-#include <charconv>
-#include <cmath>
 
 namespace attnlab::cli {
 
@@ -57,21 +55,7 @@ Scenario resolve_scenario(const InputArgs& a) {
   }
   if (a.scale) s.options.scale = true;
   if (a.no_scale) s.options.scale = false;
-  if (!a.temperature.empty()) {
-    double t = 0;
-    const auto& str = a.temperature;
-    const auto [ptr, ec] = std::from_chars(str.data(), str.data() + str.size(), t);
-    if (ec == std::errc::result_out_of_range) {
-      throw InputError("--temperature: " + str + " is outside the range of a double; it must be a finite number greater than 0");
-    }
-    if (ec != std::errc() || ptr != str.data() + str.size()) {
-      throw InputError("--temperature: '" + str + "' is not a number");
-    }
-    if (!(t > 0) || !std::isfinite(t)) {
-      throw InputError("--temperature: " + str + " is not allowed; it must be a finite number greater than 0");
-    }
-    s.options.temperature = t;
-  }
+  if (!a.temperature.empty()) s.options.temperature = parse_temperature(a.temperature, "--temperature");
   if (!a.mask.empty()) s.options.mask = parse_mask_spec(a.mask, "--mask");
   if (!a.normalizer.empty()) s.options.normalizer = parse_normalizer(a.normalizer, "--normalizer");
   // Overrides can invalidate a mask parameter against the matrix size; say which flag did it.

@@ -1,0 +1,47 @@
+// Fuzzes the option parsers (--mask, --normalizer, --temperature) with the same text: each either
+// accepts it, giving a value that prints back to a form it accepts again, or throws InputError.
+#include "engine/attention.hpp"
+#include "engine/mask.hpp"
+#include "fuzz/fuzz_check.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace attnlab;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    const Mask mask = parse_mask_spec(text, "--mask");
+    FUZZ_CHECK(mask.param >= 0);
+    FUZZ_CHECK(parse_mask_spec(mask_spec(mask), "--mask") == mask);
+    // Validation against small sizes must only ever throw InputError.
+    for (Eigen::Index n : {1, 3}) {
+      try {
+        validate_mask(mask, n, n + 1, "--mask");
+        const BlockGrid g = mask_grid(mask, n, n + 1);
+        for (Eigen::Index i = 0; i < n; ++i) {
+          Eigen::Index first = 0, last = 0;
+          mask.visible_range(i, n + 1, first, last);
+          FUZZ_CHECK(0 <= first && first <= last && last <= n + 1);
+          for (Eigen::Index j = 0; j < n + 1; ++j) FUZZ_CHECK((g(i, j) == 0) == (first <= j && j < last));
+        }
+      } catch (const InputError&) {
+      }
+    }
+  } catch (const InputError&) {
+  }
+  try {
+    const Normalizer n = parse_normalizer(text, "--normalizer");
+    FUZZ_CHECK(normalizer_name(n) == text);
+  } catch (const InputError&) {
+  }
+  try {
+    const double t = parse_temperature(text, "--temperature");
+    FUZZ_CHECK(t > 0 && std::isfinite(t));
+  } catch (const InputError&) {
+  }
+  return 0;
+}

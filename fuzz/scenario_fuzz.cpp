@@ -1,0 +1,47 @@
+// Fuzzes the scenario reader: any text either gives a valid scenario that survives a write/read
+// round trip and computes without NaN weights, or an InputError. Anything else is a bug.
+#include "engine/attention.hpp"
+#include "engine/scenario.hpp"
+#include "fuzz/fuzz_check.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace attnlab;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  Scenario s;
+  try {
+    s = parse_scenario(text, "fuzz.json");
+  } catch (const InputError&) {
+    return 0;
+  }
+  const Scenario again = parse_scenario(scenario_to_json(s), "again.json");
+  FUZZ_CHECK(again.Q == s.Q && again.K == s.K && again.V == s.V);
+  FUZZ_CHECK(again.title == s.title && again.description == s.description);
+  FUZZ_CHECK(again.query_tokens == s.query_tokens && again.key_tokens == s.key_tokens);
+  FUZZ_CHECK(again.options.scale == s.options.scale && again.options.temperature == s.options.temperature);
+  FUZZ_CHECK(again.options.mask == s.options.mask && again.options.normalizer == s.options.normalizer);
+  // Small problems only, so that each run stays fast.
+  if (s.Q.size() + s.K.size() + s.V.size() > 4096 || s.Q.rows() * s.K.rows() > 4096) return 0;
+  Result r;
+  try {
+    r = compute_cpu(s.problem());
+  } catch (const InputError&) {
+    return 0;  // e.g. scores that overflow float32 to NaN are reported, not computed
+  }
+  for (Eigen::Index i = 0; i < r.n; ++i) {
+    for (Eigen::Index j = 0; j < r.m; ++j) {
+      const float w = r.weights(i, j);
+      FUZZ_CHECK(w >= 0.0f && w <= 1.0f);
+      FUZZ_CHECK(!std::isnan(r.saturation(i, j)));
+      if (s.options.mask.is_blocked(i, j)) FUZZ_CHECK(w == 0.0f);
+    }
+    const auto& d = r.rows[static_cast<size_t>(i)];
+    FUZZ_CHECK(!std::isnan(d.entropy) && !std::isnan(d.effective_keys) && !std::isnan(d.jacobian_norm));
+  }
+  FUZZ_CHECK(!r.output.array().isNaN().any());
+  return 0;
+}
