@@ -1,6 +1,7 @@
-// Fuzzes the option parsers (--mask, --normalizer, --temperature) with the same text: each either
+// Fuzzes the option parsers (--mask, --normalizer, --temperature, --range) with the same text: each either
 // accepts it, giving a value that prints back to a form it accepts again, or throws InputError.
 #include "engine/attention.hpp"
+#include "engine/figure.hpp"
 #include "engine/mask.hpp"
 #include "fuzz/fuzz_check.hpp"
 
@@ -41,6 +42,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const double t = parse_temperature(text, "--temperature");
     FUZZ_CHECK(t > 0 && std::isfinite(t));
+  } catch (const InputError&) {
+  }
+  try {
+    const auto [lo, hi] = parse_range(text, "--range");
+    FUZZ_CHECK(std::isfinite(lo) && std::isfinite(hi) && lo < hi);
   } catch (const InputError&) {
   }
   return 0;

@@ -1,6 +1,7 @@
 // Inputs that once crashed a reader under libFuzzer (scripts/fuzz), kept as regressions, and a
 // replay of the committed seed corpora: every reader either succeeds or throws InputError.
 #include "engine/attention.hpp"
+#include "engine/figure.hpp"
 #include "engine/mask.hpp"
 #include "engine/matrix_io.hpp"
 #include "engine/scenario.hpp"
@@ -89,6 +90,7 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
       expect_clean([&] { validate_mask(parse_mask_spec(bytes), 3, 3, "--mask"); }, name);
       expect_clean([&] { parse_normalizer(bytes, "--normalizer"); }, name);
       expect_clean([&] { parse_temperature(bytes, "--temperature"); }, name);
+      expect_clean([&] { parse_range(bytes, "--range"); }, name);
     }
   }
   EXPECT_GT(files, 5) << dir;
