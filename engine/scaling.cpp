@@ -4,6 +4,7 @@
 #include "engine/matrix.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <thread>
 
@@ -177,29 +178,55 @@ ScalingRow finish_scaling_row(int d_k, const ScalingSums& s) {
   return r;
 }
 
-ScalingResult run_scaling(ScalingSampler& sampler, const ScalingOptions& o, const ScalingProgress& progress) {
+namespace {
+
+// Batches of about 2^24 multiply-adds keep progress and cancel responsive.
+long long batch_trials(const ScalingOptions& o, int d_k) {
+  const double per_trial = static_cast<double>(d_k) * (o.keys + o.queries) * o.queries;
+  return std::max(1LL, static_cast<long long>((1 << 24) / per_trial));
+}
+
+}  // namespace
+
+ScalingJob::ScalingJob(const ScalingOptions& o) : options_(o) {
   validate_scaling_options(o);
-  ScalingResult result;
-  result.options = o;
-  // Work is proportional to d_k per trial; batches of about 2^24 multiply-adds keep the
-  // progress callback (and cancel) responsive.
-  double total_work = 0;
-  for (int d : o.d_ks) total_work += static_cast<double>(d) * static_cast<double>(o.trials);
-  double done = 0;
-  for (int d : o.d_ks) {
-    ScalingSums sums;
-    const double per_trial = static_cast<double>(d) * (o.keys + o.queries) * o.queries;
-    const long long batch = std::max(1LL, static_cast<long long>((1 << 24) / per_trial));
-    for (long long first = 0; first < o.trials; first += batch) {
-      const long long count = std::min(batch, o.trials - first);
-      if (progress && !progress(total_work > 0 ? done / total_work : 0.0)) return result;
-      sampler.sample(o, d, first, count, sums);
-      done += static_cast<double>(d) * static_cast<double>(count);
+  result_.options = o;
+  for (int d : o.d_ks) total_work_ += static_cast<double>(d) * static_cast<double>(o.trials);
+}
+
+double ScalingJob::fraction() const {
+  if (done()) return 1.0;
+  return total_work_ > 0 ? std::min(1.0, done_work_ / total_work_) : 0.0;
+}
+
+bool ScalingJob::step(ScalingSampler& sampler, double budget_ms) {
+  const auto start = std::chrono::steady_clock::now();
+  while (!done()) {
+    const int d = options_.d_ks[next_dk_];
+    const long long count = std::min(batch_trials(options_, d), options_.trials - next_trial_);
+    sampler.sample(options_, d, next_trial_, count, sums_);
+    next_trial_ += count;
+    done_work_ += static_cast<double>(d) * static_cast<double>(count);
+    if (next_trial_ >= options_.trials) {
+      result_.rows.push_back(finish_scaling_row(d, sums_));
+      sums_ = ScalingSums{};
+      next_trial_ = 0;
+      ++next_dk_;
     }
-    result.rows.push_back(finish_scaling_row(d, sums));
+    const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed >= budget_ms) break;
+  }
+  return done();
+}
+
+ScalingResult run_scaling(ScalingSampler& sampler, const ScalingOptions& o, const ScalingProgress& progress) {
+  ScalingJob job(o);
+  while (!job.done()) {
+    if (progress && !progress(job.fraction())) return job.result();
+    job.step(sampler, 0.0);  // one batch at a time between progress calls
   }
   if (progress) progress(1.0);
-  return result;
+  return job.result();
 }
 
 }  // namespace attnlab

@@ -79,6 +79,29 @@ using ScalingProgress = std::function<bool(double fraction)>;
 // cancelled d_k is left out). Throws InputError for invalid options.
 ScalingResult run_scaling(ScalingSampler& sampler, const ScalingOptions& o, const ScalingProgress& progress = {});
 
+// A scaling run done a slice at a time, so that a GUI can run it between frames, show progress
+// and cancel it. The same batches as run_scaling, so the figures are identical.
+class ScalingJob {
+public:
+  // Throws InputError for invalid options.
+  explicit ScalingJob(const ScalingOptions& o);
+  // Runs batches until about `budget_ms` have passed (at least one batch). Returns true when done.
+  bool step(ScalingSampler& sampler, double budget_ms);
+  bool done() const { return next_dk_ >= options_.d_ks.size(); }
+  double fraction() const;  // 0..1, by work (d_k × trials)
+  // Rows of the finished d_k values; the one in progress is left out.
+  const ScalingResult& result() const { return result_; }
+  const ScalingOptions& options() const { return options_; }
+
+private:
+  ScalingOptions options_;
+  ScalingResult result_;
+  ScalingSums sums_;
+  size_t next_dk_ = 0;
+  long long next_trial_ = 0;
+  double total_work_ = 0, done_work_ = 0;
+};
+
 // Four standard normals for elements 4·block … 4·block + 3 of row `row` (query rows first, then
 // key rows) of trial `trial` at this d_k: Philox4x32-10 keyed by the seed, then Box–Muller.
 std::array<float, 4> scaling_normals(std::uint64_t seed, std::uint32_t d_k, std::uint32_t trial, std::uint32_t row,

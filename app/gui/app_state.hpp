@@ -3,11 +3,13 @@
 #pragma once
 
 #include "engine/attention.hpp"
+#include "engine/scaling.hpp"
 #include "engine/scenario.hpp"
 
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,6 +113,27 @@ struct InputsUi {
   std::string drop_path;   // a dropped .npy/.csv waiting for "into Q, K or V?"
 };
 
+// Which compute backend the user asked for (Backend menu); the status bar shows the active one.
+enum class BackendChoice { Cpu, Gpu, Auto };
+
+// The Scaling lab (scaling_panel.cpp): Exercise 2.3.1 run a slice per frame so the GUI stays
+// responsive; cancel keeps the d_k values already finished.
+struct ScalingLabState {
+  static constexpr int kDkChoices = 17;  // d_k = 1, 2, 4, …, 65536
+  std::array<bool, kDkChoices> dk_on{};  // set in the constructor: 8, 64, 512, 4096
+  int keys = 10;
+  int trials = 1000;
+  int seed = 42;
+  int histogram_row = 0;             // index into result.rows
+  std::optional<ScalingJob> job;     // set while running
+  ScalingResult result;              // the last finished (or cancelled) run
+  std::string status;                // "cancelled after 2 of 4 d_k", "1.2 s on GPU: …"
+  std::string error;
+  double started_ms = 0;             // steady clock at start, for the status line
+  ScalingLabState() { dk_on[3] = dk_on[6] = dk_on[9] = dk_on[12] = true; }
+  bool running() const { return job.has_value(); }
+};
+
 struct AppState {
   Document doc;
   std::string scenario_path;   // where it was opened from / saved to; empty for a new one
@@ -122,6 +145,9 @@ struct AppState {
   std::uint64_t result_version = 0;  // bumped on every new result (GL textures re-upload on change)
   double last_compute_ms = 0;
   std::string backend_description;
+  BackendChoice backend_choice = BackendChoice::Cpu;
+
+  ScalingLabState scaling;
 
   // The one-sentence reason the last edit, file or computation was refused (shown in place).
   std::string error;

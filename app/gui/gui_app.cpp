@@ -223,7 +223,7 @@ int run_gui(const GuiOptions& options) {
     state.frame_ms = static_cast<float>(ms);
     frame_ms.push_back(ms);
     const InputPrint print = input_print();
-    busy_frames = print == last_print && !state.needs_compute ? busy_frames - 1 : 8;
+    busy_frames = print == last_print && !state.needs_compute && !state.scaling.running() ? busy_frames - 1 : 8;
     last_print = print;
     if (last) break;
   }
@@ -244,6 +244,9 @@ int run_gui(const GuiOptions& options) {
   }
   services.renderer = nullptr;
   renderer.reset();
+  // A GPU backend owns GL objects of this window's context: free them while it still exists.
+  services.scaling_sampler.reset();
+  services.backend = make_cpu_backend();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();

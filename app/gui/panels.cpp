@@ -10,6 +10,7 @@ const std::vector<PanelInfo> kPanels = {
     {"Inputs", Slot::Left, draw_inputs_panel},
     {"Controls", Slot::Left, draw_controls_panel},
     {"Pipeline", Slot::Main, draw_pipeline_panel},
+    {"Scaling lab", Slot::Main, draw_scaling_panel},
     {"Explain a cell", Slot::Bottom, draw_explain_panel},
     {"Saturation", Slot::Bottom, draw_saturation_panel},
     {"Help", Slot::Window, draw_help_window},
@@ -20,6 +21,7 @@ const std::vector<MenuInfo> kMenus = {
     {"Edit", draw_edit_menu},
     {"View", draw_view_menu},
     {"Lessons", draw_lessons_menu},
+    {"Backend", draw_backend_menu},
     {"Help", draw_help_menu},
 };
 

@@ -46,6 +46,7 @@ void draw_controls_panel(AppState& state, Services& services);
 void draw_pipeline_panel(AppState& state, Services& services);
 void draw_explain_panel(AppState& state, Services& services);
 void draw_saturation_panel(AppState& state, Services& services);
+void draw_scaling_panel(AppState& state, Services& services);
 void draw_help_window(AppState& state, Services& services);
 void draw_status_bar(AppState& state, Services& services, float height);
 void draw_file_dialog(AppState& state, Services& services);
@@ -56,6 +57,12 @@ void draw_edit_menu(AppState& state, Services& services);
 void draw_view_menu(AppState& state, Services& services);
 void draw_lessons_menu(AppState& state, Services& services);
 void draw_help_menu(AppState& state, Services& services);
+void draw_backend_menu(AppState& state, Services& services);
+
+// Switches the compute backend (backend_menu.cpp). GPU needs the GL 4.3 context current on this
+// thread (the window's); when it cannot be had the old backend stays and state.error says why
+// (Gpu) or the CPU is used with a notice (Auto).
+void select_backend(AppState& state, Services& services, BackendChoice choice);
 
 // Keyboard shortcuts (shortcuts.cpp): handled once per frame when no text field has the keyboard.
 struct Shortcut {

@@ -44,6 +44,9 @@ struct Fonts {
 
 struct Services {
   std::unique_ptr<Backend> backend;
+  // The Scaling lab's sampler, made from `backend` on first use; reset whenever the backend
+  // changes (a GPU sampler uses its backend's GL programs).
+  std::unique_ptr<ScalingSampler> scaling_sampler;
   HeatmapRenderer* renderer = nullptr;  // null: big heatmaps are drawn without GL (tests)
   Fonts fonts;
   Glyphs glyphs;

@@ -62,3 +62,32 @@ TEST(Scaling, OptionsOutOfRangeNameTheFlag) {
 
 }  // namespace
 }  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+TEST(Scaling, JobInSlicesGivesTheSameFiguresAsOneRun) {
+  ScalingOptions o;
+  o.d_ks = {4, 4096};
+  o.trials = 40;
+  auto sampler = make_cpu_scaling_sampler();
+  const ScalingResult whole = run_scaling(*sampler, o);
+  ScalingJob job(o);
+  double last = -1;
+  int steps = 0;
+  while (!job.step(*sampler, 0.0)) {
+    EXPECT_GE(job.fraction(), last);
+    last = job.fraction();
+    ++steps;
+  }
+  EXPECT_EQ(job.fraction(), 1.0);
+  ASSERT_EQ(job.result().rows.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(job.result().rows[i].unscaled_std, whole.rows[i].unscaled_std);
+    EXPECT_EQ(job.result().rows[i].scaled_max_prob, whole.rows[i].scaled_max_prob);
+    EXPECT_EQ(job.result().rows[i].histogram, whole.rows[i].histogram);
+  }
+}
+
+}  // namespace
+}  // namespace attnlab
