@@ -48,9 +48,6 @@ HeadlessContext::HeadlessContext() : state_(std::make_unique<State>()) {
   // Client extensions (queried on EGL_NO_DISPLAY) say which platforms exist before any display.
   const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   if (!client) unavailable("no GPU backend: EGL has no client extensions (no EGL driver is installed)");
-  if (!has_extension(client, "EGL_MESA_platform_surfaceless")) {
-    unavailable("no GPU backend: EGL has no surfaceless platform (EGL_MESA_platform_surfaceless is missing)");
-  }
   if (!has_extension(client, "EGL_EXT_platform_base")) {
     unavailable("no GPU backend: EGL lacks EGL_EXT_platform_base, needed for a headless display");
   }
@@ -58,12 +55,27 @@ HeadlessContext::HeadlessContext() : state_(std::make_unique<State>()) {
   auto get_platform_display = reinterpret_cast<GetPlatformDisplay>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
   if (!get_platform_display) unavailable("no GPU backend: eglGetPlatformDisplayEXT is not provided by the EGL driver");
   State& s = *state_;
-  s.display = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
-  if (s.display == EGL_NO_DISPLAY) unavailable("no GPU backend: EGL could not open a surfaceless display");
+  // Mesa (llvmpipe, real GPUs) offers the surfaceless platform; NVIDIA's EGL offers devices.
+  if (has_extension(client, "EGL_MESA_platform_surfaceless")) {
+    s.display = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+  } else if (has_extension(client, "EGL_EXT_platform_device") &&
+             (has_extension(client, "EGL_EXT_device_enumeration") || has_extension(client, "EGL_EXT_device_base"))) {
+    using QueryDevices = EGLBoolean (*)(EGLint, EGLDeviceEXT*, EGLint*);
+    auto query_devices = reinterpret_cast<QueryDevices>(eglGetProcAddress("eglQueryDevicesEXT"));
+    EGLDeviceEXT device = nullptr;
+    EGLint count = 0;
+    if (query_devices && query_devices(1, &device, &count) && count > 0) {
+      s.display = get_platform_display(EGL_PLATFORM_DEVICE_EXT, device, nullptr);
+    }
+  } else {
+    unavailable("no GPU backend: EGL offers neither a surfaceless platform (EGL_MESA_platform_surfaceless) nor "
+                "devices (EGL_EXT_platform_device)");
+  }
+  if (s.display == EGL_NO_DISPLAY) unavailable("no GPU backend: EGL could not open a headless display");
   EGLint major = 0, minor = 0;
   if (!eglInitialize(s.display, &major, &minor)) {
     s.display = EGL_NO_DISPLAY;
-    unavailable("no GPU backend: EGL could not initialize the surfaceless display");
+    unavailable("no GPU backend: EGL could not initialize the headless display");
   }
   const char* display_ext = eglQueryString(s.display, EGL_EXTENSIONS);
   if (!has_extension(display_ext, "EGL_KHR_surfaceless_context")) {

@@ -1,4 +1,4 @@
-// A headless OpenGL 4.3 core context through EGL surfaceless (Mesa llvmpipe, NVIDIA's EGL), for
+// A headless OpenGL 4.3 core context through EGL (Mesa surfaceless, or NVIDIA's device platform), for
 // the CLI and the tests; the GUI uses its own GLFW context instead.
 #pragma once
 
