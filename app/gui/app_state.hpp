@@ -159,6 +159,8 @@ struct AppState {
   std::array<DrawnRect, kStageCount> drawn{};
   CellRef hovered;   // under the mouse this frame
   CellRef selected;  // clicked: the explain panel follows it when nothing is hovered
+  std::string focus_panel;
+  float pipeline_wants_height = 0;  // measured by the pipeline panel; the host's automatic split uses it  // a tabbed panel to bring to the front on the next frame
 
   InputsUi inputs;
   FileDialogState file_dialog;

@@ -16,20 +16,23 @@ void draw_controls_panel(AppState& state, Services& services) {
   const double sqrt_dk = std::sqrt(static_cast<double>(dk));
 
   bool scale = o.scale;
-  const std::string scale_label = std::string("scale by ") + g.sqrt + "d_k = " + g.sqrt + std::to_string(dk) + " = " +
-                                  hand_number(sqrt_dk) + "   [S]";
+  const std::string scale_label = std::string(g.divide) + " " + g.sqrt + "d_k = " + g.sqrt + std::to_string(dk) + " = " +
+                                  hand_number(sqrt_dk);
   if (ImGui::Checkbox(scale_label.c_str(), &scale)) actions::set_scale(state, scale);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("scaling by the square root of d_k (key S)");
 
   float t = static_cast<float>(o.temperature);
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-  const std::string t_label = std::string("temperature T   [ / ]");
-  if (ImGui::SliderFloat(t_label.c_str(), &t, 0.05f, 20.0f, "%.3g", ImGuiSliderFlags_Logarithmic)) {
+  ImGui::TextUnformatted("temperature T");
+  ImGui::SameLine();
+  ImGui::TextDisabled("[ / ]");
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::SliderFloat("##temperature", &t, 0.05f, 20.0f, "T = %.3g", ImGuiSliderFlags_Logarithmic)) {
     actions::set_temperature(state, t);
   }
   if (ImGui::IsItemDeactivated()) end_merge(state);
   const double s = o.scale ? sqrt_dk : 1.0;
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
-  ImGui::Text("effective temperature s%sT = %s %s %s = %s", g.dot, hand_number(s).c_str(), g.dot,
+  ImGui::TextWrapped("effective s%sT = %s %s %s = %s", g.dot, hand_number(s).c_str(), g.dot,
               hand_number(o.temperature).c_str(), hand_number(s * o.temperature).c_str());
   ImGui::PopStyleColor();
 
@@ -37,7 +40,7 @@ void draw_controls_panel(AppState& state, Services& services) {
                             MaskKind::Custom};
   const std::string current(mask_kind_name(o.mask.kind));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-  if (ImGui::BeginCombo("mask   [M]", current.c_str())) {
+  if (ImGui::BeginCombo("mask [M]", current.c_str())) {
     for (MaskKind k : kinds) {
       const std::string name(mask_kind_name(k));
       if (ImGui::Selectable(name.c_str(), k == o.mask.kind) && k != o.mask.kind) actions::set_mask_kind(state, k);

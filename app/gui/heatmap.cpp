@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cfloat>
 #include <cstdio>
 
 namespace attnlab::gui {
@@ -116,6 +117,9 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
       gh = grid_h;
       gw = gh * aspect;
     }
+    // Very thin matrices (output n × d_v with d_v ≪ n) get wider cells rather than a sliver.
+    gw = std::max(gw, std::min(grid_w, grid_h * 0.5f));
+    gh = std::max(gh, std::min(grid_h, grid_w * 0.5f));
     gw = std::floor(std::max(gw, 8.0f));
     gh = std::floor(std::max(gh, 8.0f));
   }
@@ -170,7 +174,10 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
   }
 
   if (immediate) {
-    const int decimals = cell >= fs * 3.2f ? 3 : 2;
+    // Numbers shrink with the cells (down to a still-legible size) rather than vanish.
+    ImFont* font = ImGui::GetFont();
+    const float num_size = std::min(fs, std::max(11.0f, cell * 0.3f));
+    const int decimals = cell >= num_size * 3.2f ? 3 : 2;
     for (int i = 0; i < rows; ++i) {
       for (int j = 0; j < cols; ++j) {
         const ImVec2 a(g0.x + cell * static_cast<float>(j), g0.y + cell * static_cast<float>(i));
@@ -187,10 +194,12 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
           const double v = M(i, j);
           const Rgb c = spec.map->at(position(spec, v));
           dl->AddRectFilled(a, b, to_u32(c));
-          if (state.view.numbers_in_cells && cell >= fs * 1.3f) {
+          if (state.view.numbers_in_cells && cell >= num_size * 1.3f) {
             const std::string txt = format_cell(v, decimals);
-            const ImVec2 ts = ImGui::CalcTextSize(txt.c_str());
-            if (ts.x <= cell - 4) dl->AddText(ImVec2(a.x + (cell - ts.x) * 0.5f, a.y + (cell - ts.y) * 0.5f), text_on(c), txt.c_str());
+            const ImVec2 ts = font->CalcTextSizeA(num_size, FLT_MAX, 0, txt.c_str());
+            if (ts.x <= cell - 4) {
+              dl->AddText(font, num_size, ImVec2(a.x + (cell - ts.x) * 0.5f, a.y + (cell - ts.y) * 0.5f), text_on(c), txt.c_str());
+            }
           }
         }
         if (cell >= 10) dl->AddRect(a, b, pal.cell_border, 0, 0, 1.0f);

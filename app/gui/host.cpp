@@ -38,7 +38,9 @@ void draw_slot(AppState& state, Services& services, Slot slot, const char* tab_b
   }
   if (ImGui::BeginTabBar(tab_bar_id)) {
     for (const PanelInfo* p : ps) {
-      if (ImGui::BeginTabItem(p->name)) {
+      const bool focus = state.focus_panel == p->name;
+      if (focus) state.focus_panel.clear();
+      if (ImGui::BeginTabItem(p->name, nullptr, focus ? ImGuiTabItemFlags_SetSelected : 0)) {
         ImGui::BeginChild(p->name);
         p->draw(state, services);
         ImGui::EndChild();
@@ -128,12 +130,15 @@ void draw_app(AppState& state, Services& services) {
   ImGui::SetNextWindowPos(pos);
   ImGui::SetNextWindowSize(size);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 6));
-  if (ImGui::Begin("##host", nullptr, kFixed | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+  // No background: the frame is cleared to WindowBg already, and llvmpipe pays for every overdrawn pixel.
+  if (ImGui::Begin("##host", nullptr, kFixed | ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float split = 6;
-    float& lw = state.view.left_width;
-    if (lw <= 0) lw = std::clamp(size.x * 0.27f, fs * 18.0f, fs * 30.0f);
-    lw = std::clamp(lw, fs * 8.0f, avail.x * 0.6f);
+    // 0 means automatic; a drag of the splitter makes it the user's choice (kept in the session).
+    float lw = state.view.left_width > 0 ? state.view.left_width
+                                         : std::clamp(size.x * (state.view.presenter ? 0.24f : 0.26f),
+                                                      std::min(fs * 12.0f, size.x * 0.3f), fs * 30.0f);
+    lw = std::clamp(lw, fs * 6.0f, avail.x * 0.6f);
     ImGui::BeginChild("##left", ImVec2(lw, avail.y), false);
     for (const PanelInfo& p : panel_list()) {
       if (p.slot != Slot::Left) continue;
@@ -146,18 +151,26 @@ void draw_app(AppState& state, Services& services) {
     }
     ImGui::EndChild();
     ImGui::SameLine(0, 2);
-    lw += splitter("##split_v", true, split, avail.y);
+    if (const float dx = splitter("##split_v", true, split, avail.y); dx != 0) state.view.left_width = lw + dx;
     ImGui::SameLine(0, 4);
     ImGui::BeginGroup();
     const float right_h = ImGui::GetContentRegionAvail().y;
-    float& bh = state.view.bottom_height;
-    if (bh <= 0) bh = std::max(right_h * 0.34f, fs * 9.0f);
-    bh = std::clamp(bh, fs * 4.0f, right_h * 0.8f);
+    float bh = state.view.bottom_height;
+    if (bh <= 0) {
+      // Automatic: the pipeline gets what its heatmaps can use (at least 45%), the tabs the rest.
+      const float main_h = state.pipeline_wants_height > 0
+                               ? std::clamp(state.pipeline_wants_height, right_h * 0.45f, right_h * 0.72f)
+                               : right_h * 0.7f;
+      bh = std::max(right_h - main_h, fs * 6.0f);
+    }
+    bh = std::clamp(bh, fs * 3.0f, right_h * 0.8f);
     ImGui::BeginChild("##main", ImVec2(0, right_h - bh - split - ImGui::GetStyle().ItemSpacing.y * 2), false,
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     draw_slot(state, services, Slot::Main, "##main_tabs");
     ImGui::EndChild();
-    bh -= splitter("##split_h", false, split, ImGui::GetContentRegionAvail().x);
+    if (const float dy = splitter("##split_h", false, split, ImGui::GetContentRegionAvail().x); dy != 0) {
+      state.view.bottom_height = bh - dy;
+    }
     ImGui::BeginChild("##bottom", ImVec2(0, 0), false);
     draw_slot(state, services, Slot::Bottom, "##bottom_tabs");
     ImGui::EndChild();

@@ -6,11 +6,11 @@ namespace attnlab::gui {
 namespace {
 
 const std::vector<PanelInfo> kPanels = {
-    {"Lesson", Slot::Left, draw_lesson_panel},
-    {"Inputs", Slot::Left, draw_inputs_panel},
     {"Controls", Slot::Left, draw_controls_panel},
+    {"Inputs", Slot::Left, draw_inputs_panel},
     {"Pipeline", Slot::Main, draw_pipeline_panel},
     {"Scaling lab", Slot::Main, draw_scaling_panel},
+    {"Lesson", Slot::Bottom, draw_lesson_panel},
     {"Explain a cell", Slot::Bottom, draw_explain_panel},
     {"Saturation", Slot::Bottom, draw_saturation_panel},
     {"Help", Slot::Window, draw_help_window},

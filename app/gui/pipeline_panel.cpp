@@ -72,6 +72,7 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   }
   const Result& r = state.result;
   const Palette pal = palette(state);
+  const ImGuiStyle& style = ImGui::GetStyle();
   const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const BlockGrid blocked = mask_grid(state.doc.scenario.options.mask, r.n, r.m);
@@ -80,34 +81,79 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   for (Eigen::Index c = 0; c < r.d_v; ++c) vl.push_back("v" + std::to_string(c + 1));
 
   const Stage stages[] = {Stage::Scores, Stage::Logits, Stage::Weights, Stage::Output};
+  StageText texts[4];
+  for (int k = 0; k < 4; ++k) texts[k] = stage_text(state, services, stages[k]);
   // Output is n × d_v: give it a narrower column when d_v < m.
   const float out_share = std::clamp(static_cast<float>(r.d_v) / static_cast<float>(std::max<Eigen::Index>(r.m, 1)), 0.45f, 1.0f);
   const float gap = fs * 1.6f;
-  const float unit = (avail.x - 3 * gap) / (3.0f + out_share);
-  const float header_h = fs * 3.6f;
   const float bar_h = fs * 2.2f;
-  const float heat_h = std::max(40.0f, avail.y - header_h - bar_h);
+  const float label_w = fs * 2.5f;
+
+  // One row of four, or two rows of two: whichever gives the bigger cells.
+  struct Plan {
+    int per_row = 4;
+    float unit = 0, row_h = 0, cell = 0;
+    float header_h[2] = {0, 0};
+  };
+  auto header_height = [&](int k, float w) {
+    const StageText& t = texts[k];
+    const float title = ImGui::CalcTextSize(t.title.c_str()).y;
+    const float formula = ImGui::CalcTextSize(t.formula.c_str(), nullptr, false, w).y;
+    const float numbers = ImGui::CalcTextSize(t.numbers.c_str(), nullptr, false, w).y;
+    return title + formula + numbers + style.ItemSpacing.y * 4;
+  };
+  auto make_plan = [&](int per_row) {
+    Plan p;
+    p.per_row = per_row;
+    const int rows = 4 / per_row;
+    const float shares = per_row == 4 ? 3.0f + out_share : 2.0f;
+    p.unit = (avail.x - static_cast<float>(per_row - 1) * gap) / shares;
+    p.row_h = (avail.y - static_cast<float>(rows - 1) * fs) / static_cast<float>(rows);
+    p.cell = 1e9f;
+    for (int k = 0; k < 4; ++k) {
+      const int row = k / per_row;
+      const float w = stages[k] == Stage::Output && per_row == 4 ? p.unit * out_share : p.unit;
+      p.header_h[row] = std::max(p.header_h[row], header_height(k, w));
+    }
+    for (int row = 0; row < rows; ++row) {
+      const float heat_h = p.row_h - p.header_h[row] - bar_h;
+      p.cell = std::min(p.cell, std::min((p.unit - label_w) / static_cast<float>(r.m), heat_h / static_cast<float>(r.n)));
+    }
+    return p;
+  };
+  Plan plan = make_plan(4);
+  const Plan two = make_plan(2);
+  if (two.cell > plan.cell * 1.15f) plan = two;
+  {
+    // The height a single row would need with width-limited cells: the host gives the rest of the
+    // column to the explain/saturation tabs.
+    const float cell_w = std::min(fs * 6.0f, (plan.unit - label_w) / static_cast<float>(std::max<Eigen::Index>(r.m, 1)));
+    state.pipeline_wants_height = plan.per_row == 4 ? make_plan(4).header_h[0] + fs * 1.5f +
+                                                          cell_w * static_cast<float>(r.n) + bar_h + fs
+                                                    : 0.0f;
+  }
+
   const ImVec2 top = ImGui::GetCursorScreenPos();
   HeatmapEvents events[4];
-
   for (int k = 0; k < 4; ++k) {
     const Stage st = stages[k];
-    const float w = st == Stage::Output ? unit * out_share : unit;
-    const float x = top.x + static_cast<float>(k) * (unit + gap);
-    ImGui::SetCursorScreenPos(ImVec2(x, top.y));
+    const int row = k / plan.per_row, col = k % plan.per_row;
+    const float w = st == Stage::Output && plan.per_row == 4 ? plan.unit * out_share : plan.unit;
+    const float x = top.x + static_cast<float>(col) * (plan.unit + gap);
+    const float y = top.y + static_cast<float>(row) * (plan.row_h + fs);
+    ImGui::SetCursorScreenPos(ImVec2(x, y));
     ImGui::BeginGroup();
-    const StageText t = stage_text(state, services, st);
+    const StageText& t = texts[k];
+    ImGui::PushTextWrapPos(x + w - ImGui::GetWindowPos().x + ImGui::GetScrollX());  // window-local
     ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
     ImGui::TextUnformatted(t.title.c_str());
     ImGui::PopStyleColor();
-    ImGui::SameLine();
-    ImGui::TextUnformatted(t.formula.c_str());
-    ImGui::PushTextWrapPos(x + w);
+    ImGui::TextWrapped("%s", t.formula.c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
     ImGui::TextWrapped("%s", t.numbers.c_str());
     ImGui::PopStyleColor();
     ImGui::PopTextWrapPos();
-    ImGui::SetCursorScreenPos(ImVec2(x, top.y + header_h));
+    ImGui::SetCursorScreenPos(ImVec2(x, y + plan.header_h[row]));
 
     HeatmapSpec spec;
     spec.id = stage_name(st);
@@ -119,21 +165,20 @@ void draw_pipeline_panel(AppState& state, Services& services) {
     spec.map = &stage_colormap(state, st);
     std::tie(spec.lo, spec.hi) = stage_range(state, st, &blocked);
     spec.diverging = stage_is_signed(st);
-    spec.size = ImVec2(w, heat_h);
+    spec.size = ImVec2(w, std::max(40.0f, plan.row_h - plan.header_h[row] - bar_h));
     spec.max_cell = fs * 6.0f;
     spec.blocked_text = st == Stage::Logits ? (services.fonts.unicode ? "−∞" : "-inf") : nullptr;
     events[k] = draw_heatmap(state, services, spec);
     const DrawnRect& d = state.drawn[static_cast<size_t>(st)];
     ImGui::SetCursorScreenPos(ImVec2(d.x0, d.y1 + fs * 0.4f));
-    draw_colorbar(state, *spec.map, spec.lo, spec.hi, spec.diverging, std::max(40.0f, d.x1 - d.x0));
+    draw_colorbar(state, *spec.map, spec.lo, spec.hi, spec.diverging, std::max(fs * 5, d.x1 - d.x0));
     ImGui::EndGroup();
-    if (k < 3) {
-      // The arrow between two stages, level with the middle of the heatmaps.
+    if (col + 1 < plan.per_row) {
+      // The arrow to the next stage, level with the middle of the heatmap.
       const char* arrow = services.glyphs.arrow;
       const ImVec2 as = ImGui::CalcTextSize(arrow);
-      const float gx = x + w + (gap - as.x) * 0.5f;
-      const float gy = (d.y0 + d.y1) * 0.5f - as.y * 0.5f;
-      ImGui::GetWindowDrawList()->AddText(ImVec2(gx, gy), pal.text_dim, arrow);
+      ImGui::GetWindowDrawList()->AddText(ImVec2(x + w + (gap - as.x) * 0.5f, (d.y0 + d.y1) * 0.5f - as.y * 0.5f),
+                                          pal.text_dim, arrow);
     }
   }
   ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + avail.y));
@@ -144,6 +189,7 @@ void draw_pipeline_panel(AppState& state, Services& services) {
     if (ev.hovered.valid()) state.hovered = ev.hovered;
     if (!ev.clicked.valid()) continue;
     state.selected = ev.clicked;
+    state.focus_panel = "Explain a cell";
     const bool maskable = ev.clicked.stage != Stage::Output;
     if (maskable && (shift || state.doc.scenario.options.mask.kind == MaskKind::Custom)) {
       actions::toggle_blocked(state, ev.clicked.row, ev.clicked.col);

@@ -124,7 +124,6 @@ void apply_style(AppState& state, Services& services) {
   style.WindowBorderSize = 0;
   if (state.view.theme == Theme::Light) {
     style.Colors[ImGuiCol_WindowBg] = ImVec4(0.97f, 0.97f, 0.96f, 1);
-    style.Colors[ImGuiCol_ChildBg] = ImVec4(0.97f, 0.97f, 0.96f, 1);
   } else {
     style.Colors[ImGuiCol_WindowBg] = ImVec4(0.09f, 0.09f, 0.10f, 1);
   }
@@ -133,10 +132,11 @@ void apply_style(AppState& state, Services& services) {
     const bool dark = state.view.theme == Theme::Dark;
     style.Colors[ImGuiCol_Text] = dark ? ImVec4(1, 1, 1, 1) : ImVec4(0, 0, 0, 1);
     style.Colors[ImGuiCol_WindowBg] = dark ? ImVec4(0, 0, 0, 1) : ImVec4(1, 1, 1, 1);
-    style.Colors[ImGuiCol_ChildBg] = style.Colors[ImGuiCol_WindowBg];
     style.FrameBorderSize = 1;
     style.ScaleAllSizes(1.5f);
   }
+  // Child windows sit on the cleared background: an opaque ChildBg would only cost fill rate.
+  style.Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
   ImGui::GetStyle() = style;
   ImGui::GetIO().FontDefault = body_font(state, services);
 }

@@ -1,0 +1,160 @@
+// Screenshot tests: `attnlab gui --screenshot` in a real window (under xvfb-run when there is no
+// DISPLAY), then the PNG is checked: its size, that it is not blank, and that the weights heatmap
+// (located through ATTNLAB_LAYOUT_OUT) is painted in the weights colormap.
+#include "engine/colormap.hpp"
+#include "engine/scenario.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <stb_image.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace attnlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Shot {
+  int status = -1;
+  std::string output;
+  int width = 0, height = 0;
+  std::vector<unsigned char> rgb;
+  nlohmann::json layout;
+  unsigned char* at(int x, int y) { return &rgb[(static_cast<size_t>(y) * static_cast<size_t>(width) + static_cast<size_t>(x)) * 3]; }
+};
+
+class Screenshot : public ::testing::Test {
+protected:
+  fs::path dir;
+  void SetUp() override {
+    dir = fs::temp_directory_path() / ("attnlab_shot_" + std::to_string(::getpid()) + "_" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir);
+  }
+
+  Shot take(const std::string& args, const std::string& size) {
+    const fs::path png = dir / "shot.png", layout = dir / "layout.json", out = dir / "out.txt";
+    std::ostringstream cmd;
+    // A private config folder: a test never reads or writes the user's session.
+    cmd << "env XDG_CONFIG_HOME=" << (dir / "config") << " ATTNLAB_GUI_SIZE=" << size << " ATTNLAB_LAYOUT_OUT=" << layout
+        << " ";
+    const char* display = std::getenv("DISPLAY");
+    if (!display || !*display) cmd << "xvfb-run -a -s '-screen 0 1920x1080x24' ";
+    cmd << ATTNLAB_EXE << " gui " << args << " --screenshot " << png << " > " << out << " 2>&1";
+    Shot s;
+    s.status = std::system(cmd.str().c_str());
+    std::ifstream in(out);
+    s.output.assign(std::istreambuf_iterator<char>(in), {});
+    int comp = 0;
+    unsigned char* data = stbi_load(png.c_str(), &s.width, &s.height, &comp, 3);
+    if (data) {
+      s.rgb.assign(data, data + static_cast<size_t>(s.width) * static_cast<size_t>(s.height) * 3);
+      stbi_image_free(data);
+    }
+    std::ifstream lin(layout);
+    if (lin) s.layout = nlohmann::json::parse(lin, nullptr, false);
+    return s;
+  }
+
+  static int distinct_colours(Shot& s) {
+    std::set<unsigned> seen;
+    for (int y = 0; y < s.height; y += 3)
+      for (int x = 0; x < s.width; x += 3) {
+        const unsigned char* p = s.at(x, y);
+        seen.insert(static_cast<unsigned>(p[0]) << 16 | static_cast<unsigned>(p[1]) << 8 | p[2]);
+      }
+    return static_cast<int>(seen.size());
+  }
+
+  // Share of the pixels inside a heatmap's rectangle that are (close to) colours of `map`.
+  static double colormap_share(Shot& s, const std::string& stage, const Colormap& map) {
+    const auto& r = s.layout.at(stage);
+    const int x0 = r[0].get<int>() + 2, y0 = r[1].get<int>() + 2, x1 = r[2].get<int>() - 2, y1 = r[3].get<int>() - 2;
+    long hits = 0, total = 0;
+    for (int y = y0; y < y1; y += 2) {
+      for (int x = x0; x < x1; x += 2) {
+        const unsigned char* p = s.at(x, y);
+        int best = 1 << 30;
+        for (const Rgb& c : map.table) {
+          const int d = std::abs(p[0] - c.r) + std::abs(p[1] - c.g) + std::abs(p[2] - c.b);
+          best = std::min(best, d);
+        }
+        hits += best <= 6;
+        ++total;
+      }
+    }
+    return total ? static_cast<double>(hits) / static_cast<double>(total) : 0.0;
+  }
+};
+
+TEST_F(Screenshot, DefaultLesson) {
+  Shot s = take("", "1280x800");
+  ASSERT_EQ(s.status, 0) << s.output;
+  EXPECT_NE(s.output.find("median frame time:"), std::string::npos) << s.output;
+  ASSERT_EQ(s.width, 1280);
+  ASSERT_EQ(s.height, 800);
+  EXPECT_GT(distinct_colours(s), 50) << "the screenshot looks blank";
+  ASSERT_TRUE(s.layout.contains("weights")) << s.layout.dump();
+  // Numbers and cell borders cover part of each cell; most of it is the colormap.
+  EXPECT_GT(colormap_share(s, "weights", colormap(kDefaultSequential)), 0.6);
+  EXPECT_GT(colormap_share(s, "scores", colormap(kDefaultDiverging)), 0.6);
+}
+
+TEST_F(Screenshot, Scenario512) {
+  Scenario sc;
+  sc.title = "512 random tokens";
+  std::mt19937 rng(5);
+  std::normal_distribution<float> nd;
+  sc.Q = Matrix(512, 16);
+  sc.K = Matrix(512, 16);
+  sc.V = Matrix(512, 8);
+  for (Matrix* M : {&sc.Q, &sc.K, &sc.V})
+    for (Eigen::Index k = 0; k < M->size(); ++k) M->data()[k] = nd(rng);
+  save_scenario(sc, dir / "big.json");
+  Shot s = take((dir / "big.json").string(), "1280x800");
+  ASSERT_EQ(s.status, 0) << s.output;
+  ASSERT_EQ(s.width, 1280);
+  EXPECT_GT(distinct_colours(s), 50);
+  ASSERT_TRUE(s.layout.contains("weights"));
+  // Drawn by the GL heatmap shader: every pixel of the weights is a viridis colour.
+  EXPECT_GT(colormap_share(s, "weights", colormap(kDefaultSequential)), 0.9);
+  EXPECT_GT(colormap_share(s, "logits", colormap(kDefaultDiverging)), 0.9);
+}
+
+TEST_F(Screenshot, PresenterModeAtProjectorSizes) {
+  for (const char* size : {"1920x1080", "1280x720"}) {
+    Shot s = take("--presenter", size);
+    ASSERT_EQ(s.status, 0) << s.output;
+    int w = 0, h = 0;
+    std::sscanf(size, "%dx%d", &w, &h);
+    EXPECT_EQ(s.width, w);
+    EXPECT_EQ(s.height, h);
+    EXPECT_GT(distinct_colours(s), 30) << size;
+    ASSERT_TRUE(s.layout.contains("weights")) << size;
+    EXPECT_GT(colormap_share(s, "weights", colormap(kDefaultSequential)), 0.5) << size;
+  }
+}
+
+TEST_F(Screenshot, BadScenarioExitsTwoWithoutAWindow) {
+  {
+    std::ofstream(dir / "bad.json") << "{\"format\": \"nope\"}";
+  }
+  Shot s = take((dir / "bad.json").string(), "1280x800");
+  ASSERT_TRUE(WIFEXITED(s.status));
+  EXPECT_EQ(WEXITSTATUS(s.status), 2) << s.output;
+  EXPECT_NE(s.output.find("bad.json"), std::string::npos) << s.output;
+}
+
+}  // namespace
+}  // namespace attnlab
