@@ -75,7 +75,8 @@ void line_chart(const char* id, const char* title, const ScalingResult& r, doubl
   }
   for (const auto& row : r.rows) {
     std::snprintf(label, sizeof label, "%d", row.d_k);
-    dl->AddText(ImVec2(tx(row.d_k) - 8, b.y + 3), grid, label);
+    const float w = ImGui::CalcTextSize(label).x;
+    dl->AddText(ImVec2(std::clamp(tx(row.d_k) - w / 2, a.x - w / 2, b.x + right - w), b.y + 3), grid, label);
   }
   for (int series = 0; series < 2; ++series) {
     const ImU32 color = series == 0 ? kUnscaledColor : kScaledColor;
@@ -118,6 +119,7 @@ void start(AppState& state, Services& services) {
 void advance(AppState& state, Services& services) {
   ScalingLabState& lab = state.scaling;
   if (!lab.job) return;
+  if (lab.started_ms == 0) lab.started_ms = now_ms();
   try {
     if (lab.job->step(*services.scaling_sampler, kFrameBudgetMs)) {
       lab.result = lab.job->result();
@@ -126,6 +128,7 @@ void advance(AppState& state, Services& services) {
                     services.backend->description().c_str());
       lab.status = text;
       lab.job.reset();
+      lab.started_ms = 0;
       lab.histogram_row = std::min<int>(lab.histogram_row, static_cast<int>(lab.result.rows.size()) - 1);
     }
   } catch (const std::exception& e) {
@@ -160,10 +163,14 @@ void draw_scaling_panel(AppState& state, Services& services) {
                      "scores with softmax of the scores divided by %sd_k.",
                      g.sqrt);
   ImGui::TextUnformatted("d_k:");
+  const float right_edge = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   for (int i = 0; i < ScalingLabState::kDkChoices; ++i) {
     char label[16];
     std::snprintf(label, sizeof label, "%d", 1 << i);
+    // Wrap the row of checkboxes instead of running off the panel.
+    const float item = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
     ImGui::SameLine();
+    if (ImGui::GetCursorScreenPos().x + item > right_edge) ImGui::NewLine();
     ImGui::BeginDisabled(lab.running());
     ImGui::Checkbox(label, &lab.dk_on[static_cast<size_t>(i)]);
     ImGui::EndDisabled();
