@@ -9,7 +9,7 @@ const std::vector<PanelInfo> kPanels = {
     {"Controls", Slot::Left, draw_controls_panel},
     {"Inputs", Slot::Left, draw_inputs_panel},
     {"Pipeline", Slot::Main, draw_pipeline_panel},
-    {"Scaling lab", Slot::Main, draw_scaling_panel},
+    {"Scaling lab", Slot::Window, draw_scaling_panel},
     {"Lesson", Slot::Bottom, draw_lesson_panel},
     {"Explain a cell", Slot::Bottom, draw_explain_panel},
     {"Saturation", Slot::Bottom, draw_saturation_panel},
