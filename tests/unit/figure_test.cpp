@@ -11,11 +11,6 @@
 #include <memory>
 #include <set>
 
-// fontconfig (behind Cairo's text) keeps its font caches until the process ends by design;
-// LeakSanitizer in the sanitizer build should not count those as leaks of ours.
-extern "C" const char* __lsan_default_suppressions();
-extern "C" const char* __lsan_default_suppressions() { return "leak:libfontconfig.so\n"; }
-
 namespace attnlab {
 namespace {
 
