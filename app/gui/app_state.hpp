@@ -134,6 +134,31 @@ struct ScalingLabState {
   bool running() const { return job.has_value(); }
 };
 
+// The Export dialog's choices (the options of `attnlab export`) and its preview (export_dialog.cpp).
+struct ExportUi {
+  int stage = 2;   // index into scores, logits, weights, output, saturation, pipeline
+  int format = 0;  // index into png, svg, pdf, csv, json, npy, tex
+  bool annotate = true;
+  std::string colormap;  // empty: the stage's default
+  std::string title;     // empty: the scenario's
+  bool fixed_range = false;
+  float range_lo = 0.0f, range_hi = 1.0f;
+  int width_px = 0;   // PNG width; 0: automatic
+  int decimals = 3;   // LaTeX
+  std::string directory, file_name;
+  bool confirm_overwrite = false;  // the file exists: asking before replacing it
+  std::string error;               // one sentence, shown in the dialog
+  // The preview: the PNG as it will be written, as a GL texture (0: none yet).
+  unsigned preview_texture = 0;
+  int preview_w = 0, preview_h = 0;
+  size_t preview_bytes = 0;
+  std::string preview_key, preview_error;
+  // "Save window screenshot": the host writes the window's pixels here once the countdown ends.
+  std::string screenshot_path;
+  int screenshot_countdown = 0;
+  bool reopen_after_screenshot = false;
+};
+
 struct AppState {
   Document doc;
   std::string scenario_path;   // where it was opened from / saved to; empty for a new one
@@ -163,6 +188,7 @@ struct AppState {
   float pipeline_wants_height = 0;  // measured by the pipeline panel; the host's automatic split uses it  // a tabbed panel to bring to the front on the next frame
 
   InputsUi inputs;
+  ExportUi export_ui;
   FileDialogState file_dialog;
   PendingResize pending_resize;
   std::vector<std::string> recent_files;  // most recent first

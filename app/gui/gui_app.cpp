@@ -3,6 +3,7 @@
 #include "engine/atomic_file.hpp"
 #include "engine/presets.hpp"
 #include "gui/actions.hpp"
+#include "gui/export_dialog.hpp"
 #include "gui/gui_command.hpp"
 #include "gui/heatmap_renderer.hpp"
 #include "gui/panels.hpp"
@@ -205,6 +206,20 @@ int run_gui(const GuiOptions& options) {
     glClearColor(bg.x, bg.y, bg.z, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    // File > Save window screenshot (export_dialog.cpp): read this frame's pixels once the
+    // Export window has been left out of a frame.
+    if (ExportUi& ex = state.export_ui; !ex.screenshot_path.empty() && --ex.screenshot_countdown <= 0) {
+      glFinish();
+      try {
+        write_png(ex.screenshot_path, fw, fh);
+        state.notice = "Saved the window to " + ex.screenshot_path;
+      } catch (const InputError& e) {
+        state.error = e.what();
+      }
+      ex.screenshot_path.clear();
+      if (ex.reopen_after_screenshot) window_open(state, "Export") = true;
+      ex.reopen_after_screenshot = false;
+    }
     ++frame;
     const bool last = shooting && frame >= options.frames;
     if (last) {
@@ -242,6 +257,7 @@ int run_gui(const GuiOptions& options) {
       std::cerr << "attnlab: the session was not saved: " << e.what() << "\n";
     }
   }
+  release_export_preview(state);
   services.renderer = nullptr;
   renderer.reset();
   // A GPU backend owns GL objects of this window's context: free them while it still exists.

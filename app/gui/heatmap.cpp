@@ -1,6 +1,7 @@
 // The heatmap widget: immediate cells for small matrices, GL textures for big ones.
 #include "gui/heatmap.hpp"
 
+#include "gui/export_dialog.hpp"
 #include "gui/heatmap_renderer.hpp"
 #include "gui/theme.hpp"
 
@@ -152,6 +153,15 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
   const bool pressed = ImGui::InvisibleButton("grid", ImVec2(gw, gh), ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
   const bool hovered = ImGui::IsItemHovered();
   const ImGuiIO& io = ImGui::GetIO();
+  // Right-click (not the end of a right-drag pan) opens the export menu for this stage.
+  if (hovered && ImGui::IsMouseReleased(ImGuiMouseButton_Right) &&
+      io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Right] < io.MouseDragThreshold * io.MouseDragThreshold) {
+    ImGui::OpenPopup("heatmap_context");
+  }
+  if (ImGui::BeginPopup("heatmap_context")) {
+    draw_heatmap_context_items(state, spec.stage);
+    ImGui::EndPopup();
+  }
   HeatmapView& view = state.heatmap_views[static_cast<size_t>(spec.stage)];
   if (immediate) view = HeatmapView{};
 

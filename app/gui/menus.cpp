@@ -1,6 +1,7 @@
 // The File, Edit, View and Help menus.
 #include "engine/colormap.hpp"
 #include "gui/actions.hpp"
+#include "gui/export_dialog.hpp"
 #include "gui/files.hpp"
 #include "gui/panels.hpp"
 
@@ -27,6 +28,14 @@ void draw_file_menu(AppState& state, Services& services) {
   if (ImGui::MenuItem("Open .npy/.csv into Q...")) ask_file(state, FilePurpose::OpenMatrixQ);
   if (ImGui::MenuItem("Open .npy/.csv into K...")) ask_file(state, FilePurpose::OpenMatrixK);
   if (ImGui::MenuItem("Open .npy/.csv into V...")) ask_file(state, FilePurpose::OpenMatrixV);
+  ImGui::Separator();
+  if (ImGui::MenuItem("Export figure or data...", nullptr, false, state.has_result)) {
+    open_export_dialog(state, static_cast<attnlab::Stage>(state.export_ui.stage));
+  }
+  if (ImGui::MenuItem("Export the pipeline figure...", nullptr, false, state.has_result)) {
+    open_export_dialog(state, attnlab::Stage::Pipeline);
+  }
+  if (ImGui::MenuItem("Save window screenshot")) request_window_screenshot(state);
   ImGui::Separator();
   if (ImGui::BeginMenu("Recent files", !state.recent_files.empty())) {
     const std::vector<std::string> recent = state.recent_files;  // opening reorders the list

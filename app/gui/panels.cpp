@@ -14,6 +14,7 @@ const std::vector<PanelInfo> kPanels = {
     {"Explain a cell", Slot::Bottom, draw_explain_panel},
     {"Saturation", Slot::Bottom, draw_saturation_panel},
     {"Help", Slot::Window, draw_help_window},
+    {"Export", Slot::Window, draw_export_dialog},
 };
 
 const std::vector<MenuInfo> kMenus = {

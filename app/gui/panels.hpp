@@ -48,6 +48,7 @@ void draw_explain_panel(AppState& state, Services& services);
 void draw_saturation_panel(AppState& state, Services& services);
 void draw_scaling_panel(AppState& state, Services& services);
 void draw_help_window(AppState& state, Services& services);
+void draw_export_dialog(AppState& state, Services& services);
 void draw_status_bar(AppState& state, Services& services, float height);
 void draw_file_dialog(AppState& state, Services& services);
 
