@@ -199,15 +199,20 @@ void release_export_preview(AppState& state) {
 void draw_export_dialog(AppState& state, Services& services) {
   ExportUi& ui = state.export_ui;
   const float fs = ImGui::GetFontSize();
-  // The host opens the window at a default size; a preview wants more room.
-  ImGui::SetWindowSize(ImVec2(fs * 62, fs * 36), ImGuiCond_Appearing);
+  // The host opens windows at a default size; a preview wants more room.
+  if (ImGui::IsWindowAppearing()) {
+    const ImVec2 screen = ImGui::GetMainViewport()->WorkSize;
+    const ImVec2 size(std::min(fs * 64, screen.x * 0.92f), std::min(fs * 36, screen.y * 0.88f));
+    ImGui::SetWindowSize(size);
+    ImGui::SetWindowPos(ImVec2((screen.x - size.x) * 0.5f, (screen.y - size.y) * 0.5f));
+  }
   if (ui.file_name.empty()) set_extension(ui);
   if (ui.directory.empty()) {
     std::error_code ec;
     ui.directory = fs::current_path(ec).string();
   }
 
-  ImGui::BeginChild("export_options", ImVec2(fs * 22, 0), false);
+  ImGui::BeginChild("export_options", ImVec2(fs * 18, 0), false);
   ImGui::PushItemWidth(-FLT_MIN);
   ImGui::TextUnformatted("Stage");
   const char* stage_preview = stage_name(kStages[ui.stage]).data();
