@@ -1,5 +1,6 @@
 // attnlab: the command line and, with no subcommand, the desktop app.
 #include "cli/commands.hpp"
+#include "engine/blas.hpp"
 #include "engine/matrix.hpp"
 #include "engine/text_format.hpp"
 
@@ -75,4 +76,7 @@ int run(int argc, const char* const* argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return run(argc, argv); }
+int main(int argc, char** argv) {
+  attnlab::blas::reexec_with_better_blas_core(argv);
+  return run(argc, argv);
+}

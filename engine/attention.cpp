@@ -1,6 +1,11 @@
 // CPU attention: every stage of DESIGN.md's "The numbers", with normalizers and diagnostics.
 #include "engine/attention.hpp"
 
+#include "engine/attention_internal.hpp"
+#include "engine/blas.hpp"
+#include "engine/softmax_kernels.hpp"
+
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -126,23 +131,6 @@ bool hardmax_row(const double* x, float* w, Eigen::Index m) {
   return true;
 }
 
-// Welford's running mean and sum of squared deviations (m2): E[x²] − mean² cancels
-// catastrophically when the spread is small next to the mean (scores of 1e6 ± 1).
-void accumulate(MomentStats& s, double& mean, double& m2, double v) {
-  if (s.count == 0) s.min = s.max = v;
-  s.min = std::min(s.min, v);
-  s.max = std::max(s.max, v);
-  ++s.count;
-  const double delta = v - mean;
-  mean += delta / static_cast<double>(s.count);
-  m2 += delta * (v - mean);
-}
-
-void finish(MomentStats& s, double mean, double m2) {
-  if (s.count == 0) return;
-  s.mean = mean;
-  s.std = std::sqrt(std::max(0.0, m2 / static_cast<double>(s.count)));
-}
 
 }  // namespace
 
@@ -221,13 +209,16 @@ void validate_problem(const Problem& p) {
   validate_mask(p.options.mask, p.Q.rows(), p.K.rows(), "mask");
 }
 
+bool dense_fits(Eigen::Index n, Eigen::Index m) { return dense_bytes(n, m) <= dense_memory_limit(); }
+
 void check_dense_fits(Eigen::Index n, Eigen::Index m) {
   const double need = dense_bytes(n, m);
   const double limit = dense_memory_limit();
   if (need > limit) {
     throw InputError("n = " + std::to_string(n) + ", m = " + std::to_string(m) + ": the dense n×m stages need " +
                      human_bytes(need) + " but the limit is " + human_bytes(limit) +
-                     " (half of this machine's memory); use the streaming path (--streaming or --summary)");
+                     " (half of this machine's memory); use --summary (streaming, no n×m matrices) or export a "
+                     "downsampled heatmap");
   }
 }
 
@@ -281,6 +272,108 @@ RowDiagnostics row_diagnostics(Normalizer normalizer, const float* w, Eigen::Ind
   return d;
 }
 
+namespace detail {
+
+Stats stats_from_moments(const kernels::ScoreMoments& all, const kernels::ScoreMoments& visible, double divisor) {
+  Stats st;
+  const auto fill = [](MomentStats& out, const kernels::ScoreMoments& in, double d) {
+    out.count = in.count;
+    if (in.count == 0) return;
+    out.min = in.min / d;
+    out.max = in.max / d;
+    out.mean = in.mean / d;
+    out.std = std::sqrt(std::max(0.0, in.m2 / static_cast<double>(in.count))) / d;
+  };
+  fill(st.scores, all, 1.0);
+  fill(st.logits, visible, divisor);
+  return st;
+}
+
+void visible_moments(const Mask& mask, Eigen::Index i, Eigen::Index m, const float* s, Eigen::Index j0,
+                     Eigen::Index j1, kernels::ScoreMoments& out) {
+  if (mask.kind != MaskKind::Custom) {
+    Eigen::Index first = 0, last = m;
+    mask.visible_range(i, m, first, last);
+    first = std::max(first, j0);
+    last = std::min(last, j1);
+    if (first < last) kernels::table().moments(s + (first - j0), last - first, out);
+    return;
+  }
+  // Custom masks: the visible cells of the row gathered, then one run.
+  std::vector<float> run;
+  run.reserve(static_cast<size_t>(j1 - j0));
+  for (Eigen::Index j = j0; j < j1; ++j) {
+    if (!mask.blocked(i, j)) run.push_back(s[j - j0]);
+  }
+  kernels::table().moments(run.data(), static_cast<std::int64_t>(run.size()), out);
+}
+
+float fast_inverse_divisor(double divisor) {
+  const float c = static_cast<float>(1.0 / divisor);
+  return std::isnormal(c) ? c : 0.0f;
+}
+
+void normalizer_logits(Normalizer normalizer, const Mask& mask, Eigen::Index i, Eigen::Index m, const float* s,
+                       double divisor, double* x) {
+  float top = -std::numeric_limits<float>::infinity();
+  if (normalizer != Normalizer::Sigmoid) {
+    for (Eigen::Index j = 0; j < m; ++j) {
+      if (!mask.is_blocked(i, j)) top = std::max(top, s[j]);
+    }
+  }
+  const bool shift = std::isfinite(top);
+  for (Eigen::Index j = 0; j < m; ++j) {
+    if (mask.is_blocked(i, j)) x[j] = -kInf;
+    else if (top == std::numeric_limits<float>::infinity()) x[j] = s[j] == top ? 0.0 : -kInf;
+    // −∞ means "blocked" to the normalizers: a visible logit that overflowed (a tiny temperature)
+    // stays the most negative finite double.
+    else x[j] = std::max((shift ? static_cast<double>(s[j]) - top : static_cast<double>(s[j])) / divisor,
+                         std::numeric_limits<double>::lowest());
+  }
+}
+
+void throw_nan_score(const float* s, Eigen::Index i, Eigen::Index m) {
+  Eigen::Index j = 0;
+  while (j + 1 < m && !std::isnan(s[j])) ++j;
+  throw InputError("scores[" + std::to_string(i) + "][" + std::to_string(j) +
+                   "] overflowed float32 (Q row · K row is not a number); scale Q or K down");
+}
+
+}  // namespace detail
+
+namespace {
+
+// The softmax of one dense row from float scores when that is exact enough: the visible maximum
+// is finite and 1/(s·T) is a normal float. Weights are exp((s − max)·c) / Σ, which is the stable
+// softmax of the logits s·c. Returns false (weights untouched) when the double path must decide.
+bool fast_softmax_row(const Mask& mask, Eigen::Index i, Eigen::Index m, const float* s, float* w, float c,
+                      std::vector<float>& masked) {
+  if (c == 0) return false;
+  const kernels::Table& k = kernels::table();
+  Eigen::Index first = 0, last = m;
+  const float* src = s;
+  if (mask.kind == MaskKind::Custom) {
+    for (Eigen::Index j = 0; j < m; ++j) masked[static_cast<size_t>(j)] = mask.blocked(i, j) ? -std::numeric_limits<float>::infinity() : s[j];
+    src = masked.data();
+  } else {
+    mask.visible_range(i, m, first, last);
+  }
+  if (first >= last) return false;
+  const float mx = k.row_max(src + first, last - first);
+  if (!std::isfinite(mx)) return false;  // +inf wins outright; all −inf is fully masked: double path
+  const kernels::ExpSums sums = k.exp_row(src + first, w + first, last - first, mx, c, false);
+  std::fill(w, w + first, 0.0f);
+  std::fill(w + last, w + m, 0.0f);
+  k.scale(w + first, last - first, static_cast<float>(1.0 / sums.z));
+  return true;
+}
+
+// Row strips for the dense products: large enough for sgemm to run near peak, enough of them to
+// share among threads.
+constexpr Eigen::Index kStrip = 128;
+
+}  // namespace
+
 Result compute_cpu(const Problem& p) {
   validate_problem(p);
   const Eigen::Index n = p.Q.rows(), m = p.K.rows();
@@ -294,49 +387,78 @@ Result compute_cpu(const Problem& p) {
   r.d_v = p.V.cols();
   r.scale_divisor = o.scale ? std::sqrt(static_cast<double>(r.d_k)) : 1.0;
   r.effective_temperature = r.scale_divisor * o.temperature;
+  const Eigen::Index dk = r.d_k, dv = r.d_v;
 
-  r.scores.noalias() = p.Q * p.K.transpose();
+  r.scores.resize(n, m);
+  const Matrix Kt = p.K.transpose();  // S = Q Kᵀ as a plain product: OpenBLAS runs it faster
+  const Eigen::Index strips = (n + kStrip - 1) / kStrip;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (Eigen::Index b = 0; b < strips; ++b) {
+    const Eigen::Index r0 = b * kStrip, rows = std::min(kStrip, n - r0);
+    blas::gemm_nn(rows, m, dk, p.Q.row(r0).data(), dk, Kt.data(), m, 0.0f, r.scores.row(r0).data(), m);
+  }
   r.logits.resize(n, m);
   r.weights.resize(n, m);
   r.saturation.resize(n, m);
   r.rows.resize(static_cast<size_t>(n));
 
   const double divisor = r.effective_temperature;
+  const float c = detail::fast_inverse_divisor(divisor);
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  double s_mean = 0, s_m2 = 0, l_mean = 0, l_m2 = 0;
-  std::vector<double> x(static_cast<size_t>(m));
-  for (Eigen::Index i = 0; i < n; ++i) {
-    for (Eigen::Index j = 0; j < m; ++j) {
-      const double s = r.scores(i, j);
-      if (std::isnan(s)) {
-        throw InputError("scores[" + std::to_string(i) + "][" + std::to_string(j) +
-                         "] overflowed float32 (Q row · K row is not a number); scale Q or K down");
+  kernels::ScoreMoments all, visible;
+  Eigen::Index nan_row = n;
+#pragma omp parallel
+  {
+    std::vector<double> x(static_cast<size_t>(m));
+    std::vector<float> masked(o.mask.kind == MaskKind::Custom ? static_cast<size_t>(m) : 0);
+    kernels::ScoreMoments my_all, my_visible;
+    Eigen::Index my_nan_row = n;
+#pragma omp for schedule(dynamic, 16)
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const float* s = r.scores.row(i).data();
+      kernels::ScoreMoments row_all;
+      kernels::table().moments(s, m, row_all);
+      if (row_all.nan) {
+        my_nan_row = std::min(my_nan_row, i);
+        continue;
       }
-      accumulate(r.stats.scores, s_mean, s_m2, s);
-      if (o.mask.is_blocked(i, j)) {
-        x[static_cast<size_t>(j)] = -kInf;
-        r.logits(i, j) = neg_inf;
-      } else {
-        const double l = s / divisor;
-        // −∞ means "blocked" to the normalizers, so a visible logit that overflowed (a tiny
-        // temperature) stays the most negative finite double; the float copy saturates to ±∞
-        // (casting an out-of-range double to float is undefined behaviour).
-        x[static_cast<size_t>(j)] = std::max(l, std::numeric_limits<double>::lowest());
-        r.logits(i, j) = fits_float(l) ? static_cast<float>(l) : l > 0 ? -neg_inf : neg_inf;
-        accumulate(r.stats.logits, l_mean, l_m2, l);
+      my_all.merge(row_all);
+      detail::visible_moments(o.mask, i, m, s, 0, m, my_visible);
+      float* l = r.logits.row(i).data();
+      for (Eigen::Index j = 0; j < m; ++j) {
+        // The float copy saturates to ±∞ (casting an out-of-range double to float is undefined).
+        const double lj = s[j] / divisor;
+        l[j] = o.mask.is_blocked(i, j) ? neg_inf : fits_float(lj) ? static_cast<float>(lj) : lj > 0 ? -neg_inf : neg_inf;
       }
+      float* w = r.weights.row(i).data();
+      bool any = true;
+      if (o.normalizer != Normalizer::Softmax || !fast_softmax_row(o.mask, i, m, s, w, c, masked)) {
+        detail::normalizer_logits(o.normalizer, o.mask, i, m, s, divisor, x.data());
+        any = normalize_row(o.normalizer, x.data(), w, m);
+      }
+      RowDiagnostics d = row_diagnostics(o.normalizer, w, m);
+      d.fully_masked = !any;
+      d.padding = o.mask.is_padding_row(i);
+      r.rows[static_cast<size_t>(i)] = d;
+      float* sat = r.saturation.row(i).data();
+      for (Eigen::Index j = 0; j < m; ++j) sat[j] = w[j] * (1.0f - w[j]);
     }
-    float* w = r.weights.row(i).data();
-    const bool any = normalize_row(o.normalizer, x.data(), w, m);
-    RowDiagnostics d = row_diagnostics(o.normalizer, w, m);
-    d.fully_masked = !any;
-    d.padding = o.mask.is_padding_row(i);
-    r.rows[static_cast<size_t>(i)] = d;
+#pragma omp critical(attnlab_dense_merge)
+    {
+      all.merge(my_all);
+      visible.merge(my_visible);
+      nan_row = std::min(nan_row, my_nan_row);
+    }
   }
-  finish(r.stats.scores, s_mean, s_m2);
-  finish(r.stats.logits, l_mean, l_m2);
-  r.saturation = r.weights.array() * (1.0f - r.weights.array());
-  r.output.noalias() = r.weights * p.V;
+  if (nan_row < n) detail::throw_nan_score(r.scores.row(nan_row).data(), nan_row, m);
+  r.stats = detail::stats_from_moments(all, visible, divisor);
+
+  r.output.resize(n, dv);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (Eigen::Index b = 0; b < strips; ++b) {
+    const Eigen::Index r0 = b * kStrip, rows = std::min(kStrip, n - r0);
+    blas::gemm_nn(rows, dv, m, r.weights.row(r0).data(), m, p.V.data(), dv, 0.0f, r.output.row(r0).data(), dv);
+  }
   return r;
 }
 

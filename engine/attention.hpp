@@ -5,6 +5,7 @@
 #include "engine/mask.hpp"
 #include "engine/matrix.hpp"
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,8 +56,26 @@ struct Stats {
   MomentStats logits;
 };
 
+// The weights downsampled to at most rows × cols pixels. Pixel (y, x) covers query rows
+// [⌈y·n/rows⌉, ⌈(y+1)·n/rows⌉) and key columns [⌈x·m/cols⌉, ⌈(x+1)·m/cols⌉) (see pixel_first);
+// `mean` is the mean weight over those cells (blocked cells count as 0) and `max` the largest.
+struct Heatmap {
+  Matrix mean;  // rows × cols
+  Matrix max;   // rows × cols
+  bool empty() const { return mean.size() == 0; }
+};
+
+// First cell of pixel p when `cells` cells are shared among `pixels` pixels: ⌈p·cells/pixels⌉.
+inline Eigen::Index pixel_first(Eigen::Index p, Eigen::Index cells, Eigen::Index pixels) {
+  return (p * cells + pixels - 1) / pixels;
+}
+// The pixel that cell c falls in: the last p with pixel_first(p) ≤ c, which is ⌊c·pixels/cells⌋.
+inline Eigen::Index pixel_of(Eigen::Index c, Eigen::Index cells, Eigen::Index pixels) {
+  return c * pixels / cells;
+}
+
 // Everything one computation produces. Dense stages are n × m; in streaming mode they are
-// left empty (0 × 0) and `dense` is false.
+// left empty (0 × 0), `dense` is false and `heatmap` holds the downsampled weights.
 struct Result {
   Eigen::Index n = 0, m = 0, d_k = 0, d_v = 0;
   double scale_divisor = 1;          // s: √d_k when scaling is on, else 1
@@ -69,6 +88,15 @@ struct Result {
   Matrix saturation;  // n × m, a(1 − a)
   std::vector<RowDiagnostics> rows;  // n
   Stats stats;
+  Heatmap heatmap;  // streaming only: weights downsampled (StreamingOptions::heatmap_rows × _cols)
+};
+
+// Tuning and reporting for the streaming path.
+struct StreamingOptions {
+  Eigen::Index heatmap_rows = 1024;  // at most this many pixel rows (fewer when n is smaller)
+  Eigen::Index heatmap_cols = 1024;  // at most this many pixel columns (fewer when m is smaller)
+  // Called now and then from the calling thread with the fraction of query rows done (0..1].
+  std::function<void(double fraction)> progress;
 };
 
 // s · T for the given d_k and options.
@@ -77,8 +105,18 @@ double effective_temperature(Eigen::Index d_k, const Options& options);
 // Checks shapes, finiteness and options; throws InputError with a sentence naming the matrix.
 void validate_problem(const Problem& p);
 
-// Computes every stage on the CPU. Throws InputError on invalid input.
+// Computes every stage on the CPU. Throws InputError on invalid input, and when the dense n × m
+// stages would not fit in memory (check_dense_fits; use compute_streaming_cpu then).
 Result compute_cpu(const Problem& p);
+
+// The streaming path: query and key tiles, an online softmax, never the n × m matrices. Fills
+// output (n × d_v), rows, stats and heatmap; scores/logits/weights/saturation stay empty and
+// `dense` is false. Memory O((n + m)·(d_k + d_v) + heatmap pixels). Other normalizers than softmax
+// are streamed a block of query rows at a time (O(rows·m) memory).
+Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options = {});
+
+// Downsamples dense n × m weights the way the streaming path does (for tests and dense exports).
+Heatmap downsample_weights(const Matrix& weights, Eigen::Index max_rows, Eigen::Index max_cols);
 
 // Applies the normalizer to one row of logits in double precision (blocked cells are −∞),
 // writing weights; overflowed (+∞) logits win outright.
@@ -92,7 +130,10 @@ RowDiagnostics row_diagnostics(Normalizer normalizer, const float* weights, Eige
 double dense_bytes(Eigen::Index n, Eigen::Index m);
 // The memory the engine allows itself for dense stages: half of physical memory.
 double dense_memory_limit();
-// Throws InputError (stating the limit and the need) when the dense stages would not fit.
+// True when the dense stages of an n × m problem fit under dense_memory_limit().
+bool dense_fits(Eigen::Index n, Eigen::Index m);
+// Throws InputError (stating the limit and the need, and pointing at --summary or export) when the
+// dense stages would not fit.
 void check_dense_fits(Eigen::Index n, Eigen::Index m);
 
 }  // namespace attnlab

@@ -31,6 +31,11 @@ public:
   virtual StageTimes time_stages(const Problem& p);
   // The sampler for the d_k scaling demonstration on this backend; the default is the CPU's.
   virtual std::unique_ptr<ScalingSampler> scaling_sampler();
+  // The streaming path: output, rows, stats and the downsampled heatmap, never the n × m
+  // matrices (Result::dense is false). Backends without their own run the CPU's.
+  virtual Result compute_streaming(const Problem& p, const StreamingOptions& options) {
+    return compute_streaming_cpu(p, options);
+  }
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

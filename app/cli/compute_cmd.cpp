@@ -1,13 +1,27 @@
-// `attnlab compute`: every stage of one scenario, as JSON or as text for a terminal.
+// `attnlab compute`: every stage of one scenario, as JSON or as text for a terminal; the streaming
+// path (--streaming, or automatically when the dense n × m stages would not fit in memory).
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
+#include "cli/progress.hpp"
 #include "engine/result_format.hpp"
 
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 namespace attnlab::cli {
+
+namespace {
+
+std::string mib(double bytes) {
+  std::ostringstream s;
+  s.precision(3);
+  s << bytes / (1024.0 * 1024 * 1024) << " GiB";
+  return s.str();
+}
+
+}  // namespace
 
 Runner add_compute_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("compute", "Compute every stage of attention and print it");
@@ -15,17 +29,44 @@ Runner add_compute_command(CLI::App& app) {
     InputArgs input;
     std::string format = "text";
     bool summary = false;
+    bool streaming = false;
   };
   auto args = std::make_shared<Args>();
   add_input_options(*cmd, args->input);
   cmd->add_option("--format", args->format, "json | text")->check(CLI::IsMember({"json", "text"}));
   cmd->add_flag("--summary", args->summary, "Print output, rows and stats only (no n × m matrices)");
+  cmd->add_flag("--streaming", args->streaming,
+                "Use the tiled path that never holds the n × m matrices (prints output, rows and stats)");
   return [args]() {
     const Scenario s = resolve_scenario(args->input);
+    const Problem problem = s.problem();
+    const Eigen::Index n = problem.Q.rows(), m = problem.K.rows();
+    const bool fits = dense_fits(n, m);
+    if (!fits && !args->summary && !args->streaming && args->format == "json") {
+      throw InputError("n = " + std::to_string(n) + ", m = " + std::to_string(m) + ": the dense n×m stages need " +
+                       mib(dense_bytes(n, m)) + " but the limit is " + mib(dense_memory_limit()) +
+                       " (half of this machine's memory); use --summary (output, rows and stats, streamed) or "
+                       "`attnlab export` for a downsampled heatmap");
+    }
     auto backend = select_backend(args->input.backend, std::cerr);
-    const Result r = backend->compute(s.problem());
+    const bool streaming = args->streaming || !fits;
+    if (!fits && !args->streaming) {
+      std::cerr << "attnlab: the dense n×m stages would need " << mib(dense_bytes(n, m)) << " (limit "
+                << mib(dense_memory_limit()) << "); streaming instead: output, rows and stats only\n";
+    }
+    Result r;
+    if (streaming) {
+      StderrProgress progress("streaming " + std::to_string(n) + "×" + std::to_string(m) + " attention");
+      StreamingOptions so;
+      so.heatmap_rows = so.heatmap_cols = 0;  // compute prints no heatmap
+      so.progress = progress.callback();
+      r = backend->compute_streaming(problem, so);
+      progress.done();
+    } else {
+      r = backend->compute(problem);
+    }
     FormatOptions f;
-    f.summary = args->summary;
+    f.summary = args->summary || streaming;
     f.backend = std::string(backend->name());
     if (args->format == "json") write_result_json(std::cout, s, r, f);
     else write_result_text(std::cout, s, r, f);

@@ -1,0 +1,79 @@
+// OpenBLAS behind the engine's two product shapes, and the choice of its kernels for this CPU.
+#include "engine/blas.hpp"
+
+#include <cblas.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string_view>
+
+namespace attnlab::blas {
+
+namespace {
+
+void single_threaded() {
+  // OpenBLAS's own pthread pool would fight OpenMP's for the same cores; the engine splits the
+  // work itself, so every sgemm runs in the calling thread.
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+}  // namespace
+
+void gemm_nt(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* A, std::int64_t lda,
+             const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc) {
+  if (rows <= 0 || cols <= 0) return;
+  single_threaded();
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), static_cast<blasint>(cols),
+              static_cast<blasint>(k), 1.0f, A, static_cast<blasint>(lda), B, static_cast<blasint>(ldb), beta, C,
+              static_cast<blasint>(ldc));
+}
+
+void gemm_nn(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* A, std::int64_t lda,
+             const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc) {
+  if (rows <= 0 || cols <= 0) return;
+  single_threaded();
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows), static_cast<blasint>(cols),
+              static_cast<blasint>(k), 1.0f, A, static_cast<blasint>(lda), B, static_cast<blasint>(ldb), beta, C,
+              static_cast<blasint>(ldc));
+}
+
+std::string description() {
+  const char* core = openblas_get_corename();
+  const char* config = openblas_get_config();
+  std::string version = "OpenBLAS";
+  if (config && std::strncmp(config, "OpenBLAS ", 9) == 0) {
+    const char* end = std::strchr(config + 9, ' ');
+    version = end ? std::string(config, static_cast<size_t>(end - config)) : std::string(config);
+  }
+  return version + " (" + (core ? core : "?") + " kernels)";
+}
+
+void reexec_with_better_blas_core(char** argv) {
+#if defined(__x86_64__)
+  if (std::getenv("OPENBLAS_CORETYPE") || std::getenv("ATTNLAB_NO_REEXEC")) return;
+  const char* core_c = openblas_get_corename();
+  const std::string_view core = core_c ? core_c : "";
+  __builtin_cpu_init();
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  // Core names of OpenBLAS's kernels without AVX2/FMA: what it falls back to on unknown CPUs.
+  const bool weak = core == "Prescott" || core == "Core2" || core == "Penryn" || core == "Dunnington" ||
+                    core == "Nehalem" || core == "Atom" || core == "Sandybridge" || core == "Katmai" ||
+                    core == "Northwood" || core == "Banias" || core.empty();
+  const char* better = nullptr;
+  if (avx512 && weak) better = "SkylakeX";
+  else if (avx2 && weak) better = "Haswell";
+  if (!better || !argv || !argv[0]) return;
+  setenv("OPENBLAS_CORETYPE", better, 1);
+  execv("/proc/self/exe", argv);
+  unsetenv("OPENBLAS_CORETYPE");  // exec failed: carry on with what we have
+#else
+  (void)argv;
+#endif
+}
+
+}  // namespace attnlab::blas

@@ -1,0 +1,30 @@
+// The engine's matrix products: single-threaded OpenBLAS sgemm calls on row-major float blocks.
+// The engine parallelizes around them with OpenMP (one pool, no oversubscription on few cores).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace attnlab::blas {
+
+// C (rows × cols, row stride ldc) = A · Bᵀ + beta·C, where A is rows × k (stride lda) and B is
+// cols × k (stride ldb). This is the scores product S = Q Kᵀ on a tile.
+void gemm_nt(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* A, std::int64_t lda,
+             const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc);
+
+// C (rows × cols) = A · B + beta·C, where A is rows × k and B is k × cols (the output P V).
+void gemm_nn(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* A, std::int64_t lda,
+             const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc);
+
+// "OpenBLAS 0.3.21 (SkylakeX kernels)" for logs and docs.
+std::string description();
+
+// OpenBLAS 0.3.21 does not know CPUs newer than its release (Sapphire/Emerald Rapids) and falls
+// back to its SSE3 "Prescott" kernels, ~6× slower. The core type can only be chosen through the
+// OPENBLAS_CORETYPE environment variable read when the library loads, so when it is unset and the
+// library picked kernels below what the CPU supports, this sets it (SkylakeX for AVX-512, Haswell
+// for AVX2) and re-executes the program with the same arguments. Returns normally otherwise.
+// Call first thing in main(); ATTNLAB_NO_REEXEC=1 turns it off.
+void reexec_with_better_blas_core(char** argv);
+
+}  // namespace attnlab::blas

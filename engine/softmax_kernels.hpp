@@ -1,0 +1,77 @@
+// The softmax inner loops (row max, exp, online accumulators, score moments), compiled once per
+// instruction set (AVX-512, AVX2, baseline x86-64) and chosen at run time from the CPU's features.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace attnlab::kernels {
+
+// Moments of a run of float scores: count, mean and the sum of squared deviations m2, merged
+// chunk by chunk with Chan et al.'s pairwise update (each chunk two-pass around its own mean), so
+// the std stays accurate when the spread is tiny next to the mean (scores of 8e8 ± 64), where
+// E[x²] − mean² cancels. min/max are exact.
+struct ScoreMoments {
+  long long count = 0;
+  double mean = 0;
+  double m2 = 0;
+  float min = std::numeric_limits<float>::infinity();
+  float max = -std::numeric_limits<float>::infinity();
+  bool nan = false;  // some score was NaN (an overflowed dot product)
+
+  void merge(const ScoreMoments& o) {
+    if (o.count == 0) {
+      nan = nan || o.nan;
+      return;
+    }
+    if (count == 0) {
+      const bool was_nan = nan;
+      *this = o;
+      nan = nan || was_nan;
+      return;
+    }
+    const double n = static_cast<double>(count + o.count);
+    const double delta = o.mean - mean;
+    const double wa = static_cast<double>(count) / n, wb = static_cast<double>(o.count) / n;
+    mean = mean * wa + o.mean * wb;
+    m2 = m2 + o.m2 + delta * delta * static_cast<double>(count) * wb;
+    count += o.count;
+    min = o.min < min ? o.min : min;
+    max = o.max > max ? o.max : max;
+    nan = nan || o.nan;
+  }
+};
+
+// Sums over one run of p_j = exp((s_j − mx)·c), the weights before normalization in the frame of
+// the row max `mx`: z = Σ p. With diagnostics, also sums over the cells below the max only (cells
+// equal to mx have p = 1 exactly and are counted in `ties`), so that saturated rows, where
+// everything but one cell is tiny, keep their small terms instead of losing them next to 1:
+//   rest = Σ_{s<mx} p,  t = Σ p·(s − mx)·c,  u2 = Σ_{s<mx} p²,  u3 = Σ_{s<mx} p³.
+struct ExpSums {
+  double z = 0, rest = 0, t = 0, u2 = 0, u3 = 0;
+  std::int64_t ties = 0;
+};
+
+struct Table {
+  const char* name;  // "avx512", "avx2" or "baseline"
+  // Adds s[0..len) to m (NaN sets m.nan; ±inf are counted as they are).
+  void (*moments)(const float* s, std::int64_t len, ScoreMoments& m);
+  // Largest of s[0..len) (−inf for len 0); NaN is ignored.
+  float (*row_max)(const float* s, std::int64_t len);
+  // p[j] = exp((s[j] − mx)·c) for j < len; returns the sums (t, u2, u3 only when `diagnostics`).
+  // Requires a finite mx and a finite, normal c > 0; s[j] = −inf gives p[j] = 0.
+  ExpSums (*exp_row)(const float* s, float* p, std::int64_t len, float mx, float c, bool diagnostics);
+  // Sum and max of p[0..len) (p ≥ 0).
+  void (*sum_max)(const float* p, std::int64_t len, float& sum, float& max);
+  // x[j] *= a.
+  void (*scale)(float* x, std::int64_t len, float a);
+};
+
+// The table for this CPU (AVX-512 when it has AVX-512F/BW/DQ/VL, else AVX2+FMA, else baseline).
+const Table& table();
+
+// Every variant this CPU can run, best first (tests check them against each other).
+int variant_count();
+const Table& variant(int i);
+
+}  // namespace attnlab::kernels

@@ -1,0 +1,661 @@
+// The streaming CPU path (FlashAttention-style tiles with an online softmax: never the n × m
+// matrices) and the output-only fast paths behind `attnlab bench`.
+//
+// [SECTION] Online softmax and its diagnostics
+// [SECTION] Query tiles
+// [SECTION] Exact rows (other normalizers, overflowed rows)
+// [SECTION] compute_streaming_cpu, downsample_weights
+// [SECTION] attention_output_cpu (bench)
+#include "engine/attention_internal.hpp"
+#include "engine/blas.hpp"
+#include "engine/forward.hpp"
+#include "engine/softmax_kernels.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <vector>
+
+namespace attnlab {
+
+namespace {
+
+using Index = Eigen::Index;
+constexpr float kInfF = std::numeric_limits<float>::infinity();
+
+// Query rows per tile and keys per tile (upper bounds; ATTNLAB_TILE_ROWS / ATTNLAB_TILE_COLS
+// override them for tuning). A tile's scores and weights (2 × 128 × 512 floats, 512 KiB) stay in
+// L2 while the products use them, and calls this long amortize OpenBLAS's packing.
+Index tile_rows() {
+  static const Index v = [] {
+    const char* e = std::getenv("ATTNLAB_TILE_ROWS");
+    return e ? std::clamp<Index>(std::atol(e), 1, 4096) : Index{128};
+  }();
+  return v;
+}
+Index tile_cols() {
+  static const Index v = [] {
+    const char* e = std::getenv("ATTNLAB_TILE_COLS");
+    return e ? std::clamp<Index>(std::atol(e), 1, 65536) : Index{512};
+  }();
+  return v;
+}
+
+// [SECTION] Online softmax and its diagnostics
+//
+// For one query row, keys arrive tile by tile. With M the largest visible score so far and
+// c = 1/(s·T), every sum is kept in the frame of M (p_j = exp((s_j − M)·c) ≤ 1, and p = 1 exactly
+// at the cells equal to M, the `ties`):
+//   z    = Σ p_j                   (the softmax denominator)
+//   rest = Σ_{s_j<M} p_j           (z − ties, summed without the 1s so small terms survive)
+//   t    = Σ p_j · (s_j − M)·c      (≤ 0)
+//   u2   = Σ_{s_j<M} p_j²,  u3 = Σ_{s_j<M} p_j³
+// When a tile raises the maximum from M to M', every earlier p_j shrinks by α = exp((M − M')·c)
+// and the old ties join the rest: z ← α z,  rest ← α (rest + ties),  u2 ← α² (u2 + ties),
+// u3 ← α³ (u3 + ties),  t ← α (t + (M − M')·c · z) (each logit offset grows by (M − M')·c), and
+// the output accumulator O ← α O. At the end, with a_j = p_j / z, one arg-max cell set apart
+// (p = 1), R = z − 1 = rest + ties − 1, U2 = u2 + ties − 1, U3 = u3 + ties − 1 (sums over the others):
+//   max weight      = 1/z
+//   entropy         H = −Σ a log a = log z − t/z = log1p(R) − t/z
+//   effective keys  = exp(H)
+//   Jacobian norm²  = ‖diag(a) − a aᵀ‖²_F = Σ a²(1−a)² + Σ_j a_j² (Σa² − a_j²)
+//                   = (R² + 2·U2 + z²·U2 − 2·z·U3 + U2²) / z⁴
+//     (the arg-max cell gives R²/z⁴ and U2/z⁴; the others Σ p²(z−p)² = z²U2 − 2zU3 + U4 and
+//      U2(1+U2) − U4; every large term is positive, so saturated rows keep their precision,
+//      unlike Σa² − 2Σa³ + (Σa²)², which cancels to ~1e-7 there)
+//   output          = O / z
+struct OnlineRow {
+  float max = -kInfF;
+  double z = 0, rest = 0, t = 0, u2 = 0, u3 = 0;
+  double ties = 0;
+  bool exact = false;  // an overflowed (+inf) score: the row is redone by the exact path
+};
+
+RowDiagnostics diagnostics_from_sums(const OnlineRow& st) {
+  RowDiagnostics d;
+  if (!(st.z > 0)) {
+    d.fully_masked = true;
+    return d;
+  }
+  const double R = st.rest + (st.ties - 1), U2 = st.u2 + (st.ties - 1), U3 = st.u3 + (st.ties - 1);
+  const double z = 1 + R, inv = 1.0 / z;
+  d.max_weight = static_cast<float>(inv);
+  d.saturated = static_cast<double>(d.max_weight) >= 0.99;
+  const double h = std::max(0.0, std::log1p(R) - st.t * inv);
+  d.entropy = static_cast<float>(h);
+  d.effective_keys = static_cast<float>(std::exp(h));
+  const double j2 = (R * R + 2 * U2 + z * z * U2 - 2 * z * U3 + U2 * U2) * (inv * inv) * (inv * inv);
+  d.jacobian_norm = static_cast<float>(std::sqrt(std::max(0.0, j2)));
+  return d;
+}
+
+struct Context {
+  const Problem* p = nullptr;
+  // Kᵀ (d_k × m): S = Q Kᵀ as a plain product, which OpenBLAS runs 1.5–3× faster on tiles than
+  // the transposed one.
+  Matrix Kt;
+  Index row_tile = 0, col_tile = 0;
+  Index n = 0, m = 0, dk = 0, dv = 0;
+  double divisor = 1;
+  float c = 0;        // 1/(s·T) as a normal float, or 0: every row then goes the exact path
+  bool full = false;  // compute mode: stats, diagnostics and heatmap; bench mode: output only
+  Index hrows = 0, hcols = 0;
+  std::vector<std::int32_t> pixel_col;  // key j → heatmap column (narrow pixels only)
+};
+
+// What each thread gathers; merged after the parallel loop.
+struct ThreadAcc {
+  kernels::ScoreMoments all, visible;
+  std::vector<float> heat_sum, heat_max;  // hrows × hcols
+  std::vector<Index> exact_rows;
+  Index nan_row = std::numeric_limits<Index>::max();
+};
+
+struct Workspace {
+  std::vector<float> S, P, O;  // kRowTile × kColTile, kRowTile × kColTile, kRowTile × d_v
+  std::vector<OnlineRow> st;
+  std::vector<Index> first, last;
+  // Per row of the tile and heatmap column: sum and max of p over the pixel's cells, in the frame
+  // of the row's running max (rescaled with the other sums when it moves, which for most rows
+  // happens a handful of times).
+  std::vector<float> hsum, hmax;
+  std::vector<Index> hlo, hhi;  // per row: the pixel columns touched so far, [hlo, hhi)
+};
+
+void visible_span(const Mask& mask, Index i, Index m, Index& first, Index& last) {
+  first = 0;
+  last = m;
+  if (mask.kind != MaskKind::Custom) mask.visible_range(i, m, first, last);
+}
+
+// Adds p over keys [a, b) of one row (p indexed from key `base`) into the row's pixel sums and
+// maxima. Wide pixels reduce a run at a time; narrow ones (under 16 keys, only when m < 16 ×
+// heatmap columns, so small problems) go cell by cell through the key → pixel table.
+void heat_add(const Context& cx, const float* p, Index base, Index a, Index b, float* hsum, float* hmax) {
+  if (cx.m >= 16 * cx.hcols) {
+    const kernels::Table& k = kernels::table();
+    Index j = a;
+    while (j < b) {
+      const Index px = pixel_of(j, cx.m, cx.hcols);
+      const Index end = std::min(b, pixel_first(px + 1, cx.m, cx.hcols));
+      float sum = 0, mx = 0;
+      k.sum_max(p + (j - base), end - j, sum, mx);
+      hsum[px] += sum;
+      hmax[px] = std::max(hmax[px], mx);
+      j = end;
+    }
+    return;
+  }
+  const std::int32_t* pix = cx.pixel_col.data();
+  for (Index j = a; j < b; ++j) {
+    const float v = p[j - base];
+    const std::int32_t px = pix[j];
+    hsum[px] += v;
+    hmax[px] = std::max(hmax[px], v);
+  }
+}
+
+// [SECTION] Query tiles
+
+void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc& acc, Matrix& output,
+                std::vector<RowDiagnostics>* rows) {
+  const Problem& p = *cx.p;
+  const Mask& mask = p.options.mask;
+  const kernels::Table& k = kernels::table();
+  const Index nr = r1 - r0, dk = cx.dk, dv = cx.dv, kColTile = cx.col_tile;
+  const bool custom = mask.kind == MaskKind::Custom;
+  const bool heat = cx.full && cx.hcols > 0;
+
+  Index lo = cx.m, hi = 0;  // union of the rows' visible key ranges
+  for (Index r = 0; r < nr; ++r) {
+    Index f = 0, l = 0;
+    visible_span(mask, r0 + r, cx.m, f, l);
+    ws.first[static_cast<size_t>(r)] = f;
+    ws.last[static_cast<size_t>(r)] = l;
+    if (f < l) {
+      lo = std::min(lo, f);
+      hi = std::max(hi, l);
+    }
+    ws.st[static_cast<size_t>(r)] = OnlineRow{};
+  }
+  std::fill(ws.O.begin(), ws.O.begin() + nr * dv, 0.0f);
+  if (heat) {
+    std::fill(ws.hsum.begin(), ws.hsum.begin() + nr * cx.hcols, 0.0f);
+    std::fill(ws.hmax.begin(), ws.hmax.begin() + nr * cx.hcols, 0.0f);
+    std::fill(ws.hlo.begin(), ws.hlo.begin() + nr, cx.hcols);
+    std::fill(ws.hhi.begin(), ws.hhi.begin() + nr, Index{0});
+  }
+
+  for (Index c0 = 0; c0 < cx.m; c0 += kColTile) {
+    const Index c1 = std::min(cx.m, c0 + kColTile);
+    const bool touches = lo < c1 && hi > c0;
+    Index g0 = c0, g1 = c1;
+    if (!cx.full) {
+      // Output only: blocked tiles are neither multiplied nor exponentiated.
+      if (!touches) continue;
+      g0 = std::max(c0, lo);
+      g1 = std::min(c1, hi);
+    }
+    const Index w = g1 - g0;
+    blas::gemm_nn(nr, w, dk, p.Q.row(r0).data(), dk, cx.Kt.data() + g0, cx.m, 0.0f, ws.S.data(), kColTile);
+    if (cx.full) {
+      // Every score counts in the scores' statistics, blocked or not; blocked tiles stop here.
+      for (Index r = 0; r < nr; ++r) {
+        kernels::ScoreMoments row_m;
+        k.moments(ws.S.data() + r * kColTile, w, row_m);
+        if (row_m.nan) acc.nan_row = std::min(acc.nan_row, r0 + r);
+        acc.all.merge(row_m);
+      }
+      if (!touches) continue;
+    }
+    for (Index r = 0; r < nr; ++r) {
+      const Index i = r0 + r;
+      OnlineRow& st = ws.st[static_cast<size_t>(r)];
+      float* s = ws.S.data() + r * kColTile;
+      float* prow = ws.P.data() + r * kColTile;
+      Index a = std::max(ws.first[static_cast<size_t>(r)], g0), b = std::min(ws.last[static_cast<size_t>(r)], g1);
+      if (a >= b) a = b = g0;  // nothing visible in this tile: the whole row of P is zero
+      if (cx.full) detail::visible_moments(mask, i, cx.m, s, g0, g1, acc.visible);
+      if (custom) {
+        for (Index j = g0; j < g1; ++j) {
+          if (mask.blocked(i, j)) s[j - g0] = -kInfF;
+        }
+      }
+      float mx = a < b ? k.row_max(s + (a - g0), b - a) : -kInfF;
+      if (mx == kInfF) st.exact = true;
+      if (st.exact) mx = -kInfF;  // contributes nothing here; the exact path recomputes the row
+      const float M = std::max(st.max, mx);
+      if (M == -kInfF) {
+        std::fill(prow, prow + w, 0.0f);
+        continue;
+      }
+      const kernels::ExpSums sums = k.exp_row(s + (a - g0), prow + (a - g0), b - a, M, cx.c, cx.full);
+      std::fill(prow, prow + (a - g0), 0.0f);
+      std::fill(prow + (b - g0), prow + w, 0.0f);
+      if (M != st.max) {
+        const double shift = (static_cast<double>(st.max) - M) * cx.c;  // −inf on the first visible tile
+        const double alpha = st.z > 0 ? std::exp(shift) : 0.0;
+        if (st.z > 0) {
+          st.t = alpha * (st.t + shift * st.z);
+          st.z *= alpha;
+          st.rest = alpha * (st.rest + st.ties);
+          st.u2 = alpha * alpha * (st.u2 + st.ties);
+          st.u3 = alpha * alpha * alpha * (st.u3 + st.ties);
+          st.ties = 0;
+          k.scale(ws.O.data() + r * dv, dv, static_cast<float>(alpha));
+          if (heat && ws.hlo[static_cast<size_t>(r)] < ws.hhi[static_cast<size_t>(r)]) {
+            const Index h0 = r * cx.hcols + ws.hlo[static_cast<size_t>(r)];
+            const Index len = ws.hhi[static_cast<size_t>(r)] - ws.hlo[static_cast<size_t>(r)];
+            k.scale(ws.hsum.data() + h0, len, static_cast<float>(alpha));
+            k.scale(ws.hmax.data() + h0, len, static_cast<float>(alpha));
+          }
+        }
+        st.max = M;
+      }
+      st.z += sums.z;
+      st.rest += sums.rest;
+      st.ties += static_cast<double>(sums.ties);
+      st.t += sums.t;
+      st.u2 += sums.u2;
+      st.u3 += sums.u3;
+      if (heat && a < b) {
+        const size_t h = static_cast<size_t>(r * cx.hcols);
+        heat_add(cx, prow, g0, a, b, &ws.hsum[h], &ws.hmax[h]);
+        Index& hlo = ws.hlo[static_cast<size_t>(r)];
+        Index& hhi = ws.hhi[static_cast<size_t>(r)];
+        hlo = std::min(hlo, pixel_of(a, cx.m, cx.hcols));
+        hhi = std::max(hhi, pixel_of(b - 1, cx.m, cx.hcols) + 1);
+      }
+    }
+    blas::gemm_nn(nr, dv, w, ws.P.data(), kColTile, p.V.row(g0).data(), dv, 1.0f, ws.O.data(), dv);
+  }
+
+  for (Index r = 0; r < nr; ++r) {
+    const Index i = r0 + r;
+    const OnlineRow& st = ws.st[static_cast<size_t>(r)];
+    if (st.exact) {
+      acc.exact_rows.push_back(i);
+      continue;
+    }
+    float* out = output.row(i).data();
+    const float* o = ws.O.data() + r * dv;
+    const float inv = st.z > 0 ? static_cast<float>(1.0 / st.z) : 0.0f;
+    for (Index j = 0; j < dv; ++j) out[j] = o[j] * inv;
+    if (!cx.full) continue;
+    RowDiagnostics d = diagnostics_from_sums(st);
+    d.padding = p.options.mask.is_padding_row(i);
+    (*rows)[static_cast<size_t>(i)] = d;
+    if (heat && st.z > 0) {
+      const Index py = pixel_of(i, cx.n, cx.hrows);
+      float* hs = &acc.heat_sum[static_cast<size_t>(py * cx.hcols)];
+      float* hm = &acc.heat_max[static_cast<size_t>(py * cx.hcols)];
+      const size_t h = static_cast<size_t>(r * cx.hcols);
+      const float inv_z = static_cast<float>(1.0 / st.z);
+      for (Index px = ws.hlo[static_cast<size_t>(r)]; px < ws.hhi[static_cast<size_t>(r)]; ++px) {
+        hs[px] += ws.hsum[h + static_cast<size_t>(px)] * inv_z;
+        hm[px] = std::max(hm[px], ws.hmax[h + static_cast<size_t>(px)] * inv_z);
+      }
+    }
+  }
+}
+
+// [SECTION] Exact rows (other normalizers, overflowed rows)
+//
+// A block of query rows at a time with a full row of scores each (O(rows·m) memory): double
+// logits and the engine's reference normalize_row/row_diagnostics, as in the dense path.
+constexpr Index kExactRows = 16;
+
+void exact_rows(const Context& cx, const Index* list, Index count, bool with_stats, ThreadAcc& acc,
+                Matrix& output, std::vector<RowDiagnostics>& rows) {
+  const Problem& p = *cx.p;
+  const Mask& mask = p.options.mask;
+  const kernels::Table& k = kernels::table();
+  std::vector<float> q(static_cast<size_t>(count * cx.dk)), S(static_cast<size_t>(count * cx.m)),
+      W(static_cast<size_t>(count * cx.m)), O(static_cast<size_t>(count * cx.dv));
+  std::vector<double> x(static_cast<size_t>(cx.m));
+  for (Index r = 0; r < count; ++r) {
+    std::copy_n(p.Q.row(list[r]).data(), cx.dk, q.begin() + r * cx.dk);
+  }
+  blas::gemm_nt(count, cx.m, cx.dk, q.data(), cx.dk, p.K.data(), cx.dk, 0.0f, S.data(), cx.m);
+  for (Index r = 0; r < count; ++r) {
+    const Index i = list[r];
+    const float* s = S.data() + r * cx.m;
+    float* w = W.data() + r * cx.m;
+    if (with_stats) {
+      kernels::ScoreMoments row_m;
+      k.moments(s, cx.m, row_m);
+      if (row_m.nan) acc.nan_row = std::min(acc.nan_row, i);
+      acc.all.merge(row_m);
+      detail::visible_moments(mask, i, cx.m, s, 0, cx.m, acc.visible);
+    }
+    detail::normalizer_logits(p.options.normalizer, mask, i, cx.m, s, cx.divisor, x.data());
+    const bool any = normalize_row(p.options.normalizer, x.data(), w, cx.m);
+    RowDiagnostics d = row_diagnostics(p.options.normalizer, w, cx.m);
+    d.fully_masked = !any;
+    d.padding = mask.is_padding_row(i);
+    rows[static_cast<size_t>(i)] = d;
+    if (cx.hcols > 0) {
+      const Index py = pixel_of(i, cx.n, cx.hrows);
+      for (Index px = 0; px < cx.hcols; ++px) {
+        const Index a = pixel_first(px, cx.m, cx.hcols), b = pixel_first(px + 1, cx.m, cx.hcols);
+        float sum = 0, mx = 0;
+        k.sum_max(w + a, b - a, sum, mx);
+        acc.heat_sum[static_cast<size_t>(py * cx.hcols + px)] += sum;
+        float& hm = acc.heat_max[static_cast<size_t>(py * cx.hcols + px)];
+        hm = std::max(hm, mx);
+      }
+    }
+  }
+  blas::gemm_nn(count, cx.dv, cx.m, W.data(), cx.m, p.V.data(), cx.dv, 0.0f, O.data(), cx.dv);
+  for (Index r = 0; r < count; ++r) std::copy_n(O.begin() + r * cx.dv, cx.dv, output.row(list[r]).data());
+}
+
+// Reports progress from the calling thread (thread 0 of the team), at most every ~1/200 of the work.
+class Progress {
+public:
+  Progress(const std::function<void(double)>& f, Index total) : f_(f), total_(total) {}
+  void done(Index units) {
+    const Index now = done_.fetch_add(units) + units;
+    if (!f_ || omp_get_thread_num() != 0) return;
+    const double frac = static_cast<double>(now) / static_cast<double>(total_);
+    if (frac - last_ >= 0.005) {
+      last_ = frac;
+      f_(frac);
+    }
+  }
+  void finish() {
+    if (f_) f_(1.0);
+  }
+
+private:
+  const std::function<void(double)>& f_;
+  Index total_;
+  std::atomic<Index> done_{0};
+  double last_ = 0;
+};
+
+// Not copyable in practice (Kt is large): returned by value through copy elision only.
+Context make_context(const Problem& p, bool full, const StreamingOptions* so) {
+  Context cx;
+  cx.p = &p;
+  cx.n = p.Q.rows();
+  cx.m = p.K.rows();
+  cx.dk = p.Q.cols();
+  cx.dv = p.V.cols();
+  cx.divisor = effective_temperature(cx.dk, p.options);
+  cx.c = detail::fast_inverse_divisor(cx.divisor);
+  cx.full = full;
+  cx.Kt = p.K.transpose();
+  cx.row_tile = tile_rows();
+  cx.col_tile = tile_cols();
+  if (full && so) {
+    cx.hrows = std::clamp<Index>(so->heatmap_rows, 0, cx.n);
+    cx.hcols = std::clamp<Index>(so->heatmap_cols, 0, cx.m);
+    if (cx.hrows == 0 || cx.hcols == 0) cx.hrows = cx.hcols = 0;
+    if (cx.hcols > 0 && cx.m < 16 * cx.hcols) {
+      cx.pixel_col.resize(static_cast<size_t>(cx.m));
+      for (Index j = 0; j < cx.m; ++j) {
+        cx.pixel_col[static_cast<size_t>(j)] = static_cast<std::int32_t>(pixel_of(j, cx.m, cx.hcols));
+      }
+    }
+  }
+  return cx;
+}
+
+// Runs the tiled pass (softmax) or the exact rows (other normalizers) over all query rows in
+// parallel, then the rows that overflowed. Returns the merged accumulators.
+ThreadAcc run_rows(const Context& cx, Matrix& output, std::vector<RowDiagnostics>& rows,
+                   const std::function<void(double)>& progress_f) {
+  const int threads = omp_get_max_threads();
+  std::vector<ThreadAcc> accs(static_cast<size_t>(threads));
+  const size_t pixels = static_cast<size_t>(cx.hrows * cx.hcols);
+  for (ThreadAcc& a : accs) {
+    a.heat_sum.assign(pixels, 0.0f);
+    a.heat_max.assign(pixels, 0.0f);
+  }
+  const bool tiled = cx.p->options.normalizer == Normalizer::Softmax && cx.c != 0;
+  const Index kRowTile = cx.row_tile, kColTile = cx.col_tile;
+  Progress progress(progress_f, cx.n);
+  if (tiled) {
+    std::vector<Workspace> wss(static_cast<size_t>(threads));
+    for (Workspace& ws : wss) {
+      ws.S.resize(static_cast<size_t>(kRowTile * kColTile));
+      ws.P.resize(static_cast<size_t>(kRowTile * kColTile));
+      ws.O.resize(static_cast<size_t>(kRowTile * cx.dv));
+      ws.st.resize(static_cast<size_t>(kRowTile));
+      ws.first.resize(static_cast<size_t>(kRowTile));
+      ws.last.resize(static_cast<size_t>(kRowTile));
+      if (cx.full && cx.hcols > 0) {
+        ws.hsum.resize(static_cast<size_t>(kRowTile * cx.hcols));
+        ws.hmax.resize(static_cast<size_t>(kRowTile * cx.hcols));
+        ws.hlo.resize(static_cast<size_t>(kRowTile));
+        ws.hhi.resize(static_cast<size_t>(kRowTile));
+      }
+    }
+    const Index tiles = (cx.n + kRowTile - 1) / kRowTile;
+#pragma omp parallel num_threads(threads)
+    {
+      const size_t t = static_cast<size_t>(omp_get_thread_num());
+      // Last query tiles first: under a causal mask they see the most keys, so the dynamic
+      // schedule ends on short tiles and the threads finish together.
+#pragma omp for schedule(dynamic, 1)
+      for (Index b = 0; b < tiles; ++b) {
+        const Index tile = tiles - 1 - b;
+        const Index r0 = tile * kRowTile, r1 = std::min(cx.n, r0 + kRowTile);
+        query_tile(cx, r0, r1, wss[t], accs[t], output, &rows);
+        progress.done(r1 - r0);
+      }
+    }
+  }
+  // Rows for the exact path: all of them without the tiled pass, else those that overflowed.
+  std::vector<Index> list;
+  if (tiled) {
+    for (ThreadAcc& a : accs) list.insert(list.end(), a.exact_rows.begin(), a.exact_rows.end());
+  } else {
+    list.resize(static_cast<size_t>(cx.n));
+    for (Index i = 0; i < cx.n; ++i) list[static_cast<size_t>(i)] = i;
+  }
+  const Index blocks = (static_cast<Index>(list.size()) + kExactRows - 1) / kExactRows;
+#pragma omp parallel num_threads(threads)
+  {
+    const size_t t = static_cast<size_t>(omp_get_thread_num());
+#pragma omp for schedule(dynamic, 1)
+    for (Index b = 0; b < blocks; ++b) {
+      const Index r0 = b * kExactRows, count = std::min<Index>(kExactRows, static_cast<Index>(list.size()) - r0);
+      exact_rows(cx, list.data() + r0, count, !tiled, accs[t], output, rows);
+      if (!tiled) progress.done(count);
+    }
+  }
+  progress.finish();
+  ThreadAcc total = std::move(accs[0]);
+  for (size_t t = 1; t < accs.size(); ++t) {
+    total.all.merge(accs[t].all);
+    total.visible.merge(accs[t].visible);
+    total.nan_row = std::min(total.nan_row, accs[t].nan_row);
+    for (size_t q = 0; q < pixels; ++q) {
+      total.heat_sum[q] += accs[t].heat_sum[q];
+      total.heat_max[q] = std::max(total.heat_max[q], accs[t].heat_max[q]);
+    }
+  }
+  return total;
+}
+
+Result result_header(const Problem& p) {
+  Result r;
+  r.n = p.Q.rows();
+  r.m = p.K.rows();
+  r.d_k = p.Q.cols();
+  r.d_v = p.V.cols();
+  r.scale_divisor = p.options.scale ? std::sqrt(static_cast<double>(r.d_k)) : 1.0;
+  r.effective_temperature = r.scale_divisor * p.options.temperature;
+  return r;
+}
+
+// Pixel means from pixel sums: divide by the number of cells each pixel covers.
+void heat_means(Matrix& mean, Index n, Index m) {
+  const Index hr = mean.rows(), hc = mean.cols();
+  for (Index y = 0; y < hr; ++y) {
+    const double rows = static_cast<double>(pixel_first(y + 1, n, hr) - pixel_first(y, n, hr));
+    for (Index x = 0; x < hc; ++x) {
+      const double cols = static_cast<double>(pixel_first(x + 1, m, hc) - pixel_first(x, m, hc));
+      mean(y, x) = static_cast<float>(mean(y, x) / (rows * cols));
+    }
+  }
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+// [SECTION] compute_streaming_cpu, downsample_weights
+
+Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options) {
+  validate_problem(p);
+  Result r = result_header(p);
+  r.dense = false;
+  const Context cx = make_context(p, true, &options);
+  r.output.setZero(r.n, r.d_v);
+  r.rows.assign(static_cast<size_t>(r.n), RowDiagnostics{});
+  ThreadAcc acc = run_rows(cx, r.output, r.rows, options.progress);
+  if (acc.nan_row < r.n) {
+    Matrix row(1, r.m);
+    blas::gemm_nt(1, r.m, r.d_k, p.Q.row(acc.nan_row).data(), r.d_k, p.K.data(), r.d_k, 0.0f, row.data(), r.m);
+    detail::throw_nan_score(row.data(), acc.nan_row, r.m);
+  }
+  r.stats = detail::stats_from_moments(acc.all, acc.visible, cx.divisor);
+  if (cx.hcols > 0) {
+    r.heatmap.mean = Eigen::Map<Matrix>(acc.heat_sum.data(), cx.hrows, cx.hcols);
+    r.heatmap.max = Eigen::Map<Matrix>(acc.heat_max.data(), cx.hrows, cx.hcols);
+    heat_means(r.heatmap.mean, r.n, r.m);
+  }
+  return r;
+}
+
+Heatmap downsample_weights(const Matrix& weights, Index max_rows, Index max_cols) {
+  const Index n = weights.rows(), m = weights.cols();
+  const Index hr = std::clamp<Index>(max_rows, 0, n), hc = std::clamp<Index>(max_cols, 0, m);
+  Heatmap h;
+  if (hr == 0 || hc == 0) return h;
+  h.mean.setZero(hr, hc);
+  h.max.setZero(hr, hc);
+  for (Index i = 0; i < n; ++i) {
+    const Index y = pixel_of(i, n, hr);
+    for (Index j = 0; j < m; ++j) {
+      const Index x = pixel_of(j, m, hc);
+      h.mean(y, x) += weights(i, j);
+      h.max(y, x) = std::max(h.max(y, x), weights(i, j));
+    }
+  }
+  heat_means(h.mean, n, m);
+  return h;
+}
+
+// [SECTION] attention_output_cpu (bench)
+
+Matrix attention_output_cpu(const Problem& p, bool streaming, ForwardTimings* timings) {
+  validate_problem(p);
+  ForwardTimings local;
+  ForwardTimings& t = timings ? *timings : local;
+  t = ForwardTimings{};
+  const auto start = std::chrono::steady_clock::now();
+  const Context cx = make_context(p, false, nullptr);
+  const Index n = cx.n, m = cx.m, dk = cx.dk, dv = cx.dv;
+  Matrix output(n, dv);
+  if (p.options.normalizer != Normalizer::Softmax || cx.c == 0) {
+    output = compute_streaming_cpu(p).output;
+    t.fused = true;
+    t.total_ms = ms_since(start);
+    return output;
+  }
+  if (streaming || !dense_fits(n, m)) {
+    std::vector<RowDiagnostics> rows(static_cast<size_t>(n));
+    ThreadAcc acc = run_rows(cx, output, rows, {});
+    (void)acc;
+    t.fused = true;
+    t.total_ms = ms_since(start);
+    return output;
+  }
+
+  // Dense: each stage over all rows in turn, in strips of rows whose union of visible keys
+  // [lo, hi) bounds the products (the blocked half of a causal mask is never multiplied).
+  const Mask& mask = p.options.mask;
+  constexpr Index kStrip = 128;
+  const Index strips = (n + kStrip - 1) / kStrip;
+  std::vector<Index> lo(static_cast<size_t>(strips), 0), hi(static_cast<size_t>(strips), m);
+  for (Index b = 0; b < strips; ++b) {
+    Index l = m, h = 0;
+    for (Index i = b * kStrip; i < std::min(n, (b + 1) * kStrip); ++i) {
+      Index f = 0, e = 0;
+      visible_span(mask, i, m, f, e);
+      if (f < e) {
+        l = std::min(l, f);
+        h = std::max(h, e);
+      }
+    }
+    lo[static_cast<size_t>(b)] = std::min(l, h);
+    hi[static_cast<size_t>(b)] = h;
+  }
+  Matrix A(n, m);  // scores, then weights in place
+  auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for schedule(dynamic, 1)
+  for (Index b = 0; b < strips; ++b) {
+    const Index r0 = b * kStrip, rows = std::min(kStrip, n - r0), l = lo[static_cast<size_t>(b)];
+    blas::gemm_nn(rows, hi[static_cast<size_t>(b)] - l, dk, p.Q.row(r0).data(), dk, cx.Kt.data() + l, m, 0.0f,
+                  A.row(r0).data() + l, m);
+  }
+  t.scores_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  const bool custom = mask.kind == MaskKind::Custom;
+#pragma omp parallel for schedule(dynamic, 64)
+  for (Index i = 0; i < n; ++i) {
+    const kernels::Table& k = kernels::table();
+    const Index b = i / kStrip, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
+    float* s = A.row(i).data();
+    Index f = 0, e = 0;
+    visible_span(mask, i, m, f, e);
+    if (custom) {
+      for (Index j = 0; j < m; ++j) {
+        if (mask.blocked(i, j)) s[j] = -kInfF;
+      }
+    }
+    const float mx = f < e ? k.row_max(s + f, e - f) : -kInfF;
+    if (std::isfinite(mx)) {
+      const kernels::ExpSums sums = k.exp_row(s + f, s + f, e - f, mx, cx.c, false);
+      k.scale(s + f, e - f, static_cast<float>(1.0 / sums.z));
+      std::fill(s + l, s + std::max(l, f), 0.0f);
+      std::fill(s + std::min(h, e), s + h, 0.0f);
+    } else {
+      // Fully masked (zeros) or overflowed (+inf): the reference row in double. Cells outside the
+      // strip's [l, h) were never multiplied; they are blocked for every row of the strip.
+      std::vector<double> x(static_cast<size_t>(m));
+      std::fill(s, s + l, -kInfF);
+      std::fill(s + h, s + m, -kInfF);
+      detail::normalizer_logits(Normalizer::Softmax, mask, i, m, s, cx.divisor, x.data());
+      normalize_row(Normalizer::Softmax, x.data(), s, m);
+    }
+  }
+  t.softmax_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for schedule(dynamic, 1)
+  for (Index b = 0; b < strips; ++b) {
+    const Index r0 = b * kStrip, rows = std::min(kStrip, n - r0), l = lo[static_cast<size_t>(b)];
+    const Index w = hi[static_cast<size_t>(b)] - l;
+    if (w <= 0) {
+      output.middleRows(r0, rows).setZero();
+      continue;
+    }
+    blas::gemm_nn(rows, dv, w, A.row(r0).data() + l, m, p.V.row(l).data(), dv, 0.0f, output.row(r0).data(), dv);
+  }
+  t.output_ms = ms_since(t0);
+  t.total_ms = ms_since(start);
+  return output;
+}
+
+}  // namespace attnlab

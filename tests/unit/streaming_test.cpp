@@ -1,0 +1,311 @@
+// The streaming path (tiles, online softmax) against the dense path where both fit: outputs,
+// per-row diagnostics, statistics and the downsampled heatmap; the bench fast paths; the kernels.
+#include "engine/attention.hpp"
+#include "engine/forward.hpp"
+#include "engine/softmax_kernels.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace attnlab {
+namespace {
+
+Matrix random_matrix(std::mt19937& rng, Eigen::Index rows, Eigen::Index cols, float sigma = 1.0f) {
+  std::normal_distribution<float> dist(0.0f, sigma);
+  Matrix M(rows, cols);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    for (Eigen::Index j = 0; j < cols; ++j) M(i, j) = dist(rng);
+  }
+  return M;
+}
+
+Mask make_mask(std::mt19937& rng, MaskKind kind, Eigen::Index n, Eigen::Index m) {
+  Mask mask;
+  mask.kind = kind;
+  const auto pick = [&](Eigen::Index hi) { return std::uniform_int_distribution<int>(0, static_cast<int>(hi))(rng); };
+  switch (kind) {
+    case MaskKind::Padding:
+    case MaskKind::Prefix: mask.param = pick(m); break;
+    case MaskKind::Window: mask.param = 1 + pick(std::max(n, m)); break;
+    case MaskKind::Custom:
+      mask.blocked.resize(n, m);
+      for (Eigen::Index i = 0; i < n; ++i) {
+        for (Eigen::Index j = 0; j < m; ++j) mask.blocked(i, j) = pick(2) == 0 ? 1 : 0;
+      }
+      if (n >= 2) mask.blocked.row(0).setOnes();  // a fully masked row
+      break;
+    default: break;
+  }
+  return mask;
+}
+
+Problem make_problem(std::mt19937& rng, Eigen::Index n, Eigen::Index m, Eigen::Index dk, Eigen::Index dv,
+                     MaskKind kind, float sigma = 1.0f) {
+  Problem p;
+  p.Q = random_matrix(rng, n, dk, sigma);
+  p.K = random_matrix(rng, m, dk, sigma);
+  p.V = random_matrix(rng, m, dv);
+  p.options.mask = make_mask(rng, kind, n, m);
+  return p;
+}
+
+std::string describe(const Problem& p) {
+  return "n=" + std::to_string(p.Q.rows()) + " m=" + std::to_string(p.K.rows()) + " d_k=" +
+         std::to_string(p.Q.cols()) + " d_v=" + std::to_string(p.V.cols()) + " mask=" + mask_spec(p.options.mask) +
+         " normalizer=" + std::string(normalizer_name(p.options.normalizer));
+}
+
+// Largest |a − b| relative to max(1, |b|): float32 results from different summation orders.
+double max_diff(const Matrix& a, const Matrix& b) {
+  EXPECT_EQ(a.rows(), b.rows());
+  EXPECT_EQ(a.cols(), b.cols());
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return 1e9;
+  double worst = 0;
+  for (Eigen::Index i = 0; i < a.rows(); ++i) {
+    for (Eigen::Index j = 0; j < a.cols(); ++j) {
+      const double d = std::abs(static_cast<double>(a(i, j)) - b(i, j)) / std::max(1.0, std::abs(double(b(i, j))));
+      worst = std::max(worst, std::isnan(d) ? 1e9 : d);
+    }
+  }
+  return worst;
+}
+
+void expect_close_stats(const MomentStats& a, const MomentStats& b, const std::string& what) {
+  const auto near = [](double x, double y) {
+    return x == y || std::abs(x - y) <= 1e-6 * std::max(1.0, std::abs(y)) || (std::isnan(x) && std::isnan(y));
+  };
+  EXPECT_EQ(a.count, b.count) << what;
+  EXPECT_TRUE(near(a.mean, b.mean)) << what << " mean " << a.mean << " vs " << b.mean;
+  EXPECT_TRUE(near(a.std, b.std)) << what << " std " << a.std << " vs " << b.std;
+  EXPECT_TRUE(near(a.min, b.min)) << what << " min " << a.min << " vs " << b.min;
+  EXPECT_TRUE(near(a.max, b.max)) << what << " max " << a.max << " vs " << b.max;
+}
+
+// Streaming against dense for one problem: everything the streaming path produces.
+void expect_streaming_equals_dense(const Problem& p, Eigen::Index hrows, Eigen::Index hcols) {
+  SCOPED_TRACE(describe(p));
+  const Result dense = compute_cpu(p);
+  StreamingOptions so;
+  so.heatmap_rows = hrows;
+  so.heatmap_cols = hcols;
+  const Result s = compute_streaming_cpu(p, so);
+  EXPECT_FALSE(s.dense);
+  EXPECT_EQ(s.scores.size(), 0);
+  EXPECT_EQ(s.weights.size(), 0);
+  EXPECT_DOUBLE_EQ(s.effective_temperature, dense.effective_temperature);
+  EXPECT_LT(max_diff(s.output, dense.output), 2e-5);
+  ASSERT_EQ(s.rows.size(), dense.rows.size());
+  for (size_t i = 0; i < s.rows.size(); ++i) {
+    const RowDiagnostics &a = s.rows[i], &b = dense.rows[i];
+    SCOPED_TRACE("row " + std::to_string(i));
+    EXPECT_EQ(a.fully_masked, b.fully_masked);
+    EXPECT_EQ(a.padding, b.padding);
+    EXPECT_NEAR(a.max_weight, b.max_weight, 2e-6);
+    if (std::abs(b.max_weight - 0.99) > 1e-5) {
+      EXPECT_EQ(a.saturated, b.saturated);
+    }
+    EXPECT_NEAR(a.entropy, b.entropy, 2e-5 * std::max(1.0f, b.entropy));
+    EXPECT_NEAR(a.effective_keys, b.effective_keys, 2e-5 * std::max(1.0f, b.effective_keys));
+    // The dense path computes ‖J‖² = Σa²(1−a)² + (Σa²)² − Σa⁴ from float weights, which cancels
+    // to ~1e-7 on saturated rows; compare the squares there.
+    const double ja = a.jacobian_norm, jb = b.jacobian_norm;
+    EXPECT_TRUE(std::abs(ja - jb) <= 2e-5 || std::abs(ja * ja - jb * jb) <= 1e-6) << ja << " vs " << jb;
+  }
+  expect_close_stats(s.stats.scores, dense.stats.scores, "scores");
+  expect_close_stats(s.stats.logits, dense.stats.logits, "logits");
+  const Heatmap ref = downsample_weights(dense.weights, hrows, hcols);
+  ASSERT_FALSE(s.heatmap.empty());
+  EXPECT_EQ(s.heatmap.mean.rows(), std::min(hrows, p.Q.rows()));
+  EXPECT_EQ(s.heatmap.mean.cols(), std::min(hcols, p.K.rows()));
+  EXPECT_LT(max_diff(s.heatmap.mean, ref.mean), 2e-6);
+  EXPECT_LT(max_diff(s.heatmap.max, ref.max), 2e-6);
+}
+
+const std::vector<MaskKind> kKinds{MaskKind::None,   MaskKind::Causal, MaskKind::Padding,
+                                   MaskKind::Prefix, MaskKind::Window, MaskKind::Custom};
+
+TEST(Streaming, EqualsDenseAcrossMasksShapesAndTileBoundaries) {
+  std::mt19937 rng(7);
+  // Sizes on both sides of the 128-row and 512-key tiles, square and rectangular.
+  const std::vector<std::array<Eigen::Index, 4>> shapes{{1, 1, 1, 1},      {3, 5, 4, 2},      {127, 511, 8, 3},
+                                                        {128, 512, 16, 16}, {129, 513, 5, 7}, {260, 40, 3, 2},
+                                                        {20, 1100, 12, 1}};
+  for (const auto& sh : shapes) {
+    for (MaskKind kind : kKinds) {
+      const Problem p = make_problem(rng, sh[0], sh[1], sh[2], sh[3], kind);
+      expect_streaming_equals_dense(p, 1024, 1024);  // one pixel per cell
+      expect_streaming_equals_dense(p, 7, 13);       // uneven blocks
+    }
+  }
+}
+
+TEST(Streaming, SharpRowsTemperatureAndNoScaling) {
+  std::mt19937 rng(11);
+  for (MaskKind kind : {MaskKind::None, MaskKind::Causal}) {
+    Problem p = make_problem(rng, 70, 300, 16, 4, kind, 3.0f);  // large scores: the max moves a lot
+    p.options.temperature = 0.05;
+    expect_streaming_equals_dense(p, 16, 16);
+    p.options.scale = false;
+    p.options.temperature = 3.0;
+    expect_streaming_equals_dense(p, 16, 16);
+  }
+}
+
+TEST(Streaming, OtherNormalizersAreStreamedByRowBlocks) {
+  std::mt19937 rng(13);
+  for (Normalizer norm : {Normalizer::Sparsemax, Normalizer::Sigmoid, Normalizer::Hardmax}) {
+    for (MaskKind kind : {MaskKind::None, MaskKind::Causal, MaskKind::Custom}) {
+      Problem p = make_problem(rng, 37, 45, 6, 3, kind);
+      p.options.normalizer = norm;
+      expect_streaming_equals_dense(p, 10, 9);
+    }
+  }
+}
+
+TEST(Streaming, OverflowedScoresFallBackToTheExactRow) {
+  std::mt19937 rng(17);
+  Problem p = make_problem(rng, 70, 300, 4, 3, MaskKind::None);
+  p.Q.row(5).setConstant(1e20f);  // Q·K overflows float: +inf and −inf scores
+  p.K.row(260).setConstant(1e20f);
+  expect_streaming_equals_dense(p, 32, 32);
+  const Result s = compute_streaming_cpu(p);
+  EXPECT_TRUE(s.output.allFinite());
+}
+
+TEST(Streaming, HugeLogitsAndTemperaturesBeyondFloat) {
+  std::mt19937 rng(19);
+  Problem p = make_problem(rng, 30, 70, 4, 3, MaskKind::Causal);
+  p.options.temperature = 1e-30;  // logits around ±1e30
+  expect_streaming_equals_dense(p, 8, 8);
+  p.options.temperature = 1e-40;  // 1/(s·T) is not a float: the double path decides every row
+  expect_streaming_equals_dense(p, 8, 8);
+  p.options.temperature = 1e30;  // everything uniform
+  expect_streaming_equals_dense(p, 8, 8);
+}
+
+TEST(Streaming, FullyMaskedRowsAreZeroAndFlagged) {
+  std::mt19937 rng(23);
+  Problem p = make_problem(rng, 9, 300, 4, 3, MaskKind::Padding);
+  p.options.mask.param = 0;
+  const Result s = compute_streaming_cpu(p);
+  EXPECT_TRUE(s.output.isZero(0));
+  for (const RowDiagnostics& d : s.rows) EXPECT_TRUE(d.fully_masked);
+  EXPECT_EQ(s.stats.logits.count, 0);
+  EXPECT_EQ(s.stats.scores.count, 9 * 300);
+  expect_streaming_equals_dense(p, 4, 4);
+}
+
+TEST(Streaming, NotANumberScoreIsAnInputError) {
+  std::mt19937 rng(29);
+  Problem p = make_problem(rng, 4, 5, 2, 2, MaskKind::None);
+  p.Q.row(2) << 1e20f, 1e20f;
+  p.K.row(3) << 1e20f, -1e20f;  // +inf + −inf = NaN
+  EXPECT_THROW(compute_cpu(p), InputError);
+  try {
+    compute_streaming_cpu(p);
+    ADD_FAILURE() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("scores[2][3]"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Streaming, ProgressRisesToOne) {
+  std::mt19937 rng(31);
+  const Problem p = make_problem(rng, 700, 300, 4, 2, MaskKind::Causal);
+  StreamingOptions so;
+  std::vector<double> seen;
+  so.progress = [&](double f) { seen.push_back(f); };
+  compute_streaming_cpu(p, so);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_DOUBLE_EQ(seen.back(), 1.0);
+  for (size_t i = 1; i < seen.size(); ++i) EXPECT_LE(seen[i - 1], seen[i]);
+}
+
+TEST(Forward, DenseAndStreamingOutputsEqualComputeCpu) {
+  std::mt19937 rng(37);
+  for (MaskKind kind : kKinds) {
+    for (const auto& sh : std::vector<std::array<Eigen::Index, 4>>{{1, 1, 1, 1}, {200, 300, 16, 8}, {129, 65, 5, 3}}) {
+      const Problem p = make_problem(rng, sh[0], sh[1], sh[2], sh[3], kind);
+      SCOPED_TRACE(describe(p));
+      const Matrix ref = compute_cpu(p).output;
+      ForwardTimings t;
+      EXPECT_LT(max_diff(attention_output_cpu(p, false, &t), ref), 2e-5);
+      EXPECT_FALSE(t.fused);
+      EXPECT_GE(t.total_ms, t.scores_ms);
+      EXPECT_LT(max_diff(attention_output_cpu(p, true, &t), ref), 2e-5);
+      EXPECT_TRUE(t.fused);
+    }
+  }
+}
+
+TEST(Heatmap, PixelsPartitionTheCells) {
+  for (Eigen::Index cells : {1, 5, 64, 1000, 100000}) {
+    for (Eigen::Index pixels : {1, 3, 7, 1024}) {
+      if (pixels > cells) continue;
+      EXPECT_EQ(pixel_first(0, cells, pixels), 0);
+      EXPECT_EQ(pixel_first(pixels, cells, pixels), cells);
+      for (Eigen::Index px = 0; px < pixels; ++px) {
+        const Eigen::Index a = pixel_first(px, cells, pixels), b = pixel_first(px + 1, cells, pixels);
+        ASSERT_LT(a, b);
+        EXPECT_EQ(pixel_of(a, cells, pixels), px);
+        EXPECT_EQ(pixel_of(b - 1, cells, pixels), px);
+      }
+    }
+  }
+}
+
+TEST(Heatmap, DownsampleOfUniformWeightsIsUniform) {
+  Matrix w = Matrix::Constant(10, 20, 0.05f);
+  const Heatmap h = downsample_weights(w, 3, 6);
+  EXPECT_EQ(h.mean.rows(), 3);
+  EXPECT_EQ(h.mean.cols(), 6);
+  EXPECT_LT((h.mean.array() - 0.05f).abs().maxCoeff(), 1e-7f);
+  EXPECT_LT((h.max.array() - 0.05f).abs().maxCoeff(), 1e-7f);
+}
+
+TEST(Kernels, EveryVariantMatchesTheLibm) {
+  std::vector<float> s(1000), p(1000);
+  std::mt19937 rng(41);
+  std::normal_distribution<float> dist(0.0f, 20.0f);
+  for (float& v : s) v = dist(rng);
+  s[3] = -std::numeric_limits<float>::infinity();
+  s[4] = -1e30f;
+  float mx = -1e30f;
+  for (float v : s) mx = std::max(mx, v);
+  for (int i = 0; i < kernels::variant_count(); ++i) {
+    const kernels::Table& k = kernels::variant(i);
+    SCOPED_TRACE(k.name);
+    EXPECT_EQ(k.row_max(s.data(), 1000), mx);
+    const kernels::ExpSums sums = k.exp_row(s.data(), p.data(), 1000, mx, 0.7f, true);
+    double z = 0, t = 0;
+    for (size_t j = 0; j < s.size(); ++j) {
+      const float xf = (s[j] - mx) * 0.7f;  // the kernel's argument, rounded as it rounds it
+      const double x = xf;
+      const double e = std::exp(x);
+      EXPECT_NEAR(p[j], e, 3e-7 * e + 1e-37) << j;
+      z += e;
+      if (e > 0) t += e * x;
+    }
+    EXPECT_NEAR(sums.z, z, 1e-6 * z);
+    EXPECT_NEAR(sums.t, t, 1e-5 * std::abs(t) + 1e-12);
+    kernels::ScoreMoments m;
+    k.moments(s.data() + 5, 995, m);
+    EXPECT_EQ(m.count, 995);
+    EXPECT_FALSE(m.nan);
+  }
+}
+
+TEST(DenseFits, HugeProblemsDoNotFit) {
+  EXPECT_TRUE(dense_fits(100, 100));
+  EXPECT_FALSE(dense_fits(10000000, 10000000));
+  EXPECT_THROW(check_dense_fits(10000000, 10000000), InputError);
+}
+
+}  // namespace
+}  // namespace attnlab
