@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# attnlab bench (CPU) against numpy's softmax(Q Kᵀ/√d + mask) V, alternately on the same shapes,
+# printing medians and ratios (numpy time / attnlab time: above 1 means attnlab is faster).
+# Usage: bench/compare.sh [ATTNLAB] [ROUNDS]   (defaults: build/app/attnlab, 5 rounds)
+# Each round runs every shape once per tool (each run itself the median of RUNS timings after a
+# warm-up), tools interleaved so that load from other processes hits both alike; the table shows
+# the median over rounds. Both use OpenBLAS with the same OPENBLAS_CORETYPE (SkylakeX unless set:
+# OpenBLAS 0.3.21 does not recognize newer Xeons and would fall back to SSE3 kernels).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BENCH=("${1:-build/app/attnlab}" bench --backend cpu)
+ROUNDS=${2:-5}
+RUNS=${RUNS:-5}
+PY=/usr/bin/python3
+export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+SHAPES=${SHAPES:-"1024:512 1024:4096 2048:64 4096:64"}
+MASKS=${MASKS:-"none causal"}
+MODES=${MODES:-"dense streaming"}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench: ${BENCH[*]}"
+echo "OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE; numpy $($PY -c 'import numpy; print(numpy.__version__)'); $RUNS runs per measurement, $ROUNDS rounds"
+
+for ((round = 1; round <= ROUNDS; round++)); do
+  for shape in $SHAPES; do
+    n=${shape%:*}
+    d=${shape#*:}
+    for mask in $MASKS; do
+      key="${n}_${d}_${mask}"
+      $PY bench/numpy_reference.py "$n" "$d" "$mask" "$RUNS" |
+        $PY -c 'import json,sys; print(json.load(sys.stdin)["total_ms"])' >>"$tmp/numpy_$key"
+      for mode in $MODES; do
+        flag=()
+        [ "$mode" = streaming ] && flag=(--streaming)
+        "${BENCH[@]}" --n "$n" --dk "$d" --mask "$mask" --runs "$RUNS" --warmup 1 "${flag[@]}" \
+          --format json | $PY -c 'import json,sys; print(json.load(sys.stdin)["total_ms"])' >>"$tmp/${mode}_$key"
+      done
+    done
+  done
+done
+
+median() { sort -g "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+printf "\n%-6s %-6s %-7s %10s" n d mask "numpy ms"
+for mode in $MODES; do printf " %12s %8s" "$mode ms" "ratio"; done
+printf "\n"
+for shape in $SHAPES; do
+  n=${shape%:*}
+  d=${shape#*:}
+  for mask in $MASKS; do
+    key="${n}_${d}_${mask}"
+    np_ms=$(median "$tmp/numpy_$key")
+    printf "%-6s %-6s %-7s %10.1f" "$n" "$d" "$mask" "$np_ms"
+    for mode in $MODES; do
+      ms=$(median "$tmp/${mode}_$key")
+      printf " %12.1f %7.2fx" "$ms" "$(awk -v a="$np_ms" -v b="$ms" 'BEGIN {print a / b}')"
+    done
+    printf "\n"
+  done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
