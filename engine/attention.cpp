@@ -209,6 +209,8 @@ void validate_problem(const Problem& p) {
   validate_mask(p.options.mask, p.Q.rows(), p.K.rows(), "mask");
 }
 
+std::string format_bytes(double bytes) { return human_bytes(bytes); }
+
 bool dense_fits(Eigen::Index n, Eigen::Index m) { return dense_bytes(n, m) <= dense_memory_limit(); }
 
 void check_dense_fits(Eigen::Index n, Eigen::Index m) {

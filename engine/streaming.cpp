@@ -203,16 +203,18 @@ void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc&
     }
     const Index w = g1 - g0;
     blas::gemm_nn(nr, w, dk, p.Q.row(r0).data(), dk, cx.Kt.data() + g0, cx.m, 0.0f, ws.S.data(), kColTile);
-    if (cx.full) {
-      // Every score counts in the scores' statistics, blocked or not; blocked tiles stop here.
-      for (Index r = 0; r < nr; ++r) {
-        kernels::ScoreMoments row_m;
-        k.moments(ws.S.data() + r * kColTile, w, row_m);
-        if (row_m.nan) acc.nan_row = std::min(acc.nan_row, r0 + r);
-        acc.all.merge(row_m);
-      }
-      if (!touches) continue;
+    // Every score counts in the scores' statistics, blocked or not: a blocked tile is multiplied
+    // for them (compute mode only) and stops here, never exponentiated.
+    const auto all_moments = [&](Index r, Index j0, Index j1) {
+      kernels::ScoreMoments row_m;
+      k.moments(ws.S.data() + r * kColTile + (j0 - g0), j1 - j0, row_m);
+      if (row_m.nan) acc.nan_row = std::min(acc.nan_row, r0 + r);
+      acc.all.merge(row_m);
+    };
+    if (cx.full && (!touches || custom)) {
+      for (Index r = 0; r < nr; ++r) all_moments(r, g0, g1);
     }
+    if (!touches) continue;
     for (Index r = 0; r < nr; ++r) {
       const Index i = r0 + r;
       OnlineRow& st = ws.st[static_cast<size_t>(r)];
@@ -220,7 +222,19 @@ void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc&
       float* prow = ws.P.data() + r * kColTile;
       Index a = std::max(ws.first[static_cast<size_t>(r)], g0), b = std::min(ws.last[static_cast<size_t>(r)], g1);
       if (a >= b) a = b = g0;  // nothing visible in this tile: the whole row of P is zero
-      if (cx.full) detail::visible_moments(mask, i, cx.m, s, g0, g1, acc.visible);
+      if (cx.full && custom) {
+        detail::visible_moments(mask, i, cx.m, s, g0, g1, acc.visible);
+      } else if (cx.full) {
+        // Interval masks: blocked runs [g0, a) and [b, g1), the visible run [a, b) counted in
+        // both statistics, each cell read once.
+        all_moments(r, g0, a);
+        all_moments(r, b, g1);
+        kernels::ScoreMoments vis;
+        k.moments(s + (a - g0), b - a, vis);
+        if (vis.nan) acc.nan_row = std::min(acc.nan_row, i);
+        acc.visible.merge(vis);
+        acc.all.merge(vis);
+      }
       if (custom) {
         for (Index j = g0; j < g1; ++j) {
           if (mask.blocked(i, j)) s[j - g0] = -kInfF;

@@ -8,20 +8,8 @@
 
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 namespace attnlab::cli {
-
-namespace {
-
-std::string mib(double bytes) {
-  std::ostringstream s;
-  s.precision(3);
-  s << bytes / (1024.0 * 1024 * 1024) << " GiB";
-  return s.str();
-}
-
-}  // namespace
 
 Runner add_compute_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("compute", "Compute every stage of attention and print it");
@@ -42,17 +30,14 @@ Runner add_compute_command(CLI::App& app) {
     const Problem problem = s.problem();
     const Eigen::Index n = problem.Q.rows(), m = problem.K.rows();
     const bool fits = dense_fits(n, m);
-    if (!fits && !args->summary && !args->streaming && args->format == "json") {
-      throw InputError("n = " + std::to_string(n) + ", m = " + std::to_string(m) + ": the dense n×m stages need " +
-                       mib(dense_bytes(n, m)) + " but the limit is " + mib(dense_memory_limit()) +
-                       " (half of this machine's memory); use --summary (output, rows and stats, streamed) or "
-                       "`attnlab export` for a downsampled heatmap");
-    }
+    // A full JSON object must print the n × m matrices: refuse (the message points at --summary
+    // and export) rather than print something else.
+    if (!fits && !args->summary && !args->streaming && args->format == "json") check_dense_fits(n, m);
     auto backend = select_backend(args->input.backend, std::cerr);
     const bool streaming = args->streaming || !fits;
     if (!fits && !args->streaming) {
-      std::cerr << "attnlab: the dense n×m stages would need " << mib(dense_bytes(n, m)) << " (limit "
-                << mib(dense_memory_limit()) << "); streaming instead: output, rows and stats only\n";
+      std::cerr << "attnlab: the dense n×m stages would need " << format_bytes(dense_bytes(n, m)) << " (limit "
+                << format_bytes(dense_memory_limit()) << "); streaming instead: output, rows and stats only\n";
     }
     Result r;
     if (streaming) {
