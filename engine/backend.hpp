@@ -15,6 +15,9 @@ struct StageTimes {
   double scores_ms = 0;
   double softmax_ms = 0;
   double output_ms = 0;
+  // Streaming runs the stages interleaved tile by tile: only the total is measured.
+  bool fused = false;
+  double total_ms = 0;  // set when fused (otherwise the sum of the three)
 };
 
 class Backend {
@@ -31,6 +34,9 @@ public:
   virtual StageTimes time_stages(const Problem& p);
   // The sampler for the d_k scaling demonstration on this backend; the default is the CPU's.
   virtual std::unique_ptr<ScalingSampler> scaling_sampler();
+  // Times the streaming path once (StageTimes::fused; the n × m matrices never exist). The
+  // default runs the CPU's (attention_output_cpu with streaming).
+  virtual StageTimes time_streaming(const Problem& p);
   // The streaming path: output, rows, stats and the downsampled heatmap, never the n × m
   // matrices (Result::dense is false). Backends without their own run the CPU's.
   virtual Result compute_streaming(const Problem& p, const StreamingOptions& options) {

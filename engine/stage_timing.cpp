@@ -1,6 +1,8 @@
 // The CPU pipeline split into timed stages for `attnlab bench`, and the Backend defaults.
 #include "engine/backend.hpp"
 
+#include "engine/forward.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -17,6 +19,15 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 StageTimes Backend::time_stages(const Problem& p) { return time_stages_cpu(p); }
+
+StageTimes Backend::time_streaming(const Problem& p) {
+  ForwardTimings f;
+  attention_output_cpu(p, true, &f);
+  StageTimes t;
+  t.fused = true;
+  t.total_ms = f.total_ms;
+  return t;
+}
 
 std::unique_ptr<ScalingSampler> Backend::scaling_sampler() { return make_cpu_scaling_sampler(); }
 

@@ -341,11 +341,18 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
                          "] overflowed float32 (Q row · K row is not a number); scale Q or K down");
       }
       accumulate(r.stats.scores, s_mean, s_m2, s);
-      if (!o.mask.is_blocked(i, j)) accumulate(r.stats.logits, l_mean, l_m2, s / r.effective_temperature);
+      // The visible scores; logits = scores / (s·T) follow from them (as on the CPU), which
+      // stays finite where the logits' squares would overflow (T = 1e-300).
+      if (!o.mask.is_blocked(i, j)) accumulate(r.stats.logits, l_mean, l_m2, s);
     }
   }
   finish(r.stats.scores, s_mean, s_m2);
   finish(r.stats.logits, l_mean, l_m2);
+  const double d = r.effective_temperature;
+  r.stats.logits.mean /= d;
+  r.stats.logits.std /= d;
+  r.stats.logits.min /= d;
+  r.stats.logits.max /= d;
   return r;
 }
 

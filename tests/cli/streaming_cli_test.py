@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""compute --streaming / --summary and bench --streaming through the real executable: the streamed
+numbers match the dense ones, and a full JSON that cannot fit in memory is refused with exit 2.
+
+Usage: streaming_cli_test.py ATTNLAB WORK_DIR   (run with /usr/bin/python3, which has numpy)
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+ATTNLAB, WORK = os.path.abspath(sys.argv[1]), sys.argv[2]
+os.makedirs(WORK, exist_ok=True)
+failed = 0
+
+
+def run(*args):
+    proc = subprocess.run([ATTNLAB, *args], capture_output=True, text=True, timeout=120, cwd=WORK)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def report(ok, label, detail=""):
+    global failed
+    failed += not ok
+    print(("ok   " if ok else "FAIL ") + label + ("" if ok else "\n     " + detail))
+
+
+rng = np.random.default_rng(5)
+for name, shape in (("Q", (300, 16)), ("K", (700, 16)), ("V", (700, 5))):
+    np.save(os.path.join(WORK, name + ".npy"), rng.standard_normal(shape).astype(np.float32))
+files = ["--q", "Q.npy", "--k", "K.npy", "--v", "V.npy"]
+
+for mask in ("none", "causal", "window:50"):
+    code, dense_out, err = run("compute", *files, "--mask", mask, "--format", "json")
+    code2, stream_out, err2 = run("compute", *files, "--mask", mask, "--format", "json", "--streaming")
+    ok = code == 0 and code2 == 0
+    detail = err + err2
+    if ok:
+        dense, stream = json.loads(dense_out), json.loads(stream_out)
+        ok = "scores" not in stream and "weights" not in stream and "scores" in dense
+        detail = "streaming JSON has n×m matrices, or dense lacks them"
+        if ok:
+            diff = np.abs(np.array(dense["output"]) - np.array(stream["output"])).max()
+            ok = diff < 1e-5
+            detail = f"output differs by {diff}"
+        if ok:
+            for key in ("max_weight", "entropy", "effective_keys"):
+                a = np.array([r[key] for r in dense["rows"]])
+                b = np.array([r[key] for r in stream["rows"]])
+                if np.abs(a - b).max() > 1e-4 * max(1.0, np.abs(a).max()):
+                    ok, detail = False, f"rows.{key} differs by {np.abs(a - b).max()}"
+        if ok:
+            for stage in ("scores", "logits"):
+                for key in ("mean", "std", "min", "max", "count"):
+                    a, b = dense["stats"][stage][key], stream["stats"][stage][key]
+                    if abs(a - b) > 1e-6 * max(1.0, abs(a)):
+                        ok, detail = False, f"stats.{stage}.{key}: {a} vs {b}"
+    report(ok, f"compute --streaming --mask {mask} matches the dense output, rows and stats", detail)
+
+code, out, err = run("compute", *files, "--format", "text", "--streaming")
+report(code == 0 and "output" in out and "scores  S" not in out, "compute --streaming --format text prints the summary",
+       err)
+
+# n = m = 200 000 with d = 1: the dense stages need 596 GiB, beyond half of any test machine.
+for name in "QKV":
+    np.save(os.path.join(WORK, "big_" + name + ".npy"), np.ones((200000, 1), dtype=np.float32))
+big = ["--q", "big_Q.npy", "--k", "big_K.npy", "--v", "big_V.npy"]
+code, out, err = run("compute", *big, "--format", "json")
+report(code == 2 and not out and err.startswith("attnlab: ") and "--summary" in err and len(err.splitlines()) == 1,
+       "a full compute --format json that cannot fit exits 2 and points at --summary", f"exit {code}: {err!r}")
+
+for flags in ([], ["--streaming"]):
+    code, out, err = run("bench", "--backend", "cpu", "--n", "300", "--dk", "16", "--mask", "causal", "--runs", "2",
+                         "--format", "json", *flags)
+    ok = code == 0
+    detail = err
+    if ok:
+        b = json.loads(out)
+        ok = b["total_ms"] > 0 and b["backend"] == "cpu" and b["n"] == 300
+        if flags:
+            ok = ok and b.get("streaming") is True and b["stages"]["scores"]["ms"] is None
+        else:
+            ok = ok and b["stages"]["scores"]["ms"] > 0 and b["stages"]["softmax"]["ms"] > 0
+        detail = out
+    report(ok, "bench " + " ".join(flags) + " prints its JSON", detail)
+
+print(f"{failed} failed")
+sys.exit(1 if failed else 0)
