@@ -2,6 +2,7 @@
 #include "gui/actions.hpp"
 
 #include "engine/presets.hpp"
+#include "gui/heatmap.hpp"
 #include "gui/services.hpp"
 
 #include <algorithm>
@@ -159,7 +160,15 @@ void recompute_if_needed(AppState& state, Services& services) {
   state.needs_compute = false;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    Result r = services.backend->compute(state.doc.scenario.problem());
+    const Problem problem = state.doc.scenario.problem();
+    Result r = services.backend->compute(problem);
+    state.blocked = mask_grid(problem.options.mask, r.n, r.m);
+    for (int k = 0; k < kStageCount; ++k) {
+      const Stage st = static_cast<Stage>(k);
+      state.ranges[static_cast<size_t>(k)] =
+          r.dense || st == Stage::Output ? finite_range(stage_matrix(r, st), st == Stage::Logits ? &state.blocked : nullptr)
+                                         : std::pair<double, double>{0.0, 1.0};
+    }
     state.result = std::move(r);
     state.has_result = true;
     ++state.result_version;

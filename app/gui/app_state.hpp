@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attnlab::gui {
@@ -166,6 +167,9 @@ struct AppState {
   // The result of the last good computation of the document; kept when a computation fails.
   Result result;
   bool has_result = false;
+  // Derived from the result once per computation, not per frame (n × m scans cost at n = 1024):
+  BlockGrid blocked;  // n × m, the mask the result was computed with
+  std::array<std::pair<double, double>, kStageCount> ranges{};  // finite min/max of each stage
   bool needs_compute = true;
   std::uint64_t result_version = 0;  // bumped on every new result (GL textures re-upload on change)
   double last_compute_ms = 0;

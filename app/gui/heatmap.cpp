@@ -349,7 +349,8 @@ std::pair<double, double> stage_range(const AppState& state, Stage stage, const 
   // Fixed ranges for weights and saturation so that toggling scaling changes colours, not the scale.
   if (stage == Stage::Weights) return {0.0, 1.0};
   if (stage == Stage::Saturation) return {0.0, 0.25};
-  return finite_range(stage_matrix(state.result, stage), stage == Stage::Logits ? blocked : nullptr);
+  (void)blocked;
+  return state.ranges[static_cast<size_t>(stage)];  // computed once per result (recompute_if_needed)
 }
 
 }  // namespace attnlab::gui

@@ -75,7 +75,7 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   const ImGuiStyle& style = ImGui::GetStyle();
   const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const BlockGrid blocked = mask_grid(state.doc.scenario.options.mask, r.n, r.m);
+  const BlockGrid& blocked = state.blocked;
   const std::vector<std::string> ql = query_labels(state), kl = key_labels(state);
   std::vector<std::string> vl;
   for (Eigen::Index c = 0; c < r.d_v; ++c) vl.push_back("v" + std::to_string(c + 1));

@@ -16,7 +16,7 @@ void draw_saturation_panel(AppState& state, Services& services) {
   const Palette pal = palette(state);
   const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const BlockGrid blocked = mask_grid(state.doc.scenario.options.mask, r.n, r.m);
+  const BlockGrid& blocked = state.blocked;
 
   int saturated = 0, masked = 0;
   for (const RowDiagnostics& d : r.rows) {
