@@ -250,7 +250,7 @@ def good_paths():
            all("  " in line and line.split("  ", 1)[1].strip() for line in lines),
            "presets: one a line, NAME, spaces, title; three-tokens first", out)
     for name in names:
-        code, out, err = run("compute", "--preset", name, "--format", "json")
+        code, out, err = run("compute", "--preset", name, "--format", "json", "--backend", "cpu")
         ok = code == 0 and not err
         if ok:
             doc = json.loads(out)
@@ -258,8 +258,10 @@ def good_paths():
                                         "scores", "logits", "weights", "output", "saturation", "rows", "stats"))
         report(ok, f"compute --preset {name} --format json has every DESIGN.md key", err)
 
-    def compute_json(*args):
-        code, out, err = run("compute", "--format", "json", *args)
+    # The CPU engine, so that this stays fast where the GL backend runs on llvmpipe; the numpy
+    # reference test covers both backends.
+    def compute_json(*args, backend="cpu"):
+        code, out, err = run("compute", "--format", "json", "--backend", backend, *args)
         if code != 0:
             raise AssertionError(f"exit {code}: {err}")
         return json.loads(out)
@@ -267,6 +269,9 @@ def good_paths():
     default = compute_json()
     preset = compute_json("--preset", "three-tokens")
     report(default == preset, "compute with no input is the default lesson (three-tokens)")
+    auto = compute_json(backend="auto")
+    report(np.allclose(auto["weights"], default["weights"], atol=1e-6) and auto["backend"] in ("cpu", "gpu"),
+           f"--backend auto ({auto['backend']}) gives the CPU engine's weights")
     w = np.array(default["weights"])
     report(np.allclose(w, [[0.401, 0.198, 0.401], [0.198, 0.401, 0.401], [0.248, 0.248, 0.503]], atol=5e-4) and
            np.allclose(default["output"], [[6.02, 3.99], [3.99, 6.02], [5, 5]], atol=1e-2),
@@ -349,7 +354,7 @@ def fuzz(count=300):
             if rng.random() < 0.3:
                 data = data[: int(rng.integers(0, len(data)))]
             write_bytes("fuzz.npy", bytes(data))
-            args = ["compute", "--format", "json", "--q", "fuzz.npy", "--k", "K.npy", "--v", "V.npy"]
+            args = ["compute", "--format", "json", "--backend", "cpu", "--q", "fuzz.npy", "--k", "K.npy", "--v", "V.npy"]
         else:
             t = text
             for _ in range(int(rng.integers(1, 4))):
@@ -362,7 +367,7 @@ def fuzz(count=300):
                 else:
                     t = t[:at] + chr(int(rng.integers(32, 127))) + t[at + 1:]
             write("fuzz.json", t)
-            args = ["compute", "--format", "json", "fuzz.json"]
+            args = ["compute", "--format", "json", "--backend", "cpu", "fuzz.json"]
         code, out, err = run(*args)
         if code == 0:
             try:

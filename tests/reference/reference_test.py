@@ -312,9 +312,9 @@ def cli_mask(mask):
     return kind if param is None else f"{kind}:{mask[param]}"
 
 
-def run_case(case):
+def run_case(case, backend):
     base = os.path.join(WORK, case["name"])
-    args = [ATTNLAB, "compute", "--format", "json"]
+    args = [ATTNLAB, "compute", "--format", "json", "--backend", backend]
     if case["via"] == "scenario":
         scenario = {"format": "attnlab-scenario", "version": 1, "title": case["name"],
                     "Q": float32_list(case["Q"]), "K": float32_list(case["K"]), "V": float32_list(case["V"]),
@@ -334,6 +334,8 @@ def run_case(case):
     if proc.stderr:
         raise AssertionError(f"unexpected stderr: {proc.stderr.strip()}")
     got = json.loads(proc.stdout)
+    if got.get("backend", backend) != backend:
+        raise AssertionError(f"asked for --backend {backend}, attnlab used {got.get('backend')}")
     ref = reference(case["Q"], case["K"], case["V"], case["scale"], case["temperature"], case["mask"],
                     case["normalizer"])
     compare(case, got, ref, case["Q"], case["K"], case["V"])
@@ -364,25 +366,36 @@ def main():
     os.makedirs(WORK)
     rng = np.random.default_rng(20240611)
     cases = make_cases(rng)
-    for case in cases:
-        n, dk = np.shape(case["Q"])
-        m, dv = np.shape(case["V"])
-        label = (f"{case['name']}: n={n} m={m} d_k={dk} d_v={dv} mask={cli_mask(case['mask'])} "
-                 f"{case['normalizer']} T={case['temperature']} scale={'on' if case['scale'] else 'off'} "
-                 f"via {case['via'] if case['via'] == 'scenario' else case['format']}")
-        try:
-            run_case(case)
-            print("ok  ", label)
-        except (AssertionError, json.JSONDecodeError, subprocess.TimeoutExpired) as e:
-            print("FAIL", label, "\n     ", e)
-            failures.append(case["name"])
+    # Every case on the CPU engine, and again on the GL compute backend where one can run
+    # (exit 3 means no GL 4.3 context: skipped, with a line saying so).
+    backends = ["cpu"]
+    probe = subprocess.run([ATTNLAB, "compute", "--format", "json", "--backend", "gpu"], capture_output=True, text=True)
+    if probe.returncode == 0:
+        backends.append("gpu")
+    else:
+        print(f"skip --backend gpu: exit {probe.returncode}: {probe.stderr.strip()}")
+    checks = 0
+    for backend in backends:
+        for case in cases:
+            n, dk = np.shape(case["Q"])
+            m, dv = np.shape(case["V"])
+            label = (f"{backend} {case['name']}: n={n} m={m} d_k={dk} d_v={dv} mask={cli_mask(case['mask'])} "
+                     f"{case['normalizer']} T={case['temperature']} scale={'on' if case['scale'] else 'off'} "
+                     f"via {case['via'] if case['via'] == 'scenario' else case['format']}")
+            checks += 1
+            try:
+                run_case(case, backend)
+                print("ok  ", label)
+            except (AssertionError, json.JSONDecodeError, subprocess.TimeoutExpired) as e:
+                print("FAIL", label, "\n     ", e)
+                failures.append(f"{backend}:{case['name']}")
     try:
         check_summary(rng)
         print("ok   --summary keeps output, rows and stats and drops the n × m stages")
     except (AssertionError, subprocess.CalledProcessError) as e:
         print("FAIL --summary:", e)
         failures.append("summary")
-    print(f"{len(cases) + 1 - len(failures)} of {len(cases) + 1} reference checks passed")
+    print(f"{checks + 1 - len(failures)} of {checks + 1} reference checks passed")
     if failures:
         print("failed:", " ".join(failures))
         return 1
