@@ -5,6 +5,7 @@
 #include "engine/attention.hpp"
 #include "engine/scaling.hpp"
 #include "engine/scenario.hpp"
+#include "gui/lesson_state.hpp"
 
 #include <array>
 #include <cstdint>
@@ -193,6 +194,7 @@ struct AppState {
 
   InputsUi inputs;
   ExportUi export_ui;
+  LessonUi lesson;          // the walk-through and the special lesson views (lesson_state.hpp)
   FileDialogState file_dialog;
   PendingResize pending_resize;
   std::vector<std::string> recent_files;  // most recent first

@@ -11,6 +11,7 @@ const std::vector<PanelInfo> kPanels = {
     {"Pipeline", Slot::Main, draw_pipeline_panel},
     {"Scaling lab", Slot::Window, draw_scaling_panel},
     {"Lesson", Slot::Bottom, draw_lesson_panel},
+    {"Lesson view", Slot::Window, draw_lesson_view_panel},
     {"Explain a cell", Slot::Bottom, draw_explain_panel},
     {"Saturation", Slot::Bottom, draw_saturation_panel},
     {"Help", Slot::Window, draw_help_window},

@@ -44,6 +44,7 @@ void draw_lesson_panel(AppState& state, Services& services);
 void draw_inputs_panel(AppState& state, Services& services);
 void draw_controls_panel(AppState& state, Services& services);
 void draw_pipeline_panel(AppState& state, Services& services);
+void draw_lesson_view_panel(AppState& state, Services& services);  // lesson_view_panel.cpp
 void draw_explain_panel(AppState& state, Services& services);
 void draw_saturation_panel(AppState& state, Services& services);
 void draw_scaling_panel(AppState& state, Services& services);

@@ -1,0 +1,58 @@
+// GUI state of the lessons: the classroom walk-through and the special lesson views. Not part of
+// the document (never undone, never saved): a lesson's own parameters come from its file.
+#pragma once
+
+#include "engine/multihead.hpp"
+
+#include <string>
+
+namespace attnlab::gui {
+
+// The walk-through reveals the pipeline one step at a time (Space / → / PageDown forward, ← back).
+enum class WalkStep { Inputs = 0, Scores, Scale, Mask, Softmax, Output };
+inline constexpr int kWalkSteps = 6;
+
+struct WalkthroughUi {
+  bool active = false;
+  int step = 0;  // a WalkStep
+};
+
+struct LessonUi {
+  std::string loaded_key;  // which lesson the fields below were set up for (title + lesson JSON)
+  std::string shown_key;   // which lesson the Lesson panel last brought its view forward for
+  bool env_checked = false;  // ATTNLAB_GUI_WALK (screenshots of a walk-through step) was read
+  WalkthroughUi walk;
+
+  // Multi-head view: weights are seeded random until the user edits one.
+  int heads = 4;
+  int seed = 7;
+  bool share = false;
+  bool weights_edited = false;
+  MultiHeadWeights weights;
+  std::string weights_key;  // d_model/heads/seed/share the weights were drawn for
+  int edit_head = 0;
+  int edit_matrix = 0;  // 0 W_Q, 1 W_K, 2 W_V
+
+  // Temperature view.
+  double tau = 1.0;
+  bool playing = false;
+  double play_time = 0;  // seconds into the back-and-forth sweep
+  std::string frames_folder = "attnlab-temperature-frames";
+  bool frames_overwrite = false;
+  std::string frames_status;
+
+  // Precision view: which of the 18 runs is shown cell by cell.
+  int precision_run = 9;  // float16, no max-subtraction, −∞: the overflow
+
+  // Geometry view: the point being dragged (kind 0 query, 1 key, 2 value; −1 none) and the
+  // plane's half-width, frozen while dragging so the plane does not slide under the mouse.
+  int drag_kind = -1;
+  int drag_index = -1;
+  double plane_half = 0;
+
+  // Cost view: a measured time of one computation at n = 1024 on the active backend.
+  double measured_ms = 0;
+  std::string measured_backend;
+};
+
+}  // namespace attnlab::gui

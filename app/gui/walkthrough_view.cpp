@@ -1,0 +1,112 @@
+// The classroom walk-through, drawn: the step's inputs on the left, what it produced on the right
+// with the cells that changed outlined, the formula with today's numbers above. Works at 1280×720
+// in presenter mode.
+#include "gui/lesson_views.hpp"
+#include "gui/theme.hpp"
+#include "gui/walkthrough.hpp"
+
+#include <algorithm>
+
+namespace attnlab::gui {
+
+namespace {
+
+void outline_changed(const DrawnRect& d, const BlockGrid& changed, ImU32 color) {
+  if (!d.drawn || d.rows <= 0 || d.cols <= 0 || changed.rows() != d.rows || changed.cols() != d.cols) return;
+  const float cw = (d.x1 - d.x0) / static_cast<float>(d.cols), ch = (d.y1 - d.y0) / static_cast<float>(d.rows);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float t = std::clamp(std::min(cw, ch) * 0.08f, 2.0f, 4.0f);
+  for (int i = 0; i < d.rows; ++i) {
+    for (int j = 0; j < d.cols; ++j) {
+      if (!changed(i, j)) continue;
+      const ImVec2 a(d.x0 + static_cast<float>(j) * cw + t * 0.5f, d.y0 + static_cast<float>(i) * ch + t * 0.5f);
+      dl->AddRect(a, ImVec2(a.x + cw - t, a.y + ch - t), color, 0, 0, t);
+    }
+  }
+}
+
+}  // namespace
+
+void draw_walkthrough_view(AppState& state, Services& services) {
+  const Palette pal = palette(state);
+  const float fs = ImGui::GetFontSize();
+  const WalkFrame f = walk_frame(state.doc.scenario, state.result, state.lesson.walk.step, services.glyphs);
+
+  // Navigation first, so the buttons stay put whatever the text below does.
+  if (ImGui::Button(services.fonts.unicode ? "← Back" : "< Back")) walk_back(state);
+  ImGui::SameLine();
+  if (ImGui::Button(services.fonts.unicode ? "Next →" : "Next >")) walk_forward(state);
+  ImGui::SameLine();
+  if (ImGui::Button("Leave")) walk_stop(state);
+  ImGui::SameLine();
+  for (int k = 0; k < kWalkSteps; ++k) {
+    ImGui::SameLine();
+    const bool here = k == f.step;
+    ImGui::PushStyleColor(ImGuiCol_Text, here ? pal.accent : pal.text_dim);
+    ImGui::TextUnformatted(walk_step_name(k));
+    ImGui::PopStyleColor();
+    if (ImGui::IsItemClicked()) state.lesson.walk.step = k;
+    if (k + 1 < kWalkSteps) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", services.glyphs.arrow);
+    }
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
+  ImGui::TextUnformatted(f.title.c_str());
+  ImGui::PopStyleColor();
+  ImGui::SameLine();
+  ImGui::TextUnformatted(f.formula.c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+  ImGui::TextWrapped("%s  (Space, %s or PageDown: next; %s: back; Esc: leave)", f.what.c_str(), services.glyphs.arrow,
+                     services.fonts.unicode ? "←" : "Left");
+  ImGui::PopStyleColor();
+
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 top = ImGui::GetCursorScreenPos();
+  const float gap = fs * 2.0f;
+  const bool has_before = !f.before.empty();
+  const float left_w = has_before ? avail.x * 0.38f : 0.0f;
+  const float right_w = avail.x - left_w - (has_before ? gap : 0.0f);
+  const float h = std::max(60.0f, avail.y - fs * 0.5f);
+
+  if (has_before) {
+    const float each = (h - fs * 0.5f * static_cast<float>(f.before.size() - 1)) / static_cast<float>(f.before.size());
+    float y = top.y;
+    for (size_t k = 0; k < f.before.size(); ++k) {
+      const WalkMatrix& m = f.before[k];
+      ImGui::SetCursorScreenPos(ImVec2(top.x, y));
+      ImGui::BeginGroup();
+      draw_lesson_matrix(state, services, ("before" + std::to_string(k)).c_str(), m.name, m.stage, m.values,
+                         m.blocked.size() ? &m.blocked : nullptr, m.row_labels, m.col_labels, ImVec2(left_w, each));
+      ImGui::EndGroup();
+      y += each + fs * 0.5f;
+    }
+    const char* arrow = services.glyphs.arrow;
+    const ImVec2 as = ImGui::CalcTextSize(arrow);
+    ImGui::GetWindowDrawList()->AddText(ImVec2(top.x + left_w + (gap - as.x) * 0.5f, top.y + h * 0.5f - as.y * 0.5f),
+                                        pal.accent, arrow);
+  }
+  const float rx = top.x + (has_before ? left_w + gap : 0.0f);
+  const size_t shown = 1 + f.also.size();
+  const float each_w = (right_w - gap * static_cast<float>(shown - 1)) / static_cast<float>(shown);
+  ImGui::SetCursorScreenPos(ImVec2(rx, top.y));
+  ImGui::BeginGroup();
+  const std::string title = f.now.name + "   (" + std::to_string(f.changed_count) + " cells changed)";
+  const DrawnRect d = draw_lesson_matrix(state, services, "now", title, f.now.stage, f.now.values,
+                                         f.now.blocked.size() ? &f.now.blocked : nullptr, f.now.row_labels,
+                                         f.now.col_labels, ImVec2(each_w, h));
+  ImGui::EndGroup();
+  outline_changed(d, f.changed, pal.accent);
+  for (size_t k = 0; k < f.also.size(); ++k) {
+    ImGui::SetCursorScreenPos(ImVec2(rx + static_cast<float>(k + 1) * (each_w + gap), top.y));
+    ImGui::BeginGroup();
+    const WalkMatrix& m = f.also[k];
+    draw_lesson_matrix(state, services, ("also" + std::to_string(k)).c_str(), m.name, m.stage, m.values, nullptr,
+                       m.row_labels, m.col_labels, ImVec2(each_w, h));
+    ImGui::EndGroup();
+  }
+  ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + h));
+  ImGui::Dummy(ImVec2(1, 1));
+}
+
+}  // namespace attnlab::gui
