@@ -47,16 +47,24 @@ DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id
   ImGui::TextUnformatted(title.c_str());
   ImGui::PopStyleColor();
   DrawnRect out;
-  if (M.size() > kMaxImmediateCells || !M.allFinite()) {
-    ImGui::TextDisabled(M.allFinite() ? "(too large to draw here: see the Pipeline tab)" : "(has inf or NaN cells)");
+  // Blocked cells (−∞ logits) are hatched by the widget; only the visible ones must be finite.
+  const BlockGrid* grid = blocked && blocked->rows() == M.rows() && blocked->cols() == M.cols() ? blocked : nullptr;
+  Matrix shown = M;
+  if (grid) {
+    for (Eigen::Index i = 0; i < shown.rows(); ++i)
+      for (Eigen::Index j = 0; j < shown.cols(); ++j)
+        if ((*grid)(i, j)) shown(i, j) = 0.0f;
+  }
+  if (shown.size() > kMaxImmediateCells || !shown.allFinite()) {
+    ImGui::TextDisabled(shown.allFinite() ? "(too large to draw here: see the Pipeline)" : "(has inf or NaN cells)");
     ImGui::PopID();
     return out;
   }
   HeatmapSpec spec;
   spec.id = id;
   spec.stage = stage;
-  spec.values = &M;
-  spec.blocked = blocked && blocked->size() == M.size() ? blocked : nullptr;
+  spec.values = &shown;
+  spec.blocked = grid;
   spec.row_labels = rows;
   spec.col_labels = cols;
   spec.map = &stage_colormap(state, stage);
@@ -65,7 +73,7 @@ DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id
     spec.lo = 0;
     spec.hi = 1;
   } else {
-    std::tie(spec.lo, spec.hi) = finite_range(M, spec.blocked);
+    std::tie(spec.lo, spec.hi) = finite_range(shown, spec.blocked);
     if (spec.diverging) {
       const double a = std::max(std::abs(spec.lo), std::abs(spec.hi));
       spec.lo = -a;
@@ -96,8 +104,11 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
   // The views need room: when the window appears it covers the area right of the inputs column.
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float fs = ImGui::GetFontSize();
-  ImGui::SetWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.27f, vp->Pos.y + fs * 2.2f), ImGuiCond_Appearing);
-  ImGui::SetWindowSize(ImVec2(vp->Size.x * 0.72f, vp->Size.y - fs * 4.4f), ImGuiCond_Appearing);
+  // (ImGuiCond_Appearing would be ignored: the host's first-use size already consumed it.)
+  if (ImGui::IsWindowAppearing()) {
+    ImGui::SetWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.27f, vp->Pos.y + fs * 2.2f), ImGuiCond_Always);
+    ImGui::SetWindowSize(ImVec2(vp->Size.x * 0.72f, vp->Size.y - fs * 4.4f), ImGuiCond_Always);
+  }
   handle_walk_keys(state);
   if (!state.has_result) {
     ImGui::TextWrapped("Nothing computed yet.");
