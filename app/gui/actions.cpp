@@ -117,6 +117,7 @@ bool apply(AppState& state, std::string_view name, const std::function<void(Docu
   h.merge_key = std::string(merge_key);
   state.doc = std::move(next);
   state.needs_compute = true;
+  ++state.doc_version;
   state.error.clear();
   state.notice.clear();
   return true;
@@ -138,6 +139,7 @@ void undo(AppState& state) {
   state.doc = std::move(snap.doc);
   h.merge_key.clear();
   state.needs_compute = true;
+  ++state.doc_version;
   state.error.clear();
   state.notice = "Undid " + snap.action;
 }
@@ -151,6 +153,7 @@ void redo(AppState& state) {
   state.doc = std::move(snap.doc);
   h.merge_key.clear();
   state.needs_compute = true;
+  ++state.doc_version;
   state.error.clear();
   state.notice = "Redid " + snap.action;
 }
@@ -191,6 +194,7 @@ void reset_document(AppState& state, Scenario scenario, std::string path) {
   state.scenario_path = std::move(path);
   state.history = History{};
   state.needs_compute = true;
+  ++state.doc_version;
   state.selected = CellRef{};
 }
 

@@ -161,8 +161,25 @@ struct ExportUi {
   bool reopen_after_screenshot = false;
 };
 
+// A document left behind by a run that did not exit cleanly (crash, kill -9, power cut).
+struct RecoveredWork {
+  Document doc;
+  std::string scenario_path;
+  std::string saved_at;  // local time, "2026-11-21 07:03:12"
+};
+
+// The recovery file (recovery.hpp): what was written last, and the offer made at start-up.
+struct RecoveryUi {
+  std::uint64_t written_version = 0;  // doc_version that the recovery file holds
+  double changed_at = -1;             // seconds (frame clock) of the last unwritten change
+  bool offer = false;                 // ask "restore unsaved work?" until answered
+  RecoveredWork work;
+  std::string write_error;            // shown once in the status line when writing fails
+};
+
 struct AppState {
   Document doc;
+  std::uint64_t doc_version = 0;  // bumped by every change to doc (undo, redo and resets too)
   std::string scenario_path;   // where it was opened from / saved to; empty for a new one
 
   // The result of the last good computation of the document; kept when a computation fails.
@@ -195,6 +212,7 @@ struct AppState {
   InputsUi inputs;
   ExportUi export_ui;
   LessonUi lesson;          // the walk-through and the special lesson views (lesson_state.hpp)
+  RecoveryUi recovery;
   FileDialogState file_dialog;
   PendingResize pending_resize;
   std::vector<std::string> recent_files;  // most recent first

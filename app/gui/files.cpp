@@ -1,6 +1,7 @@
 // File operations behind the File menu, the file dialog and drag-and-drop.
 #include "gui/files.hpp"
 
+#include "engine/atomic_file.hpp"
 #include "engine/matrix_io.hpp"
 #include "gui/actions.hpp"
 
@@ -48,6 +49,9 @@ void save_scenario_file(AppState& state, const std::string& path) {
   try {
     Scenario s = state.doc.scenario;
     if (s.title.empty()) s.title = std::filesystem::path(path).stem().string();
+    // Saving over an existing scenario keeps the previous version as <file>.bak.
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec)) write_file_atomic(path + ".bak", read_file(path));
     save_scenario(s, path);
     state.scenario_path = path;
     add_recent_file(state, path);

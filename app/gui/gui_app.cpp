@@ -7,6 +7,7 @@
 #include "gui/gui_command.hpp"
 #include "gui/heatmap_renderer.hpp"
 #include "gui/panels.hpp"
+#include "gui/recovery.hpp"
 #include "gui/session.hpp"
 #include "gui/theme.hpp"
 
@@ -137,6 +138,8 @@ int run_gui(const GuiOptions& options) {
                               std::filesystem::absolute(options.scenario, ec).lexically_normal().string());
   }
   if (options.presenter) state.view.presenter = true;
+  // A recovery file left behind means the last run crashed or was killed: offer its work back.
+  check_for_recovery(state, services.config_dir);
   if (shooting) geometry = WindowGeometry{};
   size_from_env(geometry);
 
@@ -198,6 +201,7 @@ int run_gui(const GuiOptions& options) {
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     draw_app(state, services);
+    recovery_tick(state, services.config_dir, glfwGetTime());
     ImGui::Render();
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(window, &fw, &fh);
@@ -253,6 +257,8 @@ int run_gui(const GuiOptions& options) {
     glfwGetWindowSize(window, &w, &h);
     try {
       save_session(state, WindowGeometry{w, h}, services.config_dir);
+      // The session holds the work now; an unanswered offer keeps its file for the next start.
+      if (!state.recovery.offer) remove_recovery_file(services.config_dir);
     } catch (const InputError& e) {
       std::cerr << "attnlab: the session was not saved: " << e.what() << "\n";
     }

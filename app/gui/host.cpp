@@ -194,6 +194,7 @@ void draw_app(AppState& state, Services& services) {
   draw_file_dialog(state, services);
   draw_confirm_resize(state);
   draw_drop_choice(state);
+  draw_recovery_prompt(state, services);
 }
 
 }  // namespace attnlab::gui

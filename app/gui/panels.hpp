@@ -52,6 +52,8 @@ void draw_help_window(AppState& state, Services& services);
 void draw_export_dialog(AppState& state, Services& services);
 void draw_status_bar(AppState& state, Services& services, float height);
 void draw_file_dialog(AppState& state, Services& services);
+// "Restore unsaved work?" after a crash (recovery.hpp); Enter restores, Esc discards.
+void draw_recovery_prompt(AppState& state, Services& services);
 
 // The menus (menus.cpp, lessons_menu.cpp).
 void draw_file_menu(AppState& state, Services& services);

@@ -38,6 +38,8 @@ void handle_shortcuts(AppState& state, Services& services) {
   (void)services;
   const ImGuiIO& io = ImGui::GetIO();
   const bool ctrl = io.KeyCtrl, shift = io.KeyShift;
+  // The recovery offer is a modal question: no key may change the document behind it.
+  if (state.recovery.offer) return;
   // Undo/redo work everywhere except while a text field is being typed into (it has its own).
   if (!io.WantTextInput && ctrl) {
     if (pressed(GLFW_KEY_Z) && shift) redo(state);

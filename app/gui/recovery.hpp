@@ -1,0 +1,44 @@
+// Never lose work: the document goes to <config>/recovery.json a moment after every change
+// (atomically: temporary file, then rename), the file is removed on a clean exit, and a file left
+// behind by a crash or a kill -9 is offered back on the next start.
+#pragma once
+
+#include "gui/app_state.hpp"
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace attnlab::gui {
+
+// How long the document must stay unchanged before it is written: a slider drag or a burst of
+// typing makes one write, and no work older than about this is ever lost.
+inline constexpr double kRecoveryDelaySeconds = 0.5;
+
+std::filesystem::path recovery_path(const std::filesystem::path& config_dir);
+
+// The recovery file's JSON: {"format": "attnlab-recovery", "version": 1, "saved_at", "pid",
+// "scenario_path", "self_attention", "scenario": {scenario file object}}.
+std::string recovery_json(const AppState& state, std::string_view saved_at);
+// Reads recovery JSON; throws InputError naming `source` when it is not one.
+RecoveredWork parse_recovery(std::string_view text, std::string_view source);
+
+// Once per frame (`now` in seconds, any monotonic clock): notes a document change and writes the
+// file kRecoveryDelaySeconds after the last one. Never throws: a failed write is reported in
+// state.recovery.write_error and retried on the next change. Does nothing while an offer is open
+// (the file still holds the work being offered) or when `dir` is empty.
+void recovery_tick(AppState& state, const std::filesystem::path& dir, double now);
+
+// At start-up, after the document is set up: a recovery file left behind opens the offer.
+// An unreadable one is removed (it cannot be restored) and reported in state.error.
+// Returns true when an offer is open.
+bool check_for_recovery(AppState& state, const std::filesystem::path& dir);
+
+// The answer to the offer. Restoring replaces the document as one undoable action.
+void restore_recovered_work(AppState& state);
+void discard_recovered_work(AppState& state, const std::filesystem::path& dir);
+
+// A clean exit: the session holds the work now, so the recovery file goes.
+void remove_recovery_file(const std::filesystem::path& dir);
+
+}  // namespace attnlab::gui

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Never lose work, end to end: starts the real app under Xvfb, makes an edit with a key press,
+# waits for the recovery file, kills the app with SIGKILL, starts it again, answers the
+# "Restore unsaved work?" offer with Enter and checks the new run holds the edited document.
+# Usage: recovery_kill_test.sh ATTNLAB   (needs Xvfb and xdotool; starts its own X server)
+set -euo pipefail
+APP=$1
+command -v xdotool >/dev/null || { echo "xdotool is missing (scripts/setup installs it)"; exit 1; }
+command -v Xvfb >/dev/null || { echo "Xvfb is missing (scripts/setup installs it)"; exit 1; }
+PY=/usr/bin/python3
+
+tmp=$(mktemp -d)
+pid=
+xvfb=
+cleanup() {
+  [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+  [ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# A private X server: on a shared machine another test's Xvfb can take or drop the display that
+# xvfb-run chose, and keyboard focus must not go to someone else's window.
+for n in $(seq $((200 + $$ % 700)) 999); do
+  [ -e "/tmp/.X$n-lock" ] && continue
+  Xvfb ":$n" -screen 0 1280x800x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
+  xvfb=$!
+  sleep 1
+  if kill -0 "$xvfb" 2>/dev/null && [ -e "/tmp/.X$n-lock" ]; then export DISPLAY=":$n"; break; fi
+  xvfb=
+done
+[ -n "$xvfb" ] || { echo "FAIL: could not start Xvfb"; cat "$tmp/xvfb.log"; exit 1; }
+export XDG_CONFIG_HOME=$tmp
+rec=$tmp/attnlab/recovery.json
+
+# Waits up to $1 seconds for the command in "$@" (after the first argument) to succeed.
+wait_for() {
+  local limit=$1; shift
+  for ((i = 0; i < limit * 10; ++i)); do
+    if "$@" 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+window_of() { xdotool search --onlyvisible --pid "$1" --name "Attention Lab" | head -1; }
+has_window() { [ -n "$(window_of "$pid")" ]; }
+window_or_gone() { has_window || ! kill -0 "$pid"; }
+no_window() {  # why there is no window
+  local state=alive
+  if ! kill -0 "$pid" 2>/dev/null; then local rc=0; wait "$pid" || rc=$?; state="exited with $rc"; fi
+  echo "FAIL: no window from run $1 (pid $pid, $state, DISPLAY=$DISPLAY)"
+  xdotool search --name . getwindowname %@ 2>&1 | head -5
+  cat "$tmp/app.log"
+  exit 1
+}
+press() {  # press KEY in the app's window, held long enough for a frame to see it (ImGui 1.86
+           # reads key state, not events, so a press and release in one frame would be missed)
+  local wid; wid=$(window_of "$pid")
+  xdotool windowfocus --sync "$wid" keydown "$1"
+  sleep 0.5
+  xdotool keyup "$1"
+}
+# Starts the app and waits for its window. On this shared 2-core machine the app has been seen to
+# exit with status 1 and no message before its window appeared (about 1 start in 5 under heavy
+# load, not reproduced outside this test); a second start is then allowed, and reported.
+start_app() {
+  for attempt in 1 2; do
+    "$APP" gui >>"$tmp/app.log" 2>&1 &
+    pid=$!
+    wait_for 60 window_or_gone || true
+    if has_window; then return 0; fi
+    if kill -0 "$pid" 2>/dev/null || [ "$attempt" = 2 ]; then no_window "$1"; fi
+    local rc=0; wait "$pid" || rc=$?
+    echo "note: run $1 exited with $rc before showing a window; starting it again"
+  done
+}
+field() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(d[sys.argv[2]], sort_keys=True))' "$rec" "$1"; }
+
+echo "run 1: edit, then kill -9"
+start_app 1
+sleep 1
+[ ! -e "$rec" ] || { echo "FAIL: a recovery file exists before any edit"; exit 1; }
+press m  # next mask kind: an edit of the document
+wait_for 30 test -s "$rec" || { echo "FAIL: no recovery file within 30 s of the edit"; exit 1; }
+edited=$(field scenario)
+pid1=$(field pid)
+kill -9 "$pid"; wait "$pid" 2>/dev/null || true; pid=
+
+echo "run 2: the offer, Enter restores"
+start_app 2
+sleep 2
+[ "$(field pid)" = "$pid1" ] || { echo "FAIL: run 2 overwrote the recovery file before the user answered"; exit 1; }
+press Return
+restored() { [ "$(field pid)" = "$pid" ] && [ "$(field scenario)" = "$edited" ]; }
+wait_for 30 restored || { echo "FAIL: run 2 did not restore the edited document"; cat "$rec"; exit 1; }
+kill -9 "$pid"; wait "$pid" 2>/dev/null || true; pid=
+echo "ok: the edit survived kill -9 and was restored"
