@@ -42,6 +42,23 @@ inline float exp_nonpositive(float x) {
 // chunks are then added in double.
 constexpr std::int64_t kChunk = 1024;
 
+// OpenMP starts each lane of a max (min) reduction at the lowest (highest) finite float, not at
+// ∓inf (clang does so; GCC happens not to), so a run of only −inf (+inf) comes out as ∓FLT_MAX.
+// A scalar pass settles those rare cases.
+constexpr float kFloatMax = 3.40282347e+38f;
+
+float scalar_max(const float* s, std::int64_t len) {
+  float mx = -__builtin_inff();
+  for (std::int64_t j = 0; j < len; ++j) mx = s[j] > mx ? s[j] : mx;
+  return mx;
+}
+
+float scalar_min(const float* s, std::int64_t len) {
+  float mn = __builtin_inff();
+  for (std::int64_t j = 0; j < len; ++j) mn = s[j] < mn ? s[j] : mn;
+  return mn;
+}
+
 void moments(const float* s, std::int64_t len, ScoreMoments& m) {
   // Per chunk: the mean, then squared deviations from it (both in double, the chunk still in
   // cache), then a pairwise merge.
@@ -69,8 +86,8 @@ void moments(const float* s, std::int64_t len, ScoreMoments& m) {
       m2 += dv * dv;
     }
     chunk.m2 = m2;
-    chunk.min = mn;
-    chunk.max = mx;
+    chunk.min = mn >= kFloatMax ? scalar_min(s + c0, c1 - c0) : mn;
+    chunk.max = mx <= -kFloatMax ? scalar_max(s + c0, c1 - c0) : mx;
     chunk.nan = nans != 0;
     m.merge(chunk);
   }
@@ -80,7 +97,7 @@ float row_max(const float* s, std::int64_t len) {
   float mx = -__builtin_inff();
 #pragma omp simd reduction(max : mx)
   for (std::int64_t j = 0; j < len; ++j) mx = s[j] > mx ? s[j] : mx;
-  return mx;
+  return mx <= -kFloatMax ? scalar_max(s, len) : mx;
 }
 
 ExpSums exp_row(const float* s, float* p, std::int64_t len, float mx, float c, bool diagnostics) {
