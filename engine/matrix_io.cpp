@@ -179,7 +179,9 @@ Matrix parse_csv(std::string_view text, std::string_view source) {
       ++col;
       double v = 0;
       const char* begin = cell.data();
-      if (!cell.empty() && cell[0] == '+') ++begin;
+      // A leading '+' is allowed ("+1.5"), but not before another sign: from_chars would read
+      // "+-1" as −1.
+      if (cell.size() > 1 && cell[0] == '+' && cell[1] != '-' && cell[1] != '+') ++begin;
       const auto [ptr, ec] = std::from_chars(begin, cell.data() + cell.size(), v);
       if (cell.empty() || ec != std::errc() || ptr != cell.data() + cell.size()) {
         throw InputError(src + ": line " + std::to_string(line_no) + ", column " + std::to_string(col) + ": '" +

@@ -76,6 +76,18 @@ struct OnlineRow {
   bool exact = false;  // an overflowed (+inf) score: the row is redone by the exact path
 };
 
+bool row_has_visible_key(const Mask& mask, Index i, Index m) {
+  if (mask.kind != MaskKind::Custom) {
+    Index first = 0, last = m;
+    mask.visible_range(i, m, first, last);
+    return first < last;
+  }
+  for (Index j = 0; j < m; ++j) {
+    if (!mask.blocked(i, j)) return true;
+  }
+  return false;
+}
+
 RowDiagnostics diagnostics_from_sums(const OnlineRow& st) {
   RowDiagnostics d;
   if (!(st.z > 0)) {
@@ -292,7 +304,9 @@ void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc&
   for (Index r = 0; r < nr; ++r) {
     const Index i = r0 + r;
     const OnlineRow& st = ws.st[static_cast<size_t>(r)];
-    if (st.exact) {
+    // Nothing summed although keys are visible: every visible score overflowed float32 to −∞.
+    // That row is not masked; the exact path decides it as the dense path does.
+    if (st.exact || (!(st.z > 0) && row_has_visible_key(p.options.mask, i, cx.m))) {
       acc.exact_rows.push_back(i);
       continue;
     }

@@ -92,6 +92,17 @@ std::string format_bytes(double bytes) {
   return out.str();
 }
 
+// Bad input found only by computing (scores that overflow to NaN, sizes that cannot fit): the
+// document goes back to the one the shown result belongs to, so what is on screen stays consistent
+// and the next frame does not retry. The refused edit's undo entry stays (undoing it is harmless).
+void roll_back_to_computed(AppState& state) {
+  if (!state.computed_doc) return;
+  state.doc = *state.computed_doc;
+  ++state.doc_version;
+  state.history.merge_key.clear();
+  state.error += "; the edit was not applied";
+}
+
 }  // namespace
 
 bool apply(AppState& state, std::string_view name, const std::function<void(Document&)>& edit,
@@ -172,13 +183,17 @@ void recompute_if_needed(AppState& state, Services& services) {
           r.dense || st == Stage::Output ? finite_range(stage_matrix(r, st), st == Stage::Logits ? &state.blocked : nullptr)
                                          : std::pair<double, double>{0.0, 1.0};
     }
+    state.overflow = overflow_notes(r, state.blocked, query_labels(state));
     state.result = std::move(r);
     state.has_result = true;
     ++state.result_version;
+    state.computed_doc = state.doc;
   } catch (const InputError& e) {
     state.error = e.what();
+    roll_back_to_computed(state);
   } catch (const std::bad_alloc&) {
     state.error = "the computation ran out of memory; showing the last result that fit";
+    roll_back_to_computed(state);
   } catch (const std::exception& e) {
     state.error = std::string("the ") + services.backend->description() + " backend failed: " + e.what();
   }
@@ -312,9 +327,8 @@ bool resize(AppState& s, Dim dim, int value, bool confirmed) {
       return false;
     }
   }
-  apply(s, std::string("set ") + dim_name(dim) + " = " + std::to_string(value),
-        [dim, value](Document& d) { apply_dim(d, dim, value); });
-  return true;
+  return apply(s, std::string("set ") + dim_name(dim) + " = " + std::to_string(value),
+               [dim, value](Document& d) { apply_dim(d, dim, value); });
 }
 
 void set_self_attention(AppState& s, bool on) {

@@ -53,7 +53,8 @@ void set_cell(AppState& s, Which w, int row, int col, float value);
 
 // Sizes. Cells keep their values and new cells start at 0; tokens grow as t<k>.
 // Returns false and fills state.pending_resize when the dense stages would need over
-// kConfirmBytes (the caller asks the user, then calls resize(..., true)).
+// kConfirmBytes (the caller asks the user, then calls resize(..., true)); false with state.error
+// set when the size is refused.
 inline constexpr double kConfirmBytes = 512.0 * 1024 * 1024;
 bool resize(AppState& s, Dim dim, int value, bool confirmed = false);
 int dim_value(const AppState& s, Dim dim);

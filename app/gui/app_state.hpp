@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/attention.hpp"
+#include "engine/overflow_notes.hpp"
 #include "engine/scaling.hpp"
 #include "engine/scenario.hpp"
 #include "gui/lesson_state.hpp"
@@ -188,6 +189,10 @@ struct AppState {
   // Derived from the result once per computation, not per frame (n × m scans cost at n = 1024):
   BlockGrid blocked;  // n × m, the mask the result was computed with
   std::array<std::pair<double, double>, kStageCount> ranges{};  // finite min/max of each stage
+  OverflowNotes overflow;  // why any stage shows ±∞ (float32 overflow), one sentence per kind
+  // The document the result was computed from: an edit whose computation is refused as bad input
+  // (scores that are not a number, sizes that cannot fit) is rolled back to it.
+  std::optional<Document> computed_doc;
   bool needs_compute = true;
   std::uint64_t result_version = 0;  // bumped on every new result (GL textures re-upload on change)
   double last_compute_ms = 0;

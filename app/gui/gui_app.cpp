@@ -126,6 +126,8 @@ int run_gui(const GuiOptions& options) {
         restored_state.history = History{};
       }
       state = std::move(restored_state);
+    } else if (!restored_state.error.empty()) {
+      state.error = restored_state.error;  // shown in the status line once the window is up
     }
   }
   if (options.scenario.empty() && !restored) reset_document(state, default_scenario(), "");

@@ -194,11 +194,16 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
         const ImVec2 b(a.x + cell, a.y + cell);
         if (is_blocked(spec, i, j)) {
           hatch(dl, a, b, pal.hatch_a, pal.hatch_b, std::max(5.0f, cell / 6.0f));
-          if (spec.blocked_text && cell >= fs * 1.8f) {
-            const ImVec2 ts = ImGui::CalcTextSize(spec.blocked_text);
+          // A cell the mask does not block is hatched because it overflowed: say ∞ or −∞ (the
+          // pipeline panel says why), never the mask's text.
+          const bool masked = spec.blocked && (*spec.blocked)(i, j);
+          const std::string overflow = masked ? std::string() : format_cell(M(i, j), 0);
+          const char* text = masked ? spec.blocked_text : overflow.c_str();
+          if (text && *text && cell >= fs * 1.8f) {
+            const ImVec2 ts = ImGui::CalcTextSize(text);
             const ImVec2 c(a.x + (cell - ts.x) * 0.5f, a.y + (cell - ts.y) * 0.5f);
             dl->AddRectFilled(ImVec2(c.x - 3, c.y), ImVec2(c.x + ts.x + 3, c.y + ts.y), pal.hatch_a, 3.0f);
-            dl->AddText(c, IM_COL32(255, 255, 255, 255), spec.blocked_text);
+            dl->AddText(c, IM_COL32(255, 255, 255, 255), text);
           }
         } else {
           const double v = M(i, j);
@@ -289,7 +294,7 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
     const std::string rl = i < static_cast<int>(spec.row_labels.size()) ? spec.row_labels[static_cast<size_t>(i)] : "";
     const std::string cl = j < static_cast<int>(spec.col_labels.size()) ? spec.col_labels[static_cast<size_t>(j)] : "";
     ImGui::Text("%s[%d][%d] = %s", stage_name(spec.stage), i, j,
-                is_blocked(spec, i, j) ? "blocked" : format_cell(M(i, j), 4).c_str());
+                spec.blocked && (*spec.blocked)(i, j) ? "blocked" : format_cell(M(i, j), 4).c_str());
     if (!rl.empty() || !cl.empty()) ImGui::TextDisabled("%s → %s", rl.c_str(), cl.c_str());
     ImGui::EndTooltip();
   }

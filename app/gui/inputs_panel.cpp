@@ -28,26 +28,38 @@ void size_control(AppState& state, Dim dim, bool enabled) {
 }
 
 // Reports a cell's text that does not parse as a number while it is typed, and once it is
-// abandoned (ImGui then keeps the old value).
-void check_typed_text(AppState& state, ImGuiID id, const std::string& cell_name, float kept) {
+// abandoned (ImGui then keeps the old value). Returns false while the text is not a plain number:
+// ImGui 1.86 reads "+-1", "*2" or "/2" as arithmetic on the old value, which the message would
+// contradict, so such text never reaches the cell.
+bool check_typed_text(AppState& state, ImGuiID id, const std::string& cell_name, float kept) {
+  bool plain = true;
   if (ImGui::TempInputIsActive(id)) {
     if (ImGuiInputTextState* ts = ImGui::GetInputTextState(id)) {
       const char* text = ts->TextA.Data ? ts->TextA.Data : "";
       char* end = nullptr;
-      std::strtod(text, &end);
+      const double value = std::strtod(text, &end);
       const bool blank = text[0] == '\0';
       while (end && *end == ' ') ++end;
       if (!blank && (end == text || (end && *end != '\0'))) {
+        plain = false;
         state.inputs.cell_error = cell_name + ": \"" + text + "\" is not a number; it keeps " + std::to_string(kept);
+        ImGui::SetTooltip("%s", state.inputs.cell_error.c_str());
+      } else if (!blank && !fits_float(value)) {
+        plain = false;
+        state.inputs.cell_error = cell_name + ": " + text + " is beyond float32's range (largest 3.4e38); it keeps " +
+                                  std::to_string(kept);
         ImGui::SetTooltip("%s", state.inputs.cell_error.c_str());
       } else if (state.inputs.cell_error.rfind(cell_name + ":", 0) == 0) {
         state.inputs.cell_error.clear();
       }
     }
   } else if (ImGui::IsItemDeactivated() && state.inputs.cell_error.rfind(cell_name + ":", 0) == 0) {
+    // Enter on refused text: ImGui applies it once more as the field closes; that must not land.
+    plain = false;
     state.error = state.inputs.cell_error;
     state.inputs.cell_error.clear();
   }
+  return plain;
 }
 
 void matrix_grid(AppState& state, Which w) {
@@ -86,9 +98,10 @@ void matrix_grid(AppState& state, Which w) {
         float v = M(i, j);
         ImGui::SetNextItemWidth(cell_w);
         const float speed = 0.01f * std::max(1.0f, std::abs(v) * 0.1f);
-        if (ImGui::DragFloat("##c", &v, speed, 0, 0, "%.3g")) actions::set_cell(state, w, i, j, v);
+        const bool changed = ImGui::DragFloat("##c", &v, speed, 0, 0, "%.3g");
         const std::string cell_name = std::string(which_name(w)) + "[" + std::to_string(i) + "][" + std::to_string(j) + "]";
-        check_typed_text(state, ImGui::GetItemID(), cell_name, M(i, j));
+        const float kept = M(i, j);  // read before set_cell: the edit may replace the matrix
+        if (check_typed_text(state, ImGui::GetItemID(), cell_name, kept) && changed) actions::set_cell(state, w, i, j, v);
         if (ImGui::IsItemDeactivated()) end_merge(state);
         ImGui::PopID();
       }

@@ -74,6 +74,12 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   const Palette pal = palette(state);
   const ImGuiStyle& style = ImGui::GetStyle();
   const float fs = ImGui::GetFontSize();
+  // Any ±∞ in the stages below comes with its reason, above them (engine/overflow_notes.hpp).
+  if (!state.overflow.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
+    for (const std::string& note : state.overflow.sentences) ImGui::TextWrapped("%s", note.c_str());
+    ImGui::PopStyleColor();
+  }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const BlockGrid& blocked = state.blocked;
   const std::vector<std::string> ql = query_labels(state), kl = key_labels(state);

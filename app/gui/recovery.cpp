@@ -2,11 +2,8 @@
 #include "gui/recovery.hpp"
 
 #include "engine/atomic_file.hpp"
-#include "engine/json_matrix.hpp"
-#include "engine/text_format.hpp"
 #include "gui/actions.hpp"
 
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <ctime>
@@ -31,44 +28,7 @@ std::string local_time_now() {
 fs::path recovery_path(const fs::path& config_dir) { return config_dir / "recovery.json"; }
 
 std::string recovery_json(const AppState& state, std::string_view saved_at) {
-  // The scenario goes in as its own file format, so a recovery file is read by the same strict
-  // reader as any scenario (and a teacher can cut it out by hand if ever needed).
-  std::string out = "{\n  \"format\": \"attnlab-recovery\",\n  \"version\": 1,\n";
-  out += "  \"saved_at\": " + json_string(saved_at) + ",\n";
-  out += "  \"pid\": " + std::to_string(::getpid()) + ",\n";
-  out += "  \"scenario_path\": " + json_string(state.scenario_path) + ",\n";
-  out += std::string("  \"self_attention\": ") + (state.doc.self_attention ? "true" : "false") + ",\n";
-  out += "  \"scenario\": " + scenario_to_json(state.doc.scenario) + "}\n";
-  return out;
-}
-
-RecoveredWork parse_recovery(std::string_view text, std::string_view source) {
-  const std::string src(source);
-  const nlohmann::json j = parse_json_text(text, source);
-  if (!j.is_object() || !j.contains("format") || j.at("format") != "attnlab-recovery") {
-    throw InputError(src + ": not an Attention Lab recovery file (format must be \"attnlab-recovery\")");
-  }
-  if (!j.contains("scenario") || !j.at("scenario").is_object()) {
-    throw InputError(src + ": the recovery file holds no scenario object");
-  }
-  RecoveredWork w;
-  w.doc.scenario = parse_scenario(j.at("scenario").dump(), src + ": scenario");
-  auto text_field = [&](const char* key) -> std::string {
-    if (!j.contains(key)) return {};
-    if (!j.at(key).is_string()) throw InputError(src + ": " + key + " must be a string");
-    return j.at(key).get<std::string>();
-  };
-  w.scenario_path = text_field("scenario_path");
-  w.saved_at = text_field("saved_at");
-  w.doc.self_attention = false;
-  if (j.contains("self_attention")) {
-    if (!j.at("self_attention").is_boolean()) throw InputError(src + ": self_attention must be true or false");
-    w.doc.self_attention = j.at("self_attention").get<bool>();
-  }
-  // Self-attention ties K and V to Q's rows; a file that claims it for a rectangular problem is
-  // read as cross-attention rather than refused.
-  w.doc.self_attention = w.doc.self_attention && w.doc.scenario.Q.rows() == w.doc.scenario.K.rows();
-  return w;
+  return recovery_json(state.doc, state.scenario_path, saved_at, static_cast<long>(::getpid()));
 }
 
 void recovery_tick(AppState& state, const fs::path& dir, double now) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gui/app_state.hpp"
+#include "gui/session_file.hpp"  // recovery_json/parse_recovery of the file's text
 
 #include <filesystem>
 #include <string>
@@ -17,11 +18,8 @@ inline constexpr double kRecoveryDelaySeconds = 0.5;
 
 std::filesystem::path recovery_path(const std::filesystem::path& config_dir);
 
-// The recovery file's JSON: {"format": "attnlab-recovery", "version": 1, "saved_at", "pid",
-// "scenario_path", "self_attention", "scenario": {scenario file object}}.
+// The recovery file's JSON for the current document, written by this process (session_file.hpp).
 std::string recovery_json(const AppState& state, std::string_view saved_at);
-// Reads recovery JSON; throws InputError naming `source` when it is not one.
-RecoveredWork parse_recovery(std::string_view text, std::string_view source);
 
 // Once per frame (`now` in seconds, any monotonic clock): notes a document change and writes the
 // file kRecoveryDelaySeconds after the last one. Never throws: a failed write is reported in

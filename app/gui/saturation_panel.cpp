@@ -48,6 +48,12 @@ void draw_saturation_panel(AppState& state, Services& services) {
   ImGui::BeginGroup();
   ImGui::TextWrapped("a(1%sa) is the softmax's local slope: 0 where a weight is pinned at 0 or 1, 0.25 at a = 0.5.",
                      services.glyphs.minus);
+  // The pipeline panel gives the sentences; here the rows are flagged (engine/overflow_notes.hpp).
+  for (const std::string& note : state.overflow.sentences) {
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
+    ImGui::TextWrapped("%s", note.c_str());
+    ImGui::PopStyleColor();
+  }
   if (saturated || masked) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
     ImGui::Text("%d of %d rows saturated (max weight %s 0.99), %d fully masked", saturated, static_cast<int>(r.n),
@@ -86,7 +92,11 @@ void draw_saturation_panel(AppState& state, Services& services) {
         ImGui::TableNextColumn();
         ImGui::Text("%.3f", row.jacobian_norm);
         ImGui::TableNextColumn();
+        const RowOverflow overflow = static_cast<size_t>(i) < state.overflow.rows.size()
+                                         ? state.overflow.rows[static_cast<size_t>(i)]
+                                         : RowOverflow::None;
         if (row.fully_masked) ImGui::TextUnformatted("fully masked");
+        else if (overflow != RowOverflow::None) ImGui::TextUnformatted(row_overflow_label(overflow));
         else if (row.saturated) ImGui::TextUnformatted("SATURATED");
         else if (row.padding) ImGui::TextUnformatted("padding row");
       }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gui/app_state.hpp"
+#include "gui/session_file.hpp"  // the file's text: session_json, parse_session
 
 #include <filesystem>
 
@@ -11,14 +12,11 @@ namespace attnlab::gui {
 // $XDG_CONFIG_HOME/attnlab, else $HOME/.config/attnlab; empty when neither variable is set.
 std::filesystem::path config_dir();
 
-struct WindowGeometry {
-  int width = 1280, height = 800;
-};
-
 // Writes <dir>/session.json atomically. Throws InputError when it cannot be written.
 void save_session(const AppState& state, const WindowGeometry& window, const std::filesystem::path& dir);
-// Restores what <dir>/session.json holds; returns false (state untouched) when there is none or
-// it cannot be read (a broken session never stops the app from starting).
+// Restores what <dir>/session.json holds; returns false when there is none or it cannot be read
+// (a broken session never stops the app from starting): the document and view are then untouched
+// and state.error holds the sentence saying why.
 bool restore_session(AppState& state, WindowGeometry& window, const std::filesystem::path& dir);
 
 }  // namespace attnlab::gui

@@ -5,6 +5,7 @@
 #include "engine/mask.hpp"
 #include "engine/matrix_io.hpp"
 #include "engine/scenario.hpp"
+#include "gui/session_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -86,6 +87,9 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
       expect_clean([&] { parse_npy(bytes, name); }, name);
     } else if (kind == "csv") {
       expect_clean([&] { parse_csv(bytes, name); }, name);
+    } else if (kind == "session") {
+      expect_clean([&] { gui::parse_session(bytes, name); }, name);
+      expect_clean([&] { gui::parse_recovery(bytes, name); }, name);
     } else {
       expect_clean([&] { validate_mask(parse_mask_spec(bytes), 3, 3, "--mask"); }, name);
       expect_clean([&] { parse_normalizer(bytes, "--normalizer"); }, name);
@@ -96,7 +100,7 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
   EXPECT_GT(files, 5) << dir;
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, CorpusReplay, ::testing::Values("scenario", "npy", "csv", "options"));
+INSTANTIATE_TEST_SUITE_P(Seeds, CorpusReplay, ::testing::Values("scenario", "npy", "csv", "options", "session"));
 
 }  // namespace
 }  // namespace attnlab
