@@ -28,6 +28,11 @@ float fast_inverse_divisor(double divisor);
 void normalizer_logits(Normalizer normalizer, const Mask& mask, Eigen::Index i, Eigen::Index m, const float* s,
                        double divisor, double* x);
 
+// A row's diagnostics from the online-softmax sums of the streaming path (engine/streaming.cpp,
+// [SECTION] Online softmax): z, rest, ties, t, u2, u3 in the frame of the row's maximum score.
+// Shared with the GPU's streaming path, which keeps the same sums. z = 0: a fully masked row.
+RowDiagnostics diagnostics_from_online_sums(double z, double rest, double ties, double t, double u2, double u3);
+
 // Throws InputError naming the first NaN score of row i (an overflowed Q·K dot product).
 [[noreturn]] void throw_nan_score(const float* scores_row, Eigen::Index i, Eigen::Index m);
 

@@ -544,6 +544,18 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 // [SECTION] compute_streaming_cpu, downsample_weights
 
+RowDiagnostics detail::diagnostics_from_online_sums(double z, double rest, double ties, double t, double u2,
+                                                    double u3) {
+  OnlineRow st;
+  st.z = z;
+  st.rest = rest;
+  st.ties = ties;
+  st.t = t;
+  st.u2 = u2;
+  st.u3 = u3;
+  return diagnostics_from_sums(st);
+}
+
 Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options) {
   validate_problem(p);
   Result r = result_header(p);

@@ -66,6 +66,25 @@ void Buffer::reset() {
   bytes_ = 0;
 }
 
+BufferTexture::BufferTexture(const Buffer& buffer) {
+  glGenTextures(1, &id_);
+  glBindTexture(GL_TEXTURE_BUFFER, id_);
+  glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, buffer.id());
+  glBindTexture(GL_TEXTURE_BUFFER, 0);
+  check_gl("viewing a " + std::to_string(buffer.bytes()) + "-byte buffer as a texture");
+}
+
+void BufferTexture::bind(GLuint unit) const {
+  glActiveTexture(GL_TEXTURE0 + unit);
+  glBindTexture(GL_TEXTURE_BUFFER, id_);
+  glActiveTexture(GL_TEXTURE0);
+}
+
+void BufferTexture::reset() {
+  if (id_ != 0) glDeleteTextures(1, &id_);
+  id_ = 0;
+}
+
 ComputeProgram::ComputeProgram(std::string_view file_name, std::string_view defines) {
   std::string source;
   try {
@@ -132,7 +151,7 @@ void ComputeProgram::reset() {
 void dispatch(GLuint groups_x, GLuint groups_y, GLuint groups_z) {
   if (groups_x == 0 || groups_y == 0 || groups_z == 0) return;
   glDispatchCompute(groups_x, groups_y, groups_z);
-  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
 }
 
 }  // namespace attnlab::gpu

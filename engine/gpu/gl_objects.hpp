@@ -55,6 +55,33 @@ private:
   std::size_t bytes_ = 0;
 };
 
+// A buffer texture (GL_TEXTURE_BUFFER, RGBA32F) viewing a Buffer, so kernels can read it with
+// texelFetch, one vec4 per texel (on llvmpipe a vector gather instead of a per-lane loop of
+// storage-buffer loads). Move-only; the viewed Buffer must outlive it.
+class BufferTexture {
+public:
+  BufferTexture() = default;
+  explicit BufferTexture(const Buffer& buffer);
+  ~BufferTexture() { reset(); }
+  BufferTexture(BufferTexture&& o) noexcept : id_(std::exchange(o.id_, 0u)) {}
+  BufferTexture& operator=(BufferTexture&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, 0u);
+    }
+    return *this;
+  }
+  BufferTexture(const BufferTexture&) = delete;
+  BufferTexture& operator=(const BufferTexture&) = delete;
+
+  // Binds the texture to texture unit `unit` (the sampler uniform holds the unit number).
+  void bind(GLuint unit) const;
+
+private:
+  void reset();
+  GLuint id_ = 0;
+};
+
 // A linked compute program built from one embedded shaders/ file. Move-only.
 class ComputeProgram {
 public:
@@ -90,7 +117,8 @@ private:
   GLuint id_ = 0;
 };
 
-// Dispatches and waits for the writes to be visible to later shader reads and buffer downloads.
+// Dispatches and waits for the writes to be visible to later shader reads (storage buffers and
+// texel fetches) and buffer downloads.
 void dispatch(GLuint groups_x, GLuint groups_y = 1, GLuint groups_z = 1);
 
 }  // namespace attnlab::gpu

@@ -9,6 +9,7 @@
 
 #include "engine/gpu/gl_context.hpp"
 #include "engine/gpu/gl_objects.hpp"
+#include "engine/gpu/gpu_streaming.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +23,7 @@ namespace attnlab {
 namespace {
 
 using gpu::Buffer;
+using gpu::BufferTexture;
 using gpu::ComputeProgram;
 
 size_t round4(size_t x) { return (x + 3) / 4 * 4; }
@@ -54,6 +56,17 @@ std::vector<float> padded(const float* src, size_t rows, size_t cols, size_t src
                           size_t padded_rows) {
   std::vector<float> out(padded_rows * stride, 0.0f);
   for (size_t r = 0; r < rows; ++r) std::memcpy(out.data() + r * stride, src + r * src_stride, cols * sizeof(float));
+  return out;
+}
+
+// Keys [first, first + count) of V (m × d_v) transposed: a zero-padded dv4 × round4(count) block.
+std::vector<float> transposed_padded(const Matrix& V, size_t first, size_t count, size_t dv4) {
+  const size_t keys4 = round4(count), dv = static_cast<size_t>(V.cols());
+  std::vector<float> out(dv4 * keys4, 0.0f);
+  for (size_t j = 0; j < count; ++j) {
+    const float* row = V.data() + (first + j) * dv;
+    for (size_t c = 0; c < dv; ++c) out[c * keys4 + j] = row[c];
+  }
   return out;
 }
 
@@ -100,6 +113,10 @@ public:
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
     limit_ = block > 0 ? static_cast<size_t>(block) : size_t{128} << 20;
     limit_ = std::min(limit_, size_t{1} << 30);  // indices in the kernels are 32-bit
+    // scores.comp and output.comp read their operands as RGBA32F buffer textures.
+    GLint texels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &texels);
+    if (texels > 0) limit_ = std::min(limit_, static_cast<size_t>(texels) * 16);
     if (options.max_buffer_bytes > 0) limit_ = std::min(limit_, options.max_buffer_bytes);
     const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     renderer_ = renderer ? renderer : "unknown renderer";
@@ -107,6 +124,21 @@ public:
     softmax_ = ComputeProgram("softmax.comp");
     diagnostics_ = ComputeProgram("diagnostics.comp");
     output_ = ComputeProgram("output.comp");
+    // Texture units of the kernels' samplers (fixed: each kernel binds its textures to 0 and 1).
+    scores_.use();
+    scores_.set("q_tex", GLint{0});
+    scores_.set("k_tex", GLint{1});
+    output_.use();
+    output_.set("w_tex", GLint{0});
+    output_.set("vt_tex", GLint{1});
+    stream_update_ = ComputeProgram("stream_update.comp");
+    stream_output_ = ComputeProgram("stream_output.comp");
+    stream_heat_ = ComputeProgram("stream_heat.comp");
+    stream_heat_rows_ = ComputeProgram("stream_heat_rows.comp");
+    stream_output_.use();
+    stream_output_.set("p_tex", GLint{0});
+    stream_output_.set("vt_tex", GLint{1});
+    glUseProgram(0);
     scaling_dots_ = ComputeProgram("scaling_dots.comp");
     scaling_rows_ = ComputeProgram("scaling_rows.comp");
   }
@@ -122,14 +154,35 @@ public:
   std::unique_ptr<ScalingSampler> scaling_sampler() override {
     return std::make_unique<GpuScalingSampler>(scaling_dots_, scaling_rows_, limit_, context_.get());
   }
+  Result compute_streaming(const Problem& p, const StreamingOptions& options) override {
+    if (context_) context_->make_current();
+    return gpu::compute_streaming_gpu(streaming_programs(), p, options, limit_);
+  }
+  // The streaming path without the heatmap (output, rows and stats), timed as one fused stage.
+  StageTimes time_streaming(const Problem& p) override {
+    if (context_) context_->make_current();
+    StreamingOptions options;
+    options.heatmap_rows = options.heatmap_cols = 0;
+    glFinish();
+    const auto start = std::chrono::steady_clock::now();
+    gpu::compute_streaming_gpu(streaming_programs(), p, options, limit_);
+    StageTimes t;
+    t.fused = true;
+    t.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return t;
+  }
 
 private:
   Result run(const Problem& p, StageTimes* timing);
+  gpu::StreamingPrograms streaming_programs() const {
+    return {scores_, stream_update_, stream_output_, stream_heat_, stream_heat_rows_};
+  }
 
   std::unique_ptr<gpu::HeadlessContext> context_;
   size_t limit_ = 0;
   std::string renderer_;
   ComputeProgram scores_, softmax_, diagnostics_, output_, scaling_dots_, scaling_rows_;
+  ComputeProgram stream_update_, stream_output_, stream_heat_, stream_heat_rows_;
 };
 
 Result GpuBackend::run(const Problem& p, StageTimes* timing) {
@@ -172,16 +225,20 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
                      std::to_string(limit_) + " bytes); use --backend cpu");
   }
 
-  std::vector<Buffer> k_chunks, v_chunks;
+  // K chunks as given (keys × dk4), V chunks transposed (dv4 × keys, zero-padded): output.comp
+  // computes A V as rows of A dotted with rows of Vᵀ.
+  std::vector<Buffer> k_chunks, vt_chunks;
+  std::vector<BufferTexture> k_textures, vt_textures;
   std::vector<size_t> chunk_keys;
   for (size_t first = 0; first < static_cast<size_t>(m); first += keys_per_chunk) {
     const size_t count = std::min(keys_per_chunk, static_cast<size_t>(m) - first);
     const auto k = padded(p.K.data() + first * static_cast<size_t>(r.d_k), count, static_cast<size_t>(r.d_k),
                           static_cast<size_t>(r.d_k), dk4, round4(count));
-    const auto v = padded(p.V.data() + first * static_cast<size_t>(r.d_v), count, static_cast<size_t>(r.d_v),
-                          static_cast<size_t>(r.d_v), dv4, round4(count));
+    const auto vt = transposed_padded(p.V, first, count, dv4);
     k_chunks.emplace_back(k.size() * sizeof(float), k.data());
-    v_chunks.emplace_back(v.size() * sizeof(float), v.data());
+    vt_chunks.emplace_back(vt.size() * sizeof(float), vt.data());
+    k_textures.emplace_back(k_chunks.back());
+    vt_textures.emplace_back(vt_chunks.back());
     chunk_keys.push_back(count);
   }
 
@@ -189,6 +246,7 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
   Buffer q_buf(rows_per_chunk * dk4 * sizeof(float));
   Buffer s_buf(cells * sizeof(float)), l_buf(cells * sizeof(float)), w_buf(cells * sizeof(float)),
       sat_buf(cells * sizeof(float));
+  const BufferTexture q_tex(q_buf), w_tex(w_buf);
   Buffer o_buf(rows_per_chunk * dv4 * sizeof(float));
   Buffer visible_buf(rows_per_chunk * sizeof(GLuint)), diag_buf(rows_per_chunk * 4 * sizeof(float));
   const bool custom = o.mask.kind == MaskKind::Custom;
@@ -217,16 +275,16 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
     {
       Stopwatch watch(timing ? &timing->scores_ms : nullptr);
       scores_.use();
-      q_buf.bind(0);
+      q_tex.bind(0);
       s_buf.bind(2);
       scores_.set("rows", static_cast<GLuint>(rows));
       scores_.set("dk_vec4", static_cast<GLuint>(dk4 / 4));
-      scores_.set("s_stride", static_cast<GLuint>(m4 / 4));
+      scores_.set("s_stride", static_cast<GLuint>(m4));
       for (size_t c = 0; c < k_chunks.size(); ++c) {
-        k_chunks[c].bind(1);
+        k_textures[c].bind(1);
         scores_.set("keys", static_cast<GLuint>(chunk_keys[c]));
         scores_.set("s_col", static_cast<GLuint>(c * keys_per_chunk / 4));
-        gpu::dispatch(groups(round4(chunk_keys[c]) / 4, 8), groups((rows + 3) / 4, 8));
+        gpu::dispatch(groups(chunk_keys[c], 64), groups(rows, 64));
       }
       gpu::check_gl("computing scores");
     }
@@ -284,17 +342,17 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
     {
       Stopwatch watch(timing ? &timing->output_ms : nullptr);
       output_.use();
-      w_buf.bind(0);
+      w_tex.bind(0);
       o_buf.bind(2);
       output_.set("rows", static_cast<GLuint>(rows));
       output_.set("dv_vec4", static_cast<GLuint>(dv4 / 4));
       output_.set("w_stride", static_cast<GLuint>(m4 / 4));
-      for (size_t c = 0; c < v_chunks.size(); ++c) {
-        v_chunks[c].bind(1);
+      for (size_t c = 0; c < vt_chunks.size(); ++c) {
+        vt_textures[c].bind(1);
         output_.set("keys_vec4", static_cast<GLuint>(round4(chunk_keys[c]) / 4));
         output_.set("w_col", static_cast<GLuint>(c * keys_per_chunk / 4));
         output_.set("accumulate", static_cast<GLuint>(c > 0 ? 1 : 0));
-        gpu::dispatch(groups(dv4 / 4, 8), groups((rows + 3) / 4, 8));
+        gpu::dispatch(groups(dv4, 64), groups(rows, 64));
       }
       gpu::check_gl("computing the output");
     }

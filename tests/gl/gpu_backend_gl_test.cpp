@@ -112,7 +112,9 @@ TEST(GpuBackendGl, DescribesItself) {
 TEST(GpuBackendGl, MatchesCpuAcrossShapesAndDk) {
   ATTNLAB_REQUIRE_GPU(gpu);
   const Shape shapes[] = {{1, 1, 1, 1},   {3, 3, 2, 2},    {5, 7, 3, 5},     {4, 9, 4, 4},   {17, 33, 64, 8},
-                          {33, 65, 129, 17}, {9, 6, 255, 3}, {5, 3, 7, 64}, {8, 12, 1024, 4}, {6, 10, 4096, 7}, {130, 3, 5, 1}};
+                          {33, 65, 129, 17}, {9, 6, 255, 3}, {5, 3, 7, 64}, {8, 12, 1024, 4}, {6, 10, 4096, 7}, {130, 3, 5, 1},
+                          // Around the kernels' 8 × 8 tiles (rows, keys, value columns) and 4-wide texels.
+                          {9, 65, 12, 9}, {64, 64, 4, 8}, {65, 1, 3, 17}, {8, 8, 6, 16}, {71, 129, 1, 33}};
   unsigned seed = 1;
   for (const Shape& s : shapes) {
     Problem p = random_problem(s.n, s.m, s.d_k, s.d_v, seed++);

@@ -1,0 +1,44 @@
+#version 430
+// Streaming, step 3 of each key tile: O ← α·O + P V for the chunk's query rows, where P is this
+// tile's exp((s − M')·c) (stream_update.comp) and α the rescale of each row's earlier sums to the
+// new frame. The same 8 × 8 register-blocked dot products as output.comp (tile_dot.glsl).
+// P (p_tex): rows × p_stride texels. Vᵀ (vt_tex): dv_vec4·4 rows × keys_vec4 texels (this tile,
+// zero-padded). O: rows × dv_vec4 vec4, zero before the first tile.
+layout(local_size_x = 8, local_size_y = 8) in;
+
+#include "streaming_common.glsl"
+
+uniform samplerBuffer p_tex;
+uniform samplerBuffer vt_tex;
+layout(std430, binding = 2) buffer OBuffer { vec4 o[]; };
+layout(std430, binding = 3) readonly buffer RowFloats { float floats[]; };
+
+uniform uint rows;
+uniform uint keys_vec4;
+uniform uint dv_vec4;
+uniform uint p_stride;  // texels per row of P
+
+#include "tile_dot.glsl"
+
+void main() {
+  const uint c0 = gl_GlobalInvocationID.x * TILE;
+  const uint r0 = gl_GlobalInvocationID.y * TILE;
+  const uint columns = dv_vec4 * 4u;
+  if (c0 >= columns || r0 >= rows) return;
+  uint a_first[8], b_first[8];
+  for (uint t = 0u; t < TILE; ++t) {
+    a_first[t] = min(r0 + t, rows - 1u) * p_stride;
+    b_first[t] = min(c0 + t, columns - 1u) * keys_vec4;
+  }
+  vec4 acc[8][2];
+  tile_dot(p_tex, a_first, vt_tex, b_first, keys_vec4, acc);
+  for (uint r = 0u; r < TILE && r0 + r < rows; ++r) {
+    const float alpha = floats[(r0 + r) * FLOATS_PER_ROW + ROW_ALPHA];
+    for (uint h = 0u; h < 2u; ++h) {
+      const uint c4 = c0 / 4u + h;
+      if (c4 >= dv_vec4) break;
+      const uint at = (r0 + r) * dv_vec4 + c4;
+      o[at] = alpha * o[at] + acc[r][h];
+    }
+  }
+}

@@ -1,0 +1,205 @@
+// The GPU's streaming path (query chunks × key tiles, online softmax in compute shaders) against
+// the CPU's streaming path and the dense path where both fit: output, every per-row diagnostic,
+// statistics and the downsampled heatmap, for each mask kind, rectangular shapes, tile edges and
+// fully blocked rows.
+#include "engine/gpu/gpu_backend.hpp"
+#include "gl_test_backend.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+
+namespace attnlab {
+namespace {
+
+Matrix random_matrix(std::mt19937& rng, Eigen::Index rows, Eigen::Index cols, float sigma = 1.0f) {
+  std::normal_distribution<float> dist(0.0f, sigma);
+  Matrix M(rows, cols);
+  for (Eigen::Index i = 0; i < M.size(); ++i) M.data()[i] = dist(rng);
+  return M;
+}
+
+Problem make_problem(std::mt19937& rng, Eigen::Index n, Eigen::Index m, Eigen::Index dk, Eigen::Index dv,
+                     const std::string& mask, float sigma = 1.0f) {
+  Problem p;
+  p.Q = random_matrix(rng, n, dk, sigma);
+  p.K = random_matrix(rng, m, dk, sigma);
+  p.V = random_matrix(rng, m, dv);
+  if (mask == "custom") {
+    p.options.mask.kind = MaskKind::Custom;
+    p.options.mask.blocked.resize(n, m);
+    std::uniform_int_distribution<int> coin(0, 2);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      for (Eigen::Index j = 0; j < m; ++j) p.options.mask.blocked(i, j) = coin(rng) == 0 ? 1 : 0;
+    }
+    p.options.mask.blocked.row(0).setOnes();  // a fully blocked row
+    if (n > 5) p.options.mask.blocked.row(n - 2).setOnes();
+  } else {
+    p.options.mask = parse_mask_spec(mask);
+  }
+  return p;
+}
+
+// mse(a, b) / mse(a, 0) (0 when both are zero).
+double nmse(const Matrix& a, const Matrix& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
+  const double den = a.cast<double>().squaredNorm(), num = (a - b).cast<double>().squaredNorm();
+  if (den == 0) return num == 0 ? 0 : INFINITY;
+  return num / den;
+}
+
+// `k` widens the bounds for ill-conditioned problems (see SharpRowsTemperatureAndNoScaling).
+void expect_rows_near(const std::vector<RowDiagnostics>& ref, const std::vector<RowDiagnostics>& got, double k) {
+  ASSERT_EQ(ref.size(), got.size());
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const RowDiagnostics &a = ref[i], &b = got[i];
+    SCOPED_TRACE("row " + std::to_string(i));
+    EXPECT_EQ(a.fully_masked, b.fully_masked);
+    EXPECT_EQ(a.padding, b.padding);
+    EXPECT_NEAR(a.max_weight, b.max_weight, 5e-6 * k);
+    if (std::abs(a.max_weight - 0.99f) > 1e-4f * k) {
+      EXPECT_EQ(a.saturated, b.saturated);
+    }
+    EXPECT_NEAR(a.entropy, b.entropy, 5e-5 * k * std::max(1.0f, a.entropy));
+    EXPECT_NEAR(a.effective_keys, b.effective_keys, 5e-5 * k * std::max(1.0f, a.effective_keys));
+    const double ja = a.jacobian_norm, jb = b.jacobian_norm;
+    EXPECT_TRUE(std::abs(ja - jb) <= 5e-5 * k || std::abs(ja * ja - jb * jb) <= 2e-6 * k) << ja << " vs " << jb;
+  }
+}
+
+void expect_stats_near(const MomentStats& a, const MomentStats& b, const char* what) {
+  const auto near = [](double x, double y) { return x == y || std::abs(x - y) <= 1e-5 * std::max(1.0, std::abs(x)); };
+  EXPECT_EQ(a.count, b.count) << what;
+  EXPECT_TRUE(near(a.mean, b.mean)) << what << " mean " << a.mean << " vs " << b.mean;
+  EXPECT_TRUE(near(a.std, b.std)) << what << " std " << a.std << " vs " << b.std;
+  EXPECT_TRUE(near(a.min, b.min)) << what << " min " << a.min << " vs " << b.min;
+  EXPECT_TRUE(near(a.max, b.max)) << what << " max " << a.max << " vs " << b.max;
+}
+
+// GPU streaming against CPU streaming (everything) and against the dense CPU path (output, rows,
+// the heatmap of the dense weights). The bounds are for well-conditioned rows; `k` widens them.
+void expect_gpu_streaming_matches(Backend& gpu, const Problem& p, Eigen::Index hrows, Eigen::Index hcols,
+                                  const std::string& label, double k = 1) {
+  SCOPED_TRACE(label + ": n=" + std::to_string(p.Q.rows()) + " m=" + std::to_string(p.K.rows()) +
+               " d_k=" + std::to_string(p.Q.cols()) + " d_v=" + std::to_string(p.V.cols()));
+  StreamingOptions so;
+  so.heatmap_rows = hrows;
+  so.heatmap_cols = hcols;
+  const Result g = gpu.compute_streaming(p, so);
+  const Result c = compute_streaming_cpu(p, so);
+  const Result d = compute_cpu(p);
+  EXPECT_FALSE(g.dense);
+  EXPECT_EQ(g.scores.size(), 0);
+  EXPECT_DOUBLE_EQ(g.effective_temperature, c.effective_temperature);
+  ASSERT_TRUE(g.output.allFinite());
+  EXPECT_LE(nmse(c.output, g.output), 1e-9 * k * k);
+  EXPECT_LE(nmse(d.output, g.output), 1e-9 * k * k);
+  EXPECT_LE((d.output - g.output).cwiseAbs().maxCoeff(), 1e-4 * k);
+  expect_rows_near(c.rows, g.rows, k);
+  expect_rows_near(d.rows, g.rows, k);
+  expect_stats_near(c.stats.scores, g.stats.scores, "scores");
+  expect_stats_near(c.stats.logits, g.stats.logits, "logits");
+  const Heatmap ref = downsample_weights(d.weights, hrows, hcols);
+  ASSERT_EQ(g.heatmap.mean.rows(), ref.mean.rows());
+  ASSERT_EQ(g.heatmap.mean.cols(), ref.mean.cols());
+  EXPECT_LE((ref.mean - g.heatmap.mean).cwiseAbs().maxCoeff(), 2e-6 * k) << "heatmap mean";
+  EXPECT_LE((ref.max - g.heatmap.max).cwiseAbs().maxCoeff(), 2e-6 * k) << "heatmap max";
+  EXPECT_LE((c.heatmap.max - g.heatmap.max).cwiseAbs().maxCoeff(), 2e-6 * k) << "heatmap max vs CPU streaming";
+}
+
+TEST(GpuStreamingGl, EqualsCpuStreamingAndDenseForEveryMaskKind) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  std::mt19937 rng(3);
+  for (const char* mask : {"none", "causal", "padding:5", "prefix:4", "window:3", "custom", "padding:0"}) {
+    expect_gpu_streaming_matches(gpu, make_problem(rng, 9, 13, 6, 5, mask), 1024, 1024, mask);
+    expect_gpu_streaming_matches(gpu, make_problem(rng, 21, 11, 3, 9, mask), 4, 5, mask);
+  }
+}
+
+TEST(GpuStreamingGl, TileAndChunkEdgesAndRectangularShapes) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  std::mt19937 rng(5);
+  // Around the 8 × 8 invocation tiles, the 1024-key tiles and the 1024-row chunks.
+  const Eigen::Index shapes[][4] = {{1, 1, 1, 1},      {2, 1, 5, 3},       {65, 3, 7, 17},    {7, 1025, 9, 4},
+                                    {1030, 70, 4, 2},  {40, 2100, 16, 12}, {3, 600, 130, 1}};
+  for (const auto& s : shapes) {
+    for (const char* mask : {"none", "causal", "custom"}) {
+      expect_gpu_streaming_matches(gpu, make_problem(rng, s[0], s[1], s[2], s[3], mask), 1024, 1024, mask);
+      expect_gpu_streaming_matches(gpu, make_problem(rng, s[0], s[1], s[2], s[3], mask), 7, 13, mask);
+    }
+  }
+}
+
+TEST(GpuStreamingGl, SharpRowsTemperatureAndNoScaling) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  std::mt19937 rng(11);
+  for (const char* mask : {"none", "causal"}) {
+    Problem p = make_problem(rng, 70, 1300, 16, 4, mask, 3.0f);  // large scores: the max moves a lot
+    p.options.temperature = 0.05;
+    // Scores of ~±40 summed in another order differ by ~1e-5, and c = 1/(s·T) = 5 turns that into
+    // a relative change of the weights: both backends are right to float32, the bounds grow by 10.
+    expect_gpu_streaming_matches(gpu, p, 16, 16, "T=0.05", 10);
+    p.options.scale = false;
+    p.options.temperature = 3.0;
+    expect_gpu_streaming_matches(gpu, p, 16, 16, "no scale");
+  }
+}
+
+TEST(GpuStreamingGl, FullyBlockedRowsAreZeroAndFlagged) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  std::mt19937 rng(23);
+  Problem p = make_problem(rng, 9, 1300, 4, 3, "padding:0");
+  const Result g = gpu.compute_streaming(p, {});
+  EXPECT_TRUE(g.output.isZero(0));
+  for (const RowDiagnostics& d : g.rows) EXPECT_TRUE(d.fully_masked);
+  EXPECT_EQ(g.stats.logits.count, 0);
+  EXPECT_EQ(g.stats.scores.count, 9 * 1300);
+  EXPECT_TRUE(g.heatmap.mean.isZero(0));
+}
+
+TEST(GpuStreamingGl, WhatTheKernelsCannotMatchGoesToTheCpuPath) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  std::mt19937 rng(17);
+  Problem p = make_problem(rng, 30, 70, 4, 3, "none");
+  p.Q.row(5).setConstant(1e20f);  // +inf and −inf scores: the CPU's exact rows
+  p.K.row(60).setConstant(1e20f);
+  const Result g = gpu.compute_streaming(p, {});
+  const Result c = compute_streaming_cpu(p, {});
+  EXPECT_TRUE(g.output.allFinite());
+  EXPECT_EQ(nmse(c.output, g.output), 0);
+  p = make_problem(rng, 30, 70, 4, 3, "causal");
+  p.options.normalizer = Normalizer::Sparsemax;
+  EXPECT_LE(nmse(compute_streaming_cpu(p, {}).output, gpu.compute_streaming(p, {}).output), 1e-12);
+  p.options.normalizer = Normalizer::Softmax;
+  p.options.temperature = 1e-40;  // 1/(s·T) is not a float
+  EXPECT_LE(nmse(compute_streaming_cpu(p, {}).output, gpu.compute_streaming(p, {}).output), 1e-12);
+}
+
+TEST(GpuStreamingGl, SmallBufferLimitGivesTheSameResult) {
+  std::unique_ptr<Backend> tiled;
+  try {
+    GpuBackendOptions o;
+    o.max_buffer_bytes = 1 << 16;  // 64 KiB: 64-key tiles at d_k = 200, chunks of 256 rows
+    tiled = make_gpu_backend_headless(o);
+  } catch (const BackendUnavailable& e) {
+    GTEST_SKIP() << "no GL context: " << e.what();
+  }
+  std::mt19937 rng(29);
+  for (const char* mask : {"none", "window:40", "custom"}) {
+    expect_gpu_streaming_matches(*tiled, make_problem(rng, 300, 270, 200, 5, mask), 33, 64, mask);
+  }
+}
+
+TEST(GpuStreamingGl, TimesTheStreamingPath) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  std::mt19937 rng(31);
+  const StageTimes t = gpu.time_streaming(make_problem(rng, 64, 300, 8, 8, "causal"));
+  EXPECT_TRUE(t.fused);
+  EXPECT_GT(t.total_ms, 0);
+}
+
+}  // namespace
+}  // namespace attnlab
