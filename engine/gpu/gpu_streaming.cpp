@@ -219,14 +219,16 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
       check_gl("adding streamed rows to the heatmap");
     }
 
-    // Rows the float kernels cannot finish exactly as the CPU does (a +∞ score goes to the CPU's
-    // exact path; a NaN score is the CPU's error to report): the CPU path does the whole problem.
+    // Rows the float kernels cannot finish exactly as the CPU does (a +∞ score, or visible keys
+    // whose scores all overflowed to −∞, go to the CPU's exact path; a NaN score is the CPU's
+    // error to report): the CPU path does the whole problem.
     flags_buf.download(flags.data(), rows * sizeof(GLuint));
-    if (std::any_of(flags.begin(), flags.begin() + static_cast<std::ptrdiff_t>(rows), [](GLuint f) { return f != 0; })) {
-      return compute_streaming_cpu(p, options);
+    sums_buf.download(sums.data(), rows * kSumsPerRow * sizeof(double));
+    for (size_t i = 0; i < rows; ++i) {
+      const double* s = sums.data() + i * kSumsPerRow;
+      if (flags[i] != 0 || (!(s[0] > 0) && s[9] > 0)) return compute_streaming_cpu(p, options);
     }
     o_buf.download(o_staging.data(), rows * dv4 * sizeof(float));
-    sums_buf.download(sums.data(), rows * kSumsPerRow * sizeof(double));
     floats_buf.download(floats.data(), rows * kFloatsPerRow * sizeof(float));
     for (size_t i = 0; i < rows; ++i) {
       const double* s = sums.data() + i * kSumsPerRow;

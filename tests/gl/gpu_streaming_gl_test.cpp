@@ -170,6 +170,14 @@ TEST(GpuStreamingGl, WhatTheKernelsCannotMatchGoesToTheCpuPath) {
   const Result c = compute_streaming_cpu(p, {});
   EXPECT_TRUE(g.output.allFinite());
   EXPECT_EQ(nmse(c.output, g.output), 0);
+  // Every visible score of row 5 overflows to −∞: not a masked row (the exact path decides it).
+  p = make_problem(rng, 30, 70, 4, 3, "none");
+  p.K = p.K.cwiseAbs().array() + 1.0f;
+  p.Q.row(5).setConstant(-3e38f);
+  const Result g2 = gpu.compute_streaming(p, {});
+  const Result c2 = compute_streaming_cpu(p, {});
+  EXPECT_EQ(g2.rows[5].fully_masked, c2.rows[5].fully_masked);
+  EXPECT_EQ(nmse(c2.output, g2.output), 0);
   p = make_problem(rng, 30, 70, 4, 3, "causal");
   p.options.normalizer = Normalizer::Sparsemax;
   EXPECT_LE(nmse(compute_streaming_cpu(p, {}).output, gpu.compute_streaming(p, {}).output), 1e-12);
