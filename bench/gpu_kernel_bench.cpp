@@ -3,6 +3,7 @@
 // choices in docs/PERFORMANCE.md. Not part of the product.
 //
 // Usage: gpu_kernel_bench FILE.comp [n m dk local_x local_y rows_per_inv keys_per_inv layout runs]
+//   e.g. build/gpu_kernel_bench shaders/scores.comp 1024 1024 4096 8 8 8 8 rows 3
 //   layout: rows (K row-major: m × dk/4 vec4) or interleaved (K as dk/4 × m_pad vec4: for each
 //   group of four dimensions, every key's four values in a row).
 // The kernel gets Q (binding 0, n_pad × dk/4 vec4), K (binding 1), S (binding 2, n × m_pad floats)
@@ -37,9 +38,19 @@ int main(int argc, char** argv) {
   const std::string layout = argc > 9 ? argv[9] : "rows";
   const int runs = static_cast<int>(arg(10, 3));
 
-  std::ifstream in(argv[1]);
+  // The file, with `#include "x.glsl"` lines replaced by x.glsl from the same folder (one level).
+  const std::string path = argv[1], folder = path.substr(0, path.find_last_of('/') + 1);
+  std::ifstream in(path);
   std::stringstream text;
-  text << in.rdbuf();
+  for (std::string line; std::getline(in, line);) {
+    const size_t q = line.find('"');
+    if (line.rfind("#include", 0) == 0 && q != std::string::npos) {
+      std::ifstream inc(folder + line.substr(q + 1, line.rfind('"') - q - 1));
+      text << inc.rdbuf() << "\n";
+    } else {
+      text << line << "\n";
+    }
+  }
   gpu::HeadlessContext context;
   gpu::ComputeProgram program(argv[1], text.str(), "");
 

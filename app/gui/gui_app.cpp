@@ -81,6 +81,11 @@ void write_layout(const AppState& state, const char* path, float scale) {
                   stage_name(static_cast<Stage>(k)), d.x0 * scale, d.y0 * scale, d.x1 * scale, d.y1 * scale);
     out += buf;
   }
+  // The active backend's description, for tests of `gui --backend` (no quotes or backslashes).
+  std::string backend = state.backend_description;
+  backend.erase(std::remove_if(backend.begin(), backend.end(), [](char ch) { return ch == '"' || ch == '\\'; }),
+                backend.end());
+  out += std::string(out.size() > 1 ? ", " : "") + "\"backend\": \"" + backend + "\"";
   out += "}\n";
   write_file_atomic(path, out);
 }
@@ -182,6 +187,12 @@ int run_gui(const GuiOptions& options) {
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   glfwSetDropCallback(window, on_drop);  // after ImGui installs its callbacks (it does not use this one)
+
+  // gui --backend: the same switch as the Backend menu, now that the window's context exists (a GPU
+  // that cannot be had shows its reason in place and the CPU stays, as from the menu).
+  if (options.backend == "gpu") select_backend(state, services, BackendChoice::Gpu);
+  if (options.backend == "auto") select_backend(state, services, BackendChoice::Auto);
+  if (state.backend_description.empty()) state.backend_description = services.backend->description();
 
   std::unique_ptr<HeatmapRenderer> renderer;
   try {

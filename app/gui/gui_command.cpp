@@ -10,6 +10,9 @@ cli::Runner add_gui_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("gui", "Open the desktop app (optionally on a scenario file)");
   cmd->add_option("SCENARIO", opts->scenario, "Scenario file (.json) to open");
   cmd->add_flag("--presenter", opts->presenter, "Start in presenter mode (large fonts, high contrast)");
+  cmd->add_option("--backend", opts->backend,
+                  "Compute backend to start on: cpu (default), gpu (this window's OpenGL context) or auto")
+      ->check(CLI::IsMember({"cpu", "gpu", "auto"}));
   CLI::Option* shot = cmd->add_option("--screenshot", opts->screenshot,
                                       "Render some frames, write the window's pixels to this PNG and exit");
   cmd->add_option("--frames", opts->frames, "Frames to render before the screenshot (default 3)")

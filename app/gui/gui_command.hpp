@@ -1,4 +1,4 @@
-// `attnlab gui [SCENARIO] [--presenter] [--screenshot FILE.png [--frames N]]` and the default
+// `attnlab gui [SCENARIO] [--presenter] [--backend cpu|gpu|auto] [--screenshot FILE.png [--frames N]]` and the default
 // window that plain `attnlab` opens.
 #pragma once
 
@@ -13,6 +13,7 @@ struct GuiOptions {
   bool presenter = false;  // start in presenter mode
   std::string screenshot;  // write the window's pixels here after `frames` frames, then exit
   int frames = 3;
+  std::string backend = "cpu";  // cpu, gpu (the window's GL context) or auto, as in the Backend menu
 };
 
 // Registers the `gui` subcommand.

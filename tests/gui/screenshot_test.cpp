@@ -156,5 +156,20 @@ TEST_F(Screenshot, BadScenarioExitsTwoWithoutAWindow) {
   EXPECT_NE(s.output.find("bad.json"), std::string::npos) << s.output;
 }
 
+TEST_F(Screenshot, StartsOnTheBackendAskedFor) {
+  Shot cpu = take("--backend cpu", "1024x700");
+  ASSERT_EQ(cpu.status, 0) << cpu.output;
+  EXPECT_EQ(cpu.layout.value("backend", "").rfind("CPU", 0), 0u) << cpu.layout.dump();
+  // Xvfb's GLX is Mesa llvmpipe with GL 4.5: the GPU backend runs on the window's own context,
+  // and the weights it computes are painted like the CPU's.
+  Shot gpu = take("--backend gpu", "1024x700");
+  ASSERT_EQ(gpu.status, 0) << gpu.output;
+  EXPECT_EQ(gpu.layout.value("backend", "").rfind("GPU: ", 0), 0u) << gpu.layout.dump();
+  ASSERT_TRUE(gpu.layout.contains("weights")) << gpu.layout.dump();
+  EXPECT_GT(colormap_share(gpu, "weights", colormap(kDefaultSequential)), 0.6);
+  Shot bad = take("--backend tpu", "1024x700");
+  EXPECT_EQ(WEXITSTATUS(bad.status), 2) << bad.output;
+}
+
 }  // namespace
 }  // namespace attnlab
