@@ -13,7 +13,7 @@ const uint SUMS_PER_ROW = 12u;
 const uint ROW_MAX = 0u, ROW_ALPHA = 1u, ALL_MIN = 2u, ALL_MAX = 3u, VIS_MIN = 4u, VIS_MAX = 5u;
 const uint FLOATS_PER_ROW = 8u;
 // Bits per row in RowFlags.
-const uint FLAG_EXACT = 1u;  // a visible +∞ score: the CPU's exact path must redo the row
+const uint FLAG_EXACT = 1u;  // a ±∞ score: the CPU's exact path must redo the row
 const uint FLAG_NAN = 2u;    // a NaN score (an overflowed dot product)
 
 // First cell of pixel p when `cells` cells are shared among `pixels` pixels (engine pixel_first).

@@ -66,10 +66,10 @@ void Buffer::reset() {
   bytes_ = 0;
 }
 
-BufferTexture::BufferTexture(const Buffer& buffer) {
+BufferTexture::BufferTexture(const Buffer& buffer, GLenum format) {
   glGenTextures(1, &id_);
   glBindTexture(GL_TEXTURE_BUFFER, id_);
-  glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, buffer.id());
+  glTexBuffer(GL_TEXTURE_BUFFER, format, buffer.id());
   glBindTexture(GL_TEXTURE_BUFFER, 0);
   check_gl("viewing a " + std::to_string(buffer.bytes()) + "-byte buffer as a texture");
 }

@@ -55,13 +55,13 @@ private:
   std::size_t bytes_ = 0;
 };
 
-// A buffer texture (GL_TEXTURE_BUFFER, RGBA32F) viewing a Buffer, so kernels can read it with
-// texelFetch, one vec4 per texel (on llvmpipe a vector gather instead of a per-lane loop of
-// storage-buffer loads). Move-only; the viewed Buffer must outlive it.
+// A buffer texture (GL_TEXTURE_BUFFER) viewing a Buffer, so kernels can read it with texelFetch,
+// one vec4 (GL_RGBA32F) or one float (GL_R32F) per texel: on llvmpipe a vector gather instead of a
+// per-lane loop of storage-buffer loads. Move-only; the viewed Buffer must outlive it.
 class BufferTexture {
 public:
   BufferTexture() = default;
-  explicit BufferTexture(const Buffer& buffer);
+  explicit BufferTexture(const Buffer& buffer, GLenum format = GL_RGBA32F);
   ~BufferTexture() { reset(); }
   BufferTexture(BufferTexture&& o) noexcept : id_(std::exchange(o.id_, 0u)) {}
   BufferTexture& operator=(BufferTexture&& o) noexcept {

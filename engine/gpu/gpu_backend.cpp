@@ -135,6 +135,8 @@ public:
     stream_output_ = ComputeProgram("stream_output.comp");
     stream_heat_ = ComputeProgram("stream_heat.comp");
     stream_heat_rows_ = ComputeProgram("stream_heat_rows.comp");
+    stream_update_.use();
+    stream_update_.set("s_tex", GLint{0});
     stream_output_.use();
     stream_output_.set("p_tex", GLint{0});
     stream_output_.set("vt_tex", GLint{1});

@@ -95,7 +95,7 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
   Buffer map_sum(heat ? hrows * hcols * sizeof(float) : 4), map_max(heat ? hrows * hcols * sizeof(float) : 4);
   map_sum.clear();
   map_max.clear();
-  const BufferTexture q_tex(q_buf), p_tex(p_buf);
+  const BufferTexture q_tex(q_buf), p_tex(p_buf), s_tex(s_buf, GL_R32F);
 
   constexpr float inf = std::numeric_limits<float>::infinity();
   std::vector<float> floats_init(chunk * kFloatsPerRow, 0.0f);
@@ -150,7 +150,7 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
       dispatch(groups(count, 64), groups(rows, 64));
 
       k.update.use();
-      s_buf.bind(0);
+      s_tex.bind(0);
       p_buf.bind(1);
       sums_buf.bind(2);
       floats_buf.bind(3);
@@ -164,7 +164,8 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
       k.update.set("mask_kind", static_cast<GLuint>(o.mask.kind));
       k.update.set("mask_param", static_cast<GLuint>(std::max(0, o.mask.param)));
       k.update.set("c", c);
-      dispatch(static_cast<GLuint>(rows));
+      k.update.set("rows", static_cast<GLuint>(rows));
+      dispatch(groups(rows, 64));
 
       k.output.use();
       p_tex.bind(0);
@@ -219,9 +220,9 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
       check_gl("adding streamed rows to the heatmap");
     }
 
-    // Rows the float kernels cannot finish exactly as the CPU does (a +∞ score, or visible keys
-    // whose scores all overflowed to −∞, go to the CPU's exact path; a NaN score is the CPU's
-    // error to report): the CPU path does the whole problem.
+    // Rows the float kernels cannot finish exactly as the CPU does (a ±∞ score: the CPU's exact
+    // path and its statistics over infinities; visible keys but nothing summed; a NaN score, the
+    // CPU's error to report): the CPU path does the whole problem.
     flags_buf.download(flags.data(), rows * sizeof(GLuint));
     sums_buf.download(sums.data(), rows * kSumsPerRow * sizeof(double));
     for (size_t i = 0; i < rows; ++i) {

@@ -22,7 +22,7 @@ struct StreamingPrograms {
 // downsampled weights heatmap; `dense` is false. Memory on the GPU: O((n + m)·(d_k + d_v)) for the
 // inputs plus one chunk of query rows (≤ 1024) against one tile of keys (≤ 1024) and the heatmap.
 // Buffers stay under `limit` bytes each. Where the GPU cannot match the CPU path (normalizers
-// other than softmax, an effective temperature outside float range, a +∞ or NaN score, sizes whose
+// other than softmax, an effective temperature outside float range, a ±∞ or NaN score, sizes whose
 // indices would not fit 32 bits) it returns compute_streaming_cpu's result instead, which also
 // throws the CPU path's errors.
 Result compute_streaming_gpu(const StreamingPrograms& programs, const Problem& p, const StreamingOptions& options,
