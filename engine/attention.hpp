@@ -5,7 +5,9 @@
 #include "engine/mask.hpp"
 #include "engine/matrix.hpp"
 
+#include <atomic>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,6 +99,15 @@ struct StreamingOptions {
   Eigen::Index heatmap_cols = 1024;  // at most this many pixel columns (fewer when m is smaller)
   // Called now and then from the calling thread with the fraction of query rows done (0..1].
   std::function<void(double fraction)> progress;
+  // When set and it becomes true, the computation stops at the next tile and throws Cancelled
+  // (the GUI runs long streaming computations in the background and cancels stale ones).
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// Thrown by compute_streaming_cpu when StreamingOptions::cancel was set.
+class Cancelled : public std::runtime_error {
+public:
+  Cancelled() : std::runtime_error("the computation was cancelled") {}
 };
 
 // s · T for the given d_k and options.

@@ -438,7 +438,9 @@ Context make_context(const Problem& p, bool full, const StreamingOptions* so) {
 // Runs the tiled pass (softmax) or the exact rows (other normalizers) over all query rows in
 // parallel, then the rows that overflowed. Returns the merged accumulators.
 ThreadAcc run_rows(const Context& cx, Matrix& output, std::vector<RowDiagnostics>& rows,
-                   const std::function<void(double)>& progress_f) {
+                   const std::function<void(double)>& progress_f, const std::atomic<bool>* cancel = nullptr) {
+  // Exceptions cannot leave an OpenMP region: a cancelled run skips its remaining tiles instead.
+  const auto stopped = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
   const int threads = omp_get_max_threads();
   std::vector<ThreadAcc> accs(static_cast<size_t>(threads));
   const size_t pixels = static_cast<size_t>(cx.hrows * cx.hcols);
@@ -473,6 +475,7 @@ ThreadAcc run_rows(const Context& cx, Matrix& output, std::vector<RowDiagnostics
       // schedule ends on short tiles and the threads finish together.
 #pragma omp for schedule(dynamic, 1)
       for (Index b = 0; b < tiles; ++b) {
+        if (stopped()) continue;
         const Index tile = tiles - 1 - b;
         const Index r0 = tile * kRowTile, r1 = std::min(cx.n, r0 + kRowTile);
         query_tile(cx, r0, r1, wss[t], accs[t], output, &rows);
@@ -494,6 +497,7 @@ ThreadAcc run_rows(const Context& cx, Matrix& output, std::vector<RowDiagnostics
     const size_t t = static_cast<size_t>(omp_get_thread_num());
 #pragma omp for schedule(dynamic, 1)
     for (Index b = 0; b < blocks; ++b) {
+      if (stopped()) continue;
       const Index r0 = b * kExactRows, count = std::min<Index>(kExactRows, static_cast<Index>(list.size()) - r0);
       exact_rows(cx, list.data() + r0, count, !tiled, accs[t], output, rows);
       if (!tiled) progress.done(count);
@@ -563,7 +567,8 @@ Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options) 
   const Context cx = make_context(p, true, &options);
   r.output.setZero(r.n, r.d_v);
   r.rows.assign(static_cast<size_t>(r.n), RowDiagnostics{});
-  ThreadAcc acc = run_rows(cx, r.output, r.rows, options.progress);
+  ThreadAcc acc = run_rows(cx, r.output, r.rows, options.progress, options.cancel);
+  if (options.cancel && options.cancel->load()) throw Cancelled();
   if (acc.nan_row < r.n) {
     Matrix row(1, r.m);
     blas::gemm_nt(1, r.m, r.d_k, p.Q.row(acc.nan_row).data(), r.d_k, p.K.data(), r.d_k, 0.0f, row.data(), r.m);

@@ -2,7 +2,9 @@
 #include "gui/actions.hpp"
 
 #include "engine/presets.hpp"
+#include "gui/compute_job.hpp"
 #include "gui/heatmap.hpp"
+#include "gui/panels.hpp"
 #include "gui/services.hpp"
 
 #include <algorithm>
@@ -64,7 +66,10 @@ void link_tokens(Document& d) {
 void apply_dim(Document& d, Dim dim, int value) {
   Scenario& s = d.scenario;
   if (value < 1) throw InputError(std::string(dim_name(dim)) + " must be at least 1");
-  if (value > 65536) throw InputError(std::string(dim_name(dim)) + " must be at most 65536");
+  const bool tokens = dim == Dim::N || dim == Dim::M;
+  if (value > (tokens ? kMaxTokens : kMaxDim)) {
+    throw InputError(std::string(dim_name(dim)) + " must be at most " + std::to_string(tokens ? kMaxTokens : kMaxDim));
+  }
   switch (dim) {
     case Dim::N:
       set_rows_n(d, value);
@@ -84,12 +89,20 @@ void apply_dim(Document& d, Dim dim, int value) {
   fit_mask(s.options.mask, s.Q.rows(), s.K.rows());
 }
 
-std::string format_bytes(double bytes) {
-  std::ostringstream out;
-  out.precision(3);
-  if (bytes >= 1024.0 * 1024 * 1024) out << bytes / (1024.0 * 1024 * 1024) << " GiB";
-  else out << bytes / (1024.0 * 1024) << " MiB";
-  return out.str();
+// Bytes of one document's matrices (what each undo entry holds).
+double document_bytes(const Document& d) {
+  const Scenario& s = d.scenario;
+  return 4.0 * static_cast<double>(s.Q.size() + s.K.size() + s.V.size()) + static_cast<double>(s.options.mask.blocked.size());
+}
+
+// Drops the oldest undo entries while the history holds more than kHistoryBytes (keeping the
+// newest, so the last edit can always be undone): a 100 000-token document is 77 MiB a copy.
+void trim_history(History& h) {
+  double total = 0;
+  for (const Snapshot& snap : h.undo) total += document_bytes(snap.doc);
+  size_t drop = 0;
+  while (h.undo.size() - drop > 1 && total > kHistoryBytes) total -= document_bytes(h.undo[drop++].doc);
+  h.undo.erase(h.undo.begin(), h.undo.begin() + static_cast<std::ptrdiff_t>(drop));
 }
 
 // Bad input found only by computing (scores that overflow to NaN, sizes that cannot fit): the
@@ -123,6 +136,7 @@ bool apply(AppState& state, std::string_view name, const std::function<void(Docu
   if (!merging) {
     h.undo.push_back(Snapshot{std::string(name), std::move(state.doc)});
     if (h.undo.size() > History::kMaxEntries) h.undo.erase(h.undo.begin());
+    trim_history(h);
   }
   h.redo.clear();
   h.merge_key = std::string(merge_key);
@@ -169,9 +183,62 @@ void redo(AppState& state) {
   state.notice = "Redid " + snap.action;
 }
 
+namespace {
+
+// Takes a finished streaming run's result (or its error) into the state.
+void poll_job(AppState& state) {
+  if (!state.job || !state.job->done()) return;
+  const std::shared_ptr<ComputeJob> job = std::move(state.job);
+  std::optional<Result> r = job->take_result();
+  if (!r) {
+    if (job->error() == "cancelled") state.job_cancelled = true;
+    else state.error = job->error();
+    return;
+  }
+  state.blocked = BlockGrid();  // n × m would not fit: the streaming views never need it
+  for (int k = 0; k < kStageCount; ++k) state.ranges[static_cast<size_t>(k)] = {0.0, 1.0};
+  state.ranges[static_cast<size_t>(Stage::Output)] = finite_range(r->output, nullptr);
+  state.streamed = streamed_views(*r);
+  state.result = std::move(*r);
+  state.has_result = true;
+  ++state.result_version;
+  state.last_compute_ms = job->elapsed_ms();
+  state.backend_description = "CPU streaming (tiles, online softmax)";
+}
+
+}  // namespace
+
+void start_streaming(AppState& state) {
+  state.job.reset();  // cancels a stale run and waits for its current tile
+  state.job_cancelled = false;
+  try {
+    Problem problem = state.doc.scenario.problem();
+    validate_problem(problem);
+    if (state.result.n != problem.Q.rows() || state.result.m != problem.K.rows()) state.has_result = false;
+    state.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version);
+  } catch (const InputError& e) {
+    state.error = e.what();
+  } catch (const std::bad_alloc&) {
+    state.error = "the streaming computation ran out of memory; showing the last result that fit";
+  }
+}
+
+void cancel_streaming(AppState& state) {
+  if (!state.job) return;
+  state.job.reset();
+  state.job_cancelled = true;
+}
+
 void recompute_if_needed(AppState& state, Services& services) {
+  poll_job(state);
   if (!state.needs_compute) return;
   state.needs_compute = false;
+  if (gui_streams(state.doc.scenario.Q.rows(), state.doc.scenario.K.rows())) {
+    start_streaming(state);
+    return;
+  }
+  state.job.reset();  // a dense document makes a streaming run stale
+  state.job_cancelled = false;
   const auto t0 = std::chrono::steady_clock::now();
   try {
     const Problem problem = state.doc.scenario.problem();
@@ -298,6 +365,14 @@ void set_cell(AppState& s, Which w, int row, int col, float value) {
         key);
 }
 
+bool inputs_fit(AppState& s, Eigen::Index n, Eigen::Index m, Eigen::Index d_k, Eigen::Index d_v, const std::string& what) {
+  const double bytes = input_bytes(n, m, d_k, d_v);
+  if (bytes <= max_input_bytes()) return true;
+  s.error = what + " makes Q, K and V need " + format_bytes(bytes) + ", more than the " + format_bytes(max_input_bytes()) +
+            " the editor allows itself on this machine";
+  return false;
+}
+
 int dim_value(const AppState& s, Dim dim) {
   const Scenario& sc = s.doc.scenario;
   switch (dim) {
@@ -316,14 +391,14 @@ bool resize(AppState& s, Dim dim, int value, bool confirmed) {
   if (dim == Dim::M) m = value;
   if (s.doc.self_attention && (dim == Dim::N || dim == Dim::M)) n = m = value;
   if (value >= 1) {
+    Eigen::Index dk = dim_value(s, Dim::Dk), dv = dim_value(s, Dim::Dv);
+    if (dim == Dim::Dk) dk = value;
+    if (dim == Dim::Dv) dv = value;
+    if (!inputs_fit(s, n, m, dk, dv, std::string(dim_name(dim)) + " = " + std::to_string(value))) return false;
     const double bytes = dense_bytes(n, m);
-    if (bytes > dense_memory_limit()) {
-      s.error = std::string(dim_name(dim)) + " = " + std::to_string(value) + " needs " + format_bytes(bytes) +
-                " for the n × m stages, more than the " + format_bytes(dense_memory_limit()) + " this machine allows";
-      return false;
-    }
-    if (!confirmed && bytes > kConfirmBytes) {
-      s.pending_resize = PendingResize{true, dim, value, bytes};
+    const bool streams = gui_streams(n, m);
+    if (!confirmed && (bytes > kConfirmBytes || (streams && !gui_streams(dim_value(s, Dim::N), dim_value(s, Dim::M))))) {
+      s.pending_resize = PendingResize{true, dim, value, bytes, streams};
       return false;
     }
   }
@@ -398,10 +473,11 @@ void tokens_from_sentence(AppState& s, const std::string& sentence) {
     s.error = "the sentence has no words to use as tokens";
     return;
   }
-  const double bytes = dense_bytes(static_cast<Eigen::Index>(words.size()),
-                                   s.doc.self_attention ? static_cast<Eigen::Index>(words.size()) : s.doc.scenario.K.rows());
+  const auto count = static_cast<Eigen::Index>(words.size());
+  const double bytes = dense_bytes(count, s.doc.self_attention ? count : s.doc.scenario.K.rows());
   if (bytes > kConfirmBytes) {
-    s.error = "that sentence has " + std::to_string(words.size()) + " tokens; its stages would need " + format_bytes(bytes);
+    s.error = "that sentence has " + std::to_string(words.size()) + " tokens; its stages would need " + format_bytes(bytes) +
+              " (set n with the size controls instead)";
     return;
   }
   apply(s, "tokens from a sentence", [words](Document& d) {
@@ -444,11 +520,14 @@ void load_matrix(AppState& s, Which w, const Matrix& M, const std::string& file_
   if (w == Which::Q) n = M.rows();
   else m = M.rows();
   if (s.doc.self_attention) n = m = M.rows();
-  if (dense_bytes(n, m) > dense_memory_limit()) {
-    s.error = file_name + ": a " + std::to_string(M.rows()) + "-row matrix would need " + format_bytes(dense_bytes(n, m)) +
-              " for the n × m stages, more than this machine allows";
+  if (M.rows() > kMaxTokens || (w != Which::V && M.cols() > kMaxDim) || (w == Which::V && M.cols() > kMaxDim)) {
+    s.error = file_name + ": a " + std::to_string(M.rows()) + " × " + std::to_string(M.cols()) + " matrix is larger than the editor's " +
+              std::to_string(kMaxTokens) + " rows × " + std::to_string(kMaxDim) + " columns";
     return;
   }
+  const Eigen::Index dk = w == Which::V ? s.doc.scenario.Q.cols() : M.cols();
+  const Eigen::Index dv = w == Which::V ? M.cols() : s.doc.scenario.V.cols();
+  if (!inputs_fit(s, n, m, dk, dv, file_name + " (" + std::to_string(M.rows()) + " rows)")) return;
   apply(s, std::string("load ") + which_name(w) + " from " + file_name, [&](Document& d) {
     Scenario& sc = d.scenario;
     switch (w) {

@@ -31,10 +31,30 @@ void redo(AppState& state);
 
 // Recomputes the result when the document changed, through the backend; on failure keeps the
 // last good result and sets state.error.
+// Documents too large for dense stages (gui_streams) are streamed on a background thread:
+// each call also takes a finished run's result.
 void recompute_if_needed(AppState& state, Services& services);
+// Starts (or restarts) the background streaming run of the current document.
+void start_streaming(AppState& state);
+// Stops the running streaming computation; the last good result stays.
+void cancel_streaming(AppState& state);
 
 // Replaces the whole document (start-up, session restore) without an undo entry.
 void reset_document(AppState& state, Scenario scenario, std::string path);
+
+// The editor's limits: n and m (tokens) and d_k, d_v. Documents whose n × m stages do not fit are
+// streamed (compute_job.hpp); Q, K and V themselves must fit under max_input_bytes().
+inline constexpr int kMaxTokens = 1000000;
+inline constexpr int kMaxDim = 65536;
+// Undo keeps at most this many bytes of documents (and at least the last edit).
+inline constexpr double kHistoryBytes = 1024.0 * 1024 * 1024;
+// Bytes of Q (n × d_k), K (m × d_k) and V (m × d_v) in float32.
+inline double input_bytes(Eigen::Index n, Eigen::Index m, Eigen::Index d_k, Eigen::Index d_v) {
+  return 4.0 * (static_cast<double>(n) * static_cast<double>(d_k) + static_cast<double>(m) * static_cast<double>(d_k) +
+                static_cast<double>(m) * static_cast<double>(d_v));
+}
+// The most the editor lets Q, K and V take together: 1/16 of the dense-stage limit (undo copies them).
+inline double max_input_bytes() { return dense_memory_limit() / 16.0; }
 
 namespace actions {
 
@@ -56,6 +76,9 @@ void set_cell(AppState& s, Which w, int row, int col, float value);
 // kConfirmBytes (the caller asks the user, then calls resize(..., true)); false with state.error
 // set when the size is refused.
 inline constexpr double kConfirmBytes = 512.0 * 1024 * 1024;
+// Sets state.error and returns false when Q, K and V at these sizes would exceed max_input_bytes();
+// `what` names the change ("n = 100000", "q.npy").
+bool inputs_fit(AppState& s, Eigen::Index n, Eigen::Index m, Eigen::Index d_k, Eigen::Index d_v, const std::string& what);
 bool resize(AppState& s, Dim dim, int value, bool confirmed = false);
 int dim_value(const AppState& s, Dim dim);
 void set_self_attention(AppState& s, bool on);

@@ -11,12 +11,15 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace attnlab::gui {
+
+class ComputeJob;  // compute_job.hpp
 
 // The stages drawn as heatmaps, in pipeline order.
 enum class Stage { Scores, Logits, Weights, Output, Saturation };
@@ -75,6 +78,16 @@ struct DrawnRect {
   bool drawn = false;
 };
 
+// What the view of a streamed result draws, derived once per result (streaming_view.cpp). Weights
+// of a long row are tiny (they share 1 among 10⁵ keys), so the maps are drawn on a log scale.
+struct StreamedViews {
+  Matrix output;              // the output, rows averaged in blocks to at most 1024
+  Matrix log_max, log_mean;   // log₁₀ of each pixel block's largest and mean weight
+  BlockGrid empty;            // pixels whose weights are all 0 (blocked by the mask): hatched
+  std::pair<double, double> max_range{-1, 0}, mean_range{-1, 0};  // colour ranges, log₁₀
+  bool show_max = true;       // the map shows each block's largest weight, else its mean
+};
+
 // Settings that are not part of the document: kept in the session file, never undone.
 struct ViewSettings {
   bool presenter = false;
@@ -104,6 +117,7 @@ struct PendingResize {
   Dim dim = Dim::N;
   int value = 0;
   double bytes = 0;
+  bool streams = false;  // the new size is computed by streaming (compute_job.hpp)
 };
 
 // Inputs-panel state that is not part of the scenario file.
@@ -198,6 +212,12 @@ struct AppState {
   double last_compute_ms = 0;
   std::string backend_description;
   BackendChoice backend_choice = BackendChoice::Cpu;
+  // A document too large for dense stages (compute_job.hpp: gui_streams) is computed by streaming
+  // on a background thread; set while that runs. The result stays the last good one meanwhile
+  // (has_result is false when its sizes differ from the document's).
+  std::shared_ptr<ComputeJob> job;
+  bool job_cancelled = false;  // the user cancelled the last streaming run: nothing is computing
+  StreamedViews streamed;  // derived from a streamed result once (streaming_view.cpp)
 
   ScalingLabState scaling;
 

@@ -9,6 +9,13 @@ void draw_explain_panel(AppState& state, Services& services) {
   if (!state.has_result) return;
   const CellRef cell = state.hovered.valid() ? state.hovered : state.selected;
   const Result& r = state.result;
+  if (!r.dense) {
+    ImGui::TextWrapped("This document was streamed: its n %s m stages were never stored, so single cells cannot be "
+                       "worked by hand here. Hover over the weights map for each block's mean and largest weight; "
+                       "the Saturation tab lists every row's diagnostics.",
+                       services.glyphs.times);
+    return;
+  }
   const Eigen::Index cols = cell.stage == Stage::Output ? r.d_v : r.m;
   if (!cell.valid() || cell.row >= r.n || cell.col >= cols) {
     ImGui::TextWrapped("Hover over or click any cell of the pipeline to see its arithmetic, worked the way the seeds "

@@ -287,7 +287,12 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
   outline(state.selected, pal.selected, 3.0f);
   outline(ev.hovered, pal.hovered, 2.0f);
 
-  if (hovered && !immediate) {
+  if (hovered && spec.describe) {
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted(spec.describe(ev.hovered.row, ev.hovered.col).c_str());
+    ImGui::EndTooltip();
+  }
+  if (hovered && !immediate && !spec.describe) {
     // Read-out for cells too small to print their number.
     const int i = ev.hovered.row, j = ev.hovered.col;
     ImGui::BeginTooltip();

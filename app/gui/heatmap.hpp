@@ -9,6 +9,7 @@
 
 #include <imgui.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct HeatmapSpec {
   ImVec2 size{200, 200};    // the whole area, labels included
   float max_cell = 0;       // 0: no limit
   const char* blocked_text = nullptr;  // drawn in blocked cells when they fit ("−∞")
+  // The hover read-out of cell (row, col) when set (downsampled maps say which cells a pixel covers).
+  std::function<std::string(int row, int col)> describe;
 };
 
 struct HeatmapEvents {

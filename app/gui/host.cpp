@@ -55,9 +55,16 @@ void draw_confirm_resize(AppState& state) {
   PendingResize& pr = state.pending_resize;
   if (pr.active && !ImGui::IsPopupOpen("Large matrices")) ImGui::OpenPopup("Large matrices");
   if (ImGui::BeginPopupModal("Large matrices", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
-    ImGui::Text("%s = %d needs %.0f MiB for the n %s m stages (scores, logits, weights, saturation).", dim_name(pr.dim),
-                pr.value, pr.bytes / (1024.0 * 1024.0), "x");
-    ImGui::Text("Computing and drawing them may be slow. Go ahead?");
+    ImGui::Text("%s = %d: the n %s m stages (scores, logits, weights, saturation) would take %s.", dim_name(pr.dim),
+                pr.value, "x", format_bytes(pr.bytes).c_str());
+    if (pr.streams) {
+      ImGui::TextUnformatted("That is too many to keep and draw cell by cell, so Attention Lab will stream them: tiles of");
+      ImGui::TextUnformatted("queries and keys with an online softmax, on a background thread, never the whole matrix.");
+      ImGui::TextUnformatted("You will see the output, every row's diagnostics and the weights downsampled to at most");
+      ImGui::TextUnformatted("1024 x 1024 pixels. Go ahead?");
+    } else {
+      ImGui::TextUnformatted("Computing and drawing them may be slow. Go ahead?");
+    }
     if (ImGui::Button("Yes, resize")) {
       pr.active = false;
       actions::resize(state, pr.dim, pr.value, true);

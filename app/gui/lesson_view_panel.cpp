@@ -114,6 +114,13 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
     ImGui::TextWrapped("Nothing computed yet.");
     return;
   }
+  if (!state.result.dense) {
+    ImGui::TextWrapped("This document is streamed (its n %s m stages are never stored), and the lesson views and the "
+                       "walk-through show every cell. Undo the resize or open a lesson to use them; the pipeline shows "
+                       "the streamed result.",
+                       services.glyphs.times);
+    return;
+  }
   if (state.lesson.walk.active) {
     draw_walkthrough_view(state, services);
     return;

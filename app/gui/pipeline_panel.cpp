@@ -66,8 +66,13 @@ StageText stage_text(const AppState& state, const Services& services, Stage stag
 }  // namespace
 
 void draw_pipeline_panel(AppState& state, Services& services) {
+  if (draw_compute_progress(state, services)) return;
   if (!state.has_result) {
     ImGui::TextWrapped("Nothing computed yet.");
+    return;
+  }
+  if (!state.result.dense) {
+    draw_streaming_view(state, services);
     return;
   }
   const Result& r = state.result;

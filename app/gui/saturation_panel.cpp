@@ -24,27 +24,30 @@ void draw_saturation_panel(AppState& state, Services& services) {
     masked += d.fully_masked;
   }
 
-  const float heat_w = std::min(avail.x * 0.4f, avail.y * 1.2f);
-  ImGui::BeginGroup();
-  HeatmapSpec spec;
-  spec.id = "saturation";
-  spec.stage = Stage::Saturation;
-  spec.values = &r.saturation;
-  spec.blocked = &blocked;
-  spec.row_labels = query_labels(state);
-  spec.col_labels = key_labels(state);
-  spec.map = &stage_colormap(state, Stage::Saturation);
-  std::tie(spec.lo, spec.hi) = stage_range(state, Stage::Saturation, &blocked);
-  spec.size = ImVec2(heat_w, std::max(40.0f, avail.y - fs * 2.4f));
-  spec.max_cell = fs * 4.0f;
-  const HeatmapEvents ev = draw_heatmap(state, services, spec);
-  const DrawnRect& d = state.drawn[static_cast<size_t>(Stage::Saturation)];
-  draw_colorbar(state, *spec.map, spec.lo, spec.hi, false, std::max(40.0f, d.x1 - d.x0));
-  ImGui::EndGroup();
-  if (ev.hovered.valid()) state.hovered = ev.hovered;
-  if (ev.clicked.valid()) state.selected = ev.clicked;
+  // A streamed result has no a(1−a) matrix (n × m); its row diagnostics are all here.
+  const float heat_w = r.dense ? std::min(avail.x * 0.4f, avail.y * 1.2f) : 0.0f;
+  if (r.dense) {
+    ImGui::BeginGroup();
+    HeatmapSpec spec;
+    spec.id = "saturation";
+    spec.stage = Stage::Saturation;
+    spec.values = &r.saturation;
+    spec.blocked = &blocked;
+    spec.row_labels = query_labels(state);
+    spec.col_labels = key_labels(state);
+    spec.map = &stage_colormap(state, Stage::Saturation);
+    std::tie(spec.lo, spec.hi) = stage_range(state, Stage::Saturation, &blocked);
+    spec.size = ImVec2(heat_w, std::max(40.0f, avail.y - fs * 2.4f));
+    spec.max_cell = fs * 4.0f;
+    const HeatmapEvents ev = draw_heatmap(state, services, spec);
+    const DrawnRect& d = state.drawn[static_cast<size_t>(Stage::Saturation)];
+    draw_colorbar(state, *spec.map, spec.lo, spec.hi, false, std::max(40.0f, d.x1 - d.x0));
+    ImGui::EndGroup();
+    if (ev.hovered.valid()) state.hovered = ev.hovered;
+    if (ev.clicked.valid()) state.selected = ev.clicked;
+    ImGui::SameLine(0, fs);
+  }
 
-  ImGui::SameLine(0, fs);
   ImGui::BeginGroup();
   ImGui::TextWrapped("a(1%sa) is the softmax's local slope: 0 where a weight is pinned at 0 or 1, 0.25 at a = 0.5.",
                      services.glyphs.minus);

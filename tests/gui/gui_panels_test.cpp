@@ -3,6 +3,7 @@
 #include "engine/presets.hpp"
 #include "engine/scenario.hpp"
 #include "gui/actions.hpp"
+#include "gui/compute_job.hpp"
 #include "gui/explain.hpp"
 #include "gui/files.hpp"
 #include "gui/panels.hpp"
@@ -12,10 +13,12 @@
 #include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 
 namespace attnlab::gui {
 namespace {
@@ -386,6 +389,101 @@ TEST_F(Harness, EveryLessonOpensAndDraws) {
     EXPECT_TRUE(state.error.empty()) << p.name << ": " << state.error;
     EXPECT_TRUE(state.drawn[static_cast<size_t>(Stage::Weights)].drawn) << p.name;
   }
+}
+
+
+// A document whose n × m stages are too big to keep is streamed on a background thread: the
+// window keeps drawing, shows progress, and then the downsampled weights, the output and every
+// row's diagnostics; the lesson views, explain and saturation panels say what they cannot show.
+TEST_F(Harness, TooLargeForDenseStagesStreamsInTheBackground) {
+  const int n = static_cast<int>(kMaxDenseSide) + 808;  // 9000
+  actions::set_mask_kind(state, MaskKind::Causal);
+  ASSERT_FALSE(actions::resize(state, Dim::N, n));
+  ASSERT_TRUE(state.pending_resize.active);
+  EXPECT_TRUE(state.pending_resize.streams);
+  state.pending_resize.active = false;
+  ASSERT_TRUE(actions::resize(state, Dim::N, n, true));
+  frame();
+  ASSERT_TRUE(state.job != nullptr);
+  EXPECT_FALSE(state.has_result);  // the 3-token result is not shown for a 9000-token document
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (state.job && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    frame();
+  }
+  ASSERT_EQ(state.job, nullptr) << "the streaming run did not finish";
+  ASSERT_TRUE(state.has_result) << state.error;
+  EXPECT_FALSE(result().dense);
+  EXPECT_EQ(result().n, n);
+  EXPECT_EQ(result().rows.size(), static_cast<size_t>(n));
+  EXPECT_EQ(result().heatmap.mean.rows(), 1024);
+  EXPECT_EQ(state.streamed.output.rows(), 1024);
+  // The causal mask's empty blocks (above the diagonal) are hatched; none below it.
+  ASSERT_EQ(state.streamed.empty.rows(), 1024);
+  EXPECT_TRUE(state.streamed.empty(0, 1023));
+  EXPECT_FALSE(state.streamed.empty(1023, 0));
+  EXPECT_LT(state.streamed.max_range.first, state.streamed.max_range.second);
+  EXPECT_EQ(result().scores.size(), 0);
+  // Rows of weights sum to 1, so across a pixel row the block means times the keys each covers sum to 1.
+  const Heatmap& hm = result().heatmap;
+  for (const Eigen::Index y : {Eigen::Index{0}, Eigen::Index{511}, Eigen::Index{1023}}) {
+    double sum = 0;
+    for (Eigen::Index x = 0; x < 1024; ++x) {
+      sum += hm.mean(y, x) * static_cast<double>(pixel_first(x + 1, n, 1024) - pixel_first(x, n, 1024));
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-3) << "pixel row " << y;
+  }
+  frame();
+  EXPECT_TRUE(state.drawn[static_cast<size_t>(Stage::Weights)].drawn);
+  EXPECT_TRUE(state.drawn[static_cast<size_t>(Stage::Output)].drawn);
+  // Hover and click the downsampled weights: read-out, no per-cell arithmetic, no crash.
+  const ImVec2 p = cell_center(Stage::Weights, 500, 500);
+  click(p);
+  state.focus_panel = "Saturation";
+  frame();
+  frame();
+  state.focus_panel = "Explain a cell";
+  frame();
+  frame();
+  // Toggling scaling recomputes in the background and keeps the streamed result meanwhile.
+  actions::toggle_scale(state);
+  frame();
+  ASSERT_TRUE(state.job != nullptr);
+  EXPECT_TRUE(state.has_result);
+  cancel_streaming(state);
+  frame();
+  EXPECT_TRUE(state.job_cancelled);
+  EXPECT_EQ(state.job, nullptr);
+  // Undo back to three tokens: computed at once, dense again.
+  actions::toggle_scale(state);
+  undo(state);
+  undo(state);
+  undo(state);
+  undo(state);
+  frame();
+  EXPECT_EQ(state.job, nullptr);
+  ASSERT_TRUE(state.has_result);
+  EXPECT_TRUE(result().dense);
+  EXPECT_EQ(result().n, 3);
+  EXPECT_NEAR(result().weights(2, 2), 0.503, 1e-3);
+  EXPECT_EQ(state.doc.scenario.options.mask.kind, MaskKind::None);
+}
+
+TEST_F(Harness, AbsurdSizesAreRefusedWithTheMemoryTheyNeed) {
+  EXPECT_FALSE(actions::resize(state, Dim::N, kMaxTokens + 1, true));
+  EXPECT_NE(state.error.find("at most"), std::string::npos) << state.error;
+  state.error.clear();
+  ASSERT_TRUE(actions::resize(state, Dim::Dk, kMaxDim, true));
+  frame();
+  EXPECT_TRUE(result().dense);
+  EXPECT_EQ(result().d_k, kMaxDim);
+  // A million tokens × d_k = 65536 would need terabytes for Q and K alone.
+  EXPECT_FALSE(actions::resize(state, Dim::N, kMaxTokens, true));
+  EXPECT_NE(state.error.find("Q, K and V need"), std::string::npos) << state.error;
+  EXPECT_EQ(state.doc.scenario.Q.rows(), 3);
+  frame();
+  EXPECT_TRUE(state.has_result);
+  EXPECT_EQ(state.job, nullptr);
 }
 
 }  // namespace

@@ -132,6 +132,30 @@ TEST_F(Screenshot, Scenario512) {
   EXPECT_GT(colormap_share(s, "logits", colormap(kDefaultDiverging)), 0.9);
 }
 
+// 9000 tokens: the n × m stages are streamed on a background thread; the screenshot waits for the
+// run and shows the downsampled weights (log scale, masked blocks hatched) beside the output.
+TEST_F(Screenshot, StreamedScenario) {
+  Scenario sc;
+  sc.title = "9000 random tokens, causal";
+  std::mt19937 rng(7);
+  std::normal_distribution<float> nd;
+  sc.Q = Matrix(9000, 4);
+  sc.K = Matrix(9000, 4);
+  sc.V = Matrix(9000, 3);
+  for (Matrix* M : {&sc.Q, &sc.K, &sc.V})
+    for (Eigen::Index k = 0; k < M->size(); ++k) M->data()[k] = nd(rng);
+  sc.options.mask.kind = MaskKind::Causal;
+  save_scenario(sc, dir / "streamed.json");
+  Shot s = take((dir / "streamed.json").string(), "1280x800");
+  ASSERT_EQ(s.status, 0) << s.output;
+  ASSERT_TRUE(s.layout.contains("weights")) << s.output;
+  ASSERT_TRUE(s.layout.contains("output")) << s.output;
+  // Below the diagonal viridis, above it the hatching of masked blocks: about half each.
+  const double share = colormap_share(s, "weights", colormap(kDefaultSequential));
+  EXPECT_GT(share, 0.3);
+  EXPECT_LT(share, 0.8);
+}
+
 TEST_F(Screenshot, PresenterModeAtProjectorSizes) {
   for (const char* size : {"1920x1080", "1280x720"}) {
     Shot s = take("--presenter", size);

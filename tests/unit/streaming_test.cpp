@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -187,6 +188,29 @@ TEST(Streaming, HugeLogitsAndTemperaturesBeyondFloat) {
   expect_streaming_equals_dense(p, 8, 8);
   p.options.temperature = 1e30;  // everything uniform
   expect_streaming_equals_dense(p, 8, 8);
+}
+
+TEST(Streaming, ACancelledRunThrowsAndAnUncancelledOneFinishes) {
+  std::mt19937 rng(29);
+  for (const Normalizer normalizer : {Normalizer::Softmax, Normalizer::Sparsemax}) {
+    Problem p = make_problem(rng, 500, 400, 8, 3, MaskKind::Causal);
+    p.options.normalizer = normalizer;
+    std::atomic<bool> cancel{true};
+    StreamingOptions options;
+    options.cancel = &cancel;
+    EXPECT_THROW(compute_streaming_cpu(p, options), Cancelled);
+    // Cancelled from inside, part-way: the progress callback runs between tiles.
+    cancel = false;
+    options.progress = [&cancel](double fraction) {
+      if (fraction > 0.2) cancel = true;
+    };
+    EXPECT_THROW(compute_streaming_cpu(p, options), Cancelled);
+    cancel = false;
+    options.progress = nullptr;
+    const Result r = compute_streaming_cpu(p, options);
+    EXPECT_TRUE(r.output.allFinite());
+    EXPECT_EQ(r.rows.size(), 500u);
+  }
 }
 
 TEST(Streaming, FullyMaskedRowsAreZeroAndFlagged) {
