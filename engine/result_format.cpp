@@ -103,11 +103,7 @@ void matrix_text(std::ostream& out, const Matrix& M, const std::vector<std::stri
   }
 }
 
-std::string num(double v, int decimals = 4) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
+std::string num(double v, int decimals = 4) { return fixed_decimals(v, decimals); }
 
 }  // namespace
 

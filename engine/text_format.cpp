@@ -82,4 +82,10 @@ std::string one_line(std::string_view message) {
   return out;
 }
 
+std::string fixed_decimals(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
 }  // namespace attnlab

@@ -16,5 +16,7 @@ std::string json_string(std::string_view s);
 // included) and bytes that are not valid UTF-8, which messages may quote from a damaged file,
 // become \xNN escapes.
 std::string one_line(std::string_view message);
+// v with exactly `decimals` digits after the point ("%.*f"): tables and read-outs for people.
+std::string fixed_decimals(double v, int decimals);
 
 }  // namespace attnlab

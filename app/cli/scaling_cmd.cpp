@@ -2,6 +2,7 @@
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
 #include "engine/scaling.hpp"
+#include "engine/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -37,12 +38,6 @@ std::vector<int> parse_dk_list(const std::string& text) {
     pos = comma + 1;
   }
   return out;
-}
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
 }
 
 }  // namespace
@@ -97,9 +92,9 @@ Runner add_scaling_command(CLI::App& app) {
       for (const auto& r : result.rows) {
         char line[256];
         std::snprintf(line, sizeof line, "%5d   %12s   %10s   %17s (± %s)   %15s (± %s)\n", r.d_k,
-                      fixed(r.unscaled_std, 2).c_str(), fixed(r.scaled_std, 3).c_str(),
-                      fixed(r.unscaled_max_prob, 4).c_str(), fixed(r.unscaled_max_prob_spread, 4).c_str(),
-                      fixed(r.scaled_max_prob, 4).c_str(), fixed(r.scaled_max_prob_spread, 4).c_str());
+                      fixed_decimals(r.unscaled_std, 2).c_str(), fixed_decimals(r.scaled_std, 3).c_str(),
+                      fixed_decimals(r.unscaled_max_prob, 4).c_str(), fixed_decimals(r.unscaled_max_prob_spread, 4).c_str(),
+                      fixed_decimals(r.scaled_max_prob, 4).c_str(), fixed_decimals(r.scaled_max_prob_spread, 4).c_str());
         std::cout << line;
       }
       std::cout << "std: the sample std over a row's keys (as torch.std), root-mean-square over rows; "

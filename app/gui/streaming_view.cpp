@@ -1,6 +1,7 @@
 // The pipeline of a document too large for dense stages (n = m = 100 000): the progress of its
 // background streaming run, then the weights downsampled to pixels, the output and what was
 // measured — and a plain statement of what was not kept, and why.
+#include "engine/text_format.hpp"
 #include "gui/actions.hpp"
 #include "gui/compute_job.hpp"
 #include "gui/heatmap.hpp"
@@ -35,12 +36,6 @@ std::string cell_span(const char* one, const char* many, Eigen::Index p, Eigen::
 std::string scientific(double v) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
-std::string fixed(double v, int decimals) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
 }
 
@@ -147,7 +142,7 @@ void draw_streaming_view(AppState& state, Services& services) {
     const Eigen::Index n = r.n, rows = out.rows();
     spec.describe = [n, rows, &out, &g](int y, int x) {
       return cell_span("query", "queries", y, n, rows, g) + ", v" + std::to_string(x + 1) + "\n" +
-             (rows < n ? "mean output " : "output ") + fixed(out(y, x), 4);
+             (rows < n ? "mean output " : "output ") + fixed_decimals(out(y, x), 4);
     };
     draw_heatmap(state, services, spec);
     const DrawnRect& d = state.drawn[static_cast<size_t>(Stage::Output)];
