@@ -19,7 +19,8 @@
 
 namespace attnlab::gui {
 
-class ComputeJob;  // compute_job.hpp
+class ComputeJob;       // compute_job.hpp
+class BackgroundWrite;  // recovery.hpp
 
 // The stages drawn as heatmaps, in pipeline order.
 enum class Stage { Scores, Logits, Weights, Output, Saturation };
@@ -190,6 +191,7 @@ struct RecoveryUi {
   bool offer = false;                 // ask "restore unsaved work?" until answered
   RecoveredWork work;
   std::string write_error;            // shown once in the status line when writing fails
+  std::shared_ptr<BackgroundWrite> in_flight;  // a large document's write, running (recovery.hpp)
 };
 
 struct AppState {

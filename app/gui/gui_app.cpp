@@ -275,6 +275,7 @@ int run_gui(const GuiOptions& options) {
     try {
       save_session(state, WindowGeometry{w, h}, services.config_dir);
       // The session holds the work now; an unanswered offer keeps its file for the next start.
+      finish_recovery_writes(state);
       if (!state.recovery.offer) remove_recovery_file(services.config_dir);
     } catch (const InputError& e) {
       std::cerr << "attnlab: the session was not saved: " << e.what() << "\n";

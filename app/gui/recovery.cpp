@@ -23,6 +23,15 @@ std::string local_time_now() {
   return buf;
 }
 
+// Keep working; the next change tries again. Never let a full disk stop a lesson.
+void report_write_error(AppState& state, const std::string& what) {
+  RecoveryUi& r = state.recovery;
+  if (r.write_error.empty()) {
+    r.write_error = "unsaved work is not being backed up: " + what;
+    state.error = r.write_error;
+  }
+}
+
 }  // namespace
 
 fs::path recovery_path(const fs::path& config_dir) { return config_dir / "recovery.json"; }
@@ -43,20 +52,57 @@ void recovery_tick(AppState& state, const fs::path& dir, double now) {
     return;
   }
   if (now - r.changed_at < kRecoveryDelaySeconds) return;
-  try {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    write_file_atomic(recovery_path(dir), recovery_json(state, local_time_now()));
-    r.write_error.clear();
-  } catch (const std::exception& e) {
-    // Keep working; the next change tries again. Never let a full disk stop a lesson.
-    if (r.write_error.empty()) {
-      r.write_error = std::string("unsaved work is not being backed up: ") + e.what();
-      state.error = r.write_error;
+  if (r.in_flight) {
+    if (!r.in_flight->done()) return;  // one write at a time; this change is written next
+    const std::string error = r.in_flight->error();
+    r.in_flight.reset();
+    if (!error.empty()) report_write_error(state, error);
+  }
+  const Scenario& sc = state.doc.scenario;
+  const fs::path file = recovery_path(dir);
+  if (sc.Q.size() + sc.K.size() + sc.V.size() > kBackgroundRecoveryNumbers) {
+    // The thread gets its own copy of the document: edits go on while it writes.
+    auto doc = std::make_shared<const Document>(state.doc);
+    r.in_flight = std::make_shared<BackgroundWrite>(
+        [doc, file, path = state.scenario_path, saved_at = local_time_now(), pid = static_cast<long>(::getpid())] {
+          std::error_code ec;
+          fs::create_directories(file.parent_path(), ec);
+          write_file_atomic(file, recovery_json(*doc, path, saved_at, pid));
+        });
+  } else {
+    try {
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      write_file_atomic(file, recovery_json(state, local_time_now()));
+      r.write_error.clear();
+    } catch (const std::exception& e) {
+      report_write_error(state, e.what());
     }
   }
   r.written_version = state.doc_version;
   r.changed_at = -1;
+}
+
+void finish_recovery_writes(AppState& state) { state.recovery.in_flight.reset(); }
+
+BackgroundWrite::BackgroundWrite(std::function<void()> work)
+    : thread_([this, work = std::move(work)] {
+        try {
+          work();
+        } catch (const std::exception& e) {
+          const std::lock_guard lock(mutex_);
+          error_ = e.what();
+        }
+        done_ = true;
+      }) {}
+
+BackgroundWrite::~BackgroundWrite() {
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string BackgroundWrite::error() const {
+  const std::lock_guard lock(mutex_);
+  return error_;
 }
 
 bool check_for_recovery(AppState& state, const fs::path& dir) {

@@ -6,9 +6,13 @@
 #include "gui/app_state.hpp"
 #include "gui/session_file.hpp"  // recovery_json/parse_recovery of the file's text
 
+#include <atomic>
 #include <filesystem>
+#include <functional>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace attnlab::gui {
 
@@ -36,7 +40,31 @@ bool check_for_recovery(AppState& state, const std::filesystem::path& dir);
 void restore_recovered_work(AppState& state);
 void discard_recovered_work(AppState& state, const std::filesystem::path& dir);
 
-// A clean exit: the session holds the work now, so the recovery file goes.
+// A clean exit: the session holds the work now, so the recovery file goes. Call
+// finish_recovery_writes first, or a write still running could bring the file back.
 void remove_recovery_file(const std::filesystem::path& dir);
+// Waits for a recovery write running in the background (large documents, see recovery_tick).
+void finish_recovery_writes(AppState& state);
+
+// Documents with more numbers than this are formatted and written on a background thread: a
+// 100 000 × 64 document is 220 MB of JSON and takes seconds, which would freeze the window.
+inline constexpr long kBackgroundRecoveryNumbers = 1 << 20;
+
+// One write of the recovery file on its own thread; the destructor waits for it.
+class BackgroundWrite {
+public:
+  explicit BackgroundWrite(std::function<void()> work);
+  ~BackgroundWrite();
+  BackgroundWrite(const BackgroundWrite&) = delete;
+  BackgroundWrite& operator=(const BackgroundWrite&) = delete;
+  bool done() const { return done_.load(); }
+  std::string error() const;  // empty when it succeeded (valid once done())
+
+private:
+  std::atomic<bool> done_{false};
+  mutable std::mutex mutex_;
+  std::string error_;
+  std::thread thread_;  // last: starts after the other members exist
+};
 
 }  // namespace attnlab::gui

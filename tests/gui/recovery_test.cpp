@@ -12,7 +12,9 @@
 #include <imgui.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 namespace attnlab::gui {
 namespace {
@@ -121,6 +123,43 @@ TEST_F(Recovery, AnUnwritableFolderIsReportedAndTheAppGoesOn) {
 TEST_F(Recovery, ACleanExitRemovesTheFile) {
   edit_and_wait();
   ASSERT_TRUE(fs::exists(recovery_path(dir)));
+  remove_recovery_file(dir);
+  EXPECT_FALSE(fs::exists(recovery_path(dir)));
+}
+
+// A large document is written on a background thread; the next edit waits for it, a clean exit
+// waits for it before removing the file, and what was written reads back as the document.
+TEST_F(Recovery, LargeDocumentsAreWrittenInTheBackground) {
+  Scenario big = default_scenario();
+  const Eigen::Index n = 70000;  // 70 000 × 8 × 3 numbers: more than kBackgroundRecoveryNumbers
+  big.Q = Matrix::Constant(n, 8, 0.5f);
+  big.K = Matrix::Constant(n, 8, -0.25f);
+  big.V = Matrix::Constant(n, 8, 2.0f);
+  big.query_tokens.clear();
+  big.key_tokens.clear();
+  big.options.mask = Mask{};
+  ASSERT_GT(big.Q.size() + big.K.size() + big.V.size(), kBackgroundRecoveryNumbers);
+  actions::load_scenario(state, big, "", "load a big document");
+  ASSERT_TRUE(state.error.empty()) << state.error;
+  recovery_tick(state, dir, clock);
+  clock += kRecoveryDelaySeconds + 0.01;
+  recovery_tick(state, dir, clock);
+  ASSERT_TRUE(state.recovery.in_flight != nullptr);
+  // An edit while the write runs is written after it, never lost.
+  actions::set_cell(state, Which::V, n - 1, 7, 9.0f);
+  end_merge(state);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (state.recovery.written_version != state.doc_version && std::chrono::steady_clock::now() < deadline) {
+    clock += kRecoveryDelaySeconds + 0.01;
+    recovery_tick(state, dir, clock);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  finish_recovery_writes(state);
+  EXPECT_TRUE(state.recovery.write_error.empty()) << state.recovery.write_error;
+  const RecoveredWork w = parse_recovery(read_file(recovery_path(dir)), "recovery.json");
+  ASSERT_EQ(w.doc.scenario.V.rows(), n);
+  EXPECT_EQ(w.doc.scenario.V(n - 1, 7), 9.0f);
+  EXPECT_EQ(w.doc.scenario.Q(123, 4), 0.5f);
   remove_recovery_file(dir);
   EXPECT_FALSE(fs::exists(recovery_path(dir)));
 }
