@@ -77,6 +77,6 @@ int run(int argc, const char* const* argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  attnlab::blas::reexec_with_better_blas_core(argv);
+  attnlab::blas::reexec_with_tuned_runtime(argv);
   return run(argc, argv);
 }

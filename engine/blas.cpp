@@ -51,29 +51,42 @@ std::string description() {
   return version + " (" + (core ? core : "?") + " kernels)";
 }
 
-void reexec_with_better_blas_core(char** argv) {
+void reexec_with_tuned_runtime(char** argv) {
+  if (std::getenv("ATTNLAB_NO_REEXEC") || !argv || !argv[0]) return;
+  bool changed = false;
 #if defined(__x86_64__)
-  if (std::getenv("OPENBLAS_CORETYPE") || std::getenv("ATTNLAB_NO_REEXEC")) return;
-  const char* core_c = openblas_get_corename();
-  const std::string_view core = core_c ? core_c : "";
-  __builtin_cpu_init();
-  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  // Core names of OpenBLAS's kernels without AVX2/FMA: what it falls back to on unknown CPUs.
-  const bool weak = core == "Prescott" || core == "Core2" || core == "Penryn" || core == "Dunnington" ||
-                    core == "Nehalem" || core == "Atom" || core == "Sandybridge" || core == "Katmai" ||
-                    core == "Northwood" || core == "Banias" || core.empty();
-  const char* better = nullptr;
-  if (avx512 && weak) better = "SkylakeX";
-  else if (avx2 && weak) better = "Haswell";
-  if (!better || !argv || !argv[0]) return;
-  setenv("OPENBLAS_CORETYPE", better, 1);
-  execv("/proc/self/exe", argv);
-  unsetenv("OPENBLAS_CORETYPE");  // exec failed: carry on with what we have
-#else
-  (void)argv;
+  if (!std::getenv("OPENBLAS_CORETYPE")) {
+    const char* core_c = openblas_get_corename();
+    const std::string_view core = core_c ? core_c : "";
+    __builtin_cpu_init();
+    const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    // Core names of OpenBLAS's kernels without AVX2/FMA: what it falls back to on unknown CPUs.
+    const bool weak = core == "Prescott" || core == "Core2" || core == "Penryn" || core == "Dunnington" ||
+                      core == "Nehalem" || core == "Atom" || core == "Sandybridge" || core == "Katmai" ||
+                      core == "Northwood" || core == "Banias" || core.empty();
+    const char* better = nullptr;
+    if (avx512 && weak) better = "SkylakeX";
+    else if (avx2 && weak) better = "Haswell";
+    if (better) {
+      setenv("OPENBLAS_CORETYPE", better, 1);
+      changed = true;
+    }
+  }
 #endif
+  // libgomp's default lets idle threads spin at every barrier. On a loaded machine (or under
+  // Linux's per-session CPU fairness) a spinning thread burns the time its partner needs to
+  // finish its share: the dense bench ran 2× slower than with one thread. Passive threads sleep.
+  if (!std::getenv("OMP_WAIT_POLICY")) {
+    setenv("OMP_WAIT_POLICY", "passive", 1);
+    changed = true;
+  }
+  if (!changed) return;
+  execv("/proc/self/exe", argv);
+  // exec failed: carry on with what we have
+  unsetenv("OPENBLAS_CORETYPE");
+  unsetenv("OMP_WAIT_POLICY");
 }
 
 }  // namespace attnlab::blas

@@ -19,12 +19,13 @@ void gemm_nn(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* 
 // "OpenBLAS 0.3.21 (SkylakeX kernels)" for logs and docs.
 std::string description();
 
-// OpenBLAS 0.3.21 does not know CPUs newer than its release (Sapphire/Emerald Rapids) and falls
-// back to its SSE3 "Prescott" kernels, ~6× slower. The core type can only be chosen through the
-// OPENBLAS_CORETYPE environment variable read when the library loads, so when it is unset and the
-// library picked kernels below what the CPU supports, this sets it (SkylakeX for AVX-512, Haswell
-// for AVX2) and re-executes the program with the same arguments. Returns normally otherwise.
-// Call first thing in main(); ATTNLAB_NO_REEXEC=1 turns it off.
-void reexec_with_better_blas_core(char** argv);
+// Settings that can only be chosen through the environment before the libraries load, so this
+// sets them and re-executes the program once with the same arguments (returns normally when
+// nothing needs changing; call first thing in main(); ATTNLAB_NO_REEXEC=1 turns it off):
+// - OPENBLAS_CORETYPE, when unset and OpenBLAS picked kernels below what the CPU supports:
+//   0.3.21 does not know CPUs newer than its release (Sapphire/Emerald Rapids) and falls back to
+//   its SSE3 "Prescott" kernels, ~6× slower (SkylakeX for AVX-512, Haswell for AVX2).
+// - OMP_WAIT_POLICY=passive, when unset: idle OpenMP threads sleep instead of spinning.
+void reexec_with_tuned_runtime(char** argv);
 
 }  // namespace attnlab::blas

@@ -4,6 +4,7 @@
 // [SECTION] Online softmax and its diagnostics
 // [SECTION] Query tiles
 // [SECTION] Exact rows (other normalizers, overflowed rows)
+// [SECTION] Dense strips (bench)
 // [SECTION] compute_streaming_cpu, downsample_weights
 // [SECTION] attention_output_cpu (bench)
 #include "engine/attention_internal.hpp"
@@ -544,6 +545,154 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// [SECTION] Dense strips (bench)
+
+// Query rows per dense strip: the strip's scores (rows × m floats) within ~1 MiB so they stay in
+// L2 between the three stages, 32 to 256 rows so that sgemm runs near peak
+// (ATTNLAB_STRIP_ROWS overrides it for tuning and tests).
+Index dense_strip_rows(Index m) {
+  static const Index forced = [] {
+    const char* e = std::getenv("ATTNLAB_STRIP_ROWS");
+    return e ? std::clamp<Index>(std::atol(e), 1, 4096) : Index{0};
+  }();
+  if (forced > 0) return forced;
+  Index r = 256;
+  while (r > 32 && r * m * static_cast<Index>(sizeof(float)) > (Index{1} << 20)) r /= 2;
+  return r;
+}
+
+// Rows per sub-strip: under a causal mask a strip's keys form a staircase; each sub-strip
+// multiplies only up to its own last visible key, so at most 32·n/2 blocked cells are computed.
+constexpr Index kSubStrip = 32;
+
+struct DenseThreadTimes {
+  double scores = 0, softmax = 0, output = 0;  // milliseconds in each stage
+};
+
+struct DenseStrip {
+  std::vector<float> S;        // rows × (H − L): scores, then weights in place
+  std::vector<Index> f, e;     // per row: visible keys [f, e)
+  std::vector<float> row;      // m: a full row for the exact fallback
+  std::vector<double> x;       // m
+};
+
+// One strip of query rows [r0, r1): scores over the keys any of its rows sees, softmax, output.
+// Keys every row sees ([F, E)) go through one product for the whole strip; the rest (the
+// staircase of a causal mask) sub-strip by sub-strip, so blocked tiles are neither multiplied
+// nor exponentiated.
+void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& output, DenseThreadTimes& tt) {
+  const Problem& p = *cx.p;
+  const Mask& mask = p.options.mask;
+  const kernels::Table& k = kernels::table();
+  const Index R = r1 - r0, m = cx.m, dk = cx.dk, dv = cx.dv;
+  auto t0 = std::chrono::steady_clock::now();
+  ds.f.resize(static_cast<size_t>(R));
+  ds.e.resize(static_cast<size_t>(R));
+  Index L = m, H = 0, F = 0, E = m;
+  for (Index r = 0; r < R; ++r) {
+    Index f = 0, e = 0;
+    visible_span(mask, r0 + r, m, f, e);
+    if (f >= e) f = e = 0;
+    ds.f[static_cast<size_t>(r)] = f;
+    ds.e[static_cast<size_t>(r)] = e;
+    if (f < e) {
+      L = std::min(L, f);
+      H = std::max(H, e);
+      F = std::max(F, f);
+      E = std::min(E, e);
+    }
+  }
+  if (L >= H) {  // every row fully masked: zero weights, zero output
+    output.middleRows(r0, R).setZero();
+    return;
+  }
+  const bool common = F < E;
+  const Index ld = H - L;
+  if (ds.S.size() < static_cast<size_t>(R * ld)) ds.S.resize(static_cast<size_t>(R * ld));
+  float* S = ds.S.data();
+  // Visible keys of the sub-strip's rows: [lo, hi), or empty.
+  const auto sub_span = [&](Index s0, Index s1, Index& lo, Index& hi) {
+    lo = m;
+    hi = 0;
+    for (Index r = s0; r < s1; ++r) {
+      if (ds.f[static_cast<size_t>(r)] < ds.e[static_cast<size_t>(r)]) {
+        lo = std::min(lo, ds.f[static_cast<size_t>(r)]);
+        hi = std::max(hi, ds.e[static_cast<size_t>(r)]);
+      }
+    }
+  };
+  // The keys [a, b) of sub-strip rows [s0, s1) that the common product leaves out, as two runs.
+  const auto pieces = [&](Index s0, Index s1, auto&& f) {
+    Index lo = 0, hi = 0;
+    sub_span(s0, s1, lo, hi);
+    if (lo >= hi) return;
+    if (!common) {
+      f(lo, hi);
+      return;
+    }
+    if (lo < F) f(lo, F);
+    if (E < hi) f(E, hi);
+  };
+
+  if (common) blas::gemm_nn(R, E - F, dk, p.Q.row(r0).data(), dk, cx.Kt.data() + F, m, 0.0f, S + (F - L), ld);
+  for (Index s0 = 0; s0 < R; s0 += kSubStrip) {
+    const Index s1 = std::min(R, s0 + kSubStrip);
+    pieces(s0, s1, [&](Index a, Index b) {
+      blas::gemm_nn(s1 - s0, b - a, dk, p.Q.row(r0 + s0).data(), dk, cx.Kt.data() + a, m, 0.0f,
+                    S + s0 * ld + (a - L), ld);
+    });
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  tt.scores += std::chrono::duration<double, std::milli>(t1 - t0).count();
+
+  const bool custom = mask.kind == MaskKind::Custom;
+  for (Index r = 0; r < R; ++r) {
+    const Index i = r0 + r, f = ds.f[static_cast<size_t>(r)], e = ds.e[static_cast<size_t>(r)];
+    float* s = S + r * ld - L;  // s[j] is key j
+    if (f >= e) {
+      std::fill(s + L, s + H, 0.0f);
+      continue;
+    }
+    if (custom) {
+      for (Index j = f; j < e; ++j) {
+        if (mask.blocked(i, j)) s[j] = -kInfF;
+      }
+    }
+    const float mx = k.row_max(s + f, e - f);
+    if (std::isfinite(mx)) {
+      const kernels::ExpSums sums = k.exp_row(s + f, s + f, e - f, mx, cx.c, false);
+      k.scale(s + f, e - f, static_cast<float>(1.0 / sums.z));
+    } else {
+      // Fully masked (custom) or overflowed (+inf): the reference row in double, on a full row
+      // (keys outside [f, e) are blocked for this row).
+      ds.row.assign(static_cast<size_t>(m), -kInfF);
+      ds.x.resize(static_cast<size_t>(m));
+      std::copy(s + f, s + e, ds.row.begin() + f);
+      detail::normalizer_logits(Normalizer::Softmax, mask, i, m, ds.row.data(), cx.divisor, ds.x.data());
+      normalize_row(Normalizer::Softmax, ds.x.data(), ds.row.data(), m);
+      std::copy(ds.row.begin() + f, ds.row.begin() + e, s + f);
+    }
+    std::fill(s + L, s + f, 0.0f);
+    std::fill(s + e, s + H, 0.0f);
+  }
+  auto t2 = std::chrono::steady_clock::now();
+  tt.softmax += std::chrono::duration<double, std::milli>(t2 - t1).count();
+
+  float* O = output.row(r0).data();
+  if (common) blas::gemm_nn(R, dv, E - F, S + (F - L), ld, p.V.row(F).data(), dv, 0.0f, O, dv);
+  for (Index s0 = 0; s0 < R; s0 += kSubStrip) {
+    const Index s1 = std::min(R, s0 + kSubStrip);
+    bool first = !common;
+    pieces(s0, s1, [&](Index a, Index b) {
+      blas::gemm_nn(s1 - s0, dv, b - a, S + s0 * ld + (a - L), ld, p.V.row(a).data(), dv, first ? 0.0f : 1.0f,
+                    O + s0 * dv, dv);
+      first = false;
+    });
+    if (first) output.middleRows(r0 + s0, s1 - s0).setZero();  // no product wrote these rows
+  }
+  tt.output += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t2).count();
+}
+
 }  // namespace
 
 // [SECTION] compute_streaming_cpu, downsample_weights
@@ -611,15 +760,15 @@ Matrix attention_output_cpu(const Problem& p, bool streaming, ForwardTimings* ti
   t = ForwardTimings{};
   const auto start = std::chrono::steady_clock::now();
   const Context cx = make_context(p, false, nullptr);
-  const Index n = cx.n, m = cx.m, dk = cx.dk, dv = cx.dv;
-  Matrix output(n, dv);
+  const Index n = cx.n, m = cx.m;
+  Matrix output(n, cx.dv);
   if (p.options.normalizer != Normalizer::Softmax || cx.c == 0) {
     output = compute_streaming_cpu(p).output;
     t.fused = true;
     t.total_ms = ms_since(start);
     return output;
   }
-  if (streaming || !dense_fits(n, m)) {
+  if (streaming) {
     std::vector<RowDiagnostics> rows(static_cast<size_t>(n));
     ThreadAcc acc = run_rows(cx, output, rows, {});
     (void)acc;
@@ -628,78 +777,37 @@ Matrix attention_output_cpu(const Problem& p, bool streaming, ForwardTimings* ti
     return output;
   }
 
-  // Dense: each stage over all rows in turn, in strips of rows whose union of visible keys
-  // [lo, hi) bounds the products (the blocked half of a causal mask is never multiplied).
-  const Mask& mask = p.options.mask;
-  constexpr Index kStrip = 128;
-  const Index strips = (n + kStrip - 1) / kStrip;
-  std::vector<Index> lo(static_cast<size_t>(strips), 0), hi(static_cast<size_t>(strips), m);
-  for (Index b = 0; b < strips; ++b) {
-    Index l = m, h = 0;
-    for (Index i = b * kStrip; i < std::min(n, (b + 1) * kStrip); ++i) {
-      Index f = 0, e = 0;
-      visible_span(mask, i, m, f, e);
-      if (f < e) {
-        l = std::min(l, f);
-        h = std::max(h, e);
-      }
-    }
-    lo[static_cast<size_t>(b)] = std::min(l, h);
-    hi[static_cast<size_t>(b)] = h;
-  }
-  Matrix A(n, m);  // scores, then weights in place
-  auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel for schedule(dynamic, 1)
-  for (Index b = 0; b < strips; ++b) {
-    const Index r0 = b * kStrip, rows = std::min(kStrip, n - r0), l = lo[static_cast<size_t>(b)];
-    blas::gemm_nn(rows, hi[static_cast<size_t>(b)] - l, dk, p.Q.row(r0).data(), dk, cx.Kt.data() + l, m, 0.0f,
-                  A.row(r0).data() + l, m);
-  }
-  t.scores_ms = ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  const bool custom = mask.kind == MaskKind::Custom;
-#pragma omp parallel for schedule(dynamic, 64)
-  for (Index i = 0; i < n; ++i) {
-    const kernels::Table& k = kernels::table();
-    const Index b = i / kStrip, l = lo[static_cast<size_t>(b)], h = hi[static_cast<size_t>(b)];
-    float* s = A.row(i).data();
-    Index f = 0, e = 0;
-    visible_span(mask, i, m, f, e);
-    if (custom) {
-      for (Index j = 0; j < m; ++j) {
-        if (mask.blocked(i, j)) s[j] = -kInfF;
-      }
-    }
-    const float mx = f < e ? k.row_max(s + f, e - f) : -kInfF;
-    if (std::isfinite(mx)) {
-      const kernels::ExpSums sums = k.exp_row(s + f, s + f, e - f, mx, cx.c, false);
-      k.scale(s + f, e - f, static_cast<float>(1.0 / sums.z));
-      std::fill(s + l, s + std::max(l, f), 0.0f);
-      std::fill(s + std::min(h, e), s + h, 0.0f);
-    } else {
-      // Fully masked (zeros) or overflowed (+inf): the reference row in double. Cells outside the
-      // strip's [l, h) were never multiplied; they are blocked for every row of the strip.
-      std::vector<double> x(static_cast<size_t>(m));
-      std::fill(s, s + l, -kInfF);
-      std::fill(s + h, s + m, -kInfF);
-      detail::normalizer_logits(Normalizer::Softmax, mask, i, m, s, cx.divisor, x.data());
-      normalize_row(Normalizer::Softmax, x.data(), s, m);
+  // Dense: strips of query rows, each with full rows of scores (the exact two-pass softmax, as
+  // numpy computes it) in a per-thread buffer that stays in cache: scores, softmax, output, then
+  // the next strip. One parallel region, no n × m matrix (nothing to page in per run).
+  std::vector<DenseThreadTimes> times(static_cast<size_t>(omp_get_max_threads()));
+  const Index strip = dense_strip_rows(m);
+  const Index strips = (n + strip - 1) / strip;
+#pragma omp parallel
+  {
+    DenseStrip ds;
+    DenseThreadTimes& my = times[static_cast<size_t>(omp_get_thread_num())];
+    // Last strips first: under a causal mask they see the most keys, so the threads end together.
+#pragma omp for schedule(dynamic, 1)
+    for (Index b = 0; b < strips; ++b) {
+      const Index r0 = (strips - 1 - b) * strip;
+      dense_strip(cx, r0, std::min(n, r0 + strip), ds, output, my);
     }
   }
-  t.softmax_ms = ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
-#pragma omp parallel for schedule(dynamic, 1)
-  for (Index b = 0; b < strips; ++b) {
-    const Index r0 = b * kStrip, rows = std::min(kStrip, n - r0), l = lo[static_cast<size_t>(b)];
-    const Index w = hi[static_cast<size_t>(b)] - l;
-    if (w <= 0) {
-      output.middleRows(r0, rows).setZero();
-      continue;
-    }
-    blas::gemm_nn(rows, dv, w, A.row(r0).data() + l, m, p.V.row(l).data(), dv, 0.0f, output.row(r0).data(), dv);
+  // Each stage's share of the threads' time, applied to the wall time: the three add up to it.
+  double sum_scores = 0, sum_softmax = 0, sum_output = 0;
+  for (const DenseThreadTimes& tt : times) {
+    sum_scores += tt.scores;
+    sum_softmax += tt.softmax;
+    sum_output += tt.output;
   }
-  t.output_ms = ms_since(t0);
   t.total_ms = ms_since(start);
+  const double all = sum_scores + sum_softmax + sum_output;
+  if (all > 0) {
+    t.scores_ms = t.total_ms * sum_scores / all;
+    t.softmax_ms = t.total_ms * sum_softmax / all;
+    t.output_ms = t.total_ms * sum_output / all;
+  }
   return output;
 }
 

@@ -33,7 +33,7 @@ Mask make_mask(std::mt19937& rng, MaskKind kind, Eigen::Index n, Eigen::Index m)
   switch (kind) {
     case MaskKind::Padding:
     case MaskKind::Prefix: mask.param = pick(m); break;
-    case MaskKind::Window: mask.param = 1 + pick(std::max(n, m)); break;
+    case MaskKind::Window: mask.param = 1 + pick(std::max(n, m) - 1); break;  // 1 .. max(n, m)
     case MaskKind::Custom:
       mask.blocked.resize(n, m);
       for (Eigen::Index i = 0; i < n; ++i) {
@@ -254,7 +254,9 @@ TEST(Streaming, ProgressRisesToOne) {
 TEST(Forward, DenseAndStreamingOutputsEqualComputeCpu) {
   std::mt19937 rng(37);
   for (MaskKind kind : kKinds) {
-    for (const auto& sh : std::vector<std::array<Eigen::Index, 4>>{{1, 1, 1, 1}, {200, 300, 16, 8}, {129, 65, 5, 3}}) {
+    // Several dense strips (256 rows) with sub-strips (32 rows), and a wide m (32-row strips).
+    for (const auto& sh : std::vector<std::array<Eigen::Index, 4>>{
+             {1, 1, 1, 1}, {200, 300, 16, 8}, {129, 65, 5, 3}, {600, 700, 9, 4}, {70, 5000, 3, 2}}) {
       const Problem p = make_problem(rng, sh[0], sh[1], sh[2], sh[3], kind);
       SCOPED_TRACE(describe(p));
       const Matrix ref = compute_cpu(p).output;
