@@ -2,6 +2,8 @@
 # attnlab bench (CPU) against numpy's softmax(Q Kᵀ/√d + mask) V, alternately on the same shapes,
 # printing medians and ratios (numpy time / attnlab time: above 1 means attnlab is faster).
 # Usage: bench/compare.sh [ATTNLAB] [ROUNDS]   (defaults: build/app/attnlab, 5 rounds)
+# BASELINE=path/to/older/attnlab adds a column timing that binary's dense path in the same rounds
+# (before/after comparisons under the same load).
 # Each round runs every shape once per tool (each run itself the median of RUNS timings after a
 # warm-up), tools interleaved so that load from other processes hits both alike; the table shows
 # the median over rounds. Both use OpenBLAS with the same OPENBLAS_CORETYPE (SkylakeX unless set:
@@ -16,12 +18,14 @@ export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
 SHAPES=${SHAPES:-"1024:512 1024:4096 2048:64 4096:64"}
 MASKS=${MASKS:-"none causal"}
 MODES=${MODES:-"dense streaming"}
+BASELINE=${BASELINE:-}
+[ -n "$BASELINE" ] && MODES="baseline $MODES"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "bench: ${BENCH[*]}"
+echo "bench: ${BENCH[*]}${BASELINE:+; baseline: $BASELINE}"
 echo "OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE; numpy $($PY -c 'import numpy; print(numpy.__version__)'); $RUNS runs per measurement, $ROUNDS rounds"
 
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -35,7 +39,9 @@ for ((round = 1; round <= ROUNDS; round++)); do
       for mode in $MODES; do
         flag=()
         [ "$mode" = streaming ] && flag=(--streaming)
-        "${BENCH[@]}" --n "$n" --dk "$d" --mask "$mask" --runs "$RUNS" --warmup 1 "${flag[@]}" \
+        bench=("${BENCH[@]}")
+        [ "$mode" = baseline ] && bench=("$BASELINE" "${BENCH[@]:1}")
+        "${bench[@]}" --n "$n" --dk "$d" --mask "$mask" --runs "$RUNS" --warmup 1 "${flag[@]}" \
           --format json | $PY -c 'import json,sys; print(json.load(sys.stdin)["total_ms"])' >>"$tmp/${mode}_$key"
       done
     done

@@ -25,8 +25,17 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 std::string shape(Eigen::Index r, Eigen::Index c) { return std::to_string(r) + "×" + std::to_string(c); }
 
+// True when every entry is finite: x·0 is 0 for finite x and NaN for ±inf and NaN, so one sum
+// decides. A vectorized pass (Eigen's allFinite() took a quarter of the bench's time at d_k = 4096).
+bool all_finite(const float* x, Eigen::Index len) {
+  float acc = 0.0f;
+#pragma omp simd reduction(+ : acc)
+  for (Eigen::Index i = 0; i < len; ++i) acc += x[i] * 0.0f;
+  return acc == 0.0f;
+}
+
 void check_finite(const Matrix& M, const char* name) {
-  if (M.allFinite()) return;
+  if (all_finite(M.data(), M.size())) return;
   for (Eigen::Index i = 0; i < M.rows(); ++i) {
     for (Eigen::Index j = 0; j < M.cols(); ++j) {
       if (!std::isfinite(M(i, j))) {

@@ -408,6 +408,24 @@ private:
   double last_ = 0;
 };
 
+// out = Kᵀ (d_k × m) in 32 × 32 blocks that stay in L1 (Eigen's element-by-element transpose of
+// a 1024 × 4096 K cost the bench ~8% of its time).
+void transpose_into(const Matrix& K, Matrix& out) {
+  const Index m = K.rows(), d = K.cols();
+  out.resize(d, m);
+  constexpr Index kBlock = 32;
+  for (Index i0 = 0; i0 < m; i0 += kBlock) {
+    const Index i1 = std::min(m, i0 + kBlock);
+    for (Index j0 = 0; j0 < d; j0 += kBlock) {
+      const Index j1 = std::min(d, j0 + kBlock);
+      for (Index j = j0; j < j1; ++j) {
+        float* dst = out.data() + j * m;
+        for (Index i = i0; i < i1; ++i) dst[i] = K.data()[i * d + j];
+      }
+    }
+  }
+}
+
 // Not copyable in practice (Kt is large): returned by value through copy elision only.
 Context make_context(const Problem& p, bool full, const StreamingOptions* so) {
   Context cx;
@@ -419,7 +437,7 @@ Context make_context(const Problem& p, bool full, const StreamingOptions* so) {
   cx.divisor = effective_temperature(cx.dk, p.options);
   cx.c = detail::fast_inverse_divisor(cx.divisor);
   cx.full = full;
-  cx.Kt = p.K.transpose();
+  transpose_into(p.K, cx.Kt);
   cx.row_tile = tile_rows();
   cx.col_tile = tile_cols();
   if (full && so) {
@@ -547,17 +565,21 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 // [SECTION] Dense strips (bench)
 
-// Query rows per dense strip: the strip's scores (rows × m floats) within ~1 MiB so they stay in
-// L2 between the three stages, 32 to 256 rows so that sgemm runs near peak
-// (ATTNLAB_STRIP_ROWS overrides it for tuning and tests).
-Index dense_strip_rows(Index m) {
+// Query rows per dense strip. Small d (softmax-bound): the strip's scores (rows × m floats)
+// within ~1 MiB so they stay in L2 between the three stages, 32 to 256 rows. Large d
+// (product-bound): up to 512 rows and 8 MiB, because every strip re-packs Kᵀ and V for sgemm
+// (16 MiB each at d = 4096), and fewer strips pack them fewer times.
+// ATTNLAB_STRIP_ROWS overrides it for tuning and tests.
+Index dense_strip_rows(Index m, Index d) {
   static const Index forced = [] {
     const char* e = std::getenv("ATTNLAB_STRIP_ROWS");
     return e ? std::clamp<Index>(std::atol(e), 1, 4096) : Index{0};
   }();
   if (forced > 0) return forced;
-  Index r = 256;
-  while (r > 32 && r * m * static_cast<Index>(sizeof(float)) > (Index{1} << 20)) r /= 2;
+  const bool large = d >= 512;
+  const Index budget = large ? Index{8} << 20 : Index{1} << 20;
+  Index r = large ? 512 : 256;
+  while (r > 32 && r * m * static_cast<Index>(sizeof(float)) > budget) r /= 2;
   return r;
 }
 
@@ -569,17 +591,63 @@ struct DenseThreadTimes {
   double scores = 0, softmax = 0, output = 0;  // milliseconds in each stage
 };
 
+// Rows [r0, r1) × keys [c0, c1) of a strip: one product.
+struct Block {
+  Index r0, r1, c0, c1;
+};
+
 struct DenseStrip {
+  std::vector<Block> blocks;   // the visible cells of the strip, covered by rectangles
   std::vector<float> S;        // rows × (H − L): scores, then weights in place
   std::vector<Index> f, e;     // per row: visible keys [f, e)
   std::vector<float> row;      // m: a full row for the exact fallback
   std::vector<double> x;       // m
 };
 
-// One strip of query rows [r0, r1): scores over the keys any of its rows sees, softmax, output.
-// Keys every row sees ([F, E)) go through one product for the whole strip; the rest (the
-// staircase of a causal mask) sub-strip by sub-strip, so blocked tiles are neither multiplied
-// nor exponentiated.
+// Covers the visible cells of strip rows [a, b) (ds.f/ds.e) with rectangles, given that keys
+// [done0, done1) are already covered for all of them: the keys every row sees in one product for
+// all the rows, then each half of the rows recursively, down to 32-row leaves that take their
+// whole span. A causal staircase becomes the quadtree of its lower-left quadrants: large
+// products (each packs its operands once) and at most 32·n/2 blocked cells multiplied.
+void cover_rows(DenseStrip& ds, Index a, Index b, Index done0, Index done1) {
+  Index lo = std::numeric_limits<Index>::max(), hi = 0, F = 0, E = std::numeric_limits<Index>::max();
+  for (Index r = a; r < b; ++r) {
+    const Index f = ds.f[static_cast<size_t>(r)], e = ds.e[static_cast<size_t>(r)];
+    if (f >= e) continue;
+    lo = std::min(lo, f);
+    hi = std::max(hi, e);
+    F = std::max(F, f);
+    E = std::min(E, e);
+  }
+  if (lo >= hi) return;
+  // Adds keys [c0, c1) minus the done ones (which, when not empty, lie inside [c0, c1)).
+  const auto add = [&](Index c0, Index c1) {
+    const auto push = [&](Index x0, Index x1) {
+      if (x0 < x1) ds.blocks.push_back(Block{a, b, x0, x1});
+    };
+    if (done0 >= done1) {
+      push(c0, c1);
+    } else {
+      push(c0, done0);
+      push(done1, c1);
+    }
+  };
+  const Index mid = a + (b - a) / 2;
+  if (b - a <= kSubStrip) {
+    add(lo, hi);  // a leaf takes its whole span
+  } else if (F >= E) {  // nothing every row sees (and so nothing done): halve
+    cover_rows(ds, a, mid, done0, done1);
+    cover_rows(ds, mid, b, done0, done1);
+  } else {
+    add(F, E);
+    if (lo == F && hi == E) return;  // every row sees exactly [F, E)
+    cover_rows(ds, a, mid, F, E);
+    cover_rows(ds, mid, b, F, E);
+  }
+}
+
+// One strip of query rows [r0, r1): scores over the keys its rows see (covered by rectangles,
+// cover_rows), softmax, output: blocked tiles are neither multiplied nor exponentiated.
 void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& output, DenseThreadTimes& tt) {
   const Problem& p = *cx.p;
   const Mask& mask = p.options.mask;
@@ -588,7 +656,7 @@ void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& 
   auto t0 = std::chrono::steady_clock::now();
   ds.f.resize(static_cast<size_t>(R));
   ds.e.resize(static_cast<size_t>(R));
-  Index L = m, H = 0, F = 0, E = m;
+  Index L = m, H = 0;
   for (Index r = 0; r < R; ++r) {
     Index f = 0, e = 0;
     visible_span(mask, r0 + r, m, f, e);
@@ -598,49 +666,21 @@ void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& 
     if (f < e) {
       L = std::min(L, f);
       H = std::max(H, e);
-      F = std::max(F, f);
-      E = std::min(E, e);
     }
   }
   if (L >= H) {  // every row fully masked: zero weights, zero output
     output.middleRows(r0, R).setZero();
     return;
   }
-  const bool common = F < E;
   const Index ld = H - L;
   if (ds.S.size() < static_cast<size_t>(R * ld)) ds.S.resize(static_cast<size_t>(R * ld));
   float* S = ds.S.data();
-  // Visible keys of the sub-strip's rows: [lo, hi), or empty.
-  const auto sub_span = [&](Index s0, Index s1, Index& lo, Index& hi) {
-    lo = m;
-    hi = 0;
-    for (Index r = s0; r < s1; ++r) {
-      if (ds.f[static_cast<size_t>(r)] < ds.e[static_cast<size_t>(r)]) {
-        lo = std::min(lo, ds.f[static_cast<size_t>(r)]);
-        hi = std::max(hi, ds.e[static_cast<size_t>(r)]);
-      }
-    }
-  };
-  // The keys [a, b) of sub-strip rows [s0, s1) that the common product leaves out, as two runs.
-  const auto pieces = [&](Index s0, Index s1, auto&& f) {
-    Index lo = 0, hi = 0;
-    sub_span(s0, s1, lo, hi);
-    if (lo >= hi) return;
-    if (!common) {
-      f(lo, hi);
-      return;
-    }
-    if (lo < F) f(lo, F);
-    if (E < hi) f(E, hi);
-  };
+  ds.blocks.clear();
+  cover_rows(ds, 0, R, m, m);  // nothing done yet (an empty interval)
 
-  if (common) blas::gemm_nn(R, E - F, dk, p.Q.row(r0).data(), dk, cx.Kt.data() + F, m, 0.0f, S + (F - L), ld);
-  for (Index s0 = 0; s0 < R; s0 += kSubStrip) {
-    const Index s1 = std::min(R, s0 + kSubStrip);
-    pieces(s0, s1, [&](Index a, Index b) {
-      blas::gemm_nn(s1 - s0, b - a, dk, p.Q.row(r0 + s0).data(), dk, cx.Kt.data() + a, m, 0.0f,
-                    S + s0 * ld + (a - L), ld);
-    });
+  for (const Block& blk : ds.blocks) {
+    blas::gemm_nn(blk.r1 - blk.r0, blk.c1 - blk.c0, dk, p.Q.row(r0 + blk.r0).data(), dk, cx.Kt.data() + blk.c0, m,
+                  0.0f, S + blk.r0 * ld + (blk.c0 - L), ld);
   }
   auto t1 = std::chrono::steady_clock::now();
   tt.scores += std::chrono::duration<double, std::milli>(t1 - t0).count();
@@ -679,16 +719,10 @@ void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& 
   tt.softmax += std::chrono::duration<double, std::milli>(t2 - t1).count();
 
   float* O = output.row(r0).data();
-  if (common) blas::gemm_nn(R, dv, E - F, S + (F - L), ld, p.V.row(F).data(), dv, 0.0f, O, dv);
-  for (Index s0 = 0; s0 < R; s0 += kSubStrip) {
-    const Index s1 = std::min(R, s0 + kSubStrip);
-    bool first = !common;
-    pieces(s0, s1, [&](Index a, Index b) {
-      blas::gemm_nn(s1 - s0, dv, b - a, S + s0 * ld + (a - L), ld, p.V.row(a).data(), dv, first ? 0.0f : 1.0f,
-                    O + s0 * dv, dv);
-      first = false;
-    });
-    if (first) output.middleRows(r0 + s0, s1 - s0).setZero();  // no product wrote these rows
+  std::fill(O, O + R * dv, 0.0f);  // rows whose keys are all blocked stay zero
+  for (const Block& blk : ds.blocks) {
+    blas::gemm_nn(blk.r1 - blk.r0, dv, blk.c1 - blk.c0, S + blk.r0 * ld + (blk.c0 - L), ld, p.V.row(blk.c0).data(),
+                  dv, 1.0f, O + blk.r0 * dv, dv);
   }
   tt.output += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t2).count();
 }
@@ -781,7 +815,7 @@ Matrix attention_output_cpu(const Problem& p, bool streaming, ForwardTimings* ti
   // numpy computes it) in a per-thread buffer that stays in cache: scores, softmax, output, then
   // the next strip. One parallel region, no n × m matrix (nothing to page in per run).
   std::vector<DenseThreadTimes> times(static_cast<size_t>(omp_get_max_threads()));
-  const Index strip = dense_strip_rows(m);
+  const Index strip = dense_strip_rows(m, std::max(cx.dk, cx.dv));
   const Index strips = (n + strip - 1) / strip;
 #pragma omp parallel
   {
