@@ -385,7 +385,9 @@ constexpr Eigen::Index kStrip = 128;
 
 }  // namespace
 
-Result compute_cpu(const Problem& p) {
+Result compute_cpu(const Problem& p) { return compute_cpu(p, DenseStages{}); }
+
+Result compute_cpu(const Problem& p, const DenseStages& keep) {
   validate_problem(p);
   const Eigen::Index n = p.Q.rows(), m = p.K.rows();
   check_dense_fits(n, m);
@@ -400,76 +402,86 @@ Result compute_cpu(const Problem& p) {
   r.effective_temperature = r.scale_divisor * o.temperature;
   const Eigen::Index dk = r.d_k, dv = r.d_v;
 
-  r.scores.resize(n, m);
-  const Matrix Kt = p.K.transpose();  // S = Q Kᵀ as a plain product: OpenBLAS runs it faster
-  const Eigen::Index strips = (n + kStrip - 1) / kStrip;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (Eigen::Index b = 0; b < strips; ++b) {
-    const Eigen::Index r0 = b * kStrip, rows = std::min(kStrip, n - r0);
-    blas::gemm_nn(rows, m, dk, p.Q.row(r0).data(), dk, Kt.data(), m, 0.0f, r.scores.row(r0).data(), m);
-  }
-  r.logits.resize(n, m);
-  r.weights.resize(n, m);
-  r.saturation.resize(n, m);
+  if (keep.scores) r.scores.resize(n, m);
+  if (keep.logits) r.logits.resize(n, m);
+  if (keep.weights) r.weights.resize(n, m);
+  if (keep.saturation) r.saturation.resize(n, m);
   r.rows.resize(static_cast<size_t>(n));
+  r.output.resize(n, dv);
+  const Matrix Kt = p.K.transpose();  // S = Q Kᵀ as a plain product: OpenBLAS runs it faster
 
   const double divisor = r.effective_temperature;
   const float c = detail::fast_inverse_divisor(divisor);
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  kernels::ScoreMoments all, visible;
+  const Eigen::Index strips = (n + kStrip - 1) / kStrip;
+  // Moments per strip, merged in strip order afterwards: the printed statistics do not depend on
+  // which thread took which strip (they did in their last digits when threads merged as they went).
+  std::vector<kernels::ScoreMoments> strip_all(static_cast<size_t>(strips)), strip_visible(static_cast<size_t>(strips));
   Eigen::Index nan_row = n;
+  // Strip by strip: scores, the row loop, output. A stage that is not kept lives in a per-thread
+  // strip buffer (kStrip × m) with the same row stride, so every product and every row sees the
+  // very same operands either way.
 #pragma omp parallel
   {
     std::vector<double> x(static_cast<size_t>(m));
     std::vector<float> masked(o.mask.kind == MaskKind::Custom ? static_cast<size_t>(m) : 0);
-    kernels::ScoreMoments my_all, my_visible;
+    std::vector<float> s_buf(keep.scores ? 0 : static_cast<size_t>(kStrip * m));
+    std::vector<float> w_buf(keep.weights ? 0 : static_cast<size_t>(kStrip * m));
     Eigen::Index my_nan_row = n;
-#pragma omp for schedule(dynamic, 16)
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const float* s = r.scores.row(i).data();
-      kernels::ScoreMoments row_all;
-      kernels::table().moments(s, m, row_all);
-      if (row_all.nan) {
-        my_nan_row = std::min(my_nan_row, i);
-        continue;
+#pragma omp for schedule(dynamic, 1)
+    for (Eigen::Index b = 0; b < strips; ++b) {
+      const Eigen::Index r0 = b * kStrip, rows = std::min(kStrip, n - r0);
+      kernels::ScoreMoments& my_all = strip_all[static_cast<size_t>(b)];
+      kernels::ScoreMoments& my_visible = strip_visible[static_cast<size_t>(b)];
+      float* S = keep.scores ? r.scores.row(r0).data() : s_buf.data();
+      float* W = keep.weights ? r.weights.row(r0).data() : w_buf.data();
+      blas::gemm_nn(rows, m, dk, p.Q.row(r0).data(), dk, Kt.data(), m, 0.0f, S, m);
+      for (Eigen::Index i = r0; i < r0 + rows; ++i) {
+        const float* s = S + (i - r0) * m;
+        float* w = W + (i - r0) * m;
+        kernels::ScoreMoments row_all;
+        kernels::table().moments(s, m, row_all);
+        if (row_all.nan) {
+          my_nan_row = std::min(my_nan_row, i);
+          std::fill(w, w + m, 0.0f);
+          continue;
+        }
+        my_all.merge(row_all);
+        detail::visible_moments(o.mask, i, m, s, 0, m, my_visible);
+        if (keep.logits) {
+          float* l = r.logits.row(i).data();
+          for (Eigen::Index j = 0; j < m; ++j) l[j] = logit_of(s[j], o.mask.is_blocked(i, j), divisor);
+        }
+        bool any = true;
+        if (o.normalizer != Normalizer::Softmax || !fast_softmax_row(o.mask, i, m, s, w, c, masked)) {
+          detail::normalizer_logits(o.normalizer, o.mask, i, m, s, divisor, x.data());
+          any = normalize_row(o.normalizer, x.data(), w, m);
+        }
+        RowDiagnostics d = row_diagnostics(o.normalizer, w, m);
+        d.fully_masked = !any;
+        d.padding = o.mask.is_padding_row(i);
+        r.rows[static_cast<size_t>(i)] = d;
+        if (keep.saturation) {
+          float* sat = r.saturation.row(i).data();
+          for (Eigen::Index j = 0; j < m; ++j) sat[j] = saturation_of(w[j]);
+        }
       }
-      my_all.merge(row_all);
-      detail::visible_moments(o.mask, i, m, s, 0, m, my_visible);
-      float* l = r.logits.row(i).data();
-      for (Eigen::Index j = 0; j < m; ++j) {
-        // The float copy saturates to ±∞ (casting an out-of-range double to float is undefined).
-        const double lj = s[j] / divisor;
-        l[j] = o.mask.is_blocked(i, j) ? neg_inf : fits_float(lj) ? static_cast<float>(lj) : lj > 0 ? -neg_inf : neg_inf;
-      }
-      float* w = r.weights.row(i).data();
-      bool any = true;
-      if (o.normalizer != Normalizer::Softmax || !fast_softmax_row(o.mask, i, m, s, w, c, masked)) {
-        detail::normalizer_logits(o.normalizer, o.mask, i, m, s, divisor, x.data());
-        any = normalize_row(o.normalizer, x.data(), w, m);
-      }
-      RowDiagnostics d = row_diagnostics(o.normalizer, w, m);
-      d.fully_masked = !any;
-      d.padding = o.mask.is_padding_row(i);
-      r.rows[static_cast<size_t>(i)] = d;
-      float* sat = r.saturation.row(i).data();
-      for (Eigen::Index j = 0; j < m; ++j) sat[j] = w[j] * (1.0f - w[j]);
+      blas::gemm_nn(rows, dv, m, W, m, p.V.data(), dv, 0.0f, r.output.row(r0).data(), dv);
     }
 #pragma omp critical(attnlab_dense_merge)
-    {
-      all.merge(my_all);
-      visible.merge(my_visible);
-      nan_row = std::min(nan_row, my_nan_row);
-    }
+    nan_row = std::min(nan_row, my_nan_row);
   }
-  if (nan_row < n) detail::throw_nan_score(r.scores.row(nan_row).data(), nan_row, m);
-  r.stats = detail::stats_from_moments(all, visible, divisor);
-
-  r.output.resize(n, dv);
-#pragma omp parallel for schedule(dynamic, 1)
+  kernels::ScoreMoments all, visible;
   for (Eigen::Index b = 0; b < strips; ++b) {
-    const Eigen::Index r0 = b * kStrip, rows = std::min(kStrip, n - r0);
-    blas::gemm_nn(rows, dv, m, r.weights.row(r0).data(), m, p.V.data(), dv, 0.0f, r.output.row(r0).data(), dv);
+    all.merge(strip_all[static_cast<size_t>(b)]);
+    visible.merge(strip_visible[static_cast<size_t>(b)]);
   }
+  if (nan_row < n) {
+    // The strip's scores may be gone: recompute the offending row for the message.
+    std::vector<float> row(static_cast<size_t>(m));
+    blas::gemm_nn(1, m, dk, p.Q.row(nan_row).data(), dk, Kt.data(), m, 0.0f, row.data(), m);
+    detail::throw_nan_score(row.data(), nan_row, m);
+  }
+  r.stats = detail::stats_from_moments(all, visible, divisor);
   return r;
 }
 

@@ -29,6 +29,12 @@ public:
   virtual std::string description() const = 0;
   // Every stage of the problem. Throws InputError on bad input.
   virtual Result compute(const Problem& p) = 0;
+  // compute(), keeping only the n × m stages named in `keep` when the backend can leave the
+  // others out (the CPU's compute_cpu); the default keeps everything.
+  virtual Result compute_keeping(const Problem& p, const DenseStages& keep) {
+    (void)keep;
+    return compute(p);
+  }
   // Computes every stage once, timing each stage on its own (transfers and formatting left out).
   // The default runs the CPU pipeline stage by stage (time_stages_cpu).
   virtual StageTimes time_stages(const Problem& p);

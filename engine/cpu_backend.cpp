@@ -13,6 +13,7 @@ public:
   std::string_view name() const override { return "cpu"; }
   std::string description() const override { return "CPU (OpenMP, " + blas::description() + ")"; }
   Result compute(const Problem& p) override { return compute_cpu(p); }
+  Result compute_keeping(const Problem& p, const DenseStages& keep) override { return compute_cpu(p, keep); }
   // The bench stages of the fast path (softmax(Q Kᵀ/(s·T) + mask) V, what numpy and PyTorch
   // compute): blocked tiles skipped, no diagnostics (time_stages_cpu times the full pipeline).
   StageTimes time_stages(const Problem& p) override {

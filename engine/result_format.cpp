@@ -12,7 +12,37 @@ namespace attnlab {
 
 namespace {
 
-void matrix_json_compact(std::ostream& out, const Matrix& M) {
+// A stage to print: a kept matrix, or one derived cell by cell from another (logits from scores,
+// saturation from weights: compute_cpu may leave those out to save 4·n·m bytes each).
+struct Cells {
+  const Matrix* M = nullptr;
+  enum class From { Kept, Scores, Weights } from = From::Kept;
+  const Mask* mask = nullptr;
+  double divisor = 1;
+  Eigen::Index rows() const { return M->rows(); }
+  Eigen::Index cols() const { return M->cols(); }
+  float operator()(Eigen::Index i, Eigen::Index j) const {
+    const float v = (*M)(i, j);
+    switch (from) {
+      case From::Kept: return v;
+      case From::Scores: return logit_of(v, mask->is_blocked(i, j), divisor);
+      case From::Weights: return saturation_of(v);
+    }
+    return v;
+  }
+};
+
+Cells kept(const Matrix& M) { return Cells{&M}; }
+Cells logits_cells(const Scenario& s, const Result& r) {
+  if (r.logits.size() > 0 || r.scores.size() == 0) return kept(r.logits);
+  return Cells{&r.scores, Cells::From::Scores, &s.options.mask, r.effective_temperature};
+}
+Cells saturation_cells(const Result& r) {
+  if (r.saturation.size() > 0 || r.weights.size() == 0) return kept(r.saturation);
+  return Cells{&r.weights, Cells::From::Weights};
+}
+
+void matrix_json_compact(std::ostream& out, const Cells& M) {
   std::string buf;
   buf.reserve(static_cast<size_t>(M.cols()) * 12 + 8);
   out << '[';
@@ -78,7 +108,7 @@ std::string cell_text(float v, int decimals, bool bare_zero) {
   return buf;
 }
 
-void matrix_text(std::ostream& out, const Matrix& M, const std::vector<std::string>& row_labels,
+void matrix_text(std::ostream& out, const Cells& M, const std::vector<std::string>& row_labels,
                  const std::vector<std::string>& col_labels, bool bare_zero = false) {
   constexpr Eigen::Index kLimit = 12;
   const auto rows = shown(M.rows(), kLimit), cols = shown(M.cols(), kLimit);
@@ -117,18 +147,18 @@ void write_result_json(std::ostream& out, const Scenario& s, const Result& r, co
       << ",\n\"mask\": " << mask_to_json(s.options.mask) << ",\n";
   if (!f.summary && r.dense) {
     out << "\"scores\": ";
-    matrix_json_compact(out, r.scores);
+    matrix_json_compact(out, kept(r.scores));
     out << ",\n\"logits\": ";
-    matrix_json_compact(out, r.logits);
+    matrix_json_compact(out, logits_cells(s, r));
     out << ",\n\"weights\": ";
-    matrix_json_compact(out, r.weights);
+    matrix_json_compact(out, kept(r.weights));
     out << ",\n";
   }
   out << "\"output\": ";
-  matrix_json_compact(out, r.output);
+  matrix_json_compact(out, kept(r.output));
   if (!f.summary && r.dense) {
     out << ",\n\"saturation\": ";
-    matrix_json_compact(out, r.saturation);
+    matrix_json_compact(out, saturation_cells(r));
   }
   out << ",\n\"rows\": [";
   for (size_t i = 0; i < r.rows.size(); ++i) {
@@ -163,17 +193,17 @@ void write_result_text(std::ostream& out, const Scenario& s, const Result& r, co
   const std::string norm(normalizer_name(s.options.normalizer));
   if (!f.summary && r.dense) {
     out << "scores  S = Q·Kᵀ\n";
-    matrix_text(out, r.scores, qt, kt);
+    matrix_text(out, kept(r.scores), qt, kt);
     out << "\nlogits  L = S / " << num(r.effective_temperature, 3) << " (blocked cells are -inf)\n";
-    matrix_text(out, r.logits, qt, kt);
+    matrix_text(out, logits_cells(s, r), qt, kt);
     out << "\nweights  A = " << norm << "(L), row by row\n";
-    matrix_text(out, r.weights, qt, kt, true);
+    matrix_text(out, kept(r.weights), qt, kt, true);
   }
   out << "\noutput  O = A·V\n";
-  matrix_text(out, r.output, qt, dims);
+  matrix_text(out, kept(r.output), qt, dims);
   if (!f.summary && r.dense) {
     out << "\nsaturation  a(1−a) per cell (0 = pinned at 0 or 1, 0.25 = most sensitive)\n";
-    matrix_text(out, r.saturation, qt, kt, true);
+    matrix_text(out, saturation_cells(r), qt, kt, true);
   }
   out << "\nrows\n";
   size_t label_w = 5;

@@ -48,7 +48,12 @@ Runner add_compute_command(CLI::App& app) {
       r = backend->compute_streaming(problem, so);
       progress.done();
     } else {
-      r = backend->compute(problem);
+      // Only what is printed: nothing n × m for --summary; scores and weights for the full report,
+      // logits and saturation derived from them cell by cell (the same numbers, half the memory).
+      DenseStages keep;
+      keep.logits = keep.saturation = false;
+      if (args->summary) keep.scores = keep.weights = false;
+      r = backend->compute_keeping(problem, keep);
     }
     FormatOptions f;
     f.summary = args->summary || streaming;
