@@ -113,10 +113,11 @@ public:
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
     limit_ = block > 0 ? static_cast<size_t>(block) : size_t{128} << 20;
     limit_ = std::min(limit_, size_t{1} << 30);  // indices in the kernels are 32-bit
-    // scores.comp and output.comp read their operands as RGBA32F buffer textures.
+    // The kernels read buffers as buffer textures, some as R32F (one float per texel), whose
+    // size limit is in texels.
     GLint texels = 0;
     glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &texels);
-    if (texels > 0) limit_ = std::min(limit_, static_cast<size_t>(texels) * 16);
+    if (texels > 0) limit_ = std::min(limit_, static_cast<size_t>(texels) * sizeof(float));
     if (options.max_buffer_bytes > 0) limit_ = std::min(limit_, options.max_buffer_bytes);
     const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     renderer_ = renderer ? renderer : "unknown renderer";
@@ -135,6 +136,10 @@ public:
     stream_output_ = ComputeProgram("stream_output.comp");
     stream_heat_ = ComputeProgram("stream_heat.comp");
     stream_heat_rows_ = ComputeProgram("stream_heat_rows.comp");
+    softmax_.use();
+    softmax_.set("s_tex", GLint{0});
+    diagnostics_.use();
+    diagnostics_.set("w_tex", GLint{0});
     stream_update_.use();
     stream_update_.set("s_tex", GLint{0});
     stream_output_.use();
@@ -248,7 +253,9 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
   Buffer q_buf(rows_per_chunk * dk4 * sizeof(float));
   Buffer s_buf(cells * sizeof(float)), l_buf(cells * sizeof(float)), w_buf(cells * sizeof(float)),
       sat_buf(cells * sizeof(float));
-  const BufferTexture q_tex(q_buf), w_tex(w_buf);
+  // Q and the weights as vec4 texels for the tiled products; S and the weights as float texels for
+  // the row kernels (softmax.comp, diagnostics.comp).
+  const BufferTexture q_tex(q_buf), w_tex(w_buf), s_tex(s_buf, GL_R32F), w_floats(w_buf, GL_R32F);
   Buffer o_buf(rows_per_chunk * dv4 * sizeof(float));
   Buffer visible_buf(rows_per_chunk * sizeof(GLuint)), diag_buf(rows_per_chunk * 4 * sizeof(float));
   const bool custom = o.mask.kind == MaskKind::Custom;
@@ -294,7 +301,7 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
       Stopwatch watch(timing ? &timing->softmax_ms : nullptr);
       if (!normalize_on_cpu) {
         softmax_.use();
-        s_buf.bind(0);
+        s_tex.bind(0);
         l_buf.bind(1);
         w_buf.bind(2);
         mask_buf.bind(3);
@@ -306,7 +313,8 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
         softmax_.set("mask_param", static_cast<GLuint>(std::max(0, o.mask.param)));
         softmax_.set("divisor", divisor);
         softmax_.set("normalizer", normalizer);
-        gpu::dispatch(static_cast<GLuint>(rows));
+        softmax_.set("rows", static_cast<GLuint>(rows));
+        gpu::dispatch(groups(rows, 64));
         gpu::check_gl("computing logits and weights");
       } else {
         // On the CPU from the GPU's scores, in double precision exactly like compute_cpu.
@@ -332,13 +340,14 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
         w_buf.upload(w.data(), w.size() * sizeof(float));
       }
       diagnostics_.use();
-      w_buf.bind(0);
+      w_floats.bind(0);
       sat_buf.bind(1);
       diag_buf.bind(2);
       diagnostics_.set("m", static_cast<GLuint>(m));
       diagnostics_.set("stride", static_cast<GLuint>(m4));
       diagnostics_.set("normalizer", normalizer);
-      gpu::dispatch(static_cast<GLuint>(rows));
+      diagnostics_.set("rows", static_cast<GLuint>(rows));
+      gpu::dispatch(groups(rows, 64));
       gpu::check_gl("computing saturation and row diagnostics");
     }
     {
