@@ -137,6 +137,7 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
     }
 
     for (size_t t = 0; t < tile_keys.size(); ++t) {
+      if (options.cancel && options.cancel->load()) throw Cancelled();
       const size_t key0 = t * tile, count = tile_keys[t];
       k.scores.use();
       q_tex.bind(0);

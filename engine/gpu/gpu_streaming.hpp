@@ -24,7 +24,7 @@ struct StreamingPrograms {
 // Buffers stay under `limit` bytes each. Where the GPU cannot match the CPU path (normalizers
 // other than softmax, an effective temperature outside float range, a ±∞ or NaN score, sizes whose
 // indices would not fit 32 bits) it returns compute_streaming_cpu's result instead, which also
-// throws the CPU path's errors.
+// throws the CPU path's errors. Throws Cancelled between key tiles once options.cancel is set.
 Result compute_streaming_gpu(const StreamingPrograms& programs, const Problem& p, const StreamingOptions& options,
                              std::size_t limit);
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <random>
 #include <string>
@@ -199,6 +200,15 @@ TEST(GpuStreamingGl, SmallBufferLimitGivesTheSameResult) {
   for (const char* mask : {"none", "window:40", "custom"}) {
     expect_gpu_streaming_matches(*tiled, make_problem(rng, 300, 270, 200, 5, mask), 33, 64, mask);
   }
+}
+
+TEST(GpuStreamingGl, ACancelledRunThrowsCancelled) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  std::mt19937 rng(37);
+  const std::atomic<bool> cancel{true};
+  StreamingOptions so;
+  so.cancel = &cancel;
+  EXPECT_THROW(gpu.compute_streaming(make_problem(rng, 20, 30, 4, 4, "none"), so), Cancelled);
 }
 
 TEST(GpuStreamingGl, TimesTheStreamingPath) {
