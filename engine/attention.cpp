@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -188,6 +189,11 @@ double dense_bytes(Eigen::Index n, Eigen::Index m) {
 }
 
 double dense_memory_limit() {
+  // Tests make small problems "too large" through this (MiB), to check the streaming fallbacks.
+  if (const char* e = std::getenv("ATTNLAB_DENSE_LIMIT_MIB")) {
+    const double mib = std::atof(e);
+    if (mib > 0) return mib * 1024 * 1024;
+  }
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page_size <= 0) return 4.0 * 1024 * 1024 * 1024;

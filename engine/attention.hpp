@@ -161,7 +161,8 @@ RowDiagnostics row_diagnostics(Normalizer normalizer, const float* weights, Eige
 
 // Bytes that the dense n × m stages of one computation need (scores, logits, weights, saturation).
 double dense_bytes(Eigen::Index n, Eigen::Index m);
-// The memory the engine allows itself for dense stages: half of physical memory.
+// The memory the engine allows itself for dense stages: half of physical memory
+// (ATTNLAB_DENSE_LIMIT_MIB overrides it, for tests of the streaming fallbacks).
 double dense_memory_limit();
 // "11.8 GiB", "2.3 TiB": a byte count for people (messages, notices).
 std::string format_bytes(double bytes);

@@ -441,8 +441,27 @@ std::pair<double, double> parse_range(std::string_view text, std::string_view wh
   return {lo, hi};
 }
 
+// The weights of a streamed result: its downsampled heatmap (each value the mean weight of a block
+// of cells, blocked cells counting 0), labelled by each block's first query and key.
+StageData heatmap_stage_data(const Scenario& s, const Result& r) {
+  StageData d;
+  d.stage = Stage::Weights;
+  d.name = "weights";
+  const Eigen::Index hr = r.heatmap.mean.rows(), hc = r.heatmap.mean.cols();
+  d.formula = stage_formula(Stage::Weights, s) + ", downsampled: the mean of each block of about " +
+              std::to_string((r.n + hr - 1) / hr) + " × " + std::to_string((r.m + hc - 1) / hc) + " cells";
+  d.values = r.heatmap.mean;
+  const auto q = display_tokens(s.query_tokens, r.n), k = display_tokens(s.key_tokens, r.m);
+  for (Eigen::Index y = 0; y < hr; ++y) d.row_labels.push_back(q[static_cast<size_t>(pixel_first(y, r.n, hr))]);
+  for (Eigen::Index x = 0; x < hc; ++x) d.col_labels.push_back(k[static_cast<size_t>(pixel_first(x, r.m, hc))]);
+  d.row_axis = "queries (blocks)";
+  d.col_axis = "keys (blocks)";
+  return d;
+}
+
 StageData stage_data(const Scenario& s, const Result& r, Stage stage) {
   if (stage == Stage::Pipeline) throw InputError("--stage pipeline is a figure of several stages and has no single matrix");
+  if (!r.dense && stage == Stage::Weights && !r.heatmap.empty()) return heatmap_stage_data(s, r);
   if (!r.dense && stage != Stage::Output) {
     throw InputError("--stage " + std::string(stage_name(stage)) +
                      ": this result was computed without the n × m matrices (streaming); export the output, or use smaller inputs");

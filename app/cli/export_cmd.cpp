@@ -2,6 +2,7 @@
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
+#include "cli/progress.hpp"
 #include "engine/export.hpp"
 
 #include <iostream>
@@ -51,7 +52,35 @@ Runner add_export_command(CLI::App& app) {
     check_export_target(args->out, o);
     const Scenario s = resolve_scenario(args->input);
     auto backend = select_backend(args->input.backend, std::cerr);
-    const Result r = backend->compute(s.problem());
+    const Problem problem = s.problem();
+    const Eigen::Index n = problem.Q.rows(), m = problem.K.rows();
+    Result r;
+    if (dense_fits(n, m)) {
+      r = backend->compute(problem);
+    } else {
+      // Too large for the dense stages: stream, keeping the weights downsampled (each pixel the
+      // mean of its block) and the output. The other stages exist only cell by cell.
+      if (o.stage != Stage::Weights && o.stage != Stage::Output) {
+        throw InputError("--stage " + args->stage + ": n = " + std::to_string(n) + ", m = " + std::to_string(m) +
+                         " is too large for the dense n×m stages (" + format_bytes(dense_bytes(n, m)) + ", limit " +
+                         format_bytes(dense_memory_limit()) +
+                         "); at this size export --stage weights (a downsampled heatmap) or --stage output");
+      }
+      // Figures: 256 × 256 blocks at most (a readable heatmap, quick to draw); data: 1024 × 1024.
+      const Eigen::Index pixels = o.stage != Stage::Weights ? 0 : is_figure_format(export_format_for(args->out)) ? 256 : 1024;
+      std::cerr << "attnlab: the dense n×m stages would need " << format_bytes(dense_bytes(n, m)) << " (limit "
+                << format_bytes(dense_memory_limit()) << "); streaming instead"
+                << (pixels ? ": the weights downsampled to at most " + std::to_string(pixels) + "×" +
+                                 std::to_string(pixels) + " blocks (the mean weight of each)"
+                           : std::string())
+                << "\n";
+      StderrProgress progress("streaming " + std::to_string(n) + "×" + std::to_string(m) + " attention");
+      StreamingOptions so;
+      so.heatmap_rows = so.heatmap_cols = pixels;
+      so.progress = progress.callback();
+      r = backend->compute_streaming(problem, so);
+      progress.done();
+    }
     export_stage(s, r, o, args->out);
     return kExitOk;
   };

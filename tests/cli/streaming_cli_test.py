@@ -86,5 +86,38 @@ for flags in ([], ["--streaming"]):
         detail = out
     report(ok, "bench " + " ".join(flags) + " prints its JSON", detail)
 
+# export falls back to streaming when the dense stages do not fit (here: a limit of 1 MiB), says so,
+# and writes the weights downsampled (each pixel the mean of its block of cells, blocked cells 0).
+n, m = 3000, 2500
+for name, shape in (("eQ", (n, 4)), ("eK", (m, 4)), ("eV", (m, 3))):
+    np.save(os.path.join(WORK, name + ".npy"), rng.standard_normal(shape).astype(np.float32))
+efiles = ["--q", "eQ.npy", "--k", "eK.npy", "--v", "eV.npy", "--mask", "causal", "--backend", "cpu", "--force"]
+code, _, err = run("export", *efiles, "--stage", "weights", "--out", "dense_w.npy")
+env = dict(os.environ, ATTNLAB_DENSE_LIMIT_MIB="1")
+proc = subprocess.run([ATTNLAB, "export", *efiles, "--stage", "weights", "--out", "heat_w.npy"], capture_output=True,
+                      text=True, timeout=120, cwd=WORK, env=env)
+ok = code == 0 and proc.returncode == 0 and "streaming instead" in proc.stderr
+detail = err + proc.stderr
+if ok:
+    w = np.load(os.path.join(WORK, "dense_w.npy")).astype(np.float64)
+    heat = np.load(os.path.join(WORK, "heat_w.npy"))
+    first = lambda p, cells, pixels: (p * cells + pixels - 1) // pixels
+    ry = [first(y, n, 1024) for y in range(1025)]
+    rx = [first(x, m, 1024) for x in range(1025)]
+    ref = np.add.reduceat(np.add.reduceat(w, ry[:-1], axis=0), rx[:-1], axis=1)
+    ref /= np.outer(np.diff(ry), np.diff(rx))
+    diff = np.abs(heat - ref).max() if heat.shape == ref.shape else float("inf")
+    ok = diff < 1e-6
+    detail = f"heatmap {heat.shape} differs from the downsampled dense weights by {diff}"
+report(ok, "export falls back to streaming and writes the downsampled weights (== dense, downsampled)", detail)
+proc = subprocess.run([ATTNLAB, "export", *efiles, "--stage", "weights", "--out", "heat_w.png"], capture_output=True,
+                      text=True, timeout=120, cwd=WORK, env=env)
+report(proc.returncode == 0 and os.path.getsize(os.path.join(WORK, "heat_w.png")) > 1000,
+       "export of a streamed weights heatmap as PNG", proc.stderr)
+proc = subprocess.run([ATTNLAB, "export", *efiles, "--stage", "scores", "--out", "s.npy"], capture_output=True,
+                      text=True, timeout=120, cwd=WORK, env=env)
+report(proc.returncode == 2 and "--stage weights" in proc.stderr and len(proc.stderr.splitlines()) == 1,
+       "export of scores too large for the dense stages exits 2 and names what can be exported", proc.stderr)
+
 print(f"{failed} failed")
 sys.exit(1 if failed else 0)
