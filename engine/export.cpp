@@ -156,13 +156,13 @@ void check_export_target(const fs::path& path, const ExportOptions& o) {
   export_format_for(path);
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError("--out " + path.string() + ": the folder " + dir.string() + " does not exist");
-  if (fs::is_directory(path, ec)) throw InputError("--out " + path.string() + ": is a folder, not a file");
+  if (!fs::is_directory(dir, ec)) throw InputError(o.target_name + " " + path.string() + ": the folder " + dir.string() + " does not exist");
+  if (fs::is_directory(path, ec)) throw InputError(o.target_name + " " + path.string() + ": is a folder, not a file");
   if (::access(dir.c_str(), W_OK) != 0) {
-    throw InputError("--out " + path.string() + ": the folder " + dir.string() + " is not writable");
+    throw InputError(o.target_name + " " + path.string() + ": the folder " + dir.string() + " is not writable");
   }
   if (!o.force && fs::exists(fs::symlink_status(path, ec))) {
-    throw InputError("--out " + path.string() + ": the file exists; pass --force to overwrite it");
+    throw InputError(o.target_name + " " + path.string() + ": the file exists; " + o.overwrite_hint);
   }
 }
 

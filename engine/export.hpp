@@ -19,6 +19,10 @@ struct ExportOptions {
   int width_px = 0;      // PNG width; 0: two pixels per point
   int decimals = 3;      // LaTeX: digits after the point
   bool force = false;    // overwrite an existing file
+  // How error sentences name the target and the way to overwrite it: the CLI flag by default;
+  // `lesson --frames-out` and the GUI say their own words.
+  std::string target_name = "--out";
+  std::string overwrite_hint = "pass --force to overwrite it";
 };
 
 // The format for a file name's extension (case-insensitive); throws InputError naming the file

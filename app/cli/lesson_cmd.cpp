@@ -42,6 +42,8 @@ Runner add_lesson_command(CLI::App& app) {
       o.stage = parse_stage(args->stage, "--stage");
       o.width_px = args->width;
       o.force = args->force;
+      o.target_name = "--frames-out";
+      o.overwrite_hint = "pass --force to overwrite the frames";
       o.figure.annotate = args->annotate;
       const auto written = export_temperature_sequence(s, args->frames_out, o);
       std::cout << "wrote " << written.size() << " frames: " << written.front().string() << " … "
