@@ -116,8 +116,11 @@ int run_gui(const GuiOptions& options) {
   WindowGeometry geometry;
 
   // Bad input is refused before a window opens (exit 2 from main).
+  const bool explicit_doc = !options.scenario.empty() || !options.preset.empty();
   if (!options.scenario.empty()) {
     reset_document(state, load_scenario(options.scenario), options.scenario);
+  } else if (!options.preset.empty()) {
+    reset_document(state, attnlab::load_preset(options.preset), "");
   }
   if (!shooting) services.config_dir = config_dir();
   bool restored = false;
@@ -125,8 +128,8 @@ int run_gui(const GuiOptions& options) {
     AppState restored_state = state;
     if (restore_session(restored_state, geometry, services.config_dir)) {
       restored = true;
-      if (!options.scenario.empty()) {
-        // An explicit file wins over the session's document; keep the session's view and recents.
+      if (explicit_doc) {
+        // An explicit file or lesson wins over the session's document; keep the session's view and recents.
         restored_state.doc = state.doc;
         restored_state.scenario_path = state.scenario_path;
         restored_state.history = History{};
@@ -136,7 +139,7 @@ int run_gui(const GuiOptions& options) {
       state.error = restored_state.error;  // shown in the status line once the window is up
     }
   }
-  if (options.scenario.empty() && !restored) reset_document(state, default_scenario(), "");
+  if (!explicit_doc && !restored) reset_document(state, default_scenario(), "");
   if (!options.scenario.empty()) {
     std::error_code ec;
     state.recent_files.erase(std::remove(state.recent_files.begin(), state.recent_files.end(),

@@ -8,7 +8,8 @@ namespace attnlab::gui {
 cli::Runner add_gui_command(CLI::App& app) {
   auto opts = std::make_shared<GuiOptions>();
   CLI::App* cmd = app.add_subcommand("gui", "Open the desktop app (optionally on a scenario file)");
-  cmd->add_option("SCENARIO", opts->scenario, "Scenario file (.json) to open");
+  CLI::Option* file = cmd->add_option("SCENARIO", opts->scenario, "Scenario file (.json) to open");
+  cmd->add_option("--preset", opts->preset, "Open a built-in lesson instead (see `attnlab presets`)")->excludes(file);
   cmd->add_flag("--presenter", opts->presenter, "Start in presenter mode (large fonts, high contrast)");
   cmd->add_option("--backend", opts->backend,
                   "Compute backend to start on: cpu (default), gpu (this window's OpenGL context) or auto")

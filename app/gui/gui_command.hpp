@@ -1,5 +1,5 @@
-// `attnlab gui [SCENARIO] [--presenter] [--backend cpu|gpu|auto] [--screenshot FILE.png [--frames N]]` and the default
-// window that plain `attnlab` opens.
+// `attnlab gui [SCENARIO | --preset NAME] [--presenter] [--backend cpu|gpu|auto] [--screenshot FILE.png [--frames N]]`
+// and the default window that plain `attnlab` opens.
 #pragma once
 
 #include "cli/commands.hpp"
@@ -10,6 +10,7 @@ namespace attnlab::gui {
 
 struct GuiOptions {
   std::string scenario;    // a scenario file; empty: the session, else the default lesson
+  std::string preset;      // a built-in lesson instead of a file (additive to DESIGN.md's contract)
   bool presenter = false;  // start in presenter mode
   std::string screenshot;  // write the window's pixels here after `frames` frames, then exit
   int frames = 3;
