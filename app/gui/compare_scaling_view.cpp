@@ -1,7 +1,9 @@
 // Scaled vs unscaled: the same scenario computed with and without ÷√d_k, in two columns.
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace attnlab::gui {
@@ -21,7 +23,7 @@ void draw_compare_scaling_view(AppState& state, Services& services) {
     try {
       r = compute_cpu(p);
     } catch (const InputError& e) {
-      ImGui::TextWrapped("%s", e.what());
+      text_wrapped("%s", e.what());
       return;
     }
     const BlockGrid blocked = mask_grid(p.options.mask, r.n, r.m);
@@ -35,11 +37,22 @@ void draw_compare_scaling_view(AppState& state, Services& services) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette(state).accent);
     ImGui::TextUnformatted(head);
     ImGui::PopStyleColor();
-    const float h = (avail.y - fs * 4.5f) * 0.5f;
-    draw_lesson_matrix(state, services, scale ? "cs_l1" : "cs_l0", "logits", Stage::Logits, r.logits, &blocked, ql, kl,
-                       ImVec2(col_w, h));
-    draw_lesson_matrix(state, services, scale ? "cs_w1" : "cs_w0", "weights", Stage::Weights, r.weights, &blocked, ql, kl,
-                       ImVec2(col_w, h));
+    // Logits over weights, or side by side when that gives bigger cells (wide windows, presenter
+    // mode on a 16:9 projector).
+    const float rows_h = avail.y - fs * 5.0f;
+    const float n = static_cast<float>(r.n), m = static_cast<float>(r.m);
+    const float stacked = std::min(col_w / m, rows_h * 0.5f / n);
+    const float side_w = (col_w - fs) * 0.5f;
+    const float side = std::min(side_w / m, rows_h / n);
+    const bool beside = side > stacked * 1.1f;
+    const ImVec2 each = beside ? ImVec2(side_w, rows_h) : ImVec2(col_w, rows_h * 0.5f);
+    ImGui::BeginGroup();
+    draw_lesson_matrix(state, services, scale ? "cs_l1" : "cs_l0", "logits", Stage::Logits, r.logits, &blocked, ql, kl, each);
+    ImGui::EndGroup();
+    if (beside) ImGui::SameLine(0, fs);
+    ImGui::BeginGroup();
+    draw_lesson_matrix(state, services, scale ? "cs_w1" : "cs_w0", "weights", Stage::Weights, r.weights, &blocked, ql, kl, each);
+    ImGui::EndGroup();
     std::vector<double> mx, ent;
     for (const auto& d : r.rows) {
       mx.push_back(d.max_weight);

@@ -4,6 +4,7 @@
 #include "engine/random.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -39,7 +40,7 @@ void draw_cost_view(AppState& state, Services& services) {
   const float fs = ImGui::GetFontSize();
   const auto rows = cost_table(s.lesson.cost_n, s.lesson.cost_d_k);
   const MachineMemory mem = machine_memory();
-  ImGui::Text("this machine: %s of memory; the engine holds the n%sn stages only up to %s (half of it)",
+  text_wrapped("this machine: %s of memory; the engine holds the n%sn stages only up to %s (half of it)",
               bytes_text(mem.physical_bytes).c_str(), services.glyphs.times, bytes_text(mem.dense_limit_bytes).c_str());
   if (ImGui::Button("Measure")) {
     // One dense computation at n = 1024, d_k = 64 on the active backend; the rest scales as n².
@@ -63,12 +64,12 @@ void draw_cost_view(AppState& state, Services& services) {
   const int cols = ui.measured_ms > 0 ? 7 : 6;
   if (ImGui::BeginTable("cost", cols, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("n");
-    ImGui::TableSetupColumn("scores per head (n²)");
+    ImGui::TableSetupColumn("scores (n²)");
     ImGui::TableSetupColumn("fp32");
     ImGui::TableSetupColumn("fp16");
-    ImGui::TableSetupColumn("GFLOP (QKᵀ and ·V)");
+    ImGui::TableSetupColumn("GFLOP");
     ImGui::TableSetupColumn("here");
-    if (cols == 7) ImGui::TableSetupColumn("time here (×n²)");
+    if (cols == 7) ImGui::TableSetupColumn("time here");
     ImGui::TableHeadersRow();
     for (const auto& c : rows) {
       ImGui::TableNextRow();
@@ -97,7 +98,11 @@ void draw_cost_view(AppState& state, Services& services) {
   // Bars on a log scale: the fp16 and fp32 score matrix of one head against the machine's memory.
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 o = ImGui::GetCursorScreenPos();
-  const float label_w = fs * 6, bar_h = fs * 1.1f;
+  // Bars as thick as the room under the table allows (presenter mode at 1280×720 has little):
+  // each n takes two bars and a gap, then two lines for the memory marks and one for the legend.
+  const float nrows = static_cast<float>(std::max<size_t>(rows.size(), 1));
+  const float label_w = ImGui::CalcTextSize("n = 100000").x + fs * 0.6f;
+  const float bar_h = std::clamp((avail.y - fs * 4.4f - nrows * fs * 0.4f) / (2 * nrows), fs * 0.3f, fs * 1.1f);
   const float w = std::max(50.0f, avail.x - label_w - fs);
   const double lo = std::log10(1e5), hi = std::log10(std::max(1e11, mem.physical_bytes * 2));
   auto x_of = [&](double b) { return o.x + label_w + static_cast<float>((std::log10(std::max(b, 1e5)) - lo) / (hi - lo)) * w; };
@@ -106,7 +111,7 @@ void draw_cost_view(AppState& state, Services& services) {
   for (const auto& c : rows) {
     char label[32];
     std::snprintf(label, sizeof label, "n = %lld", c.n);
-    dl->AddText(ImVec2(o.x, y + bar_h * 0.5f), pal.text, label);
+    dl->AddText(ImVec2(o.x, y + bar_h - fs * 0.5f), pal.text, label);
     dl->AddRectFilled(ImVec2(o.x + label_w, y), ImVec2(x_of(c.bytes_fp32), y + bar_h), IM_COL32(70, 150, 240, 255));
     dl->AddRectFilled(ImVec2(o.x + label_w, y + bar_h), ImVec2(x_of(c.bytes_fp16), y + 2 * bar_h), IM_COL32(240, 140, 40, 255));
     y += bar_h * 2 + fs * 0.4f;
@@ -115,10 +120,15 @@ void draw_cost_view(AppState& state, Services& services) {
                                     std::pair{mem.dense_limit_bytes, "the engine's dense limit"}}) {
     const float x = x_of(bytes);
     dl->AddLine(ImVec2(x, o.y), ImVec2(x, y), pal.error, 2.0f);
-    dl->AddText(ImVec2(x + 4, y), pal.error, name);
+    // Beside its line, or ending at it when the line is too near the right edge for the words.
+    const float tw = ImGui::CalcTextSize(name).x;
+    dl->AddText(ImVec2(x + 4 + tw <= o.x + avail.x ? x + 4 : x - 4 - tw, y), pal.error, name);
     y += fs * 1.2f;
   }
-  dl->AddText(ImVec2(o.x + label_w, y), pal.text_dim, "blue: fp32, orange: fp16, one head; log scale from 100 kB");
+  const char* legend = "blue: fp32, orange: fp16, one head, log scale from 100 kB; GFLOP counts QKᵀ and ·V";
+  const float legend_w = ImGui::CalcTextSize(legend).x;
+  dl->AddText(ImGui::GetFont(), legend_w > avail.x ? std::max(fs * 0.6f, fs * avail.x / legend_w) : fs, ImVec2(o.x, y),
+              pal.text_dim, legend);
   ImGui::Dummy(ImVec2(avail.x, y - o.y + fs * 1.4f));
 }
 

@@ -2,6 +2,7 @@
 #include "gui/explain.hpp"
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -18,7 +19,7 @@ void draw_explain_panel(AppState& state, Services& services) {
   }
   const Eigen::Index cols = cell.stage == Stage::Output ? r.d_v : r.m;
   if (!cell.valid() || cell.row >= r.n || cell.col >= cols) {
-    ImGui::TextWrapped("Hover over or click any cell of the pipeline to see its arithmetic, worked the way the seeds "
+    text_wrapped("Hover over or click any cell of the pipeline to see its arithmetic, worked the way the seeds "
                        "do it by hand. Click a cell to keep it here.");
     return;
   }
@@ -26,11 +27,11 @@ void draw_explain_panel(AppState& state, Services& services) {
                                      services.glyphs);
   const Palette pal = palette(state);
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-  ImGui::TextWrapped("%s", e.heading.c_str());
+  text_wrapped("%s", e.heading.c_str());
   ImGui::PopStyleColor();
   ImGui::Separator();
   for (size_t k = 0; k < e.steps.size(); ++k) {
-    ImGui::TextWrapped("%zu.  %s", k + 1, e.steps[k].c_str());
+    text_wrapped("%zu.  %s", k + 1, e.steps[k].c_str());
   }
 }
 

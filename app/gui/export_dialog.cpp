@@ -5,6 +5,7 @@
 
 #include "engine/colormap.hpp"
 #include "gui/panels.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <epoxy/gl.h>
 #include <imgui.h>
@@ -280,7 +281,7 @@ void draw_export_dialog(AppState& state, Services& services) {
   if (ImGui::Button("Save window screenshot")) request_window_screenshot(state);
 
   if (ui.confirm_overwrite) {
-    ImGui::TextWrapped("%s exists. Replace it?", export_path(ui).c_str());
+    text_wrapped("%s exists. Replace it?", export_path(ui).c_str());
     if (ImGui::Button("Replace")) export_to_file(state, true);
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) ui.confirm_overwrite = false;
@@ -288,7 +289,7 @@ void draw_export_dialog(AppState& state, Services& services) {
   const std::string& shown = !ui.error.empty() ? ui.error : problem;
   if (!shown.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.35f, 0.3f, 1.0f));
-    ImGui::TextWrapped("%s", shown.c_str());
+    text_wrapped("%s", shown.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::EndChild();
@@ -307,7 +308,7 @@ void draw_export_dialog(AppState& state, Services& services) {
       }
     }
     if (!ui.preview_error.empty()) {
-      ImGui::TextWrapped("%s", ui.preview_error.c_str());
+      text_wrapped("%s", ui.preview_error.c_str());
     } else if (ui.preview_texture != 0 && ui.preview_w > 0) {
       // Fit the preview into the panel, never enlarged: it is the PNG as it will be written.
       const ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -3,6 +3,7 @@
 #include "gui/files.hpp"
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <imgui_stdlib.h>
 
@@ -122,7 +123,7 @@ void draw_file_dialog(AppState& state, Services& services) {
   }
   if (!d.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette(state).error);
-    ImGui::TextWrapped("%s", d.error.c_str());
+    text_wrapped("%s", d.error.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::EndPopup();

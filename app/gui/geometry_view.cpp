@@ -3,7 +3,9 @@
 #include "engine/lesson_math.hpp"
 #include "gui/actions.hpp"
 #include "gui/lesson_views.hpp"
+#include "gui/text_layout.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -36,7 +38,7 @@ void draw_geometry_view(AppState& state, Services& services) {
   const Palette pal = palette(state);
   const float fs = ImGui::GetFontSize();
   if (s.Q.cols() != 2 || s.V.cols() != 2) {
-    ImGui::TextWrapped("The plane needs d_k = d_v = 2 (this scenario has d_k = %lld, d_v = %lld). Set both to 2 in the "
+    text_wrapped("The plane needs d_k = d_v = 2 (this scenario has d_k = %lld, d_v = %lld). Set both to 2 in the "
                        "Inputs panel, or open the Geometry lesson.",
                        static_cast<long long>(s.Q.cols()), static_cast<long long>(s.V.cols()));
     return;
@@ -83,24 +85,43 @@ void draw_geometry_view(AppState& state, Services& services) {
   }
   const ImVec2 origin = to_screen({0, 0});
   const auto qt = display_tokens(s.query_tokens, s.Q.rows()), kt = display_tokens(s.key_tokens, s.K.rows());
+  // Arrows and points first, then every label placed so that none covers another (Q = K in
+  // seed 000, so query and key tips coincide).
+  std::vector<std::pair<float, float>> anchors;
+  std::vector<LabelBox> sizes;
+  std::vector<std::pair<std::string, ImU32>> texts;
+  auto label = [&](ImVec2 at, std::string text, ImU32 colour) {
+    const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+    anchors.emplace_back(at.x, at.y);
+    sizes.push_back(LabelBox{0, 0, ts.x, ts.y});
+    texts.emplace_back(std::move(text), colour);
+  };
   for (size_t j = 0; j < g.keys.size(); ++j) {
     arrow(dl, origin, to_screen(g.keys[j]), kKeyColor, 2.5f);
-    dl->AddText(ImVec2(to_screen(g.keys[j]).x + 6, to_screen(g.keys[j]).y - fs), kKeyColor, ("k:" + kt[j]).c_str());
+    label(to_screen(g.keys[j]), "k:" + kt[j], kKeyColor);
   }
   for (size_t i = 0; i < g.queries.size(); ++i) {
     arrow(dl, origin, to_screen(g.queries[i]), kQueryColor, 2.5f);
-    dl->AddText(ImVec2(to_screen(g.queries[i]).x + 6, to_screen(g.queries[i]).y + 2), kQueryColor, ("q:" + qt[i]).c_str());
+    label(to_screen(g.queries[i]), "q:" + qt[i], kQueryColor);
   }
   for (size_t j = 0; j < g.values.size(); ++j) {
     const ImVec2 p = to_screen(g.values[j]);
     dl->AddRectFilled(ImVec2(p.x - 6, p.y - 6), ImVec2(p.x + 6, p.y + 6), kValueColor);
-    dl->AddText(ImVec2(p.x + 8, p.y + 4), kValueColor, ("v:" + kt[j]).c_str());
+    label(p, "v:" + kt[j], kValueColor);
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     const ImVec2 p = to_screen(g.outputs[i]);
     dl->AddCircleFilled(p, 7, g.inside[i] ? kOutputColor : pal.error);
     dl->AddCircle(p, 7, IM_COL32(255, 255, 255, 255), 0, 1.5f);
-    dl->AddText(ImVec2(p.x - fs * 1.2f, p.y - fs - 4), kOutputColor, ("o:" + qt[i]).c_str());
+    label(p, "o:" + qt[i], kOutputColor);
+  }
+  const auto boxes = place_labels(anchors, sizes, std::max(6.0f, fs * 0.3f), LabelBox{o.x, o.y, side, side});
+  const ImU32 backing = (ImGui::GetColorU32(ImGuiCol_FrameBg) & 0x00FFFFFF) | 0xC0000000;
+  for (size_t k = 0; k < boxes.size(); ++k) {
+    const LabelBox& b = boxes[k];
+    // A translucent backing keeps a label readable where it crosses an arrow or a grid line.
+    dl->AddRectFilled(ImVec2(b.x - 2, b.y), ImVec2(b.x + b.w + 2, b.y + b.h), backing, 3.0f);
+    dl->AddText(ImVec2(b.x, b.y), texts[k].second, texts[k].first.c_str());
   }
   dl->PopClipRect();
 
@@ -145,17 +166,22 @@ void draw_geometry_view(AppState& state, Services& services) {
   ImGui::SameLine(0, fs);
   ImGui::BeginGroup();
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + avail.x - side - fs * 1.5f);
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kQueryColor), "queries: arrows (drag the tips)");
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kKeyColor), "keys: arrows (drag the tips)");
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kValueColor), "values: squares, and their convex hull");
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kOutputColor), "outputs: dots, o_i = %s_j a_ij v_j", "Σ");
+  auto coloured = [](ImU32 colour, const char* text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, colour);
+    text_wrapped("%s", text);
+    ImGui::PopStyleColor();
+  };
+  coloured(kQueryColor, "queries: arrows (drag the tips)");
+  coloured(kKeyColor, "keys: arrows (drag the tips)");
+  coloured(kValueColor, "values: squares, and their convex hull");
+  coloured(kOutputColor, "outputs: dots, o_i = Σ_j a_ij v_j");
   ImGui::Separator();
   for (size_t i = 0; i < g.outputs.size(); ++i) {
-    ImGui::Text("o:%s = (%.4f, %.4f) %s", qt[i].c_str(), g.outputs[i][0], g.outputs[i][1],
-                g.inside[i] ? "inside the hull" : "OUTSIDE?");
+    text_wrapped("o:%s = (%.4f, %.4f) %s", qt[i].c_str(), g.outputs[i][0], g.outputs[i][1],
+                 g.inside[i] ? "inside the hull" : "OUTSIDE?");
   }
   ImGui::Spacing();
-  ImGui::TextWrapped("A score is a dot product, so a query scores highest on the keys it points along, and its output "
+  text_wrapped("A score is a dot product, so a query scores highest on the keys it points along, and its output "
                      "slides toward those keys' values. The weights are non-negative and sum to 1, so no output can "
                      "leave the hull: attention interpolates, it never extrapolates.");
   ImGui::PopTextWrapPos();

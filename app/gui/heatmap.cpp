@@ -3,12 +3,14 @@
 
 #include "gui/export_dialog.hpp"
 #include "gui/heatmap_renderer.hpp"
+#include "gui/text_layout.hpp"
 #include "gui/theme.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cfloat>
 #include <cstdio>
+#include <cstdlib>
 
 namespace attnlab::gui {
 
@@ -126,25 +128,45 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
   }
   const ImVec2 g1(g0.x + gw, g0.y + gh);
 
-  // Labels.
+  // Labels: at the body size when they fit, else smaller (down to 60%), else cut; never hidden
+  // because a token is a little wider than its column, and never overlapping a neighbour.
+  ImFont* font = ImGui::GetFont();
+  const float min_label = std::max(10.0f, fs * 0.6f);
+  auto fitted = [&](const std::string& l, float room, float size) {
+    std::string t = l;
+    while (!t.empty() && font->CalcTextSizeA(size, FLT_MAX, 0, t.c_str()).x > room) {
+      // Drop a whole UTF-8 character from the end.
+      size_t k = t.size() - 1;
+      while (k > 0 && (static_cast<unsigned char>(t[k]) & 0xC0) == 0x80) --k;
+      t.erase(k);
+    }
+    return t;
+  };
   if (col_labels) {
+    const float cw = gw / static_cast<float>(cols);
+    const float room = cw - std::max(2.0f, fs * 0.15f);
+    float widest = 0;
+    for (const auto& l : spec.col_labels) widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, l.c_str()).x);
+    const float size = widest > 0 ? std::clamp(room / widest, min_label, fs) : fs;
     for (int j = 0; j < cols; ++j) {
-      const char* l = spec.col_labels[static_cast<size_t>(j)].c_str();
-      const ImVec2 ts = ImGui::CalcTextSize(l);
-      const float cw = gw / static_cast<float>(cols);
-      if (ts.x > cw + fs * 0.2f) continue;  // would overlap its neighbours
-      dl->AddText(ImVec2(g0.x + cw * (static_cast<float>(j) + 0.5f) - ts.x * 0.5f, origin.y), pal.text_dim, l);
+      const std::string l = fitted(spec.col_labels[static_cast<size_t>(j)], room, size);
+      const ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0, l.c_str());
+      dl->AddText(font, size, ImVec2(g0.x + cw * (static_cast<float>(j) + 0.5f) - ts.x * 0.5f, origin.y + (label_h - size) * 0.5f),
+                  pal.text_dim, l.c_str());
     }
   }
   if (row_labels) {
     const float ch = gh / static_cast<float>(rows);
-    if (ch >= fs * 0.9f) {
+    const float room = g0.x - fs * 0.35f - origin.x;
+    float widest = 0;
+    for (const auto& l : spec.row_labels) widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, l.c_str()).x);
+    const float size = std::min(widest > 0 ? std::clamp(room / widest, min_label, fs) : fs, std::max(ch * 0.95f, 1.0f));
+    if (size >= min_label * 0.9f) {
       for (int i = 0; i < rows; ++i) {
-        const char* l = spec.row_labels[static_cast<size_t>(i)].c_str();
-        const ImVec2 ts = ImGui::CalcTextSize(l);
-        dl->PushClipRect(ImVec2(origin.x, g0.y), ImVec2(g0.x - fs * 0.25f, g1.y), true);
-        dl->AddText(ImVec2(g0.x - fs * 0.35f - ts.x, g0.y + ch * (static_cast<float>(i) + 0.5f) - ts.y * 0.5f), pal.text_dim, l);
-        dl->PopClipRect();
+        const std::string l = fitted(spec.row_labels[static_cast<size_t>(i)], room, size);
+        const ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0, l.c_str());
+        dl->AddText(font, size, ImVec2(g0.x - fs * 0.35f - ts.x, g0.y + ch * (static_cast<float>(i) + 0.5f) - ts.y * 0.5f),
+                    pal.text_dim, l.c_str());
       }
     }
   }
@@ -184,10 +206,27 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
   }
 
   if (immediate) {
-    // Numbers shrink with the cells (down to a still-legible size) rather than vanish.
-    ImFont* font = ImGui::GetFont();
-    const float num_size = std::min(fs, std::max(11.0f, cell * 0.3f));
-    const int decimals = cell >= num_size * 3.2f ? 3 : 2;
+    // Numbers grow with the cells up to the body font size and shrink down to a still-legible
+    // size (larger in presenter mode), one size for the whole heatmap; below that they give way to
+    // the hover read-out.
+    CellText ct;
+    const float min_size = std::max(11.0f, fs * 0.5f);
+    // Cells too small for the shortest number ("0.00" at min_size) skip the measuring.
+    if (state.view.numbers_in_cells && cell >= min_size * 2.0f) {
+      float widest[2] = {0, 0};  // 2 and 3 decimals, at font size 1
+      for (int i = 0; i < rows; ++i) {
+        for (int j = 0; j < cols; ++j) {
+          if (is_blocked(spec, i, j)) continue;
+          for (int d = 2; d <= 3; ++d) {
+            const std::string txt = format_cell(M(i, j), d);
+            widest[d - 2] = std::max(widest[d - 2], font->CalcTextSizeA(1.0f, FLT_MAX, 0, txt.c_str()).x);
+          }
+        }
+      }
+      ct = fit_cell_text(cell, fs, fs * 0.8f, min_size, [&](int d) { return widest[d == 3 ? 1 : 0]; });
+    }
+    const float num_size = ct.size;
+    const int decimals = ct.decimals;
     for (int i = 0; i < rows; ++i) {
       for (int j = 0; j < cols; ++j) {
         const ImVec2 a(g0.x + cell * static_cast<float>(j), g0.y + cell * static_cast<float>(i));
@@ -209,12 +248,11 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
           const double v = M(i, j);
           const Rgb c = spec.map->at(position(spec, v));
           dl->AddRectFilled(a, b, to_u32(c));
-          if (state.view.numbers_in_cells && cell >= num_size * 1.3f) {
+          if (num_size > 0) {
             const std::string txt = format_cell(v, decimals);
             const ImVec2 ts = font->CalcTextSizeA(num_size, FLT_MAX, 0, txt.c_str());
-            if (ts.x <= cell - 4) {
-              dl->AddText(font, num_size, ImVec2(a.x + (cell - ts.x) * 0.5f, a.y + (cell - ts.y) * 0.5f), text_on(c), txt.c_str());
-            }
+            dl->AddText(font, num_size, ImVec2(std::round(a.x + (cell - ts.x) * 0.5f), std::round(a.y + (cell - ts.y) * 0.5f)),
+                        text_on(c), txt.c_str());
           }
         }
         if (cell >= 10) dl->AddRect(a, b, pal.cell_border, 0, 0, 1.0f);
@@ -330,15 +368,33 @@ void draw_colorbar(const AppState& state, const Colormap& map, double lo, double
     r = std::max(std::abs(lo), std::abs(hi));
     l = -r;
   }
-  const std::string sl = format_cell(l, 2), sr = format_cell(r, 2);
-  const float ty = a.y + h + 2;
-  dl->AddText(ImVec2(a.x, ty), pal.text_dim, sl.c_str());
-  const ImVec2 rs = ImGui::CalcTextSize(sr.c_str());
-  dl->AddText(ImVec2(a.x + width - rs.x, ty), pal.text_dim, sr.c_str());
-  if (diverging) {
-    const ImVec2 zs = ImGui::CalcTextSize("0");
-    dl->AddText(ImVec2(a.x + width * 0.5f - zs.x * 0.5f, ty), pal.text_dim, "0");
+  // End labels (and 0 in the middle of a diverging bar) must not overlap or run past the bar: drop
+  // decimals first, then the middle 0, then shrink the text.
+  const float gap = fs * 0.6f;
+  std::string sl, sr;
+  float need = 0;
+  bool zero = diverging;
+  const float zw = ImGui::CalcTextSize("0").x;
+  for (int d = 2; d >= 0; --d) {
+    const std::string tl = format_cell(l, d), tr = format_cell(r, d);
+    // Fewer decimals only while the ends still read as the range (0.4 must not become "0").
+    if (d < 2 && ((l != 0 && std::strtod(tl.c_str(), nullptr) == 0) || (r != 0 && std::strtod(tr.c_str(), nullptr) == 0))) break;
+    sl = tl;
+    sr = tr;
+    need = ImGui::CalcTextSize(sl.c_str()).x + ImGui::CalcTextSize(sr.c_str()).x + (zero ? 2 * gap + zw : gap);
+    if (need <= width) break;
   }
+  if (need > width && zero) {
+    zero = false;
+    need -= gap + zw;
+  }
+  const float size = need > width ? std::max(fs * 0.6f, fs * width / need) : fs;
+  ImFont* font = ImGui::GetFont();
+  const float ty = a.y + h + 2;
+  const ImVec2 rs = font->CalcTextSizeA(size, FLT_MAX, 0, sr.c_str());
+  dl->AddText(font, size, ImVec2(a.x, ty), pal.text_dim, sl.c_str());
+  dl->AddText(font, size, ImVec2(a.x + width - rs.x, ty), pal.text_dim, sr.c_str());
+  if (zero) dl->AddText(font, size, ImVec2(a.x + width * 0.5f - zw * 0.5f, ty), pal.text_dim, "0");
   ImGui::Dummy(ImVec2(width, h + fs + 4));
 }
 

@@ -51,6 +51,17 @@ void draw_slot(AppState& state, Services& services, Slot slot, const char* tab_b
   }
 }
 
+// Keeps the current window inside [lo, hi] (the area between the menu bar and the status bar):
+// a window sized for normal text must not hang off the screen after presenter mode or a smaller
+// display, where its title bar and close button could no longer be reached.
+void keep_inside(ImVec2 lo, ImVec2 hi) {
+  const ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
+  const ImVec2 size(std::min(ws.x, hi.x - lo.x), std::min(ws.y, hi.y - lo.y));
+  const ImVec2 p(std::clamp(wp.x, lo.x, std::max(lo.x, hi.x - size.x)), std::clamp(wp.y, lo.y, std::max(lo.y, hi.y - size.y)));
+  if (size.x != ws.x || size.y != ws.y) ImGui::SetWindowSize(size);
+  if (p.x != wp.x || p.y != wp.y) ImGui::SetWindowPos(p);
+}
+
 void draw_confirm_resize(AppState& state) {
   PendingResize& pr = state.pending_resize;
   if (pr.active && !ImGui::IsPopupOpen("Large matrices")) ImGui::OpenPopup("Large matrices");
@@ -195,7 +206,9 @@ void draw_app(AppState& state, Services& services) {
     ImGui::SetNextWindowSize(ImVec2(fs * 34, fs * 26), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.5f), ImGuiCond_FirstUseEver,
                             ImVec2(0.5f, 0.5f));
-    if (ImGui::Begin(p.name, &open)) p.draw(state, services);
+    const bool visible = ImGui::Begin(p.name, &open);
+    keep_inside(ImVec2(vp->Pos.x, pos.y), ImVec2(vp->Pos.x + vp->Size.x, pos.y + size.y));
+    if (visible) p.draw(state, services);
     ImGui::End();
   }
   draw_file_dialog(state, services);

@@ -3,6 +3,7 @@
 #include "gui/actions.hpp"
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <imgui_internal.h>
 #include <imgui_stdlib.h>
@@ -15,12 +16,24 @@ namespace attnlab::gui {
 
 namespace {
 
-void size_control(AppState& state, Dim dim, bool enabled) {
+// Normal mode: "[ 3 ][-][+] n", two to a line. Presenter mode: "n [ 3 ][-][+]" one to a line,
+// the field taking the column's width, so the big labels are never cut by the column's edge.
+void size_control(AppState& state, Dim dim, bool enabled, bool presenter) {
   int v = actions::dim_value(state, dim);
   ImGui::PushID(static_cast<int>(dim));
   if (!enabled) ImGui::BeginDisabled();
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.5f);
-  if (ImGui::InputInt(dim_name(dim), &v, 1, 16, ImGuiInputTextFlags_EnterReturnsTrue)) {
+  const float fs = ImGui::GetFontSize();
+  std::string label = dim_name(dim);
+  if (presenter) {
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(label.c_str());
+    ImGui::SameLine(fs * 2.4f);
+    ImGui::SetNextItemWidth(-1);
+    label = "##size";
+  } else {
+    ImGui::SetNextItemWidth(fs * 6.5f);
+  }
+  if (ImGui::InputInt(label.c_str(), &v, 1, 16, ImGuiInputTextFlags_EnterReturnsTrue)) {
     actions::resize(state, dim, v);
   }
   if (!enabled) ImGui::EndDisabled();
@@ -122,14 +135,19 @@ void draw_inputs_panel(AppState& state, Services& services) {
   const Glyphs& g = services.glyphs;
   const Palette pal = palette(state);
 
+  const bool presenter = state.view.presenter;
   bool self = state.doc.self_attention;
-  if (ImGui::Checkbox("self-attention (K, V on Q's tokens)", &self)) actions::set_self_attention(state, self);
-  size_control(state, Dim::N, true);
+  // The checkbox's text wraps (a checkbox label cannot), so it is whole in a narrow column.
+  if (ImGui::Checkbox("##self", &self)) actions::set_self_attention(state, self);
   ImGui::SameLine();
-  size_control(state, Dim::M, !state.doc.self_attention);
-  size_control(state, Dim::Dk, true);
-  ImGui::SameLine();
-  size_control(state, Dim::Dv, true);
+  ImGui::AlignTextToFramePadding();
+  text_wrapped("self-attention (K, V on Q's tokens)");
+  size_control(state, Dim::N, true, presenter);
+  if (!presenter) ImGui::SameLine();
+  size_control(state, Dim::M, !state.doc.self_attention, presenter);
+  size_control(state, Dim::Dk, true, presenter);
+  if (!presenter) ImGui::SameLine();
+  size_control(state, Dim::Dv, true, presenter);
 
   const Which mats[] = {Which::Q, Which::K, Which::V};
   for (Which w : mats) {
@@ -141,7 +159,7 @@ void draw_inputs_panel(AppState& state, Services& services) {
   }
   if (!state.inputs.cell_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
-    ImGui::TextWrapped("%s", state.inputs.cell_error.c_str());
+    text_wrapped("%s", state.inputs.cell_error.c_str());
     ImGui::PopStyleColor();
   }
 
@@ -149,21 +167,24 @@ void draw_inputs_panel(AppState& state, Services& services) {
     const char* targets[] = {"Q", "K", "V", "Q, K and V"};
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
     ImGui::Combo("fill", &state.inputs.fill_target, targets, 4);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
+    const float fs = ImGui::GetFontSize(), inner = ImGui::GetStyle().ItemInnerSpacing.x;
+    auto button_w = [&](const char* t) { return ImGui::CalcTextSize(t).x + ImGui::GetStyle().FramePadding.x * 2; };
+    ImGui::SetNextItemWidth(fs * 5);
     ImGui::DragFloat(g.sigma, &state.inputs.sigma, 0.01f, 0.01f, 100.0f, "%.2f");
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    same_line_if_fits(fs * 6 + inner + ImGui::CalcTextSize("seed").x);
+    ImGui::SetNextItemWidth(fs * 6);
     ImGui::InputInt("seed", &state.inputs.seed);
     const std::string random_label = std::string("Random N(0, ") + g.sigma + "²)";
     if (ImGui::Button(random_label.c_str())) {
       actions::fill(state, state.inputs.fill_target, actions::Fill::Random, state.inputs.sigma, state.inputs.seed);
     }
-    ImGui::SameLine();
+    same_line_if_fits(button_w("Identity"));
     if (ImGui::Button("Identity")) actions::fill(state, state.inputs.fill_target, actions::Fill::Identity, 1, 0);
-    ImGui::SameLine();
+    same_line_if_fits(button_w("Zeros"));
     if (ImGui::Button("Zeros")) actions::fill(state, state.inputs.fill_target, actions::Fill::Zeros, 1, 0);
+    if (presenter) ImGui::SetNextItemWidth(-1.0f);
     ImGui::InputTextWithHint("##sentence", "type a sentence", &state.inputs.sentence);
-    ImGui::SameLine();
+    same_line_if_fits(button_w("Split into tokens"));
     if (ImGui::Button("Split into tokens")) actions::tokens_from_sentence(state, state.inputs.sentence);
   }
 }

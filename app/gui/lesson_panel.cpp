@@ -5,6 +5,7 @@
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"
 #include "gui/walkthrough.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -42,10 +43,10 @@ void draw_lesson_panel(AppState& state, Services& services) {
   const auto presets = list_presets();
   const int here = current_lesson(state, presets);
   ImGui::PushStyleColor(ImGuiCol_Text, palette(state).accent);
-  ImGui::TextWrapped("%s", s.title.empty() ? "Untitled scenario" : s.title.c_str());
+  text_wrapped("%s", s.title.empty() ? "Untitled scenario" : s.title.c_str());
   ImGui::PopStyleColor();
   if (here >= 0) ImGui::TextDisabled("lesson %d of %d", here + 1, static_cast<int>(presets.size()));
-  if (!s.description.empty()) ImGui::TextWrapped("%s", s.description.c_str());
+  if (!s.description.empty()) text_wrapped("%s", s.description.c_str());
   if (s.lesson.view != LessonView::Plain && ImGui::Button("Open the lesson view")) window_open(state, "Lesson view") = true;
   if (s.lesson.view != LessonView::Plain) ImGui::SameLine();
   if (!state.lesson.walk.active) {

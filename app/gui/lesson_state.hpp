@@ -2,9 +2,14 @@
 // the document (never undone, never saved): a lesson's own parameters come from its file.
 #pragma once
 
+#include "engine/lesson_math.hpp"
 #include "engine/multihead.hpp"
+#include "engine/precision.hpp"
+
+#include <cstdint>
 
 #include <string>
+#include <vector>
 
 namespace attnlab::gui {
 
@@ -22,6 +27,7 @@ struct LessonUi {
   std::string shown_key;   // which lesson the Lesson panel last brought its view forward for
   bool env_checked = false;  // ATTNLAB_GUI_WALK (screenshots of a walk-through step) was read
   WalkthroughUi walk;
+  int placed_for = -1;  // the mode (0 normal, 1 presenter) the Lesson view window was last laid out for
 
   // Multi-head view: weights are seeded random until the user edits one.
   int heads = 4;
@@ -43,12 +49,21 @@ struct LessonUi {
 
   // Precision view: which of the 18 runs is shown cell by cell.
   int precision_run = 9;  // float16, no max-subtraction, −∞: the overflow
+  // The 18 emulated runs, made once per result (AppState::result_version): redoing them every
+  // frame made the view take seconds per frame on a loaded machine.
+  std::vector<PrecisionRun> precision_runs;
+  std::uint64_t precision_version = UINT64_MAX;
 
   // Geometry view: the point being dragged (kind 0 query, 1 key, 2 value; −1 none) and the
   // plane's half-width, frozen while dragging so the plane does not slide under the mouse.
   int drag_kind = -1;
   int drag_index = -1;
   double plane_half = 0;
+
+  // d_k sweep view: the exercise's means over trials, computed once per lesson (it takes about half
+  // a second on the CPU, far too long to repeat every frame).
+  std::vector<ScalingSweepRow> sweep_rows;
+  std::string sweep_key;
 
   // Cost view: a measured time of one computation at n = 1024 on the active backend.
   double measured_ms = 0;

@@ -5,6 +5,7 @@
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"
 #include "gui/walkthrough.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -43,9 +44,15 @@ DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id
                              bool fixed_unit_range) {
   const Palette pal = palette(state);
   ImGui::PushID(id);
+  // The title wraps inside the matrix's width (between words): side-by-side matrices with long
+  // titles overlapped one another at presenter sizes.
+  const float title_top = ImGui::GetCursorScreenPos().y;
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-  ImGui::TextUnformatted(title.c_str());
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(size.x, 40.0f));
+  text_wrapped_unformatted(title);
+  ImGui::PopTextWrapPos();
   ImGui::PopStyleColor();
+  const float title_h = ImGui::GetCursorScreenPos().y - title_top;
   DrawnRect out;
   // Blocked cells (−∞ logits) are hatched by the widget; only the visible ones must be finite.
   const BlockGrid* grid = blocked && blocked->rows() == M.rows() && blocked->cols() == M.cols() ? blocked : nullptr;
@@ -80,7 +87,7 @@ DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id
       spec.hi = a > 0 ? a : 1;
     }
   }
-  spec.size = ImVec2(std::max(size.x, 40.0f), std::max(size.y - ImGui::GetFontSize() * 1.4f, 30.0f));
+  spec.size = ImVec2(std::max(size.x, 40.0f), std::max(size.y - title_h, 30.0f));
   spec.max_cell = ImGui::GetFontSize() * 4.5f;
   spec.blocked_text = stage == Stage::Logits ? (services.fonts.unicode ? "−∞" : "-inf") : nullptr;
   draw_heatmap(state, services, spec);
@@ -105,13 +112,23 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float fs = ImGui::GetFontSize();
   // (ImGuiCond_Appearing would be ignored: the host's first-use size already consumed it.)
-  if (ImGui::IsWindowAppearing()) {
-    ImGui::SetWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.27f, vp->Pos.y + fs * 2.2f), ImGuiCond_Always);
-    ImGui::SetWindowSize(ImVec2(vp->Size.x * 0.72f, vp->Size.y - fs * 4.4f), ImGuiCond_Always);
+  // Presenter mode gives the view the whole work area, menu bar to status bar: at 1280×720 with
+  // projector-size text nothing less holds a lesson.
+  const int mode = state.view.presenter ? 1 : 0;
+  if (ImGui::IsWindowAppearing() || state.lesson.placed_for != mode) {
+    state.lesson.placed_for = mode;
+    const float top = fs + ImGui::GetStyle().FramePadding.y * 2, bottom = fs + 8;
+    if (mode == 1) {
+      ImGui::SetWindowPos(ImVec2(vp->Pos.x, vp->Pos.y + top), ImGuiCond_Always);
+      ImGui::SetWindowSize(ImVec2(vp->Size.x, vp->Size.y - top - bottom), ImGuiCond_Always);
+    } else {
+      ImGui::SetWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.27f, vp->Pos.y + fs * 2.2f), ImGuiCond_Always);
+      ImGui::SetWindowSize(ImVec2(vp->Size.x * 0.72f, vp->Size.y - fs * 4.4f), ImGuiCond_Always);
+    }
   }
   handle_walk_keys(state);
   if (!state.has_result) {
-    ImGui::TextWrapped("Nothing computed yet.");
+    text_wrapped("Nothing computed yet.");
     return;
   }
   if (!state.result.dense) {
@@ -139,7 +156,7 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
     case LessonView::Cost: draw_cost_view(state, services); return;
     case LessonView::Plain: break;
   }
-  ImGui::TextWrapped("This scenario has no special view. Press the button below (or Space after it) to walk through "
+  text_wrapped("This scenario has no special view. Press the button below (or Space after it) to walk through "
                      "the pipeline one step at a time, or open a lesson from the Lessons menu: multi-head attention, "
                      "temperature, normalizers, precision, geometry and cost each have a view of their own here.");
   if (ImGui::Button("Walk through step by step")) walk_start(state);

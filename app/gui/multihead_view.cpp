@@ -3,6 +3,7 @@
 // and the switch that makes every head share its projections.
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -115,13 +116,13 @@ void draw_multihead_view(AppState& state, Services& services) {
     ImGui::EndGroup();
   }
   ImGui::PushStyleColor(ImGuiCol_Text, r.heads_identical && h > 1 ? pal.warning : pal.good);
-  ImGui::TextWrapped(r.heads_identical && h > 1
+  text_wrapped(r.heads_identical && h > 1
                          ? "All %d heads share W_Q, W_K, W_V: every map is the same, and together they add no capacity over one head."
                          : "Each of the %d heads has its own projections, so each can attend to a different relationship.",
                      h);
   ImGui::PopStyleColor();
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-  ImGui::TextWrapped("[H_1 %s H_%d] W_O  =  %s_i H_i W_O^(i):  largest difference %.2g (largest output %.3g), equal to "
+  text_wrapped("[H_1 %s H_%d] W_O  =  %s_i H_i W_O^(i):  largest difference %.2g (largest output %.3g), equal to "
                      "float rounding.  Rank of the output: %d (at most d_head = %lld when the heads are the same).",
                      services.glyphs.ellipsis, h, services.glyphs.sum, r.max_abs_difference, r.max_abs_output,
                      r.output_rank, static_cast<long long>(r.d_head));

@@ -4,6 +4,7 @@
 #include "gui/heatmap.hpp"
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -25,6 +26,8 @@ std::string num(double v, int decimals = 3) {
   return s;
 }
 
+constexpr const char* kNoBreakSpace = "\u00a0";
+
 struct StageText {
   std::string title, formula, numbers;
 };
@@ -44,8 +47,9 @@ StageText stage_text(const AppState& state, const Services& services, Stage stag
     case Stage::Logits: {
       const std::string s = o.scale ? std::string(g.sqrt) + std::to_string(r.d_k) : "1";
       t.formula = std::string("L = S ") + g.divide + " (s" + g.dot + "T)";
-      t.numbers = std::string(g.divide) + " (" + s + " " + g.dot + " " + num(o.temperature, 2) + ") = " + g.divide + " " +
-                  num(r.effective_temperature);
+      // A no-break space ties each ÷ to its number: a line may end between terms, never after "÷".
+      t.numbers = std::string(g.divide) + kNoBreakSpace + "(" + s + " " + g.dot + " " + num(o.temperature, 2) + ") = " + g.divide +
+                  kNoBreakSpace + num(r.effective_temperature);
       if (o.mask.kind != MaskKind::None) t.numbers += std::string(", ") + std::string(mask_kind_name(o.mask.kind)) + " mask " + g.arrow + " " + g.minus + g.infinity;
       break;
     }
@@ -68,7 +72,7 @@ StageText stage_text(const AppState& state, const Services& services, Stage stag
 void draw_pipeline_panel(AppState& state, Services& services) {
   if (draw_compute_progress(state, services)) return;
   if (!state.has_result) {
-    ImGui::TextWrapped("Nothing computed yet.");
+    text_wrapped("Nothing computed yet.");
     return;
   }
   if (!state.result.dense) {
@@ -109,8 +113,8 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   auto header_height = [&](int k, float w) {
     const StageText& t = texts[k];
     const float title = ImGui::CalcTextSize(t.title.c_str()).y;
-    const float formula = ImGui::CalcTextSize(t.formula.c_str(), nullptr, false, w).y;
-    const float numbers = ImGui::CalcTextSize(t.numbers.c_str(), nullptr, false, w).y;
+    const float formula = wrapped_text_height(t.formula, w);
+    const float numbers = wrapped_text_height(t.numbers, w);
     return title + formula + numbers + style.ItemSpacing.y * 4;
   };
   auto make_plan = [&](int per_row) {
@@ -159,9 +163,9 @@ void draw_pipeline_panel(AppState& state, Services& services) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
     ImGui::TextUnformatted(t.title.c_str());
     ImGui::PopStyleColor();
-    ImGui::TextWrapped("%s", t.formula.c_str());
+    text_wrapped("%s", t.formula.c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
-    ImGui::TextWrapped("%s", t.numbers.c_str());
+    text_wrapped("%s", t.numbers.c_str());
     ImGui::PopStyleColor();
     ImGui::PopTextWrapPos();
     ImGui::SetCursorScreenPos(ImVec2(x, y + plan.header_h[row]));
@@ -182,7 +186,9 @@ void draw_pipeline_panel(AppState& state, Services& services) {
     events[k] = draw_heatmap(state, services, spec);
     const DrawnRect& d = state.drawn[static_cast<size_t>(st)];
     ImGui::SetCursorScreenPos(ImVec2(d.x0, d.y1 + fs * 0.4f));
-    draw_colorbar(state, *spec.map, spec.lo, spec.hi, spec.diverging, std::max(fs * 5, d.x1 - d.x0));
+    // As wide as the heatmap, never wider: a wider bar ran past the window's edge beside a narrow
+    // output; the bar fits its labels to its width instead.
+    draw_colorbar(state, *spec.map, spec.lo, spec.hi, spec.diverging, std::max(fs * 2, d.x1 - d.x0));
     ImGui::EndGroup();
     if (col + 1 < plan.per_row) {
       // The arrow to the next stage, level with the middle of the heatmap.

@@ -4,6 +4,7 @@
 #include "engine/precision.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,16 +30,20 @@ void draw_precision_view(AppState& state, Services& services) {
   const Scenario& s = state.doc.scenario;
   const Palette pal = palette(state);
   const ImVec4 bad = ImGui::ColorConvertU32ToFloat4(pal.error), good = ImGui::ColorConvertU32ToFloat4(pal.good);
-  std::vector<PrecisionRun> runs;
-  try {
-    runs = precision_table(s.problem());
-  } catch (const InputError& e) {
-    ImGui::TextWrapped("%s", e.what());
-    return;
+  if (ui.precision_version != state.result_version) {
+    try {
+      ui.precision_runs = precision_table(s.problem());
+    } catch (const InputError& e) {
+      ui.precision_runs.clear();
+      text_wrapped("%s", e.what());
+      return;
+    }
+    ui.precision_version = state.result_version;
   }
+  const std::vector<PrecisionRun>& runs = ui.precision_runs;
+  if (runs.empty()) return;
   ui.precision_run = std::clamp(ui.precision_run, 0, static_cast<int>(runs.size()) - 1);
   const float fs = ImGui::GetFontSize();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
   if (ImGui::BeginTable("limits", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     for (const char* h : {"format", "largest", "exp = inf above", "exp = 0 below", "−1e9 stored as"})
       ImGui::TableSetupColumn(h);
@@ -62,12 +67,20 @@ void draw_precision_view(AppState& state, Services& services) {
   }
   ImGui::Text("largest logit here: %.2f", static_cast<double>(state.result.stats.logits.max));
   ImGui::TextDisabled("click a row to see its weights below");
+  // The runs table scrolls inside what the selected run's weights (under it) leave free, so that
+  // those stay on screen in presenter mode at 1280×720.
+  const PrecisionRun& shown = runs[static_cast<size_t>(ui.precision_run)];
+  const float table_row = fs + ImGui::GetStyle().CellPadding.y * 2 + 1;
+  const float below = ImGui::GetTextLineHeightWithSpacing() * 3.5f +
+                      table_row * static_cast<float>(std::min<Eigen::Index>(shown.weights.rows(), 16));
+  const float runs_h = std::max(fs * 5.0f, ImGui::GetContentRegionAvail().y - below);
+  auto col_w = [&](const char* widest) { return ImGui::CalcTextSize(widest).x + fs * 0.5f; };
   if (ImGui::BeginTable("runs", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
-                        ImVec2(avail.x, std::max(fs * 8.0f, avail.y * 0.5f)))) {
+                        ImVec2(ImGui::GetContentRegionAvail().x, runs_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("format", ImGuiTableColumnFlags_WidthFixed, fs * 4.6f);
-    ImGui::TableSetupColumn("− max", ImGuiTableColumnFlags_WidthFixed, fs * 2.6f);
-    ImGui::TableSetupColumn("mask", ImGuiTableColumnFlags_WidthFixed, fs * 5.6f);
+    ImGui::TableSetupColumn("format", ImGuiTableColumnFlags_WidthFixed, col_w("bfloat16"));
+    ImGui::TableSetupColumn("− max", ImGuiTableColumnFlags_WidthFixed, col_w("− max"));
+    ImGui::TableSetupColumn("mask", ImGuiTableColumnFlags_WidthFixed, col_w("+mask*-1e9"));
     ImGui::TableSetupColumn("what happens", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
     for (size_t k = 0; k < runs.size(); ++k) {

@@ -4,6 +4,7 @@
 #include "gui/heatmap.hpp"
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -49,7 +50,7 @@ void draw_saturation_panel(AppState& state, Services& services) {
   }
 
   ImGui::BeginGroup();
-  ImGui::TextWrapped("a(1%sa) is the softmax's local slope: 0 where a weight is pinned at 0 or 1, 0.25 at a = 0.5.",
+  text_wrapped("a(1%sa) is the softmax's local slope: 0 where a weight is pinned at 0 or 1, 0.25 at a = 0.5.",
                      services.glyphs.minus);
   // The pipeline panel gives the sentences; here the rows are flagged (engine/overflow_notes.hpp).
   for (const std::string& note : state.overflow.sentences) {

@@ -4,8 +4,11 @@
 #include "gui/lesson_views.hpp"
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace attnlab::gui {
 
@@ -35,7 +38,15 @@ void draw_scaling_lab_view(AppState& state, Services& services) {
   ImGui::Text("  scaled:   std of the logits %.2f, max probability %.4f", sample_std(rs.stats.logits), rs.rows[0].max_weight);
   ImGui::Spacing();
   ImGui::TextUnformatted("The exercise, means over trials (seeded, CPU):");
-  const auto rows = lesson_scaling_sweep(s.lesson.dk, s.lesson.keys, std::min<long long>(s.lesson.trials, 200), s.lesson.seed);
+  const long long trials = std::min<long long>(s.lesson.trials, 200);
+  std::string key = std::to_string(s.lesson.keys) + "/" + std::to_string(trials) + "/" + std::to_string(s.lesson.seed);
+  for (const long long d : s.lesson.dk) key += "/" + std::to_string(d);
+  LessonUi& ui = state.lesson;
+  if (ui.sweep_key != key) {
+    ui.sweep_rows = lesson_scaling_sweep(s.lesson.dk, s.lesson.keys, trials, s.lesson.seed);
+    ui.sweep_key = key;
+  }
+  const auto& rows = ui.sweep_rows;
   if (ImGui::BeginTable("sweep", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     for (const char* h : {"d_k", "unscaled std", "scaled std", "unscaled max prob", "scaled max prob"}) ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
@@ -54,7 +65,7 @@ void draw_scaling_lab_view(AppState& state, Services& services) {
     }
     ImGui::EndTable();
   }
-  ImGui::TextWrapped("Unscaled, the spread grows as %sd_k and the softmax collapses onto one key; scaled, the logits "
+  text_wrapped("Unscaled, the spread grows as %sd_k and the softmax collapses onto one key; scaled, the logits "
                      "keep std %s 1 and the largest weight stays near 0.3 at every d_k.", "√", "≈");
 }
 

@@ -5,6 +5,7 @@
 // keeps the main area to itself.
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -160,7 +161,7 @@ void draw_scaling_panel(AppState& state, Services& services) {
   const Glyphs& g = services.glyphs;
   advance(state, services);
 
-  ImGui::TextWrapped("Exercise 2.3.1: draw q and K from N(0, 1), score every key, and compare softmax of the raw "
+  text_wrapped("Exercise 2.3.1: draw q and K from N(0, 1), score every key, and compare softmax of the raw "
                      "scores with softmax of the scores divided by %sd_k.",
                      g.sqrt);
   ImGui::TextUnformatted("d_k:");
@@ -207,7 +208,7 @@ void draw_scaling_panel(AppState& state, Services& services) {
                       lab.status.c_str());
   if (!lab.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette(state).error);
-    ImGui::TextWrapped("%s", lab.error.c_str());
+    text_wrapped("%s", lab.error.c_str());
     ImGui::PopStyleColor();
   }
   const ScalingResult& r = lab.result;

@@ -2,6 +2,7 @@
 // itself beside the rectangular one of decoder queries attending to encoder keys.
 #include "engine/lesson_math.hpp"
 #include "gui/lesson_views.hpp"
+#include "gui/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -13,7 +14,7 @@ void draw_self_cross_view(AppState& state, Services& services) {
     rc = compute_cpu(cross.problem());
     rs = compute_cpu(self.problem());
   } catch (const InputError& e) {
-    ImGui::TextWrapped("%s", e.what());
+    text_wrapped("%s", e.what());
     return;
   }
   const float fs = ImGui::GetFontSize();

@@ -15,6 +15,13 @@ void draw_status_bar(AppState& state, Services& services, float height) {
   const Palette pal = palette(state);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 3));
   if (ImGui::Begin("##status", nullptr, flags)) {
+    // Presenter mode: the bar is for the teacher at the laptop, not the room; at the normal size
+    // it still holds the backend, the timings and an error at 1280 pixels.
+    ImFont* small = state.view.presenter ? services.fonts.normal : nullptr;
+    if (small) {
+      ImGui::PushFont(small);
+      ImGui::SetCursorPosY((height - ImGui::GetFontSize()) * 0.5f);
+    }
     const Result& r = state.result;
     ImGui::Text("%s", state.backend_description.empty() ? services.backend->description().c_str()
                                                        : state.backend_description.c_str());
@@ -38,6 +45,7 @@ void draw_status_bar(AppState& state, Services& services, float height) {
     } else {
       ImGui::TextDisabled("%s", state.scenario_path.empty() ? state.doc.scenario.title.c_str() : state.scenario_path.c_str());
     }
+    if (small) ImGui::PopFont();
   }
   ImGui::End();
   ImGui::PopStyleVar();

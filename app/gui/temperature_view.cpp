@@ -5,6 +5,7 @@
 #include "engine/lesson_math.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -53,7 +54,7 @@ void draw_temperature_view(AppState& state, Services& services) {
   try {
     r = compute_cpu(p);
   } catch (const InputError& e) {
-    ImGui::TextWrapped("%s", e.what());
+    text_wrapped("%s", e.what());
     return;
   }
   ImGui::SameLine();
@@ -90,7 +91,10 @@ void draw_temperature_view(AppState& state, Services& services) {
   }
   ImGui::SetCursorScreenPos(ImVec2(top.x + left_w, top.y));
   ImGui::BeginGroup();
-  const float pw = avail.x - left_w, ph = avail.y * 0.3f;
+  // The two curves share what the text and the export rows under them leave (about 6.5 rows), so
+  // that the view fits without scrolling in presenter mode at 1280×720.
+  const float rows_below = ImGui::GetFrameHeightWithSpacing() * 6.5f;
+  const float pw = avail.x - left_w, ph = std::min(avail.y * 0.3f, std::max(fs * 3.0f, (avail.y - rows_below) * 0.5f));
   ImGui::PlotLines("##maxw", maxw.data(), static_cast<int>(maxw.size()), 0, "mean largest weight (1 = one-hot)", 0.0f, 1.0f,
                    ImVec2(pw, ph));
   const ImVec2 a0 = ImGui::GetItemRectMin(), a1 = ImGui::GetItemRectMax();
@@ -101,7 +105,7 @@ void draw_temperature_view(AppState& state, Services& services) {
   const float mxp = a0.x + static_cast<float>(x) * (a1.x - a0.x);
   ImGui::GetWindowDrawList()->AddLine(ImVec2(mxp, a0.y), ImVec2(mxp, b1.y), pal.accent, 2.0f);
   ImGui::TextDisabled("%s from %.2g (left) to %.2g (right), log scale", tau, lo, hi);
-  ImGui::TextWrapped("%s %s 0: each row %s one-hot on its largest score.  %s %s %s: every weight %s 1/%lld = %.3f.",
+  text_wrapped("%s %s 0: each row %s one-hot on its largest score.  %s %s %s: every weight %s 1/%lld = %.3f.",
                      tau, services.glyphs.arrow, services.glyphs.arrow, tau, services.glyphs.arrow,
                      services.glyphs.infinity, services.glyphs.arrow, static_cast<long long>(r.m),
                      1.0 / static_cast<double>(r.m));
@@ -116,13 +120,15 @@ void draw_temperature_view(AppState& state, Services& services) {
     try {
       ExportOptions o;
       o.force = ui.frames_overwrite;
+      o.target_name = "frame";
+      o.overwrite_hint = "tick \"overwrite\" to replace the frames";
       const auto written = export_temperature_sequence(s, ui.frames_folder, o);
       ui.frames_status = "wrote " + std::to_string(written.size()) + " frames: " + written.front().string() + " …";
     } catch (const InputError& e) {
       ui.frames_status = e.what();
     }
   }
-  if (!ui.frames_status.empty()) ImGui::TextWrapped("%s", ui.frames_status.c_str());
+  if (!ui.frames_status.empty()) text_wrapped("%s", ui.frames_status.c_str());
   ImGui::EndGroup();
 }
 

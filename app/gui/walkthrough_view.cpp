@@ -4,6 +4,7 @@
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
 #include "gui/walkthrough.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 
@@ -38,26 +39,36 @@ void draw_walkthrough_view(AppState& state, Services& services) {
   if (ImGui::Button(services.fonts.unicode ? "Next →" : "Next >")) walk_forward(state);
   ImGui::SameLine();
   if (ImGui::Button("Leave")) walk_stop(state);
-  ImGui::SameLine();
-  for (int k = 0; k < kWalkSteps; ++k) {
+  // The steps flow on after the buttons and onto the next line when the window is narrow
+  // (presenter mode at 1280×720): nothing runs past the right edge.
+  const float right_edge = ImGui::GetWindowContentRegionMax().x;
+  auto flow = [&](const char* text) {
     ImGui::SameLine();
+    if (ImGui::GetCursorPosX() + ImGui::CalcTextSize(text).x > right_edge) ImGui::NewLine();
+  };
+  for (int k = 0; k < kWalkSteps; ++k) {
     const bool here = k == f.step;
+    flow(walk_step_name(k));
     ImGui::PushStyleColor(ImGuiCol_Text, here ? pal.accent : pal.text_dim);
     ImGui::TextUnformatted(walk_step_name(k));
     ImGui::PopStyleColor();
     if (ImGui::IsItemClicked()) state.lesson.walk.step = k;
     if (k + 1 < kWalkSteps) {
-      ImGui::SameLine();
+      flow(services.glyphs.arrow);
       ImGui::TextDisabled("%s", services.glyphs.arrow);
     }
   }
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
   ImGui::TextUnformatted(f.title.c_str());
   ImGui::PopStyleColor();
-  ImGui::SameLine();
-  ImGui::TextUnformatted(f.formula.c_str());
+  flow(f.formula.c_str());
+  if (ImGui::GetCursorPosX() + ImGui::CalcTextSize(f.formula.c_str()).x > right_edge) {
+    text_wrapped_unformatted(f.formula);  // long even on a line of its own: wrap between terms
+  } else {
+    ImGui::TextUnformatted(f.formula.c_str());
+  }
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
-  ImGui::TextWrapped("%s  (Space, %s or PageDown: next; %s: back; Esc: leave)", f.what.c_str(), services.glyphs.arrow,
+  text_wrapped("%s  (Space, %s or PageDown: next; %s: back; Esc: leave)", f.what.c_str(), services.glyphs.arrow,
                      services.fonts.unicode ? "←" : "Left");
   ImGui::PopStyleColor();
 

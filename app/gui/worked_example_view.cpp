@@ -3,6 +3,7 @@
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
 #include "gui/walkthrough.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 
@@ -29,20 +30,22 @@ void draw_worked_example_view(AppState& state, Services& services) {
   const ImVec2 top = ImGui::GetCursorScreenPos();
   ImGui::BeginGroup();
   const Problem p = s.problem();
-  ImGui::PushTextWrapPos(top.x + avail.x - map_w - fs);
+  // Window-local wrap position (PushTextWrapPos takes local x), and wrapping between words only:
+  // a by-hand line must never break inside a number.
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + avail.x - map_w - fs);
   for (Eigen::Index j = 0; j < r.m && j < 12; ++j) {
     const auto lines = explain_weight(p, r, row, j);
-    ImGui::TextUnformatted(lines[0].c_str());
+    text_wrapped_unformatted(lines[0]);
     ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
-    ImGui::TextUnformatted(lines[1].c_str());
+    text_wrapped_unformatted(lines[1]);
     ImGui::PopStyleColor();
   }
   const auto first = explain_weight(p, r, row, 0);
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-  if (first.size() > 3) ImGui::TextWrapped("%s", first[2].c_str());
-  for (Eigen::Index j = 0; j < r.m && j < 12; ++j) ImGui::TextUnformatted(explain_weight(p, r, row, j).back().c_str());
+  if (first.size() > 3) text_wrapped("%s", first[2].c_str());
+  for (Eigen::Index j = 0; j < r.m && j < 12; ++j) text_wrapped_unformatted(explain_weight(p, r, row, j).back());
   ImGui::PopStyleColor();
-  for (const auto& line : explain_output(p, r, row)) ImGui::TextWrapped("%s", line.c_str());
+  for (const auto& line : explain_output(p, r, row)) text_wrapped("%s", line.c_str());
   ImGui::PopTextWrapPos();
   ImGui::EndGroup();
   ImGui::SetCursorScreenPos(ImVec2(top.x + avail.x - map_w, top.y));

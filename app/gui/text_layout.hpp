@@ -1,0 +1,47 @@
+// Text layout rules every panel shares, kept free of ImGui so they can be unit-tested: wrapping
+// that never breaks a number or a word, and heatmap cell numbers sized to their cells.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab::gui {
+
+// Splits `text` into lines no wider than `max_width` (as measured by `width_of`), breaking only at
+// spaces and at '\n'. ImGui's own wrapping also breaks after '.' and ',', which splits "1.414" into
+// "1." and "414"; here a word wider than the line stays whole on a line of its own. Spaces at a
+// break are dropped; the lines keep the text's other characters in order.
+std::vector<std::string> wrap_words(std::string_view text, float max_width,
+                                    const std::function<float(std::string_view)>& width_of);
+
+// How the numbers inside one heatmap's cells are drawn: one size and one precision for every cell,
+// so that a row reads evenly. size 0 means "do not print numbers" (the hover read-out remains).
+struct CellText {
+  int decimals = 3;
+  float size = 0;
+};
+
+// The largest font size (≤ max_size) at which the widest number of the heatmap fits in a square
+// cell of `cell_px` pixels, with a margin, and stands no taller than about half the cell.
+// `widest_at_unit(decimals)` is the width in pixels of the widest formatted number at font size 1.
+// Three decimals (the seeds' precision) are kept while they can be drawn at `preferred_size` or
+// larger; otherwise two decimals if those reach `min_size`; otherwise nothing.
+CellText fit_cell_text(float cell_px, float max_size, float preferred_size, float min_size,
+                       const std::function<float(int decimals)>& widest_at_unit);
+
+// A label's box: top-left corner and size, in pixels.
+struct LabelBox {
+  float x = 0, y = 0, w = 0, h = 0;
+};
+
+// Places labels beside their anchor points (arrow tips, dots) so that they do not overlap one
+// another: each label, in order, takes the first of a ring of positions around its anchor (right,
+// left, above, below, then farther out) that overlaps no earlier label and stays inside `bounds`;
+// when none is free, the one with the least overlap. `sizes[k]` is label k's width and height
+// (x and y ignored); returns the boxes, one per anchor.
+std::vector<LabelBox> place_labels(const std::vector<std::pair<float, float>>& anchors, const std::vector<LabelBox>& sizes,
+                                   float gap, const LabelBox& bounds);
+
+}  // namespace attnlab::gui

@@ -1,0 +1,22 @@
+// Drop-in replacements for ImGui::TextWrapped that wrap only between words (see text_layout.hpp),
+// so a number such as 1.414 is never split across two lines.
+#pragma once
+
+#include <imgui.h>
+
+#include <string_view>
+
+namespace attnlab::gui {
+
+// Like ImGui::TextWrapped: wraps at the current text wrap position (PushTextWrapPos), or at the end
+// of the content region when none was pushed.
+void text_wrapped(const char* fmt, ...) IM_FMTARGS(1);
+void text_wrapped_unformatted(std::string_view text);
+// The height text_wrapped_unformatted would take at this wrap width.
+float wrapped_text_height(std::string_view text, float width);
+
+// SameLine() when an item `next_width` wide still fits on the current line, else nothing (the
+// next item starts a new line): rows of buttons that flow instead of running off the edge.
+void same_line_if_fits(float next_width);
+
+}  // namespace attnlab::gui
