@@ -30,6 +30,7 @@ void sync_lesson_ui(AppState& state) {
   ui.frames_status.clear();
   ui.drag_kind = -1;
   ui.plane_half = 0;
+  ui.precision_scrolled_to = -1;
 }
 
 std::vector<std::string> lesson_dim_labels(const char* prefix, Eigen::Index count) {

@@ -86,7 +86,7 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   // Any ±∞ in the stages below comes with its reason, above them (engine/overflow_notes.hpp).
   if (!state.overflow.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
-    for (const std::string& note : state.overflow.sentences) ImGui::TextWrapped("%s", note.c_str());
+    for (const std::string& note : state.overflow.sentences) text_wrapped("%s", note.c_str());
     ImGui::PopStyleColor();
   }
   const ImVec2 avail = ImGui::GetContentRegionAvail();

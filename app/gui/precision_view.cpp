@@ -71,7 +71,7 @@ void draw_precision_view(AppState& state, Services& services) {
   // those stay on screen in presenter mode at 1280×720.
   const PrecisionRun& shown = runs[static_cast<size_t>(ui.precision_run)];
   const float table_row = fs + ImGui::GetStyle().CellPadding.y * 2 + 1;
-  const float below = ImGui::GetTextLineHeightWithSpacing() * 3.5f +
+  const float below = ImGui::GetTextLineHeightWithSpacing() * 4.5f +
                       table_row * static_cast<float>(std::min<Eigen::Index>(shown.weights.rows(), 16));
   const float runs_h = std::max(fs * 5.0f, ImGui::GetContentRegionAvail().y - below);
   auto col_w = [&](const char* widest) { return ImGui::CalcTextSize(widest).x + fs * 0.5f; };
@@ -90,6 +90,11 @@ void draw_precision_view(AppState& state, Services& services) {
       const std::string id = std::string(precision_name(r.options.precision)) + "##run" + std::to_string(k);
       if (ImGui::Selectable(id.c_str(), ui.precision_run == static_cast<int>(k), ImGuiSelectableFlags_SpanAllColumns))
         ui.precision_run = static_cast<int>(k);
+      // The chosen run (the float16 overflow when the lesson opens) is brought into view once.
+      if (ui.precision_run == static_cast<int>(k) && ui.precision_scrolled_to != ui.precision_run) {
+        ImGui::SetScrollHereY(0.5f);
+        ui.precision_scrolled_to = ui.precision_run;
+      }
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(r.options.subtract_max ? "yes" : "no");
       ImGui::TableNextColumn();

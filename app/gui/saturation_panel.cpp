@@ -55,7 +55,7 @@ void draw_saturation_panel(AppState& state, Services& services) {
   // The pipeline panel gives the sentences; here the rows are flagged (engine/overflow_notes.hpp).
   for (const std::string& note : state.overflow.sentences) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
-    ImGui::TextWrapped("%s", note.c_str());
+    text_wrapped("%s", note.c_str());
     ImGui::PopStyleColor();
   }
   if (saturated || masked) {
