@@ -170,6 +170,25 @@ TEST_F(Screenshot, PresenterModeAtProjectorSizes) {
   }
 }
 
+// Lessons open straight from `gui --preset NAME`; their views draw in a real window in presenter
+// mode at the smaller projector size (presenter_layout_test checks that they fit).
+TEST_F(Screenshot, LessonViewsInPresenterModeAt720p) {
+  for (const char* lesson : {"multi-head", "mask-family", "geometry", "cost"}) {
+    Shot s = take(std::string("--preset ") + lesson + " --presenter", "1280x720");
+    ASSERT_EQ(s.status, 0) << lesson << ": " << s.output;
+    EXPECT_EQ(s.width, 1280) << lesson;
+    EXPECT_EQ(s.height, 720) << lesson;
+    EXPECT_GT(distinct_colours(s), 30) << lesson << ": the screenshot looks blank";
+  }
+}
+
+TEST_F(Screenshot, UnknownPresetExitsTwoWithoutAWindow) {
+  Shot s = take("--preset no-such-lesson", "1280x800");
+  ASSERT_TRUE(WIFEXITED(s.status));
+  EXPECT_EQ(WEXITSTATUS(s.status), 2) << s.output;
+  EXPECT_NE(s.output.find("no-such-lesson"), std::string::npos) << s.output;
+}
+
 TEST_F(Screenshot, BadScenarioExitsTwoWithoutAWindow) {
   {
     std::ofstream(dir / "bad.json") << "{\"format\": \"nope\"}";
