@@ -11,7 +11,7 @@ void draw_explain_panel(AppState& state, Services& services) {
   const CellRef cell = state.hovered.valid() ? state.hovered : state.selected;
   const Result& r = state.result;
   if (!r.dense) {
-    ImGui::TextWrapped("This document was streamed: its n %s m stages were never stored, so single cells cannot be "
+    text_wrapped("This document was streamed: its n %s m stages were never stored, so single cells cannot be "
                        "worked by hand here. Hover over the weights map for each block's mean and largest weight; "
                        "the Saturation tab lists every row's diagnostics.",
                        services.glyphs.times);

@@ -133,7 +133,7 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
     return;
   }
   if (!state.result.dense) {
-    ImGui::TextWrapped("This document is streamed (its n %s m stages are never stored), and the lesson views and the "
+    text_wrapped("This document is streamed (its n %s m stages are never stored), and the lesson views and the "
                        "walk-through show every cell. Undo the resize or open a lesson to use them; the pipeline shows "
                        "the streamed result.",
                        services.glyphs.times);

@@ -7,6 +7,7 @@
 #include "gui/heatmap.hpp"
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"
+#include "gui/wrapped_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -47,7 +48,7 @@ bool draw_compute_progress(AppState& state, Services& services) {
   if (state.job) {
     const ComputeJob& job = *state.job;
     ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-    ImGui::TextWrapped("Streaming n %s m = %s %s %s on the CPU: tiles of queries and keys with an online softmax, never "
+    text_wrapped("Streaming n %s m = %s %s %s on the CPU: tiles of queries and keys with an online softmax, never "
                        "the whole n %s m matrix.",
                        services.glyphs.times, grouped(job.rows()).c_str(), services.glyphs.times, grouped(job.keys()).c_str(),
                        services.glyphs.times);
@@ -63,7 +64,7 @@ bool draw_compute_progress(AppState& state, Services& services) {
   }
   if (state.job_cancelled) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
-    ImGui::TextWrapped(state.has_result ? "Cancelled: the result shown is from before the last change."
+    text_wrapped(state.has_result ? "Cancelled: the result shown is from before the last change."
                                         : "Cancelled: this document has not been computed.");
     ImGui::PopStyleColor();
     if (ImGui::Button("Compute it")) start_streaming(state);
@@ -117,7 +118,7 @@ void draw_streaming_view(AppState& state, Services& services) {
     ImGui::SetCursorScreenPos(ImVec2(d.x0, d.y1 + fs * 0.4f));
     draw_colorbar(state, *spec.map, spec.lo, spec.hi, false, std::max(fs * 5, d.x1 - d.x0));
   } else {
-    ImGui::TextWrapped("No heatmap (the run kept none).");
+    text_wrapped("No heatmap (the run kept none).");
   }
   ImGui::EndGroup();
   float x = ImGui::GetItemRectMax().x + gap;
@@ -163,17 +164,17 @@ void draw_streaming_view(AppState& state, Services& services) {
   ImGui::Text("d_k = %d, d_v = %d", static_cast<int>(r.d_k), static_cast<int>(r.d_v));
   ImGui::Text("computed in %.1f s", state.last_compute_ms / 1000.0);
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
-  ImGui::TextWrapped("Scores, logits, weights and saturation would take %s as n %s m matrices, so they were computed "
+  text_wrapped("Scores, logits, weights and saturation would take %s as n %s m matrices, so they were computed "
                      "tile by tile with an online softmax and never stored.",
                      format_bytes(dense_bytes(r.n, r.m)).c_str(), g.times);
-  ImGui::TextWrapped("Each pixel of the weights map is a block of about %s %s %s cells; hatched blocks are masked.",
+  text_wrapped("Each pixel of the weights map is a block of about %s %s %s cells; hatched blocks are masked.",
                      grouped((r.n + std::max<Eigen::Index>(hm.mean.rows(), 1) - 1) / std::max<Eigen::Index>(hm.mean.rows(), 1)).c_str(),
                      g.times,
                      grouped((r.m + std::max<Eigen::Index>(hm.mean.cols(), 1) - 1) / std::max<Eigen::Index>(hm.mean.cols(), 1)).c_str());
   if (out.rows() < r.n) {
-    ImGui::TextWrapped("Output rows are averaged in the same row blocks.");
+    text_wrapped("Output rows are averaged in the same row blocks.");
   }
-  ImGui::TextWrapped("Every row's diagnostics: the Saturation tab.");
+  text_wrapped("Every row's diagnostics: the Saturation tab.");
   ImGui::PopStyleColor();
   ImGui::Spacing();
   ImGui::TextUnformatted("Each pixel shows its block's");
