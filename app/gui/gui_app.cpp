@@ -26,11 +26,31 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace attnlab::gui {
 
 namespace {
+
+// GLFW reports why it failed only through this callback (it has no user pointer, hence a
+// namespace-scope variable); a start failure then names GLFW's reason instead of exiting mutely.
+std::string last_glfw_error;
+void remember_glfw_error(int code, const char* description) {
+  last_glfw_error = description ? description : "GLFW error " + std::to_string(code);
+}
+
+// One sentence for a window that could not be opened: what failed, on which display, GLFW's reason.
+std::runtime_error window_failure(const std::string& what) {
+  const char* display = std::getenv("DISPLAY");
+  const char* wayland = std::getenv("WAYLAND_DISPLAY");
+  std::string where = display && *display ? std::string(" on display ") + display
+                      : wayland && *wayland ? std::string(" on Wayland display ") + wayland
+                                            : std::string(" (DISPLAY is not set; under a test run it with xvfb-run -a)");
+  std::string why = last_glfw_error.empty() ? "" : " (GLFW: " + last_glfw_error + ")";
+  return std::runtime_error("cannot open a window" + where + ": " + what + why);
+}
 
 void on_drop(GLFWwindow* window, int count, const char** paths) {
   auto* state = static_cast<AppState*>(glfwGetWindowUserPointer(window));
@@ -154,7 +174,8 @@ int run_gui(const GuiOptions& options) {
   if (shooting) geometry = WindowGeometry{};
   size_from_env(geometry);
 
-  if (!glfwInit()) throw std::runtime_error("cannot open a window: GLFW found no display (is DISPLAY set?)");
+  glfwSetErrorCallback(remember_glfw_error);
+  if (!glfwInit()) throw window_failure("GLFW could not connect to the display server");
   glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_API);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
@@ -170,7 +191,7 @@ int run_gui(const GuiOptions& options) {
   }
   if (!window) {
     glfwTerminate();
-    throw std::runtime_error("cannot open a window with an OpenGL 3.3 core context");
+    throw window_failure("no OpenGL 3.3 core context could be created");
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(shooting ? 0 : 1);

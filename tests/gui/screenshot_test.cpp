@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stb_image.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -212,6 +213,25 @@ TEST_F(Screenshot, StartsOnTheBackendAskedFor) {
   EXPECT_GT(colormap_share(gpu, "weights", colormap(kDefaultSequential)), 0.6);
   Shot bad = take("--backend tpu", "1024x700");
   EXPECT_EQ(WEXITSTATUS(bad.status), 2) << bad.output;
+}
+
+// A start that cannot open a window says so in one sentence naming the display and GLFW's
+// reason (issue 8: a silent exit 1 was once seen at start under load), and leaves no file.
+TEST_F(Screenshot, NoDisplayIsOneSentenceNotASilentExit) {
+  const fs::path png = dir / "never.png", out = dir / "out.txt";
+  for (const std::string display : {"DISPLAY=:65531", "-u DISPLAY -u WAYLAND_DISPLAY"}) {
+    const std::string cmd = "env " + display + " XDG_CONFIG_HOME=" + (dir / "config").string() + " " + ATTNLAB_EXE +
+                            " gui --screenshot " + png.string() + " > " + out.string() + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    std::ifstream in(out);
+    const std::string output((std::istreambuf_iterator<char>(in)), {});
+    ASSERT_TRUE(WIFEXITED(status)) << display;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << display << ": " << output;
+    EXPECT_EQ(output.rfind("attnlab: cannot open a window", 0), 0u) << display << ": " << output;
+    EXPECT_NE(output.find("GLFW: "), std::string::npos) << display << ": " << output;
+    EXPECT_EQ(std::count(output.begin(), output.end(), '\n'), 1) << display << ": " << output;
+    EXPECT_FALSE(fs::exists(png));
+  }
 }
 
 }  // namespace

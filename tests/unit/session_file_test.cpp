@@ -100,8 +100,8 @@ TEST(SessionFile, HostileFieldsAreRefusedNamingTheField) {
 
 TEST(SessionFile, SelfAttentionOnARectangularProblemReadsAsCrossAttention) {
   SessionData s = sample();
-  s.doc.scenario.K = s.doc.scenario.K.topRows(2);
-  s.doc.scenario.V = s.doc.scenario.V.topRows(2);
+  s.doc.scenario.K = s.doc.scenario.K.topRows(2).eval();  // eval: no aliasing while resizing
+  s.doc.scenario.V = s.doc.scenario.V.topRows(2).eval();
   s.doc.scenario.key_tokens.resize(2);
   EXPECT_FALSE(parse_session(session_json(s), "s").doc.self_attention);
 }
