@@ -51,7 +51,7 @@ protected:
     cmd << "env XDG_CONFIG_HOME=" << (dir / "config") << " ATTNLAB_GUI_SIZE=" << size << " ATTNLAB_LAYOUT_OUT=" << layout
         << " ";
     const char* display = std::getenv("DISPLAY");
-    if (!display || !*display) cmd << "xvfb-run -a -s '-screen 0 1920x1080x24' ";
+    if (!display || !*display) cmd << "xvfb-run -a -s '-screen 0 1920x1080x24 -noreset' ";
     cmd << ATTNLAB_EXE << " gui " << args << " --screenshot " << png << " > " << out << " 2>&1";
     Shot s;
     s.status = std::system(cmd.str().c_str());
