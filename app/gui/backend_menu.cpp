@@ -1,4 +1,5 @@
 // The Backend menu: CPU, GPU (GL compute on the window's own context) or auto.
+#include "engine/gpu/gl_context.hpp"
 #include "engine/gpu/gpu_backend.hpp"
 #include "gui/panels.hpp"
 
@@ -24,6 +25,11 @@ void select_backend(AppState& state, Services& services, BackendChoice choice) {
   } else {
     try {
       next = gpu_on_window();
+      if (choice == BackendChoice::Auto && gpu::is_software_renderer(next->description())) {
+        state.notice = "auto: using the CPU (" + next->description().substr(5) +
+                       " is a software renderer, slower than the CPU engine)";
+        next = make_cpu_backend();
+      }
     } catch (const BackendUnavailable& e) {
       if (choice == BackendChoice::Gpu) {
         state.error = e.what();
@@ -51,7 +57,7 @@ void draw_backend_menu(AppState& state, Services& services) {
   const Item items[] = {
       {"CPU (Eigen)", BackendChoice::Cpu, "The reference engine: double-precision softmax on the CPU."},
       {"GPU (OpenGL compute)", BackendChoice::Gpu, "Compute shaders on this window's OpenGL 4.3 context."},
-      {"Auto", BackendChoice::Auto, "The GPU where OpenGL 4.3 is available, else the CPU."},
+      {"Auto", BackendChoice::Auto, "A hardware GPU where OpenGL 4.3 is available, else the CPU."},
   };
   for (const Item& item : items) {
     if (ImGui::MenuItem(item.label, nullptr, state.backend_choice == item.choice)) select_backend(state, services, item.choice);

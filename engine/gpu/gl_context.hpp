@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace attnlab::gpu {
 
@@ -33,5 +34,9 @@ bool headless_gl_available(std::string* why = nullptr);
 
 // True when the GL context current on this thread is 4.3+ with compute shaders.
 bool current_context_has_compute(std::string* why = nullptr);
+
+// True for renderers that run on the CPU (Mesa's llvmpipe and softpipe, SwiftShader): they have
+// compute shaders but are slower than the CPU engine, so `auto` does not pick them.
+bool is_software_renderer(std::string_view renderer);
 
 }  // namespace attnlab::gpu

@@ -272,6 +272,13 @@ def good_paths():
     auto = compute_json(backend="auto")
     report(np.allclose(auto["weights"], default["weights"], atol=1e-6) and auto["backend"] in ("cpu", "gpu"),
            f"--backend auto ({auto['backend']}) gives the CPU engine's weights")
+    # A software GL renderer (Mesa's llvmpipe, what CI has) is slower than the CPU engine: auto
+    # takes the CPU without a notice; --backend gpu still uses it.
+    code, bench_text, _ = run("bench", "--backend", "gpu", "--n", "4", "--runs", "1", "--warmup", "0")
+    if code == 0 and "llvmpipe" in bench_text.splitlines()[0]:
+        code_auto, _, auto_err = run("compute", "--backend", "auto", "--summary")
+        report(auto["backend"] == "cpu" and code_auto == 0 and auto_err == "",
+               "--backend auto takes the CPU engine over llvmpipe, silently", auto_err)
     w = np.array(default["weights"])
     report(np.allclose(w, [[0.401, 0.198, 0.401], [0.198, 0.401, 0.401], [0.248, 0.248, 0.503]], atol=5e-4) and
            np.allclose(default["output"], [[6.02, 3.99], [3.99, 6.02], [5, 5]], atol=1e-2),
