@@ -1,5 +1,6 @@
 // Panel tests: the real app frame (menus, panels, shortcuts, actions) on an ImGui context with no
 // window and no GL, driven by key presses, mouse clicks and actions; checks state and results.
+#include "engine/matrix_io.hpp"
 #include "engine/presets.hpp"
 #include "engine/scenario.hpp"
 #include "gui/actions.hpp"
@@ -19,6 +20,8 @@
 #include <fstream>
 #include <random>
 #include <thread>
+
+#include <unistd.h>
 
 namespace attnlab::gui {
 namespace {
@@ -391,6 +394,43 @@ TEST_F(Harness, EveryLessonOpensAndDraws) {
   }
 }
 
+
+// Files dropped on the window: a scenario opens, a matrix asks "into Q, K or V?" and then loads,
+// a broken file says why in place and keeps the document.
+TEST_F(Harness, DroppedFilesOpenScenariosAndMatrices) {
+  const fs::path dir = fs::temp_directory_path() / ("attnlab-drop-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  Scenario sc = attnlab::load_preset("causal-six");
+  sc.title = "dropped lesson";
+  save_scenario(sc, dir / "lesson.json");
+  state.dropped_files.push_back((dir / "lesson.json").string());
+  frame();
+  EXPECT_EQ(state.doc.scenario.title, "dropped lesson");
+  EXPECT_EQ(result().n, 6);
+
+  Matrix K = Matrix::Constant(6, 4, 0.5f);
+  K(5, 3) = -2.0f;
+  std::ofstream(dir / "k.npy", std::ios::binary) << npy_bytes(K);
+  state.dropped_files.push_back((dir / "k.npy").string());
+  frame();
+  ASSERT_EQ(state.inputs.drop_path, (dir / "k.npy").string());  // the "Load matrix" question is open
+  frame();
+  open_matrix_file(state, Which::K, state.inputs.drop_path);  // what its K button does
+  state.inputs.drop_path.clear();
+  frame();
+  EXPECT_EQ(state.doc.scenario.K.cols(), 4);
+  EXPECT_EQ(state.doc.scenario.K(5, 3), -2.0f);
+  EXPECT_EQ(result().d_k, 4);
+  EXPECT_TRUE(state.error.empty()) << state.error;
+
+  std::ofstream(dir / "broken.json") << "{\"format\": \"attnlab-scenario\", \"Q\": [[1, 2], [3]]}";
+  state.dropped_files.push_back((dir / "broken.json").string());
+  frame();
+  EXPECT_NE(state.error.find("broken.json"), std::string::npos) << state.error;
+  EXPECT_EQ(state.doc.scenario.title, "dropped lesson");
+  EXPECT_EQ(state.doc.scenario.K(5, 3), -2.0f);
+  fs::remove_all(dir);
+}
 
 // A document whose n × m stages are too big to keep is streamed on a background thread: the
 // window keeps drawing, shows progress, and then the downsampled weights, the output and every
