@@ -169,6 +169,7 @@ int run_gui(const GuiOptions& options) {
                               std::filesystem::absolute(options.scenario, ec).lexically_normal().string());
   }
   if (options.presenter) state.view.presenter = true;
+  if (!options.theme.empty()) state.view.theme = options.theme == "light" ? Theme::Light : Theme::Dark;
   // A recovery file left behind means the last run crashed or was killed: offer its work back.
   check_for_recovery(state, services.config_dir);
   if (shooting) geometry = WindowGeometry{};

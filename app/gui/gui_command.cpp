@@ -11,6 +11,8 @@ cli::Runner add_gui_command(CLI::App& app) {
   CLI::Option* file = cmd->add_option("SCENARIO", opts->scenario, "Scenario file (.json) to open");
   cmd->add_option("--preset", opts->preset, "Open a built-in lesson instead (see `attnlab presets`)")->excludes(file);
   cmd->add_flag("--presenter", opts->presenter, "Start in presenter mode (large fonts, high contrast)");
+  cmd->add_option("--theme", opts->theme, "Start in the light or dark theme (T switches it in the app)")
+      ->check(CLI::IsMember({"light", "dark"}));
   cmd->add_option("--backend", opts->backend,
                   "Compute backend to start on: cpu (default), gpu (this window's OpenGL context) or auto")
       ->check(CLI::IsMember({"cpu", "gpu", "auto"}));

@@ -1,4 +1,4 @@
-// `attnlab gui [SCENARIO | --preset NAME] [--presenter] [--backend cpu|gpu|auto] [--screenshot FILE.png [--frames N]]`
+// `attnlab gui [SCENARIO | --preset NAME] [--presenter] [--theme light|dark] [--backend cpu|gpu|auto] [--screenshot FILE.png [--frames N]]`
 // and the default window that plain `attnlab` opens.
 #pragma once
 
@@ -12,6 +12,7 @@ struct GuiOptions {
   std::string scenario;    // a scenario file; empty: the session, else the default lesson
   std::string preset;      // a built-in lesson instead of a file (additive to DESIGN.md's contract)
   bool presenter = false;  // start in presenter mode
+  std::string theme;       // "light" or "dark"; empty: the session's (additive to DESIGN.md's contract)
   std::string screenshot;  // write the window's pixels here after `frames` frames, then exit
   int frames = 3;
   std::string backend = "cpu";  // cpu, gpu (the window's GL context) or auto, as in the Backend menu

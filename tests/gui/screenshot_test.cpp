@@ -157,6 +157,27 @@ TEST_F(Screenshot, StreamedScenario) {
   EXPECT_LT(share, 0.8);
 }
 
+// --theme light|dark: the window's background follows it (the mean brightness of the frame).
+TEST_F(Screenshot, LightAndDarkThemes) {
+  auto mean_brightness = [](Shot& s) {
+    double sum = 0;
+    long count = 0;
+    for (int y = 0; y < s.height; y += 4)
+      for (int x = 0; x < s.width; x += 4, ++count) {
+        const unsigned char* p = s.at(x, y);
+        sum += (p[0] + p[1] + p[2]) / 3.0;
+      }
+    return sum / static_cast<double>(std::max(count, 1L));
+  };
+  Shot light = take("--theme light", "1280x800");
+  ASSERT_EQ(light.status, 0) << light.output;
+  Shot dark = take("--theme dark", "1280x800");
+  ASSERT_EQ(dark.status, 0) << dark.output;
+  EXPECT_GT(mean_brightness(light), 150.0);
+  EXPECT_LT(mean_brightness(dark), 90.0);
+  EXPECT_GT(colormap_share(light, "weights", colormap(kDefaultSequential)), 0.6);
+}
+
 TEST_F(Screenshot, PresenterModeAtProjectorSizes) {
   for (const char* size : {"1920x1080", "1280x720"}) {
     Shot s = take("--presenter", size);
