@@ -391,6 +391,17 @@ constexpr Eigen::Index kStrip = 128;
 
 }  // namespace
 
+Result result_header(const Problem& p) {
+  Result r;
+  r.n = p.Q.rows();
+  r.m = p.K.rows();
+  r.d_k = p.Q.cols();
+  r.d_v = p.V.cols();
+  r.scale_divisor = p.options.scale ? std::sqrt(static_cast<double>(r.d_k)) : 1.0;
+  r.effective_temperature = r.scale_divisor * p.options.temperature;
+  return r;
+}
+
 Result compute_cpu(const Problem& p) { return compute_cpu(p, DenseStages{}); }
 
 Result compute_cpu(const Problem& p, const DenseStages& keep) {
@@ -399,13 +410,7 @@ Result compute_cpu(const Problem& p, const DenseStages& keep) {
   check_dense_fits(n, m);
   const Options& o = p.options;
 
-  Result r;
-  r.n = n;
-  r.m = m;
-  r.d_k = p.Q.cols();
-  r.d_v = p.V.cols();
-  r.scale_divisor = o.scale ? std::sqrt(static_cast<double>(r.d_k)) : 1.0;
-  r.effective_temperature = r.scale_divisor * o.temperature;
+  Result r = result_header(p);
   const Eigen::Index dk = r.d_k, dv = r.d_v;
 
   if (keep.scores) r.scores.resize(n, m);

@@ -111,6 +111,9 @@ public:
   Cancelled() : std::runtime_error("the computation was cancelled") {}
 };
 
+// A Result with its sizes, s and s·T filled in and nothing computed yet: where every backend starts.
+Result result_header(const Problem& p);
+
 // s · T for the given d_k and options.
 double effective_temperature(Eigen::Index d_k, const Options& options);
 

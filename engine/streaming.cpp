@@ -536,17 +536,6 @@ ThreadAcc run_rows(const Context& cx, Matrix& output, std::vector<RowDiagnostics
   return total;
 }
 
-Result result_header(const Problem& p) {
-  Result r;
-  r.n = p.Q.rows();
-  r.m = p.K.rows();
-  r.d_k = p.Q.cols();
-  r.d_v = p.V.cols();
-  r.scale_divisor = p.options.scale ? std::sqrt(static_cast<double>(r.d_k)) : 1.0;
-  r.effective_temperature = r.scale_divisor * p.options.temperature;
-  return r;
-}
-
 // Pixel means from pixel sums: divide by the number of cells each pixel covers.
 void heat_means(Matrix& mean, Index n, Index m) {
   const Index hr = mean.rows(), hc = mean.cols();

@@ -199,13 +199,7 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
   if (context_) context_->make_current();
   const Options& o = p.options;
 
-  Result r;
-  r.n = n;
-  r.m = m;
-  r.d_k = p.Q.cols();
-  r.d_v = p.V.cols();
-  r.scale_divisor = o.scale ? std::sqrt(static_cast<double>(r.d_k)) : 1.0;
-  r.effective_temperature = r.scale_divisor * o.temperature;
+  Result r = result_header(p);
   r.scores.resize(n, m);
   r.logits.resize(n, m);
   r.weights.resize(n, m);

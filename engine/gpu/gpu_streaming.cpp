@@ -54,13 +54,7 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
     return compute_streaming_cpu(p, options);
   }
 
-  Result r;
-  r.n = p.Q.rows();
-  r.m = p.K.rows();
-  r.d_k = p.Q.cols();
-  r.d_v = p.V.cols();
-  r.scale_divisor = o.scale ? std::sqrt(static_cast<double>(r.d_k)) : 1.0;
-  r.effective_temperature = r.scale_divisor * o.temperature;
+  Result r = result_header(p);
   r.dense = false;
   r.output.setZero(r.n, r.d_v);
   r.rows.assign(n, RowDiagnostics{});
