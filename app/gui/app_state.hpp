@@ -96,6 +96,7 @@ struct ViewSettings {
   std::string sequential = "viridis";
   std::string diverging = "blue-white-red";
   bool numbers_in_cells = true;
+  bool inputs_hidden = false;  // the inputs column folded away: the pipeline gets the whole width
   float left_width = 0.0f;     // 0: automatic (a share of the window)
   float bottom_height = 0.0f;  // 0: automatic
   std::map<std::string, bool> open_windows;  // floating panels ("Help", ...) by name

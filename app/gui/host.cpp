@@ -157,20 +157,22 @@ void draw_app(AppState& state, Services& services) {
                                          : std::clamp(size.x * (state.view.presenter ? 0.24f : 0.26f),
                                                       std::min(fs * 12.0f, size.x * 0.3f), fs * 30.0f);
     lw = std::clamp(lw, fs * 6.0f, avail.x * 0.6f);
-    ImGui::BeginChild("##left", ImVec2(lw, avail.y), false);
-    for (const PanelInfo& p : panel_list()) {
-      if (p.slot != Slot::Left) continue;
-      if (ImGui::CollapsingHeader(p.name, ImGuiTreeNodeFlags_DefaultOpen)) {
-        ImGui::PushID(p.name);
-        p.draw(state, services);
-        ImGui::PopID();
-        ImGui::Spacing();
+    if (!state.view.inputs_hidden) {
+      ImGui::BeginChild("##left", ImVec2(lw, avail.y), false);
+      for (const PanelInfo& p : panel_list()) {
+        if (p.slot != Slot::Left) continue;
+        if (ImGui::CollapsingHeader(p.name, ImGuiTreeNodeFlags_DefaultOpen)) {
+          ImGui::PushID(p.name);
+          p.draw(state, services);
+          ImGui::PopID();
+          ImGui::Spacing();
+        }
       }
+      ImGui::EndChild();
+      ImGui::SameLine(0, 2);
+      if (const float dx = splitter("##split_v", true, split, avail.y); dx != 0) state.view.left_width = lw + dx;
+      ImGui::SameLine(0, 4);
     }
-    ImGui::EndChild();
-    ImGui::SameLine(0, 2);
-    if (const float dx = splitter("##split_v", true, split, avail.y); dx != 0) state.view.left_width = lw + dx;
-    ImGui::SameLine(0, 4);
     ImGui::BeginGroup();
     const float right_h = ImGui::GetContentRegionAvail().y;
     float bh = state.view.bottom_height;

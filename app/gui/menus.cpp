@@ -66,6 +66,7 @@ void draw_view_menu(AppState& state, Services& services) {
     state.style_dirty = true;
   }
   ImGui::MenuItem("Numbers in cells", nullptr, &state.view.numbers_in_cells);
+  if (ImGui::MenuItem("Inputs column", "I", !state.view.inputs_hidden)) state.view.inputs_hidden = !state.view.inputs_hidden;
   ImGui::Separator();
   for (ColormapKind kind : {ColormapKind::Sequential, ColormapKind::Diverging}) {
     const bool seq = kind == ColormapKind::Sequential;

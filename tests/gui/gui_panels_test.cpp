@@ -395,6 +395,23 @@ TEST_F(Harness, EveryLessonOpensAndDraws) {
 }
 
 
+// I folds the inputs column away (View > Inputs column too): the pipeline takes the whole width,
+// so a six-token pipeline on a 1280 × 720 projector gets cells big enough for numbers.
+TEST_F(Harness, InputsColumnFoldsAwayForBiggerHeatmaps) {
+  actions::load_preset(state, "causal-six");
+  frame();
+  frame();
+  const DrawnRect before = state.drawn[static_cast<size_t>(Stage::Weights)];
+  ASSERT_TRUE(before.drawn);
+  press(GLFW_KEY_I);
+  EXPECT_TRUE(state.view.inputs_hidden);
+  frame();
+  const DrawnRect after = state.drawn[static_cast<size_t>(Stage::Weights)];
+  EXPECT_GT(after.x1 - after.x0, (before.x1 - before.x0) * 1.15f);
+  press(GLFW_KEY_I);
+  EXPECT_FALSE(state.view.inputs_hidden);
+}
+
 // Files dropped on the window: a scenario opens, a matrix asks "into Q, K or V?" and then loads,
 // a broken file says why in place and keeps the document.
 TEST_F(Harness, DroppedFilesOpenScenariosAndMatrices) {
