@@ -5,6 +5,7 @@
 #include "gui/actions.hpp"
 #include "gui/export_dialog.hpp"
 #include "gui/panels.hpp"
+#include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -29,14 +30,7 @@ std::string slurp(const fs::path& p) {
 class ExportDialog : public ::testing::Test {
 protected:
   void SetUp() override {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1600, 1000);
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-    services.backend = make_cpu_backend();
+    start_headless_imgui(services, ImVec2(1600, 1000));
     reset_document(state, load_preset("causal-six"), "");
     recompute_if_needed(state, services);
     dir = fs::temp_directory_path() / ("attnlab-export-dialog-" + std::to_string(::getpid()));

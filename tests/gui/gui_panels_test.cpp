@@ -10,6 +10,7 @@
 #include "gui/panels.hpp"
 #include "gui/session.hpp"
 #include "gui/theme.hpp"
+#include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
@@ -34,16 +35,7 @@ protected:
   Services services;
 
   void SetUp() override {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1280, 800);
-    io.DeltaTime = 1.0f / 60;
-    io.IniFilename = nullptr;
-    load_fonts(services);
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-    services.backend = make_cpu_backend();
+    start_headless_imgui(services, ImVec2(1280, 800), TestFonts::Real);
     reset_document(state, default_scenario(), "");
     frame();
   }

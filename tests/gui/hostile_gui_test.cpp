@@ -7,6 +7,7 @@
 #include "gui/actions.hpp"
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"
+#include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
@@ -27,23 +28,8 @@ protected:
   Services services;
 
   void SetUp() override {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
     // Tall enough that the Q, K and V grids all fit in the left column without scrolling.
-    io.DisplaySize = ImVec2(1280, 1400);
-    io.DeltaTime = 1.0f / 60;
-    io.IniFilename = nullptr;
-    // What ImGui's GLFW backend sets: text fields read these keys through the key map.
-    io.KeyMap[ImGuiKey_Enter] = GLFW_KEY_ENTER;
-    io.KeyMap[ImGuiKey_Escape] = GLFW_KEY_ESCAPE;
-    io.KeyMap[ImGuiKey_Backspace] = GLFW_KEY_BACKSPACE;
-    io.KeyMap[ImGuiKey_Tab] = GLFW_KEY_TAB;
-    io.KeyMap[ImGuiKey_A] = GLFW_KEY_A;
-    load_fonts(services);
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-    services.backend = make_cpu_backend();
+    start_headless_imgui(services, ImVec2(1280, 1400), TestFonts::Real);
     reset_document(state, default_scenario(), "");
     frame();
   }

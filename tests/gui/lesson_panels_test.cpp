@@ -6,6 +6,7 @@
 #include "gui/lesson_views.hpp"
 #include "gui/panels.hpp"
 #include "gui/walkthrough.hpp"
+#include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
@@ -17,15 +18,7 @@ namespace {
 class LessonPanels : public ::testing::Test {
 protected:
   void SetUp() override {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1280, 720);
-    io.DeltaTime = 1.0f / 60;
-    io.IniFilename = nullptr;
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-    services.backend = make_cpu_backend();
+    start_headless_imgui(services, ImVec2(1280, 720));
     reset_document(state, default_scenario(), "");
   }
   void TearDown() override { ImGui::DestroyContext(); }

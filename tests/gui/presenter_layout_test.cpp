@@ -8,6 +8,7 @@
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"
 #include "gui/walkthrough.hpp"
+#include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -27,16 +28,8 @@ struct Screen {
 class PresenterLayout : public ::testing::TestWithParam<Screen> {
 protected:
   void SetUp() override {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(GetParam().w, GetParam().h);
-    io.DeltaTime = 1.0f / 60;
-    io.IniFilename = nullptr;
-    load_fonts(services);  // the real fonts: their sizes are what must fit
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-    services.backend = make_cpu_backend();
+    // The real fonts: their sizes are what must fit.
+    start_headless_imgui(services, ImVec2(GetParam().w, GetParam().h), TestFonts::Real);
     reset_document(state, default_scenario(), "");
     state.view.presenter = true;
     state.style_dirty = true;

@@ -6,6 +6,7 @@
 #include "gui/files.hpp"
 #include "gui/panels.hpp"
 #include "gui/recovery.hpp"
+#include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
@@ -169,13 +170,7 @@ class RecoveryPrompt : public Recovery {
 protected:
   void SetUp() override {
     Recovery::SetUp();
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1280, 800);
-    io.IniFilename = nullptr;
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    start_headless_imgui(services, ImVec2(1280, 800));
     services.config_dir = dir;
   }
   void TearDown() override {

@@ -2,6 +2,7 @@
 // proceeds a slice per frame to the same figures as run_scaling, and GPU without a window is
 // refused in place.
 #include "gui/panels.hpp"
+#include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,14 +12,7 @@ namespace {
 class ScalingPanelGui : public ::testing::Test {
 protected:
   void SetUp() override {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1280, 800);
-    io.IniFilename = nullptr;
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-    services.backend = make_cpu_backend();
+    start_headless_imgui(services, ImVec2(1280, 800));
   }
   void TearDown() override { ImGui::DestroyContext(); }
   void frame() {
