@@ -68,7 +68,12 @@ void draw_saturation_panel(AppState& state, Services& services) {
   }
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingStretchProp;
-  const std::vector<std::string> ql = query_labels(state);
+  // Labels of the visible rows only: a streamed document has up to 10⁶ rows, drawn every frame.
+  const std::vector<std::string>& tokens = state.doc.scenario.query_tokens;
+  const bool named = static_cast<Eigen::Index>(tokens.size()) == state.doc.scenario.Q.rows();
+  const auto row_label = [&](int i) {
+    return named && static_cast<size_t>(i) < tokens.size() ? tokens[static_cast<size_t>(i)] : "t" + std::to_string(i + 1);
+  };
   if (ImGui::BeginTable("rows", 6, flags, ImVec2(0, std::max(fs * 4, ImGui::GetContentRegionAvail().y)))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("row");
@@ -86,7 +91,7 @@ void draw_saturation_panel(AppState& state, Services& services) {
         ImGui::TableNextRow();
         if (row.saturated || row.fully_masked) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, pal.flagged_row_bg);
         ImGui::TableNextColumn();
-        ImGui::Text("%d %s", i + 1, ql[static_cast<size_t>(i)].c_str());
+        ImGui::Text("%d %s", i + 1, row_label(i).c_str());
         ImGui::TableNextColumn();
         ImGui::Text("%.3f", row.max_weight);
         ImGui::TableNextColumn();

@@ -68,6 +68,21 @@ protected:
     return s;
   }
 
+  // n tokens of self-attention with Q, K (n × d_k) and V (n × d_v) drawn from N(0, 1).
+  static Scenario random_scenario(const std::string& title, Eigen::Index n, Eigen::Index d_k, Eigen::Index d_v,
+                                  unsigned seed) {
+    Scenario sc;
+    sc.title = title;
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> nd;
+    sc.Q = Matrix(n, d_k);
+    sc.K = Matrix(n, d_k);
+    sc.V = Matrix(n, d_v);
+    for (Matrix* M : {&sc.Q, &sc.K, &sc.V})
+      for (Eigen::Index k = 0; k < M->size(); ++k) M->data()[k] = nd(rng);
+    return sc;
+  }
+
   static int distinct_colours(Shot& s) {
     std::set<unsigned> seen;
     for (int y = 0; y < s.height; y += 3)
@@ -113,15 +128,7 @@ TEST_F(Screenshot, DefaultLesson) {
 }
 
 TEST_F(Screenshot, Scenario512) {
-  Scenario sc;
-  sc.title = "512 random tokens";
-  std::mt19937 rng(5);
-  std::normal_distribution<float> nd;
-  sc.Q = Matrix(512, 16);
-  sc.K = Matrix(512, 16);
-  sc.V = Matrix(512, 8);
-  for (Matrix* M : {&sc.Q, &sc.K, &sc.V})
-    for (Eigen::Index k = 0; k < M->size(); ++k) M->data()[k] = nd(rng);
+  const Scenario sc = random_scenario("512 random tokens", 512, 16, 8, 5);
   save_scenario(sc, dir / "big.json");
   Shot s = take((dir / "big.json").string(), "1280x800");
   ASSERT_EQ(s.status, 0) << s.output;
@@ -136,15 +143,7 @@ TEST_F(Screenshot, Scenario512) {
 // 9000 tokens: the n × m stages are streamed on a background thread; the screenshot waits for the
 // run and shows the downsampled weights (log scale, masked blocks hatched) beside the output.
 TEST_F(Screenshot, StreamedScenario) {
-  Scenario sc;
-  sc.title = "9000 random tokens, causal";
-  std::mt19937 rng(7);
-  std::normal_distribution<float> nd;
-  sc.Q = Matrix(9000, 4);
-  sc.K = Matrix(9000, 4);
-  sc.V = Matrix(9000, 3);
-  for (Matrix* M : {&sc.Q, &sc.K, &sc.V})
-    for (Eigen::Index k = 0; k < M->size(); ++k) M->data()[k] = nd(rng);
+  Scenario sc = random_scenario("9000 random tokens, causal", 9000, 4, 3, 7);
   sc.options.mask.kind = MaskKind::Causal;
   save_scenario(sc, dir / "streamed.json");
   Shot s = take((dir / "streamed.json").string(), "1280x800");
