@@ -54,4 +54,17 @@ std::vector<std::string> key_labels(const AppState& s) {
   return display_tokens(s.doc.scenario.key_tokens, s.doc.scenario.K.rows());
 }
 
+bool inputs_column_hidden(const AppState& s) { return s.view.inputs_hidden || s.inputs_auto_folded; }
+
+void toggle_inputs_column(AppState& s) {
+  if (s.inputs_auto_folded) {
+    // The user asked for the column presenter mode had folded: stop folding it (View menu turns it back on).
+    s.view.inputs_auto_fold = false;
+    s.inputs_auto_folded = false;
+    s.view.inputs_hidden = false;
+    return;
+  }
+  s.view.inputs_hidden = !s.view.inputs_hidden;
+}
+
 }  // namespace attnlab::gui

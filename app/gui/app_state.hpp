@@ -77,6 +77,11 @@ struct DrawnRect {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
   int rows = 0, cols = 0;
   bool drawn = false;
+  float number_size = 0;        // the font size of the numbers inside the cells; 0: none drawn
+  float left = 0;               // the left edge of the row labels (x0 when there are none)
+  float top = 0;                // the top edge of the column labels (y0 when there are none)
+  bool labels_cut = false;      // some token label was drawn shortened
+  bool labels_rotated = false;  // the column labels read upwards (too wide to fit across a cell)
 };
 
 // What the view of a streamed result draws, derived once per result (streaming_view.cpp). Weights
@@ -97,6 +102,9 @@ struct ViewSettings {
   std::string diverging = "blue-white-red";
   bool numbers_in_cells = true;
   bool inputs_hidden = false;  // the inputs column folded away: the pipeline gets the whole width
+  // In presenter mode the inputs column folds away by itself while the pipeline needs the width to
+  // show numbers in its cells (a six-token lesson on a 1280 × 720 projector); I brings it back.
+  bool inputs_auto_fold = true;
   float left_width = 0.0f;     // 0: automatic (a share of the window)
   float bottom_height = 0.0f;  // 0: automatic
   std::map<std::string, bool> open_windows;  // floating panels ("Help", ...) by name
@@ -235,7 +243,11 @@ struct AppState {
   CellRef hovered;   // under the mouse this frame
   CellRef selected;  // clicked: the explain panel follows it when nothing is hovered
   std::string focus_panel;
-  float pipeline_wants_height = 0;  // measured by the pipeline panel; the host's automatic split uses it  // a tabbed panel to bring to the front on the next frame
+  // Measured by the pipeline panel each frame, used by the host's automatic layout on the next:
+  float pipeline_wants_height = 0;  // the height its heatmaps can use
+  float pipeline_needs_height = 0;  // the height below which the numbers in its cells get too small
+  float pipeline_needs_width = 0;   // the width below which the numbers in its cells get too small
+  bool inputs_auto_folded = false;  // the host folded the inputs column this frame (inputs_auto_fold)
 
   InputsUi inputs;
   ExportUi export_ui;
@@ -259,5 +271,11 @@ bool stage_is_signed(Stage s);
 // The display labels of query rows and key columns (the scenario's, or t1, t2, ...).
 std::vector<std::string> query_labels(const AppState& s);
 std::vector<std::string> key_labels(const AppState& s);
+
+// Whether the inputs column is folded away this frame: by the user (I) or by presenter mode.
+bool inputs_column_hidden(const AppState& s);
+// I and View > Inputs column: shows a folded column (and, when presenter mode had folded it, stops
+// folding it automatically), folds a shown one.
+void toggle_inputs_column(AppState& s);
 
 }  // namespace attnlab::gui

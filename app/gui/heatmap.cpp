@@ -43,6 +43,41 @@ bool is_blocked(const HeatmapSpec& spec, int i, int j) {
   return !std::isfinite((*spec.values)(i, j));
 }
 
+float min_label_size() { return std::max(10.0f, ImGui::GetFontSize() * 0.6f); }
+
+float widest_label(ImFont* font, const std::vector<std::string>& labels) {
+  float widest = 0;  // at font size 1
+  for (const auto& l : labels) widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, l.c_str()).x);
+  return widest;
+}
+
+// The longest start of `l` (whole UTF-8 characters) no wider than `room` at `size`.
+std::string fitted(ImFont* font, const std::string& l, float room, float size) {
+  std::string t = l;
+  while (!t.empty() && font->CalcTextSizeA(size, FLT_MAX, 0, t.c_str()).x > room) {
+    size_t k = t.size() - 1;
+    while (k > 0 && (static_cast<unsigned char>(t[k]) & 0xC0) == 0x80) --k;
+    t.erase(k);
+  }
+  return t;
+}
+
+// Text turned a quarter turn anticlockwise (reads bottom to top), centred on `centre`. ImGui 1.86
+// draws text only across, so the glyph quads are drawn across about the centre and their vertices
+// turned. The glyphs are laid out against an unbounded clip rectangle: the window's would drop the
+// ones that stick out before the turn, though after it they are inside.
+void add_text_upwards(ImDrawList* dl, ImFont* font, float size, ImVec2 centre, ImU32 col, const char* text) {
+  const ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0, text);
+  const int first = dl->VtxBuffer.Size;
+  font->RenderText(dl, size, ImVec2(centre.x - ts.x * 0.5f, centre.y - ts.y * 0.5f), col, ImVec4(-FLT_MAX, -FLT_MAX, FLT_MAX, FLT_MAX),
+                   text, nullptr);
+  for (int k = first; k < dl->VtxBuffer.Size; ++k) {
+    ImVec2& p = dl->VtxBuffer[k].pos;
+    const float dx = p.x - centre.x, dy = p.y - centre.y;
+    p = ImVec2(centre.x + dy, centre.y - dx);
+  }
+}
+
 double position(const HeatmapSpec& spec, double v) {
   // Same rule as engine/colormap.hpp's colormap_position, inlined so both paths agree with the shader.
   if (spec.diverging) {
@@ -65,6 +100,50 @@ std::string format_cell(double v, int decimals) {
   std::string s = buf;
   if (s == "-0.000" || s == "-0.00" || s == "-0.0" || s == "-0") s.erase(0, 1);
   return s;
+}
+
+float min_number_size() { return std::max(11.0f, ImGui::GetFontSize() * 0.5f); }
+
+ColumnLabels column_label_layout(const std::vector<std::string>& labels, int cols, float cell_w) {
+  ColumnLabels out;
+  if (cols > 32 || static_cast<int>(labels.size()) != cols) return out;
+  ImFont* font = ImGui::GetFont();
+  const float fs = ImGui::GetFontSize(), min_label = min_label_size();
+  const float widest = widest_label(font, labels);
+  const float room = cell_w - std::max(2.0f, fs * 0.15f);
+  const float across = widest > 0 ? std::clamp(room / widest, min_label, fs) : fs;
+  if (widest * across <= room || widest <= 0) {
+    out.size = across;
+    out.height = fs * 1.3f;
+    return out;
+  }
+  // Upwards: a glyph line stands about 1.2 font sizes tall, so the size follows the cell's width.
+  out.rotated = true;
+  out.size = std::min(fs, (cell_w - 2.0f) / 1.2f);
+  if (out.size < 7.0f) return ColumnLabels{};  // cells too thin for any label
+  const float most = fs * 6.0f;                 // a sentence for a token must not eat the heatmap
+  if (widest * out.size + fs * 0.4f > most) out.size = std::min(out.size, std::max(min_label, (most - fs * 0.4f) / widest));
+  out.height = std::min(widest * out.size + fs * 0.4f, most);
+  out.cut = widest * out.size + fs * 0.4f > most;
+  return out;
+}
+
+float heatmap_row_label_width(const std::vector<std::string>& labels, int rows) {
+  if (rows > 32 || static_cast<int>(labels.size()) != rows) return 0;
+  return widest_label(ImGui::GetFont(), labels) * ImGui::GetFontSize() + ImGui::GetFontSize() * 0.5f;
+}
+
+float cell_for_numbers(const Matrix& values, const BlockGrid* blocked, float size) {
+  ImFont* font = ImGui::GetFont();
+  float widest = 0;
+  for (Eigen::Index i = 0; i < values.rows(); ++i) {
+    for (Eigen::Index j = 0; j < values.cols(); ++j) {
+      const float v = values(i, j);
+      if (!std::isfinite(v) || (blocked && (*blocked)(i, j))) continue;
+      widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, format_cell(v, 2).c_str()).x);
+    }
+  }
+  return std::ceil(cell_px_for_text(size, widest));
 }
 
 std::pair<double, double> finite_range(const Matrix& M, const BlockGrid* blocked) {
@@ -95,13 +174,22 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
   const bool col_labels = cols <= 32 && static_cast<int>(spec.col_labels.size()) == cols;
   float label_w = 0;
   if (row_labels) {
-    for (const auto& l : spec.row_labels) label_w = std::max(label_w, ImGui::CalcTextSize(l.c_str()).x);
-    label_w = std::min(label_w + fs * 0.5f, spec.size.x * 0.3f);
+    label_w = spec.row_label_width >= 0 ? spec.row_label_width
+                                        : std::min(heatmap_row_label_width(spec.row_labels, rows), spec.size.x * 0.3f);
   }
-  const float label_h = col_labels ? fs * 1.3f : 0.0f;
-  const float grid_w = std::max(1.0f, spec.size.x - label_w), grid_h = std::max(1.0f, spec.size.y - label_h);
-  float cell = std::min(grid_w / static_cast<float>(std::max(cols, 1)), grid_h / static_cast<float>(std::max(rows, 1)));
-  if (spec.max_cell > 0) cell = std::min(cell, spec.max_cell);
+  // The column labels' room depends on the cells' width, which depends on that room: the first
+  // guess (labels across) gives the widest cells, and labels that must turn upwards at that width
+  // still fit in the height they claim at any narrower one.
+  const float grid_w = std::max(1.0f, spec.size.x - label_w);
+  auto cell_for = [&](float label_h) {
+    const float grid_h = std::max(1.0f, spec.size.y - label_h);
+    float c = std::min(grid_w / static_cast<float>(std::max(cols, 1)), grid_h / static_cast<float>(std::max(rows, 1)));
+    return spec.max_cell > 0 ? std::min(c, spec.max_cell) : c;
+  };
+  float label_h = col_labels ? fs * 1.3f : 0.0f;
+  if (col_labels) label_h = column_label_layout(spec.col_labels, cols, cell_for(label_h)).height;
+  const float grid_h = std::max(1.0f, spec.size.y - label_h);
+  float cell = cell_for(label_h);
   const bool immediate = static_cast<long>(rows) * cols <= kMaxImmediateCells && cell >= kMinCellPx;
 
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -128,46 +216,47 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
   }
   const ImVec2 g1(g0.x + gw, g0.y + gh);
 
-  // Labels: at the body size when they fit, else smaller (down to 60%), else cut; never hidden
-  // because a token is a little wider than its column, and never overlapping a neighbour.
+  // Labels: at the body size when they fit, else smaller (down to 60%), else (columns) upwards;
+  // never hidden because a token is a little wider than its column, never overlapping a neighbour.
   ImFont* font = ImGui::GetFont();
-  const float min_label = std::max(10.0f, fs * 0.6f);
-  auto fitted = [&](const std::string& l, float room, float size) {
-    std::string t = l;
-    while (!t.empty() && font->CalcTextSizeA(size, FLT_MAX, 0, t.c_str()).x > room) {
-      // Drop a whole UTF-8 character from the end.
-      size_t k = t.size() - 1;
-      while (k > 0 && (static_cast<unsigned char>(t[k]) & 0xC0) == 0x80) --k;
-      t.erase(k);
-    }
-    return t;
-  };
+  const float min_label = min_label_size();
+  bool labels_cut = false, labels_rotated = false;
   if (col_labels) {
     const float cw = gw / static_cast<float>(cols);
-    const float room = cw - std::max(2.0f, fs * 0.15f);
-    float widest = 0;
-    for (const auto& l : spec.col_labels) widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, l.c_str()).x);
-    const float size = widest > 0 ? std::clamp(room / widest, min_label, fs) : fs;
-    for (int j = 0; j < cols; ++j) {
-      const std::string l = fitted(spec.col_labels[static_cast<size_t>(j)], room, size);
-      const ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0, l.c_str());
-      dl->AddText(font, size, ImVec2(g0.x + cw * (static_cast<float>(j) + 0.5f) - ts.x * 0.5f, origin.y + (label_h - size) * 0.5f),
-                  pal.text_dim, l.c_str());
+    const ColumnLabels cl = column_label_layout(spec.col_labels, cols, cw);
+    labels_rotated = cl.rotated;
+    const float room = cl.rotated ? label_h - fs * 0.4f : cw - std::max(2.0f, fs * 0.15f);
+    for (int j = 0; j < cols && cl.size > 0; ++j) {
+      const std::string& full = spec.col_labels[static_cast<size_t>(j)];
+      const std::string l = fitted(font, full, room, cl.size);
+      labels_cut = labels_cut || l.size() < full.size();
+      const ImVec2 ts = font->CalcTextSizeA(cl.size, FLT_MAX, 0, l.c_str());
+      const float cx = g0.x + cw * (static_cast<float>(j) + 0.5f);
+      if (cl.rotated) {
+        // Bottom-aligned just above the grid, so that short and long tokens start at the same place.
+        add_text_upwards(dl, font, cl.size, ImVec2(cx, g0.y - fs * 0.2f - ts.x * 0.5f), pal.text_dim, l.c_str());
+      } else {
+        dl->AddText(font, cl.size, ImVec2(cx - ts.x * 0.5f, origin.y + (label_h - cl.size) * 0.5f), pal.text_dim, l.c_str());
+      }
     }
+    labels_cut = labels_cut || cl.size <= 0;
   }
   if (row_labels) {
     const float ch = gh / static_cast<float>(rows);
     const float room = g0.x - fs * 0.35f - origin.x;
-    float widest = 0;
-    for (const auto& l : spec.row_labels) widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, l.c_str()).x);
+    const float widest = widest_label(font, spec.row_labels);
     const float size = std::min(widest > 0 ? std::clamp(room / widest, min_label, fs) : fs, std::max(ch * 0.95f, 1.0f));
     if (size >= min_label * 0.9f) {
       for (int i = 0; i < rows; ++i) {
-        const std::string l = fitted(spec.row_labels[static_cast<size_t>(i)], room, size);
+        const std::string& full = spec.row_labels[static_cast<size_t>(i)];
+        const std::string l = fitted(font, full, room, size);
+        labels_cut = labels_cut || l.size() < full.size();
         const ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0, l.c_str());
         dl->AddText(font, size, ImVec2(g0.x - fs * 0.35f - ts.x, g0.y + ch * (static_cast<float>(i) + 0.5f) - ts.y * 0.5f),
                     pal.text_dim, l.c_str());
       }
+    } else {
+      labels_cut = true;
     }
   }
 
@@ -205,12 +294,13 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
     }
   }
 
+  float number_size = 0;
   if (immediate) {
     // Numbers grow with the cells up to the body font size and shrink down to a still-legible
     // size (larger in presenter mode), one size for the whole heatmap; below that they give way to
     // the hover read-out.
     CellText ct;
-    const float min_size = std::max(11.0f, fs * 0.5f);
+    const float min_size = min_number_size();
     // Cells too small for the shortest number ("0.00" at min_size) skip the measuring.
     if (state.view.numbers_in_cells && cell >= min_size * 2.0f) {
       float widest[2] = {0, 0};  // 2 and 3 decimals, at font size 1
@@ -226,6 +316,7 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
       ct = fit_cell_text(cell, fs, fs * 0.8f, min_size, [&](int d) { return widest[d == 3 ? 1 : 0]; });
     }
     const float num_size = ct.size;
+    number_size = num_size;
     const int decimals = ct.decimals;
     for (int i = 0; i < rows; ++i) {
       for (int j = 0; j < cols; ++j) {
@@ -238,11 +329,13 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
           const bool masked = spec.blocked && (*spec.blocked)(i, j);
           const std::string overflow = masked ? std::string() : format_cell(M(i, j), 0);
           const char* text = masked ? spec.blocked_text : overflow.c_str();
-          if (text && *text && cell >= fs * 1.8f) {
-            const ImVec2 ts = ImGui::CalcTextSize(text);
-            const ImVec2 c(a.x + (cell - ts.x) * 0.5f, a.y + (cell - ts.y) * 0.5f);
+          // At the body size in big cells, smaller in smaller ones (a projector's six-token lesson).
+          const float size = std::min(fs, cell * 0.5f);
+          const ImVec2 ts = text && *text ? font->CalcTextSizeA(size, FLT_MAX, 0, text) : ImVec2(0, 0);
+          if (ts.x > 0 && size >= min_number_size() && ts.x + 8 <= cell) {
+            const ImVec2 c(std::round(a.x + (cell - ts.x) * 0.5f), std::round(a.y + (cell - ts.y) * 0.5f));
             dl->AddRectFilled(ImVec2(c.x - 3, c.y), ImVec2(c.x + ts.x + 3, c.y + ts.y), pal.hatch_a, 3.0f);
-            dl->AddText(c, IM_COL32(255, 255, 255, 255), text);
+            dl->AddText(font, size, c, IM_COL32(255, 255, 255, 255), text);
           }
         } else {
           const double v = M(i, j);
@@ -343,7 +436,7 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
   }
 
   DrawnRect& dr = state.drawn[static_cast<size_t>(spec.stage)];
-  dr = DrawnRect{g0.x, g0.y, g1.x, g1.y, rows, cols, true};
+  dr = DrawnRect{g0.x, g0.y, g1.x, g1.y, rows, cols, true, number_size, origin.x, origin.y, labels_cut, labels_rotated};
   ImGui::SetCursorScreenPos(ImVec2(origin.x, g1.y + ImGui::GetStyle().ItemSpacing.y));
   ImGui::Dummy(ImVec2(label_w + gw, 0));
   ImGui::PopID();

@@ -26,6 +26,7 @@ struct HeatmapSpec {
   bool diverging = false;
   ImVec2 size{200, 200};    // the whole area, labels included
   float max_cell = 0;       // 0: no limit
+  float row_label_width = -1;  // the room for the row labels; < 0: heatmap_row_label_width (at most 30%)
   const char* blocked_text = nullptr;  // drawn in blocked cells when they fit ("−∞")
   // The hover read-out of cell (row, col) when set (downsampled maps say which cells a pixel covers).
   std::function<std::string(int row, int col)> describe;
@@ -41,6 +42,28 @@ inline constexpr long kMaxImmediateCells = 48 * 48;
 inline constexpr float kMinCellPx = 5.0f;
 
 HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpec& spec);
+
+// How a heatmap writes its column labels above cells `cell_w` pixels wide (current font): across at
+// the body size when they fit, smaller down to 60%, else reading upwards (rotated a quarter turn)
+// so that a token is never cut to its first letters. `height` is the room they take above the grid.
+struct ColumnLabels {
+  bool rotated = false;
+  float size = 0;    // font size in pixels; 0: no labels
+  float height = 0;
+  bool cut = false;  // even upwards the longest token does not fit in the height allowed
+};
+ColumnLabels column_label_layout(const std::vector<std::string>& labels, int cols, float cell_w);
+
+// The room the row labels take beside the grid at the body size (0 when there are none to draw:
+// no labels, or more than 32 rows).
+float heatmap_row_label_width(const std::vector<std::string>& labels, int rows);
+
+// The smallest square cell (pixels) in which every number of `values` (blocked cells skipped) can
+// be written with two decimals at font size `size`: heatmaps with smaller cells leave them out.
+float cell_for_numbers(const Matrix& values, const BlockGrid* blocked, float size);
+
+// The smallest font size numbers are written in at all (larger in presenter mode, current font).
+float min_number_size();
 
 // A horizontal colour bar `width` wide with its range written under it.
 void draw_colorbar(const AppState& state, const Colormap& map, double lo, double hi, bool diverging, float width);

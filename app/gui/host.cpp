@@ -157,7 +157,12 @@ void draw_app(AppState& state, Services& services) {
                                          : std::clamp(size.x * (state.view.presenter ? 0.24f : 0.26f),
                                                       std::min(fs * 12.0f, size.x * 0.3f), fs * 30.0f);
     lw = std::clamp(lw, fs * 6.0f, avail.x * 0.6f);
-    if (!state.view.inputs_hidden) {
+    // Presenter mode folds the column away while the pipeline beside it would be too narrow for
+    // the numbers in its cells (measured last frame; the width it needs does not depend on the
+    // width it gets, so this cannot flicker).
+    state.inputs_auto_folded = state.view.presenter && state.view.inputs_auto_fold && !state.view.inputs_hidden &&
+                               state.pipeline_needs_width > avail.x - lw - split - 6;
+    if (!inputs_column_hidden(state)) {
       ImGui::BeginChild("##left", ImVec2(lw, avail.y), false);
       for (const PanelInfo& p : panel_list()) {
         if (p.slot != Slot::Left) continue;
@@ -175,15 +180,20 @@ void draw_app(AppState& state, Services& services) {
     }
     ImGui::BeginGroup();
     const float right_h = ImGui::GetContentRegionAvail().y;
+    // The tabs below keep at least their tab bar and two lines of text.
+    const float min_bottom = ImGui::GetFrameHeightWithSpacing() + fs * 2.0f;
     float bh = state.view.bottom_height;
     if (bh <= 0) {
-      // Automatic: the pipeline gets what its heatmaps can use (at least 45%), the tabs the rest.
-      const float main_h = state.pipeline_wants_height > 0
-                               ? std::clamp(state.pipeline_wants_height, right_h * 0.45f, right_h * 0.72f)
-                               : right_h * 0.7f;
-      bh = std::max(right_h - main_h, fs * 6.0f);
+      // Automatic: the pipeline gets what its heatmaps can use (45% to 72%), and more when its
+      // numbers need it (a six-token lesson on a 720-pixel-high projector); the tabs the rest.
+      const float main_h = state.pipeline_wants_height > 0 ? std::clamp(state.pipeline_wants_height, right_h * 0.45f, right_h * 0.72f)
+                                                           : right_h * 0.7f;
+      const float overhead = split + ImGui::GetStyle().ItemSpacing.y * 2;  // the splitter and the spacing around it
+      bh = std::max(right_h - overhead - main_h, fs * 6.0f);
+      const float for_numbers = right_h - overhead - state.pipeline_needs_height;
+      if (state.pipeline_needs_height > 0 && for_numbers < bh) bh = std::max(for_numbers, min_bottom);
     }
-    bh = std::clamp(bh, fs * 3.0f, right_h * 0.8f);
+    bh = std::clamp(bh, std::min(fs * 3.0f, min_bottom), right_h * 0.8f);
     ImGui::BeginChild("##main", ImVec2(0, right_h - bh - split - ImGui::GetStyle().ItemSpacing.y * 2), false,
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     draw_slot(state, services, Slot::Main, "##main_tabs");

@@ -66,7 +66,8 @@ void draw_view_menu(AppState& state, Services& services) {
     state.style_dirty = true;
   }
   ImGui::MenuItem("Numbers in cells", nullptr, &state.view.numbers_in_cells);
-  if (ImGui::MenuItem("Inputs column", "I", !state.view.inputs_hidden)) state.view.inputs_hidden = !state.view.inputs_hidden;
+  if (ImGui::MenuItem("Inputs column", "I", !inputs_column_hidden(state))) toggle_inputs_column(state);
+  ImGui::MenuItem("Fold inputs when the pipeline needs room (presenter)", nullptr, &state.view.inputs_auto_fold);
   ImGui::Separator();
   for (ColormapKind kind : {ColormapKind::Sequential, ColormapKind::Diverging}) {
     const bool seq = kind == ColormapKind::Sequential;

@@ -84,6 +84,7 @@ std::string session_json(const SessionData& s) {
                {"diverging", v.diverging},
                {"numbers_in_cells", v.numbers_in_cells},
                {"inputs_hidden", v.inputs_hidden},
+               {"inputs_auto_fold", v.inputs_auto_fold},
                {"left_width", v.left_width},
                {"bottom_height", v.bottom_height},
                {"open_windows", v.open_windows}};
@@ -129,6 +130,7 @@ SessionData parse_session(std::string_view text, std::string_view source) {
     if (r.has("diverging")) vs.diverging = r.text("diverging", "view.diverging");
     if (r.has("numbers_in_cells")) vs.numbers_in_cells = r.flag("numbers_in_cells", "view.numbers_in_cells");
     if (r.has("inputs_hidden")) vs.inputs_hidden = r.flag("inputs_hidden", "view.inputs_hidden");
+    if (r.has("inputs_auto_fold")) vs.inputs_auto_fold = r.flag("inputs_auto_fold", "view.inputs_auto_fold");
     if (r.has("left_width")) vs.left_width = r.panel_size("left_width", "view.left_width");
     if (r.has("bottom_height")) vs.bottom_height = r.panel_size("bottom_height", "view.bottom_height");
     if (r.has("open_windows")) {

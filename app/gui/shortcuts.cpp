@@ -23,7 +23,7 @@ const std::vector<Shortcut> kShortcuts = {
     {"Shift+click a cell", "block / unblock it (custom mask)"},
     {"F5 or P", "presenter mode on/off"},
     {"T", "light / dark theme"},
-    {"I", "hide / show the inputs column (bigger heatmaps on a small projector)"},
+    {"I", "hide / show the inputs column (presenter mode hides it by itself when the heatmaps need the width)"},
     {"C", "next colormap"},
     {"Esc", "forget the selected cell"},
     {"F1", "this help"},
@@ -69,7 +69,7 @@ void handle_shortcuts(AppState& state, Services& services) {
     state.view.presenter = !state.view.presenter;
     state.style_dirty = true;
   }
-  if (pressed(GLFW_KEY_I)) state.view.inputs_hidden = !state.view.inputs_hidden;
+  if (pressed(GLFW_KEY_I)) toggle_inputs_column(state);
   if (pressed(GLFW_KEY_T)) {
     state.view.theme = state.view.theme == Theme::Dark ? Theme::Light : Theme::Dark;
     state.style_dirty = true;

@@ -33,6 +33,11 @@ void draw_status_bar(AppState& state, Services& services, float height) {
     ImGui::Text("n=%d m=%d d_k=%d d_v=%d", static_cast<int>(r.n), static_cast<int>(r.m), static_cast<int>(r.d_k),
                 static_cast<int>(r.d_v));
     ImGui::SameLine(0, 24);
+    if (inputs_column_hidden(state)) {
+      // The controls are folded away (presenter mode may have done it by itself): say how to get them.
+      ImGui::TextUnformatted("I: inputs");
+      ImGui::SameLine(0, 24);
+    }
     if (!state.error.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
       ImGui::TextUnformatted(state.error.c_str());

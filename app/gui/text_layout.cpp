@@ -63,6 +63,13 @@ CellText fit_cell_text(float cell_px, float max_size, float preferred_size, floa
   return CellText{2, 0.0f};
 }
 
+float cell_px_for_text(float size, float widest_at_unit) {
+  // fit_cell_text's rules turned around: half the cell tall, and the width inside the margins,
+  // max(2, 8% of the cell) on each side (both cases covered).
+  const float w = size * widest_at_unit;
+  return std::max({2.0f * size, w + 4.0f, w / 0.84f});
+}
+
 namespace {
 
 float overlap(const LabelBox& a, const LabelBox& b) {

@@ -31,6 +31,10 @@ struct CellText {
 CellText fit_cell_text(float cell_px, float max_size, float preferred_size, float min_size,
                        const std::function<float(int decimals)>& widest_at_unit);
 
+// The smallest square cell (pixels) in which fit_cell_text writes two decimals at `size` or larger,
+// for the widest number `widest_at_unit` wide at font size 1 (when max_size ≥ size).
+float cell_px_for_text(float size, float widest_at_unit);
+
 // A label's box: top-left corner and size, in pixels.
 struct LabelBox {
   float x = 0, y = 0, w = 0, h = 0;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 
@@ -100,6 +101,19 @@ TEST(FitCellText, DropsADecimalBeforeGoingBelowTheReadableSize) {
   EXPECT_GE(mid.size, 14.0f);
   // Too small for anything readable: no numbers (the hover read-out remains).
   EXPECT_EQ(fit_cell_text(20, 28, 22, 14, widest).size, 0.0f);
+}
+
+// The pipeline plans its cells with cell_px_for_text: a cell that size must get numbers of at least
+// that size from fit_cell_text, and a cell much smaller must not (the planning is not wasteful).
+TEST(FitCellText, CellPxForTextIsTheSmallestCellThatShowsNumbers) {
+  for (float size : {11.0f, 14.0f, 20.0f}) {
+    for (float w : {1.5f, 2.2f, 2.6f, 3.4f}) {
+      const float cell = std::ceil(cell_px_for_text(size, w));
+      const CellText t = fit_cell_text(cell, 28, 22, size, [&](int) { return w; });
+      EXPECT_GE(t.size, size) << size << " " << w;
+      EXPECT_EQ(fit_cell_text(cell * 0.9f - 1.0f, 28, 22, size, [&](int) { return w; }).size, 0.0f) << size << " " << w;
+    }
+  }
 }
 
 }  // namespace

@@ -19,6 +19,7 @@ SessionData sample() {
   s.view.theme = Theme::Light;
   s.view.sequential = "magma";
   s.view.left_width = 412.5f;
+  s.view.inputs_auto_fold = false;  // the teacher brought back the column presenter mode had folded
   s.view.open_windows = {{"Help", true}, {"Export", false}};
   s.recent_files = {"/home/teacher/lesson.json", "/tmp/q.npy"};
   s.window = {1500, 900};
@@ -52,6 +53,7 @@ TEST(SessionFile, RoundTrips) {
   EXPECT_EQ(t.view.theme, Theme::Light);
   EXPECT_EQ(t.view.sequential, "magma");
   EXPECT_EQ(t.view.left_width, 412.5f);
+  EXPECT_FALSE(t.view.inputs_auto_fold);
   EXPECT_EQ(t.view.open_windows, s.view.open_windows);
   EXPECT_EQ(t.recent_files, s.recent_files);
   EXPECT_EQ(t.window, s.window);
