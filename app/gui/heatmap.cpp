@@ -51,10 +51,11 @@ float widest_label(ImFont* font, const std::vector<std::string>& labels) {
   return widest;
 }
 
-// The longest start of `l` (whole UTF-8 characters) no wider than `room` at `size`.
+// The longest start of `l` (whole UTF-8 characters) no wider than `room` at `size`. Half a pixel
+// of slack: a size chosen as room ÷ width must not lose a letter to rounding.
 std::string fitted(ImFont* font, const std::string& l, float room, float size) {
   std::string t = l;
-  while (!t.empty() && font->CalcTextSizeA(size, FLT_MAX, 0, t.c_str()).x > room) {
+  while (!t.empty() && font->CalcTextSizeA(size, FLT_MAX, 0, t.c_str()).x > room + 0.5f) {
     size_t k = t.size() - 1;
     while (k > 0 && (static_cast<unsigned char>(t[k]) & 0xC0) == 0x80) --k;
     t.erase(k);
@@ -119,7 +120,7 @@ ColumnLabels column_label_layout(const std::vector<std::string>& labels, int col
   }
   // Upwards: a glyph line stands about 1.2 font sizes tall, so the size follows the cell's width.
   out.rotated = true;
-  out.size = std::min(fs, (cell_w - 2.0f) / 1.2f);
+  out.size = std::min(std::max(min_label, fs * 0.8f), (cell_w - 2.0f) / 1.2f);
   if (out.size < 7.0f) return ColumnLabels{};  // cells too thin for any label
   const float most = fs * 6.0f;                 // a sentence for a token must not eat the heatmap
   if (widest * out.size + fs * 0.4f > most) out.size = std::min(out.size, std::max(min_label, (most - fs * 0.4f) / widest));
@@ -130,7 +131,10 @@ ColumnLabels column_label_layout(const std::vector<std::string>& labels, int col
 
 float heatmap_row_label_width(const std::vector<std::string>& labels, int rows) {
   if (rows > 32 || static_cast<int>(labels.size()) != rows) return 0;
-  return widest_label(ImGui::GetFont(), labels) * ImGui::GetFontSize() + ImGui::GetFontSize() * 0.5f;
+  // Tokens longer than about four letters are written smaller (down to 60%) rather than taking the
+  // cells' width: "everywhere" at a projector's size is wider than three cells.
+  const float fs = ImGui::GetFontSize(), widest = widest_label(ImGui::GetFont(), labels);
+  return std::min(widest * fs, std::max(widest * min_label_size(), fs * 2.5f)) + fs * 0.5f;
 }
 
 float cell_for_numbers(const Matrix& values, const BlockGrid* blocked, float size) {
@@ -188,19 +192,17 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
   };
   float label_h = col_labels ? fs * 1.3f : 0.0f;
   if (col_labels) label_h = column_label_layout(spec.col_labels, cols, cell_for(label_h)).height;
-  const float grid_h = std::max(1.0f, spec.size.y - label_h);
   float cell = cell_for(label_h);
-  const bool immediate = static_cast<long>(rows) * cols <= kMaxImmediateCells && cell >= kMinCellPx;
+  // Tiny square cells of a tall, thin matrix (an output n × d_v with d_v ≪ n) would draw a sliver:
+  // the texture path widens it instead.
+  const bool sliver = cell < fs && cell * static_cast<float>(cols) < std::min(grid_w, (spec.size.y - label_h) * 0.5f) * 0.5f;
+  const bool immediate = static_cast<long>(rows) * cols <= kMaxImmediateCells && cell >= kMinCellPx && !sliver;
 
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  ImVec2 g0(origin.x + label_w, origin.y + label_h);
   float gw, gh;
-  if (immediate) {
-    cell = std::floor(cell);
-    gw = cell * static_cast<float>(cols);
-    gh = cell * static_cast<float>(rows);
-  } else {
-    // Keep the matrix's aspect ratio inside the available area.
+  // The texture's size: the matrix's aspect ratio inside the available area, except that very thin
+  // matrices (output n × d_v with d_v ≪ n) get wider cells rather than a sliver.
+  auto texture_size = [&](float lh) {
+    const float grid_h = std::max(1.0f, spec.size.y - lh);
     const float aspect = static_cast<float>(cols) / static_cast<float>(std::max(rows, 1));
     gw = grid_w;
     gh = gw / aspect;
@@ -208,12 +210,28 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
       gh = grid_h;
       gw = gh * aspect;
     }
-    // Very thin matrices (output n × d_v with d_v ≪ n) get wider cells rather than a sliver.
     gw = std::max(gw, std::min(grid_w, grid_h * 0.5f));
     gh = std::max(gh, std::min(grid_h, grid_w * 0.5f));
     gw = std::floor(std::max(gw, 8.0f));
     gh = std::floor(std::max(gh, 8.0f));
+  };
+  if (immediate) {
+    cell = std::floor(cell);
+    gw = cell * static_cast<float>(cols);
+    gh = cell * static_cast<float>(rows);
+  } else {
+    texture_size(label_h);
+    // The texture's columns are wider than the square cells guessed above: lay the labels out again.
+    if (col_labels) {
+      const float lh = column_label_layout(spec.col_labels, cols, gw / static_cast<float>(cols)).height;
+      if (lh != label_h) {
+        label_h = lh;
+        texture_size(label_h);
+      }
+    }
   }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 g0(origin.x + label_w, origin.y + label_h);
   const ImVec2 g1(g0.x + gw, g0.y + gh);
 
   // Labels: at the body size when they fit, else smaller (down to 60%), else (columns) upwards;
@@ -223,7 +241,8 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
   bool labels_cut = false, labels_rotated = false;
   if (col_labels) {
     const float cw = gw / static_cast<float>(cols);
-    const ColumnLabels cl = column_label_layout(spec.col_labels, cols, cw);
+    ColumnLabels cl = column_label_layout(spec.col_labels, cols, cw);
+    if (cl.height > label_h + 0.5f) cl = ColumnLabels{};  // no room above the grid (never over other text)
     labels_rotated = cl.rotated;
     const float room = cl.rotated ? label_h - fs * 0.4f : cw - std::max(2.0f, fs * 0.15f);
     for (int j = 0; j < cols && cl.size > 0; ++j) {

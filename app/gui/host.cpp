@@ -158,10 +158,10 @@ void draw_app(AppState& state, Services& services) {
                                                       std::min(fs * 12.0f, size.x * 0.3f), fs * 30.0f);
     lw = std::clamp(lw, fs * 6.0f, avail.x * 0.6f);
     // Presenter mode folds the column away while the pipeline beside it would be too narrow for
-    // the numbers in its cells (measured last frame; the width it needs does not depend on the
-    // width it gets, so this cannot flicker).
+    // the numbers in its cells and the whole width is wide enough (measured last frame; the width
+    // it needs does not depend on the width it gets, so this cannot flicker).
     state.inputs_auto_folded = state.view.presenter && state.view.inputs_auto_fold && !state.view.inputs_hidden &&
-                               state.pipeline_needs_width > avail.x - lw - split - 6;
+                               state.pipeline_needs_width > avail.x - lw - split - 6 && state.pipeline_needs_width <= avail.x;
     if (!inputs_column_hidden(state)) {
       ImGui::BeginChild("##left", ImVec2(lw, avail.y), false);
       for (const PanelInfo& p : panel_list()) {

@@ -189,11 +189,14 @@ TEST_P(PresenterLayout, LongTokensTurnUpwardsInsteadOfBeingCut) {
   actions::tokens_from_sentence(state, "attention weights become sharper everywhere eventually");
   for (int k = 0; k < 4; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
-  const DrawnRect& d = state.drawn[static_cast<size_t>(Stage::Weights)];
-  ASSERT_TRUE(d.drawn);
-  EXPECT_TRUE(d.labels_rotated);
-  EXPECT_FALSE(d.labels_cut);
-  EXPECT_GT(d.y0 - d.top, ImGui::GetFontSize() * 1.5f) << "upward labels take their height above the grid";
+  for (Stage st : {Stage::Scores, Stage::Logits, Stage::Weights}) {
+    SCOPED_TRACE(stage_name(st));
+    const DrawnRect& d = state.drawn[static_cast<size_t>(st)];
+    ASSERT_TRUE(d.drawn);
+    EXPECT_TRUE(d.labels_rotated);
+    EXPECT_FALSE(d.labels_cut) << "a token (row or column) is cut short";
+    EXPECT_GT(d.y0 - d.top, ImGui::GetFontSize() * 1.5f) << "upward labels take their height above the grid";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Projectors, PresenterLayout, ::testing::Values(Screen{1280, 720}, Screen{1920, 1080}),
