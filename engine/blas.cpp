@@ -2,6 +2,7 @@
 #include "engine/blas.hpp"
 
 #include <cblas.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -15,12 +16,28 @@ namespace {
 
 void single_threaded() {
   // OpenBLAS's own pthread pool would fight OpenMP's for the same cores; the engine splits the
-  // work itself, so every sgemm runs in the calling thread.
+  // work itself, so every sgemm runs in the calling thread (except inside an AllThreads scope).
   static std::once_flag once;
   std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
+std::mutex& all_threads_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 }  // namespace
+
+AllThreads::AllThreads() {
+  single_threaded();  // the one-time setting must not land inside the scope and undo it
+  all_threads_mutex().lock();
+  openblas_set_num_threads(omp_get_max_threads());  // as many as the engine's own loops use
+}
+
+AllThreads::~AllThreads() {
+  openblas_set_num_threads(1);
+  all_threads_mutex().unlock();
+}
 
 void gemm_nt(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* A, std::int64_t lda,
              const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc) {

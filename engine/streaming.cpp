@@ -15,6 +15,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <memory>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -427,7 +428,8 @@ void transpose_into(const Matrix& K, Matrix& out) {
 }
 
 // Not copyable in practice (Kt is large): returned by value through copy elision only.
-Context make_context(const Problem& p, bool full, const StreamingOptions* so) {
+// Kᵀ is left empty without transpose_k (only the dense wide path, which multiplies by K itself).
+Context make_context(const Problem& p, bool full, const StreamingOptions* so, bool transpose_k = true) {
   Context cx;
   cx.p = &p;
   cx.n = p.Q.rows();
@@ -437,7 +439,7 @@ Context make_context(const Problem& p, bool full, const StreamingOptions* so) {
   cx.divisor = effective_temperature(cx.dk, p.options);
   cx.c = detail::fast_inverse_divisor(cx.divisor);
   cx.full = full;
-  transpose_into(p.K, cx.Kt);
+  if (transpose_k) transpose_into(p.K, cx.Kt);
   cx.row_tile = tile_rows();
   cx.col_tile = tile_cols();
   if (full && so) {
@@ -575,6 +577,10 @@ Index dense_strip_rows(Index m, Index d) {
 // Rows per sub-strip: under a causal mask a strip's keys form a staircase; each sub-strip
 // multiplies only up to its own last visible key, so at most 32·n/2 blocked cells are computed.
 constexpr Index kSubStrip = 32;
+// The same for the wide path's products on all threads. Leaves of 64, 128 and 256 rows ran
+// within 5% of each other at n = 1024 (smaller leaves skip more blocked cells but pack the
+// operands more often); 64 was fastest at d = 4096 and computes under 64·n/2 blocked cells.
+constexpr Index kWideLeaf = 64;
 
 struct DenseThreadTimes {
   double scores = 0, softmax = 0, output = 0;  // milliseconds in each stage
@@ -591,12 +597,13 @@ struct DenseStrip {
   std::vector<Index> f, e;     // per row: visible keys [f, e)
   std::vector<float> row;      // m: a full row for the exact fallback
   std::vector<double> x;       // m
+  Index leaf = kSubStrip;      // rows of cover_rows' leaves
 };
 
 // Covers the visible cells of strip rows [a, b) (ds.f/ds.e) with rectangles, given that keys
 // [done0, done1) are already covered for all of them: the keys every row sees in one product for
-// all the rows, then each half of the rows recursively, down to 32-row leaves that take their
-// whole span. A causal staircase becomes the quadtree of its lower-left quadrants: large
+// all the rows, then each half of the rows recursively, down to leaves of ds.leaf rows that take
+// their whole span. A causal staircase becomes the quadtree of its lower-left quadrants: large
 // products (each packs its operands once) and at most 32·n/2 blocked cells multiplied.
 void cover_rows(DenseStrip& ds, Index a, Index b, Index done0, Index done1) {
   Index lo = std::numeric_limits<Index>::max(), hi = 0, F = 0, E = std::numeric_limits<Index>::max();
@@ -622,7 +629,7 @@ void cover_rows(DenseStrip& ds, Index a, Index b, Index done0, Index done1) {
     }
   };
   const Index mid = a + (b - a) / 2;
-  if (b - a <= kSubStrip) {
+  if (b - a <= ds.leaf) {
     add(lo, hi);  // a leaf takes its whole span
   } else if (F >= E) {  // nothing every row sees (and so nothing done): halve
     cover_rows(ds, a, mid, done0, done1);
@@ -635,20 +642,53 @@ void cover_rows(DenseStrip& ds, Index a, Index b, Index done0, Index done1) {
   }
 }
 
-// One strip of query rows [r0, r1): scores over the keys its rows see (covered by rectangles,
-// cover_rows), softmax, output: blocked tiles are neither multiplied nor exponentiated.
-void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& output, DenseThreadTimes& tt) {
-  const Problem& p = *cx.p;
-  const Mask& mask = p.options.mask;
+// Query row i of the dense paths: s[j] (key j, for j in [L, H)) holds its scores over its visible
+// keys [f, e) and becomes its weights, zero outside [f, e). row and x are scratch.
+void dense_softmax_row(const Context& cx, Index i, float* s, Index f, Index e, Index L, Index H,
+                       std::vector<float>& row, std::vector<double>& x) {
+  const Mask& mask = cx.p->options.mask;
   const kernels::Table& k = kernels::table();
-  const Index R = r1 - r0, m = cx.m, dk = cx.dk, dv = cx.dv;
-  auto t0 = std::chrono::steady_clock::now();
+  const Index m = cx.m;
+  if (f >= e) {
+    std::fill(s + L, s + H, 0.0f);
+    return;
+  }
+  if (mask.kind == MaskKind::Custom) {
+    for (Index j = f; j < e; ++j) {
+      if (mask.blocked(i, j)) s[j] = -kInfF;
+    }
+  }
+  const float mx = k.row_max(s + f, e - f);
+  if (std::isfinite(mx)) {
+    const kernels::ExpSums sums = k.exp_row(s + f, s + f, e - f, mx, cx.c, false);
+    k.scale(s + f, e - f, static_cast<float>(1.0 / sums.z));
+  } else {
+    // Fully masked (custom) or overflowed (+inf): the reference row in double, on a full row
+    // (keys outside [f, e) are blocked for this row).
+    row.assign(static_cast<size_t>(m), -kInfF);
+    x.resize(static_cast<size_t>(m));
+    std::copy(s + f, s + e, row.begin() + f);
+    detail::normalizer_logits(Normalizer::Softmax, mask, i, m, row.data(), cx.divisor, x.data());
+    normalize_row(Normalizer::Softmax, x.data(), row.data(), m);
+    std::copy(row.begin() + f, row.begin() + e, s + f);
+  }
+  std::fill(s + L, s + f, 0.0f);
+  std::fill(s + e, s + H, 0.0f);
+}
+
+// Rows [r0, r1): each row's visible keys (ds.f, ds.e), the keys any of them sees [L, H), the
+// rectangles that cover the visible cells (ds.blocks) and, with room, space for R × (H − L)
+// scores in ds.S.
+// Returns false when every row is fully masked.
+bool plan_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Index& L, Index& H, bool room = true) {
+  const Index R = r1 - r0, m = cx.m;
   ds.f.resize(static_cast<size_t>(R));
   ds.e.resize(static_cast<size_t>(R));
-  Index L = m, H = 0;
+  L = m;
+  H = 0;
   for (Index r = 0; r < R; ++r) {
     Index f = 0, e = 0;
-    visible_span(mask, r0 + r, m, f, e);
+    visible_span(cx.p->options.mask, r0 + r, m, f, e);
     if (f >= e) f = e = 0;
     ds.f[static_cast<size_t>(r)] = f;
     ds.e[static_cast<size_t>(r)] = e;
@@ -657,15 +697,26 @@ void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& 
       H = std::max(H, e);
     }
   }
-  if (L >= H) {  // every row fully masked: zero weights, zero output
+  if (L >= H) return false;
+  if (room && ds.S.size() < static_cast<size_t>(R * (H - L))) ds.S.resize(static_cast<size_t>(R * (H - L)));
+  ds.blocks.clear();
+  cover_rows(ds, 0, R, m, m);  // nothing done yet (an empty interval)
+  return true;
+}
+
+// One strip of query rows [r0, r1): scores over the keys its rows see (covered by rectangles,
+// cover_rows), softmax, output: blocked tiles are neither multiplied nor exponentiated.
+void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& output, DenseThreadTimes& tt) {
+  const Problem& p = *cx.p;
+  const Index R = r1 - r0, m = cx.m, dk = cx.dk, dv = cx.dv;
+  auto t0 = std::chrono::steady_clock::now();
+  Index L = 0, H = 0;
+  if (!plan_strip(cx, r0, r1, ds, L, H)) {  // every row fully masked: zero weights, zero output
     output.middleRows(r0, R).setZero();
     return;
   }
   const Index ld = H - L;
-  if (ds.S.size() < static_cast<size_t>(R * ld)) ds.S.resize(static_cast<size_t>(R * ld));
   float* S = ds.S.data();
-  ds.blocks.clear();
-  cover_rows(ds, 0, R, m, m);  // nothing done yet (an empty interval)
 
   for (const Block& blk : ds.blocks) {
     blas::gemm_nn(blk.r1 - blk.r0, blk.c1 - blk.c0, dk, p.Q.row(r0 + blk.r0).data(), dk, cx.Kt.data() + blk.c0, m,
@@ -674,35 +725,9 @@ void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& 
   auto t1 = std::chrono::steady_clock::now();
   tt.scores += std::chrono::duration<double, std::milli>(t1 - t0).count();
 
-  const bool custom = mask.kind == MaskKind::Custom;
   for (Index r = 0; r < R; ++r) {
-    const Index i = r0 + r, f = ds.f[static_cast<size_t>(r)], e = ds.e[static_cast<size_t>(r)];
-    float* s = S + r * ld - L;  // s[j] is key j
-    if (f >= e) {
-      std::fill(s + L, s + H, 0.0f);
-      continue;
-    }
-    if (custom) {
-      for (Index j = f; j < e; ++j) {
-        if (mask.blocked(i, j)) s[j] = -kInfF;
-      }
-    }
-    const float mx = k.row_max(s + f, e - f);
-    if (std::isfinite(mx)) {
-      const kernels::ExpSums sums = k.exp_row(s + f, s + f, e - f, mx, cx.c, false);
-      k.scale(s + f, e - f, static_cast<float>(1.0 / sums.z));
-    } else {
-      // Fully masked (custom) or overflowed (+inf): the reference row in double, on a full row
-      // (keys outside [f, e) are blocked for this row).
-      ds.row.assign(static_cast<size_t>(m), -kInfF);
-      ds.x.resize(static_cast<size_t>(m));
-      std::copy(s + f, s + e, ds.row.begin() + f);
-      detail::normalizer_logits(Normalizer::Softmax, mask, i, m, ds.row.data(), cx.divisor, ds.x.data());
-      normalize_row(Normalizer::Softmax, ds.x.data(), ds.row.data(), m);
-      std::copy(ds.row.begin() + f, ds.row.begin() + e, s + f);
-    }
-    std::fill(s + L, s + f, 0.0f);
-    std::fill(s + e, s + H, 0.0f);
+    dense_softmax_row(cx, r0 + r, S + r * ld - L, ds.f[static_cast<size_t>(r)], ds.e[static_cast<size_t>(r)], L, H,
+                      ds.row, ds.x);
   }
   auto t2 = std::chrono::steady_clock::now();
   tt.softmax += std::chrono::duration<double, std::milli>(t2 - t1).count();
@@ -716,6 +741,80 @@ void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& 
   tt.output += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t2).count();
 }
 
+
+// Whether the dense bench runs its products whole on OpenBLAS's threads (dense_wide) rather than
+// as per-thread strips: at large d the products dominate and their operands are large, and
+// per-thread strips would each pack Kᵀ and V again (at (1024, 4096) the strips took 73 ms where
+// products on all threads take 59). At d = 256 the strips were still faster under a causal mask
+// (2.9 ms against 5.5 at n = 1024). Only while the n × m weights fit in a modest buffer.
+bool use_wide(const Problem& p) {
+  constexpr Index kWideBudget = Index{256} << 20;  // bytes of weights
+  return std::max(p.Q.cols(), p.V.cols()) >= 512 &&
+         p.Q.rows() * p.K.rows() * static_cast<Index>(sizeof(float)) <= kWideBudget;
+}
+
+// All query rows as one strip: the visible cells covered by products down to kWideLeaf rows
+// (a causal triangle becomes a quadtree of squares), each run on all of OpenBLAS's threads.
+// Blocked tiles are neither multiplied nor exponentiated.
+void dense_wide(const Context& cx, Matrix& output, DenseThreadTimes& tt) {
+  const Problem& p = *cx.p;
+  const Index n = cx.n, dk = cx.dk, dv = cx.dv;
+  auto t0 = std::chrono::steady_clock::now();
+  DenseStrip ds;
+  ds.leaf = kWideLeaf;
+  Index L = 0, H = 0;
+  if (!plan_strip(cx, 0, n, ds, L, H, false)) {
+    output.setZero();  // every row fully masked: zero weights, zero output
+    return;
+  }
+  const Index ld = H - L;
+  // Not zeroed first: the products write every visible cell and the softmax zeroes the rest
+  // (a 4 MiB memset and its page faults were a tenth of the scores' time at (1024, 4096)).
+  const std::unique_ptr<float[]> scores_buffer(new float[static_cast<size_t>(n * ld)]);
+  float* S = scores_buffer.get();
+  {
+    const blas::AllThreads all;
+    for (const Block& blk : ds.blocks) {
+      blas::gemm_nt(blk.r1 - blk.r0, blk.c1 - blk.c0, dk, p.Q.row(blk.r0).data(), dk, p.K.row(blk.c0).data(), dk,
+                    0.0f, S + blk.r0 * ld + (blk.c0 - L), ld);
+    }
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  tt.scores += std::chrono::duration<double, std::milli>(t1 - t0).count();
+
+  // In this thread alone: OpenBLAS's worker still spins on the other core for a while after a
+  // product, and an OpenMP loop here ran no faster than one thread (0.55 ms at n = m = 1024).
+  for (Index i = 0; i < n; ++i) {
+    dense_softmax_row(cx, i, S + i * ld - L, ds.f[static_cast<size_t>(i)], ds.e[static_cast<size_t>(i)], L, H, ds.row,
+                      ds.x);
+  }
+  auto t2 = std::chrono::steady_clock::now();
+  tt.softmax += std::chrono::duration<double, std::milli>(t2 - t1).count();
+
+  {
+    // Each output row is written by its first product (beta = 0) and accumulated by the later
+    // ones, so the 16 MiB output at d_v = 4096 is not zeroed first; rows no product writes (all
+    // keys blocked) are zeroed at the end.
+    std::vector<char> written(static_cast<size_t>(n), 0);
+    const blas::AllThreads all;
+    for (const Block& blk : ds.blocks) {
+      const auto first = written.begin() + blk.r0, last = written.begin() + blk.r1;
+      const bool fresh = std::none_of(first, last, [](char w) { return w != 0; });
+      if (!fresh) {
+        for (Index i = blk.r0; i < blk.r1; ++i) {
+          if (!written[static_cast<size_t>(i)]) output.row(i).setZero();
+        }
+      }
+      std::fill(first, last, 1);
+      blas::gemm_nn(blk.r1 - blk.r0, dv, blk.c1 - blk.c0, S + blk.r0 * ld + (blk.c0 - L), ld, p.V.row(blk.c0).data(),
+                    dv, fresh ? 0.0f : 1.0f, output.row(blk.r0).data(), dv);
+    }
+    for (Index i = 0; i < n; ++i) {
+      if (!written[static_cast<size_t>(i)]) output.row(i).setZero();
+    }
+  }
+  tt.output += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t2).count();
+}
 }  // namespace
 
 // [SECTION] compute_streaming_cpu, downsample_weights
@@ -782,11 +881,12 @@ Matrix attention_output_cpu(const Problem& p, bool streaming, ForwardTimings* ti
   ForwardTimings& t = timings ? *timings : local;
   t = ForwardTimings{};
   const auto start = std::chrono::steady_clock::now();
-  const Context cx = make_context(p, false, nullptr);
+  const bool wide = !streaming && use_wide(p);
+  const Context cx = make_context(p, false, nullptr, !wide);
   const Index n = cx.n, m = cx.m;
   Matrix output(n, cx.dv);
   if (p.options.normalizer != Normalizer::Softmax || cx.c == 0) {
-    output = compute_streaming_cpu(p).output;
+    output = compute_streaming_cpu(p).output;  // makes its own context
     t.fused = true;
     t.total_ms = ms_since(start);
     return output;
@@ -804,6 +904,14 @@ Matrix attention_output_cpu(const Problem& p, bool streaming, ForwardTimings* ti
   // numpy computes it) in a per-thread buffer that stays in cache: scores, softmax, output, then
   // the next strip. One parallel region, no n × m matrix (nothing to page in per run).
   std::vector<DenseThreadTimes> times(static_cast<size_t>(omp_get_max_threads()));
+  if (wide) {
+    dense_wide(cx, output, times[0]);
+    t.total_ms = ms_since(start);
+    t.softmax_ms = times[0].softmax;
+    t.output_ms = times[0].output;
+    t.scores_ms = t.total_ms - t.softmax_ms - t.output_ms;  // with the set-up: the stages add up to the wall time
+    return output;
+  }
   const Index strip = dense_strip_rows(m, std::max(cx.dk, cx.dv));
   const Index strips = (n + strip - 1) / strip;
 #pragma omp parallel

@@ -254,9 +254,16 @@ TEST(Streaming, ProgressRisesToOne) {
 TEST(Forward, DenseAndStreamingOutputsEqualComputeCpu) {
   std::mt19937 rng(37);
   for (MaskKind kind : kKinds) {
-    // Several dense strips (256 rows) with sub-strips (32 rows), and a wide m (32-row strips).
-    for (const auto& sh : std::vector<std::array<Eigen::Index, 4>>{
-             {1, 1, 1, 1}, {200, 300, 16, 8}, {129, 65, 5, 3}, {600, 700, 9, 4}, {70, 5000, 3, 2}}) {
+    // Several dense strips (256 rows) with sub-strips (32 rows), and a wide m (32-row strips);
+    // d_k or d_v ≥ 512 take the wide path (products on OpenBLAS's threads, 64-row leaves).
+    for (const auto& sh : std::vector<std::array<Eigen::Index, 4>>{{1, 1, 1, 1},
+                                                                   {200, 300, 16, 8},
+                                                                   {129, 65, 5, 3},
+                                                                   {600, 700, 9, 4},
+                                                                   {70, 5000, 3, 2},
+                                                                   {300, 517, 512, 7},
+                                                                   {257, 200, 5, 520},
+                                                                   {1, 3, 600, 1}}) {
       const Problem p = make_problem(rng, sh[0], sh[1], sh[2], sh[3], kind);
       SCOPED_TRACE(describe(p));
       const Matrix ref = compute_cpu(p).output;
