@@ -56,6 +56,11 @@ protected:
     return w->ContentSize.x + w->WindowPadding.x * 2.0f - w->InnerRect.GetWidth();
   }
 
+  // How far a window's content runs past its bottom edge (what only scrolling shows), in pixels.
+  static float overflow_y(const ImGuiWindow* w) {
+    return w->ContentSize.y + w->WindowPadding.y * 2.0f - w->InnerRect.GetHeight();
+  }
+
   void expect_fits(const char* what) {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     for (ImGuiWindow* w : windows("Lesson view")) {
@@ -65,7 +70,10 @@ protected:
       EXPECT_LE(w->Pos.x + w->Size.x, display.x + 0.5f) << what << ": the Lesson view runs off the screen";
       EXPECT_LE(w->Pos.y + w->Size.y, display.y + 0.5f) << what << ": the Lesson view runs off the screen";
       EXPECT_LE(overflow_x(w), 2.0f) << what << ": something in the Lesson view is cut at its right edge";
-      if (std::getenv("ATTNLAB_TEST_VERBOSE")) std::printf("%s: overflow %.1f content %.1f inner %.1f\n", what, overflow_x(w), w->ContentSize.x, w->InnerRect.GetWidth());
+      if (std::getenv("ATTNLAB_TEST_VERBOSE")) {
+        std::printf("%s: overflow %.1f content %.1f inner %.1f, below the bottom %.1f\n", what, overflow_x(w), w->ContentSize.x,
+                    w->InnerRect.GetWidth(), overflow_y(w));
+      }
     }
   }
 
@@ -179,6 +187,30 @@ TEST_P(PresenterLayout, InputsColumnFoldsForTheNumbersOnlyWhenNeeded) {
   frame();
   EXPECT_TRUE(state.view.inputs_hidden);
   EXPECT_TRUE(windows("/##left").empty());
+}
+
+// Multi-head attention (seed 000) on a projector: the heads' maps and concat-then-W_O fit the
+// screen without scrolling, with their numbers; where both rows would shrink the cells below their
+// numbers (1280 × 720) they are tabs, each with the whole height.
+TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {
+  frame();
+  if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
+  const float fs = ImGui::GetFontSize();
+  actions::load_preset(state, "multi-head");
+  window_open(state, "Lesson view") = true;
+  for (int k = 0; k < 3; ++k) frame();
+  ASSERT_TRUE(state.error.empty()) << state.error;
+  const auto views = windows("Lesson view");
+  ASSERT_FALSE(views.empty());
+  for (const ImGuiWindow* w : views) {
+    if (w->ParentWindow) continue;
+    EXPECT_LE(overflow_y(w), 2.0f) << "the view needs scrolling";
+  }
+  // The heads' maps (the first tab when they are tabs) write their numbers.
+  EXPECT_GE(state.drawn[static_cast<size_t>(Stage::Weights)].number_size, fs * 0.5f);
+  if (GetParam().w >= 1920) {
+    EXPECT_GE(state.drawn[static_cast<size_t>(Stage::Output)].number_size, fs * 0.5f) << "concat, A and B at 1920 x 1080";
+  }
 }
 
 // Tokens too wide to fit across their column turn upwards instead of being cut to two letters.
