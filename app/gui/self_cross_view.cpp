@@ -18,7 +18,9 @@ void draw_self_cross_view(AppState& state, Services& services) {
     return;
   }
   const float fs = ImGui::GetFontSize();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  // The heatmap's own spacing under the grid is part of the height: without it the view scrolled by
+  // a few pixels at 1280 × 720 presenter.
+  const ImVec2 avail(ImGui::GetContentRegionAvail().x, ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y);
   const ImVec2 top = ImGui::GetCursorScreenPos();
   const float w = (avail.x - fs * 2) * 0.5f;
   const char* x = services.glyphs.times;
