@@ -604,7 +604,7 @@ struct DenseStrip {
 // [done0, done1) are already covered for all of them: the keys every row sees in one product for
 // all the rows, then each half of the rows recursively, down to leaves of ds.leaf rows that take
 // their whole span. A causal staircase becomes the quadtree of its lower-left quadrants: large
-// products (each packs its operands once) and at most 32·n/2 blocked cells multiplied.
+// products (each packs its operands once) and at most ds.leaf·n/2 blocked cells multiplied.
 void cover_rows(DenseStrip& ds, Index a, Index b, Index done0, Index done1) {
   Index lo = std::numeric_limits<Index>::max(), hi = 0, F = 0, E = std::numeric_limits<Index>::max();
   for (Index r = a; r < b; ++r) {
@@ -634,9 +634,16 @@ void cover_rows(DenseStrip& ds, Index a, Index b, Index done0, Index done1) {
   } else if (F >= E) {  // nothing every row sees (and so nothing done): halve
     cover_rows(ds, a, mid, done0, done1);
     cover_rows(ds, mid, b, done0, done1);
+  } else if (lo == F && hi == E) {
+    add(F, E);  // every row sees exactly [F, E)
+  } else if ((E - F) - std::max<Index>(done1 - done0, 0) < ds.leaf) {
+    // Few keys beyond the done ones: a product of its own would pack all these rows' queries for
+    // a sliver of keys (under a causal mask, one key at every level), so the halves take them
+    // into their own products instead.
+    cover_rows(ds, a, mid, done0, done1);
+    cover_rows(ds, mid, b, done0, done1);
   } else {
     add(F, E);
-    if (lo == F && hi == E) return;  // every row sees exactly [F, E)
     cover_rows(ds, a, mid, F, E);
     cover_rows(ds, mid, b, F, E);
   }
