@@ -203,7 +203,8 @@ void poll_job(AppState& state) {
   state.has_result = true;
   ++state.result_version;
   state.last_compute_ms = job->elapsed_ms();
-  state.backend_description = "CPU streaming (tiles, online softmax)";
+  state.backend_description = job->description();
+  if (!job->fallback_note().empty()) state.notice = job->fallback_note();
 }
 
 }  // namespace
@@ -215,7 +216,7 @@ void start_streaming(AppState& state) {
     Problem problem = state.doc.scenario.problem();
     validate_problem(problem);
     if (state.result.n != problem.Q.rows() || state.result.m != problem.K.rows()) state.has_result = false;
-    state.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version);
+    state.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version, state.stream_on_gpu);
   } catch (const InputError& e) {
     state.error = e.what();
   } catch (const std::bad_alloc&) {

@@ -1,6 +1,9 @@
 // The background streaming computation of the GUI (see compute_job.hpp).
 #include "gui/compute_job.hpp"
 
+#include "engine/backend.hpp"
+#include "engine/gpu/gpu_backend.hpp"
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -17,8 +20,12 @@ double now_ms() {
 
 }  // namespace
 
-ComputeJob::ComputeJob(Problem problem, std::uint64_t doc_version)
-    : problem_(std::move(problem)), doc_version_(doc_version), started_ms_(now_ms()), thread_([this] { run(); }) {}
+ComputeJob::ComputeJob(Problem problem, std::uint64_t doc_version, bool on_gpu)
+    : problem_(std::move(problem)),
+      doc_version_(doc_version),
+      on_gpu_(on_gpu),
+      started_ms_(now_ms()),
+      thread_([this] { run(); }) {}
 
 ComputeJob::~ComputeJob() {
   cancel_ = true;
@@ -35,9 +42,22 @@ void ComputeJob::run() {
   options.cancel = &cancel_;
   options.progress = [this](double fraction) { progress_ = fraction; };
   std::optional<Result> result;
-  std::string error;
+  std::string error, description = "CPU streaming (tiles, online softmax)", fallback;
   try {
-    result = compute_streaming_cpu(problem_, options);
+    std::unique_ptr<Backend> gpu;
+    if (on_gpu_) {
+      try {
+        gpu = make_gpu_backend_headless();
+      } catch (const BackendUnavailable& e) {
+        fallback = std::string("streaming on the CPU: ") + e.what();
+      }
+    }
+    if (gpu) {
+      result = gpu->compute_streaming(problem_, options);
+      description = "GPU streaming (" + gpu->description().substr(5) + ")";  // after "GPU: "
+    } else {
+      result = compute_streaming_cpu(problem_, options);
+    }
   } catch (const Cancelled&) {
     error = "cancelled";
   } catch (const InputError& e) {
@@ -51,6 +71,8 @@ void ComputeJob::run() {
     const std::lock_guard lock(mutex_);
     result_ = std::move(result);
     error_ = std::move(error);
+    description_ = std::move(description);
+    fallback_note_ = std::move(fallback);
   }
   done_ = true;
 }
@@ -65,6 +87,16 @@ std::optional<Result> ComputeJob::take_result() {
 std::string ComputeJob::error() const {
   const std::lock_guard lock(mutex_);
   return error_;
+}
+
+std::string ComputeJob::description() const {
+  const std::lock_guard lock(mutex_);
+  return description_;
+}
+
+std::string ComputeJob::fallback_note() const {
+  const std::lock_guard lock(mutex_);
+  return fallback_note_;
 }
 
 bool gui_streams(Eigen::Index n, Eigen::Index m) {

@@ -15,8 +15,10 @@ namespace attnlab::gui {
 
 class ComputeJob {
 public:
-  // Starts compute_streaming_cpu(problem) at once; `doc_version` names the document it computes.
-  ComputeJob(Problem problem, std::uint64_t doc_version);
+  // Starts the streaming computation of `problem` at once; `doc_version` names the document it
+  // computes. On the GPU (on_gpu): on a headless context of the thread's own (the window's
+  // context belongs to the window's thread), or on the CPU where none can be made, saying why.
+  ComputeJob(Problem problem, std::uint64_t doc_version, bool on_gpu = false);
   // Cancels the computation and waits for the thread (a cancelled run stops at its next tile).
   ~ComputeJob();
   ComputeJob(const ComputeJob&) = delete;
@@ -34,19 +36,26 @@ public:
   // Once done(): the result, or the sentence saying why there is none. Each can be taken once.
   std::optional<Result> take_result();
   std::string error() const;
+  // Once done(): what computed it ("GPU streaming: …" or "CPU streaming …"), and why the GPU was
+  // not used when it was asked for (empty otherwise).
+  std::string description() const;
+  std::string fallback_note() const;
 
 private:
   void run();
 
   Problem problem_;
   std::uint64_t doc_version_;
+  bool on_gpu_;
   std::atomic<bool> cancel_{false};
   std::atomic<bool> done_{false};
   std::atomic<double> progress_{0.0};
   double started_ms_ = 0;
-  mutable std::mutex mutex_;  // guards result_ and error_
+  mutable std::mutex mutex_;  // guards result_, error_, description_ and fallback_note_
   std::optional<Result> result_;
   std::string error_;
+  std::string description_;
+  std::string fallback_note_;
   std::thread thread_;  // last: starts after every other member is ready
 };
 
