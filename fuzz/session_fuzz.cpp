@@ -39,7 +39,8 @@ void session(std::string_view text) {
   FUZZ_CHECK(a.presenter == b.presenter && a.theme == b.theme && a.sequential == b.sequential &&
              a.diverging == b.diverging && a.numbers_in_cells == b.numbers_in_cells && a.left_width == b.left_width &&
              a.bottom_height == b.bottom_height && a.open_windows == b.open_windows &&
-             a.inputs_hidden == b.inputs_hidden && a.inputs_auto_fold == b.inputs_auto_fold);
+             a.inputs_hidden == b.inputs_hidden && a.inputs_auto_fold == b.inputs_auto_fold &&
+             a.tabs_enlarged == b.tabs_enlarged);
 }
 
 void recovery(std::string_view text) {

@@ -107,6 +107,9 @@ struct ViewSettings {
   bool inputs_auto_fold = true;
   float left_width = 0.0f;     // 0: automatic (a share of the window)
   float bottom_height = 0.0f;  // 0: automatic
+  // B or the tab bar's ▲: the tabs under the pipeline take most of the column (an explanation on a
+  // 720-pixel-high projector); a drag of the splitter ends it.
+  bool tabs_enlarged = false;
   std::map<std::string, bool> open_windows;  // floating panels ("Help", ...) by name
 };
 

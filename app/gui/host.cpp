@@ -29,6 +29,7 @@ float splitter(const char* id, bool vertical, float thickness, float length) {
 }
 
 void draw_slot(AppState& state, Services& services, Slot slot, const char* tab_bar_id) {
+  const bool unicode = services.fonts.unicode;
   std::vector<const PanelInfo*> ps;
   for (const PanelInfo& p : panel_list())
     if (p.slot == slot) ps.push_back(&p);
@@ -46,6 +47,14 @@ void draw_slot(AppState& state, Services& services, Slot slot, const char* tab_b
         ImGui::EndChild();
         ImGui::EndTabItem();
       }
+    }
+    if (slot == Slot::Bottom) {
+      // At the bar's right end: make the tabs big (or small again), as B does.
+      const bool big = state.view.tabs_enlarged;
+      if (ImGui::TabItemButton(big ? (unicode ? "▼" : "v") : (unicode ? "▲" : "^"), ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)) {
+        state.view.tabs_enlarged = !big;
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip(big ? "smaller tabs, bigger pipeline (B)" : "bigger tabs (B)");
     }
     ImGui::EndTabBar();
   }
@@ -193,6 +202,7 @@ void draw_app(AppState& state, Services& services) {
       const float for_numbers = right_h - overhead - state.pipeline_needs_height;
       if (state.pipeline_needs_height > 0 && for_numbers < bh) bh = std::max(for_numbers, min_bottom);
     }
+    if (state.view.tabs_enlarged) bh = std::max(bh, right_h * 0.55f);
     bh = std::clamp(bh, std::min(fs * 3.0f, min_bottom), right_h * 0.8f);
     ImGui::BeginChild("##main", ImVec2(0, right_h - bh - split - ImGui::GetStyle().ItemSpacing.y * 2), false,
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
@@ -200,6 +210,7 @@ void draw_app(AppState& state, Services& services) {
     ImGui::EndChild();
     if (const float dy = splitter("##split_h", false, split, ImGui::GetContentRegionAvail().x); dy != 0) {
       state.view.bottom_height = bh - dy;
+      state.view.tabs_enlarged = false;
     }
     ImGui::BeginChild("##bottom", ImVec2(0, 0), false);
     draw_slot(state, services, Slot::Bottom, "##bottom_tabs");

@@ -87,6 +87,7 @@ std::string session_json(const SessionData& s) {
                {"inputs_auto_fold", v.inputs_auto_fold},
                {"left_width", v.left_width},
                {"bottom_height", v.bottom_height},
+               {"tabs_enlarged", v.tabs_enlarged},
                {"open_windows", v.open_windows}};
   j["recent_files"] = s.recent_files;
   j["window"] = {s.window.width, s.window.height};
@@ -133,6 +134,7 @@ SessionData parse_session(std::string_view text, std::string_view source) {
     if (r.has("inputs_auto_fold")) vs.inputs_auto_fold = r.flag("inputs_auto_fold", "view.inputs_auto_fold");
     if (r.has("left_width")) vs.left_width = r.panel_size("left_width", "view.left_width");
     if (r.has("bottom_height")) vs.bottom_height = r.panel_size("bottom_height", "view.bottom_height");
+    if (r.has("tabs_enlarged")) vs.tabs_enlarged = r.flag("tabs_enlarged", "view.tabs_enlarged");
     if (r.has("open_windows")) {
       const json& w = v.at("open_windows");
       if (!w.is_object()) throw InputError(src + ": view.open_windows must be an object of true/false values");

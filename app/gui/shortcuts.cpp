@@ -24,6 +24,7 @@ const std::vector<Shortcut> kShortcuts = {
     {"F5 or P", "presenter mode on/off"},
     {"T", "light / dark theme"},
     {"I", "hide / show the inputs column (presenter mode hides it by itself when the heatmaps need the width)"},
+    {"B", "big tabs under the pipeline (lesson, explanation, saturation) / back"},
     {"C", "next colormap"},
     {"Esc", "forget the selected cell"},
     {"F1", "this help"},
@@ -70,6 +71,7 @@ void handle_shortcuts(AppState& state, Services& services) {
     state.style_dirty = true;
   }
   if (pressed(GLFW_KEY_I)) toggle_inputs_column(state);
+  if (pressed(GLFW_KEY_B)) state.view.tabs_enlarged = !state.view.tabs_enlarged;
   if (pressed(GLFW_KEY_T)) {
     state.view.theme = state.view.theme == Theme::Dark ? Theme::Light : Theme::Dark;
     state.style_dirty = true;

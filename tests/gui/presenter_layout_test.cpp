@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 #include <imgui_internal.h>
+#include <GLFW/glfw3.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -211,6 +212,37 @@ TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {
   if (GetParam().w >= 1920) {
     EXPECT_GE(state.drawn[static_cast<size_t>(Stage::Output)].number_size, fs * 0.5f) << "concat, A and B at 1920 x 1080";
   }
+}
+
+// B (and the ▲ at the end of the tab bar) makes the tabs under the pipeline big enough for a whole
+// explanation on a small projector, and small again; dragging the splitter ends it.
+TEST_P(PresenterLayout, BMakesTheTabsUnderThePipelineBig) {
+  actions::load_preset(state, "causal-six");
+  for (int k = 0; k < 6; ++k) frame();
+  auto bottom_height = [] {
+    for (const ImGuiWindow* w : windows("/##bottom"))
+      if (w->ParentWindow && !w->ParentWindow->ParentWindow) return w->Size.y;
+    return 0.0f;
+  };
+  auto press_b = [&] {
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeysDown[GLFW_KEY_B] = true;
+    frame();
+    io.KeysDown[GLFW_KEY_B] = false;
+    frame();
+  };
+  const float before = bottom_height();
+  ASSERT_GT(before, 0.0f);
+  press_b();
+  EXPECT_TRUE(state.view.tabs_enlarged);
+  frame();
+  // At least 55% of the column (more when the pipeline already leaves them more).
+  EXPECT_GE(bottom_height(), std::min(before * 1.5f, ImGui::GetIO().DisplaySize.y * 0.4f));
+  EXPECT_GE(bottom_height(), before);
+  press_b();
+  EXPECT_FALSE(state.view.tabs_enlarged);
+  for (int k = 0; k < 4; ++k) frame();
+  EXPECT_NEAR(bottom_height(), before, 1.0f);
 }
 
 // Tokens too wide to fit across their column turn upwards instead of being cut to two letters.

@@ -20,6 +20,7 @@ SessionData sample() {
   s.view.sequential = "magma";
   s.view.left_width = 412.5f;
   s.view.inputs_auto_fold = false;  // the teacher brought back the column presenter mode had folded
+  s.view.tabs_enlarged = true;
   s.view.open_windows = {{"Help", true}, {"Export", false}};
   s.recent_files = {"/home/teacher/lesson.json", "/tmp/q.npy"};
   s.window = {1500, 900};
@@ -54,6 +55,7 @@ TEST(SessionFile, RoundTrips) {
   EXPECT_EQ(t.view.sequential, "magma");
   EXPECT_EQ(t.view.left_width, 412.5f);
   EXPECT_FALSE(t.view.inputs_auto_fold);
+  EXPECT_TRUE(t.view.tabs_enlarged);
   EXPECT_EQ(t.view.open_windows, s.view.open_windows);
   EXPECT_EQ(t.recent_files, s.recent_files);
   EXPECT_EQ(t.window, s.window);
