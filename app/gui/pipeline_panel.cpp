@@ -156,9 +156,9 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   // The output's title with its formula on one line: the last stage of a row of four is never
   // narrower (its three columns would wrap "output O = A V" into three lines), at most a quarter of
   // the width. The other headers may run on into the gap after their stage.
-  const float output_line = std::min(ImGui::CalcTextSize(texts[3].title.c_str()).x + fs * 0.5f +
-                                         ImGui::CalcTextSize(texts[3].formula.c_str()).x + 1.0f,
-                                     (avail.x - 3 * gap) * 0.25f);
+  const float output_line_full = ImGui::CalcTextSize(texts[3].title.c_str()).x + fs * 0.5f +
+                                 ImGui::CalcTextSize(texts[3].formula.c_str()).x + 1.0f;
+  const float output_line = std::min(output_line_full, (avail.x - 3 * gap) * 0.25f);
 
   // One row of four, or two rows of two; one cell size for all four stages, so that a row of the
   // scores lines up with the same row of the weights and the output.
@@ -274,7 +274,8 @@ void draw_pipeline_panel(AppState& state, Services& services) {
     state.pipeline_needs_height = readable > 0 ? row_height(one_row, 0, std::min(usable, std::floor(readable * 1.2f))) + fs * 0.5f : 0.0f;
     float width = 3 * gap + row_w;  // the scores' row labels only
     for (int k = 0; k < 4; ++k) width += static_cast<float>(cols[k]) * readable;
-    width += std::max(0.0f, output_line - static_cast<float>(cols[3]) * readable);
+    // (The full line, not the share of this width: what is needed must not depend on what is given.)
+    width += std::max(0.0f, output_line_full - static_cast<float>(cols[3]) * readable);
     state.pipeline_needs_width = readable > 0 ? width + 1.0f : 0.0f;
   }
 

@@ -214,6 +214,30 @@ TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {
   }
 }
 
+// The host lays out from the pipeline's measurements of the frame before, and the pipeline from
+// the room the host gives it: at any window size that must settle, not flip between two layouts
+// (the inputs column folding and unfolding every other frame).
+TEST_P(PresenterLayout, LayoutSettlesAtEverySize) {
+  for (const char* lesson : {"three-tokens", "causal-six", "multi-head"}) {
+    actions::load_preset(state, lesson);
+    for (const ImVec2 size : {ImVec2(1024, 768), ImVec2(1280, 720), ImVec2(1366, 768), ImVec2(1600, 900), ImVec2(1920, 1080)}) {
+      SCOPED_TRACE(std::string(lesson) + " at " + std::to_string(static_cast<int>(size.x)) + "x" + std::to_string(static_cast<int>(size.y)));
+      ImGui::GetIO().DisplaySize = size;
+      for (int k = 0; k < 6; ++k) frame();
+      const bool folded = state.inputs_auto_folded;
+      const DrawnRect before = state.drawn[static_cast<size_t>(Stage::Scores)];
+      for (int k = 0; k < 3; ++k) {
+        frame();
+        EXPECT_EQ(state.inputs_auto_folded, folded);
+        const DrawnRect& now = state.drawn[static_cast<size_t>(Stage::Scores)];
+        EXPECT_EQ(now.x0, before.x0);
+        EXPECT_EQ(now.x1, before.x1);
+        EXPECT_EQ(now.y1, before.y1);
+      }
+    }
+  }
+}
+
 // B (and the ▲ at the end of the tab bar) makes the tabs under the pipeline big enough for a whole
 // explanation on a small projector, and small again; dragging the splitter ends it.
 TEST_P(PresenterLayout, BMakesTheTabsUnderThePipelineBig) {
