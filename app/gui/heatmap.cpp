@@ -181,9 +181,7 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
     label_w = spec.row_label_width >= 0 ? spec.row_label_width
                                         : std::min(heatmap_row_label_width(spec.row_labels, rows), spec.size.x * 0.3f);
   }
-  // The column labels' room depends on the cells' width, which depends on that room: the first
-  // guess (labels across) gives the widest cells, and labels that must turn upwards at that width
-  // still fit in the height they claim at any narrower one.
+  // The column labels' room depends on the cells' width, which depends on that room.
   const float grid_w = std::max(1.0f, spec.size.x - label_w);
   auto cell_for = [&](float label_h) {
     const float grid_h = std::max(1.0f, spec.size.y - label_h);
@@ -191,7 +189,12 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
     return spec.max_cell > 0 ? std::min(c, spec.max_cell) : c;
   };
   float label_h = col_labels ? fs * 1.3f : 0.0f;
-  if (col_labels) label_h = column_label_layout(spec.col_labels, cols, cell_for(label_h)).height;
+  if (col_labels) {
+    // Twice, keeping the taller: upward labels are shorter in narrower cells, so the cells that
+    // height leaves have labels that fit in it.
+    const float first = column_label_layout(spec.col_labels, cols, cell_for(label_h)).height;
+    label_h = std::max(first, column_label_layout(spec.col_labels, cols, cell_for(first)).height);
+  }
   float cell = cell_for(label_h);
   // Tiny square cells of a tall, thin matrix (an output n × d_v with d_v ≪ n) would draw a sliver:
   // the texture path widens it instead.

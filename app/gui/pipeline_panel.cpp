@@ -164,10 +164,9 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   // scores lines up with the same row of the weights and the output.
   struct Plan {
     int per_row = 4;
-    bool shared_rows = false;  // one row only: the scores' row labels serve all four stages
     float cell = 0;            // the cell size drawn
     float cell_w = 0;          // the cell size the width allows
-    float label_w[4] = {0, 0, 0, 0};
+    float label_w[4] = {0, 0, 0, 0};   // 0: no row labels (one row: the scores' serve all four)
     float slot[4] = {0, 0, 0, 0};      // each stage's width
     float header_w[4] = {0, 0, 0, 0};  // its header's wrap width: into the gap after it
     float x[4] = {0, 0, 0, 0};
@@ -191,7 +190,6 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   auto make_plan = [&](int per_row, bool shared_rows) {
     Plan p;
     p.per_row = per_row;
-    p.shared_rows = shared_rows;
     const int rows = 4 / per_row;
     for (int k = 0; k < 4; ++k) p.label_w[k] = shared_rows && k > 0 ? 0.0f : row_w;
     if (per_row == 4) {
@@ -271,7 +269,10 @@ void draw_pipeline_panel(AppState& state, Services& services) {
     // and (presenter mode) the inputs column's width when the numbers need that.
     const float usable = std::min(one_row.cell_w, max_cell);
     state.pipeline_wants_height = row_height(one_row, 0, usable) + fs * 0.5f;
-    state.pipeline_needs_height = readable > 0 ? row_height(one_row, 0, std::min(usable, std::floor(readable * 1.2f))) + fs * 0.5f : 0.0f;
+    // (Only when the width lets the numbers in: twelve tokens at 1280 pixels never show them.)
+    state.pipeline_needs_height = readable > 0 && usable >= readable
+                                      ? row_height(one_row, 0, std::min(usable, std::floor(readable * 1.2f))) + fs * 0.5f
+                                      : 0.0f;
     float width = 3 * gap + row_w;  // the scores' row labels only
     for (int k = 0; k < 4; ++k) width += static_cast<float>(cols[k]) * readable;
     // (The full line, not the share of this width: what is needed must not depend on what is given.)
