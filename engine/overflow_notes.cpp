@@ -79,8 +79,9 @@ OverflowNotes overflow_notes(const Result& r, const BlockGrid& blocked, const st
   notes.rows.assign(static_cast<size_t>(r.n), RowOverflow::None);
   std::array<std::vector<Eigen::Index>, kKinds> found;
   const bool have_grid = blocked.rows() == r.n && blocked.cols() == r.m;
-  const bool have_stages = r.dense && r.scores.rows() == r.n && r.scores.cols() == r.m && r.logits.rows() == r.n &&
-                           r.logits.cols() == r.m;
+  const bool have_stages = r.dense && r.scores.rows() == r.n && r.scores.cols() == r.m;
+  // `compute` keeps no logits (it prints them from the scores): derive them the same way.
+  const bool have_logits = r.logits.rows() == r.n && r.logits.cols() == r.m;
   constexpr float inf = std::numeric_limits<float>::infinity();
   for (Eigen::Index i = 0; i < r.n; ++i) {
     std::array<bool, kKinds> has{};
@@ -96,7 +97,8 @@ OverflowNotes overflow_notes(const Result& r, const BlockGrid& blocked, const st
         ++visible;
         if (s == inf) has[static_cast<size_t>(RowOverflow::ScoresPosInf)] = true;
         if (s == -inf) ++neg;
-        if (std::isfinite(s) && std::isinf(r.logits(i, j))) has[static_cast<size_t>(RowOverflow::Logits)] = true;
+        const float logit = have_logits ? r.logits(i, j) : logit_of(s, false, r.effective_temperature);
+        if (std::isfinite(s) && std::isinf(logit)) has[static_cast<size_t>(RowOverflow::Logits)] = true;
       }
       if (visible > 0 && neg == visible) has[static_cast<size_t>(RowOverflow::ScoresAllNegInf)] = true;
       else if (neg > 0) has[static_cast<size_t>(RowOverflow::ScoresNegInf)] = true;

@@ -31,7 +31,7 @@ struct OverflowNotes {
   bool empty() const { return sentences.empty(); }
 };
 
-// Looks at a result's stages (scores, logits: n × m when r.dense; output: n × d_v) and the mask
+// Looks at a result's stages (scores, and logits when kept: n × m when r.dense; output: n × d_v) and the mask
 // grid it was computed with (blocked: n × m; may be empty for no mask). row_labels: n query
 // labels (t1, t2, ... when empty).
 OverflowNotes overflow_notes(const Result& r, const BlockGrid& blocked, const std::vector<std::string>& row_labels);

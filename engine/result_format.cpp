@@ -1,6 +1,8 @@
 // The compute JSON object and the human-readable text report.
 #include "engine/result_format.hpp"
 
+#include "engine/overflow_notes.hpp"
+
 #include "engine/text_format.hpp"
 
 #include <algorithm>
@@ -133,7 +135,16 @@ void matrix_text(std::ostream& out, const Cells& M, const std::vector<std::strin
   }
 }
 
-std::string num(double v, int decimals = 4) { return fixed_decimals(v, decimals); }
+// Fixed decimals, or 4 significant digits in scientific notation from 10^7 on (scores near
+// float32's limit printed 39-digit integers).
+std::string num(double v, int decimals = 4) {
+  if (std::isfinite(v) && std::fabs(v) >= 1e7) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3e", v);
+    return buf;
+  }
+  return fixed_decimals(v, decimals);
+}
 
 }  // namespace
 
@@ -205,6 +216,9 @@ void write_result_text(std::ostream& out, const Scenario& s, const Result& r, co
     out << "\nsaturation  a(1−a) per cell (0 = pinned at 0 or 1, 0.25 = most sensitive)\n";
     matrix_text(out, saturation_cells(r), qt, kt, true);
   }
+  // Why any ∞ above is there (float32 overflow), as the GUI says it: one sentence per kind.
+  const OverflowNotes notes =
+      overflow_notes(r, r.dense ? mask_grid(s.options.mask, r.n, r.m) : BlockGrid(), qt);
   out << "\nrows\n";
   size_t label_w = 5;
   for (const auto& t : qt) label_w = std::max(label_w, std::min<size_t>(12, t.size()));
@@ -220,6 +234,9 @@ void write_result_text(std::ostream& out, const Scenario& s, const Result& r, co
     if (d.saturated) flags += " saturated";
     if (d.fully_masked) flags += " fully-masked";
     if (d.padding) flags += " padding";
+    if (!notes.rows.empty() && notes.rows[static_cast<size_t>(i)] != RowOverflow::None) {
+      flags += std::string(" ") + row_overflow_label(notes.rows[static_cast<size_t>(i)]);
+    }
     char buf[160];
     std::snprintf(buf, sizeof buf, "  %10.4f  %8.4f  %9.3f  %8.4f", static_cast<double>(d.max_weight),
                   static_cast<double>(d.entropy), static_cast<double>(d.effective_keys), static_cast<double>(d.jacobian_norm));
@@ -229,6 +246,10 @@ void write_result_text(std::ostream& out, const Scenario& s, const Result& r, co
       << num(r.stats.scores.min) << ", max " << num(r.stats.scores.max) << "\n  logits: mean " << num(r.stats.logits.mean)
       << ", std " << num(r.stats.logits.std) << ", min " << num(r.stats.logits.min) << ", max " << num(r.stats.logits.max)
       << " (over " << r.stats.logits.count << " unblocked cells)\n";
+  if (!notes.empty()) {
+    out << "\nnotes\n";
+    for (const std::string& sentence : notes.sentences) out << "  " << sentence << "\n";
+  }
 }
 
 }  // namespace attnlab

@@ -341,6 +341,22 @@ def good_paths():
            "; ".join(problems) + "\n" + out)
     code, out, err = run("compute", "--preset", "three-tokens", "--format", "text", "--summary")
     report(code == 0 and "output" in out and "scores  S" not in out, "compute --summary --format text leaves out n×m stages")
+    # Every ∞ printed comes with its reason, as in the GUI: a score past float32 in row 1, and
+    # logits that overflow only after the division (a small temperature) in row 1 of another.
+    write("overflow.json", scenario(Q=[[1e20, 1e20], [1, 0]], K=[[1e20, 1e20], [0, 1]], V=[[1, 2], [3, 4]]))
+    code, out, err = run("compute", "overflow.json", "--backend", "cpu")
+    notes = out.split("\nnotes\n", 1)[1] if "\nnotes\n" in out else ""
+    report(code == 0 and not err and "scores overflow float32 at row 1 (t1)" in notes and "scores +inf" in out and
+           "e+" not in notes, "compute --format text: a +inf score is flagged in its row and explained under notes", out)
+    write("logits_overflow.json", scenario(Q=[[1e19, 1e19], [1, 0]], K=[[1e19, 1e19], [0, 1]], V=[[1, 2], [3, 4]],
+                                           temperature=0.05))
+    code, out, err = run("compute", "logits_overflow.json", "--backend", "cpu")
+    stats = out.split("\nstats\n", 1)[1] if "\nstats\n" in out else ""
+    report(code == 0 and "logits overflow float32 at row 1 (t1)" in out and "logits overflow" in out.split("\nrows\n")[1]
+           and max(len(w) for w in stats.split()) < 16,
+           "compute --format text: overflowing logits explained; huge stats in scientific notation", out)
+    code, out, err = run("compute", "--preset", "three-tokens")
+    report(code == 0 and "notes" not in out, "compute --format text: no notes section when nothing overflows")
 
 
 def fuzz(count=300):
