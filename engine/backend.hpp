@@ -36,7 +36,7 @@ public:
     return compute(p);
   }
   // Computes every stage once, timing each stage on its own (transfers and formatting left out).
-  // The default runs the CPU pipeline stage by stage (time_stages_cpu).
+  // The default times the CPU's fast path (attention_output_cpu, dense).
   virtual StageTimes time_stages(const Problem& p);
   // The sampler for the d_k scaling demonstration on this backend; the default is the CPU's.
   virtual std::unique_ptr<ScalingSampler> scaling_sampler();
@@ -51,8 +51,5 @@ public:
 };
 
 std::unique_ptr<Backend> make_cpu_backend();
-
-// The CPU pipeline of compute_cpu run stage by stage with a clock around each stage.
-StageTimes time_stages_cpu(const Problem& p);
 
 }  // namespace attnlab
