@@ -13,6 +13,10 @@ cd "$(dirname "$0")/.."
 BENCH=("${1:-build/app/attnlab}" bench --backend cpu)
 ROUNDS=${2:-5}
 RUNS=${RUNS:-5}
+# Untimed runs before each measurement, for both tools: the first few calls of either pay for
+# page faults on fresh buffers and thread start-up (at (1024, 512) attnlab's first four ran up to
+# twice as long), and the table compares the steady state.
+WARMUP=${WARMUP:-3}
 PY=/usr/bin/python3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
 SHAPES=${SHAPES:-"1024:512 1024:4096 2048:64 4096:64"}
@@ -26,7 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "bench: ${BENCH[*]}${BASELINE:+; baseline: $BASELINE}"
-echo "OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE; numpy $($PY -c 'import numpy; print(numpy.__version__)'); $RUNS runs per measurement, $ROUNDS rounds"
+echo "OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE; numpy $($PY -c 'import numpy; print(numpy.__version__)'); $RUNS runs after $WARMUP warm-up per measurement, $ROUNDS rounds"
 
 for ((round = 1; round <= ROUNDS; round++)); do
   for shape in $SHAPES; do
@@ -34,14 +38,14 @@ for ((round = 1; round <= ROUNDS; round++)); do
     d=${shape#*:}
     for mask in $MASKS; do
       key="${n}_${d}_${mask}"
-      $PY bench/numpy_reference.py "$n" "$d" "$mask" "$RUNS" |
+      $PY bench/numpy_reference.py "$n" "$d" "$mask" "$RUNS" "$WARMUP" |
         $PY -c 'import json,sys; print(json.load(sys.stdin)["total_ms"])' >>"$tmp/numpy_$key"
       for mode in $MODES; do
         flag=()
         [ "$mode" = streaming ] && flag=(--streaming)
         bench=("${BENCH[@]}")
         [ "$mode" = baseline ] && bench=("$BASELINE" "${BENCH[@]:1}")
-        "${bench[@]}" --n "$n" --dk "$d" --mask "$mask" --runs "$RUNS" --warmup 1 "${flag[@]}" \
+        "${bench[@]}" --n "$n" --dk "$d" --mask "$mask" --runs "$RUNS" --warmup "$WARMUP" "${flag[@]}" \
           --format json | $PY -c 'import json,sys; print(json.load(sys.stdin)["total_ms"])' >>"$tmp/${mode}_$key"
       done
     done

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """The numpy peer for bench/compare.sh: softmax(Q @ K.T / sqrt(d) + mask) @ V in float32.
 
+Usage: numpy_reference.py N D none|causal RUNS [WARMUP]
 Prints one JSON line {"n", "d", "mask", "runs", "total_ms"} with the median wall time of the runs
-after one warm-up run, measured around the computation only (random inputs made beforehand).
+after WARMUP untimed runs (default 1), measured around the computation only (random inputs made
+beforehand).
 """
 import json
 import sys
@@ -13,6 +15,7 @@ import numpy as np
 
 def main():
     n, d, mask_kind, runs = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+    warmup = int(sys.argv[5]) if len(sys.argv) > 5 else 1
     rng = np.random.default_rng(1234)
     q = rng.standard_normal((n, d), dtype=np.float32)
     k = rng.standard_normal((n, d), dtype=np.float32)
@@ -31,7 +34,8 @@ def main():
         s /= s.sum(axis=1, keepdims=True)
         return s @ v
 
-    attention()
+    for _ in range(warmup):
+        attention()
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
