@@ -62,6 +62,7 @@ StageText stage_text(const AppState& state, const Services& services, Stage stag
                   (o.normalizer == Normalizer::Softmax ? "" : ", row-wise");
       t.numbers = o.normalizer == Normalizer::Softmax ? std::string("a_ij = e^L_ij ") + g.divide + " " + g.sum + "_k e^L_ik"
                                                       : std::string("each row sums to 1");
+      if (o.normalizer == Normalizer::Softmax) t.numbers_short = std::string("e^L_ij ") + g.divide + " " + g.sum + "_k e^L_ik";
       break;
     case Stage::Output:
       t.formula = "O = A V";
