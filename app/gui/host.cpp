@@ -51,9 +51,8 @@ void draw_slot(AppState& state, Services& services, Slot slot, const char* tab_b
     if (slot == Slot::Bottom) {
       // At the bar's right end: make the tabs big (or small again), as B does.
       const bool big = state.view.tabs_enlarged;
-      if (ImGui::TabItemButton(big ? (unicode ? "▼" : "v") : (unicode ? "▲" : "^"), ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)) {
-        state.view.tabs_enlarged = !big;
-      }
+      const char* label = big ? (unicode ? "▼" : "v") : (unicode ? "▲" : "^");
+      if (ImGui::TabItemButton(label, ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)) state.view.tabs_enlarged = !big;
       if (ImGui::IsItemHovered()) ImGui::SetTooltip(big ? "smaller tabs, bigger pipeline (B)" : "bigger tabs (B)");
     }
     ImGui::EndTabBar();

@@ -258,7 +258,8 @@ void draw_pipeline_panel(AppState& state, Services& services) {
         const float h = (avail.y - static_cast<float>(rows - 1) * row_gap) / static_cast<float>(rows) - p.header_h[row] - bar_h;
         p.texture_h = std::max(40.0f, std::min(p.texture_h, h));
       }
-      p.cell = std::min((unit - row_w) / static_cast<float>(std::max<Eigen::Index>(r.m, 1)), p.texture_h / static_cast<float>(std::max(n, 1)));
+      p.cell = std::min((unit - row_w) / static_cast<float>(std::max<Eigen::Index>(r.m, 1)),
+                        p.texture_h / static_cast<float>(std::max(n, 1)));
       return p;
     };
     plan = texture_plan(4);
