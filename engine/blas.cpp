@@ -1,8 +1,7 @@
-// OpenBLAS behind the engine's two product shapes, and the choice of its kernels for this CPU.
+// OpenBLAS behind the engine's products, and the choice of its kernels for this CPU.
 #include "engine/blas.hpp"
 
 #include <cblas.h>
-#include <omp.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -16,28 +15,12 @@ namespace {
 
 void single_threaded() {
   // OpenBLAS's own pthread pool would fight OpenMP's for the same cores; the engine splits the
-  // work itself, so every sgemm runs in the calling thread (except inside an AllThreads scope).
+  // work itself, so every sgemm runs in the calling thread.
   static std::once_flag once;
   std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
-std::mutex& all_threads_mutex() {
-  static std::mutex m;
-  return m;
-}
-
 }  // namespace
-
-AllThreads::AllThreads() {
-  single_threaded();  // the one-time setting must not land inside the scope and undo it
-  all_threads_mutex().lock();
-  openblas_set_num_threads(omp_get_max_threads());  // as many as the engine's own loops use
-}
-
-AllThreads::~AllThreads() {
-  openblas_set_num_threads(1);
-  all_threads_mutex().unlock();
-}
 
 void gemm_nt(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* A, std::int64_t lda,
              const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc) {
@@ -55,6 +38,13 @@ void gemm_nn(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* 
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows), static_cast<blasint>(cols),
               static_cast<blasint>(k), 1.0f, A, static_cast<blasint>(lda), B, static_cast<blasint>(ldb), beta, C,
               static_cast<blasint>(ldc));
+}
+
+void trmm_lower(std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda, float* B, std::int64_t ldb) {
+  if (rows <= 0 || cols <= 0) return;
+  single_threaded();
+  cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, static_cast<blasint>(rows),
+              static_cast<blasint>(cols), 1.0f, A, static_cast<blasint>(lda), B, static_cast<blasint>(ldb));
 }
 
 std::string description() {

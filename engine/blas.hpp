@@ -16,18 +16,9 @@ void gemm_nt(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* 
 void gemm_nn(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* A, std::int64_t lda,
              const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc);
 
-// While one is alive, the products above run on OpenBLAS's own threads (one per core) instead of
-// in the calling thread (as many as OpenMP's, omp_get_max_threads()). For products too large to split well around single-threaded calls: at
-// d = 4096 each operand is 16 MiB, and OpenBLAS's threads share one packing of it where
-// per-thread calls would each pack it again. Create it outside OpenMP parallel regions; scopes
-// on different threads wait for each other (the setting is global to OpenBLAS).
-class AllThreads {
-public:
-  AllThreads();
-  ~AllThreads();
-  AllThreads(const AllThreads&) = delete;
-  AllThreads& operator=(const AllThreads&) = delete;
-};
+// B (rows × cols, row stride ldb) = A · B in place, where A is rows × rows lower triangular (row
+// stride lda; the cells above its diagonal are not read). The output O = A V of a causal mask.
+void trmm_lower(std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda, float* B, std::int64_t ldb);
 
 // "OpenBLAS 0.3.21 (SkylakeX kernels)" for logs and docs.
 std::string description();

@@ -581,6 +581,10 @@ constexpr Index kSubStrip = 32;
 // within 5% of each other at n = 1024 (smaller leaves skip more blocked cells but pack the
 // operands more often); 64 was fastest at d = 4096 and computes under 64·n/2 blocked cells.
 constexpr Index kWideLeaf = 64;
+// Rows of the wide path's groups: subtrees this small run as one thread's products, groups in
+// parallel (run_wide_blocks). 128 and 256 ran alike at (1024, 4096); 512 left one group with
+// most of the work.
+constexpr Index kWideGroup = 256;
 
 struct DenseThreadTimes {
   double scores = 0, softmax = 0, output = 0;  // milliseconds in each stage
@@ -589,6 +593,7 @@ struct DenseThreadTimes {
 // Rows [r0, r1) × keys [c0, c1) of a strip: one product.
 struct Block {
   Index r0, r1, c0, c1;
+  Index group = -1;  // the wide path's row group (rows no other group touches), or −1
 };
 
 struct DenseStrip {
@@ -598,6 +603,8 @@ struct DenseStrip {
   std::vector<float> row;      // m: a full row for the exact fallback
   std::vector<double> x;       // m
   Index leaf = kSubStrip;      // rows of cover_rows' leaves
+  Index group_rows = 0;        // subtrees of at most this many rows form a group (0: none)
+  Index groups = 0;            // how many groups cover_rows made
 };
 
 // Covers the visible cells of strip rows [a, b) (ds.f/ds.e) with rectangles, given that keys
@@ -605,7 +612,8 @@ struct DenseStrip {
 // all the rows, then each half of the rows recursively, down to leaves of ds.leaf rows that take
 // their whole span. A causal staircase becomes the quadtree of its lower-left quadrants: large
 // products (each packs its operands once) and at most ds.leaf·n/2 blocked cells multiplied.
-void cover_rows(DenseStrip& ds, Index a, Index b, Index done0, Index done1) {
+void cover_rows(DenseStrip& ds, Index a, Index b, Index done0, Index done1, Index group = -1) {
+  if (group < 0 && b - a <= ds.group_rows) group = ds.groups++;
   Index lo = std::numeric_limits<Index>::max(), hi = 0, F = 0, E = std::numeric_limits<Index>::max();
   for (Index r = a; r < b; ++r) {
     const Index f = ds.f[static_cast<size_t>(r)], e = ds.e[static_cast<size_t>(r)];
@@ -619,7 +627,7 @@ void cover_rows(DenseStrip& ds, Index a, Index b, Index done0, Index done1) {
   // Adds keys [c0, c1) minus the done ones (which, when not empty, lie inside [c0, c1)).
   const auto add = [&](Index c0, Index c1) {
     const auto push = [&](Index x0, Index x1) {
-      if (x0 < x1) ds.blocks.push_back(Block{a, b, x0, x1});
+      if (x0 < x1) ds.blocks.push_back(Block{a, b, x0, x1, group});
     };
     if (done0 >= done1) {
       push(c0, c1);
@@ -632,20 +640,20 @@ void cover_rows(DenseStrip& ds, Index a, Index b, Index done0, Index done1) {
   if (b - a <= ds.leaf) {
     add(lo, hi);  // a leaf takes its whole span
   } else if (F >= E) {  // nothing every row sees (and so nothing done): halve
-    cover_rows(ds, a, mid, done0, done1);
-    cover_rows(ds, mid, b, done0, done1);
+    cover_rows(ds, a, mid, done0, done1, group);
+    cover_rows(ds, mid, b, done0, done1, group);
   } else if (lo == F && hi == E) {
     add(F, E);  // every row sees exactly [F, E)
   } else if ((E - F) - std::max<Index>(done1 - done0, 0) < ds.leaf) {
     // Few keys beyond the done ones: a product of its own would pack all these rows' queries for
     // a sliver of keys (under a causal mask, one key at every level), so the halves take them
     // into their own products instead.
-    cover_rows(ds, a, mid, done0, done1);
-    cover_rows(ds, mid, b, done0, done1);
+    cover_rows(ds, a, mid, done0, done1, group);
+    cover_rows(ds, mid, b, done0, done1, group);
   } else {
     add(F, E);
-    cover_rows(ds, a, mid, F, E);
-    cover_rows(ds, mid, b, F, E);
+    cover_rows(ds, a, mid, F, E, group);
+    cover_rows(ds, mid, b, F, E, group);
   }
 }
 
@@ -707,6 +715,7 @@ bool plan_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Index& L,
   if (L >= H) return false;
   if (room && ds.S.size() < static_cast<size_t>(R * (H - L))) ds.S.resize(static_cast<size_t>(R * (H - L)));
   ds.blocks.clear();
+  ds.groups = 0;
   cover_rows(ds, 0, R, m, m);  // nothing done yet (an empty interval)
   return true;
 }
@@ -749,26 +758,79 @@ void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& 
 }
 
 
-// Whether the dense bench runs its products whole on OpenBLAS's threads (dense_wide) rather than
-// as per-thread strips: at large d the products dominate and their operands are large, and
-// per-thread strips would each pack Kᵀ and V again (at (1024, 4096) the strips took 73 ms where
-// products on all threads take 59). At d = 256 the strips were still faster under a causal mask
-// (2.9 ms against 5.5 at n = 1024). Only while the n × m weights fit in a modest buffer.
+// Whether the dense bench covers all query rows at once (dense_wide) rather than with per-thread
+// strips: at large d the products dominate and their operands are large, and per-thread strips
+// would each pack Kᵀ and V again (at (1024, 4096) the strips took 73 ms where dense_wide takes
+// 59). At d = 256 the strips were still faster under a causal mask (2.9 ms against 5.5 at
+// n = 1024). Only while the n × m weights fit in a modest buffer.
 bool use_wide(const Problem& p) {
   constexpr Index kWideBudget = Index{256} << 20;  // bytes of weights
   return std::max(p.Q.cols(), p.V.cols()) >= 512 &&
          p.Q.rows() * p.K.rows() * static_cast<Index>(sizeof(float)) <= kWideBudget;
 }
 
+// Runs product(block, i0, i1, j0, j1) over every block of ds, where [i0, i1) is a range of the
+// block's rows and [j0, j1) of the product's columns (0 to cols(block)): the large blocks (no
+// group) with their rows or columns split between the threads, then the groups in parallel, each group's blocks whole in one thread (rows of
+// different groups never meet). One pool of threads, OpenMP's, with single-threaded sgemm:
+// OpenBLAS's own threads on the large blocks ran as fast, but their worker, spinning after each
+// product, shared a core with OpenMP's in the group phase, and whole runs took 1.6× as long.
+// Small products split over two threads wait on each other and pack twice (64 × 64 × 4096
+// scores: 135 GFLOP/s split, 153 side by side; 128 × 128: 169 and 223).
+template <class Cols, class Product>
+void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& product) {
+  // Splitting a product's rows makes every thread pack all of its right operand (inner × cols),
+  // splitting its columns all of its left one (rows × inner): split the side that copies less.
+  const auto split_rows = [&](const Block& blk) { return cols(blk) < blk.r1 - blk.r0; };
+  // Each group's blocks (in cover order), largest group first so the threads end together.
+  std::vector<std::vector<const Block*>> members(static_cast<size_t>(ds.groups));
+  std::vector<Index> cells(static_cast<size_t>(ds.groups), 0);
+  for (const Block& blk : ds.blocks) {
+    if (blk.group < 0) continue;
+    members[static_cast<size_t>(blk.group)].push_back(&blk);
+    cells[static_cast<size_t>(blk.group)] += (blk.r1 - blk.r0) * (blk.c1 - blk.c0);
+  }
+  std::vector<Index> order(static_cast<size_t>(ds.groups));
+  for (Index g = 0; g < ds.groups; ++g) order[static_cast<size_t>(g)] = g;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](Index a, Index b) { return cells[static_cast<size_t>(a)] > cells[static_cast<size_t>(b)]; });
+#pragma omp parallel
+  {
+    const Index t = omp_get_thread_num(), threads = omp_get_num_threads();
+    for (const Block& blk : ds.blocks) {
+      if (blk.group >= 0) continue;
+      if (split_rows(blk)) {
+        const Index h = blk.r1 - blk.r0, per = (h + threads - 1) / threads;
+        const Index i0 = blk.r0 + std::min(h, t * per), i1 = blk.r0 + std::min(h, (t + 1) * per);
+        if (i0 < i1) product(blk, i0, i1, 0, cols(blk));
+      } else {
+        // Slices of whole 16-column vectors, so that no two threads write one cache line.
+        const Index w = cols(blk), per = (w + threads * 16 - 1) / (threads * 16) * 16;
+        const Index j0 = std::min(w, t * per), j1 = std::min(w, j0 + per);
+        if (j0 < j1) product(blk, blk.r0, blk.r1, j0, j1);
+      }
+      // Two large blocks may share rows (an output adds to them) and split them differently.
+#pragma omp barrier
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (Index k = 0; k < ds.groups; ++k) {
+      for (const Block* blk : members[static_cast<size_t>(order[static_cast<size_t>(k)])]) {
+        product(*blk, blk->r0, blk->r1, 0, cols(*blk));
+      }
+    }
+  }
+}
+
 // All query rows as one strip: the visible cells covered by products down to kWideLeaf rows
-// (a causal triangle becomes a quadtree of squares), each run on all of OpenBLAS's threads.
-// Blocked tiles are neither multiplied nor exponentiated.
+// (a causal triangle becomes a quadtree of squares), run by run_wide_blocks; under a causal mask
+// the output is one triangular product. Blocked tiles are neither multiplied nor exponentiated.
 void dense_wide(const Context& cx, Matrix& output, DenseThreadTimes& tt) {
   const Problem& p = *cx.p;
   const Index n = cx.n, dk = cx.dk, dv = cx.dv;
   auto t0 = std::chrono::steady_clock::now();
   DenseStrip ds;
   ds.leaf = kWideLeaf;
+  ds.group_rows = kWideGroup;
   Index L = 0, H = 0;
   if (!plan_strip(cx, 0, n, ds, L, H, false)) {
     output.setZero();  // every row fully masked: zero weights, zero output
@@ -779,43 +841,73 @@ void dense_wide(const Context& cx, Matrix& output, DenseThreadTimes& tt) {
   // (a 4 MiB memset and its page faults were a tenth of the scores' time at (1024, 4096)).
   const std::unique_ptr<float[]> scores_buffer(new float[static_cast<size_t>(n * ld)]);
   float* S = scores_buffer.get();
-  {
-    const blas::AllThreads all;
-    for (const Block& blk : ds.blocks) {
-      blas::gemm_nt(blk.r1 - blk.r0, blk.c1 - blk.c0, dk, p.Q.row(blk.r0).data(), dk, p.K.row(blk.c0).data(), dk,
-                    0.0f, S + blk.r0 * ld + (blk.c0 - L), ld);
-    }
-  }
+  // Scores of a block's rows [i0, i1) and keys [c0 + j0, c0 + j1).
+  run_wide_blocks(
+      ds, [](const Block& blk) { return blk.c1 - blk.c0; },
+      [&](const Block& blk, Index i0, Index i1, Index j0, Index j1) {
+        blas::gemm_nt(i1 - i0, j1 - j0, dk, p.Q.row(i0).data(), dk, p.K.row(blk.c0 + j0).data(), dk, 0.0f,
+                      S + i0 * ld + (blk.c0 + j0 - L), ld);
+      });
   auto t1 = std::chrono::steady_clock::now();
   tt.scores += std::chrono::duration<double, std::milli>(t1 - t0).count();
 
-  // In this thread alone: OpenBLAS's worker still spins on the other core for a while after a
-  // product, and an OpenMP loop here ran no faster than one thread (0.55 ms at n = m = 1024).
-  for (Index i = 0; i < n; ++i) {
-    dense_softmax_row(cx, i, S + i * ld - L, ds.f[static_cast<size_t>(i)], ds.e[static_cast<size_t>(i)], L, H, ds.row,
-                      ds.x);
+#pragma omp parallel
+  {
+    std::vector<float> row;
+    std::vector<double> x;
+#pragma omp for schedule(dynamic, 16)
+    for (Index i = 0; i < n; ++i) {
+      dense_softmax_row(cx, i, S + i * ld - L, ds.f[static_cast<size_t>(i)], ds.e[static_cast<size_t>(i)], L, H, row, x);
+    }
   }
   auto t2 = std::chrono::steady_clock::now();
   tt.softmax += std::chrono::duration<double, std::milli>(t2 - t1).count();
 
-  {
+  if (p.options.mask.kind == MaskKind::Causal && n == cx.m) {
+    // The weights are lower triangular: O = A V is one triangular product in place on a copy of
+    // V (OpenBLAS's strmm, each thread on its own columns), 15 ms where the quadtree's products
+    // took 18.5 at (1024, 4096).
+#pragma omp parallel
+    {
+      const Index t = omp_get_thread_num(), threads = omp_get_num_threads();
+      const Index per = (dv + threads * 16 - 1) / (threads * 16) * 16;
+      const Index j0 = std::min(dv, t * per), j1 = std::min(dv, j0 + per);
+      if (j0 < j1) {
+        output.middleCols(j0, j1 - j0) = p.V.middleCols(j0, j1 - j0);
+        blas::trmm_lower(n, j1 - j0, S, ld, output.data() + j0, dv);
+      }
+    }
+  } else {
     // Each output row is written by its first product (beta = 0) and accumulated by the later
     // ones, so the 16 MiB output at d_v = 4096 is not zeroed first; rows no product writes (all
-    // keys blocked) are zeroed at the end.
+    // keys blocked) are zeroed at the end. Planned in cover order before the products run (a
+    // row's blocks run in that order, and the threads only read the plan): whether a block's
+    // product writes its rows or adds to them, and which of its rows must be zeroed first.
     std::vector<char> written(static_cast<size_t>(n), 0);
-    const blas::AllThreads all;
-    for (const Block& blk : ds.blocks) {
+    std::vector<char> fresh(ds.blocks.size(), 0);
+    std::vector<std::vector<Index>> zero_first(ds.blocks.size());
+    for (size_t b = 0; b < ds.blocks.size(); ++b) {
+      const Block& blk = ds.blocks[b];
       const auto first = written.begin() + blk.r0, last = written.begin() + blk.r1;
-      const bool fresh = std::none_of(first, last, [](char w) { return w != 0; });
-      if (!fresh) {
+      fresh[b] = std::none_of(first, last, [](char w) { return w != 0; });
+      if (!fresh[b]) {
         for (Index i = blk.r0; i < blk.r1; ++i) {
-          if (!written[static_cast<size_t>(i)]) output.row(i).setZero();
+          if (!written[static_cast<size_t>(i)]) zero_first[b].push_back(i);
         }
       }
       std::fill(first, last, 1);
-      blas::gemm_nn(blk.r1 - blk.r0, dv, blk.c1 - blk.c0, S + blk.r0 * ld + (blk.c0 - L), ld, p.V.row(blk.c0).data(),
-                    dv, fresh ? 0.0f : 1.0f, output.row(blk.r0).data(), dv);
     }
+    // O[i0:i1, j0:j1] (+)= weights[i0:i1, keys] · V[keys, j0:j1] for a block's keys.
+    run_wide_blocks(
+        ds, [dv](const Block&) { return dv; },
+        [&](const Block& blk, Index i0, Index i1, Index j0, Index j1) {
+          const size_t b = static_cast<size_t>(&blk - ds.blocks.data());
+          for (Index i : zero_first[b]) {
+            if (i >= i0 && i < i1) output.row(i).segment(j0, j1 - j0).setZero();
+          }
+          blas::gemm_nn(i1 - i0, j1 - j0, blk.c1 - blk.c0, S + i0 * ld + (blk.c0 - L), ld, p.V.row(blk.c0).data() + j0,
+                        dv, fresh[b] ? 0.0f : 1.0f, output.row(i0).data() + j0, dv);
+        });
     for (Index i = 0; i < n; ++i) {
       if (!written[static_cast<size_t>(i)]) output.row(i).setZero();
     }

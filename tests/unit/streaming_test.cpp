@@ -255,7 +255,8 @@ TEST(Forward, DenseAndStreamingOutputsEqualComputeCpu) {
   std::mt19937 rng(37);
   for (MaskKind kind : kKinds) {
     // Several dense strips (256 rows) with sub-strips (32 rows), and a wide m (32-row strips);
-    // d_k or d_v ≥ 512 take the wide path (products on OpenBLAS's threads, 64-row leaves).
+    // d_k or d_v ≥ 512 take the wide path (64-row leaves, 256-row groups in parallel; under a
+    // causal mask with n = m the output is a triangular product).
     for (const auto& sh : std::vector<std::array<Eigen::Index, 4>>{{1, 1, 1, 1},
                                                                    {200, 300, 16, 8},
                                                                    {129, 65, 5, 3},
@@ -263,7 +264,9 @@ TEST(Forward, DenseAndStreamingOutputsEqualComputeCpu) {
                                                                    {70, 5000, 3, 2},
                                                                    {300, 517, 512, 7},
                                                                    {257, 200, 5, 520},
-                                                                   {1, 3, 600, 1}}) {
+                                                                   {1, 3, 600, 1},
+                                                                   {600, 600, 520, 24},
+                                                                   {130, 130, 3, 515}}) {
       const Problem p = make_problem(rng, sh[0], sh[1], sh[2], sh[3], kind);
       SCOPED_TRACE(describe(p));
       const Matrix ref = compute_cpu(p).output;
