@@ -53,7 +53,6 @@ struct LessonUi {
   // frame made the view take seconds per frame on a loaded machine.
   std::vector<PrecisionRun> precision_runs;
   std::uint64_t precision_version = UINT64_MAX;
-  int precision_scrolled_to = -1;  // the run the table last scrolled into view
 
   // Geometry view: the point being dragged (kind 0 query, 1 key, 2 value; −1 none) and the
   // plane's half-width, frozen while dragging so the plane does not slide under the mouse.

@@ -30,7 +30,6 @@ void sync_lesson_ui(AppState& state) {
   ui.frames_status.clear();
   ui.drag_kind = -1;
   ui.plane_half = 0;
-  ui.precision_scrolled_to = -1;
 }
 
 std::vector<std::string> lesson_dim_labels(const char* prefix, Eigen::Index count) {
@@ -126,6 +125,11 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
       ImGui::SetWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.27f, vp->Pos.y + fs * 2.2f), ImGuiCond_Always);
       ImGui::SetWindowSize(ImVec2(vp->Size.x * 0.72f, vp->Size.y - fs * 4.4f), ImGuiCond_Always);
     }
+    // This frame's content region is still the old size's (the first-use size when the window
+    // appears): a view laid out in it overflowed the new size and showed a scroll bar for a frame.
+    // The next frame draws at the new size.
+    handle_walk_keys(state);
+    return;
   }
   handle_walk_keys(state);
   if (!state.has_result) {
