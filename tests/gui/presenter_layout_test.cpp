@@ -127,6 +127,18 @@ TEST_P(PresenterLayout, EveryLessonViewFitsTheScreen) {
   }
 }
 
+// The cost lesson after Measure: the measured time and a column of times scaled from it join the
+// view, which must still fit (the time's line ran past the right edge, the table past the window).
+TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
+  actions::load_preset(state, "cost");
+  window_open(state, "Lesson view") = true;
+  state.lesson.measured_ms = 18.4;
+  state.lesson.measured_backend = services.backend->description();
+  for (int k = 0; k < 3; ++k) frame();
+  ASSERT_TRUE(state.error.empty()) << state.error;
+  expect_fits("cost, measured");
+}
+
 // The walk-through runs on whatever lesson is open: every lesson's shapes, every step. Two frames
 // a step, as a presenter clicks: the first frame of the window must already be laid out for its
 // size (it was laid out for the window's first-use size and scrolled for a frame).
