@@ -244,6 +244,9 @@ struct AppState {
   ViewSettings view;
   std::array<HeatmapView, kStageCount> heatmap_views{};
   std::array<DrawnRect, kStageCount> drawn{};
+  // The walk-through step's inputs as drawn last frame, top or left first: `drawn` keeps one per
+  // stage, and a step's inputs share their stage with its result.
+  std::vector<DrawnRect> walk_inputs_drawn;
   CellRef hovered;   // under the mouse this frame
   CellRef selected;  // clicked: the explain panel follows it when nothing is hovered
   std::string focus_panel;

@@ -29,6 +29,13 @@ std::vector<std::string> dims(const char* prefix, Eigen::Index count) {
   return out;
 }
 
+// "an 8×8", "an 11×11", "a 6×6": the article as the number is read aloud.
+std::string article(Eigen::Index n) {
+  const std::string digits = std::to_string(n);
+  const bool vowel = digits[0] == '8' || (digits.size() % 3 == 2 && (digits.rfind("11", 0) == 0 || digits.rfind("18", 0) == 0));
+  return vowel ? "an " : "a ";
+}
+
 BlockGrid all_cells(Eigen::Index rows, Eigen::Index cols) { return BlockGrid::Ones(rows, cols); }
 
 }  // namespace
@@ -71,7 +78,7 @@ WalkFrame walk_frame(const Scenario& s, const Result& r, int step, const Glyphs&
       break;
     case WalkStep::Scores:
       f.formula = std::string("S = Q K") + g.transpose + ":  S_ij = q_i " + g.dot + " k_j, summed over d_k = " + std::to_string(r.d_k);
-      f.what = "Every query meets every key: an " + std::to_string(r.n) + g.times + std::to_string(r.m) +
+      f.what = "Every query meets every key: " + article(r.n) + std::to_string(r.n) + g.times + std::to_string(r.m) +
                " matrix of dot products. A large score means the query and the key point the same way.";
       f.before = {Q, K};
       f.now = scores;

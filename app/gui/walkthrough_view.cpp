@@ -1,6 +1,7 @@
 // The classroom walk-through, drawn: the step's inputs on the left, what it produced on the right
 // with the cells that changed outlined, the formula with today's numbers above. Works at 1280×720
 // in presenter mode.
+#include "gui/heatmap.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
 #include "gui/walkthrough.hpp"
@@ -24,6 +25,27 @@ void outline_changed(const DrawnRect& d, const BlockGrid& changed, ImU32 color) 
       dl->AddRect(a, ImVec2(a.x + cw - t, a.y + ch - t), color, 0, 0, t);
     }
   }
+}
+
+// The cell size draw_lesson_matrix gives `m` in a box w × h (title, column labels and row labels
+// taken out), near enough to choose between layouts.
+float cell_in(const WalkMatrix& m, float w, float h) {
+  const float fs = ImGui::GetFontSize();
+  const float rows = static_cast<float>(std::max<Eigen::Index>(m.values.rows(), 1));
+  const float cols = static_cast<float>(std::max<Eigen::Index>(m.values.cols(), 1));
+  const float row_labels = std::min(heatmap_row_label_width(m.row_labels, static_cast<int>(m.values.rows())), w * 0.3f);
+  const float c = std::min((w - row_labels) / cols, (h - ImGui::GetTextLineHeightWithSpacing() - fs * 1.3f) / rows);
+  return std::min(c, fs * 4.5f);
+}
+
+// The width `m` and its title need at height h: its cells are as large as the height allows.
+float width_at(const WalkMatrix& m, const std::string& title, float h) {
+  const float fs = ImGui::GetFontSize();
+  const float rows = static_cast<float>(std::max<Eigen::Index>(m.values.rows(), 1));
+  const float cell = std::min((h - ImGui::GetTextLineHeightWithSpacing() - fs * 1.3f) / rows, fs * 4.5f);
+  const float grid = heatmap_row_label_width(m.row_labels, static_cast<int>(m.values.rows())) +
+                     cell * static_cast<float>(m.values.cols());
+  return std::max(grid, ImGui::CalcTextSize(title.c_str()).x) + fs * 0.5f;
 }
 
 }  // namespace
@@ -76,21 +98,39 @@ void draw_walkthrough_view(AppState& state, Services& services) {
   const ImVec2 top = ImGui::GetCursorScreenPos();
   const float gap = fs * 2.0f;
   const bool has_before = !f.before.empty();
-  const float left_w = has_before ? avail.x * 0.38f : 0.0f;
-  const float right_w = avail.x - left_w - (has_before ? gap : 0.0f);
   const float h = std::max(60.0f, avail.y - fs * 0.5f);
+  const std::string title = f.now.name + "   (" + std::to_string(f.changed_count) + " cells changed)";
+  // The result is as large as the height allows; the step's inputs get the rest of the width (at
+  // least 38%): at 1280×720 in presenter mode a fixed 38% drew Q and K one above the other with
+  // cells too small for their numbers, beside an empty half of the result's column.
+  float left_w = has_before ? avail.x * 0.38f : 0.0f;
+  if (has_before && f.also.empty()) {
+    left_w = std::max(left_w, avail.x - gap - std::max(width_at(f.now, title, h), avail.x * 0.25f));
+  }
+  const float right_w = avail.x - left_w - (has_before ? gap : 0.0f);
 
+  state.walk_inputs_drawn.clear();
   if (has_before) {
-    const float each = (h - fs * 0.5f * static_cast<float>(f.before.size() - 1)) / static_cast<float>(f.before.size());
-    float y = top.y;
+    // Several inputs one above the other or side by side, whichever gives the smaller one larger cells.
+    const float count = static_cast<float>(f.before.size());
+    const float stacked_h = (h - fs * 0.5f * (count - 1)) / count, beside_w = (left_w - gap * (count - 1)) / count;
+    float stacked = 1e9f, beside = 1e9f;
+    for (const WalkMatrix& m : f.before) {
+      stacked = std::min(stacked, cell_in(m, left_w, stacked_h));
+      beside = std::min(beside, cell_in(m, beside_w, h));
+    }
+    const bool side_by_side = f.before.size() > 1 && beside > stacked;
+    const ImVec2 each = side_by_side ? ImVec2(beside_w, h) : ImVec2(left_w, stacked_h);
     for (size_t k = 0; k < f.before.size(); ++k) {
       const WalkMatrix& m = f.before[k];
-      ImGui::SetCursorScreenPos(ImVec2(top.x, y));
+      const float step = static_cast<float>(k);
+      ImGui::SetCursorScreenPos(side_by_side ? ImVec2(top.x + step * (each.x + gap), top.y)
+                                             : ImVec2(top.x, top.y + step * (each.y + fs * 0.5f)));
       ImGui::BeginGroup();
-      draw_lesson_matrix(state, services, ("before" + std::to_string(k)).c_str(), m.name, m.stage, m.values,
-                         m.blocked.size() ? &m.blocked : nullptr, m.row_labels, m.col_labels, ImVec2(left_w, each));
+      state.walk_inputs_drawn.push_back(draw_lesson_matrix(state, services, ("before" + std::to_string(k)).c_str(), m.name,
+                                                           m.stage, m.values, m.blocked.size() ? &m.blocked : nullptr,
+                                                           m.row_labels, m.col_labels, each));
       ImGui::EndGroup();
-      y += each + fs * 0.5f;
     }
     const char* arrow = services.glyphs.arrow;
     const ImVec2 as = ImGui::CalcTextSize(arrow);
@@ -102,7 +142,6 @@ void draw_walkthrough_view(AppState& state, Services& services) {
   const float each_w = (right_w - gap * static_cast<float>(shown - 1)) / static_cast<float>(shown);
   ImGui::SetCursorScreenPos(ImVec2(rx, top.y));
   ImGui::BeginGroup();
-  const std::string title = f.now.name + "   (" + std::to_string(f.changed_count) + " cells changed)";
   const DrawnRect d = draw_lesson_matrix(state, services, "now", title, f.now.stage, f.now.values,
                                          f.now.blocked.size() ? &f.now.blocked : nullptr, f.now.row_labels,
                                          f.now.col_labels, ImVec2(each_w, h));

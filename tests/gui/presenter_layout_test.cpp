@@ -127,6 +127,31 @@ TEST_P(PresenterLayout, EveryLessonViewFitsTheScreen) {
   }
 }
 
+// A walk-through step's inputs (Q and K, the weights and V, ...) write their numbers on a
+// projector, like its result: at 1280 × 720 a fixed 38% column drew two of them one above the
+// other in cells too small for any number, beside the result's half-empty column.
+TEST_P(PresenterLayout, WalkThroughInputsShowTheirNumbers) {
+  frame();
+  if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
+  const float fs = ImGui::GetFontSize();
+  for (const char* lesson : {"three-tokens", "causal-six"}) {
+    actions::load_preset(state, lesson);
+    frame();
+    walk_start(state);
+    for (int step = 1; step < kWalkSteps; ++step) {
+      SCOPED_TRACE(std::string(lesson) + " step " + std::to_string(step + 1));
+      state.lesson.walk.step = step;
+      frame();
+      frame();
+      ASSERT_FALSE(state.walk_inputs_drawn.empty());
+      for (const DrawnRect& d : state.walk_inputs_drawn) {
+        ASSERT_TRUE(d.drawn);
+        EXPECT_GE(d.number_size, fs * 0.5f) << "cells of " << (d.x1 - d.x0) / static_cast<float>(d.cols) << " px hide the numbers";
+      }
+    }
+  }
+}
+
 // The cost lesson after Measure: the measured time and a column of times scaled from it join the
 // view, which must still fit (the time's line ran past the right edge, the table past the window).
 TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
