@@ -68,6 +68,7 @@ void draw_multihead_view(AppState& state, Services& services) {
   const float fs = ImGui::GetFontSize();
   const Eigen::Index d_model = s.Q.cols();
   // Controls: h (a divisor of d_model), the seed, and sharing.
+  ImGui::AlignTextToFramePadding();  // on the radio buttons' baseline, not above it
   ImGui::TextUnformatted("heads h:");
   for (int h = 1; h <= d_model && h <= 16; ++h) {
     if (d_model % h) continue;
