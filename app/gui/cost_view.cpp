@@ -15,11 +15,12 @@ namespace attnlab::gui {
 
 namespace {
 
+// A number and its unit are joined by a no-break space (U+00A0): wrapped text split "12.6" from "GB".
 std::string bytes_text(double b) {
   char buf[64];
-  if (b >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.3g GiB (%.3g GB)", b / (1024.0 * 1024 * 1024), b / 1e9);
-  else if (b >= 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.3g MiB", b / (1024.0 * 1024));
-  else std::snprintf(buf, sizeof buf, "%.3g KiB", b / 1024.0);
+  if (b >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.3g\u00a0GiB (%.3g\u00a0GB)", b / (1024.0 * 1024 * 1024), b / 1e9);
+  else if (b >= 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.3g\u00a0MiB", b / (1024.0 * 1024));
+  else std::snprintf(buf, sizeof buf, "%.3g\u00a0KiB", b / 1024.0);
   return buf;
 }
 

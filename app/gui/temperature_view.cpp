@@ -105,7 +105,8 @@ void draw_temperature_view(AppState& state, Services& services) {
   const float mxp = a0.x + static_cast<float>(x) * (a1.x - a0.x);
   ImGui::GetWindowDrawList()->AddLine(ImVec2(mxp, a0.y), ImVec2(mxp, b1.y), pal.accent, 2.0f);
   ImGui::TextDisabled("%s from %.2g (left) to %.2g (right), log scale", tau, lo, hi);
-  text_wrapped("%s %s 0: each row %s one-hot on its largest score.  %s %s %s: every weight %s 1/%lld = %.3f.",
+  // No-break spaces (U+00A0) keep "τ → 0" and "τ → ∞" on one line: wrapping split "τ →" from "∞".
+  text_wrapped("%s\u00a0%s\u00a00: each row %s one-hot on its largest score.  %s\u00a0%s\u00a0%s: every weight %s 1/%lld = %.3f.",
                      tau, services.glyphs.arrow, services.glyphs.arrow, tau, services.glyphs.arrow,
                      services.glyphs.infinity, services.glyphs.arrow, static_cast<long long>(r.m),
                      1.0 / static_cast<double>(r.m));

@@ -41,6 +41,22 @@ TEST(WrapWords, NeverBreaksInsideANumber) {
   }
 }
 
+// Panels join what must stay on one line with U+00A0 ("τ → ∞", "12.6 GB"): it is not a break.
+TEST(WrapWords, NeverBreaksAtANoBreakSpace) {
+  const std::string text = "every weight goes to 1/5 when \u03c4\u00a0\u2192\u00a0\u221e and 11.8\u00a0GiB (12.6\u00a0GB)";
+  for (float width = 20; width <= 500; width += 10) {
+    SCOPED_TRACE(width);
+    const auto lines = wrap_words(text, width, mono);
+    bool tau = false, gib = false, gb = false;
+    for (const auto& l : lines) {
+      tau |= l.find("\u03c4\u00a0\u2192\u00a0\u221e") != std::string::npos;
+      gib |= l.find("11.8\u00a0GiB") != std::string::npos;
+      gb |= l.find("(12.6\u00a0GB)") != std::string::npos;
+    }
+    EXPECT_TRUE(tau && gib && gb) << joined(lines);
+  }
+}
+
 TEST(WrapWords, LinesFitAndKeepEveryWordInOrder) {
   std::mt19937 rng(7);
   const std::vector<std::string> words = {"0.448", "row", "sums", "to", "1.000", "e^0.707", "(0.401,", "0.198)", "x"};
