@@ -25,6 +25,8 @@ public:
   ComputeJob& operator=(const ComputeJob&) = delete;
 
   std::uint64_t doc_version() const { return doc_version_; }
+  // Whether it was asked to run on the GPU (fallback_note() says when it could not).
+  bool on_gpu() const { return on_gpu_; }
   Eigen::Index rows() const { return problem_.Q.rows(); }
   Eigen::Index keys() const { return problem_.K.rows(); }
   // Fraction of query rows done, 0..1.

@@ -48,10 +48,10 @@ bool draw_compute_progress(AppState& state, Services& services) {
   if (state.job) {
     const ComputeJob& job = *state.job;
     ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-    text_wrapped("Streaming n %s m = %s %s %s on the CPU: tiles of queries and keys with an online softmax, never "
+    text_wrapped("Streaming n %s m = %s %s %s on the %s: tiles of queries and keys with an online softmax, never "
                        "the whole n %s m matrix.",
                        services.glyphs.times, grouped(job.rows()).c_str(), services.glyphs.times, grouped(job.keys()).c_str(),
-                       services.glyphs.times);
+                       job.on_gpu() ? "GPU" : "CPU", services.glyphs.times);
     ImGui::PopStyleColor();
     const double frac = job.progress();
     char overlay[64];
