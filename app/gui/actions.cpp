@@ -209,14 +209,15 @@ void poll_job(AppState& state) {
 
 }  // namespace
 
-void start_streaming(AppState& state) {
+void start_streaming(AppState& state, const Services& services) {
   state.job.reset();  // cancels a stale run and waits for its current tile
   state.job_cancelled = false;
   try {
     Problem problem = state.doc.scenario.problem();
     validate_problem(problem);
     if (state.result.n != problem.Q.rows() || state.result.m != problem.K.rows()) state.has_result = false;
-    state.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version, state.stream_on_gpu);
+    state.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version,
+                                             services.backend && services.backend->name() == "gpu");
   } catch (const InputError& e) {
     state.error = e.what();
   } catch (const std::bad_alloc&) {
@@ -235,7 +236,7 @@ void recompute_if_needed(AppState& state, Services& services) {
   if (!state.needs_compute) return;
   state.needs_compute = false;
   if (gui_streams(state.doc.scenario.Q.rows(), state.doc.scenario.K.rows())) {
-    start_streaming(state);
+    start_streaming(state, services);
     return;
   }
   state.job.reset();  // a dense document makes a streaming run stale

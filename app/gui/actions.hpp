@@ -34,8 +34,9 @@ void redo(AppState& state);
 // Documents too large for dense stages (gui_streams) are streamed on a background thread:
 // each call also takes a finished run's result.
 void recompute_if_needed(AppState& state, Services& services);
-// Starts (or restarts) the background streaming run of the current document.
-void start_streaming(AppState& state);
+// Starts (or restarts) the background streaming run of the current document, on the GPU when
+// the active backend is one.
+void start_streaming(AppState& state, const Services& services);
 // Stops the running streaming computation; the last good result stays.
 void cancel_streaming(AppState& state);
 

@@ -226,7 +226,6 @@ struct AppState {
   double last_compute_ms = 0;
   std::string backend_description;
   BackendChoice backend_choice = BackendChoice::Cpu;
-  bool stream_on_gpu = false;  // the active backend is a GPU: streaming runs use one too
   // A document too large for dense stages (compute_job.hpp: gui_streams) is computed by streaming
   // on a background thread; set while that runs. The result stays the last good one meanwhile
   // (has_result is false when its sizes differ from the document's).

@@ -44,7 +44,6 @@ void select_backend(AppState& state, Services& services, BackendChoice choice) {
   services.backend = std::move(next);
   state.backend_choice = choice;
   state.backend_description = services.backend->description();
-  state.stream_on_gpu = services.backend->name() == "gpu";
   state.needs_compute = true;
   if (state.error.rfind("no GPU backend", 0) == 0) state.error.clear();
 }

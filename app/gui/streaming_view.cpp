@@ -67,7 +67,7 @@ bool draw_compute_progress(AppState& state, Services& services) {
     text_wrapped(state.has_result ? "Cancelled: the result shown is from before the last change."
                                         : "Cancelled: this document has not been computed.");
     ImGui::PopStyleColor();
-    if (ImGui::Button("Compute it")) start_streaming(state);
+    if (ImGui::Button("Compute it")) start_streaming(state, services);
     return !state.has_result;
   }
   return false;
