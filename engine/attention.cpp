@@ -291,6 +291,24 @@ RowDiagnostics row_diagnostics(Normalizer normalizer, const float* w, Eigen::Ind
 
 namespace detail {
 
+// In 32 × 32 blocks that stay in L1: Eigen's element-by-element transpose of a 1024 × 4096 K cost
+// the bench ~8% of its time.
+void transpose_into(const Matrix& K, Matrix& out) {
+  const Eigen::Index m = K.rows(), d = K.cols();
+  out.resize(d, m);
+  constexpr Eigen::Index kBlock = 32;
+  for (Eigen::Index i0 = 0; i0 < m; i0 += kBlock) {
+    const Eigen::Index i1 = std::min(m, i0 + kBlock);
+    for (Eigen::Index j0 = 0; j0 < d; j0 += kBlock) {
+      const Eigen::Index j1 = std::min(d, j0 + kBlock);
+      for (Eigen::Index j = j0; j < j1; ++j) {
+        float* dst = out.data() + j * m;
+        for (Eigen::Index i = i0; i < i1; ++i) dst[i] = K.data()[i * d + j];
+      }
+    }
+  }
+}
+
 Stats stats_from_moments(const kernels::ScoreMoments& all, const kernels::ScoreMoments& visible, double divisor) {
   Stats st;
   const auto fill = [](MomentStats& out, const kernels::ScoreMoments& in, double d) {
@@ -419,7 +437,8 @@ Result compute_cpu(const Problem& p, const DenseStages& keep) {
   if (keep.saturation) r.saturation.resize(n, m);
   r.rows.resize(static_cast<size_t>(n));
   r.output.resize(n, dv);
-  const Matrix Kt = p.K.transpose();  // S = Q Kᵀ as a plain product: OpenBLAS runs it faster
+  Matrix Kt;  // S = Q Kᵀ as a plain product: OpenBLAS runs it faster
+  detail::transpose_into(p.K, Kt);
 
   const double divisor = r.effective_temperature;
   const float c = detail::fast_inverse_divisor(divisor);

@@ -36,4 +36,7 @@ RowDiagnostics diagnostics_from_online_sums(double z, double rest, double ties, 
 // Throws InputError naming the first NaN score of row i (an overflowed Q·K dot product).
 [[noreturn]] void throw_nan_score(const float* scores_row, Eigen::Index i, Eigen::Index m);
 
+// out = Kᵀ (K: m × d_k, out: d_k × m), row-major, cache-blocked.
+void transpose_into(const Matrix& K, Matrix& out);
+
 }  // namespace attnlab::detail

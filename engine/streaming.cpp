@@ -15,12 +15,13 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <memory>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <memory>
+#include <utility>
 #include <vector>
 
 namespace attnlab {
@@ -409,24 +410,6 @@ private:
   double last_ = 0;
 };
 
-// out = Kᵀ (d_k × m) in 32 × 32 blocks that stay in L1 (Eigen's element-by-element transpose of
-// a 1024 × 4096 K cost the bench ~8% of its time).
-void transpose_into(const Matrix& K, Matrix& out) {
-  const Index m = K.rows(), d = K.cols();
-  out.resize(d, m);
-  constexpr Index kBlock = 32;
-  for (Index i0 = 0; i0 < m; i0 += kBlock) {
-    const Index i1 = std::min(m, i0 + kBlock);
-    for (Index j0 = 0; j0 < d; j0 += kBlock) {
-      const Index j1 = std::min(d, j0 + kBlock);
-      for (Index j = j0; j < j1; ++j) {
-        float* dst = out.data() + j * m;
-        for (Index i = i0; i < i1; ++i) dst[i] = K.data()[i * d + j];
-      }
-    }
-  }
-}
-
 // Not copyable in practice (Kt is large): returned by value through copy elision only.
 // Kᵀ is left empty without transpose_k (only the dense wide path, which multiplies by K itself).
 Context make_context(const Problem& p, bool full, const StreamingOptions* so, bool transpose_k = true) {
@@ -439,7 +422,7 @@ Context make_context(const Problem& p, bool full, const StreamingOptions* so, bo
   cx.divisor = effective_temperature(cx.dk, p.options);
   cx.c = detail::fast_inverse_divisor(cx.divisor);
   cx.full = full;
-  if (transpose_k) transpose_into(p.K, cx.Kt);
+  if (transpose_k) detail::transpose_into(p.K, cx.Kt);
   cx.row_tile = tile_rows();
   cx.col_tile = tile_cols();
   if (full && so) {
@@ -691,11 +674,10 @@ void dense_softmax_row(const Context& cx, Index i, float* s, Index f, Index e, I
   std::fill(s + e, s + H, 0.0f);
 }
 
-// Rows [r0, r1): each row's visible keys (ds.f, ds.e), the keys any of them sees [L, H), the
-// rectangles that cover the visible cells (ds.blocks) and, with room, space for R × (H − L)
-// scores in ds.S.
-// Returns false when every row is fully masked.
-bool plan_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Index& L, Index& H, bool room = true) {
+// Rows [r0, r1): each row's visible keys (ds.f, ds.e), the keys any of them sees [L, H) and the
+// rectangles that cover the visible cells (ds.blocks). Returns false when every row is fully
+// masked.
+bool plan_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Index& L, Index& H) {
   const Index R = r1 - r0, m = cx.m;
   ds.f.resize(static_cast<size_t>(R));
   ds.e.resize(static_cast<size_t>(R));
@@ -713,7 +695,6 @@ bool plan_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Index& L,
     }
   }
   if (L >= H) return false;
-  if (room && ds.S.size() < static_cast<size_t>(R * (H - L))) ds.S.resize(static_cast<size_t>(R * (H - L)));
   ds.blocks.clear();
   ds.groups = 0;
   cover_rows(ds, 0, R, m, m);  // nothing done yet (an empty interval)
@@ -732,6 +713,7 @@ void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& 
     return;
   }
   const Index ld = H - L;
+  if (ds.S.size() < static_cast<size_t>(R * ld)) ds.S.resize(static_cast<size_t>(R * ld));
   float* S = ds.S.data();
 
   for (const Block& blk : ds.blocks) {
@@ -757,7 +739,6 @@ void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& 
   tt.output += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t2).count();
 }
 
-
 // Whether the dense bench covers all query rows at once (dense_wide) rather than with per-thread
 // strips: at large d the products dominate and their operands are large, and per-thread strips
 // would each pack Kᵀ and V again (at (1024, 4096) the strips took 73 ms where dense_wide takes
@@ -769,10 +750,18 @@ bool use_wide(const Problem& p) {
          p.Q.rows() * p.K.rows() * static_cast<Index>(sizeof(float)) <= kWideBudget;
 }
 
+// Thread t's share [j0, j1) of w columns split between `threads`: slices of whole 16-float vectors,
+// so that no two threads write one cache line.
+std::pair<Index, Index> column_slice(Index w, Index t, Index threads) {
+  const Index per = (w + threads * 16 - 1) / (threads * 16) * 16;
+  const Index j0 = std::min(w, t * per);
+  return {j0, std::min(w, j0 + per)};
+}
+
 // Runs product(block, i0, i1, j0, j1) over every block of ds, where [i0, i1) is a range of the
 // block's rows and [j0, j1) of the product's columns (0 to cols(block)): the large blocks (no
-// group) with their rows or columns split between the threads, then the groups in parallel, each group's blocks whole in one thread (rows of
-// different groups never meet). One pool of threads, OpenMP's, with single-threaded sgemm:
+// group) with their rows or columns split between the threads, then the groups in parallel,
+// each group's blocks whole in one thread (rows of different groups never meet). One pool of threads, OpenMP's, with single-threaded sgemm:
 // OpenBLAS's own threads on the large blocks ran as fast, but their worker, spinning after each
 // product, shared a core with OpenMP's in the group phase, and whole runs took 1.6× as long.
 // Small products split over two threads wait on each other and pack twice (64 × 64 × 4096
@@ -804,9 +793,7 @@ void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& prod
         const Index i0 = blk.r0 + std::min(h, t * per), i1 = blk.r0 + std::min(h, (t + 1) * per);
         if (i0 < i1) product(blk, i0, i1, 0, cols(blk));
       } else {
-        // Slices of whole 16-column vectors, so that no two threads write one cache line.
-        const Index w = cols(blk), per = (w + threads * 16 - 1) / (threads * 16) * 16;
-        const Index j0 = std::min(w, t * per), j1 = std::min(w, j0 + per);
+        const auto [j0, j1] = column_slice(cols(blk), t, threads);
         if (j0 < j1) product(blk, blk.r0, blk.r1, j0, j1);
       }
       // Two large blocks may share rows (an output adds to them) and split them differently.
@@ -824,7 +811,8 @@ void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& prod
 // All query rows as one strip: the visible cells covered by products down to kWideLeaf rows
 // (a causal triangle becomes a quadtree of squares), run by run_wide_blocks; under a causal mask
 // the output is one triangular product. Blocked tiles are neither multiplied nor exponentiated.
-void dense_wide(const Context& cx, Matrix& output, DenseThreadTimes& tt) {
+DenseThreadTimes dense_wide(const Context& cx, Matrix& output) {
+  DenseThreadTimes tt;
   const Problem& p = *cx.p;
   const Index n = cx.n, dk = cx.dk, dv = cx.dv;
   auto t0 = std::chrono::steady_clock::now();
@@ -832,9 +820,9 @@ void dense_wide(const Context& cx, Matrix& output, DenseThreadTimes& tt) {
   ds.leaf = kWideLeaf;
   ds.group_rows = kWideGroup;
   Index L = 0, H = 0;
-  if (!plan_strip(cx, 0, n, ds, L, H, false)) {
+  if (!plan_strip(cx, 0, n, ds, L, H)) {
     output.setZero();  // every row fully masked: zero weights, zero output
-    return;
+    return tt;
   }
   const Index ld = H - L;
   // Not zeroed first: the products write every visible cell and the softmax zeroes the rest
@@ -869,9 +857,7 @@ void dense_wide(const Context& cx, Matrix& output, DenseThreadTimes& tt) {
     // took 18.5 at (1024, 4096).
 #pragma omp parallel
     {
-      const Index t = omp_get_thread_num(), threads = omp_get_num_threads();
-      const Index per = (dv + threads * 16 - 1) / (threads * 16) * 16;
-      const Index j0 = std::min(dv, t * per), j1 = std::min(dv, j0 + per);
+      const auto [j0, j1] = column_slice(dv, omp_get_thread_num(), omp_get_num_threads());
       if (j0 < j1) {
         output.middleCols(j0, j1 - j0) = p.V.middleCols(j0, j1 - j0);
         blas::trmm_lower(n, j1 - j0, S, ld, output.data() + j0, dv);
@@ -913,6 +899,7 @@ void dense_wide(const Context& cx, Matrix& output, DenseThreadTimes& tt) {
     }
   }
   tt.output += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t2).count();
+  return tt;
 }
 }  // namespace
 
@@ -999,18 +986,19 @@ Matrix attention_output_cpu(const Problem& p, bool streaming, ForwardTimings* ti
     return output;
   }
 
+  if (wide) {
+    const DenseThreadTimes w = dense_wide(cx, output);
+    t.total_ms = ms_since(start);
+    t.softmax_ms = w.softmax;
+    t.output_ms = w.output;
+    t.scores_ms = t.total_ms - t.softmax_ms - t.output_ms;  // with the set-up: the stages add up to the wall time
+    return output;
+  }
+
   // Dense: strips of query rows, each with full rows of scores (the exact two-pass softmax, as
   // numpy computes it) in a per-thread buffer that stays in cache: scores, softmax, output, then
   // the next strip. One parallel region, no n × m matrix (nothing to page in per run).
   std::vector<DenseThreadTimes> times(static_cast<size_t>(omp_get_max_threads()));
-  if (wide) {
-    dense_wide(cx, output, times[0]);
-    t.total_ms = ms_since(start);
-    t.softmax_ms = times[0].softmax;
-    t.output_ms = times[0].output;
-    t.scores_ms = t.total_ms - t.softmax_ms - t.output_ms;  // with the set-up: the stages add up to the wall time
-    return output;
-  }
   const Index strip = dense_strip_rows(m, std::max(cx.dk, cx.dv));
   const Index strips = (n + strip - 1) / strip;
 #pragma omp parallel
