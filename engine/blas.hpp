@@ -30,6 +30,8 @@ std::string description();
 //   0.3.21 does not know CPUs newer than its release (Sapphire/Emerald Rapids) and falls back to
 //   its SSE3 "Prescott" kernels, ~6× slower (SkylakeX for AVX-512, Haswell for AVX2).
 // - OMP_WAIT_POLICY=passive, when unset: idle OpenMP threads sleep instead of spinning.
+// - glibc.malloc.hugetlb=1 in GLIBC_TUNABLES, when the kernel gives transparent huge pages only on
+//   request (madvise mode): large matrices on 2 MiB pages, as numpy allocates its large arrays.
 void reexec_with_tuned_runtime(char** argv);
 
 }  // namespace attnlab::blas
