@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # attnlab bench (CPU) against numpy's softmax(Q Kᵀ/√d + mask) V, alternately on the same shapes,
-# printing medians and ratios (numpy time / attnlab time: above 1 means attnlab is faster).
+# printing medians and ratios (numpy time / attnlab time: above 1 means attnlab is faster), and the
+# per-round ratios' range.
 # Usage: bench/compare.sh [ATTNLAB] [ROUNDS]   (defaults: build/app/attnlab, 5 rounds)
 # BASELINE=path/to/older/attnlab adds a column timing that binary's dense path in the same rounds
 # (before/after comparisons under the same load).
@@ -55,8 +56,15 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 
 median() { sort -g "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+# The ratio within each round (the two tools ran one after the other, under the same load): its
+# range over the rounds and in how many rounds attnlab was at least as fast. The host's speed swings
+# from one process to the next, so one round can read 0.9x and the next 1.1x.
+rounds() {
+  paste "$1" "$2" | awk '{r = $1 / $2; lo = (NR == 1 || r < lo) ? r : lo; hi = (NR == 1 || r > hi) ? r : hi; won += (r >= 1)}
+    END {printf "%.2f-%.2f %d/%d", lo, hi, won, NR}'
+}
 printf "\n%-6s %-6s %-7s %10s" n d mask "numpy ms"
-for mode in $MODES; do printf " %12s %8s" "$mode ms" "ratio"; done
+for mode in $MODES; do printf " %12s %8s %16s" "$mode ms" "ratio" "rounds (>=1)"; done
 printf "\n"
 for shape in $SHAPES; do
   n=${shape%:*}
@@ -67,7 +75,8 @@ for shape in $SHAPES; do
     printf "%-6s %-6s %-7s %10.1f" "$n" "$d" "$mask" "$np_ms"
     for mode in $MODES; do
       ms=$(median "$tmp/${mode}_$key")
-      printf " %12.1f %7.2fx" "$ms" "$(awk -v a="$np_ms" -v b="$ms" 'BEGIN {print a / b}')"
+      printf " %12.1f %7.2fx %16s" "$ms" "$(awk -v a="$np_ms" -v b="$ms" 'BEGIN {print a / b}')" \
+        "$(rounds "$tmp/numpy_$key" "$tmp/${mode}_$key")"
     done
     printf "\n"
   done
