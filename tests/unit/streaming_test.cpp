@@ -133,10 +133,11 @@ const std::vector<MaskKind> kKinds{MaskKind::None,   MaskKind::Causal, MaskKind:
 
 TEST(Streaming, EqualsDenseAcrossMasksShapesAndTileBoundaries) {
   std::mt19937 rng(7);
-  // Sizes on both sides of the 128-row and 512-key tiles, square and rectangular.
-  const std::vector<std::array<Eigen::Index, 4>> shapes{{1, 1, 1, 1},      {3, 5, 4, 2},      {127, 511, 8, 3},
-                                                        {128, 512, 16, 16}, {129, 513, 5, 7}, {260, 40, 3, 2},
-                                                        {20, 1100, 12, 1}};
+  // Sizes on both sides of the 128-row and 512-key tiles, square and rectangular; from d = 1024
+  // (d_k or d_v) the tiles have 256 rows.
+  const std::vector<std::array<Eigen::Index, 4>> shapes{{1, 1, 1, 1},       {3, 5, 4, 2},       {127, 511, 8, 3},
+                                                        {128, 512, 16, 16}, {129, 513, 5, 7},   {260, 40, 3, 2},
+                                                        {20, 1100, 12, 1},  {257, 513, 1024, 3}, {520, 60, 2, 1030}};
   for (const auto& sh : shapes) {
     for (MaskKind kind : kKinds) {
       const Problem p = make_problem(rng, sh[0], sh[1], sh[2], sh[3], kind);
