@@ -17,8 +17,9 @@ RUNS=${RUNS:-5}
 # Untimed runs before each measurement, for both tools: the first few calls of either pay for
 # page faults on fresh buffers and thread start-up, and on this virtual machine a process's first
 # 50–100 ms of two-thread work often run at half speed (the same for numpy, and for a bare loop of
-# two OpenMP threads calling sgemm: the second CPU is slow to come up to speed), so three warm-ups
-# at (1024, 512), ~30 ms, left some measurements in that phase. The table compares the steady state.
+# two OpenMP threads calling sgemm; apparently the second virtual CPU coming up to speed), so three
+# warm-ups at (1024, 512), ~30 ms, left some measurements in that phase. The table compares the
+# steady state.
 WARMUP=${WARMUP:-10}
 PY=/usr/bin/python3
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
