@@ -2,23 +2,13 @@
 #pragma once
 
 #include "engine/attention.hpp"
+#include "engine/forward.hpp"
 #include "engine/scaling.hpp"
 
 #include <memory>
 #include <string_view>
 
 namespace attnlab {
-
-// Wall-clock milliseconds of each stage of one computation (for `attnlab bench`): scores
-// (S = Q Kᵀ), softmax (logits, mask, normalizer, saturation, row diagnostics), output (A V).
-struct StageTimes {
-  double scores_ms = 0;
-  double softmax_ms = 0;
-  double output_ms = 0;
-  // Streaming runs the stages interleaved tile by tile: only the total is measured.
-  bool fused = false;
-  double total_ms = 0;  // set when fused (otherwise the sum of the three)
-};
 
 class Backend {
 public:

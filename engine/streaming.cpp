@@ -763,9 +763,10 @@ std::pair<Index, Index> column_slice(Index w, Index t, Index threads) {
 // Runs product(block, i0, i1, j0, j1) over every block of ds, where [i0, i1) is a range of the
 // block's rows and [j0, j1) of the product's columns (0 to cols(block)): the large blocks (no
 // group) with their rows or columns split between the threads, then the groups in parallel,
-// each group's blocks whole in one thread (rows of different groups never meet). One pool of threads, OpenMP's, with single-threaded sgemm:
-// OpenBLAS's own threads on the large blocks ran as fast, but their worker, spinning after each
-// product, shared a core with OpenMP's in the group phase, and whole runs took 1.6× as long.
+// each group's blocks whole in one thread (rows of different groups never meet). One pool of
+// threads, OpenMP's, with single-threaded sgemm: OpenBLAS's own threads on the large blocks ran as
+// fast, but their worker, spinning after each product, shared a core with OpenMP's in the group
+// phase, and whole runs took 1.6× as long.
 // Small products split over two threads wait on each other and pack twice (64 × 64 × 4096
 // scores: 135 GFLOP/s split, 153 side by side; 128 × 128: 169 and 223).
 template <class Cols, class Product>
@@ -963,22 +964,24 @@ Heatmap downsample_weights(const Matrix& weights, Index max_rows, Index max_cols
 
 // [SECTION] attention_output_cpu (bench)
 
-Matrix attention_output_cpu(const Problem& p, bool streaming, ForwardTimings* timings) {
+Matrix attention_output_cpu(const Problem& p, bool streaming, StageTimes* timings) {
   validate_problem(p);
-  ForwardTimings local;
-  ForwardTimings& t = timings ? *timings : local;
-  t = ForwardTimings{};
+  StageTimes local;
+  StageTimes& t = timings ? *timings : local;
+  t = StageTimes{};
   const auto start = std::chrono::steady_clock::now();
-  const bool wide = !streaming && use_wide(p);
-  const Context cx = make_context(p, false, nullptr, !wide);
-  const Index n = cx.n, m = cx.m;
-  Matrix output(n, cx.dv);
-  if (p.options.normalizer != Normalizer::Softmax || cx.c == 0) {
-    output = compute_streaming_cpu(p).output;  // makes its own context
+  if (p.options.normalizer != Normalizer::Softmax ||
+      detail::fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0) {
+    // The exact rows (compute_streaming_cpu makes its own context: none built here for nothing).
+    Matrix output = compute_streaming_cpu(p).output;
     t.fused = true;
     t.total_ms = ms_since(start);
     return output;
   }
+  const bool wide = !streaming && use_wide(p);
+  const Context cx = make_context(p, false, nullptr, !wide);
+  const Index n = cx.n, m = cx.m;
+  Matrix output(n, cx.dv);
   if (streaming) {
     std::vector<RowDiagnostics> rows(static_cast<size_t>(n));
     ThreadAcc acc = run_rows(cx, output, rows, {});

@@ -271,7 +271,7 @@ TEST(Forward, DenseAndStreamingOutputsEqualComputeCpu) {
       const Problem p = make_problem(rng, sh[0], sh[1], sh[2], sh[3], kind);
       SCOPED_TRACE(describe(p));
       const Matrix ref = compute_cpu(p).output;
-      ForwardTimings t;
+      StageTimes t;
       EXPECT_LT(max_diff(attention_output_cpu(p, false, &t), ref), 2e-5);
       EXPECT_FALSE(t.fused);
       EXPECT_GE(t.total_ms, t.scores_ms);
