@@ -54,13 +54,9 @@ float widest_label(ImFont* font, const std::vector<std::string>& labels) {
 // The longest start of `l` (whole UTF-8 characters) no wider than `room` at `size`. Half a pixel
 // of slack: a size chosen as room ÷ width must not lose a letter to rounding.
 std::string fitted(ImFont* font, const std::string& l, float room, float size) {
-  std::string t = l;
-  while (!t.empty() && font->CalcTextSizeA(size, FLT_MAX, 0, t.c_str()).x > room + 0.5f) {
-    size_t k = t.size() - 1;
-    while (k > 0 && (static_cast<unsigned char>(t[k]) & 0xC0) == 0x80) --k;
-    t.erase(k);
-  }
-  return t;
+  return shortened(l, room + 0.5f, [&](std::string_view s) {
+    return font->CalcTextSizeA(size, FLT_MAX, 0, s.data(), s.data() + s.size()).x;
+  });
 }
 
 // Text turned a quarter turn anticlockwise (reads bottom to top), centred on `centre`. ImGui 1.86

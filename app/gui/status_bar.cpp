@@ -1,38 +1,13 @@
 // The status bar: backend, last recompute time, frame time, sizes, and the last error in place.
 #include "gui/panels.hpp"
+#include "gui/text_layout.hpp"
 #include "gui/theme.hpp"
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace attnlab::gui {
-
-namespace {
-
-// `text` shortened to `width` pixels, with `ellipsis` where it was cut: at the start for a path
-// (its end names the file), else at the end. Whole UTF-8 characters only.
-std::string elided(const std::string& text, float width, bool keep_end, const char* ellipsis) {
-  if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
-  std::string t = text;
-  auto fits = [&] {
-    const std::string shown = keep_end ? ellipsis + t : t + ellipsis;
-    return ImGui::CalcTextSize(shown.c_str()).x <= width;
-  };
-  while (!t.empty() && !fits()) {
-    if (keep_end) {
-      size_t k = 1;
-      while (k < t.size() && (static_cast<unsigned char>(t[k]) & 0xC0) == 0x80) ++k;
-      t.erase(0, k);
-    } else {
-      size_t k = t.size() - 1;
-      while (k > 0 && (static_cast<unsigned char>(t[k]) & 0xC0) == 0x80) --k;
-      t.erase(k);
-    }
-  }
-  return keep_end ? ellipsis + t : t + ellipsis;
-}
-
-}  // namespace
 
 void draw_status_bar(AppState& state, Services& services, float height) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -76,10 +51,13 @@ void draw_status_bar(AppState& state, Services& services, float height) {
       ImGui::TextUnformatted(state.notice.c_str());
       ImGui::PopStyleColor();
     } else {
-      // Cut to the bar's width with an ellipsis rather than at the window's edge.
+      // Cut to the bar's width with an ellipsis rather than at the window's edge (a path at its start:
+      // its end names the file).
       const bool path = !state.scenario_path.empty();
-      const std::string shown = elided(path ? state.scenario_path : state.doc.scenario.title,
-                                       ImGui::GetContentRegionAvail().x, path, services.glyphs.ellipsis);
+      const std::string shown = shortened(
+          path ? state.scenario_path : state.doc.scenario.title, ImGui::GetContentRegionAvail().x,
+          [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; }, path,
+          services.glyphs.ellipsis);
       ImGui::TextDisabled("%s", shown.c_str());
     }
     if (small) ImGui::PopFont();

@@ -1,9 +1,30 @@
-// Word wrapping that keeps numbers whole, and the size of numbers inside heatmap cells.
+// Word wrapping that keeps numbers whole, text cut to a width, and the size of numbers inside
+// heatmap cells.
 #include "gui/text_layout.hpp"
 
 #include <algorithm>
 
 namespace attnlab::gui {
+
+std::string shortened(std::string_view text, float max_width, const std::function<float(std::string_view)>& width_of,
+                      bool keep_end, std::string_view mark) {
+  if (width_of(text) <= max_width) return std::string(text);
+  std::string t(text);
+  const auto shown = [&] { return keep_end ? std::string(mark) + t : t + std::string(mark); };
+  const auto continuation = [&](size_t k) { return (static_cast<unsigned char>(t[k]) & 0xC0) == 0x80; };
+  while (!t.empty() && width_of(shown()) > max_width) {
+    if (keep_end) {
+      size_t k = 1;
+      while (k < t.size() && continuation(k)) ++k;
+      t.erase(0, k);
+    } else {
+      size_t k = t.size() - 1;
+      while (k > 0 && continuation(k)) --k;
+      t.erase(k);
+    }
+  }
+  return shown();
+}
 
 std::vector<std::string> wrap_words(std::string_view text, float max_width,
                                     const std::function<float(std::string_view)>& width_of) {

@@ -16,6 +16,12 @@ namespace attnlab::gui {
 std::vector<std::string> wrap_words(std::string_view text, float max_width,
                                     const std::function<float(std::string_view)>& width_of);
 
+// `text` cut to `max_width` (as measured by `width_of`) by whole UTF-8 characters, with `mark` (an
+// ellipsis, or nothing) where it was cut: at the end, or at the start when `keep_end` (a file path,
+// whose end names the file). Unchanged when it fits; just `mark` when not even one character does.
+std::string shortened(std::string_view text, float max_width, const std::function<float(std::string_view)>& width_of,
+                      bool keep_end = false, std::string_view mark = {});
+
 // How the numbers inside one heatmap's cells are drawn: one size and one precision for every cell,
 // so that a row reads evenly. size 0 means "do not print numbers" (the hover read-out remains).
 struct CellText {

@@ -88,6 +88,18 @@ TEST(WrapWords, KeepsExplicitLineBreaksAndIndentation) {
 // "0.401" is 5 characters, "0.40" is 4; 0.6 px per character per pixel of font size.
 float widest(int decimals) { return 0.6f * static_cast<float>(2 + decimals); }
 
+TEST(Shortened, CutsWholeCharactersAtEitherEndWithTheMark) {
+  // One unit per byte: "é" is two bytes and must never be split.
+  const auto bytes = [](std::string_view s) { return static_cast<float>(s.size()); };
+  EXPECT_EQ(shortened("attention", 9, bytes), "attention");
+  EXPECT_EQ(shortened("attention", 4, bytes), "atte");
+  EXPECT_EQ(shortened("attention", 6, bytes, false, ".."), "atte..");
+  EXPECT_EQ(shortened("/home/lesson.json", 12, bytes, true, ".."), "..esson.json");
+  EXPECT_EQ(shortened("café", 4, bytes), "caf");
+  EXPECT_EQ(shortened("écrit", 4, bytes, true), "crit");
+  EXPECT_EQ(shortened("attention", 1, bytes, false, ".."), "..");
+}
+
 TEST(FitCellText, GrowsWithTheCellUpToTheFontSize) {
   CellText last{2, 0.0f};
   for (float cell = 10; cell <= 400; cell += 5) {
