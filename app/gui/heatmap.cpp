@@ -121,7 +121,6 @@ ColumnLabels column_label_layout(const std::vector<std::string>& labels, int col
   const float most = fs * 6.0f;                 // a sentence for a token must not eat the heatmap
   if (widest * out.size + fs * 0.4f > most) out.size = std::min(out.size, std::max(min_label, (most - fs * 0.4f) / widest));
   out.height = std::min(widest * out.size + fs * 0.4f, most);
-  out.cut = widest * out.size + fs * 0.4f > most;
   return out;
 }
 
@@ -133,7 +132,7 @@ float heatmap_row_label_width(const std::vector<std::string>& labels, int rows) 
   return std::min(widest * fs, std::max(widest * min_label_size(), fs * 2.5f)) + fs * 0.5f;
 }
 
-float cell_for_numbers(const Matrix& values, const BlockGrid* blocked, float size) {
+float widest_number(const Matrix& values, const BlockGrid* blocked) {
   ImFont* font = ImGui::GetFont();
   float widest = 0;
   for (Eigen::Index i = 0; i < values.rows(); ++i) {
@@ -143,7 +142,11 @@ float cell_for_numbers(const Matrix& values, const BlockGrid* blocked, float siz
       widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, format_cell(v, 2).c_str()).x);
     }
   }
-  return std::ceil(cell_px_for_text(size, widest));
+  return widest;
+}
+
+float cell_for_numbers(const Matrix& values, const BlockGrid* blocked, float size) {
+  return std::ceil(cell_px_for_text(size, widest_number(values, blocked)));
 }
 
 std::pair<double, double> finite_range(const Matrix& M, const BlockGrid* blocked) {

@@ -50,7 +50,6 @@ struct ColumnLabels {
   bool rotated = false;
   float size = 0;    // font size in pixels; 0: no labels
   float height = 0;
-  bool cut = false;  // even upwards the longest token does not fit in the height allowed
 };
 ColumnLabels column_label_layout(const std::vector<std::string>& labels, int cols, float cell_w);
 
@@ -58,6 +57,9 @@ ColumnLabels column_label_layout(const std::vector<std::string>& labels, int col
 // no labels, or more than 32 rows).
 float heatmap_row_label_width(const std::vector<std::string>& labels, int rows);
 
+// The width at font size 1 of the widest number of `values` written with two decimals (blocked and
+// non-finite cells skipped).
+float widest_number(const Matrix& values, const BlockGrid* blocked);
 // The smallest square cell (pixels) in which every number of `values` (blocked cells skipped) can
 // be written with two decimals at font size `size`: heatmaps with smaller cells leave them out.
 float cell_for_numbers(const Matrix& values, const BlockGrid* blocked, float size);

@@ -3,6 +3,7 @@
 #include "gui/actions.hpp"
 #include "gui/heatmap.hpp"
 #include "gui/panels.hpp"
+#include "gui/text_layout.hpp"
 #include "gui/theme.hpp"
 #include "gui/wrapped_text.hpp"
 
@@ -125,8 +126,9 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   if (n <= 16 && r.m <= 16 && r.d_v <= 16) {
     for (Stage st : stages) {
       const BlockGrid* b = st == Stage::Logits || st == Stage::Weights ? &blocked : nullptr;
-      readable = std::max(readable, cell_for_numbers(stage_matrix(r, st), b, min_number_size()));
-      comfortable = std::max(comfortable, cell_for_numbers(stage_matrix(r, st), b, min_number_size() * 1.25f));
+      const float widest = widest_number(stage_matrix(r, st), b);  // measured once for both sizes
+      readable = std::max(readable, std::ceil(cell_px_for_text(min_number_size(), widest)));
+      comfortable = std::max(comfortable, std::ceil(cell_px_for_text(min_number_size() * 1.25f, widest)));
     }
   }
 
@@ -175,11 +177,15 @@ void draw_pipeline_panel(AppState& state, Services& services) {
     float texture_h = 0;  // > 0: big matrices drawn as textures, this high (labels included)
   };
   // The height of one row of stages [k0, k0 + per_row) with cells of `cell` pixels.
-  auto row_height = [&](const Plan& p, int row, float cell) {
-    if (p.texture_h > 0) return p.header_h[row] + p.texture_h + bar_h;
+  // The column labels' height of a row of stages: the tallest of its stages' (they share a grid top).
+  auto row_labels_height = [&](const Plan& p, int row, float cell) {
     float lh = 0;
     for (int k = row * p.per_row; k < (row + 1) * p.per_row; ++k) lh = std::max(lh, labels_height(k, cell));
-    return p.header_h[row] + lh + cell * static_cast<float>(n) + bar_h;
+    return lh;
+  };
+  auto row_height = [&](const Plan& p, int row, float cell) {
+    if (p.texture_h > 0) return p.header_h[row] + p.texture_h + bar_h;
+    return p.header_h[row] + row_labels_height(p, row, cell) + cell * static_cast<float>(n) + bar_h;
   };
   auto finish_headers = [&](Plan& p) {
     p.header_h[0] = p.header_h[1] = 0;
@@ -244,9 +250,10 @@ void draw_pipeline_panel(AppState& state, Services& services) {
     // Textures (heatmap.hpp): each stage takes its share of the width and keeps its aspect ratio
     // inside it; the output (n × d_v) gets a narrower share when d_v < m, never a sliver.
     const float out_share = std::clamp(static_cast<float>(r.d_v) / static_cast<float>(std::max<Eigen::Index>(r.m, 1)), 0.45f, 1.0f);
-    auto texture_plan = [&](int per_row) {
-      Plan p = make_plan(per_row, false);
-      const int rows = 4 / per_row;
+    // From the plan of that many stages per row already made (its row labels), laid out again.
+    auto texture_plan = [&](const Plan& base) {
+      Plan p = base;
+      const int per_row = p.per_row, rows = 4 / per_row;
       const float unit = (avail.x - static_cast<float>(per_row - 1) * gap) / (per_row == 4 ? 3.0f + out_share : 2.0f);
       for (int k = 0; k < 4; ++k) {
         p.slot[k] = per_row == 4 && stages[k] == Stage::Output ? unit * out_share : unit;
@@ -262,8 +269,8 @@ void draw_pipeline_panel(AppState& state, Services& services) {
                         p.texture_h / static_cast<float>(std::max(n, 1)));
       return p;
     };
-    plan = texture_plan(4);
-    if (const Plan t2 = texture_plan(2); t2.cell > plan.cell * 1.15f) plan = t2;
+    plan = texture_plan(each);
+    if (const Plan t2 = texture_plan(two); t2.cell > plan.cell * 1.15f) plan = t2;
   }
   {
     // What the host's automatic layout gives this panel next frame: the height a single row can use
@@ -331,9 +338,10 @@ void draw_pipeline_panel(AppState& state, Services& services) {
     }
     spec.blocked_text = st == Stage::Logits ? (services.fonts.unicode ? "−∞" : "-inf") : nullptr;
     // The stages of a row share one grid top, whatever their column labels take.
-    float row_labels_h = 0;
-    for (int j = row * plan.per_row; j < (row + 1) * plan.per_row; ++j) row_labels_h = std::max(row_labels_h, labels_height(j, plan.cell));
-    if (plan.texture_h <= 0) ImGui::SetCursorScreenPos(ImVec2(x, y + plan.header_h[row] + row_labels_h - labels_height(k, plan.cell)));
+    if (plan.texture_h <= 0) {
+      ImGui::SetCursorScreenPos(
+          ImVec2(x, y + plan.header_h[row] + row_labels_height(plan, row, plan.cell) - labels_height(k, plan.cell)));
+    }
     events[k] = draw_heatmap(state, services, spec);
     const DrawnRect& d = state.drawn[static_cast<size_t>(st)];
     ImGui::SetCursorScreenPos(ImVec2(d.x0, d.y1 + fs * 0.4f));
