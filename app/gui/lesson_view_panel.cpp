@@ -38,6 +38,8 @@ std::vector<std::string> lesson_dim_labels(const char* prefix, Eigen::Index coun
   return out;
 }
 
+float lesson_matrix_max_cell() { return ImGui::GetFontSize() * 4.5f; }
+
 DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id, const std::string& title,
                              Stage stage, const Matrix& M, const BlockGrid* blocked,
                              const std::vector<std::string>& rows, const std::vector<std::string>& cols, ImVec2 size,
@@ -88,7 +90,7 @@ DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id
     }
   }
   spec.size = ImVec2(std::max(size.x, 40.0f), std::max(size.y - title_h, 30.0f));
-  spec.max_cell = ImGui::GetFontSize() * 4.5f;
+  spec.max_cell = lesson_matrix_max_cell();
   spec.blocked_text = stage == Stage::Logits ? (services.fonts.unicode ? "−∞" : "-inf") : nullptr;
   draw_heatmap(state, services, spec);
   out = state.drawn[static_cast<size_t>(stage)];

@@ -21,6 +21,8 @@ DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id
                              Stage stage, const Matrix& M, const BlockGrid* blocked,
                              const std::vector<std::string>& rows, const std::vector<std::string>& cols, ImVec2 size,
                              bool fixed_unit_range = false);
+// The largest cell draw_lesson_matrix draws (views that size their matrices ahead use it).
+float lesson_matrix_max_cell();
 // A row of small numbers under a heatmap: "row sums 1.000 1.000 …".
 void lesson_numbers_line(const char* label, const std::vector<double>& values, int decimals = 3);
 // "v1", "v2", ... for output columns.

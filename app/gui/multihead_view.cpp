@@ -129,7 +129,7 @@ void draw_multihead_view(AppState& state, Services& services) {
   const float row_labels = heatmap_row_label_width(tokens, static_cast<int>(r.n));
   const float rows_f = static_cast<float>(std::max<Eigen::Index>(r.n, 1));
   auto matrix_h = [&](float cell) { return fs + style.ItemSpacing.y + fs * 1.3f + rows_f * cell + style.ItemSpacing.y; };
-  const float max_cell = fs * 4.5f;  // draw_lesson_matrix's limit
+  const float max_cell = lesson_matrix_max_cell();
   const float head_cell = std::min(max_cell, (map_w - row_labels) / rows_f);
   const float out_cell = std::min(max_cell, (bw - row_labels) / static_cast<float>(std::max<Eigen::Index>(r.d_model, 1)));
   const float heads_text_h = wrapped_text_height(heads_text, avail_w) + style.ItemSpacing.y;

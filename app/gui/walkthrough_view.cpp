@@ -8,6 +8,7 @@
 #include "gui/wrapped_text.hpp"
 
 #include <algorithm>
+#include <cfloat>
 
 namespace attnlab::gui {
 
@@ -35,16 +36,14 @@ float cell_in(const WalkMatrix& m, float w, float h) {
   const float cols = static_cast<float>(std::max<Eigen::Index>(m.values.cols(), 1));
   const float row_labels = std::min(heatmap_row_label_width(m.row_labels, static_cast<int>(m.values.rows())), w * 0.3f);
   const float c = std::min((w - row_labels) / cols, (h - ImGui::GetTextLineHeightWithSpacing() - fs * 1.3f) / rows);
-  return std::min(c, fs * 4.5f);
+  return std::min(c, lesson_matrix_max_cell());
 }
 
 // The width `m` and its title need at height h: its cells are as large as the height allows.
 float width_at(const WalkMatrix& m, const std::string& title, float h) {
   const float fs = ImGui::GetFontSize();
-  const float rows = static_cast<float>(std::max<Eigen::Index>(m.values.rows(), 1));
-  const float cell = std::min((h - ImGui::GetTextLineHeightWithSpacing() - fs * 1.3f) / rows, fs * 4.5f);
   const float grid = heatmap_row_label_width(m.row_labels, static_cast<int>(m.values.rows())) +
-                     cell * static_cast<float>(m.values.cols());
+                     cell_in(m, FLT_MAX, h) * static_cast<float>(m.values.cols());
   return std::max(grid, ImGui::CalcTextSize(title.c_str()).x) + fs * 0.5f;
 }
 
