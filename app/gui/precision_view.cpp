@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <span>
 
 namespace attnlab::gui {
 
@@ -54,12 +55,14 @@ ImU32 outcome_color(const PrecisionRun& r, const Palette& pal) {
   return r.max_weight_error < 1e-2 ? pal.good : pal.warning;
 }
 
-float cells_width(std::initializer_list<float> widths) {
+// A table's width for columns whose contents are `widths` wide.
+float cells_width(std::span<const float> widths) {
   const ImGuiStyle& st = ImGui::GetStyle();
   float w = 0;
   for (const float c : widths) w += c + st.CellPadding.x * 2 + 1;  // + the border between columns
   return w + 1;
 }
+float cells_width(std::initializer_list<float> widths) { return cells_width({widths.begin(), widths.size()}); }
 
 // The 18 runs: format × max-subtraction down (the runs' fixed order), mask fill across.
 void draw_runs_grid(LessonUi& ui, const std::vector<PrecisionRun>& runs, const Palette& pal, float width) {
@@ -168,8 +171,9 @@ void draw_precision_view(AppState& state, Services& services) {
       col_w[static_cast<size_t>(j)] = std::max(col_w[static_cast<size_t>(j)], ImGui::CalcTextSize(t.c_str()).x);
     }
   }
-  float weights_w = cells_width({label_w});
-  for (const float w : col_w) weights_w += w + ImGui::GetStyle().CellPadding.x * 2 + 1;
+  std::vector<float> weights_cols{label_w};
+  weights_cols.insert(weights_cols.end(), col_w.begin(), col_w.end());
+  const float weights_w = cells_width(weights_cols);
 
   const float gap = fs * 1.5f;
   const float avail_w = ImGui::GetContentRegionAvail().x;
