@@ -192,11 +192,15 @@ void save_scenario(const Scenario& s, const std::filesystem::path& path) {
   write_file_atomic(path, scenario_to_json(s));
 }
 
+std::string display_token(const std::vector<std::string>& tokens, Eigen::Index count, Eigen::Index i) {
+  return static_cast<Eigen::Index>(tokens.size()) == count ? tokens[static_cast<size_t>(i)] : "t" + std::to_string(i + 1);
+}
+
 std::vector<std::string> display_tokens(const std::vector<std::string>& tokens, Eigen::Index count) {
   if (static_cast<Eigen::Index>(tokens.size()) == count) return tokens;
   std::vector<std::string> out;
   out.reserve(static_cast<size_t>(count));
-  for (Eigen::Index i = 0; i < count; ++i) out.push_back("t" + std::to_string(i + 1));
+  for (Eigen::Index i = 0; i < count; ++i) out.push_back(display_token(tokens, count, i));
   return out;
 }
 

@@ -42,5 +42,7 @@ std::string mask_to_json(const Mask& mask);
 
 // Token labels for display: the scenario's, or "t1", "t2", ... when none are given.
 std::vector<std::string> display_tokens(const std::vector<std::string>& tokens, Eigen::Index count);
+// Label i (0-based) of display_tokens(tokens, count), without building the others.
+std::string display_token(const std::vector<std::string>& tokens, Eigen::Index count, Eigen::Index i);
 
 }  // namespace attnlab

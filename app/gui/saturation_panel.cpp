@@ -69,10 +69,8 @@ void draw_saturation_panel(AppState& state, Services& services) {
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingStretchProp;
   // Labels of the visible rows only: a streamed document has up to 10⁶ rows, drawn every frame.
-  const std::vector<std::string>& tokens = state.doc.scenario.query_tokens;
-  const bool named = static_cast<Eigen::Index>(tokens.size()) == state.doc.scenario.Q.rows();
   const auto row_label = [&](int i) {
-    return named && static_cast<size_t>(i) < tokens.size() ? tokens[static_cast<size_t>(i)] : "t" + std::to_string(i + 1);
+    return display_token(state.doc.scenario.query_tokens, state.doc.scenario.Q.rows(), i);
   };
   if (ImGui::BeginTable("rows", 6, flags, ImVec2(0, std::max(fs * 4, ImGui::GetContentRegionAvail().y)))) {
     ImGui::TableSetupScrollFreeze(0, 1);
