@@ -64,8 +64,27 @@ rounds() {
   paste "$1" "$2" | awk '{r = $1 / $2; lo = (NR == 1 || r < lo) ? r : lo; hi = (NR == 1 || r > hi) ? r : hi; won += (r >= 1)}
     END {printf "%.2f-%.2f %d/%d", lo, hi, won, NR}'
 }
+# The median of the per-round ratios and a distribution-free confidence interval for it: the k-th
+# smallest and k-th largest of the N ratios, with k the largest for which
+# 1 - 2 P(Binomial(N, 1/2) < k) >= 95% (k = 1, the whole range, for N <= 8: too few rounds for
+# anything narrower; N = 15 gives the 4th smallest to the 4th largest). An interval that contains
+# 1.00 means these rounds cannot tell the two tools apart.
+median_ci() {
+  paste "$1" "$2" | awk '{print $1 / $2}' | sort -g | awk '{r[NR] = $1}
+    END {
+      N = NR; med = (N % 2) ? r[(N + 1) / 2] : (r[N / 2] + r[N / 2 + 1]) / 2
+      k = 1; pk = 0.5 ^ N; c = pk  # c = P(B <= k - 1), pk = P(B = k - 1)
+      while (k + 1 <= int(N / 2)) {
+        next_pk = pk * (N - k + 1) / k
+        if (1 - 2 * (c + next_pk) < 0.95) break
+        c += next_pk; pk = next_pk; k++
+      }
+      lo = r[k]; hi = r[N + 1 - k]
+      printf "%.2fx [%.2f, %.2f] %d%%", med, lo, hi, int(100 * (1 - 2 * c))
+    }'
+}
 printf "\n%-6s %-6s %-7s %10s" n d mask "numpy ms"
-for mode in $MODES; do printf " %12s %8s %16s" "$mode ms" "ratio" "rounds (>=1)"; done
+for mode in $MODES; do printf " %12s %8s %16s %26s" "$mode ms" "ratio" "rounds (>=1)" "round median [CI] cover"; done
 printf "\n"
 for shape in $SHAPES; do
   n=${shape%:*}
@@ -76,8 +95,8 @@ for shape in $SHAPES; do
     printf "%-6s %-6s %-7s %10.1f" "$n" "$d" "$mask" "$np_ms"
     for mode in $MODES; do
       ms=$(median "$tmp/${mode}_$key")
-      printf " %12.1f %7.2fx %16s" "$ms" "$(awk -v a="$np_ms" -v b="$ms" 'BEGIN {print a / b}')" \
-        "$(rounds "$tmp/numpy_$key" "$tmp/${mode}_$key")"
+      printf " %12.1f %7.2fx %16s %26s" "$ms" "$(awk -v a="$np_ms" -v b="$ms" 'BEGIN {print a / b}')" \
+        "$(rounds "$tmp/numpy_$key" "$tmp/${mode}_$key")" "$(median_ci "$tmp/numpy_$key" "$tmp/${mode}_$key")"
     done
     printf "\n"
   done
