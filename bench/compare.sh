@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # attnlab bench (CPU) against numpy's softmax(Q Kᵀ/√d + mask) V, alternately on the same shapes,
-# printing medians and ratios (numpy time / attnlab time: above 1 means attnlab is faster), and the
-# per-round ratios' range.
+# printing medians and ratios (numpy time / attnlab time: above 1 means attnlab is faster), each
+# tool's quickest round, the rounds attnlab won, and a confidence interval for the per-round ratio.
 # Usage: bench/compare.sh [ATTNLAB] [ROUNDS]   (defaults: build/app/attnlab, 5 rounds)
-# BASELINE=path/to/older/attnlab adds a column timing that binary's dense path in the same rounds
+# BASELINE=path/to/older/attnlab adds lines timing that binary's dense path in the same rounds
 # (before/after comparisons under the same load).
 # Each round runs every shape once per tool (each run itself the median of RUNS timings after a
 # warm-up), tools interleaved so that load from other processes hits both alike; the table shows
@@ -57,18 +57,17 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 
 median() { sort -g "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-# The ratio within each round (the two tools ran one after the other, under the same load): its
-# range over the rounds and in how many rounds attnlab was at least as fast. The host's speed swings
-# from one process to the next, so one round can read 0.9x and the next 1.1x.
-rounds() {
-  paste "$1" "$2" | awk '{r = $1 / $2; lo = (NR == 1 || r < lo) ? r : lo; hi = (NR == 1 || r > hi) ? r : hi; won += (r >= 1)}
-    END {printf "%.2f-%.2f %d/%d", lo, hi, won, NR}'
-}
+best() { sort -g "$1" | head -1; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}'; }
+# In how many rounds attnlab was at least as fast (the two tools ran one after the other, under the
+# same load). The host's speed swings from one process to the next, so one round can read 0.9x and
+# the next 1.1x.
+won() { paste "$1" "$2" | awk '{won += ($1 / $2 >= 1)} END {printf "%d/%d", won, NR}'; }
 # The median of the per-round ratios and a distribution-free confidence interval for it: the k-th
 # smallest and k-th largest of the N ratios, with k the largest for which
 # 1 - 2 P(Binomial(N, 1/2) < k) >= 95% (k = 1, the whole range, for N <= 8: too few rounds for
-# anything narrower; N = 15 gives the 4th smallest to the 4th largest). An interval that contains
-# 1.00 means these rounds cannot tell the two tools apart.
+# anything narrower; N = 15 gives the 4th smallest to the 4th largest), and the interval's exact
+# coverage. An interval that contains 1.00 means these rounds cannot tell the two tools apart.
 median_ci() {
   paste "$1" "$2" | awk '{print $1 / $2}' | sort -g | awk '{r[NR] = $1}
     END {
@@ -79,26 +78,26 @@ median_ci() {
         if (1 - 2 * (c + next_pk) < 0.95) break
         c += next_pk; pk = next_pk; k++
       }
-      lo = r[k]; hi = r[N + 1 - k]
-      printf "%.2fx [%.2f, %.2f] %d%%", med, lo, hi, int(100 * (1 - 2 * c))
+      printf "%.2fx [%.2f, %.2f] %d%%", med, r[k], r[N + 1 - k], int(100 * (1 - 2 * c))
     }'
 }
-printf "\n%-6s %-6s %-7s %10s" n d mask "numpy ms"
-for mode in $MODES; do printf " %12s %8s %16s %26s" "$mode ms" "ratio" "rounds (>=1)" "round median [CI] cover"; done
-printf "\n"
+# One line per shape, mask and attnlab mode. "ratio" is numpy's median over attnlab's (above 1:
+# attnlab faster); "best" compares each tool's quickest round: other processes on the host only
+# ever slow a run down, so the quickest rounds are the ones nearest each tool's own speed.
+printf "\n%-5s %-5s %-6s %-9s %9s %10s %7s %12s %7s %5s  %s\n" n d mask mode "numpy ms" "attnlab ms" ratio "best ms" best won \
+  "round median [95% CI] coverage"
 for shape in $SHAPES; do
   n=${shape%:*}
   d=${shape#*:}
   for mask in $MASKS; do
     key="${n}_${d}_${mask}"
-    np_ms=$(median "$tmp/numpy_$key")
-    printf "%-6s %-6s %-7s %10.1f" "$n" "$d" "$mask" "$np_ms"
+    np=$tmp/numpy_$key
     for mode in $MODES; do
-      ms=$(median "$tmp/${mode}_$key")
-      printf " %12.1f %7.2fx %16s %26s" "$ms" "$(awk -v a="$np_ms" -v b="$ms" 'BEGIN {print a / b}')" \
-        "$(rounds "$tmp/numpy_$key" "$tmp/${mode}_$key")" "$(median_ci "$tmp/numpy_$key" "$tmp/${mode}_$key")"
+      at=$tmp/${mode}_$key
+      printf "%-5s %-5s %-6s %-9s %9.1f %10.1f %7s %12s %7s %5s  %s\n" "$n" "$d" "$mask" "$mode" "$(median "$np")" \
+        "$(median "$at")" "$(ratio "$(median "$np")" "$(median "$at")")" "$(printf "%.1f/%.1f" "$(best "$np")" "$(best "$at")")" \
+        "$(ratio "$(best "$np")" "$(best "$at")")" "$(won "$np" "$at")" "$(median_ci "$np" "$at")"
     done
-    printf "\n"
   done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
