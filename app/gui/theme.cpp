@@ -10,6 +10,8 @@ namespace {
 
 constexpr float kNormalSize = 17.0f;
 constexpr float kPresenterSize = 28.0f;
+// 1024 / 1280 of it (the XGA projector against 1280 × 720): the same fraction of the wall.
+constexpr float kPresenterSmallSize = 22.0f;
 
 std::string find_font() {
   if (const char* env = std::getenv("ATTNLAB_FONT"); env && *env && std::filesystem::exists(env)) return env;
@@ -72,6 +74,8 @@ void load_fonts(Services& services) {
     f.normal = io.Fonts->AddFontDefault(&cfg);
     cfg.SizePixels = 26.0f;
     f.presenter = io.Fonts->AddFontDefault(&cfg);
+    cfg.SizePixels = 20.0f;
+    f.presenter_small = io.Fonts->AddFontDefault(&cfg);
     f.unicode = false;
     services.glyphs = Glyphs::ascii();
     return;
@@ -95,7 +99,8 @@ void load_fonts(Services& services) {
   cfg.OversampleV = 1;
   f.normal = io.Fonts->AddFontFromFileTTF(f.font_path.c_str(), kNormalSize, &cfg, f.ranges.Data);
   f.presenter = io.Fonts->AddFontFromFileTTF(f.font_path.c_str(), kPresenterSize, &cfg, f.ranges.Data);
-  if (!f.normal || !f.presenter) {
+  f.presenter_small = io.Fonts->AddFontFromFileTTF(f.font_path.c_str(), kPresenterSmallSize, &cfg, f.ranges.Data);
+  if (!f.normal || !f.presenter || !f.presenter_small) {
     io.Fonts->Clear();
     f.font_path.clear();
     load_fonts(services);
@@ -105,12 +110,22 @@ void load_fonts(Services& services) {
   services.glyphs = Glyphs{};
 }
 
+bool small_screen(ImVec2 display) {
+  return display.x > 0 && display.y > 0 && (display.x < 1280.0f * 0.95f || display.y < 720.0f * 0.95f);
+}
+
 ImFont* body_font(const AppState& state, const Services& services) {
-  ImFont* f = state.view.presenter ? services.fonts.presenter : services.fonts.normal;
+  ImFont* f = !state.view.presenter ? services.fonts.normal
+              : state.small_screen && services.fonts.presenter_small ? services.fonts.presenter_small
+                                                                     : services.fonts.presenter;
   return f ? f : ImGui::GetIO().Fonts->Fonts.empty() ? nullptr : ImGui::GetIO().Fonts->Fonts[0];
 }
 
 void apply_style(AppState& state, Services& services) {
+  if (const bool small = small_screen(ImGui::GetIO().DisplaySize); small != state.small_screen) {
+    state.small_screen = small;
+    state.style_dirty = state.style_dirty || state.view.presenter;
+  }
   if (!state.style_dirty) return;
   state.style_dirty = false;
   ImGuiStyle style;
@@ -133,7 +148,9 @@ void apply_style(AppState& state, Services& services) {
     style.Colors[ImGuiCol_Text] = dark ? ImVec4(1, 1, 1, 1) : ImVec4(0, 0, 0, 1);
     style.Colors[ImGuiCol_WindowBg] = dark ? ImVec4(0, 0, 0, 1) : ImVec4(1, 1, 1, 1);
     style.FrameBorderSize = 1;
-    style.ScaleAllSizes(1.5f);
+    // Paddings and spacings grow with the font (1.5 at the presenter size).
+    const ImFont* body = body_font(state, services);
+    style.ScaleAllSizes(body && services.fonts.presenter ? 1.5f * body->FontSize / services.fonts.presenter->FontSize : 1.5f);
   }
   // Child windows sit on the cleared background: an opaque ChildBg would only cost fill rate.
   style.Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);

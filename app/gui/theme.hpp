@@ -22,10 +22,15 @@ Palette palette(const AppState& state);
 // ImGui's default font and ASCII symbol names when the file is missing.
 void load_fonts(Services& services);
 
-// Rebuilds the ImGui style for state.view (theme, presenter) when state.style_dirty.
+// Rebuilds the ImGui style for state.view (theme, presenter) when state.style_dirty or when the
+// window crosses the small-screen size (presenter mode's font depends on it).
 void apply_style(AppState& state, Services& services);
 
-// The body font for the current mode.
+// Whether a window of this size is a small screen for presenter mode: below 95% of 1280 × 720 in
+// either direction (1024 × 768 is; 1280 × 800, 1366 × 768 and larger are not).
+bool small_screen(ImVec2 display);
+
+// The body font for the current mode (and, in presenter mode, screen size).
 ImFont* body_font(const AppState& state, const Services& services);
 
 }  // namespace attnlab::gui

@@ -1,5 +1,5 @@
-// Presenter mode on a projector: with the real fonts (DejaVu Sans at presenter size) at 1280×720
-// and 1920×1080, every lesson's view, every step of the walk-through and the left column draw
+// Presenter mode on a projector: with the real fonts (DejaVu Sans at presenter size) at 1024×768
+// (an XGA projector: the smaller presenter font), 1280×720 and 1920×1080, every lesson's view, every step of the walk-through and the left column draw
 // without ImGui asserts, stay on screen, and run past no window's right edge (ImGui clips such
 // text: that is how labels ended up cut off); the lesson views and the walk-through need no
 // scrolling, hide no table rows behind a scroll bar and cut no table cell's text at its column's
@@ -113,7 +113,33 @@ protected:
 TEST_P(PresenterLayout, UsesThePresenterFont) {
   frame();
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
-  EXPECT_GE(ImGui::GetFontSize(), 24.0f);
+  // On an XGA projector (1024 × 768) a smaller font in pixels is the same size on the wall.
+  EXPECT_GE(ImGui::GetFontSize(), GetParam().w < 1280 ? 21.0f : 24.0f);
+}
+
+// Presenter mode's font follows the window across the small-screen size, both ways, and normal mode's
+// does not: a window dragged from a 1280 × 720 projector to an XGA one (or resized) gets the layout
+// that fits it without a restart.
+TEST_P(PresenterLayout, FontFollowsTheWindowAcrossTheSmallScreenSize) {
+  if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
+  auto font_at = [&](ImVec2 size) {
+    ImGui::GetIO().DisplaySize = size;
+    frame();  // the style (and the default font) change here, for the next frame
+    frame();
+    return ImGui::GetFontSize();
+  };
+  const float large = font_at(ImVec2(1280, 720)), small = font_at(ImVec2(1024, 768));
+  EXPECT_LT(small, large);
+  EXPECT_NEAR(small / large, 1024.0f / 1280.0f, 0.03f);
+  EXPECT_GT(ImGui::GetStyle().FramePadding.x, 6.0f) << "paddings stay scaled up for presenter mode";
+  EXPECT_EQ(font_at(ImVec2(1366, 768)), large);
+  EXPECT_EQ(font_at(ImVec2(1280, 800)), large);
+  EXPECT_EQ(font_at(ImVec2(GetParam().w, GetParam().h)), GetParam().w < 1280 ? small : large);
+  state.view.presenter = false;
+  state.style_dirty = true;
+  const float normal = font_at(ImVec2(1024, 768));
+  EXPECT_LT(normal, small);
+  EXPECT_EQ(font_at(ImVec2(1920, 1080)), normal);
 }
 
 TEST_P(PresenterLayout, EveryLessonViewFitsTheScreen) {
@@ -356,7 +382,7 @@ TEST_P(PresenterLayout, LongTokensTurnUpwardsInsteadOfBeingCut) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Projectors, PresenterLayout, ::testing::Values(Screen{1280, 720}, Screen{1920, 1080}),
+INSTANTIATE_TEST_SUITE_P(Projectors, PresenterLayout, ::testing::Values(Screen{1024, 768}, Screen{1280, 720}, Screen{1920, 1080}),
                          [](const ::testing::TestParamInfo<Screen>& info) {
                            return std::to_string(static_cast<int>(info.param.w)) + "x" +
                                   std::to_string(static_cast<int>(info.param.h));

@@ -203,6 +203,18 @@ TEST_F(Screenshot, LessonViewsInPresenterModeAt720p) {
   }
 }
 
+// On an XGA projector (1024 × 768) presenter mode takes its smaller font in a real window too, and
+// the six tokens' pipeline then has room for its numbers: the inputs column folds away and the four
+// stages span the window (with the 1280 × 720 font they stayed beside the column, without numbers).
+TEST_F(Screenshot, PresenterModeOnAnXgaProjectorGivesThePipelineTheWidth) {
+  Shot s = take("--preset causal-six --presenter", "1024x768");
+  ASSERT_EQ(s.status, 0) << s.output;
+  ASSERT_TRUE(s.layout.contains("scores") && s.layout.contains("output")) << s.output;
+  EXPECT_LT(s.layout["scores"][0].get<double>(), 100.0) << "the inputs column is still there";
+  EXPECT_GT(s.layout["output"][2].get<double>(), 900.0);
+  EXPECT_GT(distinct_colours(s), 30);
+}
+
 TEST_F(Screenshot, UnknownPresetExitsTwoWithoutAWindow) {
   Shot s = take("--preset no-such-lesson", "1280x800");
   ASSERT_TRUE(WIFEXITED(s.status));
