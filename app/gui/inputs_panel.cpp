@@ -82,9 +82,15 @@ void matrix_grid(AppState& state, Which w) {
   const float fs = ImGui::GetFontSize();
   const std::vector<std::string> labels = w == Which::Q ? query_labels(state) : key_labels(state);
   const bool labels_editable = w == Which::Q || !state.doc.self_attention;
-  const float label_w = fs * 4.5f, cell_w = fs * 3.6f, spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float label_w = fs * 4.5f, spacing = ImGui::GetStyle().ItemSpacing.x;
   const float row_h = ImGui::GetFrameHeightWithSpacing();
   const float height = std::min(static_cast<float>(rows), 8.0f) * row_h + ImGui::GetStyle().ScrollbarSize + 4;
+  // Cells narrow (down to 2.8 font sizes, room for "-0.25") when that spares a small matrix the
+  // horizontal scroll bar (a two-column Q in presenter mode's column on a 1152-pixel screen needed
+  // it); a matrix that scrolls anyway keeps its full cells.
+  const float room = ImGui::GetContentRegionAvail().x - label_w - (rows > 8 ? ImGui::GetStyle().ScrollbarSize : 0.0f) - 2;
+  const float fitting = room / static_cast<float>(std::max(cols, 1)) - spacing;
+  const float cell_w = fitting >= fs * 2.8f ? std::min(fitting, fs * 3.6f) : fs * 3.6f;
   ImGui::PushID(static_cast<int>(w));
   ImGui::BeginChild("grid", ImVec2(0, height), false, ImGuiWindowFlags_HorizontalScrollbar);
   const float scroll_x = ImGui::GetScrollX(), visible_w = ImGui::GetWindowWidth();
