@@ -60,6 +60,13 @@ void trmm_lower(std::int64_t rows, std::int64_t cols, const float* A, std::int64
               static_cast<blasint>(cols), 1.0f, A, static_cast<blasint>(lda), B, static_cast<blasint>(ldb));
 }
 
+OpenBlasThreads::OpenBlasThreads(int threads) {
+  single_threaded();  // first, so that its one-time setting does not undo this one
+  openblas_set_num_threads(threads);
+}
+
+OpenBlasThreads::~OpenBlasThreads() { openblas_set_num_threads(1); }
+
 std::string description() {
   const char* core = openblas_get_corename();
   const char* config = openblas_get_config();

@@ -1,5 +1,6 @@
 // The engine's matrix products: single-threaded OpenBLAS sgemm calls on row-major float blocks.
-// The engine parallelizes around them with OpenMP (one pool, no oversubscription on few cores).
+// The engine parallelizes around them with OpenMP (one pool, no oversubscription on few cores),
+// except where one product is the whole stage (OpenBlasThreads).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,17 @@ void gemm_nn(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* 
 // B (rows × cols, row stride ldb) = A · B in place, where A is rows × rows lower triangular (row
 // stride lda; the cells above its diagonal are not read). The output O = A V of a causal mask.
 void trmm_lower(std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda, float* B, std::int64_t ldb);
+
+// While one lives, the products run on OpenBLAS's own pool of `threads` threads instead of in the
+// calling thread alone. For one large product called outside any OpenMP region, from a thread
+// where no other engine product runs meanwhile: OpenBLAS's thread count is global to the process.
+class OpenBlasThreads {
+public:
+  explicit OpenBlasThreads(int threads);
+  ~OpenBlasThreads();
+  OpenBlasThreads(const OpenBlasThreads&) = delete;
+  OpenBlasThreads& operator=(const OpenBlasThreads&) = delete;
+};
 
 // "OpenBLAS 0.3.21 (SkylakeX kernels)" for logs and docs.
 std::string description();
