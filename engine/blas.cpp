@@ -67,6 +67,11 @@ OpenBlasThreads::OpenBlasThreads(int threads) {
 
 OpenBlasThreads::~OpenBlasThreads() { openblas_set_num_threads(1); }
 
+int threads() {
+  single_threaded();
+  return openblas_get_num_threads();
+}
+
 std::string description() {
   const char* core = openblas_get_corename();
   const char* config = openblas_get_config();

@@ -32,6 +32,9 @@ public:
   OpenBlasThreads& operator=(const OpenBlasThreads&) = delete;
 };
 
+// How many threads OpenBLAS runs a product on now (1 outside an OpenBlasThreads).
+int threads();
+
 // "OpenBLAS 0.3.21 (SkylakeX kernels)" for logs and docs.
 std::string description();
 

@@ -1,6 +1,7 @@
 // The streaming path (tiles, online softmax) against the dense path where both fit: outputs,
 // per-row diagnostics, statistics and the downsampled heatmap; the bench fast paths; the kernels.
 #include "engine/attention.hpp"
+#include "engine/blas.hpp"
 #include "engine/forward.hpp"
 #include "engine/softmax_kernels.hpp"
 
@@ -279,6 +280,23 @@ TEST(Forward, DenseAndStreamingOutputsEqualComputeCpu) {
       EXPECT_TRUE(t.fused);
     }
   }
+}
+
+// Without a mask at large d the stage is one product on OpenBLAS's own threads; afterwards every
+// product runs in its calling thread again (inside OpenMP regions OpenBLAS's pool would
+// oversubscribe the cores), and the output is the same as the OpenMP-split products'.
+TEST(Forward, OneProductStagesGiveOpenBlasItsThreadsBack) {
+  std::mt19937 rng(41);
+  const Problem p = make_problem(rng, 300, 260, 600, 520, MaskKind::None);
+  EXPECT_EQ(blas::threads(), 1);
+  StageTimes t;
+  const Matrix out = attention_output_cpu(p, false, &t);
+  EXPECT_EQ(blas::threads(), 1);
+  EXPECT_LT(max_diff(out, compute_cpu(p).output), 2e-5);
+  Problem causal = p;
+  causal.options.mask.kind = MaskKind::Causal;  // many products, OpenMP's threads: unchanged
+  EXPECT_LT(max_diff(attention_output_cpu(causal, false, &t), compute_cpu(causal).output), 2e-5);
+  EXPECT_EQ(blas::threads(), 1);
 }
 
 TEST(Heatmap, PixelsPartitionTheCells) {
