@@ -773,6 +773,17 @@ std::pair<Index, Index> column_slice(Index w, Index t, Index threads) {
 // scores: 135 GFLOP/s split, 153 side by side; 128 × 128: 169 and 223).
 template <class Cols, class Product>
 void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& product) {
+  if (ds.groups == 0 && ds.blocks.size() == 1) {
+    // One product, on OpenBLAS's threads (above). `bench` without a mask, 20 and 16 alternating
+    // runs against OpenMP's column split: 57.5 against 58.0 ms at best and 58.6 against 59.7 in the
+    // median at (1024, 4096), 15 of 20 runs faster; 7.5 against 7.8 ms and 8.3 against 8.6 at
+    // (1024, 512), 11 of 16. OpenBLAS's worker spins a while after the product, beside the
+    // softmax's OpenMP threads, which sleep while they wait (OMP_WAIT_POLICY=passive).
+    const Block& blk = ds.blocks.front();
+    const blas::OpenBlasThreads pool(omp_get_max_threads());
+    product(blk, blk.r0, blk.r1, 0, cols(blk));
+    return;
+  }
   // Splitting a product's rows makes every thread pack all of its right operand (inner × cols),
   // splitting its columns all of its left one (rows × inner): split the side that copies less.
   const auto split_rows = [&](const Block& blk) { return cols(blk) < blk.r1 - blk.r0; };
@@ -788,16 +799,6 @@ void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& prod
   for (Index g = 0; g < ds.groups; ++g) order[static_cast<size_t>(g)] = g;
   std::stable_sort(order.begin(), order.end(),
                    [&](Index a, Index b) { return cells[static_cast<size_t>(a)] > cells[static_cast<size_t>(b)]; });
-  if (ds.groups == 0 && ds.blocks.size() == 1) {
-    // `bench` without a mask, 20 and 16 alternating runs against OpenMP's column split: 57.5
-    // against 58.0 ms at best and 58.6 against 59.7 in the median at (1024, 4096), 15 of 20 runs
-    // faster; 7.5 against 7.8 ms and 8.3 against 8.6 at (1024, 512), 11 of 16. Their worker spins
-    // after the product, beside the softmax's OpenMP threads, which sleep while they wait (passive).
-    const Block& blk = ds.blocks.front();
-    const blas::OpenBlasThreads pool(omp_get_max_threads());
-    product(blk, blk.r0, blk.r1, 0, cols(blk));
-    return;
-  }
 #pragma omp parallel
   {
     const Index t = omp_get_thread_num(), threads = omp_get_num_threads();
