@@ -92,11 +92,15 @@ for shape in $SHAPES; do
   for mask in $MASKS; do
     key="${n}_${d}_${mask}"
     np=$tmp/numpy_$key
+    np_median=$(median "$np")
+    np_best=$(best "$np")
     for mode in $MODES; do
       at=$tmp/${mode}_$key
-      printf "%-5s %-5s %-6s %-9s %9.1f %10.1f %7s %12s %7s %5s  %s\n" "$n" "$d" "$mask" "$mode" "$(median "$np")" \
-        "$(median "$at")" "$(ratio "$(median "$np")" "$(median "$at")")" "$(printf "%.1f/%.1f" "$(best "$np")" "$(best "$at")")" \
-        "$(ratio "$(best "$np")" "$(best "$at")")" "$(won "$np" "$at")" "$(median_ci "$np" "$at")"
+      at_median=$(median "$at")
+      at_best=$(best "$at")
+      printf "%-5s %-5s %-6s %-9s %9.1f %10.1f %7s %12s %7s %5s  %s\n" "$n" "$d" "$mask" "$mode" "$np_median" "$at_median" \
+        "$(ratio "$np_median" "$at_median")" "$(printf "%.1f/%.1f" "$np_best" "$at_best")" "$(ratio "$np_best" "$at_best")" \
+        "$(won "$np" "$at")" "$(median_ci "$np" "$at")"
     done
   done
 done

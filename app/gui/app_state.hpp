@@ -267,7 +267,7 @@ struct AppState {
   float frame_ms = 0;  // the last frame's time
   bool quit_requested = false;
   bool style_dirty = true;  // theme or presenter changed: rebuild the ImGui style
-  bool small_screen = false;  // the window is below 1280 × 720 (presenter mode's smaller font)
+  bool small_screen = false;  // small_screen(display size) at the last frame (presenter mode's smaller font)
 };
 
 // The stage's matrix in the current result (saturation included).

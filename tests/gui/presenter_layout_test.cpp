@@ -384,8 +384,9 @@ TEST_P(PresenterLayout, LongTokensTurnUpwardsInsteadOfBeingCut) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Projectors, PresenterLayout, ::testing::Values(Screen{1024, 768}, Screen{1152, 864}, Screen{1280, 720}, Screen{1280, 800},
-                                                                  Screen{1366, 768}, Screen{1920, 1080}),
+INSTANTIATE_TEST_SUITE_P(Projectors, PresenterLayout,
+                         ::testing::Values(Screen{1024, 768}, Screen{1152, 864}, Screen{1280, 720}, Screen{1280, 800},
+                                           Screen{1366, 768}, Screen{1920, 1080}),
                          [](const ::testing::TestParamInfo<Screen>& info) {
                            return std::to_string(static_cast<int>(info.param.w)) + "x" +
                                   std::to_string(static_cast<int>(info.param.h));
