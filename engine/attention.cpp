@@ -367,11 +367,42 @@ void normalizer_logits(Normalizer normalizer, const Mask& mask, Eigen::Index i, 
   }
 }
 
-void throw_nan_score(const float* s, Eigen::Index i, Eigen::Index m) {
-  Eigen::Index j = 0;
-  while (j + 1 < m && !std::isnan(s[j])) ++j;
-  throw InputError("scores[" + std::to_string(i) + "][" + std::to_string(j) +
-                   "] overflowed float32 (Q row · K row is not a number); scale Q or K down");
+ScoreOverflowGuard::ScoreOverflowGuard(const Problem& p) : p_(&p) {
+  if (p.Q.size() == 0 || p.K.size() == 0) return;
+  const double dk = static_cast<double>(p.Q.cols());
+  // Every partial sum of d_k products, in any order and with or without fused multiply-adds, is
+  // at most Σ|q·k| · (1 + 2^−24)^(d_k + 1) ≤ Σ|q·k| / (1 − (d_k + 1)·2^−24) in magnitude.
+  risk_ = std::max(0.0, static_cast<double>(std::numeric_limits<float>::max()) * (1.0 - (dk + 1) * 0x1p-24));
+  k_max_ = p.K.cwiseAbs().maxCoeff();
+  active_ = static_cast<double>(p.Q.cwiseAbs().maxCoeff()) * k_max_ * dk >= risk_;
+  if (active_) {
+    key_max_.resize(static_cast<size_t>(p.K.rows()));
+    for (Eigen::Index j = 0; j < p.K.rows(); ++j) key_max_[static_cast<size_t>(j)] = p.K.row(j).cwiseAbs().maxCoeff();
+  }
+}
+
+Eigen::Index ScoreOverflowGuard::apply(Eigen::Index i, Eigen::Index j0, Eigen::Index j1, float* s) const {
+  if (!active_) return 0;
+  const Eigen::Index dk = p_->Q.cols();
+  const float* q = p_->Q.row(i).data();
+  const double q_max = p_->Q.row(i).cwiseAbs().maxCoeff(), dkd = static_cast<double>(dk);
+  if (q_max * k_max_ * dkd < risk_) return 0;
+  Eigen::Index redone = 0;
+  for (Eigen::Index j = j0; j < j1; ++j) {
+    if (q_max * key_max_[static_cast<size_t>(j)] * dkd < risk_) continue;
+    const float* k = p_->K.row(j).data();
+    double exact = 0, magnitude = 0;
+    for (Eigen::Index l = 0; l < dk; ++l) {
+      const double term = static_cast<double>(q[l]) * static_cast<double>(k[l]);
+      exact += term;
+      magnitude += std::fabs(term);
+    }
+    if (magnitude < risk_) continue;
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    s[j - j0] = fits_float(exact) ? static_cast<float>(exact) : exact > 0 ? inf : -inf;
+    ++redone;
+  }
+  return redone;
 }
 
 }  // namespace detail
@@ -446,7 +477,7 @@ Result compute_cpu(const Problem& p, const DenseStages& keep) {
   // Moments per strip, merged in strip order afterwards: the printed statistics do not depend on
   // which thread took which strip (they did in their last digits when threads merged as they went).
   std::vector<kernels::ScoreMoments> strip_all(static_cast<size_t>(strips)), strip_visible(static_cast<size_t>(strips));
-  Eigen::Index nan_row = n;
+  const detail::ScoreOverflowGuard guard(p);
   // Strip by strip: scores, the row loop, output. A stage that is not kept lives in a per-thread
   // strip buffer (kStrip × m) with the same row stride, so every product and every row sees the
   // very same operands either way.
@@ -456,7 +487,6 @@ Result compute_cpu(const Problem& p, const DenseStages& keep) {
     std::vector<float> masked(o.mask.kind == MaskKind::Custom ? static_cast<size_t>(m) : 0);
     std::vector<float> s_buf(keep.scores ? 0 : static_cast<size_t>(kStrip * m));
     std::vector<float> w_buf(keep.weights ? 0 : static_cast<size_t>(kStrip * m));
-    Eigen::Index my_nan_row = n;
 #pragma omp for schedule(dynamic, 1)
     for (Eigen::Index b = 0; b < strips; ++b) {
       const Eigen::Index r0 = b * kStrip, rows = std::min(kStrip, n - r0);
@@ -466,15 +496,11 @@ Result compute_cpu(const Problem& p, const DenseStages& keep) {
       float* W = keep.weights ? r.weights.row(r0).data() : w_buf.data();
       blas::gemm_nn(rows, m, dk, p.Q.row(r0).data(), dk, Kt.data(), m, 0.0f, S, m);
       for (Eigen::Index i = r0; i < r0 + rows; ++i) {
-        const float* s = S + (i - r0) * m;
+        float* s = S + (i - r0) * m;
         float* w = W + (i - r0) * m;
+        const bool recomputed = guard.apply(i, 0, m, s) > 0;
         kernels::ScoreMoments row_all;
         kernels::table().moments(s, m, row_all);
-        if (row_all.nan) {
-          my_nan_row = std::min(my_nan_row, i);
-          std::fill(w, w + m, 0.0f);
-          continue;
-        }
         my_all.merge(row_all);
         detail::visible_moments(o.mask, i, m, s, 0, m, my_visible);
         if (keep.logits) {
@@ -489,6 +515,7 @@ Result compute_cpu(const Problem& p, const DenseStages& keep) {
         RowDiagnostics d = row_diagnostics(o.normalizer, w, m);
         d.fully_masked = !any;
         d.padding = o.mask.is_padding_row(i);
+        d.scores_recomputed = recomputed;
         r.rows[static_cast<size_t>(i)] = d;
         if (keep.saturation) {
           float* sat = r.saturation.row(i).data();
@@ -497,19 +524,11 @@ Result compute_cpu(const Problem& p, const DenseStages& keep) {
       }
       blas::gemm_nn(rows, dv, m, W, m, p.V.data(), dv, 0.0f, r.output.row(r0).data(), dv);
     }
-#pragma omp critical(attnlab_dense_merge)
-    nan_row = std::min(nan_row, my_nan_row);
   }
   kernels::ScoreMoments all, visible;
   for (Eigen::Index b = 0; b < strips; ++b) {
     all.merge(strip_all[static_cast<size_t>(b)]);
     visible.merge(strip_visible[static_cast<size_t>(b)]);
-  }
-  if (nan_row < n) {
-    // The strip's scores may be gone: recompute the offending row for the message.
-    std::vector<float> row(static_cast<size_t>(m));
-    blas::gemm_nn(1, m, dk, p.Q.row(nan_row).data(), dk, Kt.data(), m, 0.0f, row.data(), m);
-    detail::throw_nan_score(row.data(), nan_row, m);
   }
   r.stats = detail::stats_from_moments(all, visible, divisor);
   return r;

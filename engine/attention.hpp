@@ -44,6 +44,9 @@ struct RowDiagnostics {
   bool saturated = false;    // max_weight ≥ 0.99
   bool fully_masked = false; // every key blocked: weights and output are zeros
   bool padding = false;      // a padding query row (padding mask, i ≥ L)
+  // Some of the row's scores were computed in double because their float32 sum could overflow
+  // (detail::ScoreOverflowGuard), so they do not depend on the order of summation.
+  bool scores_recomputed = false;
 };
 
 struct MomentStats {

@@ -12,7 +12,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr int kKinds = 7;
+constexpr int kKinds = 8;
 
 std::string row_list(const std::vector<Eigen::Index>& rows, const std::vector<std::string>& labels) {
   auto one = [&](Eigen::Index i) {
@@ -54,6 +54,11 @@ std::string sentence(RowOverflow kind, const std::string& where, double effectiv
     case RowOverflow::Output:
       return "output overflows float32 at " + where +
              ": a weighted sum of values near 3.4e38 passes the float32 range; scale V down";
+    case RowOverflow::ScoresRecomputed:
+      return "scores were computed in double precision at " + where +
+             ": products of Q and K entries come near float32's limit of 3.4e38, where a float32 sum gives +inf or "
+             "NaN (inf - inf) depending on the order it adds in; the exact scores are shown instead, the same on "
+             "every machine; scale Q or K down";
     case RowOverflow::None: break;
   }
   return {};
@@ -70,6 +75,7 @@ const char* row_overflow_label(RowOverflow o) {
     case RowOverflow::ScoresBlocked: return "blocked scores inf";
     case RowOverflow::Logits: return "logits overflow";
     case RowOverflow::Output: return "output overflow";
+    case RowOverflow::ScoresRecomputed: return "scores recomputed";
   }
   return "";
 }
@@ -106,6 +112,11 @@ OverflowNotes overflow_notes(const Result& r, const BlockGrid& blocked, const st
       if (has[1] || has[2] || has[3]) has[static_cast<size_t>(RowOverflow::ScoresBlocked)] = false;
     }
     if (i < r.output.rows() && !r.output.row(i).allFinite()) has[static_cast<size_t>(RowOverflow::Output)] = true;
+    // Scores computed in double: worth a sentence where the ±∞ notes do not already explain the row.
+    if (static_cast<size_t>(i) < r.rows.size() && r.rows[static_cast<size_t>(i)].scores_recomputed &&
+        !(has[1] || has[2] || has[3] || has[4])) {
+      has[static_cast<size_t>(RowOverflow::ScoresRecomputed)] = true;
+    }
     for (int k = 1; k < kKinds; ++k) {
       if (!has[static_cast<size_t>(k)]) continue;
       found[static_cast<size_t>(k)].push_back(i);

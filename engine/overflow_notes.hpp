@@ -20,6 +20,7 @@ enum class RowOverflow : std::uint8_t {
   ScoresBlocked,    // only blocked cells' scores overflowed: the weights do not use them
   Logits,           // finite scores whose logits (S ÷ s·T) overflow float32: shown as ±∞, weights exact
   Output,           // the output (weights · V) overflows float32
+  ScoresRecomputed, // scores whose float32 sum could overflow, computed exactly in double (finite here)
 };
 
 // A short label for the saturation table's flag column ("scores overflow", ...); empty for None.

@@ -177,13 +177,19 @@ void write_result_json(std::ostream& out, const Scenario& s, const Result& r, co
     out << (i ? ",\n  " : "") << "{\"max_weight\": " << float_json(d.max_weight) << ", \"entropy\": " << float_json(d.entropy)
         << ", \"effective_keys\": " << float_json(d.effective_keys) << ", \"jacobian_norm\": " << float_json(d.jacobian_norm)
         << ", \"saturated\": " << (d.saturated ? "true" : "false") << ", \"fully_masked\": "
-        << (d.fully_masked ? "true" : "false") << ", \"padding\": " << (d.padding ? "true" : "false") << "}";
+        << (d.fully_masked ? "true" : "false") << ", \"padding\": " << (d.padding ? "true" : "false")
+        << ", \"scores_recomputed\": " << (d.scores_recomputed ? "true" : "false") << "}";
   }
   out << "],\n\"stats\": {\"scores\": ";
   stats_json(out, r.stats.scores);
   out << ", \"logits\": ";
   stats_json(out, r.stats.logits);
-  out << "}\n}\n";
+  // Why any ∞ is there, and which scores were recomputed in double: the text report's notes.
+  const OverflowNotes notes = overflow_notes(r, r.dense ? mask_grid(s.options.mask, r.n, r.m) : BlockGrid(),
+                                             display_tokens(s.query_tokens, r.n));
+  out << "},\n\"notes\": [";
+  for (size_t k = 0; k < notes.sentences.size(); ++k) out << (k ? ", " : "") << json_string(notes.sentences[k]);
+  out << "]\n}\n";
 }
 
 void write_result_text(std::ostream& out, const Scenario& s, const Result& r, const FormatOptions& f) {

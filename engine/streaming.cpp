@@ -79,6 +79,7 @@ struct OnlineRow {
   double z = 0, rest = 0, t = 0, u2 = 0, u3 = 0;
   double ties = 0;
   bool exact = false;  // an overflowed (+inf) score: the row is redone by the exact path
+  bool recomputed = false;  // some score was recomputed in double (detail::recompute_overflowed_scores)
 };
 
 bool row_has_visible_key(const Mask& mask, Index i, Index m) {
@@ -120,6 +121,7 @@ struct Context {
   Index n = 0, m = 0, dk = 0, dv = 0;
   double divisor = 1;
   float c = 0;        // 1/(s·T) as a normal float, or 0: every row then goes the exact path
+  detail::ScoreOverflowGuard guard;  // scores whose float32 sum may overflow
   bool full = false;  // compute mode: stats, diagnostics and heatmap; bench mode: output only
   Index hrows = 0, hcols = 0;
   std::vector<std::int32_t> pixel_col;  // key j → heatmap column (narrow pixels only)
@@ -130,7 +132,6 @@ struct ThreadAcc {
   kernels::ScoreMoments all, visible;
   std::vector<float> heat_sum, heat_max;  // hrows × hcols
   std::vector<Index> exact_rows;
-  Index nan_row = std::numeric_limits<Index>::max();
 };
 
 struct Workspace {
@@ -220,12 +221,18 @@ void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc&
     }
     const Index w = g1 - g0;
     blas::gemm_nn(nr, w, dk, p.Q.row(r0).data(), dk, cx.Kt.data() + g0, cx.m, 0.0f, ws.S.data(), kColTile);
+    if (cx.guard.active()) {
+      for (Index r = 0; r < nr; ++r) {
+        if (cx.guard.apply(r0 + r, g0, g1, ws.S.data() + r * kColTile) > 0) {
+          ws.st[static_cast<size_t>(r)].recomputed = true;
+        }
+      }
+    }
     // Every score counts in the scores' statistics, blocked or not: a blocked tile is multiplied
     // for them (compute mode only) and stops here, never exponentiated.
     const auto all_moments = [&](Index r, Index j0, Index j1) {
       kernels::ScoreMoments row_m;
       k.moments(ws.S.data() + r * kColTile + (j0 - g0), j1 - j0, row_m);
-      if (row_m.nan) acc.nan_row = std::min(acc.nan_row, r0 + r);
       acc.all.merge(row_m);
     };
     if (cx.full && (!touches || custom)) {
@@ -248,7 +255,6 @@ void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc&
         all_moments(r, b, g1);
         kernels::ScoreMoments vis;
         k.moments(s + (a - g0), b - a, vis);
-        if (vis.nan) acc.nan_row = std::min(acc.nan_row, i);
         acc.visible.merge(vis);
         acc.all.merge(vis);
       }
@@ -322,6 +328,7 @@ void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc&
     if (!cx.full) continue;
     RowDiagnostics d = diagnostics_from_sums(st);
     d.padding = p.options.mask.is_padding_row(i);
+    d.scores_recomputed = st.recomputed;
     (*rows)[static_cast<size_t>(i)] = d;
     if (heat && st.z > 0) {
       const Index py = pixel_of(i, cx.n, cx.hrows);
@@ -357,12 +364,12 @@ void exact_rows(const Context& cx, const Index* list, Index count, bool with_sta
   blas::gemm_nt(count, cx.m, cx.dk, q.data(), cx.dk, p.K.data(), cx.dk, 0.0f, S.data(), cx.m);
   for (Index r = 0; r < count; ++r) {
     const Index i = list[r];
-    const float* s = S.data() + r * cx.m;
+    float* s = S.data() + r * cx.m;
     float* w = W.data() + r * cx.m;
+    const bool recomputed = cx.guard.apply(i, 0, cx.m, s) > 0;
     if (with_stats) {
       kernels::ScoreMoments row_m;
       k.moments(s, cx.m, row_m);
-      if (row_m.nan) acc.nan_row = std::min(acc.nan_row, i);
       acc.all.merge(row_m);
       detail::visible_moments(mask, i, cx.m, s, 0, cx.m, acc.visible);
     }
@@ -371,6 +378,7 @@ void exact_rows(const Context& cx, const Index* list, Index count, bool with_sta
     RowDiagnostics d = row_diagnostics(p.options.normalizer, w, cx.m);
     d.fully_masked = !any;
     d.padding = mask.is_padding_row(i);
+    d.scores_recomputed = recomputed;
     rows[static_cast<size_t>(i)] = d;
     if (cx.hcols > 0) {
       const Index py = pixel_of(i, cx.n, cx.hrows);
@@ -423,6 +431,7 @@ Context make_context(const Problem& p, bool full, const StreamingOptions* so, bo
   cx.dv = p.V.cols();
   cx.divisor = effective_temperature(cx.dk, p.options);
   cx.c = detail::fast_inverse_divisor(cx.divisor);
+  cx.guard = detail::ScoreOverflowGuard(p);
   cx.full = full;
   if (transpose_k) detail::transpose_into(p.K, cx.Kt);
   cx.row_tile = tile_rows(std::max(cx.dk, cx.dv));
@@ -514,7 +523,6 @@ ThreadAcc run_rows(const Context& cx, Matrix& output, std::vector<RowDiagnostics
   for (size_t t = 1; t < accs.size(); ++t) {
     total.all.merge(accs[t].all);
     total.visible.merge(accs[t].visible);
-    total.nan_row = std::min(total.nan_row, accs[t].nan_row);
     for (size_t q = 0; q < pixels; ++q) {
       total.heat_sum[q] += accs[t].heat_sum[q];
       total.heat_max[q] = std::max(total.heat_max[q], accs[t].heat_max[q]);
@@ -942,11 +950,6 @@ Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options) 
   r.rows.assign(static_cast<size_t>(r.n), RowDiagnostics{});
   ThreadAcc acc = run_rows(cx, r.output, r.rows, options.progress, options.cancel);
   if (options.cancel && options.cancel->load()) throw Cancelled();
-  if (acc.nan_row < r.n) {
-    Matrix row(1, r.m);
-    blas::gemm_nt(1, r.m, r.d_k, p.Q.row(acc.nan_row).data(), r.d_k, p.K.data(), r.d_k, 0.0f, row.data(), r.m);
-    detail::throw_nan_score(row.data(), acc.nan_row, r.m);
-  }
   r.stats = detail::stats_from_moments(acc.all, acc.visible, cx.divisor);
   if (cx.hcols > 0) {
     r.heatmap.mean = Eigen::Map<Matrix>(acc.heat_sum.data(), cx.hrows, cx.hcols);
@@ -984,8 +987,9 @@ Matrix attention_output_cpu(const Problem& p, bool streaming, StageTimes* timing
   t = StageTimes{};
   const auto start = std::chrono::steady_clock::now();
   if (p.options.normalizer != Normalizer::Softmax ||
-      detail::fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0) {
-    // The exact rows (compute_streaming_cpu makes its own context: none built here for nothing).
+      detail::fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0 || detail::ScoreOverflowGuard(p).active()) {
+    // The exact rows, and scores that may overflow float32 (their scan lives in the tiled pass and
+    // the exact rows; compute_streaming_cpu makes its own context: none built here for nothing).
     Matrix output = compute_streaming_cpu(p).output;
     t.fused = true;
     t.total_ms = ms_since(start);

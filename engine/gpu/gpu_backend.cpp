@@ -7,6 +7,7 @@
 // GPU's scores (exactly as compute_cpu does) and the GPU does the rest.
 #include "engine/gpu/gpu_backend.hpp"
 
+#include "engine/attention_internal.hpp"
 #include "engine/gpu/gl_context.hpp"
 #include "engine/gpu/gl_objects.hpp"
 #include "engine/gpu/gpu_streaming.hpp"
@@ -264,6 +265,7 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
   std::vector<GLuint> visible(rows_per_chunk);
   std::vector<double> x(static_cast<size_t>(m));
   const double neg_inf = -std::numeric_limits<double>::infinity();
+  const detail::ScoreOverflowGuard guard(p);
 
   for (size_t row0 = 0; row0 < static_cast<size_t>(n); row0 += rows_per_chunk) {
     const size_t rows = std::min(rows_per_chunk, static_cast<size_t>(n) - row0);
@@ -290,6 +292,18 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
         gpu::dispatch(groups(chunk_keys[c], 64), groups(rows, 64));
       }
       gpu::check_gl("computing scores");
+      if (guard.active()) {
+        // Scores whose float32 sum may overflow get their exact value, as on the CPU.
+        s_buf.download(staging.data(), rows * m4 * sizeof(float));
+        bool redone = false;
+        for (size_t i = 0; i < rows; ++i) {
+          const auto gi = static_cast<Eigen::Index>(row0 + i);
+          if (guard.apply(gi, 0, m, staging.data() + i * m4) > 0) {
+            r.rows[row0 + i].scores_recomputed = redone = true;
+          }
+        }
+        if (redone) s_buf.upload(staging.data(), rows * m4 * sizeof(float));
+      }
     }
     {
       Stopwatch watch(timing ? &timing->softmax_ms : nullptr);
@@ -399,10 +413,6 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
   for (Eigen::Index i = 0; i < n; ++i) {
     for (Eigen::Index j = 0; j < m; ++j) {
       const double s = r.scores(i, j);
-      if (std::isnan(s)) {
-        throw InputError("scores[" + std::to_string(i) + "][" + std::to_string(j) +
-                         "] overflowed float32 (Q row · K row is not a number); scale Q or K down");
-      }
       accumulate(r.stats.scores, s_mean, s_m2, s);
       // The visible scores; logits = scores / (s·T) follow from them (as on the CPU), which
       // stays finite where the logits' squares would overflow (T = 1e-300).

@@ -216,8 +216,8 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
     }
 
     // Rows the float kernels cannot finish exactly as the CPU does (a ±∞ score: the CPU's exact
-    // path and its statistics over infinities; visible keys but nothing summed; a NaN score, the
-    // CPU's error to report): the CPU path does the whole problem.
+    // path and its statistics over infinities; visible keys but nothing summed; a NaN score, which
+    // the CPU recomputes in double): the CPU path does the whole problem.
     flags_buf.download(flags.data(), rows * sizeof(GLuint));
     sums_buf.download(sums.data(), rows * kSumsPerRow * sizeof(double));
     for (size_t i = 0; i < rows; ++i) {

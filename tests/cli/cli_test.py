@@ -357,6 +357,21 @@ def good_paths():
            "compute --format text: overflowing logits explained; huge stats in scientific notation", out)
     code, out, err = run("compute", "--preset", "three-tokens")
     report(code == 0 and "notes" not in out, "compute --format text: no notes section when nothing overflows")
+    # 1e30·1e30 + 1e30·(−1e30): ∞ − ∞ = NaN one way in float32, +∞ with a fused multiply-add. The
+    # exact score, 0, on every backend and BLAS kernel, said in the text notes and in the JSON.
+    write("inf_minus_inf.json", scenario(Q=[[1e30, 1e30], [1, 0]], K=[[1e30, -1e30], [0, 1]], V=[[1], [2]]))
+    for backend in ("cpu", "auto"):
+        code, out, err = run("compute", "inf_minus_inf.json", "--backend", backend, "--format", "json")
+        res = json.loads(out) if code == 0 else {}
+        report(code == 0 and res["scores"][0] == [0, 1e30] and res["weights"][0] == [0, 1] and
+               res["rows"][0]["scores_recomputed"] is True and res["rows"][1]["scores_recomputed"] is False and
+               any("double precision at row 1 (t1)" in n for n in res["notes"]),
+               f"compute --backend {backend}: a score whose float32 sum is inf - inf is the exact 0, flagged and noted",
+               out + err)
+    code, out, err = run("compute", "inf_minus_inf.json", "--backend", "cpu")
+    report(code == 0 and "scores recomputed" in out.split("\nrows\n")[1] and
+           "computed in double precision at row 1 (t1)" in out.split("\nnotes\n")[-1],
+           "compute --format text: recomputed scores flagged in their row and explained under notes", out)
 
 
 def fuzz(count=300):

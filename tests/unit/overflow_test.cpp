@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <string>
 
 namespace attnlab {
@@ -110,6 +111,55 @@ TEST(Overflow, EachKindHasItsSentence) {
   ASSERT_EQ(n.sentences.size(), 1u);
   EXPECT_NE(n.sentences[0].find("rows 1, 2, 3 and 2 more"), std::string::npos) << n.sentences[0];
   EXPECT_NE(n.sentences[0].find("blocked"), std::string::npos) << n.sentences[0];
+}
+
+// Scores whose float32 sum could overflow depend on the order of summation (the BLAS kernel, FMA
+// or not); the engine computes those in double instead. A seeded sweep of entries near 1e19–1e20
+// (products near float's 3.4e38): every score is checked against the exact dot product from an
+// independent double loop here.
+TEST(Overflow, ScoresNearFloatsLimitAreTheExactDotProductOnEveryPath) {
+  std::mt19937 rng(41);
+  std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(17, 20);
+  for (int trial = 0; trial < 20; ++trial) {
+    const Eigen::Index n = 1 + trial % 7, m = 3 + trial % 11, dk = 1 + trial % 5;
+    Problem p;
+    p.Q.resize(n, dk);
+    p.K.resize(m, dk);
+    for (float* x = p.Q.data(); x != p.Q.data() + p.Q.size(); ++x) *x = mantissa(rng) * std::pow(10.0f, exponent(rng));
+    for (float* x = p.K.data(); x != p.K.data() + p.K.size(); ++x) *x = mantissa(rng) * std::pow(10.0f, exponent(rng));
+    p.V = Matrix::Random(m, 2);
+    const Result dense = compute_cpu(p);
+    const Result streamed = compute_streaming_cpu(p);
+    const double risk = 3.4028234663852886e38 * (1.0 - static_cast<double>(dk + 1) * 0x1p-24);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      bool row_at_risk = false;
+      for (Eigen::Index j = 0; j < m; ++j) {
+        double exact = 0, magnitude = 0;
+        for (Eigen::Index l = 0; l < dk; ++l) {
+          exact += static_cast<double>(p.Q(i, l)) * p.K(j, l);
+          magnitude += std::fabs(static_cast<double>(p.Q(i, l)) * p.K(j, l));
+        }
+        const float s = dense.scores(i, j);
+        SCOPED_TRACE("trial " + std::to_string(trial) + " cell " + std::to_string(i) + "," + std::to_string(j));
+        ASSERT_FALSE(std::isnan(s));
+        if (magnitude >= risk) {
+          row_at_risk = true;
+          const double beyond = 0x1.ffffffp+127;  // rounds to ±∞ from here
+          if (std::fabs(exact) >= beyond) EXPECT_EQ(s, exact > 0 ? kInf : -kInf);
+          else EXPECT_EQ(s, static_cast<float>(exact));
+        } else {
+          // The BLAS product: finite in any order, within float32 summation's rounding bound.
+          ASSERT_TRUE(std::isfinite(s));
+          EXPECT_LE(std::fabs(s - exact), static_cast<double>(dk + 1) * 0x1p-24 * magnitude * 1.01);
+        }
+      }
+      EXPECT_EQ(dense.rows[static_cast<size_t>(i)].scores_recomputed, row_at_risk);
+      EXPECT_EQ(streamed.rows[static_cast<size_t>(i)].scores_recomputed, row_at_risk);
+    }
+    EXPECT_FALSE(dense.output.hasNaN());
+    EXPECT_FALSE(streamed.output.hasNaN());
+  }
 }
 
 TEST(Overflow, NothingToSayAboutOrdinaryResults) {
