@@ -4,6 +4,7 @@
 // fully blocked rows.
 #include "engine/gpu/gpu_backend.hpp"
 #include "gl_test_backend.hpp"
+#include "support/attention_bounds.hpp"
 
 #include <gtest/gtest.h>
 
@@ -52,38 +53,11 @@ double nmse(const Matrix& a, const Matrix& b) {
   return num / den;
 }
 
-// `k` widens the bounds for ill-conditioned problems (see SharpRowsTemperatureAndNoScaling).
-void expect_rows_near(const std::vector<RowDiagnostics>& ref, const std::vector<RowDiagnostics>& got, double k) {
-  ASSERT_EQ(ref.size(), got.size());
-  for (size_t i = 0; i < ref.size(); ++i) {
-    const RowDiagnostics &a = ref[i], &b = got[i];
-    SCOPED_TRACE("row " + std::to_string(i));
-    EXPECT_EQ(a.fully_masked, b.fully_masked);
-    EXPECT_EQ(a.padding, b.padding);
-    EXPECT_NEAR(a.max_weight, b.max_weight, 5e-6 * k);
-    if (std::abs(a.max_weight - 0.99f) > 1e-4f * k) {
-      EXPECT_EQ(a.saturated, b.saturated);
-    }
-    EXPECT_NEAR(a.entropy, b.entropy, 5e-5 * k * std::max(1.0f, a.entropy));
-    EXPECT_NEAR(a.effective_keys, b.effective_keys, 5e-5 * k * std::max(1.0f, a.effective_keys));
-    const double ja = a.jacobian_norm, jb = b.jacobian_norm;
-    EXPECT_TRUE(std::abs(ja - jb) <= 5e-5 * k || std::abs(ja * ja - jb * jb) <= 2e-6 * k) << ja << " vs " << jb;
-  }
-}
-
-void expect_stats_near(const MomentStats& a, const MomentStats& b, const char* what) {
-  const auto near = [](double x, double y) { return x == y || std::abs(x - y) <= 1e-5 * std::max(1.0, std::abs(x)); };
-  EXPECT_EQ(a.count, b.count) << what;
-  EXPECT_TRUE(near(a.mean, b.mean)) << what << " mean " << a.mean << " vs " << b.mean;
-  EXPECT_TRUE(near(a.std, b.std)) << what << " std " << a.std << " vs " << b.std;
-  EXPECT_TRUE(near(a.min, b.min)) << what << " min " << a.min << " vs " << b.min;
-  EXPECT_TRUE(near(a.max, b.max)) << what << " max " << a.max << " vs " << b.max;
-}
-
-// GPU streaming against CPU streaming (everything) and against the dense CPU path (output, rows,
-// the heatmap of the dense weights). The bounds are for well-conditioned rows; `k` widens them.
+// GPU streaming against the dense CPU path and against CPU streaming (output, rows, statistics,
+// the heatmap of the dense weights), within bounds derived from the problem's magnitudes
+// (tests/support/attention_bounds.hpp): they widen by themselves for ill-conditioned rows.
 void expect_gpu_streaming_matches(Backend& gpu, const Problem& p, Eigen::Index hrows, Eigen::Index hcols,
-                                  const std::string& label, double k = 1) {
+                                  const std::string& label) {
   SCOPED_TRACE(label + ": n=" + std::to_string(p.Q.rows()) + " m=" + std::to_string(p.K.rows()) +
                " d_k=" + std::to_string(p.Q.cols()) + " d_v=" + std::to_string(p.V.cols()));
   StreamingOptions so;
@@ -94,21 +68,15 @@ void expect_gpu_streaming_matches(Backend& gpu, const Problem& p, Eigen::Index h
   const Result d = compute_cpu(p);
   EXPECT_FALSE(g.dense);
   EXPECT_EQ(g.scores.size(), 0);
-  EXPECT_DOUBLE_EQ(g.effective_temperature, c.effective_temperature);
   ASSERT_TRUE(g.output.allFinite());
-  EXPECT_LE(nmse(c.output, g.output), 1e-9 * k * k);
-  EXPECT_LE(nmse(d.output, g.output), 1e-9 * k * k);
-  EXPECT_LE((d.output - g.output).cwiseAbs().maxCoeff(), 1e-4 * k);
-  expect_rows_near(c.rows, g.rows, k);
-  expect_rows_near(d.rows, g.rows, k);
-  expect_stats_near(c.stats.scores, g.stats.scores, "scores");
-  expect_stats_near(c.stats.logits, g.stats.logits, "logits");
-  const Heatmap ref = downsample_weights(d.weights, hrows, hcols);
-  ASSERT_EQ(g.heatmap.mean.rows(), ref.mean.rows());
-  ASSERT_EQ(g.heatmap.mean.cols(), ref.mean.cols());
-  EXPECT_LE((ref.mean - g.heatmap.mean).cwiseAbs().maxCoeff(), 2e-6 * k) << "heatmap mean";
-  EXPECT_LE((ref.max - g.heatmap.max).cwiseAbs().maxCoeff(), 2e-6 * k) << "heatmap max";
-  EXPECT_LE((c.heatmap.max - g.heatmap.max).cwiseAbs().maxCoeff(), 2e-6 * k) << "heatmap max vs CPU streaming";
+  {
+    SCOPED_TRACE("GPU streaming against the dense CPU path");
+    test::expect_result_within_bounds(p, d, g);
+  }
+  {
+    SCOPED_TRACE("CPU streaming against the dense CPU path");
+    test::expect_result_within_bounds(p, d, c);
+  }
 }
 
 TEST(GpuStreamingGl, EqualsCpuStreamingAndDenseForEveryMaskKind) {
@@ -141,8 +109,8 @@ TEST(GpuStreamingGl, SharpRowsTemperatureAndNoScaling) {
     Problem p = make_problem(rng, 70, 1300, 16, 4, mask, 3.0f);  // large scores: the max moves a lot
     p.options.temperature = 0.05;
     // Scores of ~±40 summed in another order differ by ~1e-5, and c = 1/(s·T) = 5 turns that into
-    // a relative change of the weights: both backends are right to float32, the bounds grow by 10.
-    expect_gpu_streaming_matches(gpu, p, 16, 16, "T=0.05", 10);
+    // a relative change of the weights: the bounds grow with the scores' magnitudes and c.
+    expect_gpu_streaming_matches(gpu, p, 16, 16, "T=0.05");
     p.options.scale = false;
     p.options.temperature = 3.0;
     expect_gpu_streaming_matches(gpu, p, 16, 16, "no scale");
