@@ -1,8 +1,8 @@
 // attnlab: the command line and, with no subcommand, the desktop app.
 #include "cli/commands.hpp"
-#include "engine/blas.hpp"
-#include "engine/matrix.hpp"
-#include "engine/text_format.hpp"
+#include "engine/cpu/blas.hpp"
+#include "engine/attention/matrix.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <cstdio>
 #include <iostream>

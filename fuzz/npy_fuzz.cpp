@@ -1,6 +1,6 @@
 // Fuzzes the .npy reader: any bytes either give a matrix that survives a write/read round trip,
 // or an InputError. Any other exception, crash, leak or sanitizer report is a bug.
-#include "engine/matrix_io.hpp"
+#include "engine/io/matrix_io.hpp"
 #include "fuzz/fuzz_check.hpp"
 
 #include <cstddef>

@@ -1,8 +1,8 @@
 // Fuzzes the option parsers (--mask, --normalizer, --temperature, --range) with the same text: each either
 // accepts it, giving a value that prints back to a form it accepts again, or throws InputError.
-#include "engine/attention.hpp"
-#include "engine/figure.hpp"
-#include "engine/mask.hpp"
+#include "engine/attention/attention.hpp"
+#include "engine/figures/figure.hpp"
+#include "engine/attention/mask.hpp"
 #include "fuzz/fuzz_check.hpp"
 
 #include <cmath>

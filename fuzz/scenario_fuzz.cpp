@@ -1,7 +1,8 @@
 // Fuzzes the scenario reader: any text either gives a valid scenario that survives a write/read
 // round trip and computes without NaN weights, or an InputError. Anything else is a bug.
-#include "engine/attention.hpp"
-#include "engine/scenario.hpp"
+#include "engine/attention/attention.hpp"
+#include "engine/io/scenario.hpp"
+#include "engine/cpu/dense.hpp"
 #include "fuzz/fuzz_check.hpp"
 
 #include <cmath>

@@ -1,7 +1,7 @@
 // Choosing the engine backend for --backend cpu|gpu|auto.
 #pragma once
 
-#include "engine/backend.hpp"
+#include "engine/attention/backend.hpp"
 
 #include <memory>
 #include <ostream>

@@ -2,7 +2,7 @@
 // and prints medians in milliseconds and GFLOP/s (FLOPs: 2·n·m·d for each product).
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
-#include "engine/mask.hpp"
+#include "engine/attention/mask.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -4,7 +4,9 @@
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
 #include "cli/progress.hpp"
-#include "engine/result_format.hpp"
+#include "engine/io/result_format.hpp"
+#include "engine/cpu/dense.hpp"
+#include "engine/cpu/streaming.hpp"
 
 #include <iostream>
 #include <memory>

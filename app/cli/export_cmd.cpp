@@ -3,7 +3,8 @@
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
 #include "cli/progress.hpp"
-#include "engine/export.hpp"
+#include "engine/io/export.hpp"
+#include "engine/cpu/streaming.hpp"
 
 #include <iostream>
 #include <memory>

@@ -1,8 +1,8 @@
 // Resolving INPUT + OPTIONS into a validated Scenario.
 #include "cli/inputs.hpp"
 
-#include "engine/matrix_io.hpp"
-#include "engine/presets.hpp"
+#include "engine/io/matrix_io.hpp"
+#include "engine/lessons/presets.hpp"
 
 
 namespace attnlab::cli {

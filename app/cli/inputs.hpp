@@ -1,8 +1,8 @@
-// The INPUT and OPTIONS shared by compute, export and the GUI's command line (DESIGN.md):
+// The INPUT and OPTIONS shared by compute, export and the GUI's command line (docs/ARCHITECTURE.md, "Contracts"):
 // a scenario file, --preset NAME, or --q/--k/--v matrix files, then option overrides.
 #pragma once
 
-#include "engine/scenario.hpp"
+#include "engine/io/scenario.hpp"
 
 #include <CLI/CLI.hpp>
 

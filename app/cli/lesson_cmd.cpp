@@ -1,10 +1,10 @@
 // `attnlab lesson NAME`: the numbers of a built-in lesson's special view (multi-head, precision,
-// cost, ...), so that every lesson can be checked from a terminal. Additive to DESIGN.md's CLI.
+// cost, ...), so that every lesson can be checked from a terminal. Additive to the command-line contract.
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
-#include "engine/lesson_export.hpp"
-#include "engine/lesson_report.hpp"
-#include "engine/presets.hpp"
+#include "engine/lessons/lesson_export.hpp"
+#include "engine/lessons/lesson_report.hpp"
+#include "engine/lessons/presets.hpp"
 
 #include <iostream>
 #include <memory>

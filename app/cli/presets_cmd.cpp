@@ -1,6 +1,6 @@
 // `attnlab presets`: the built-in lessons, one a line: NAME, spaces, title.
 #include "cli/commands.hpp"
-#include "engine/presets.hpp"
+#include "engine/lessons/presets.hpp"
 
 #include <algorithm>
 #include <iostream>

@@ -1,8 +1,8 @@
 // `attnlab scaling`: Exercise 2.3.1's d_k sweep (seed 000) on the CPU or the GPU.
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
-#include "engine/scaling.hpp"
-#include "engine/text_format.hpp"
+#include "engine/lessons/scaling.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // Named, undoable edits of the document and the recomputation they trigger.
 #include "gui/actions.hpp"
 
-#include "engine/presets.hpp"
+#include "engine/lessons/presets.hpp"
 #include "gui/compute_job.hpp"
 #include "gui/heatmap.hpp"
 #include "gui/panels.hpp"

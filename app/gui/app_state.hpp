@@ -2,10 +2,10 @@
 // undo/redo history and the view settings. Panels read it; edits go through actions.hpp.
 #pragma once
 
-#include "engine/attention.hpp"
-#include "engine/overflow_notes.hpp"
-#include "engine/scaling.hpp"
-#include "engine/scenario.hpp"
+#include "engine/attention/attention.hpp"
+#include "engine/attention/overflow_notes.hpp"
+#include "engine/lessons/scaling.hpp"
+#include "engine/io/scenario.hpp"
 #include "gui/lesson_state.hpp"
 
 #include <array>

@@ -2,6 +2,7 @@
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
 #include "gui/wrapped_text.hpp"
+#include "engine/cpu/dense.hpp"
 
 #include <algorithm>
 #include <cstdio>

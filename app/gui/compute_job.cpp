@@ -1,7 +1,7 @@
 // The background streaming computation of the GUI (see compute_job.hpp).
 #include "gui/compute_job.hpp"
 
-#include "engine/backend.hpp"
+#include "engine/attention/backend.hpp"
 #include "engine/gpu/gpu_backend.hpp"
 
 #include <sys/resource.h>

@@ -2,7 +2,7 @@
 // do not fit (n = m = 100 000) computes while the window stays responsive, with progress and cancel.
 #pragma once
 
-#include "engine/attention.hpp"
+#include "engine/attention/attention.hpp"
 
 #include <atomic>
 #include <cstdint>

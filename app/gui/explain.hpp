@@ -1,7 +1,7 @@
 // "Explain a cell": the arithmetic behind one cell, written the way the seeds work it by hand.
 #pragma once
 
-#include "engine/attention.hpp"
+#include "engine/attention/attention.hpp"
 #include "gui/app_state.hpp"
 #include "gui/services.hpp"
 

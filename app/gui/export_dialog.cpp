@@ -1,9 +1,9 @@
 // The Export dialog: one stage or the pipeline as PNG/SVG/PDF or CSV/JSON/NPY/LaTeX, with a live
 // preview that is the PNG exactly as it will be written, Copy as LaTeX / CSV, and a window
-// screenshot. Everything goes through engine/export.hpp, as the CLI does.
+// screenshot. Everything goes through engine/io/export.hpp, as the CLI does.
 #include "gui/export_dialog.hpp"
 
-#include "engine/colormap.hpp"
+#include "engine/figures/colormap.hpp"
 #include "gui/panels.hpp"
 #include "gui/wrapped_text.hpp"
 

@@ -1,8 +1,8 @@
 // File operations behind the File menu, the file dialog and drag-and-drop.
 #include "gui/files.hpp"
 
-#include "engine/atomic_file.hpp"
-#include "engine/matrix_io.hpp"
+#include "engine/io/atomic_file.hpp"
+#include "engine/io/matrix_io.hpp"
 #include "gui/actions.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Geometry (seed 004) with d_k = d_v = 2: queries and keys are arrows you drag, values are points
 // you drag, and each output is drawn as a point inside the convex hull of the values, live.
-#include "engine/lesson_math.hpp"
+#include "engine/lessons/lesson_math.hpp"
 #include "gui/actions.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/text_layout.hpp"

@@ -1,7 +1,7 @@
 // The window: GLFW + OpenGL (through libepoxy) + ImGui's GLFW/OpenGL3 backends, the frame loop,
 // session save/restore, and the --screenshot mode used by tests and docs.
-#include "engine/atomic_file.hpp"
-#include "engine/presets.hpp"
+#include "engine/io/atomic_file.hpp"
+#include "engine/lessons/presets.hpp"
 #include "gui/actions.hpp"
 #include "gui/export_dialog.hpp"
 #include "gui/gui_command.hpp"

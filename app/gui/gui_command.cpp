@@ -1,7 +1,7 @@
 // The `gui` subcommand's options.
 #include "gui/gui_command.hpp"
 
-#include "engine/matrix.hpp"
+#include "engine/attention/matrix.hpp"
 
 namespace attnlab::gui {
 

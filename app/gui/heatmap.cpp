@@ -76,7 +76,7 @@ void add_text_upwards(ImDrawList* dl, ImFont* font, float size, ImVec2 centre, I
 }
 
 double position(const HeatmapSpec& spec, double v) {
-  // Same rule as engine/colormap.hpp's colormap_position, inlined so both paths agree with the shader.
+  // Same rule as engine/figures/colormap.hpp's colormap_position, inlined so both paths agree with the shader.
   if (spec.diverging) {
     const double r = std::max(std::abs(spec.lo), std::abs(spec.hi));
     return r > 0 ? 0.5 + 0.5 * v / r : 0.5;

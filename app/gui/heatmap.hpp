@@ -3,7 +3,7 @@
 // texture with pan/zoom (see heatmap_renderer.hpp).
 #pragma once
 
-#include "engine/colormap.hpp"
+#include "engine/figures/colormap.hpp"
 #include "gui/app_state.hpp"
 #include "gui/services.hpp"
 

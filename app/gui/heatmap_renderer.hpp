@@ -3,8 +3,8 @@
 // n = m = 1024 heatmap costs one textured quad per frame instead of a million rectangles.
 #pragma once
 
-#include "engine/colormap.hpp"
-#include "engine/matrix.hpp"
+#include "engine/figures/colormap.hpp"
+#include "engine/attention/matrix.hpp"
 #include "gui/app_state.hpp"
 
 #include <imgui.h>

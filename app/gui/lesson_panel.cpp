@@ -1,6 +1,6 @@
 // The lesson in view: its title, what to look at and what to try (the scenario's description),
 // the way into its special view and the walk-through, and the previous/next lesson.
-#include "engine/presets.hpp"
+#include "engine/lessons/presets.hpp"
 #include "gui/actions.hpp"
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"

@@ -2,9 +2,9 @@
 // the document (never undone, never saved): a lesson's own parameters come from its file.
 #pragma once
 
-#include "engine/lesson_math.hpp"
-#include "engine/multihead.hpp"
-#include "engine/precision.hpp"
+#include "engine/lessons/lesson_math.hpp"
+#include "engine/lessons/multihead.hpp"
+#include "engine/lessons/precision.hpp"
 
 #include <cstdint>
 

@@ -1,6 +1,6 @@
-// The Lessons menu: every built-in lesson (engine/presets.hpp) in curriculum order, numbered, with
+// The Lessons menu: every built-in lesson (engine/lessons/presets.hpp) in curriculum order, numbered, with
 // the open one ticked, and the classroom walk-through.
-#include "engine/presets.hpp"
+#include "engine/lessons/presets.hpp"
 #include "gui/actions.hpp"
 #include "gui/panels.hpp"
 #include "gui/walkthrough.hpp"

@@ -1,5 +1,5 @@
 // The File, Edit, View and Help menus.
-#include "engine/colormap.hpp"
+#include "engine/figures/colormap.hpp"
 #include "gui/actions.hpp"
 #include "gui/export_dialog.hpp"
 #include "gui/files.hpp"

@@ -3,6 +3,7 @@
 #include "gui/actions.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
+#include "engine/cpu/dense.hpp"
 
 #include <cstdio>
 

@@ -92,7 +92,7 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   const Palette pal = palette(state);
   const ImGuiStyle& style = ImGui::GetStyle();
   const float fs = ImGui::GetFontSize();
-  // Any ±∞ in the stages below comes with its reason, above them (engine/overflow_notes.hpp).
+  // Any ±∞ in the stages below comes with its reason, above them (engine/attention/overflow_notes.hpp).
   if (!state.overflow.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
     for (const std::string& note : state.overflow.sentences) text_wrapped("%s", note.c_str());

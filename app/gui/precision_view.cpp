@@ -5,7 +5,7 @@
 // Laid out for a projector at 1280×720 without scrolling: the formats' limits; the 18 runs as a
 // grid (format and max-subtraction down, mask fill across; each cell the weights' largest error or
 // what broke) beside the chosen run's weights; under both, the chosen run's verdict in full.
-#include "engine/precision.hpp"
+#include "engine/lessons/precision.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
 #include "gui/wrapped_text.hpp"

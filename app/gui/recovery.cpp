@@ -1,7 +1,7 @@
 // The recovery file: debounced atomic writes of the document, the start-up offer, clean removal.
 #include "gui/recovery.hpp"
 
-#include "engine/atomic_file.hpp"
+#include "engine/io/atomic_file.hpp"
 #include "gui/actions.hpp"
 
 #include <unistd.h>

@@ -52,7 +52,7 @@ void draw_saturation_panel(AppState& state, Services& services) {
   ImGui::BeginGroup();
   text_wrapped("a(1%sa) is the softmax's local slope: 0 where a weight is pinned at 0 or 1, 0.25 at a = 0.5.",
                      services.glyphs.minus);
-  // The pipeline panel gives the sentences; here the rows are flagged (engine/overflow_notes.hpp).
+  // The pipeline panel gives the sentences; here the rows are flagged (engine/attention/overflow_notes.hpp).
   for (const std::string& note : state.overflow.sentences) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
     text_wrapped("%s", note.c_str());

@@ -1,6 +1,7 @@
 // Exercise 2.3.1 as a lesson: opens the Scaling lab when this build has it, and shows a small CPU
 // sweep of the exercise either way.
-#include "engine/lesson_math.hpp"
+#include "engine/lessons/lesson_math.hpp"
+#include "engine/cpu/dense.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"

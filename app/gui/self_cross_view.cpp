@@ -1,6 +1,7 @@
 // Self- vs cross-attention (seed 000's table): the square score matrix of a sequence attending to
 // itself beside the rectangular one of decoder queries attending to encoder keys.
-#include "engine/lesson_math.hpp"
+#include "engine/lessons/lesson_math.hpp"
+#include "engine/cpu/dense.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/wrapped_text.hpp"
 

@@ -2,7 +2,7 @@
 // window-less tests), the fonts and the symbols they can draw.
 #pragma once
 
-#include "engine/backend.hpp"
+#include "engine/attention/backend.hpp"
 
 #include <imgui.h>
 

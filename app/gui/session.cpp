@@ -2,7 +2,7 @@
 // The text itself is read and written by session_file.cpp (shared with the fuzz target).
 #include "gui/session.hpp"
 
-#include "engine/atomic_file.hpp"
+#include "engine/io/atomic_file.hpp"
 #include "gui/actions.hpp"
 
 #include <cstdlib>

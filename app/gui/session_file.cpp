@@ -2,8 +2,8 @@
 // converted, so a hostile file gives a sentence, never undefined behaviour) and their writers.
 #include "gui/session_file.hpp"
 
-#include "engine/json_matrix.hpp"
-#include "engine/text_format.hpp"
+#include "engine/io/json_matrix.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 

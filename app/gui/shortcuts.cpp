@@ -1,7 +1,7 @@
 // Keyboard shortcuts: one table, used both to handle keys and to list them in the Help window.
 #include "gui/actions.hpp"
 #include "gui/panels.hpp"
-#include "engine/colormap.hpp"
+#include "engine/figures/colormap.hpp"
 
 #include <GLFW/glfw3.h>
 

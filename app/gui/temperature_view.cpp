@@ -1,8 +1,9 @@
 // Temperature (seed 002): τ → 0 gives one-hot rows, τ → ∞ uniform ones. A log slider, an animation
 // that sweeps τ back and forth, curves of the largest weight and the entropy against τ, and the
 // sweep written as numbered PNG frames.
-#include "engine/lesson_export.hpp"
-#include "engine/lesson_math.hpp"
+#include "engine/lessons/lesson_export.hpp"
+#include "engine/lessons/lesson_math.hpp"
+#include "engine/cpu/dense.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
 #include "gui/wrapped_text.hpp"

@@ -1,5 +1,5 @@
 // Worked examples (seeds 000 and 004): one row of the weights done by hand, in the seeds' digits.
-#include "engine/lesson_math.hpp"
+#include "engine/lessons/lesson_math.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/theme.hpp"
 #include "gui/walkthrough.hpp"

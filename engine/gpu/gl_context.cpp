@@ -3,7 +3,7 @@
 // checking the client extension string, never called through epoxy's resolvers.
 #include "engine/gpu/gl_context.hpp"
 
-#include "engine/matrix.hpp"
+#include "engine/attention/matrix.hpp"
 
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>

@@ -7,10 +7,12 @@
 // GPU's scores (exactly as compute_cpu does) and the GPU does the rest.
 #include "engine/gpu/gpu_backend.hpp"
 
-#include "engine/attention_internal.hpp"
+#include "engine/cpu/cpu_internal.hpp"
 #include "engine/gpu/gl_context.hpp"
 #include "engine/gpu/gl_objects.hpp"
 #include "engine/gpu/gpu_streaming.hpp"
+#include "engine/cpu/dense.hpp"
+#include "engine/cpu/streaming.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -151,9 +153,12 @@ public:
     scaling_rows_ = ComputeProgram("scaling_rows.comp");
   }
 
-  std::string_view name() const override { return "gpu"; }
+  BackendKind kind() const override { return BackendKind::Gpu; }
+  std::string device() const override { return renderer_; }
   std::string description() const override { return "GPU: " + renderer_; }
   Result compute(const Problem& p) override { return run(p, nullptr); }
+  // The GPU pipeline keeps every stage (its buffers hold them anyway).
+  Result compute_keeping(const Problem& p, const DenseStages&) override { return run(p, nullptr); }
   StageTimes time_stages(const Problem& p) override {
     StageTimes t;
     run(p, &t);
@@ -201,6 +206,7 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
   const Options& o = p.options;
 
   Result r = result_header(p);
+  r.computed_by = {BackendKind::Gpu, BackendKind::Gpu, BackendKind::Gpu, {}};
   r.scores.resize(n, m);
   r.logits.resize(n, m);
   r.weights.resize(n, m);
@@ -259,6 +265,12 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
   const float divisor = static_cast<float>(r.effective_temperature);
   const bool normalize_on_cpu = o.normalizer == Normalizer::Sparsemax ||
                                 !(r.effective_temperature >= 1e-30 && r.effective_temperature <= 1e30);
+  if (normalize_on_cpu) {
+    r.computed_by.weights = BackendKind::Cpu;
+    r.computed_by.why = o.normalizer == Normalizer::Sparsemax
+                            ? "sparsemax sorts each row, so the CPU computes the logits and weights"
+                            : "s·T is outside float32's normal range, so the CPU divides in double";
+  }
   const auto normalizer = static_cast<GLuint>(o.normalizer);
   std::vector<float> staging(cells), output_staging;
   std::vector<float> diag(rows_per_chunk * 4);
@@ -300,6 +312,8 @@ Result GpuBackend::run(const Problem& p, StageTimes* timing) {
           const auto gi = static_cast<Eigen::Index>(row0 + i);
           if (guard.apply(gi, 0, m, staging.data() + i * m4) > 0) {
             r.rows[row0 + i].scores_recomputed = redone = true;
+            r.computed_by.scores = BackendKind::Cpu;
+            r.computed_by.why = "scores near float32's limit are computed in double on the CPU";
           }
         }
         if (redone) s_buf.upload(staging.data(), rows * m4 * sizeof(float));

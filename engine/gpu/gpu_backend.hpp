@@ -2,7 +2,7 @@
 // only a GL context; the GUI hands it its GLFW one, the CLI and tests get a headless EGL one.
 #pragma once
 
-#include "engine/backend.hpp"
+#include "engine/attention/backend.hpp"
 
 #include <cstddef>
 #include <memory>

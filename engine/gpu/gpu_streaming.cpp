@@ -2,10 +2,11 @@
 // (S tile), stream_update.comp (online softmax: P = exp((s − M')·c), rescaled sums, moments),
 // stream_output.comp (O ← α·O + P·V) and, for the heatmap, stream_heat.comp; after the last tile
 // stream_heat_rows.comp adds the chunk's finished rows to the heatmap. The sums and the formulas
-// that turn them into diagnostics are the CPU path's (engine/streaming.cpp), so both agree.
+// that turn them into diagnostics are the CPU path's (engine/cpu/streaming.cpp), so both agree.
 #include "engine/gpu/gpu_streaming.hpp"
 
-#include "engine/attention_internal.hpp"
+#include "engine/cpu/cpu_internal.hpp"
+#include "engine/cpu/streaming.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -50,12 +51,19 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
   const double u32 = static_cast<double>(std::numeric_limits<std::uint32_t>::max());
   const bool indices_fit = static_cast<double>(m) * static_cast<double>(std::max<size_t>(hcols, 1)) < u32 &&
                            static_cast<double>(n) * static_cast<double>(std::max<size_t>(hrows, 1)) < u32;
-  if (o.normalizer != Normalizer::Softmax || c == 0 || tile == 0 || chunk == 0 || !indices_fit) {
-    return compute_streaming_cpu(p, options);
-  }
+  // What the GPU's kernels cannot run goes to the CPU's streaming path, which says so.
+  const auto on_cpu = [&](const char* why) {
+    Result cpu = compute_streaming_cpu(p, options);
+    cpu.computed_by.why = why;
+    return cpu;
+  };
+  if (o.normalizer != Normalizer::Softmax) return on_cpu("the GPU streams softmax only; other normalizers stream on the CPU");
+  if (c == 0) return on_cpu("1/(s·T) is outside float32's normal range, so the CPU streams in double");
+  if (tile == 0 || chunk == 0 || !indices_fit) return on_cpu("the problem does not fit the GPU's buffers, so the CPU streams it");
 
   Result r = result_header(p);
   r.dense = false;
+  r.computed_by = {BackendKind::Gpu, BackendKind::Gpu, BackendKind::Gpu, {}};
   r.output.setZero(r.n, r.d_v);
   r.rows.assign(n, RowDiagnostics{});
 
@@ -222,7 +230,9 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
     sums_buf.download(sums.data(), rows * kSumsPerRow * sizeof(double));
     for (size_t i = 0; i < rows; ++i) {
       const double* s = sums.data() + i * kSumsPerRow;
-      if (flags[i] != 0 || (!(s[0] > 0) && s[9] > 0)) return compute_streaming_cpu(p, options);
+      if (flags[i] != 0 || (!(s[0] > 0) && s[9] > 0)) {
+        return on_cpu("some scores overflow float32, and the CPU's exact path finishes those rows");
+      }
     }
     o_buf.download(o_staging.data(), rows * dv4 * sizeof(float));
     floats_buf.download(floats.data(), rows * kFloatsPerRow * sizeof(float));
@@ -233,7 +243,7 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
       const float inv = s[0] > 0 ? static_cast<float>(1.0 / s[0]) : 0.0f;
       float* out = r.output.row(gi).data();
       for (size_t col = 0; col < dv; ++col) out[col] = o_staging[i * dv4 + col] * inv;
-      RowDiagnostics d = detail::diagnostics_from_online_sums(s[0], s[1], s[2], s[3], s[4], s[5]);
+      RowDiagnostics d = diagnostics_from_online_sums(s[0], s[1], s[2], s[3], s[4], s[5]);
       d.padding = o.mask.is_padding_row(gi);
       r.rows[row0 + i] = d;
       kernels::ScoreMoments a, v;

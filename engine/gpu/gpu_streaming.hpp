@@ -2,8 +2,9 @@
 // softmax in compute shaders (shaders/stream_*.comp), never the n × m matrices.
 #pragma once
 
-#include "engine/attention.hpp"
+#include "engine/attention/attention.hpp"
 #include "engine/gpu/gl_objects.hpp"
+#include "engine/cpu/streaming.hpp"
 
 #include <cstddef>
 

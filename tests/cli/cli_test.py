@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The command line contract through the real executable: every bad input of issue 2 exits 2
 with one line on stderr naming the file, field or flag, prints nothing on stdout and never
-crashes; usage errors add the usage line; and the success paths print what DESIGN.md says.
+crashes; usage errors add the usage line; and the success paths print what the command-line contract says (docs/ARCHITECTURE.md).
 
 Usage: cli_test.py ATTNLAB WORK_DIR   (run with /usr/bin/python3, which has Debian's numpy)
 """
@@ -256,7 +256,7 @@ def good_paths():
             doc = json.loads(out)
             ok = all(k in doc for k in ("n", "m", "d_k", "d_v", "scale", "temperature", "effective_temperature", "mask",
                                         "scores", "logits", "weights", "output", "saturation", "rows", "stats"))
-        report(ok, f"compute --preset {name} --format json has every DESIGN.md key", err)
+        report(ok, f"compute --preset {name} --format json has every contract key", err)
 
     # The CPU engine, so that this stays fast where the GL backend runs on llvmpipe; the numpy
     # reference test covers both backends.

@@ -2,6 +2,7 @@
 // against the CPU engine on seeded random inputs, through the Backend interface.
 #include "engine/gpu/gl_objects.hpp"
 #include "engine/gpu/gpu_backend.hpp"
+#include "engine/cpu/dense.hpp"
 #include "gl_test_backend.hpp"
 #include "support/attention_bounds.hpp"
 

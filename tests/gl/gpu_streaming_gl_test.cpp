@@ -3,6 +3,8 @@
 // statistics and the downsampled heatmap, for each mask kind, rectangular shapes, tile edges and
 // fully blocked rows.
 #include "engine/gpu/gpu_backend.hpp"
+#include "engine/cpu/dense.hpp"
+#include "engine/cpu/streaming.hpp"
 #include "gl_test_backend.hpp"
 #include "support/attention_bounds.hpp"
 

@@ -1,6 +1,6 @@
 // The scaling demonstration on the GPU against the CPU (same counter-based draws), and against
 // Exercise 2.3.1's expectations.
-#include "engine/scaling.hpp"
+#include "engine/lessons/scaling.hpp"
 #include "gl_test_backend.hpp"
 
 #include <gtest/gtest.h>

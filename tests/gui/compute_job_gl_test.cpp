@@ -1,6 +1,7 @@
 // The GUI's background streaming run on the GPU: the same numbers as the CPU's streaming, on a
 // headless context of the job's own thread; with no GL at all, the CPU and a sentence saying why.
-#include "engine/attention.hpp"
+#include "engine/attention/attention.hpp"
+#include "engine/cpu/streaming.hpp"
 #include "gui/compute_job.hpp"
 
 #include <gtest/gtest.h>

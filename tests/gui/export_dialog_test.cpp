@@ -1,7 +1,7 @@
 // The Export dialog on an ImGui context with no window: what it writes is byte-identical to
 // `attnlab export` with the same options, it asks before replacing a file, and it says why it
 // refuses in one sentence.
-#include "engine/presets.hpp"
+#include "engine/lessons/presets.hpp"
 #include "gui/actions.hpp"
 #include "gui/export_dialog.hpp"
 #include "gui/panels.hpp"

@@ -1,8 +1,8 @@
 // Panel tests: the real app frame (menus, panels, shortcuts, actions) on an ImGui context with no
 // window and no GL, driven by key presses, mouse clicks and actions; checks state and results.
-#include "engine/matrix_io.hpp"
-#include "engine/presets.hpp"
-#include "engine/scenario.hpp"
+#include "engine/io/matrix_io.hpp"
+#include "engine/lessons/presets.hpp"
+#include "engine/io/scenario.hpp"
 #include "gui/actions.hpp"
 #include "gui/compute_job.hpp"
 #include "gui/explain.hpp"

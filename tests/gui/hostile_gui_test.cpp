@@ -3,7 +3,7 @@
 // the controls call. Nothing may crash, no stage may hold NaN, every ±∞ on screen comes with a
 // sentence saying why, and every refused input names its cell or field and keeps the last good
 // state. scripts/test runs this under ASan + UBSan too.
-#include "engine/presets.hpp"
+#include "engine/lessons/presets.hpp"
 #include "gui/actions.hpp"
 #include "gui/panels.hpp"
 #include "gui/theme.hpp"

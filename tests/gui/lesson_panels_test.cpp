@@ -1,7 +1,7 @@
 // The lessons in the real GUI code on an ImGui context with no window: every built-in lesson opens
 // from the Lessons menu's action and draws its special view, and the classroom walk-through steps
 // forward and back with the keys a presenter uses.
-#include "engine/presets.hpp"
+#include "engine/lessons/presets.hpp"
 #include "gui/actions.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/panels.hpp"

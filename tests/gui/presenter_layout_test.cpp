@@ -5,7 +5,7 @@
 // text: that is how labels ended up cut off); the lesson views and the walk-through need no
 // scrolling, hide no table rows behind a scroll bar and cut no table cell's text at its column's
 // edge. Drives the real panels on a window-less context.
-#include "engine/presets.hpp"
+#include "engine/lessons/presets.hpp"
 #include "gui/actions.hpp"
 #include "gui/lesson_views.hpp"
 #include "gui/panels.hpp"

@@ -1,7 +1,7 @@
 // The recovery file and the "Restore unsaved work?" prompt, on an ImGui context with no window;
 // and the .bak kept when saving over a scenario. (The kill -9 test is recovery_kill_test.sh.)
-#include "engine/atomic_file.hpp"
-#include "engine/presets.hpp"
+#include "engine/io/atomic_file.hpp"
+#include "engine/lessons/presets.hpp"
 #include "gui/actions.hpp"
 #include "gui/files.hpp"
 #include "gui/panels.hpp"

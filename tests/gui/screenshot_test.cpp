@@ -1,8 +1,8 @@
 // Screenshot tests: `attnlab gui --screenshot` in a real window (under xvfb-run when there is no
 // DISPLAY), then the PNG is checked: its size, that it is not blank, and that the weights heatmap
 // (located through ATTNLAB_LAYOUT_OUT) is painted in the weights colormap.
-#include "engine/colormap.hpp"
-#include "engine/scenario.hpp"
+#include "engine/figures/colormap.hpp"
+#include "engine/io/scenario.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

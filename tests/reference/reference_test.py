@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Independent reference for `attnlab compute`: random cases generated with numpy, written as
 .npy/.csv files or scenario JSON, run through the real executable, and every stage of its JSON
-compared with a float64 numpy computation of DESIGN.md's "The numbers".
+compared with a float64 numpy computation of the engine's numbers (docs/ARCHITECTURE.md).
 
 Usage: reference_test.py ATTNLAB WORK_DIR   (run with /usr/bin/python3, which has Debian's numpy)
 """

@@ -19,7 +19,8 @@
 // Weights below float's smallest normal may be flushed to zero by a GPU: 2⁻¹²⁶ per cell more.
 #pragma once
 
-#include "engine/attention.hpp"
+#include "engine/attention/attention.hpp"
+#include "engine/cpu/streaming.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,7 @@
 // The error bounds the backend comparisons use (tests/support/attention_bounds.hpp) are tight
 // enough to catch a wrong result: a test whose bound cannot fail proves nothing.
 #include "support/attention_bounds.hpp"
+#include "engine/cpu/dense.hpp"
 
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>

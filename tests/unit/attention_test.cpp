@@ -1,8 +1,8 @@
 // The engine's numbers: the seeds' worked examples, seeded-random properties against a naive
 // reference, fully blocked rows, huge logits and values, and the per-row diagnostics.
-#include "engine/attention.hpp"
-#include "engine/backend.hpp"
-#include "engine/presets.hpp"
+#include "engine/attention/attention.hpp"
+#include "engine/attention/backend.hpp"
+#include "engine/lessons/presets.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Colormaps: the tables are the published maps, complete, ordered by lightness as designed, and
 // values map to positions as documented (diverging maps centred at 0).
-#include "engine/colormap.hpp"
-#include "engine/matrix.hpp"
+#include "engine/figures/colormap.hpp"
+#include "engine/attention/matrix.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,10 @@
 // compute_cpu keeping only some n × m stages (DenseStages): the numbers kept, the output, rows and
 // statistics are bit-for-bit those of the full computation, and the printed report derives the
 // stages left out (logits, saturation) to the very same text.
-#include "engine/attention.hpp"
-#include "engine/result_format.hpp"
-#include "engine/scenario.hpp"
+#include "engine/attention/attention.hpp"
+#include "engine/io/result_format.hpp"
+#include "engine/io/scenario.hpp"
+#include "engine/cpu/dense.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,9 @@
 // Data export: LaTeX for seed 000's worked example, CSV/JSON/NPY read back equal, formats by
 // extension, and the sentences for bad options.
-#include "engine/export.hpp"
-#include "engine/matrix_io.hpp"
-#include "engine/presets.hpp"
+#include "engine/io/export.hpp"
+#include "engine/io/matrix_io.hpp"
+#include "engine/lessons/presets.hpp"
+#include "engine/cpu/dense.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,8 +1,9 @@
 // Figures: PNGs decoded with stb_image show each cell in its colormap colour, blocked cells
 // hatched and a colorbar; SVG has one rect per cell; layout properties (labels, contrast).
-#include "engine/export.hpp"
-#include "engine/figure.hpp"
-#include "engine/presets.hpp"
+#include "engine/io/export.hpp"
+#include "engine/figures/figure.hpp"
+#include "engine/lessons/presets.hpp"
+#include "engine/cpu/dense.hpp"
 
 #include <gtest/gtest.h>
 #include <stb_image.h>

@@ -1,10 +1,11 @@
 // Inputs that once crashed a reader under libFuzzer (scripts/fuzz), kept as regressions, and a
 // replay of the committed seed corpora: every reader either succeeds or throws InputError.
-#include "engine/attention.hpp"
-#include "engine/figure.hpp"
-#include "engine/mask.hpp"
-#include "engine/matrix_io.hpp"
-#include "engine/scenario.hpp"
+#include "engine/attention/attention.hpp"
+#include "engine/figures/figure.hpp"
+#include "engine/attention/mask.hpp"
+#include "engine/io/matrix_io.hpp"
+#include "engine/io/scenario.hpp"
+#include "engine/cpu/dense.hpp"
 #include "gui/session_file.hpp"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // The temperature sweep written as numbered PNG frames.
-#include "engine/lesson_export.hpp"
+#include "engine/lessons/lesson_export.hpp"
 
-#include "engine/atomic_file.hpp"
-#include "engine/presets.hpp"
+#include "engine/io/atomic_file.hpp"
+#include "engine/lessons/presets.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,8 @@
 // Every built-in lesson loads, computes, and shows its point with the seeds' numbers.
-#include "engine/lesson_math.hpp"
-#include "engine/lesson_report.hpp"
-#include "engine/presets.hpp"
+#include "engine/lessons/lesson_math.hpp"
+#include "engine/lessons/lesson_report.hpp"
+#include "engine/lessons/presets.hpp"
+#include "engine/cpu/dense.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,9 @@
 // The scenario's "lesson" object: read tolerantly, written back unchanged, never changing numbers.
-#include "engine/lesson_math.hpp"
-#include "engine/lesson_spec.hpp"
-#include "engine/presets.hpp"
-#include "engine/scenario.hpp"
+#include "engine/lessons/lesson_math.hpp"
+#include "engine/lessons/lesson_spec.hpp"
+#include "engine/lessons/presets.hpp"
+#include "engine/io/scenario.hpp"
+#include "engine/cpu/dense.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Masks: the CLI form, validation against the problem size, dense grids and visible ranges.
-#include "engine/mask.hpp"
+#include "engine/attention/mask.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

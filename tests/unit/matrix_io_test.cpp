@@ -1,7 +1,7 @@
 // Matrix files: .npy (float32/float64, C and Fortran order, header versions) and .csv, with
 // byte-level error cases.
-#include "engine/atomic_file.hpp"
-#include "engine/matrix_io.hpp"
+#include "engine/io/atomic_file.hpp"
+#include "engine/io/matrix_io.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,9 @@
 // Multi-head attention: the two views of W_O agree, and shared projections collapse the heads.
-#include "engine/multihead.hpp"
+#include "engine/lessons/multihead.hpp"
 
-#include "engine/presets.hpp"
-#include "engine/random.hpp"
+#include "engine/lessons/presets.hpp"
+#include "engine/lessons/random.hpp"
+#include "engine/cpu/dense.hpp"
 
 #include <gtest/gtest.h>
 

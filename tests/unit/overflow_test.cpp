@@ -1,9 +1,11 @@
 // Float32 overflow in the pipeline (issue 8): a row whose visible scores all overflow to −∞ is not
-// a masked row on any CPU path, and every overflow comes with a sentence (engine/overflow_notes.hpp)
+// a masked row on any CPU path, and every overflow comes with a sentence (engine/attention/overflow_notes.hpp)
 // naming the stage and the row. Also the CSV reader's sign rule.
-#include "engine/attention.hpp"
-#include "engine/matrix_io.hpp"
-#include "engine/overflow_notes.hpp"
+#include "engine/attention/attention.hpp"
+#include "engine/io/matrix_io.hpp"
+#include "engine/attention/overflow_notes.hpp"
+#include "engine/cpu/dense.hpp"
+#include "engine/cpu/streaming.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Emulated float16/bfloat16: exact rounding, and the overflow and NaN cases of the lesson.
-#include "engine/precision.hpp"
+#include "engine/lessons/precision.hpp"
 
-#include "engine/presets.hpp"
+#include "engine/lessons/presets.hpp"
 
 #include <gtest/gtest.h>
 

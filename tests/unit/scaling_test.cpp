@@ -1,6 +1,6 @@
 // The CPU scaling demonstration: Exercise 2.3.1's expectations, determinism, option checks.
-#include "engine/matrix.hpp"
-#include "engine/scaling.hpp"
+#include "engine/attention/matrix.hpp"
+#include "engine/lessons/scaling.hpp"
 
 #include <gtest/gtest.h>
 

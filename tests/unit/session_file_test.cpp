@@ -1,7 +1,7 @@
 // The GUI's session and recovery files read as text (app/gui/session_file.hpp): round trips, and
 // hostile fields refused with a sentence naming the file and field, or clamped where the GUI can
 // carry on (window sizes), never converted out of range.
-#include "engine/presets.hpp"
+#include "engine/lessons/presets.hpp"
 #include "gui/session_file.hpp"
 
 #include <gtest/gtest.h>

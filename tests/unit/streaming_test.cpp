@@ -1,9 +1,11 @@
 // The streaming path (tiles, online softmax) against the dense path where both fit: outputs,
 // per-row diagnostics, statistics and the downsampled heatmap; the bench fast paths; the kernels.
-#include "engine/attention.hpp"
-#include "engine/blas.hpp"
-#include "engine/forward.hpp"
-#include "engine/softmax_kernels.hpp"
+#include "engine/attention/attention.hpp"
+#include "engine/cpu/blas.hpp"
+#include "engine/cpu/output_only.hpp"
+#include "engine/cpu/softmax_kernels.hpp"
+#include "engine/cpu/dense.hpp"
+#include "engine/cpu/streaming.hpp"
 #include "support/attention_bounds.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Shared helpers for the engine's unit tests: seeded random inputs and a naive reference.
 #pragma once
 
-#include "engine/attention.hpp"
+#include "engine/attention/attention.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,304 @@
+// Attention's definitions shared by every backend: normalizer names, validation of a problem, the
+// normalizers in double precision, row diagnostics, and the Result every backend starts from
+// (docs/ARCHITECTURE.md, glossary: stages).
+#include "engine/attention/attention.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <cmath>
+#include <iterator>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+namespace attnlab {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string shape(Eigen::Index r, Eigen::Index c) { return std::to_string(r) + "×" + std::to_string(c); }
+
+// True when every entry is finite: x·0 is 0 for finite x and NaN for ±inf and NaN, so one sum
+// decides. A vectorized pass (Eigen's allFinite() took a quarter of the bench's time at d_k = 4096).
+bool all_finite(const float* x, Eigen::Index len) {
+  float acc = 0.0f;
+#pragma omp simd reduction(+ : acc)
+  for (Eigen::Index i = 0; i < len; ++i) acc += x[i] * 0.0f;
+  return acc == 0.0f;
+}
+
+void check_finite(const Matrix& M, const char* name) {
+  if (all_finite(M.data(), M.size())) return;
+  for (Eigen::Index i = 0; i < M.rows(); ++i) {
+    for (Eigen::Index j = 0; j < M.cols(); ++j) {
+      if (!std::isfinite(M(i, j))) {
+        throw InputError(std::string(name) + "[" + std::to_string(i) + "][" + std::to_string(j) + "] is " +
+                         (std::isnan(M(i, j)) ? "NaN" : "infinite") + "; every entry must be a finite number");
+      }
+    }
+  }
+}
+
+// "11.8 GiB", "2.3 TiB": fixed-point, so that a person reads the size at a glance.
+std::string human_bytes(double bytes) {
+  static constexpr const char* units[] = {"MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = bytes / (1024.0 * 1024);
+  size_t u = 0;
+  while (v >= 1024 && u + 1 < std::size(units)) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+
+// Weights from one row of logits in double precision (blocked cells are −∞). Positive infinite
+// logits (overflow) win outright and share the row equally.
+bool softmax_row(const double* x, float* w, Eigen::Index m) {
+  double mx = -kInf;
+  for (Eigen::Index j = 0; j < m; ++j) mx = std::max(mx, x[j]);
+  if (mx == -kInf) {
+    std::fill(w, w + m, 0.0f);
+    return false;
+  }
+  if (mx == kInf) {
+    double count = 0;
+    for (Eigen::Index j = 0; j < m; ++j) count += x[j] == kInf;
+    for (Eigen::Index j = 0; j < m; ++j) w[j] = x[j] == kInf ? static_cast<float>(1.0 / count) : 0.0f;
+    return true;
+  }
+  double sum = 0;
+  for (Eigen::Index j = 0; j < m; ++j) sum += std::exp(x[j] - mx);
+  for (Eigen::Index j = 0; j < m; ++j) w[j] = static_cast<float>(std::exp(x[j] - mx) / sum);
+  return true;
+}
+
+// Euclidean projection of the unblocked logits onto the probability simplex (Martins & Astudillo).
+bool sparsemax_row(const double* x, float* w, Eigen::Index m) {
+  std::vector<double> z;
+  z.reserve(static_cast<size_t>(m));
+  bool any_pos_inf = false;
+  for (Eigen::Index j = 0; j < m; ++j) {
+    if (x[j] != -kInf) z.push_back(x[j]);
+    any_pos_inf |= x[j] == kInf;
+  }
+  if (z.empty()) {
+    std::fill(w, w + m, 0.0f);
+    return false;
+  }
+  if (any_pos_inf) return softmax_row(x, w, m);  // the infinite cells take everything either way
+  std::sort(z.begin(), z.end(), std::greater<>());
+  // Work relative to the largest logit (sparsemax is shift invariant): with logits like 1e30,
+  // z − 1 == z in double and the threshold would be lost.
+  const double top = z[0];
+  for (double& v : z) v -= top;
+  double cumulative = 0, tau = -1.0;  // the largest logit is always in the support
+  for (size_t k = 0; k < z.size(); ++k) {
+    cumulative += z[k];
+    const double candidate = (cumulative - 1.0) / static_cast<double>(k + 1);
+    if (z[k] > candidate) tau = candidate;
+    else break;
+  }
+  for (Eigen::Index j = 0; j < m; ++j) {
+    w[j] = x[j] == -kInf ? 0.0f : static_cast<float>(std::max(x[j] - top - tau, 0.0));
+  }
+  return true;
+}
+
+bool sigmoid_row(const double* x, float* w, Eigen::Index m) {
+  bool any = false;
+  for (Eigen::Index j = 0; j < m; ++j) {
+    if (x[j] == -kInf) {
+      w[j] = 0.0f;
+      continue;
+    }
+    any = true;
+    // Written so that neither branch overflows.
+    w[j] = static_cast<float>(x[j] >= 0 ? 1.0 / (1.0 + std::exp(-x[j])) : std::exp(x[j]) / (1.0 + std::exp(x[j])));
+  }
+  return any;
+}
+
+bool hardmax_row(const double* x, float* w, Eigen::Index m) {
+  double mx = -kInf;
+  for (Eigen::Index j = 0; j < m; ++j) mx = std::max(mx, x[j]);
+  if (mx == -kInf) {
+    std::fill(w, w + m, 0.0f);
+    return false;
+  }
+  double count = 0;
+  for (Eigen::Index j = 0; j < m; ++j) count += x[j] == mx;
+  for (Eigen::Index j = 0; j < m; ++j) w[j] = x[j] == mx ? static_cast<float>(1.0 / count) : 0.0f;
+  return true;
+}
+
+
+}  // namespace
+
+std::string_view backend_kind_name(BackendKind kind) { return kind == BackendKind::Gpu ? "gpu" : "cpu"; }
+
+std::string_view normalizer_name(Normalizer n) {
+  switch (n) {
+    case Normalizer::Softmax: return "softmax";
+    case Normalizer::Sparsemax: return "sparsemax";
+    case Normalizer::Sigmoid: return "sigmoid";
+    case Normalizer::Hardmax: return "hardmax";
+  }
+  return "softmax";
+}
+
+Normalizer parse_normalizer(std::string_view name, std::string_view where) {
+  for (Normalizer n : {Normalizer::Softmax, Normalizer::Sparsemax, Normalizer::Sigmoid, Normalizer::Hardmax}) {
+    if (name == normalizer_name(n)) return n;
+  }
+  throw InputError(std::string(where) + ": unknown normalizer '" + std::string(name) +
+                   "' (expected softmax, sparsemax, sigmoid or hardmax)");
+}
+
+double parse_temperature(std::string_view text, std::string_view where) {
+  double t = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), t);
+  if (ec == std::errc::result_out_of_range) {
+    throw InputError(std::string(where) + ": " + std::string(text) +
+                     " is outside the range of a double; it must be a finite number greater than 0");
+  }
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
+    throw InputError(std::string(where) + ": '" + std::string(text) + "' is not a number");
+  }
+  if (!(t > 0) || !std::isfinite(t)) {
+    throw InputError(std::string(where) + ": " + std::string(text) +
+                     " is not allowed; it must be a finite number greater than 0");
+  }
+  return t;
+}
+
+double effective_temperature(Eigen::Index d_k, const Options& options) {
+  const double s = options.scale ? std::sqrt(static_cast<double>(d_k)) : 1.0;
+  return s * options.temperature;
+}
+
+double dense_bytes(Eigen::Index n, Eigen::Index m) {
+  return 4.0 * static_cast<double>(n) * static_cast<double>(m) * sizeof(float);
+}
+
+double dense_memory_limit() {
+  // Tests make small problems "too large" through this (MiB), to check the streaming fallbacks.
+  if (const char* e = std::getenv("ATTNLAB_DENSE_LIMIT_MIB")) {
+    const double mib = std::atof(e);
+    if (mib > 0) return mib * 1024 * 1024;
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return 4.0 * 1024 * 1024 * 1024;
+  return 0.5 * static_cast<double>(pages) * static_cast<double>(page_size);
+}
+
+void validate_problem(const Problem& p) {
+  if (p.Q.size() == 0) throw InputError("Q is empty; it needs at least one row and one column");
+  if (p.K.size() == 0) throw InputError("K is empty; it needs at least one row and one column");
+  if (p.V.size() == 0) throw InputError("V is empty; it needs at least one row and one column");
+  if (p.Q.cols() != p.K.cols()) {
+    throw InputError("Q is " + shape(p.Q.rows(), p.Q.cols()) + " and K is " + shape(p.K.rows(), p.K.cols()) +
+                     ": Q and K must have the same number of columns (d_k)");
+  }
+  if (p.K.rows() != p.V.rows()) {
+    throw InputError("K is " + shape(p.K.rows(), p.K.cols()) + " and V is " + shape(p.V.rows(), p.V.cols()) +
+                     ": K and V must have the same number of rows (one per key)");
+  }
+  check_finite(p.Q, "Q");
+  check_finite(p.K, "K");
+  check_finite(p.V, "V");
+  const double t = p.options.temperature;
+  if (!(t > 0) || !std::isfinite(t)) {
+    std::ostringstream s;
+    s << "temperature: " << t << " is not allowed; it must be a finite number greater than 0";
+    throw InputError(s.str());
+  }
+  validate_mask(p.options.mask, p.Q.rows(), p.K.rows(), "mask");
+}
+
+std::string format_bytes(double bytes) { return human_bytes(bytes); }
+
+bool dense_fits(Eigen::Index n, Eigen::Index m) { return dense_bytes(n, m) <= dense_memory_limit(); }
+
+void check_dense_fits(Eigen::Index n, Eigen::Index m) {
+  const double need = dense_bytes(n, m);
+  const double limit = dense_memory_limit();
+  if (need > limit) {
+    throw InputError("n = " + std::to_string(n) + ", m = " + std::to_string(m) + ": the dense n×m stages need " +
+                     human_bytes(need) + " but the limit is " + human_bytes(limit) +
+                     " (half of this machine's memory); use --summary (streaming, no n×m matrices) or export a "
+                     "downsampled heatmap");
+  }
+}
+
+bool normalize_row(Normalizer normalizer, const double* x, float* w, Eigen::Index m) {
+  switch (normalizer) {
+    case Normalizer::Softmax: return softmax_row(x, w, m);
+    case Normalizer::Sparsemax: return sparsemax_row(x, w, m);
+    case Normalizer::Sigmoid: return sigmoid_row(x, w, m);
+    case Normalizer::Hardmax: return hardmax_row(x, w, m);
+  }
+  return softmax_row(x, w, m);
+}
+
+RowDiagnostics row_diagnostics(Normalizer normalizer, const float* w, Eigen::Index m) {
+  RowDiagnostics d;
+  double total = 0, mx = 0, sum_sq = 0, sum_4 = 0, diag_term = 0, sig_term = 0;
+  long long support = 0;
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const double a = w[j];
+    total += a;
+    mx = std::max(mx, a);
+    sum_sq += a * a;
+    sum_4 += a * a * a * a;
+    diag_term += a * a * (1 - a) * (1 - a);
+    sig_term += (a * (1 - a)) * (a * (1 - a));
+    support += a > 0;
+  }
+  d.max_weight = static_cast<float>(mx);
+  d.saturated = mx >= 0.99;
+  if (total > 0) {
+    double h = 0;
+    for (Eigen::Index j = 0; j < m; ++j) {
+      const double p = w[j] / total;
+      if (p > 0) h -= p * std::log(p);
+    }
+    d.entropy = static_cast<float>(std::max(0.0, h));
+    d.effective_keys = static_cast<float>(std::exp(std::max(0.0, h)));
+  }
+  switch (normalizer) {
+    case Normalizer::Softmax:
+      // ‖diag(a) − a aᵀ‖²_F = Σ a²(1−a)² + (Σa²)² − Σa⁴
+      d.jacobian_norm = static_cast<float>(std::sqrt(std::max(0.0, diag_term + sum_sq * sum_sq - sum_4)));
+      break;
+    case Normalizer::Sparsemax:
+      // J = diag(s) − s sᵀ/k on the support (k cells): ‖J‖²_F = k − 1.
+      d.jacobian_norm = support > 0 ? static_cast<float>(std::sqrt(static_cast<double>(support - 1))) : 0.0f;
+      break;
+    case Normalizer::Sigmoid: d.jacobian_norm = static_cast<float>(std::sqrt(sig_term)); break;
+    case Normalizer::Hardmax: d.jacobian_norm = 0; break;
+  }
+  return d;
+}
+
+Result result_header(const Problem& p) {
+  Result r;
+  r.n = p.Q.rows();
+  r.m = p.K.rows();
+  r.d_k = p.Q.cols();
+  r.d_v = p.V.cols();
+  r.scale_divisor = p.options.scale ? std::sqrt(static_cast<double>(r.d_k)) : 1.0;
+  r.effective_temperature = r.scale_divisor * p.options.temperature;
+  return r;
+}
+
+
+}  // namespace attnlab

@@ -1,0 +1,147 @@
+// Scaled dot-product attention, every stage kept: scores, logits, weights, output, saturation,
+// per-row diagnostics and global statistics (docs/ARCHITECTURE.md, "The numbers").
+#pragma once
+
+#include "engine/attention/mask.hpp"
+#include "engine/attention/matrix.hpp"
+
+#include <atomic>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab {
+
+enum class Normalizer { Softmax, Sparsemax, Sigmoid, Hardmax };
+
+std::string_view normalizer_name(Normalizer n);
+Normalizer parse_normalizer(std::string_view name, std::string_view where);
+// Parses a temperature given as text (the --temperature flag): a finite number greater than 0.
+// Throws InputError naming `where`.
+double parse_temperature(std::string_view text, std::string_view where);
+
+struct Options {
+  bool scale = true;         // divide by √d_k
+  double temperature = 1.0;  // T > 0
+  Mask mask;
+  Normalizer normalizer = Normalizer::Softmax;
+};
+
+// The inputs of one attention computation. Q: n × d_k, K: m × d_k, V: m × d_v.
+struct Problem {
+  Matrix Q, K, V;
+  Options options;
+};
+
+struct RowDiagnostics {
+  float max_weight = 0;      // largest weight in the row
+  float entropy = 0;         // nats, over the row's weights normalized to sum 1
+  float effective_keys = 0;  // exp(entropy)
+  float jacobian_norm = 0;   // Frobenius norm of the normalizer's Jacobian at this row
+  bool saturated = false;    // max_weight ≥ 0.99
+  bool fully_masked = false; // every key blocked: weights and output are zeros
+  bool padding = false;      // a padding query row (padding mask, i ≥ L)
+  // Some of the row's scores were computed in double because their float32 sum could overflow
+  // (detail::ScoreOverflowGuard), so they do not depend on the order of summation.
+  bool scores_recomputed = false;
+};
+
+struct MomentStats {
+  double mean = 0;
+  double std = 0;  // population standard deviation
+  double min = 0;
+  double max = 0;
+  long long count = 0;  // cells counted (logits: unblocked cells only)
+};
+
+struct Stats {
+  MomentStats scores;
+  MomentStats logits;
+};
+
+// The weights downsampled to at most rows × cols pixels. Pixel (y, x) covers query rows
+// [⌈y·n/rows⌉, ⌈(y+1)·n/rows⌉) and key columns [⌈x·m/cols⌉, ⌈(x+1)·m/cols⌉) (see pixel_first);
+// `mean` is the mean weight over those cells (blocked cells count as 0) and `max` the largest.
+struct Heatmap {
+  Matrix mean;  // rows × cols
+  Matrix max;   // rows × cols
+  bool empty() const { return mean.size() == 0; }
+};
+
+// First cell of pixel p when `cells` cells are shared among `pixels` pixels: ⌈p·cells/pixels⌉.
+inline Eigen::Index pixel_first(Eigen::Index p, Eigen::Index cells, Eigen::Index pixels) {
+  return (p * cells + pixels - 1) / pixels;
+}
+// The pixel that cell c falls in: the last p with pixel_first(p) ≤ c, which is ⌊c·pixels/cells⌋.
+inline Eigen::Index pixel_of(Eigen::Index c, Eigen::Index cells, Eigen::Index pixels) {
+  return c * pixels / cells;
+}
+
+// The engine's backends. Identity is this enum, never a string compared by callers.
+enum class BackendKind { Cpu, Gpu };
+// "cpu" or "gpu".
+std::string_view backend_kind_name(BackendKind kind);
+
+// Which backend computed each part of a result: a GPU run may hand a part to the CPU (sparsemax's
+// sort, a temperature outside float's range, scores near float's limit, rows its streaming
+// kernels cannot finish), and says so.
+struct ComputedBy {
+  BackendKind scores = BackendKind::Cpu;
+  BackendKind weights = BackendKind::Cpu;  // logits, weights, saturation and the row diagnostics
+  BackendKind output = BackendKind::Cpu;
+  std::string why;  // a sentence when a part ran elsewhere than the backend asked for, else empty
+  bool all_on(BackendKind k) const { return scores == k && weights == k && output == k; }
+};
+
+// Everything one computation produces. Dense stages are n × m; in streaming mode they are
+// left empty (0 × 0), `dense` is false and `heatmap` holds the downsampled weights.
+struct Result {
+  Eigen::Index n = 0, m = 0, d_k = 0, d_v = 0;
+  double scale_divisor = 1;          // s: √d_k when scaling is on, else 1
+  double effective_temperature = 1;  // s · T
+  bool dense = true;
+  Matrix scores;      // n × m, S = Q Kᵀ
+  Matrix logits;      // n × m, S / (s·T), blocked cells −∞
+  Matrix weights;     // n × m, normalizer(logits) row-wise
+  Matrix output;      // n × d_v, weights · V
+  Matrix saturation;  // n × m, a(1 − a)
+  std::vector<RowDiagnostics> rows;  // n
+  Stats stats;
+  Heatmap heatmap;  // streaming only: weights downsampled (StreamingOptions::heatmap_rows × _cols)
+  ComputedBy computed_by;
+};
+
+// A Result with its sizes, s and s·T filled in and nothing computed yet: where every backend starts.
+Result result_header(const Problem& p);
+
+// s · T for the given d_k and options.
+double effective_temperature(Eigen::Index d_k, const Options& options);
+
+// Checks shapes, finiteness and options; throws InputError with a sentence naming the matrix.
+void validate_problem(const Problem& p);
+
+// Applies the normalizer to one row of logits in double precision (blocked cells are −∞),
+// writing weights; overflowed (+∞) logits win outright.
+// Returns false when every cell is blocked (weights are then all zero).
+bool normalize_row(Normalizer normalizer, const double* logits, float* weights, Eigen::Index m);
+
+// Diagnostics of one row of weights for the given normalizer.
+RowDiagnostics row_diagnostics(Normalizer normalizer, const float* weights, Eigen::Index m);
+
+// Bytes that the dense n × m stages of one computation need (scores, logits, weights, saturation).
+double dense_bytes(Eigen::Index n, Eigen::Index m);
+// The memory the engine allows itself for dense stages: half of physical memory
+// (ATTNLAB_DENSE_LIMIT_MIB overrides it, for tests of the streaming fallbacks).
+double dense_memory_limit();
+// "11.8 GiB", "2.3 TiB": a byte count for people (messages, notices).
+std::string format_bytes(double bytes);
+// True when the dense stages of an n × m problem fit under dense_memory_limit().
+bool dense_fits(Eigen::Index n, Eigen::Index m);
+// Throws InputError (stating the limit and the need, and pointing at --summary or export) when the
+// dense stages would not fit.
+void check_dense_fits(Eigen::Index n, Eigen::Index m);
+
+}  // namespace attnlab

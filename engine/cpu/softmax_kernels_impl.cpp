@@ -1,0 +1,167 @@
+// One instruction-set variant of the softmax inner loops; CMake compiles this file once per variant
+// with ATTNLAB_KERNEL_NS naming it and that variant's -m flags (see engine/CMakeLists.txt).
+// Everything here has internal linkage except the table, so variants cannot leak into each other.
+#include "engine/cpu/softmax_kernels.hpp"
+
+#include <bit>
+#include <cstdint>
+
+#ifndef ATTNLAB_KERNEL_NS
+#error "ATTNLAB_KERNEL_NS must name the variant (avx512, avx2, baseline)"
+#endif
+
+namespace attnlab::kernels::ATTNLAB_KERNEL_NS {
+
+namespace {
+
+// exp(x) for x ≤ 0 in float, vectorizable: x = k·ln2 + r with |r| ≤ ln2/2, exp(r) by its degree-7
+// Taylor polynomial (truncation error < 6e-9 relative), 2^k through the exponent bits. Arguments
+// below −87.3 (results under float's smallest normal) give 0, as do −inf and NaN-free underflow.
+inline float exp_nonpositive(float x) {
+  const bool tiny = x < -87.3f;
+  x = tiny ? -87.3f : x;
+  // k = round(x·log2 e) by the 1.5·2^23 trick: adding it pushes the fraction bits out, and unlike
+  // roundf this is plain arithmetic that vectorizes on every instruction set.
+  constexpr float kShift = 12582912.0f;
+  const float k = (x * 1.44269504088896341f + kShift) - kShift;
+  const float r = (x - k * 0.693145751953125f) - k * 1.42860682030941723e-6f;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const std::int32_t bits = (static_cast<std::int32_t>(k) + 127) << 23;
+  const float result = p * std::bit_cast<float>(bits);
+  return tiny ? 0.0f : result;
+}
+
+// Float partial sums over chunks this long are exact enough (≤ 256 terms per lane group);
+// chunks are then added in double.
+constexpr std::int64_t kChunk = 1024;
+
+// OpenMP starts each lane of a max (min) reduction at the lowest (highest) finite float, not at
+// ∓inf (clang does so; GCC happens not to), so a run of only −inf (+inf) comes out as ∓FLT_MAX.
+// A scalar pass settles those rare cases.
+constexpr float kFloatMax = 3.40282347e+38f;
+
+float scalar_max(const float* s, std::int64_t len) {
+  float mx = -__builtin_inff();
+  for (std::int64_t j = 0; j < len; ++j) mx = s[j] > mx ? s[j] : mx;
+  return mx;
+}
+
+float scalar_min(const float* s, std::int64_t len) {
+  float mn = __builtin_inff();
+  for (std::int64_t j = 0; j < len; ++j) mn = s[j] < mn ? s[j] : mn;
+  return mn;
+}
+
+void moments(const float* s, std::int64_t len, ScoreMoments& m) {
+  // Per chunk: the mean, then squared deviations from it (both in double, the chunk still in
+  // cache), then a pairwise merge.
+  for (std::int64_t c0 = 0; c0 < len; c0 += kChunk) {
+    const std::int64_t c1 = c0 + kChunk < len ? c0 + kChunk : len;
+    float mn = __builtin_inff(), mx = -__builtin_inff();
+    double sum = 0;
+    int nans = 0;
+#pragma omp simd reduction(+ : sum, nans) reduction(min : mn) reduction(max : mx)
+    for (std::int64_t j = c0; j < c1; ++j) {
+      const float v = s[j];
+      nans += v != v;
+      sum += static_cast<double>(v);
+      mn = v < mn ? v : mn;
+      mx = v > mx ? v : mx;
+    }
+    ScoreMoments chunk;
+    chunk.count = c1 - c0;
+    chunk.mean = sum / static_cast<double>(c1 - c0);
+    double m2 = 0;
+    const double mean = chunk.mean;
+#pragma omp simd reduction(+ : m2)
+    for (std::int64_t j = c0; j < c1; ++j) {
+      const double dv = static_cast<double>(s[j]) - mean;
+      m2 += dv * dv;
+    }
+    chunk.m2 = m2;
+    chunk.min = mn >= kFloatMax ? scalar_min(s + c0, c1 - c0) : mn;
+    chunk.max = mx <= -kFloatMax ? scalar_max(s + c0, c1 - c0) : mx;
+    chunk.nan = nans != 0;
+    m.merge(chunk);
+  }
+}
+
+float row_max(const float* s, std::int64_t len) {
+  float mx = -__builtin_inff();
+#pragma omp simd reduction(max : mx)
+  for (std::int64_t j = 0; j < len; ++j) mx = s[j] > mx ? s[j] : mx;
+  return mx <= -kFloatMax ? scalar_max(s, len) : mx;
+}
+
+ExpSums exp_row(const float* s, float* p, std::int64_t len, float mx, float c, bool diagnostics) {
+  ExpSums out;
+  for (std::int64_t c0 = 0; c0 < len; c0 += kChunk) {
+    const std::int64_t c1 = c0 + kChunk < len ? c0 + kChunk : len;
+    float z = 0, rest = 0, t = 0, u2 = 0, u3 = 0;
+    int ties = 0;
+    if (diagnostics) {
+#pragma omp simd reduction(+ : rest, t, u2, u3, ties)
+      for (std::int64_t j = c0; j < c1; ++j) {
+        const float x = (s[j] - mx) * c;
+        const float e = exp_nonpositive(x);
+        p[j] = e;
+        const bool top = x == 0.0f;
+        const float below = top ? 0.0f : e;
+        ties += top;
+        rest += below;
+        // e is 0 where x is −inf: keep 0·(−inf) from becoming NaN.
+        t += e > 0.0f ? e * x : 0.0f;
+        u2 += below * below;
+        u3 += below * below * below;
+      }
+      z = rest + static_cast<float>(ties);
+    } else {
+#pragma omp simd reduction(+ : z)
+      for (std::int64_t j = c0; j < c1; ++j) {
+        const float e = exp_nonpositive((s[j] - mx) * c);
+        p[j] = e;
+        z += e;
+      }
+    }
+    out.z += z;
+    out.rest += rest;
+    out.t += t;
+    out.u2 += u2;
+    out.u3 += u3;
+    out.ties += ties;
+  }
+  return out;
+}
+
+void sum_max(const float* p, std::int64_t len, float& sum_out, float& max_out) {
+  float sum = 0, mx = 0;
+#pragma omp simd reduction(+ : sum) reduction(max : mx)
+  for (std::int64_t j = 0; j < len; ++j) {
+    sum += p[j];
+    mx = p[j] > mx ? p[j] : mx;
+  }
+  sum_out = sum;
+  max_out = mx;
+}
+
+void scale(float* x, std::int64_t len, float a) {
+#pragma omp simd
+  for (std::int64_t j = 0; j < len; ++j) x[j] *= a;
+}
+
+}  // namespace
+
+#define ATTNLAB_STR2(x) #x
+#define ATTNLAB_STR(x) ATTNLAB_STR2(x)
+
+extern const Table kTable;
+const Table kTable{ATTNLAB_STR(ATTNLAB_KERNEL_NS), moments, row_max, exp_row, sum_max, scale};
+
+}  // namespace attnlab::kernels::ATTNLAB_KERNEL_NS

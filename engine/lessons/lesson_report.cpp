@@ -1,0 +1,471 @@
+// One report per lesson view, built from the engine's lesson computations.
+#include "engine/lessons/lesson_report.hpp"
+
+#include "engine/lessons/lesson_math.hpp"
+#include "engine/lessons/multihead.hpp"
+#include "engine/lessons/precision.hpp"
+#include "engine/io/text_format.hpp"
+#include "engine/cpu/dense.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attnlab {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json rows_json(const Result& r) {
+  json rows = json::array();
+  for (const auto& d : r.rows) {
+    rows.push_back({{"max_weight", short_double(d.max_weight)},
+                    {"entropy", short_double(d.entropy)},
+                    {"effective_keys", short_double(d.effective_keys)},
+                    {"saturated", d.saturated},
+                    {"fully_masked", d.fully_masked}});
+  }
+  return rows;
+}
+
+json row_sums(const Matrix& W) {
+  json out = json::array();
+  for (Eigen::Index i = 0; i < W.rows(); ++i) out.push_back(static_cast<double>(W.row(i).cast<double>().sum()));
+  return out;
+}
+
+json point_list(const std::vector<Point2>& pts) {
+  json out = json::array();
+  for (const auto& p : pts) out.push_back({p[0], p[1]});
+  return out;
+}
+
+json plain(const Result& r) {
+  return {{"weights", matrix_to_json(r.weights)}, {"output", matrix_to_json(r.output)}, {"row_sums", row_sums(r.weights)}};
+}
+
+json worked_example(const Scenario& s, const Result& r) {
+  const Problem p = s.problem();
+  json rows = json::array();
+  for (Eigen::Index i = 0; i < r.n; ++i) {
+    json lines = json::array();
+    // Every score and logit of the row, then the row's exps once, then each quotient.
+    for (Eigen::Index j = 0; j < r.m; ++j) {
+      const auto e = explain_weight(p, r, i, j);
+      lines.push_back(e[0]);
+      lines.push_back(e[1]);
+    }
+    const auto first = explain_weight(p, r, i, 0);
+    if (first.size() > 3) lines.push_back(first[2]);
+    for (Eigen::Index j = 0; j < r.m; ++j) lines.push_back(explain_weight(p, r, i, j).back());
+    for (const auto& l : explain_output(p, r, i)) lines.push_back(l);
+    rows.push_back(lines);
+  }
+  json j = plain(r);
+  j["explain"] = rows;
+  return j;
+}
+
+json compare_scaling(const Scenario& s) {
+  json j;
+  for (const bool scale : {true, false}) {
+    Problem p = s.problem();
+    p.options.scale = scale;
+    const Result r = compute_cpu(p);
+    j[scale ? "scaled" : "unscaled"] = {{"effective_temperature", r.effective_temperature},
+                                        {"logits", matrix_to_json(r.logits)},
+                                        {"weights", matrix_to_json(r.weights)},
+                                        {"output", matrix_to_json(r.output)},
+                                        {"logits_std", r.stats.logits.std},
+                                        {"rows", rows_json(r)}};
+  }
+  return j;
+}
+
+json scaling_lab(const Scenario& s) {
+  const LessonSpec& l = s.lesson;
+  json j;
+  // This scenario's own draw, both ways (one query row against its keys).
+  json draw;
+  for (const bool scale : {false, true}) {
+    Problem p = s.problem();
+    p.options.scale = scale;
+    const Result r = compute_cpu(p);
+    double mx = 0;
+    for (const auto& d : r.rows) mx = std::max(mx, static_cast<double>(d.max_weight));
+    // Seed 000 prints torch's .std(), the sample standard deviation (divides by count − 1).
+    const double count = static_cast<double>(r.stats.logits.count);
+    const double sample_std = count > 1 ? r.stats.logits.std * std::sqrt(count / (count - 1)) : 0.0;
+    draw[scale ? "scaled" : "unscaled"] = {{"logits_std", sample_std}, {"max_prob", mx}};
+  }
+  draw["d_k"] = s.Q.cols();
+  j["this_draw"] = draw;
+  json sweep = json::array();
+  for (const auto& row : lesson_scaling_sweep(l.dk, l.keys, l.trials, l.seed)) {
+    sweep.push_back({{"d_k", row.d_k},
+                     {"unscaled_std", row.unscaled_std},
+                     {"scaled_std", row.scaled_std},
+                     {"unscaled_max_prob", row.unscaled_max_prob},
+                     {"scaled_max_prob", row.scaled_max_prob}});
+  }
+  j["sweep"] = sweep;
+  j["keys"] = l.keys;
+  j["trials"] = l.trials;
+  j["seed"] = l.seed;
+  return j;
+}
+
+json multi_head(const Scenario& s) {
+  const LessonSpec& l = s.lesson;
+  json j;
+  j["d_model"] = s.Q.cols();
+  j["heads"] = l.heads;
+  j["d_head"] = s.Q.cols() / std::max<long long>(1, l.heads);
+  j["seed"] = l.seed;
+  for (const bool share : {false, true}) {
+    const auto w = random_multihead_weights(s.Q.cols(), static_cast<int>(l.heads), l.seed, share);
+    const auto r = compute_multihead(s.Q, w, s.options);
+    json heads = json::array();
+    for (int i = 0; i < w.heads(); ++i) heads.push_back(matrix_to_json(r.heads[static_cast<size_t>(i)].weights));
+    json v = {{"share_projections", share},
+              {"head_weights", heads},
+              {"concat", matrix_to_json(r.concat)},
+              {"output_concat_then_W_O", matrix_to_json(r.output)},
+              {"output_sum_of_slabs", matrix_to_json(r.output_from_slabs)},
+              {"max_abs_difference", r.max_abs_difference},
+              {"max_abs_output", r.max_abs_output},
+              {"output_rank", r.output_rank},
+              {"heads_identical", r.heads_identical}};
+    j[share == l.share_projections ? "this_lesson" : "switched"] = v;
+  }
+  return j;
+}
+
+json self_cross(const Scenario& s) {
+  const Scenario self = self_attention_twin(s);
+  const Result rc = compute_cpu(s.problem());
+  const Result rs = compute_cpu(self.problem());
+  return {{"cross", {{"shape", {rc.n, rc.m}}, {"square", rc.n == rc.m}, {"weights", matrix_to_json(rc.weights)},
+                     {"query_tokens", display_tokens(s.query_tokens, rc.n)}, {"key_tokens", display_tokens(s.key_tokens, rc.m)}}},
+          {"self", {{"shape", {rs.n, rs.m}}, {"square", rs.n == rs.m}, {"weights", matrix_to_json(rs.weights)},
+                    {"tokens", display_tokens(self.query_tokens, rs.n)}}}};
+}
+
+json mask_family(const Scenario& s) {
+  json list = json::array();
+  for (const auto& spec : s.lesson.masks) {
+    Problem p = s.problem();
+    p.options.mask = parse_mask_spec(spec, "lesson.masks");
+    validate_mask(p.options.mask, p.Q.rows(), p.K.rows(), "lesson.masks");
+    const Result r = compute_cpu(p);
+    const BlockGrid g = mask_grid(p.options.mask, r.n, r.m);
+    json grid = json::array();
+    for (Eigen::Index i = 0; i < g.rows(); ++i) {
+      json row = json::array();
+      for (Eigen::Index c = 0; c < g.cols(); ++c) row.push_back(static_cast<int>(g(i, c)));
+      grid.push_back(row);
+    }
+    json padding_rows = json::array();
+    for (Eigen::Index i = 0; i < r.n; ++i) {
+      if (r.rows[static_cast<size_t>(i)].padding) padding_rows.push_back(i);
+    }
+    list.push_back({{"mask", spec}, {"blocked", grid}, {"weights", matrix_to_json(r.weights)},
+                    {"row_sums", row_sums(r.weights)}, {"padding_rows", padding_rows}});
+  }
+  return {{"masks", list}};
+}
+
+json temperature(const Scenario& s) {
+  const LessonSpec& l = s.lesson;
+  const Problem p = s.problem();
+  const auto taus = log_spaced(l.tau_min, l.tau_max, l.frames);
+  const auto frames = temperature_sweep(p, taus);
+  const Matrix hot = one_hot_limit(p), uni = uniform_limit(p);
+  json list = json::array();
+  for (const auto& f : frames) {
+    double mx = 0, h = 0;
+    for (size_t i = 0; i < f.max_weight.size(); ++i) {
+      mx += f.max_weight[i];
+      h += f.entropy[i];
+    }
+    const double rows = static_cast<double>(f.max_weight.size());
+    list.push_back({{"temperature", f.temperature},
+                    {"effective_temperature", f.effective},
+                    {"mean_max_weight", mx / rows},
+                    {"mean_entropy", h / rows},
+                    {"distance_to_one_hot", static_cast<double>((f.weights - hot).cwiseAbs().maxCoeff())},
+                    {"distance_to_uniform", static_cast<double>((f.weights - uni).cwiseAbs().maxCoeff())}});
+  }
+  return {{"frames", list},
+          {"first_weights", matrix_to_json(frames.front().weights)},
+          {"last_weights", matrix_to_json(frames.back().weights)},
+          {"one_hot_limit", matrix_to_json(hot)},
+          {"uniform_limit", matrix_to_json(uni)}};
+}
+
+json normalizers(const Scenario& s) {
+  json j;
+  for (const Normalizer n : {Normalizer::Softmax, Normalizer::Sparsemax, Normalizer::Sigmoid, Normalizer::Hardmax}) {
+    Problem p = s.problem();
+    p.options.normalizer = n;
+    const Result r = compute_cpu(p);
+    long long zeros = 0;
+    for (Eigen::Index i = 0; i < r.weights.rows(); ++i)
+      for (Eigen::Index c = 0; c < r.weights.cols(); ++c) zeros += r.weights(i, c) == 0.0f && !p.options.mask.is_blocked(i, c);
+    j[std::string(normalizer_name(n))] = {{"weights", matrix_to_json(r.weights)},
+                                          {"row_sums", row_sums(r.weights)},
+                                          {"exact_zeros", zeros},
+                                          {"output", matrix_to_json(r.output)}};
+  }
+  return {{"normalizers", j}};
+}
+
+json precision(const Scenario& s) {
+  json limits = json::object();
+  for (const Precision p : {Precision::Float32, Precision::Float16, Precision::BFloat16}) {
+    const FormatLimits l = format_limits(p);
+    limits[std::string(precision_name(p))] = {{"max_finite", l.max_finite},
+                                              {"exp_overflows_above", l.exp_overflow},
+                                              {"exp_is_zero_below", l.exp_underflow},
+                                              {"minus_1e9_stored_as", std::isinf(l.minus_1e9) ? json("-inf") : json(l.minus_1e9)}};
+  }
+  json runs = json::array();
+  for (const auto& r : precision_table(s.problem())) {
+    runs.push_back({{"precision", precision_name(r.options.precision)},
+                    {"subtract_max", r.options.subtract_max},
+                    {"mask_fill", mask_fill_name(r.options.fill)},
+                    {"finite", r.finite},
+                    {"inf_scores", r.scores_health.inf},
+                    {"inf_exps", r.exps_health.inf},
+                    {"nan_weights", r.weights_health.nan},
+                    {"max_weight_error", r.max_weight_error},
+                    {"verdict", r.verdict}});
+  }
+  return {{"formats", limits}, {"runs", runs}};
+}
+
+json geometry(const Scenario& s, const Result& r) {
+  const GeometryView g = geometry_view(s.problem(), r);
+  json inside = json::array();
+  for (const bool b : g.inside) inside.push_back(b);
+  return {{"queries", point_list(g.queries)}, {"keys", point_list(g.keys)},   {"values", point_list(g.values)},
+          {"outputs", point_list(g.outputs)}, {"values_hull", point_list(g.hull)}, {"inside_hull", inside}};
+}
+
+// "4 MiB", "18.6 GiB (20 GB)": binary units as the machine counts, decimal ones as seed 004 writes them.
+std::string human_bytes(double b) {
+  char buf[64];
+  const double kib = 1024, mib = kib * 1024, gib = mib * 1024;
+  if (b >= gib) std::snprintf(buf, sizeof buf, "%.3g GiB (%.3g GB)", b / gib, b / 1e9);
+  else if (b >= mib) std::snprintf(buf, sizeof buf, "%.3g MiB", b / mib);
+  else std::snprintf(buf, sizeof buf, "%.3g KiB", b / kib);
+  return buf;
+}
+
+json cost(const Scenario& s) {
+  const MachineMemory mem = machine_memory();
+  json rows = json::array();
+  for (const auto& c : cost_table(s.lesson.cost_n, s.lesson.cost_d_k)) {
+    rows.push_back({{"n", c.n},
+                    {"entries", c.entries},
+                    {"bytes_fp32", c.bytes_fp32},
+                    {"bytes_fp16", c.bytes_fp16},
+                    {"fp32", human_bytes(c.bytes_fp32)},
+                    {"fp16", human_bytes(c.bytes_fp16)},
+                    {"gflop", c.flops / 1e9},
+                    {"engine_dense_bytes", c.engine_dense_bytes},
+                    {"fits_dense_here", c.fits_dense}});
+  }
+  return {{"d_k", s.lesson.cost_d_k},
+          {"per_head", rows},
+          {"machine", {{"physical_bytes", mem.physical_bytes},
+                       {"physical", human_bytes(mem.physical_bytes)},
+                       {"dense_limit_bytes", mem.dense_limit_bytes},
+                       {"dense_limit", human_bytes(mem.dense_limit_bytes)}}}};
+}
+
+}  // namespace
+
+double short_double(float v) {
+  return std::isfinite(v) ? std::stod(float_json(v)) : static_cast<double>(v);
+}
+
+json matrix_to_json(const Matrix& M) {
+  json out = json::array();
+  for (Eigen::Index i = 0; i < M.rows(); ++i) {
+    json row = json::array();
+    for (Eigen::Index j = 0; j < M.cols(); ++j) {
+      const float v = M(i, j);
+      row.push_back(std::isfinite(v) ? json(short_double(v)) : json(nullptr));
+    }
+    out.push_back(row);
+  }
+  return out;
+}
+
+json lesson_report(const std::string& name, const Scenario& s) {
+  const Result r = compute_cpu(s.problem());
+  json view;
+  switch (s.lesson.view) {
+    case LessonView::Plain: view = plain(r); break;
+    case LessonView::WorkedExample: view = worked_example(s, r); break;
+    case LessonView::CompareScaling: view = compare_scaling(s); break;
+    case LessonView::ScalingLab: view = scaling_lab(s); break;
+    case LessonView::MultiHead: view = multi_head(s); break;
+    case LessonView::SelfCross: view = self_cross(s); break;
+    case LessonView::MaskFamily: view = mask_family(s); break;
+    case LessonView::Temperature: view = temperature(s); break;
+    case LessonView::Normalizers: view = normalizers(s); break;
+    case LessonView::Precision: view = precision(s); break;
+    case LessonView::Geometry: view = geometry(s, r); break;
+    case LessonView::Cost: view = cost(s); break;
+  }
+  json out = {{"name", name},
+              {"title", s.title},
+              {"view", lesson_view_name(s.lesson.view)},
+              {"description", s.description}};
+  for (auto& [k, v] : view.items()) out[k] = v;
+  return out;
+}
+
+// ---- Text rendering ---------------------------------------------------------------------------
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string num(const json& v) {
+  if (v.is_null()) return "nan";
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  if (v.is_number()) {
+    const double d = v.get<double>();
+    char buf[48];
+    const double a = std::fabs(d);
+    if (a != 0 && (a >= 1e6 || a < 1e-3)) std::snprintf(buf, sizeof buf, "%.4g", d);
+    else std::snprintf(buf, sizeof buf, "%.4f", d);
+    return buf;
+  }
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+bool is_matrix(const json& v) {
+  if (!v.is_array() || v.empty()) return false;
+  for (const auto& row : v) {
+    if (!row.is_array() || row.empty()) return false;
+    for (const auto& x : row) if (!x.is_number() && !x.is_null()) return false;
+  }
+  return true;
+}
+
+bool is_flat_object_list(const json& v) {
+  if (!v.is_array() || v.empty()) return false;
+  for (const auto& o : v) {
+    if (!o.is_object()) return false;
+    for (const auto& [k, x] : o.items()) if (x.is_structured()) return false;
+  }
+  return true;
+}
+
+void write_value(std::ostream& out, const std::string& key, const json& v, const std::string& indent);
+
+void write_matrix(std::ostream& out, const json& M, const std::string& indent) {
+  size_t width = 1;
+  for (const auto& row : M) for (const auto& x : row) width = std::max(width, num(x).size());
+  for (const auto& row : M) {
+    out << indent;
+    for (const auto& x : row) {
+      const std::string s = num(x);
+      out << std::string(width + 2 - s.size(), ' ') << s;
+    }
+    out << "\n";
+  }
+}
+
+void write_table(std::ostream& out, const json& list, const std::string& indent) {
+  std::vector<std::string> cols;
+  for (const auto& [k, x] : list[0].items()) cols.push_back(k);
+  std::vector<size_t> w;
+  for (const auto& c : cols) {
+    size_t m = c.size();
+    for (const auto& o : list) m = std::max(m, o.contains(c) ? num(o.at(c)).size() : 0);
+    w.push_back(m);
+  }
+  out << indent;
+  for (size_t c = 0; c < cols.size(); ++c) out << cols[c] << std::string(w[c] - cols[c].size() + 2, ' ');
+  out << "\n";
+  for (const auto& o : list) {
+    out << indent;
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const std::string s = o.contains(cols[c]) ? num(o.at(cols[c])) : "";
+      out << s << std::string(w[c] - std::min(w[c], s.size()) + 2, ' ');
+    }
+    out << "\n";
+  }
+}
+
+void write_value(std::ostream& out, const std::string& key, const json& v, const std::string& indent) {
+  if (is_matrix(v)) {
+    out << indent << key << ":\n";
+    write_matrix(out, v, indent);
+  } else if (is_flat_object_list(v)) {
+    out << indent << key << ":\n";
+    write_table(out, v, indent + "  ");
+  } else if (v.is_array() && !v.empty() && v[0].is_string() && key != "tokens" && key != "query_tokens" &&
+             key != "key_tokens") {
+    out << indent << key << ":\n";
+    for (const auto& line : v) out << indent << "  " << num(line) << "\n";
+  } else if (v.is_array() && !v.empty() && v[0].is_array() && v[0].size() > 0 && v[0][0].is_string()) {
+    out << indent << key << ":\n";
+    for (const auto& block : v) {
+      for (const auto& line : block) out << indent << "  " << num(line) << "\n";
+      out << "\n";
+    }
+  } else if (v.is_array() && !v.empty() && (v[0].is_array() || v[0].is_object())) {
+    out << indent << key << ":\n";
+    for (size_t i = 0; i < v.size(); ++i) write_value(out, "[" + std::to_string(i + 1) + "]", v[i], indent + "  ");
+  } else if (v.is_array()) {
+    out << indent << key << ": ";
+    for (size_t i = 0; i < v.size(); ++i) out << (i ? "  " : "") << num(v[i]);
+    out << "\n";
+  } else if (v.is_object()) {
+    out << indent << key << ":\n";
+    for (const auto& [k, x] : v.items()) write_value(out, k, x, indent + "  ");
+  } else {
+    out << indent << key << ": " << num(v) << "\n";
+  }
+}
+
+}  // namespace
+
+void write_lesson_text(std::ostream& out, const json& report) {
+  out << report.value("title", std::string()) << "  [" << report.value("name", std::string()) << ", view "
+      << report.value("view", std::string()) << "]\n\n";
+  const std::string desc = report.value("description", std::string());
+  if (!desc.empty()) {
+    // Wrap at ~96 columns for a terminal.
+    size_t col = 0;
+    size_t pos = 0;
+    while (pos < desc.size()) {
+      size_t sp = desc.find(' ', pos);
+      if (sp == std::string::npos) sp = desc.size();
+      const std::string word = desc.substr(pos, sp - pos);
+      if (col + word.size() > 96 && col > 0) {
+        out << "\n";
+        col = 0;
+      }
+      out << (col ? " " : "") << word;
+      col += word.size() + (col ? 1 : 0);
+      pos = sp + 1;
+    }
+    out << "\n\n";
+  }
+  for (const auto& [k, v] : report.items()) {
+    if (k == "name" || k == "title" || k == "view" || k == "description") continue;
+    write_value(out, k, v, "");
+  }
+}
+
+}  // namespace attnlab

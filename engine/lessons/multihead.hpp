@@ -1,0 +1,50 @@
+// Multi-head self-attention for the multi-head lesson (seed 000's note and Exercise 2.3.3):
+// h heads of width d_head = d_model / h, concat-then-W_O, and the equal sum-of-slabs view.
+#pragma once
+
+#include "engine/attention/attention.hpp"
+
+#include <vector>
+
+namespace attnlab {
+
+// Per-head projections. W_Q[i], W_K[i], W_V[i]: d_model × d_head. W_O: d_model × d_model, whose
+// rows [i·d_head, (i+1)·d_head) are head i's slab W_O^(i) (d_head × d_model).
+struct MultiHeadWeights {
+  std::vector<Matrix> W_Q, W_K, W_V;
+  Matrix W_O;
+
+  int heads() const { return static_cast<int>(W_Q.size()); }
+};
+
+// Seeded random weights, entries N(0, 1/d_model) so that projections of unit-size embeddings
+// stay unit-size. With `share` every head gets head 1's W_Q, W_K, W_V (Exercise 2.3.3); W_O is
+// drawn the same either way, so switching sharing on changes only the heads.
+// Throws InputError unless heads ≥ 1 divides d_model.
+MultiHeadWeights random_multihead_weights(Eigen::Index d_model, int heads, unsigned long long seed, bool share);
+
+// Checks that every weight has the shapes above for X's d_model; throws InputError naming the matrix.
+void validate_multihead(const Matrix& X, const MultiHeadWeights& w);
+
+struct MultiHeadResult {
+  Eigen::Index n = 0, d_model = 0, d_head = 0;
+  std::vector<Matrix> Q, K, V;    // per head: X W_Q[i] etc., n × d_head
+  std::vector<Result> heads;      // per head: every stage; heads[i].output is H_i (n × d_head)
+  Matrix concat;                  // [H_1 … H_h], n × d_model
+  Matrix output;                  // concat · W_O, n × d_model (view A)
+  std::vector<Matrix> slab_terms; // H_i · W_O^(i), each n × d_model
+  Matrix output_from_slabs;       // Σ_i H_i · W_O^(i), n × d_model (view B)
+  double max_abs_difference = 0;  // max |output − output_from_slabs|
+  double max_abs_output = 0;      // for a relative reading of the difference
+  int output_rank = 0;            // numerical rank of `output` (≤ d_head when heads are shared)
+  bool heads_identical = false;   // every head's weights equal head 1's, bit for bit
+};
+
+// X: n × d_model token embeddings. Each head runs the ordinary pipeline with `options`
+// (scale by √d_head, temperature, mask, normalizer) on Q_i = X W_Q[i], K_i = X W_K[i], V_i = X W_V[i].
+MultiHeadResult compute_multihead(const Matrix& X, const MultiHeadWeights& w, const Options& options);
+
+// Numerical rank by singular values in double precision (tolerance relative to the largest).
+int numerical_rank(const Matrix& M);
+
+}  // namespace attnlab

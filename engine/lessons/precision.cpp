@@ -1,0 +1,231 @@
+// Emulated low-precision attention: every operation's result is rounded to the format.
+#include "engine/lessons/precision.hpp"
+#include "engine/cpu/dense.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace attnlab {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Format {
+  int precision_bits;  // significand bits including the implicit one
+  int emin, emax;
+};
+
+Format format_of(Precision p) {
+  switch (p) {
+    case Precision::Float32: return {24, -126, 127};
+    case Precision::Float16: return {11, -14, 15};
+    case Precision::BFloat16: return {8, -126, 127};
+  }
+  return {24, -126, 127};
+}
+
+double max_finite_of(const Format& f) {
+  return (2.0 - std::ldexp(1.0, 1 - f.precision_bits)) * std::ldexp(1.0, f.emax);
+}
+
+std::string number(double v, const char* fmt = "%.4g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string_view precision_name(Precision p) {
+  switch (p) {
+    case Precision::Float32: return "float32";
+    case Precision::Float16: return "float16";
+    case Precision::BFloat16: return "bfloat16";
+  }
+  return "float32";
+}
+
+std::string_view mask_fill_name(MaskFill f) {
+  switch (f) {
+    case MaskFill::NegInf: return "-inf";
+    case MaskFill::NegBig: return "-1e9";
+    case MaskFill::AddNegBig: return "+mask*-1e9";
+  }
+  return "-inf";
+}
+
+Precision parse_precision(std::string_view name, std::string_view where) {
+  for (Precision p : {Precision::Float32, Precision::Float16, Precision::BFloat16}) {
+    if (name == precision_name(p)) return p;
+  }
+  throw InputError(std::string(where) + ": unknown precision '" + std::string(name) +
+                   "' (expected float32, float16 or bfloat16)");
+}
+
+float round_to(Precision p, double x) {
+  if (std::isnan(x)) return std::numeric_limits<float>::quiet_NaN();
+  if (std::isinf(x) || x == 0) return static_cast<float>(x);
+  const Format f = format_of(p);
+  const double a = std::fabs(x);
+  int k = 0;
+  std::frexp(a, &k);  // a = m · 2^k, m in [0.5, 1): a lies in [2^(k−1), 2^k)
+  const int e = std::max(k - 1, f.emin);  // below emin the spacing stays that of the subnormals
+  const double quantum = std::ldexp(1.0, e - f.precision_bits + 1);
+  const double r = std::nearbyint(a / quantum) * quantum;  // ties to even in the default mode
+  if (r > max_finite_of(f)) return static_cast<float>(std::copysign(kInf, x));
+  return static_cast<float>(std::copysign(r, x));
+}
+
+FormatLimits format_limits(Precision p) {
+  const Format f = format_of(p);
+  FormatLimits l;
+  l.max_finite = max_finite_of(f);
+  l.exp_overflow = std::log(l.max_finite);
+  const double smallest_subnormal = std::ldexp(1.0, f.emin - f.precision_bits + 1);
+  l.exp_underflow = std::log(smallest_subnormal / 2);
+  l.minus_1e9 = round_to(p, -1e9);
+  return l;
+}
+
+PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& o) {
+  validate_problem(p);
+  const Eigen::Index n = p.Q.rows(), m = p.K.rows(), d_k = p.Q.cols(), d_v = p.V.cols();
+  check_dense_fits(n, m);
+  auto R = [&](double x) { return static_cast<double>(round_to(o.precision, x)); };
+
+  PrecisionRun run;
+  run.options = o;
+  run.scores.resize(n, m);
+  run.logits.resize(n, m);
+  run.exps.resize(n, m);
+  run.weights.resize(n, m);
+  run.output.resize(n, d_v);
+
+  // The inputs as the format stores them.
+  auto rounded = [&](const Matrix& M) {
+    MatrixD out(M.rows(), M.cols());
+    for (Eigen::Index i = 0; i < M.rows(); ++i)
+      for (Eigen::Index j = 0; j < M.cols(); ++j) out(i, j) = R(M(i, j));
+    return out;
+  };
+  const MatrixD Q = rounded(p.Q), K = rounded(p.K), V = rounded(p.V);
+  const double s = p.options.scale ? R(std::sqrt(static_cast<double>(d_k))) : 1.0;
+  const double divisor = R(s * p.options.temperature);
+  const double big = R(-o.big);
+
+  auto count = [](StageHealth& h, double v) {
+    h.inf += std::isinf(v);
+    h.nan += std::isnan(v);
+  };
+
+  std::vector<double> logits(static_cast<size_t>(m)), exps(static_cast<size_t>(m)), weights(static_cast<size_t>(m));
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < m; ++j) {
+      double acc = R(Q(i, 0) * K(j, 0));
+      for (Eigen::Index l = 1; l < d_k; ++l) acc = R(acc + R(Q(i, l) * K(j, l)));
+      run.scores(i, j) = static_cast<float>(acc);
+      count(run.scores_health, acc);
+      double logit = R(acc / divisor);
+      const bool blocked = p.options.mask.is_blocked(i, j);
+      switch (o.fill) {
+        case MaskFill::NegInf:
+          if (blocked) logit = -kInf;
+          break;
+        case MaskFill::NegBig:
+          if (blocked) logit = big;
+          break;
+        case MaskFill::AddNegBig: logit = R(logit + R((blocked ? 1.0 : 0.0) * big)); break;
+      }
+      logits[static_cast<size_t>(j)] = logit;
+      run.logits(i, j) = static_cast<float>(logit);
+      if (!(blocked && logit == -kInf)) count(run.logits_health, logit);
+    }
+    // torch.max propagates NaN; so does this.
+    double mx = -kInf;
+    for (const double l : logits) mx = std::isnan(l) || std::isnan(mx) ? std::nan("") : std::max(mx, l);
+    double sum = 0;
+    for (Eigen::Index j = 0; j < m; ++j) {
+      const double l = logits[static_cast<size_t>(j)];
+      const double e = o.subtract_max ? R(std::exp(R(l - mx))) : R(std::exp(l));
+      exps[static_cast<size_t>(j)] = e;
+      run.exps(i, j) = static_cast<float>(e);
+      count(run.exps_health, e);
+      sum = j == 0 ? e : R(sum + e);
+    }
+    for (Eigen::Index j = 0; j < m; ++j) {
+      const double w = R(exps[static_cast<size_t>(j)] / sum);
+      weights[static_cast<size_t>(j)] = w;
+      run.weights(i, j) = static_cast<float>(w);
+      count(run.weights_health, w);
+    }
+    for (Eigen::Index c = 0; c < d_v; ++c) {
+      double acc = R(weights[0] * V(0, c));
+      for (Eigen::Index j = 1; j < m; ++j) acc = R(acc + R(weights[static_cast<size_t>(j)] * V(j, c)));
+      run.output(i, c) = static_cast<float>(acc);
+      count(run.output_health, acc);
+    }
+  }
+
+  Problem reference_problem = p;
+  reference_problem.options.normalizer = Normalizer::Softmax;
+  const Result ref = compute_cpu(reference_problem);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < m; ++j) {
+      if (std::isfinite(run.weights(i, j))) {
+        run.max_weight_error = std::max(run.max_weight_error, std::fabs(static_cast<double>(run.weights(i, j)) - ref.weights(i, j)));
+      }
+    }
+    for (Eigen::Index c = 0; c < d_v; ++c) {
+      if (std::isfinite(run.output(i, c))) {
+        run.max_output_error = std::max(run.max_output_error, std::fabs(static_cast<double>(run.output(i, c)) - ref.output(i, c)));
+      }
+    }
+  }
+  run.finite = run.weights_health.inf + run.weights_health.nan + run.output_health.inf + run.output_health.nan == 0;
+
+  // Fully blocked rows that came out as weights anyway: the mask leaked.
+  long long leaked_rows = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (!ref.rows[static_cast<size_t>(i)].fully_masked) continue;
+    const double row_sum = static_cast<double>(run.weights.row(i).sum());
+    leaked_rows += std::isfinite(row_sum) && row_sum > 0;
+  }
+
+  const std::string fmt(precision_name(o.precision));
+  const FormatLimits lim = format_limits(o.precision);
+  if (run.scores_health.inf + run.scores_health.nan > 0) {
+    run.verdict = "scores overflow " + fmt + ": " + std::to_string(run.scores_health.inf) + " cells of QKᵀ pass " +
+                  number(lim.max_finite) + " and become ±inf";
+  } else if (run.logits_health.nan > 0) {
+    run.verdict = "−1e9 is −inf in " + fmt + ", so mask·(−1e9) is 0·(−inf) = NaN in " +
+                  std::to_string(run.logits_health.nan) + " visible cells: the whole row is NaN";
+  } else if (run.exps_health.inf > 0) {
+    run.verdict = "exp overflows " + fmt + " (logits above " + number(lim.exp_overflow, "%.2f") + "): " +
+                  std::to_string(run.exps_health.inf) + " exps are inf and inf/inf = NaN";
+  } else if (!run.finite) {
+    run.verdict = "a fully blocked row has nothing to normalize: " +
+                  std::string(o.subtract_max ? "−inf − (−inf)" : "0/0") + " = NaN";
+  } else if (leaked_rows > 0) {
+    run.verdict = std::to_string(leaked_rows) + " fully blocked row(s) spread their weight over blocked keys: "
+                  "a finite fill leaks instead of giving zeros";
+  } else {
+    run.verdict = "matches the reference to " + number(run.max_weight_error, "%.1e") + " in the weights";
+  }
+  return run;
+}
+
+std::vector<PrecisionRun> precision_table(const Problem& p) {
+  std::vector<PrecisionRun> out;
+  for (Precision prec : {Precision::Float32, Precision::Float16, Precision::BFloat16}) {
+    for (bool stable : {true, false}) {
+      for (MaskFill fill : {MaskFill::NegInf, MaskFill::NegBig, MaskFill::AddNegBig}) {
+        out.push_back(compute_precision(p, PrecisionOptions{prec, stable, fill, 1e9}));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace attnlab

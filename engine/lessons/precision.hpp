@@ -1,0 +1,75 @@
+// Numerical precision lesson (Exercise 2.3.2's answer sketch and seed 002's stable softmax):
+// the pipeline in float32, float16 and bfloat16, emulated on the CPU by rounding the result of
+// every single operation to the format, with and without max-subtraction, and with three ways
+// of masking. It deliberately has none of the engine's guards, so inf and NaN show up where a
+// naive implementation would produce them.
+#pragma once
+
+#include "engine/attention/attention.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab {
+
+enum class Precision { Float32, Float16, BFloat16 };
+
+// How blocked cells are filled before the normalizer.
+enum class MaskFill {
+  NegInf,       // logits.masked_fill(mask, −∞)
+  NegBig,       // logits.masked_fill(mask, −1e9): −1e9 as the format stores it
+  AddNegBig,    // logits + mask · (−1e9), mask 1 = blocked (seed 002's formula)
+};
+
+std::string_view precision_name(Precision p);   // "float32", "float16", "bfloat16"
+std::string_view mask_fill_name(MaskFill f);     // "-inf", "-1e9", "+mask*-1e9"
+Precision parse_precision(std::string_view name, std::string_view where);
+
+// Rounds a value to the nearest value of the format (ties to even), with overflow to ±∞,
+// float16 subnormals, and NaN kept. The result is returned as a float that holds it exactly.
+float round_to(Precision p, double x);
+
+// Facts about a format that decide where attention breaks.
+struct FormatLimits {
+  double max_finite = 0;        // largest finite value
+  double exp_overflow = 0;      // exp(x) is +∞ for x above this (ln of max_finite)
+  double exp_underflow = 0;     // exp(x) rounds to 0 below this (ln of half the smallest subnormal)
+  double minus_1e9 = 0;         // −1e9 as stored (−∞ in float16)
+};
+FormatLimits format_limits(Precision p);
+
+struct PrecisionOptions {
+  Precision precision = Precision::Float32;
+  bool subtract_max = true;
+  MaskFill fill = MaskFill::NegInf;
+  double big = 1e9;  // the "large negative number" of NegBig and AddNegBig
+};
+
+struct StageHealth {
+  long long inf = 0;  // cells that are ±∞ where the exact computation is finite (blocked −∞ logits are not counted)
+  long long nan = 0;
+};
+
+struct PrecisionRun {
+  PrecisionOptions options;
+  Matrix scores;   // n × m, QKᵀ, every product and partial sum rounded
+  Matrix logits;   // n × m, after ÷(s·T) and the mask fill
+  Matrix exps;     // n × m, exp(logit − max) or exp(logit)
+  Matrix weights;  // n × m
+  Matrix output;   // n × d_v
+  StageHealth scores_health, logits_health, exps_health, weights_health, output_health;
+  double max_weight_error = 0;  // max |weights − reference| over finite cells, reference = the engine in double
+  double max_output_error = 0;
+  bool finite = true;           // weights and output have no inf/NaN
+  std::string verdict;          // one sentence: what went wrong first, or "matches the reference to …"
+};
+
+// Q: n × d_k, K: m × d_k, V: m × d_v, with p.options' scale, temperature and mask (the
+// normalizer is always softmax here). Fully blocked rows are not special-cased.
+PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& options);
+
+// Every combination of format × max-subtraction × mask fill, in a fixed order (format-major).
+std::vector<PrecisionRun> precision_table(const Problem& p);
+
+}  // namespace attnlab
