@@ -4,9 +4,9 @@
 // sentence saying why, and every refused input names its cell or field and keeps the last good
 // state. scripts/test runs this under ASan + UBSan too.
 #include "engine/presets.hpp"
-#include "gui/actions.hpp"
-#include "gui/panels.hpp"
-#include "gui/theme.hpp"
+#include "gui/state/actions.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/shell/theme.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>

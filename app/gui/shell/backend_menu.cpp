@@ -1,0 +1,70 @@
+// The Backend menu: CPU, GPU (GL compute on the window's own context) or auto.
+#include "engine/gpu/gl_context.hpp"
+#include "engine/gpu/gpu_backend.hpp"
+#include "gui/shell/panel_registry.hpp"
+
+#include <GLFW/glfw3.h>
+
+namespace attnlab::gui {
+
+namespace {
+
+// The GPU backend on the window's context, or BackendUnavailable saying why.
+std::unique_ptr<Backend> gpu_on_window() {
+  // Window-less tests have no context; asking GL then would abort inside libepoxy.
+  if (glfwGetCurrentContext() == nullptr) throw BackendUnavailable("no GPU backend: there is no OpenGL window context");
+  return make_gpu_backend_on_current_context();
+}
+
+}  // namespace
+
+void select_backend(AppState& state, Services& services, BackendChoice choice) {
+  std::unique_ptr<Backend> next;
+  if (choice == BackendChoice::Cpu) {
+    next = make_cpu_backend();
+  } else {
+    try {
+      next = gpu_on_window();
+      if (choice == BackendChoice::Auto && gpu::is_software_renderer(next->description())) {
+        state.notice = "auto: using the CPU (" + next->description().substr(5) +
+                       " is a software renderer, slower than the CPU engine)";
+        next = make_cpu_backend();
+      }
+    } catch (const BackendUnavailable& e) {
+      if (choice == BackendChoice::Gpu) {
+        state.error = e.what();
+        return;
+      }
+      next = make_cpu_backend();
+      state.notice = std::string("auto: using the CPU (") + e.what() + ")";
+    }
+  }
+  state.scaling.job.reset();  // a running lab used the old backend's sampler
+  services.scaling_sampler.reset();
+  services.backend = std::move(next);
+  state.backend_choice = choice;
+  state.backend_description = services.backend->description();
+  state.needs_compute = true;
+  if (state.error.rfind("no GPU backend", 0) == 0) state.error.clear();
+}
+
+void draw_backend_menu(AppState& state, Services& services) {
+  struct Item {
+    const char* label;
+    BackendChoice choice;
+    const char* tip;
+  };
+  const Item items[] = {
+      {"CPU (Eigen)", BackendChoice::Cpu, "The reference engine: double-precision softmax on the CPU."},
+      {"GPU (OpenGL compute)", BackendChoice::Gpu, "Compute shaders on this window's OpenGL 4.3 context."},
+      {"Auto", BackendChoice::Auto, "A hardware GPU where OpenGL 4.3 is available, else the CPU."},
+  };
+  for (const Item& item : items) {
+    if (ImGui::MenuItem(item.label, nullptr, state.backend_choice == item.choice)) select_backend(state, services, item.choice);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", item.tip);
+  }
+  ImGui::Separator();
+  ImGui::TextDisabled("Active: %s", services.backend->description().c_str());
+}
+
+}  // namespace attnlab::gui

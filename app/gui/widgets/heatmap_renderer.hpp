@@ -1,0 +1,49 @@
+// Big heatmaps as GL textures: the matrix is uploaded once per result as a float texture and a
+// fragment shader (shaders/heatmap.frag) applies the colormap into a texture ImGui shows, so an
+// n = m = 1024 heatmap costs one textured quad per frame instead of a million rectangles.
+#pragma once
+
+#include "engine/colormap.hpp"
+#include "engine/matrix.hpp"
+#include "gui/state/app_state.hpp"
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace attnlab::gui {
+
+// What one heatmap texture shows; the texture is redrawn only when this changes.
+struct HeatmapRequest {
+  const Matrix* values = nullptr;      // rows × cols
+  const BlockGrid* blocked = nullptr;  // rows × cols, or null: nothing blocked
+  std::uint64_t version = 0;           // changes whenever *values or *blocked change
+  const Colormap* map = nullptr;
+  double lo = 0, hi = 1;
+  bool diverging = false;
+  HeatmapView view;
+  int width = 1, height = 1;  // target size in pixels
+  Rgb hatch_a{60, 60, 60}, hatch_b{200, 200, 200};
+};
+
+class HeatmapRenderer {
+public:
+  // Needs a current GL 3.3+ context. Throws std::runtime_error naming the shader and the
+  // driver's log when the heatmap shaders do not compile or link.
+  HeatmapRenderer();
+  ~HeatmapRenderer();
+  HeatmapRenderer(const HeatmapRenderer&) = delete;
+  HeatmapRenderer& operator=(const HeatmapRenderer&) = delete;
+
+  // The texture for heatmap `slot` (one per on-screen heatmap) showing the request.
+  ImTextureID render(int slot, const HeatmapRequest& request);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace attnlab::gui
