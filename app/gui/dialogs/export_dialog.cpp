@@ -22,18 +22,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr attnlab::Stage kStages[] = {attnlab::Stage::Scores, attnlab::Stage::Logits, attnlab::Stage::Weights,
-                                      attnlab::Stage::Output, attnlab::Stage::Saturation, attnlab::Stage::Pipeline};
+constexpr Stage kStages[] = {Stage::Scores, Stage::Logits, Stage::Weights,
+                                      Stage::Output, Stage::Saturation, Stage::Pipeline};
 constexpr ExportFormat kFormats[] = {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf, ExportFormat::Csv,
                                      ExportFormat::Json, ExportFormat::Npy, ExportFormat::Tex};
 constexpr const char* kFormatLabels[] = {"PNG image", "SVG (editable in Inkscape)", "PDF", "CSV", "JSON", "NumPy .npy",
                                          "LaTeX bmatrix"};
 
-attnlab::Stage engine_stage(Stage s) { return static_cast<attnlab::Stage>(static_cast<int>(s)); }
-
 void set_extension(ExportUi& ui) {
-  fs::path name = ui.file_name.empty() ? fs::path(std::string(stage_name(kStages[ui.stage]))) : fs::path(ui.file_name);
-  name.replace_extension("." + std::string(export_format_name(kFormats[ui.format])));
+  fs::path name = ui.file_name.empty() ? fs::path(std::string(stage_name(ui.stage))) : fs::path(ui.file_name);
+  name.replace_extension("." + std::string(export_format_name(ui.format)));
   ui.file_name = name.string();
 }
 
@@ -84,7 +82,7 @@ std::string check_choices(const AppState& state) {
   if (!state.has_result) return "Nothing to export yet: the scenario has no result.";
   if (ui.fixed_range && !(ui.range_lo < ui.range_hi)) return "Range: the low end must be below the high end.";
   if (ui.width_px != 0 && (ui.width_px < 16 || ui.width_px > 20000)) return "Width: from 16 to 20000 pixels, or 0 for automatic.";
-  if (kStages[ui.stage] == attnlab::Stage::Pipeline && !is_figure_format(kFormats[ui.format])) {
+  if (ui.stage == Stage::Pipeline && !is_figure_format(ui.format)) {
     return "The pipeline is a figure: choose PNG, SVG or PDF, or one stage for data.";
   }
   if (ui.file_name.empty()) return "Give the file a name.";
@@ -95,7 +93,7 @@ std::string check_choices(const AppState& state) {
 
 ExportOptions export_options(const ExportUi& ui) {
   ExportOptions o;
-  o.stage = kStages[std::clamp(ui.stage, 0, 5)];
+  o.stage = ui.stage;
   o.figure.annotate = ui.annotate;
   o.figure.colormap = ui.colormap;
   o.figure.title = ui.title;
@@ -107,12 +105,10 @@ ExportOptions export_options(const ExportUi& ui) {
 
 std::string export_path(const ExportUi& ui) { return (fs::path(ui.directory.empty() ? "." : ui.directory) / ui.file_name).string(); }
 
-void open_export_dialog(AppState& state, attnlab::Stage stage) {
+void open_export_dialog(AppState& state, Stage stage) {
   ExportUi& ui = state.export_ui;
-  for (int k = 0; k < 6; ++k) {
-    if (kStages[k] == stage) ui.stage = k;
-  }
-  if (stage == attnlab::Stage::Pipeline && !is_figure_format(kFormats[ui.format])) ui.format = 0;
+  ui.stage = stage;
+  if (stage == Stage::Pipeline && !is_figure_format(ui.format)) ui.format = ExportFormat::Png;
   if (ui.directory.empty()) {
     std::error_code ec;
     ui.directory = state.scenario_path.empty() ? fs::current_path(ec).string() : fs::path(state.scenario_path).parent_path().string();
@@ -151,7 +147,7 @@ bool export_to_file(AppState& state, bool overwrite) {
   return true;
 }
 
-std::string stage_clipboard_text(const AppState& state, attnlab::Stage stage, ExportFormat format, int decimals) {
+std::string stage_clipboard_text(const AppState& state, Stage stage, ExportFormat format, int decimals) {
   if (!state.has_result) return {};
   const StageData d = stage_data(state.doc.scenario, state.result, stage);
   return format == ExportFormat::Tex ? latex_bmatrix(d.values, decimals) : stage_csv(d);
@@ -176,10 +172,9 @@ void request_window_screenshot(AppState& state) {
   open = false;
 }
 
-void draw_heatmap_context_items(AppState& state, Stage stage) {
-  const attnlab::Stage s = engine_stage(stage);
+void draw_heatmap_context_items(AppState& state, Stage s) {
   if (ImGui::MenuItem("Export this stage...")) open_export_dialog(state, s);
-  if (ImGui::MenuItem("Export the pipeline figure...")) open_export_dialog(state, attnlab::Stage::Pipeline);
+  if (ImGui::MenuItem("Export the pipeline figure...")) open_export_dialog(state, Stage::Pipeline);
   ImGui::Separator();
   if (ImGui::MenuItem("Copy as LaTeX")) {
     ImGui::SetClipboardText(stage_clipboard_text(state, s, ExportFormat::Tex, state.export_ui.decimals).c_str());
@@ -216,19 +211,23 @@ void draw_export_dialog(AppState& state, Services& services) {
   ImGui::BeginChild("export_options", ImVec2(fs * 18, 0), false);
   ImGui::PushItemWidth(-FLT_MIN);
   ImGui::TextUnformatted("Stage");
-  const char* stage_preview = stage_name(kStages[ui.stage]).data();
+  const char* stage_preview = stage_name(ui.stage).data();
   if (ImGui::BeginCombo("##stage", stage_preview)) {
-    for (int k = 0; k < 6; ++k) {
-      if (ImGui::Selectable(stage_name(kStages[k]).data(), ui.stage == k)) {
-        ui.stage = k;
-        ui.file_name = std::string(stage_name(kStages[k]));
+    for (const Stage st : kStages) {
+      if (ImGui::Selectable(stage_name(st).data(), ui.stage == st)) {
+        ui.stage = st;
+        ui.file_name = std::string(stage_name(st));
         set_extension(ui);
       }
     }
     ImGui::EndCombo();
   }
   ImGui::TextUnformatted("Format");
-  if (ImGui::Combo("##format", &ui.format, kFormatLabels, 7)) set_extension(ui);
+  int format = static_cast<int>(std::find(std::begin(kFormats), std::end(kFormats), ui.format) - std::begin(kFormats));
+  if (ImGui::Combo("##format", &format, kFormatLabels, 7)) {
+    ui.format = kFormats[format];
+    set_extension(ui);
+  }
   ImGui::TextUnformatted("Folder");
   ImGui::InputText("##folder", &ui.directory);
   ImGui::TextUnformatted("File name");
@@ -266,16 +265,16 @@ void draw_export_dialog(AppState& state, Services& services) {
   if (ImGui::Button("Export")) export_to_file(state, false);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  const bool one_stage = kStages[ui.stage] != attnlab::Stage::Pipeline && state.has_result;
+  const bool one_stage = ui.stage != Stage::Pipeline && state.has_result;
   ImGui::BeginDisabled(!one_stage);
   if (ImGui::Button("Copy as LaTeX")) {
-    ImGui::SetClipboardText(stage_clipboard_text(state, kStages[ui.stage], ExportFormat::Tex, ui.decimals).c_str());
-    state.notice = "Copied " + std::string(stage_name(kStages[ui.stage])) + " as LaTeX";
+    ImGui::SetClipboardText(stage_clipboard_text(state, ui.stage, ExportFormat::Tex, ui.decimals).c_str());
+    state.notice = "Copied " + std::string(stage_name(ui.stage)) + " as LaTeX";
   }
   ImGui::SameLine();
   if (ImGui::Button("Copy as CSV")) {
-    ImGui::SetClipboardText(stage_clipboard_text(state, kStages[ui.stage], ExportFormat::Csv, 0).c_str());
-    state.notice = "Copied " + std::string(stage_name(kStages[ui.stage])) + " as CSV";
+    ImGui::SetClipboardText(stage_clipboard_text(state, ui.stage, ExportFormat::Csv, 0).c_str());
+    state.notice = "Copied " + std::string(stage_name(ui.stage)) + " as CSV";
   }
   ImGui::EndDisabled();
   if (ImGui::Button("Save window screenshot")) request_window_screenshot(state);
@@ -316,7 +315,7 @@ void draw_export_dialog(AppState& state, Services& services) {
       ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(ui.preview_texture)),
                    ImVec2(static_cast<float>(ui.preview_w) * std::max(scale, 0.05f), static_cast<float>(ui.preview_h) * std::max(scale, 0.05f)));
       ImGui::TextDisabled("%d × %d px PNG, %zu bytes%s", ui.preview_w, ui.preview_h, ui.preview_bytes,
-                          is_figure_format(kFormats[ui.format]) ? "" : " (the data file holds the numbers)");
+                          is_figure_format(ui.format) ? "" : " (the data file holds the numbers)");
     } else if (ui.preview_w > 0) {
       ImGui::TextDisabled("%d × %d px PNG (no GL preview here)", ui.preview_w, ui.preview_h);
     }

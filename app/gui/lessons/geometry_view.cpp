@@ -1,10 +1,10 @@
 // Geometry (seed 004) with d_k = d_v = 2: queries and keys are arrows you drag, values are points
 // you drag, and each output is drawn as a point inside the convex hull of the values, live.
 #include "engine/lesson_math.hpp"
-#include "gui/state/actions.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/widgets/text_layout.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/history.hpp"
+#include "gui/widgets/text_layout.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -45,7 +45,7 @@ void draw_geometry_view(AppState& state, Services& services) {
   }
   const GeometryView g = geometry_view(s.problem(), state.result);
   // The plane's extent: all points with a margin, frozen while dragging.
-  if (ui.drag_kind < 0 || ui.plane_half <= 0) {
+  if (!ui.drag_kind || ui.plane_half <= 0) {
     double half = 1;
     for (const auto* set : {&g.queries, &g.keys, &g.values, &g.outputs})
       for (const auto& p : *set) half = std::max({half, std::fabs(p[0]), std::fabs(p[1])});
@@ -129,7 +129,7 @@ void draw_geometry_view(AppState& state, Services& services) {
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (hovered && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
     float best = fs * 1.2f;
-    ui.drag_kind = -1;
+    ui.drag_kind.reset();
     const std::vector<Point2>* sets[] = {&g.queries, &g.keys, &g.values};
     for (int kind = 0; kind < 3; ++kind) {
       for (size_t k = 0; k < sets[kind]->size(); ++k) {
@@ -137,17 +137,17 @@ void draw_geometry_view(AppState& state, Services& services) {
         const float d = std::hypot(p.x - mouse.x, p.y - mouse.y);
         if (d < best) {
           best = d;
-          ui.drag_kind = kind;
+          ui.drag_kind = static_cast<Which>(kind);
           ui.drag_index = static_cast<int>(k);
         }
       }
     }
   }
-  if (active && ui.drag_kind >= 0 && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f)) {
+  if (active && ui.drag_kind && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f)) {
     Point2 p = to_plane(mouse);
     p[0] = std::clamp(std::round(p[0] * 100) / 100, -half, half);
     p[1] = std::clamp(std::round(p[1] * 100) / 100, -half, half);
-    const int kind = ui.drag_kind, idx = ui.drag_index;
+    const int kind = static_cast<int>(*ui.drag_kind), idx = ui.drag_index;
     static const char* const names[] = {"drag query", "drag key", "drag value"};
     apply(state, names[kind], [&](Document& d) {
       Matrix& M = kind == 0 ? d.scenario.Q : kind == 1 ? d.scenario.K : d.scenario.V;
@@ -157,8 +157,8 @@ void draw_geometry_view(AppState& state, Services& services) {
       }
     }, std::string("geometry drag ") + std::to_string(kind) + ":" + std::to_string(idx));
   }
-  if (!active && ui.drag_kind >= 0) {
-    ui.drag_kind = -1;
+  if (!active && ui.drag_kind) {
+    ui.drag_kind.reset();
     end_merge(state);
   }
 

@@ -1,9 +1,9 @@
 // Multi-head attention (seed 000's note, Exercise 2.3.3): X, per-head W_Q/W_K/W_V (seeded random,
 // editable), a grid of per-head attention maps, concat-then-W_O beside the sum of per-head slabs,
 // and the switch that makes every head share its projections.
-#include "gui/widgets/heatmap.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -33,12 +33,11 @@ void weight_editor(AppState& state) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
   ImGui::SliderInt("head", &ui.edit_head, 0, w.heads() - 1, "%d");
   ImGui::SameLine();
-  ImGui::RadioButton("W_Q", &ui.edit_matrix, 0);
-  ImGui::SameLine();
-  ImGui::RadioButton("W_K", &ui.edit_matrix, 1);
-  ImGui::SameLine();
-  ImGui::RadioButton("W_V", &ui.edit_matrix, 2);
-  std::vector<Matrix>& list = ui.edit_matrix == 0 ? w.W_Q : ui.edit_matrix == 1 ? w.W_K : w.W_V;
+  for (const auto& [which, label] : {std::pair{HeadMatrix::WQ, "W_Q"}, std::pair{HeadMatrix::WK, "W_K"}, std::pair{HeadMatrix::WV, "W_V"}}) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(label, ui.edit_matrix == which)) ui.edit_matrix = which;
+  }
+  std::vector<Matrix>& list = ui.edit_matrix == HeadMatrix::WQ ? w.W_Q : ui.edit_matrix == HeadMatrix::WK ? w.W_K : w.W_V;
   Matrix& M = list[static_cast<size_t>(ui.edit_head)];
   const float cell_w = ImGui::GetFontSize() * 3.6f;
   for (Eigen::Index i = 0; i < M.rows(); ++i) {

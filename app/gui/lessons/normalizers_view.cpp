@@ -1,8 +1,8 @@
 // Normalizers side by side (seed 002's table): softmax, sparsemax (exact zeros), sigmoid (rows
 // need not sum to 1) and hardmax on the same logits.
-#include "gui/state/actions.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/edits.hpp"
 
 #include <cstdio>
 

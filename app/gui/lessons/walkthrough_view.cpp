@@ -1,10 +1,10 @@
 // The classroom walk-through, drawn: the step's inputs on the left, what it produced on the right
 // with the cells that changed outlined, the formula with today's numbers above. Works at 1280×720
 // in presenter mode.
-#include "gui/widgets/heatmap.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/theme.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>

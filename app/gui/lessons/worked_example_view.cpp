@@ -1,8 +1,8 @@
 // Worked examples (seeds 000 and 004): one row of the weights done by hand, in the seeds' digits.
 #include "engine/lesson_math.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/theme.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/shell/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>

@@ -1,8 +1,9 @@
 // Controls: √d_k scaling, temperature (log slider), mask kind and parameter, normalizer.
-#include "gui/state/actions.hpp"
 #include "gui/panels/explain_arithmetic.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/edits.hpp"
+#include "gui/state/history.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>

@@ -178,6 +178,7 @@ Explanation explain_cell(const Problem& p, const Result& r, const CellRef& cell,
       e.value = r.output(i, j);
       break;
     }
+    case Stage::Pipeline: break;  // a figure, not a cell
   }
   return e;
 }

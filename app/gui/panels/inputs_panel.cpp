@@ -1,8 +1,9 @@
 // Inputs: the sizes (+/−), self-attention, Q/K/V as editable grids with token labels, fills,
 // and a sentence split into tokens.
-#include "gui/state/actions.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/edits.hpp"
+#include "gui/state/history.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <imgui_internal.h>
@@ -172,7 +173,8 @@ void draw_inputs_panel(AppState& state, Services& services) {
   if (ImGui::CollapsingHeader("Fill and tokens")) {
     const char* targets[] = {"Q", "K", "V", "Q, K and V"};
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-    ImGui::Combo("fill", &state.inputs.fill_target, targets, 4);
+    int target = static_cast<int>(state.inputs.fill_target);
+    if (ImGui::Combo("fill", &target, targets, 4)) state.inputs.fill_target = static_cast<FillTarget>(target);
     const float fs = ImGui::GetFontSize(), inner = ImGui::GetStyle().ItemInnerSpacing.x;
     auto button_w = [&](const char* t) { return ImGui::CalcTextSize(t).x + ImGui::GetStyle().FramePadding.x * 2; };
     ImGui::SetNextItemWidth(fs * 5);

@@ -1,10 +1,10 @@
 // The lesson in view: its title, what to look at and what to try (the scenario's description),
 // the way into its special view and the walk-through, and the previous/next lesson.
 #include "engine/presets.hpp"
-#include "gui/state/actions.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
-#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/state/edits.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>

@@ -1,10 +1,11 @@
 // The "Lesson view" window: the walk-through while it runs, else the special view of the open lesson,
 // else a pointer to the lessons that have one.
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/widgets/heatmap.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
-#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/state/result_caches.hpp"
+#include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -28,7 +29,7 @@ void sync_lesson_ui(AppState& state) {
   ui.playing = false;
   ui.play_time = 0;
   ui.frames_status.clear();
-  ui.drag_kind = -1;
+  ui.drag_kind.reset();
   ui.plane_half = 0;
 }
 
@@ -116,11 +117,11 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
   // (ImGuiCond_Appearing would be ignored: the host's first-use size already consumed it.)
   // Presenter mode gives the view the whole work area, menu bar to status bar: at 1280×720 with
   // projector-size text nothing less holds a lesson.
-  const int mode = state.view.presenter ? 1 : 0;
-  if (ImGui::IsWindowAppearing() || state.lesson.placed_for != mode) {
-    state.lesson.placed_for = mode;
+  const bool presenter = state.view.presenter;
+  if (ImGui::IsWindowAppearing() || state.lesson.placed_for_presenter != presenter) {
+    state.lesson.placed_for_presenter = presenter;
     const float top = fs + ImGui::GetStyle().FramePadding.y * 2, bottom = fs + 8;
-    if (mode == 1) {
+    if (presenter) {
       ImGui::SetWindowPos(ImVec2(vp->Pos.x, vp->Pos.y + top), ImGuiCond_Always);
       ImGui::SetWindowSize(ImVec2(vp->Size.x, vp->Size.y - top - bottom), ImGuiCond_Always);
     } else {

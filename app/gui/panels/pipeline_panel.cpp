@@ -1,10 +1,10 @@
 // The pipeline: scores → logits → weights → output side by side, each with its formula written
 // with the current numbers, a colour bar, and clickable cells.
-#include "gui/state/actions.hpp"
-#include "gui/widgets/heatmap.hpp"
 #include "gui/shell/panel_registry.hpp"
-#include "gui/widgets/text_layout.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/edits.hpp"
+#include "gui/widgets/heatmap.hpp"
+#include "gui/widgets/text_layout.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -70,7 +70,8 @@ StageText stage_text(const AppState& state, const Services& services, Stage stag
       t.numbers = dims + ", o_i = " + g.sum + "_j a_ij v_j";
       t.numbers_short = std::string("o_i = ") + g.sum + "_j a_ij v_j";
       break;
-    case Stage::Saturation: break;
+    case Stage::Saturation:
+    case Stage::Pipeline: break;
   }
   return t;
 }
@@ -318,7 +319,7 @@ void draw_pipeline_panel(AppState& state, Services& services) {
     ImGui::SetCursorScreenPos(ImVec2(x, y + plan.header_h[row]));
 
     HeatmapSpec spec;
-    spec.id = stage_name(st);
+    spec.id = stage_name(st).data();
     spec.stage = st;
     spec.values = &stage_matrix(r, st);
     spec.blocked = st == Stage::Logits || st == Stage::Weights ? &blocked : nullptr;

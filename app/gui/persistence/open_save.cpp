@@ -3,7 +3,7 @@
 
 #include "engine/atomic_file.hpp"
 #include "engine/matrix_io.hpp"
-#include "gui/state/actions.hpp"
+#include "gui/state/edits.hpp"
 
 #include <algorithm>
 #include <filesystem>

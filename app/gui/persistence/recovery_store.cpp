@@ -2,7 +2,7 @@
 #include "gui/persistence/recovery_store.hpp"
 
 #include "engine/atomic_file.hpp"
-#include "gui/state/actions.hpp"
+#include "gui/state/history.hpp"
 
 #include <unistd.h>
 

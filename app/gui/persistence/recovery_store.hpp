@@ -3,8 +3,8 @@
 // behind by a crash or a kill -9 is offered back on the next start.
 #pragma once
 
-#include "gui/state/app_state.hpp"
 #include "gui/persistence/session_file.hpp"  // recovery_json/parse_recovery of the file's text
+#include "gui/state/app_state.hpp"
 
 #include <atomic>
 #include <filesystem>

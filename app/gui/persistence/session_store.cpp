@@ -3,7 +3,7 @@
 #include "gui/persistence/session_store.hpp"
 
 #include "engine/atomic_file.hpp"
-#include "gui/state/actions.hpp"
+#include "gui/state/history.hpp"
 
 #include <cstdlib>
 

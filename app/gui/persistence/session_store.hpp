@@ -2,8 +2,8 @@
 // under $XDG_CONFIG_HOME/attnlab (or ~/.config/attnlab), next to ImGui's imgui.ini.
 #pragma once
 
-#include "gui/state/app_state.hpp"
 #include "gui/persistence/session_file.hpp"  // the file's text: session_json, parse_session
+#include "gui/state/app_state.hpp"
 
 #include <filesystem>
 

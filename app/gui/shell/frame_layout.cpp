@@ -1,9 +1,10 @@
 // The frame: menus, the tiled layout (inputs column | pipeline over explain/saturation tabs),
 // the status bar, floating panels and dialogs. Panels come from the registry in panel_registry.cpp.
-#include "gui/state/actions.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/compute.hpp"
+#include "gui/state/edits.hpp"
 
 #include <algorithm>
 #include <cstdio>

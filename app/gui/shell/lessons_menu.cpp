@@ -1,9 +1,9 @@
 // The Lessons menu: every built-in lesson (engine/presets.hpp) in curriculum order, numbered, with
 // the open one ticked, and the classroom walk-through.
 #include "engine/presets.hpp"
-#include "gui/state/actions.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/state/edits.hpp"
 
 #include <cstdio>
 

@@ -2,14 +2,14 @@
 // session save/restore, and the --screenshot mode used by tests and docs.
 #include "engine/atomic_file.hpp"
 #include "engine/presets.hpp"
-#include "gui/state/actions.hpp"
 #include "gui/dialogs/export_dialog.hpp"
-#include "gui/shell/gui_command.hpp"
-#include "gui/widgets/heatmap_renderer.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "gui/persistence/recovery_store.hpp"
 #include "gui/persistence/session_store.hpp"
+#include "gui/shell/gui_command.hpp"
+#include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/history.hpp"
+#include "gui/widgets/heatmap_renderer.hpp"
 
 #include <epoxy/gl.h>
 // After epoxy: GLFW must not pull in its own GL header.
@@ -99,7 +99,7 @@ void write_layout(const AppState& state, const char* path, float scale) {
     if (!d.drawn) continue;
     char buf[200];
     std::snprintf(buf, sizeof buf, "%s\"%s\": [%.0f, %.0f, %.0f, %.0f]", out.size() > 1 ? ", " : "",
-                  stage_name(static_cast<Stage>(k)), d.x0 * scale, d.y0 * scale, d.x1 * scale, d.y1 * scale);
+                  stage_name(static_cast<Stage>(k)).data(), d.x0 * scale, d.y0 * scale, d.x1 * scale, d.y1 * scale);
     out += buf;
   }
   // The active backend's description, for tests of `gui --backend` (no quotes or backslashes).

@@ -1,9 +1,9 @@
 // The File, Edit, View and Help menus.
 #include "engine/colormap.hpp"
-#include "gui/state/actions.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/shell/panel_registry.hpp"
+#include "gui/state/history.hpp"
 
 namespace attnlab::gui {
 
@@ -30,10 +30,10 @@ void draw_file_menu(AppState& state, Services& services) {
   if (ImGui::MenuItem("Open .npy/.csv into V...")) ask_file(state, FilePurpose::OpenMatrixV);
   ImGui::Separator();
   if (ImGui::MenuItem("Export figure or data...", nullptr, false, state.has_result)) {
-    open_export_dialog(state, static_cast<attnlab::Stage>(state.export_ui.stage));
+    open_export_dialog(state, state.export_ui.stage);
   }
   if (ImGui::MenuItem("Export the pipeline figure...", nullptr, false, state.has_result)) {
-    open_export_dialog(state, attnlab::Stage::Pipeline);
+    open_export_dialog(state, Stage::Pipeline);
   }
   if (ImGui::MenuItem("Save window screenshot")) request_window_screenshot(state);
   ImGui::Separator();

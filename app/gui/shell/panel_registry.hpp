@@ -48,8 +48,6 @@ void draw_pipeline_panel(AppState& state, Services& services);
 // draw yet), and the pipeline of a streamed result (no n × m stages: downsampled weights, output).
 bool draw_compute_progress(AppState& state, Services& services);
 void draw_streaming_view(AppState& state, Services& services);
-// What draw_streaming_view shows of a streamed result, computed once when it arrives.
-StreamedViews streamed_views(const Result& r);
 void draw_lesson_view_panel(AppState& state, Services& services);  // lesson_view_panel.cpp
 void draw_explain_panel(AppState& state, Services& services);
 void draw_saturation_panel(AppState& state, Services& services);

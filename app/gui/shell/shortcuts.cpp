@@ -1,7 +1,8 @@
 // Keyboard shortcuts: one table, used both to handle keys and to list them in the Help window.
-#include "gui/state/actions.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "engine/colormap.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/state/edits.hpp"
+#include "gui/state/history.hpp"
 
 #include <GLFW/glfw3.h>
 

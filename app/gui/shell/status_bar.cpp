@@ -1,7 +1,7 @@
 // The status bar: backend, last recompute time, frame time, sizes, and the last error in place.
 #include "gui/shell/panel_registry.hpp"
-#include "gui/widgets/text_layout.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/widgets/text_layout.hpp"
 
 #include <cstdio>
 #include <string>

@@ -3,17 +3,6 @@
 
 namespace attnlab::gui {
 
-const char* stage_name(Stage s) {
-  switch (s) {
-    case Stage::Scores: return "scores";
-    case Stage::Logits: return "logits";
-    case Stage::Weights: return "weights";
-    case Stage::Output: return "output";
-    case Stage::Saturation: return "saturation";
-  }
-  return "";
-}
-
 const char* which_name(Which w) {
   switch (w) {
     case Which::Q: return "Q";
@@ -40,6 +29,7 @@ const Matrix& stage_matrix(const Result& r, Stage s) {
     case Stage::Weights: return r.weights;
     case Stage::Output: return r.output;
     case Stage::Saturation: return r.saturation;
+    case Stage::Pipeline: break;  // a figure, not one matrix
   }
   return r.weights;
 }

@@ -1,12 +1,15 @@
 // The desktop app's whole state as plain structs: the document (a Scenario), its computed result,
-// undo/redo history and the view settings. Panels read it; edits go through actions.hpp.
+// undo/redo history and the view settings. Panels read it; edits go through apply()
+// (history.hpp, the catalogue in edits.hpp), recomputes through compute.hpp.
 #pragma once
 
 #include "engine/attention.hpp"
+#include "engine/export.hpp"
 #include "engine/overflow_notes.hpp"
 #include "engine/scaling.hpp"
 #include "engine/scenario.hpp"
 #include "gui/state/lesson_ui.hpp"
+#include "gui/state/result_caches.hpp"
 
 #include <array>
 #include <cstdint>
@@ -22,10 +25,9 @@ namespace attnlab::gui {
 class ComputeJob;       // compute_job.hpp
 class BackgroundWrite;  // recovery_store.hpp
 
-// The stages drawn as heatmaps, in pipeline order.
-enum class Stage { Scores, Logits, Weights, Output, Saturation };
+// The stages drawn as heatmaps: engine/figure.hpp's Stage (one enum for the engine, the CLI and the
+// GUI) up to Saturation, in pipeline order; Stage::Pipeline is a figure of them all, not a matrix.
 inline constexpr int kStageCount = 5;
-const char* stage_name(Stage s);  // "scores", "logits", ... (the seeds' words)
 
 // The three input matrices.
 enum class Which { Q, K, V };
@@ -84,16 +86,6 @@ struct DrawnRect {
   bool labels_rotated = false;  // the column labels read upwards (too wide to fit across a cell)
 };
 
-// What the view of a streamed result draws, derived once per result (streamed_pipeline_panel.cpp). Weights
-// of a long row are tiny (they share 1 among 10⁵ keys), so the maps are drawn on a log scale.
-struct StreamedViews {
-  Matrix output;              // the output, rows averaged in blocks to at most 1024
-  Matrix log_max, log_mean;   // log₁₀ of each pixel block's largest and mean weight
-  BlockGrid empty;            // pixels whose weights are all 0 (blocked by the mask): hatched
-  std::pair<double, double> max_range{-1, 0}, mean_range{-1, 0};  // colour ranges, log₁₀
-  bool show_max = true;       // the map shows each block's largest weight, else its mean
-};
-
 // Settings that are not part of the document: kept in the session file, never undone.
 struct ViewSettings {
   bool presenter = false;
@@ -133,11 +125,14 @@ struct PendingResize {
   bool streams = false;  // the new size is computed by streaming (compute_job.hpp)
 };
 
+// Which input matrices a fill (random, identity, zeros) writes: one of them, or all three.
+enum class FillTarget { Q, K, V, All };
+
 // Inputs-panel state that is not part of the scenario file.
 struct InputsUi {
   float sigma = 1.0f;
   int seed = 1;
-  int fill_target = 3;  // 0 Q, 1 K, 2 V, 3 all
+  FillTarget fill_target = FillTarget::All;
   std::string sentence;
   std::string cell_error;  // a cell's text that did not parse, with the kept value
   std::string drop_path;   // a dropped .npy/.csv waiting for "into Q, K or V?"
@@ -166,8 +161,8 @@ struct ScalingLabState {
 
 // The Export dialog's choices (the options of `attnlab export`) and its preview (export_dialog.cpp).
 struct ExportUi {
-  int stage = 2;   // index into scores, logits, weights, output, saturation, pipeline
-  int format = 0;  // index into png, svg, pdf, csv, json, npy, tex
+  Stage stage = Stage::Weights;  // one stage, or Stage::Pipeline (a figure of them all)
+  ExportFormat format = ExportFormat::Png;
   bool annotate = true;
   std::string colormap;  // empty: the stage's default
   std::string title;     // empty: the scenario's
@@ -231,7 +226,7 @@ struct AppState {
   // (has_result is false when its sizes differ from the document's).
   std::shared_ptr<ComputeJob> job;
   bool job_cancelled = false;  // the user cancelled the last streaming run: nothing is computing
-  StreamedViews streamed;  // derived from a streamed result once (streamed_pipeline_panel.cpp)
+  StreamedViews streamed;  // derived from a streamed result once (result_caches.hpp)
 
   ScalingLabState scaling;
 

@@ -7,11 +7,14 @@
 #include "engine/precision.hpp"
 
 #include <cstdint>
+#include <optional>
 
 #include <string>
 #include <vector>
 
 namespace attnlab::gui {
+
+enum class Which;  // Q, K or V (app_state.hpp)
 
 // The walk-through reveals the pipeline one step at a time (Space / → / PageDown forward, ← back).
 enum class WalkStep { Inputs = 0, Scores, Scale, Mask, Softmax, Output };
@@ -22,12 +25,15 @@ struct WalkthroughUi {
   int step = 0;  // a WalkStep
 };
 
+// The multi-head view's weight editor shows one head's W_Q, W_K or W_V.
+enum class HeadMatrix { WQ, WK, WV };
+
 struct LessonUi {
   std::string loaded_key;  // which lesson the fields below were set up for (title + lesson JSON)
   std::string shown_key;   // which lesson the Lesson panel last brought its view forward for
   bool env_checked = false;  // ATTNLAB_GUI_WALK (screenshots of a walk-through step) was read
   WalkthroughUi walk;
-  int placed_for = -1;  // the mode (0 normal, 1 presenter) the Lesson view window was last laid out for
+  std::optional<bool> placed_for_presenter;  // the mode the Lesson view window was last laid out for
 
   // Multi-head view: weights are seeded random until the user edits one.
   int heads = 4;
@@ -37,7 +43,7 @@ struct LessonUi {
   MultiHeadWeights weights;
   std::string weights_key;  // d_model/heads/seed/share the weights were drawn for
   int edit_head = 0;
-  int edit_matrix = 0;  // 0 W_Q, 1 W_K, 2 W_V
+  HeadMatrix edit_matrix = HeadMatrix::WQ;
 
   // Temperature view.
   double tau = 1.0;
@@ -54,9 +60,10 @@ struct LessonUi {
   std::vector<PrecisionRun> precision_runs;
   std::uint64_t precision_version = UINT64_MAX;
 
-  // Geometry view: the point being dragged (kind 0 query, 1 key, 2 value; −1 none) and the
-  // plane's half-width, frozen while dragging so the plane does not slide under the mouse.
-  int drag_kind = -1;
+  // Geometry view: the point being dragged (a query, key or value: its matrix and row; none when
+  // nothing is dragged) and the plane's half-width, frozen while dragging so the plane does not
+  // slide under the mouse.
+  std::optional<Which> drag_kind;
   int drag_index = -1;
   double plane_half = 0;
 

@@ -2,9 +2,9 @@
 #include "gui/widgets/heatmap.hpp"
 
 #include "gui/dialogs/export_dialog.hpp"
+#include "gui/shell/theme.hpp"
 #include "gui/widgets/heatmap_renderer.hpp"
 #include "gui/widgets/text_layout.hpp"
-#include "gui/shell/theme.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -147,20 +147,6 @@ float widest_number(const Matrix& values, const BlockGrid* blocked) {
 
 float cell_for_numbers(const Matrix& values, const BlockGrid* blocked, float size) {
   return std::ceil(cell_px_for_text(size, widest_number(values, blocked)));
-}
-
-std::pair<double, double> finite_range(const Matrix& M, const BlockGrid* blocked) {
-  double lo = INFINITY, hi = -INFINITY;
-  for (Eigen::Index i = 0; i < M.rows(); ++i) {
-    for (Eigen::Index j = 0; j < M.cols(); ++j) {
-      const float v = M(i, j);
-      if (!std::isfinite(v) || (blocked && (*blocked)(i, j))) continue;
-      lo = std::min(lo, static_cast<double>(v));
-      hi = std::max(hi, static_cast<double>(v));
-    }
-  }
-  if (!(lo <= hi)) return {0.0, 1.0};
-  return {lo, hi};
 }
 
 HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpec& spec) {
@@ -450,7 +436,7 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
     ImGui::BeginTooltip();
     const std::string rl = i < static_cast<int>(spec.row_labels.size()) ? spec.row_labels[static_cast<size_t>(i)] : "";
     const std::string cl = j < static_cast<int>(spec.col_labels.size()) ? spec.col_labels[static_cast<size_t>(j)] : "";
-    ImGui::Text("%s[%d][%d] = %s", stage_name(spec.stage), i, j,
+    ImGui::Text("%s[%d][%d] = %s", stage_name(spec.stage).data(), i, j,
                 spec.blocked && (*spec.blocked)(i, j) ? "blocked" : format_cell(M(i, j), 4).c_str());
     if (!rl.empty() || !cl.empty()) ImGui::TextDisabled("%s → %s", rl.c_str(), cl.c_str());
     ImGui::EndTooltip();

@@ -70,9 +70,6 @@ float min_number_size();
 // A horizontal colour bar `width` wide with its range written under it.
 void draw_colorbar(const AppState& state, const Colormap& map, double lo, double hi, bool diverging, float width);
 
-// The finite min and max of a matrix, skipping blocked cells; {0, 1} when none is finite.
-std::pair<double, double> finite_range(const Matrix& M, const BlockGrid* blocked);
-
 // Formats v compactly for a cell: 3 significant decimals for |v| < 10, fewer for larger values.
 std::string format_cell(double v, int decimals);
 

@@ -2,9 +2,10 @@
 // `attnlab export` with the same options, it asks before replacing a file, and it says why it
 // refuses in one sentence.
 #include "engine/presets.hpp"
-#include "gui/state/actions.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/shell/panel_registry.hpp"
+#include "gui/state/compute.hpp"
+#include "gui/state/history.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
@@ -79,7 +80,7 @@ TEST_F(ExportDialog, PngIsByteIdenticalToTheCli) {
   EXPECT_TRUE(a == b) << "the GUI's PNG (" << a.size() << " bytes) differs from the CLI's (" << b.size() << " bytes)";
 
   // The pipeline figure too, at the default width.
-  open_export_dialog(state, attnlab::Stage::Pipeline);
+  open_export_dialog(state, Stage::Pipeline);
   ui.directory = dir.string();
   ui.file_name = "pipeline.png";
   ui.annotate = false;
@@ -96,11 +97,11 @@ TEST_F(ExportDialog, AsksBeforeReplacingAndExplainsRefusals) {
   open_export_dialog(state, attnlab::Stage::Weights);
   ExportUi& ui = state.export_ui;
   ui.directory = dir.string();
-  ui.format = 3;  // CSV
+  ui.format = ExportFormat::Csv;
   ui.file_name = "w.csv";
   ASSERT_TRUE(export_to_file(state, false)) << ui.error;
   const std::string first = slurp(dir / "w.csv");
-  ui.stage = 0;  // scores
+  ui.stage = Stage::Scores;
   EXPECT_FALSE(export_to_file(state, false));
   EXPECT_TRUE(ui.confirm_overwrite);
   EXPECT_EQ(slurp(dir / "w.csv"), first);
@@ -114,12 +115,12 @@ TEST_F(ExportDialog, AsksBeforeReplacingAndExplainsRefusals) {
   EXPECT_NE(ui.error.find("does not exist"), std::string::npos) << ui.error;
 
   ui.directory = dir.string();
-  ui.stage = 5;  // pipeline as CSV
+  ui.stage = Stage::Pipeline;  // as CSV
   EXPECT_FALSE(export_to_file(state, false));
   EXPECT_NE(ui.error.find("pipeline"), std::string::npos) << ui.error;
 
-  ui.stage = 2;
-  ui.format = 0;
+  ui.stage = Stage::Weights;
+  ui.format = ExportFormat::Png;
   ui.file_name = "w.png";
   ui.fixed_range = true;
   ui.range_lo = 1;

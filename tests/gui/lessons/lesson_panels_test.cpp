@@ -2,10 +2,11 @@
 // from the Lessons menu's action and draws its special view, and the classroom walk-through steps
 // forward and back with the keys a presenter uses.
 #include "engine/presets.hpp"
-#include "gui/state/actions.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/state/edits.hpp"
+#include "gui/state/history.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>

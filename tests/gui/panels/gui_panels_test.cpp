@@ -3,13 +3,15 @@
 #include "engine/matrix_io.hpp"
 #include "engine/presets.hpp"
 #include "engine/scenario.hpp"
-#include "gui/state/actions.hpp"
-#include "gui/state/compute_job.hpp"
 #include "gui/panels/explain_arithmetic.hpp"
 #include "gui/persistence/open_save.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "gui/persistence/session_store.hpp"
+#include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/compute.hpp"
+#include "gui/state/compute_job.hpp"
+#include "gui/state/edits.hpp"
+#include "gui/state/history.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>
@@ -276,13 +278,13 @@ TEST_F(Harness, SentenceBecomesTokens) {
 }
 
 TEST_F(Harness, FillsAreSeededAndShaped) {
-  actions::fill(state, 3, actions::Fill::Random, 2.0f, 7);
+  actions::fill(state, FillTarget::All, actions::Fill::Random, 2.0f, 7);
   const Matrix q1 = state.doc.scenario.Q;
-  actions::fill(state, 3, actions::Fill::Zeros, 1, 0);
+  actions::fill(state, FillTarget::All, actions::Fill::Zeros, 1, 0);
   EXPECT_TRUE(state.doc.scenario.V.isZero());
-  actions::fill(state, 3, actions::Fill::Random, 2.0f, 7);
+  actions::fill(state, FillTarget::All, actions::Fill::Random, 2.0f, 7);
   EXPECT_EQ(state.doc.scenario.Q, q1);
-  actions::fill(state, 0, actions::Fill::Identity, 1, 0);
+  actions::fill(state, FillTarget::Q, actions::Fill::Identity, 1, 0);
   EXPECT_FLOAT_EQ(state.doc.scenario.Q(1, 1), 1.0f);
   EXPECT_FLOAT_EQ(state.doc.scenario.Q(2, 0), 0.0f);
   frame();

@@ -6,11 +6,12 @@
 // scrolling, hide no table rows behind a scroll bar and cut no table cell's text at its column's
 // edge. Drives the real panels on a window-less context.
 #include "engine/presets.hpp"
-#include "gui/state/actions.hpp"
 #include "gui/lessons/lesson_views.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
-#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/state/edits.hpp"
+#include "gui/state/history.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>

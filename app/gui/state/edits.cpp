@@ -1,14 +1,11 @@
-// Named, undoable edits of the document and the recomputation they trigger.
-#include "gui/state/actions.hpp"
+// The edit catalogue: every named, undoable change to the document, each one call to apply().
+#include "gui/state/edits.hpp"
 
 #include "engine/presets.hpp"
 #include "gui/state/compute_job.hpp"
-#include "gui/widgets/heatmap.hpp"
-#include "gui/shell/panel_registry.hpp"
-#include "gui/state/services.hpp"
+#include "gui/state/history.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -89,198 +86,7 @@ void apply_dim(Document& d, Dim dim, int value) {
   fit_mask(s.options.mask, s.Q.rows(), s.K.rows());
 }
 
-// Bytes of one document's matrices (what each undo entry holds).
-double document_bytes(const Document& d) {
-  const Scenario& s = d.scenario;
-  return 4.0 * static_cast<double>(s.Q.size() + s.K.size() + s.V.size()) + static_cast<double>(s.options.mask.blocked.size());
-}
-
-// Drops the oldest undo entries while the history holds more than kHistoryBytes (keeping the
-// newest, so the last edit can always be undone): a 100 000-token document is 77 MiB a copy.
-void trim_history(History& h) {
-  double total = 0;
-  for (const Snapshot& snap : h.undo) total += document_bytes(snap.doc);
-  size_t drop = 0;
-  while (h.undo.size() - drop > 1 && total > kHistoryBytes) total -= document_bytes(h.undo[drop++].doc);
-  h.undo.erase(h.undo.begin(), h.undo.begin() + static_cast<std::ptrdiff_t>(drop));
-}
-
-// Bad input found only by computing (scores that overflow to NaN, sizes that cannot fit): the
-// document goes back to the one the shown result belongs to, so what is on screen stays consistent
-// and the next frame does not retry. The refused edit's undo entry stays (undoing it is harmless).
-void roll_back_to_computed(AppState& state) {
-  if (!state.computed_doc) return;
-  state.doc = *state.computed_doc;
-  ++state.doc_version;
-  state.history.merge_key.clear();
-  state.error += "; the edit was not applied";
-}
-
 }  // namespace
-
-bool apply(AppState& state, std::string_view name, const std::function<void(Document&)>& edit,
-           std::string_view merge_key) {
-  Document next = state.doc;
-  try {
-    edit(next);
-    validate_scenario(next.scenario, "the scenario");
-  } catch (const InputError& e) {
-    state.error = e.what();
-    return false;
-  } catch (const std::bad_alloc&) {
-    state.error = std::string(name) + " needs more memory than is available; the document is unchanged";
-    return false;
-  }
-  History& h = state.history;
-  const bool merging = !merge_key.empty() && merge_key == h.merge_key && !h.undo.empty();
-  if (!merging) {
-    h.undo.push_back(Snapshot{std::string(name), std::move(state.doc)});
-    if (h.undo.size() > History::kMaxEntries) h.undo.erase(h.undo.begin());
-    trim_history(h);
-  }
-  h.redo.clear();
-  h.merge_key = std::string(merge_key);
-  state.doc = std::move(next);
-  state.needs_compute = true;
-  ++state.doc_version;
-  state.error.clear();
-  state.notice.clear();
-  return true;
-}
-
-void end_merge(AppState& state) { state.history.merge_key.clear(); }
-
-bool can_undo(const AppState& state) { return !state.history.undo.empty(); }
-bool can_redo(const AppState& state) { return !state.history.redo.empty(); }
-std::string undo_name(const AppState& state) { return can_undo(state) ? state.history.undo.back().action : ""; }
-std::string redo_name(const AppState& state) { return can_redo(state) ? state.history.redo.back().action : ""; }
-
-void undo(AppState& state) {
-  History& h = state.history;
-  if (h.undo.empty()) return;
-  Snapshot snap = std::move(h.undo.back());
-  h.undo.pop_back();
-  h.redo.push_back(Snapshot{snap.action, std::move(state.doc)});
-  state.doc = std::move(snap.doc);
-  h.merge_key.clear();
-  state.needs_compute = true;
-  ++state.doc_version;
-  state.error.clear();
-  state.notice = "Undid " + snap.action;
-}
-
-void redo(AppState& state) {
-  History& h = state.history;
-  if (h.redo.empty()) return;
-  Snapshot snap = std::move(h.redo.back());
-  h.redo.pop_back();
-  h.undo.push_back(Snapshot{snap.action, std::move(state.doc)});
-  state.doc = std::move(snap.doc);
-  h.merge_key.clear();
-  state.needs_compute = true;
-  ++state.doc_version;
-  state.error.clear();
-  state.notice = "Redid " + snap.action;
-}
-
-namespace {
-
-// Takes a finished streaming run's result (or its error) into the state.
-void poll_job(AppState& state) {
-  if (!state.job || !state.job->done()) return;
-  const std::shared_ptr<ComputeJob> job = std::move(state.job);
-  std::optional<Result> r = job->take_result();
-  if (!r) {
-    if (job->error() == "cancelled") state.job_cancelled = true;
-    else state.error = job->error();
-    return;
-  }
-  state.blocked = BlockGrid();  // n × m would not fit: the streaming views never need it
-  for (int k = 0; k < kStageCount; ++k) state.ranges[static_cast<size_t>(k)] = {0.0, 1.0};
-  state.ranges[static_cast<size_t>(Stage::Output)] = finite_range(r->output, nullptr);
-  state.streamed = streamed_views(*r);
-  state.result = std::move(*r);
-  state.has_result = true;
-  ++state.result_version;
-  state.last_compute_ms = job->elapsed_ms();
-  state.backend_description = job->description();
-  if (!job->fallback_note().empty()) state.notice = job->fallback_note();
-}
-
-}  // namespace
-
-void start_streaming(AppState& state, const Services& services) {
-  state.job.reset();  // cancels a stale run and waits for its current tile
-  state.job_cancelled = false;
-  try {
-    Problem problem = state.doc.scenario.problem();
-    validate_problem(problem);
-    if (state.result.n != problem.Q.rows() || state.result.m != problem.K.rows()) state.has_result = false;
-    state.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version,
-                                             services.backend && services.backend->name() == "gpu");
-  } catch (const InputError& e) {
-    state.error = e.what();
-  } catch (const std::bad_alloc&) {
-    state.error = "the streaming computation ran out of memory; showing the last result that fit";
-  }
-}
-
-void cancel_streaming(AppState& state) {
-  if (!state.job) return;
-  state.job.reset();
-  state.job_cancelled = true;
-}
-
-void recompute_if_needed(AppState& state, Services& services) {
-  poll_job(state);
-  if (!state.needs_compute) return;
-  state.needs_compute = false;
-  if (gui_streams(state.doc.scenario.Q.rows(), state.doc.scenario.K.rows())) {
-    start_streaming(state, services);
-    return;
-  }
-  state.job.reset();  // a dense document makes a streaming run stale
-  state.job_cancelled = false;
-  const auto t0 = std::chrono::steady_clock::now();
-  try {
-    const Problem problem = state.doc.scenario.problem();
-    Result r = services.backend->compute(problem);
-    state.blocked = mask_grid(problem.options.mask, r.n, r.m);
-    for (int k = 0; k < kStageCount; ++k) {
-      const Stage st = static_cast<Stage>(k);
-      state.ranges[static_cast<size_t>(k)] =
-          r.dense || st == Stage::Output ? finite_range(stage_matrix(r, st), st == Stage::Logits ? &state.blocked : nullptr)
-                                         : std::pair<double, double>{0.0, 1.0};
-    }
-    state.overflow = overflow_notes(r, state.blocked, query_labels(state));
-    state.result = std::move(r);
-    state.has_result = true;
-    ++state.result_version;
-    state.computed_doc = state.doc;
-  } catch (const InputError& e) {
-    state.error = e.what();
-    roll_back_to_computed(state);
-  } catch (const std::bad_alloc&) {
-    state.error = "the computation ran out of memory; showing the last result that fit";
-    roll_back_to_computed(state);
-  } catch (const std::exception& e) {
-    state.error = std::string("the ") + services.backend->description() + " backend failed: " + e.what();
-  }
-  state.last_compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  state.backend_description = services.backend->description();
-}
-
-void reset_document(AppState& state, Scenario scenario, std::string path) {
-  state.doc.scenario = std::move(scenario);
-  const Scenario& s = state.doc.scenario;
-  state.doc.self_attention = s.Q.rows() == s.K.rows() &&
-                             display_tokens(s.query_tokens, s.Q.rows()) == display_tokens(s.key_tokens, s.K.rows());
-  state.scenario_path = std::move(path);
-  state.history = History{};
-  state.needs_compute = true;
-  ++state.doc_version;
-  state.selected = CellRef{};
-}
 
 namespace actions {
 
@@ -421,9 +227,9 @@ void set_self_attention(AppState& s, bool on) {
   });
 }
 
-void fill(AppState& s, int target, Fill kind, float sigma, int seed) {
+void fill(AppState& s, FillTarget target, Fill kind, float sigma, int seed) {
   const char* what = kind == Fill::Random ? "random" : kind == Fill::Identity ? "identity" : "zeros";
-  const std::string target_name = target == 3 ? "Q, K, V" : which_name(static_cast<Which>(target));
+  const std::string target_name = target == FillTarget::All ? "Q, K, V" : which_name(static_cast<Which>(target));
   if (kind == Fill::Random && !(sigma > 0 && std::isfinite(sigma))) {
     s.error = "σ must be a positive number";
     return;
@@ -433,7 +239,7 @@ void fill(AppState& s, int target, Fill kind, float sigma, int seed) {
     std::normal_distribution<float> normal(0.0f, sigma);
     Matrix* mats[] = {&d.scenario.Q, &d.scenario.K, &d.scenario.V};
     for (int w = 0; w < 3; ++w) {
-      if (target != 3 && target != w) continue;
+      if (target != FillTarget::All && target != static_cast<FillTarget>(w)) continue;
       Matrix& M = *mats[w];
       switch (kind) {
         case Fill::Random:

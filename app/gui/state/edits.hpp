@@ -1,54 +1,17 @@
-// Named edits of the document. Every change to AppState::doc goes through apply(), which
-// snapshots the document for undo, validates the edit (a refused edit keeps the last good state
-// and sets AppState::error) and marks the result for recomputation.
+// The edit catalogue: the named, undoable changes a user can make to the document (sizes, cells,
+// masks, tokens, fills, loading a lesson or a matrix). Each is one call to apply() (history.hpp).
 #pragma once
 
 #include "gui/state/app_state.hpp"
 
-#include <functional>
 #include <string>
-#include <string_view>
 
 namespace attnlab::gui {
-
-struct Services;
-
-// Applies `edit` to a copy of the document; commits it when it validates, else sets state.error
-// and keeps the document. Edits sharing a non-empty `merge_key` in a row make one undo entry.
-// Returns true when committed.
-bool apply(AppState& state, std::string_view name, const std::function<void(Document&)>& edit,
-           std::string_view merge_key = {});
-// Ends a run of merged edits (the drag or the text entry finished).
-void end_merge(AppState& state);
-
-bool can_undo(const AppState& state);
-bool can_redo(const AppState& state);
-// The name of the action that undo/redo would revert/replay, or empty.
-std::string undo_name(const AppState& state);
-std::string redo_name(const AppState& state);
-void undo(AppState& state);
-void redo(AppState& state);
-
-// Recomputes the result when the document changed, through the backend; on failure keeps the
-// last good result and sets state.error.
-// Documents too large for dense stages (gui_streams) are streamed on a background thread:
-// each call also takes a finished run's result.
-void recompute_if_needed(AppState& state, Services& services);
-// Starts (or restarts) the background streaming run of the current document, on the GPU when
-// the active backend is one.
-void start_streaming(AppState& state, const Services& services);
-// Stops the running streaming computation; the last good result stays.
-void cancel_streaming(AppState& state);
-
-// Replaces the whole document (start-up, session restore) without an undo entry.
-void reset_document(AppState& state, Scenario scenario, std::string path);
 
 // The editor's limits: n and m (tokens) and d_k, d_v. Documents whose n × m stages do not fit are
 // streamed (compute_job.hpp); Q, K and V themselves must fit under max_input_bytes().
 inline constexpr int kMaxTokens = 1000000;
 inline constexpr int kMaxDim = 65536;
-// Undo keeps at most this many bytes of documents (and at least the last edit).
-inline constexpr double kHistoryBytes = 1024.0 * 1024 * 1024;
 // Bytes of Q (n × d_k), K (m × d_k) and V (m × d_v) in float32.
 inline double input_bytes(Eigen::Index n, Eigen::Index m, Eigen::Index d_k, Eigen::Index d_v) {
   return 4.0 * (static_cast<double>(n) * static_cast<double>(d_k) + static_cast<double>(m) * static_cast<double>(d_k) +
@@ -85,8 +48,8 @@ int dim_value(const AppState& s, Dim dim);
 void set_self_attention(AppState& s, bool on);
 
 enum class Fill { Random, Identity, Zeros };
-// target: 0 Q, 1 K, 2 V, 3 all three. Random draws N(0, σ²) from `seed`.
-void fill(AppState& s, int target, Fill kind, float sigma, int seed);
+// Random draws N(0, σ²) from `seed`.
+void fill(AppState& s, FillTarget target, Fill kind, float sigma, int seed);
 
 void set_query_token(AppState& s, int i, const std::string& text);
 void set_key_token(AppState& s, int j, const std::string& text);
