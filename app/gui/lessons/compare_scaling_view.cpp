@@ -1,6 +1,7 @@
 // Scaled vs unscaled: the same scenario computed with and without ÷√d_k, in two columns.
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -17,16 +18,14 @@ void draw_compare_scaling_view(AppState& state, Services& services) {
   const auto ql = display_tokens(s.query_tokens, s.Q.rows()), kl = display_tokens(s.key_tokens, s.K.rows());
   for (int k = 0; k < 2; ++k) {
     const bool scale = k == 0;
-    Problem p = s.problem();
-    p.options.scale = scale;
-    Result r;
-    try {
-      r = compute_cpu(p);
-    } catch (const InputError& e) {
-      text_wrapped("%s", e.what());
+    const ViewResult& v = view_result(state, services, scale ? "scaled" : "unscaled", 0,
+                                      [&](Problem& p) { p.options.scale = scale; });
+    if (!v.ok()) {
+      text_wrapped("%s", v.error.c_str());
       return;
     }
-    const BlockGrid blocked = mask_grid(p.options.mask, r.n, r.m);
+    const Result& r = v.result;
+    const BlockGrid& blocked = v.blocked;
     ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(k) * (col_w + fs * 2), top.y));
     ImGui::BeginGroup();
     char head[160];

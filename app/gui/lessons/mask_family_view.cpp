@@ -2,6 +2,7 @@
 // prefix-LM and sliding window, each map's blocked cells hatched and its row sums written under it.
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -23,16 +24,18 @@ void draw_mask_family_view(AppState& state, Services& services) {
   for (int k = 0; k < count; ++k) {
     ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(k % cols) * w, top.y + static_cast<float>(k / cols) * h));
     ImGui::BeginGroup();
-    Problem p = s.problem();
-    try {
+    const ViewResult& v = view_result(state, services, "mask " + std::to_string(k), 0, [&](Problem& p) {
       p.options.mask = parse_mask_spec(specs[static_cast<size_t>(k)], "lesson.masks");
-      const Result r = compute_cpu(p);
-      const BlockGrid blocked = mask_grid(p.options.mask, r.n, r.m);
+    });
+    if (v.ok()) {
+      const Result& r = v.result;
+      const BlockGrid& blocked = v.blocked;
+      const Mask& m = v.options.mask;
       const char* names[] = {"bidirectional (BERT)", "causal (GPT)", "padding", "prefix-LM", "sliding window", "custom"};
       const char* params[] = {nullptr, nullptr, "L", "P", "W", nullptr};
-      const int kind = static_cast<int>(p.options.mask.kind);
+      const int kind = static_cast<int>(m.kind);
       std::string title = names[kind];
-      if (params[kind]) title += std::string(", ") + params[kind] + " = " + std::to_string(p.options.mask.param);
+      if (params[kind]) title += std::string(", ") + params[kind] + " = " + std::to_string(m.param);
       // Each row's sum stands right of its row (a column "Σ"), not in a line under the map: the
       // line ran into the next map, and the height it took made the cells smaller.
       const Palette pal = palette(state);
@@ -52,8 +55,8 @@ void draw_mask_family_view(AppState& state, Services& services) {
                       pal.text_dim, buf);
         }
       }
-    } catch (const InputError& e) {
-      text_wrapped("%s", e.what());
+    } else {
+      text_wrapped("%s", v.error.c_str());
     }
     ImGui::EndGroup();
   }

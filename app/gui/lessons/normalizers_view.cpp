@@ -3,6 +3,7 @@
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/edits.hpp"
+#include "gui/state/lesson_view_model.hpp"
 
 #include <cstdio>
 
@@ -21,10 +22,15 @@ void draw_normalizers_view(AppState& state, Services& services) {
   for (int k = 0; k < 4; ++k) {
     ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(k % 2) * w, top.y + static_cast<float>(k / 2) * h));
     ImGui::BeginGroup();
-    Problem p = s.problem();
-    p.options.normalizer = all[k];
-    const Result r = compute_cpu(p);
-    const BlockGrid blocked = mask_grid(p.options.mask, r.n, r.m);
+    const ViewResult& v = view_result(state, services, "normalizer " + std::to_string(k), 0,
+                                      [&](Problem& p) { p.options.normalizer = all[k]; });
+    if (!v.ok()) {
+      ImGui::TextDisabled("%s", v.error.c_str());
+      ImGui::EndGroup();
+      continue;
+    }
+    const Result& r = v.result;
+    const BlockGrid& blocked = v.blocked;
     long long zeros = 0;
     std::vector<double> sums;
     for (Eigen::Index i = 0; i < r.n; ++i) {

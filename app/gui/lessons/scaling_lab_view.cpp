@@ -4,6 +4,7 @@
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -13,7 +14,6 @@
 namespace attnlab::gui {
 
 void draw_scaling_lab_view(AppState& state, Services& services) {
-  (void)services;
   const Scenario& s = state.doc.scenario;
   for (const PanelInfo& p : panel_list()) {
     if (std::string(p.name).find("Scaling") == std::string::npos) continue;
@@ -25,10 +25,13 @@ void draw_scaling_lab_view(AppState& state, Services& services) {
     ImGui::TextDisabled("sweep d_k with many trials, on the GPU when there is one");
   }
   // This scenario's own draw, both ways.
-  Problem un = s.problem(), sc = s.problem();
-  un.options.scale = false;
-  sc.options.scale = true;
-  const Result ru = compute_cpu(un), rs = compute_cpu(sc);
+  const ViewResult& vu = view_result(state, services, "unscaled", 0, [](Problem& p) { p.options.scale = false; });
+  const ViewResult& vsc = view_result(state, services, "scaled", 0, [](Problem& p) { p.options.scale = true; });
+  if (!vu.ok() || !vsc.ok()) {
+    ImGui::TextDisabled("%s", (vu.ok() ? vsc : vu).error.c_str());
+    return;
+  }
+  const Result &ru = vu.result, &rs = vsc.result;
   auto sample_std = [](const MomentStats& m) {
     const double c = static_cast<double>(m.count);
     return c > 1 ? m.std * std::sqrt(c / (c - 1)) : 0.0;

@@ -2,6 +2,7 @@
 // itself beside the rectangular one of decoder queries attending to encoder keys.
 #include "engine/lesson_math.hpp"
 #include "gui/lessons/lesson_views.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
@@ -9,14 +10,13 @@ namespace attnlab::gui {
 void draw_self_cross_view(AppState& state, Services& services) {
   const Scenario& cross = state.doc.scenario;
   const Scenario self = self_attention_twin(cross);
-  Result rc, rs;
-  try {
-    rc = compute_cpu(cross.problem());
-    rs = compute_cpu(self.problem());
-  } catch (const InputError& e) {
-    text_wrapped("%s", e.what());
+  const ViewResult& vc = view_result(state, services, "document", 0, [](Problem&) {});
+  const ViewResult& vs = view_result(state, services, "self-attention twin", 0, [&](Problem& p) { p = self.problem(); });
+  if (!vc.ok() || !vs.ok()) {
+    text_wrapped("%s", (vc.ok() ? vs : vc).error.c_str());
     return;
   }
+  const Result &rc = vc.result, &rs = vs.result;
   const float fs = ImGui::GetFontSize();
   // The heatmap's own spacing under the grid is part of the height: without it the view scrolled by
   // a few pixels at 1280 × 720 presenter.
@@ -34,8 +34,7 @@ void draw_self_cross_view(AppState& state, Services& services) {
   ImGui::EndGroup();
   ImGui::SetCursorScreenPos(ImVec2(top.x + w + fs * 2, top.y));
   ImGui::BeginGroup();
-  const BlockGrid blocked = mask_grid(cross.options.mask, rc.n, rc.m);
-  draw_lesson_matrix(state, services, "cross", t2, Stage::Weights, rc.weights, &blocked,
+  draw_lesson_matrix(state, services, "cross", t2, Stage::Weights, rc.weights, &vc.blocked,
                      display_tokens(cross.query_tokens, rc.n), display_tokens(cross.key_tokens, rc.m), ImVec2(w, avail.y));
   ImGui::EndGroup();
 }

@@ -2,9 +2,9 @@
 // that sweeps τ back and forth, curves of the largest weight and the entropy against τ, and the
 // sweep written as numbered PNG frames.
 #include "engine/lesson_export.hpp"
-#include "engine/lesson_math.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -48,15 +48,12 @@ void draw_temperature_view(AppState& state, Services& services) {
     ui.tau = t;
     ui.playing = false;
   }
-  Problem p = s.problem();
-  p.options.temperature = ui.tau;
-  Result r;
-  try {
-    r = compute_cpu(p);
-  } catch (const InputError& e) {
-    text_wrapped("%s", e.what());
+  const ViewResult& v = view_result(state, services, "temperature", ui.tau, [&](Problem& p) { p.options.temperature = ui.tau; });
+  if (!v.ok()) {
+    text_wrapped("%s", v.error.c_str());
     return;
   }
+  const Result& r = v.result;
   ImGui::SameLine();
   ImGui::Text("s%s%s = %.3f", services.glyphs.dot, tau, r.effective_temperature);
 
@@ -64,11 +61,10 @@ void draw_temperature_view(AppState& state, Services& services) {
   const ImVec2 top = ImGui::GetCursorScreenPos();
   const float left_w = avail.x * 0.5f;
   const auto ql = display_tokens(s.query_tokens, r.n), kl = display_tokens(s.key_tokens, r.m);
-  const BlockGrid blocked = mask_grid(p.options.mask, r.n, r.m);
   ImGui::BeginGroup();
   char title[96];
   std::snprintf(title, sizeof title, "weights at %s = %.3f", tau, ui.tau);
-  draw_lesson_matrix(state, services, "tau_weights", title, Stage::Weights, r.weights, &blocked, ql, kl,
+  draw_lesson_matrix(state, services, "tau_weights", title, Stage::Weights, r.weights, &v.blocked, ql, kl,
                      ImVec2(left_w - fs, avail.y * 0.62f));
   std::vector<double> mx;
   for (const auto& d : r.rows) mx.push_back(d.max_weight);
@@ -76,19 +72,9 @@ void draw_temperature_view(AppState& state, Services& services) {
   ImGui::EndGroup();
 
   // The curves over the whole sweep, with the current τ marked.
-  const auto taus = log_spaced(lo, hi, 81);
-  const auto frames = temperature_sweep(s.problem(), taus);
-  std::vector<float> maxw, ent;
+  const TemperatureCurves& curves = temperature_curves(state, services, 81);
+  const std::vector<float>&maxw = curves.max_weight, &ent = curves.entropy;
   double max_entropy = std::log(static_cast<double>(std::max<Eigen::Index>(r.m, 2)));
-  for (const auto& f : frames) {
-    double a = 0, b = 0;
-    for (size_t i = 0; i < f.max_weight.size(); ++i) {
-      a += f.max_weight[i];
-      b += f.entropy[i];
-    }
-    maxw.push_back(static_cast<float>(a / static_cast<double>(f.max_weight.size())));
-    ent.push_back(static_cast<float>(b / static_cast<double>(f.entropy.size())));
-  }
   ImGui::SetCursorScreenPos(ImVec2(top.x + left_w, top.y));
   ImGui::BeginGroup();
   // The two curves share what the text and the export rows under them leave (about 6.5 rows), so

@@ -9,6 +9,7 @@
 #include "engine/scaling.hpp"
 #include "engine/scenario.hpp"
 #include "gui/state/lesson_ui.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/state/result_caches.hpp"
 
 #include <array>
@@ -68,13 +69,8 @@ struct History {
   static constexpr size_t kMaxEntries = 200;
 };
 
-// Pan/zoom of one big heatmap (drawn as a GL texture): the visible part of the matrix in
-// matrix-relative coordinates, [x0, x1] × [y0, y1] ⊆ [0, 1]².
-struct HeatmapView {
-  float x0 = 0, y0 = 0, x1 = 1, y1 = 1;
-};
-
-// Where a heatmap was drawn last frame (screen pixels): lets tests and the screenshot check find it.
+// Where a heatmap was drawn last frame (screen pixels): the automatic layout, tests and the screenshot
+// check read it.
 struct DrawnRect {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
   int rows = 0, cols = 0;
@@ -236,7 +232,6 @@ struct AppState {
 
   History history;
   ViewSettings view;
-  std::array<HeatmapView, kStageCount> heatmap_views{};
   std::array<DrawnRect, kStageCount> drawn{};
   // The walk-through step's inputs as drawn last frame, top or left first: `drawn` keeps one per
   // stage, and a step's inputs share their stage with its result.
@@ -253,6 +248,7 @@ struct AppState {
   InputsUi inputs;
   ExportUi export_ui;
   LessonUi lesson;          // the walk-through and the special lesson views (lesson_ui.hpp)
+  LessonViewModel lesson_model;  // what the lesson views draw, once per document (lesson_view_model.hpp)
   RecoveryUi recovery;
   FileDialogState file_dialog;
   PendingResize pending_resize;

@@ -12,7 +12,20 @@
 #include <cstdio>
 #include <cstdlib>
 
+// Index of this file:
+// [SECTION] Drawing helpers (colours, hatching, fitted and upward text)
+// [SECTION] Measures (cell numbers, label room) that panels use to plan their layout
+// [SECTION] Layout: where the labels, the grid and its cells go
+// [SECTION] Input: hover, click, the export menu, pan and zoom
+// [SECTION] Draw: labels, cells or texture, highlights and read-out
+// [SECTION] The widget: draw_heatmap
+// [SECTION] Colour bar and stage colours
+
 namespace attnlab::gui {
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Drawing helpers
+// ---------------------------------------------------------------------------------------------
 
 namespace {
 
@@ -86,6 +99,10 @@ double position(const HeatmapSpec& spec, double v) {
 
 }  // namespace
 
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Measures
+// ---------------------------------------------------------------------------------------------
+
 std::string format_cell(double v, int decimals) {
   char buf[32];
   if (!std::isfinite(v)) return v < 0 ? "−∞" : v > 0 ? "∞" : "nan";
@@ -149,306 +166,398 @@ float cell_for_numbers(const Matrix& values, const BlockGrid* blocked, float siz
   return std::ceil(cell_px_for_text(size, widest_number(values, blocked)));
 }
 
-HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpec& spec) {
-  HeatmapEvents ev;
-  const Matrix& M = *spec.values;
-  const int rows = static_cast<int>(M.rows()), cols = static_cast<int>(M.cols());
-  const Palette pal = palette(state);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float fs = ImGui::GetFontSize();
-  ImGui::PushID(spec.id);
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Layout
+// ---------------------------------------------------------------------------------------------
 
+namespace {
+
+// Where everything of one heatmap goes this frame: the label room, the grid and its cells.
+struct HeatmapLayout {
+  int rows = 0, cols = 0;
+  bool row_labels = false, col_labels = false;  // drawn at all (few enough to read)
+  float label_w = 0, label_h = 0;               // room left of and above the grid
+  bool immediate = false;                       // cells drawn one by one; else a GL texture
+  float cell = 0;                               // the square cell's side (immediate path)
+  float gw = 0, gh = 0;                         // the grid's size
+  ImVec2 origin, g0, g1;                        // the whole area's and the grid's corners
+};
+
+// The texture's size: the matrix's aspect ratio inside the available area, except that very thin
+// matrices (output n × d_v with d_v ≪ n) get wider cells rather than a sliver.
+void fit_texture(HeatmapLayout& L, const HeatmapSpec& spec, float grid_w) {
+  const float grid_h = std::max(1.0f, spec.size.y - L.label_h);
+  const float aspect = static_cast<float>(L.cols) / static_cast<float>(std::max(L.rows, 1));
+  L.gw = grid_w;
+  L.gh = L.gw / aspect;
+  if (L.gh > grid_h) {
+    L.gh = grid_h;
+    L.gw = L.gh * aspect;
+  }
+  L.gw = std::max(L.gw, std::min(grid_w, grid_h * 0.5f));
+  L.gh = std::max(L.gh, std::min(grid_h, grid_w * 0.5f));
+  L.gw = std::floor(std::max(L.gw, 8.0f));
+  L.gh = std::floor(std::max(L.gh, 8.0f));
+}
+
+HeatmapLayout layout_heatmap(const HeatmapSpec& spec) {
+  HeatmapLayout L;
+  const Matrix& M = *spec.values;
+  L.rows = static_cast<int>(M.rows());
+  L.cols = static_cast<int>(M.cols());
+  const int rows = L.rows, cols = L.cols;
+  const float fs = ImGui::GetFontSize();
   // Axis labels only while there are few enough to read.
-  const bool row_labels = rows <= 32 && static_cast<int>(spec.row_labels.size()) == rows;
-  const bool col_labels = cols <= 32 && static_cast<int>(spec.col_labels.size()) == cols;
-  float label_w = 0;
-  if (row_labels) {
-    label_w = spec.row_label_width >= 0 ? spec.row_label_width
-                                        : std::min(heatmap_row_label_width(spec.row_labels, rows), spec.size.x * 0.3f);
+  L.row_labels = rows <= 32 && static_cast<int>(spec.row_labels.size()) == rows;
+  L.col_labels = cols <= 32 && static_cast<int>(spec.col_labels.size()) == cols;
+  if (L.row_labels) {
+    L.label_w = spec.row_label_width >= 0 ? spec.row_label_width
+                                          : std::min(heatmap_row_label_width(spec.row_labels, rows), spec.size.x * 0.3f);
   }
   // The column labels' room depends on the cells' width, which depends on that room.
-  const float grid_w = std::max(1.0f, spec.size.x - label_w);
+  const float grid_w = std::max(1.0f, spec.size.x - L.label_w);
   auto cell_for = [&](float label_h) {
     const float grid_h = std::max(1.0f, spec.size.y - label_h);
     float c = std::min(grid_w / static_cast<float>(std::max(cols, 1)), grid_h / static_cast<float>(std::max(rows, 1)));
     return spec.max_cell > 0 ? std::min(c, spec.max_cell) : c;
   };
-  float label_h = col_labels ? fs * 1.3f : 0.0f;
-  if (col_labels) {
+  L.label_h = L.col_labels ? fs * 1.3f : 0.0f;
+  if (L.col_labels) {
     // Twice, keeping the taller: upward labels are shorter in narrower cells, so the cells that
     // height leaves have labels that fit in it.
-    const float first = column_label_layout(spec.col_labels, cols, cell_for(label_h)).height;
-    label_h = std::max(first, column_label_layout(spec.col_labels, cols, cell_for(first)).height);
+    const float first = column_label_layout(spec.col_labels, cols, cell_for(L.label_h)).height;
+    L.label_h = std::max(first, column_label_layout(spec.col_labels, cols, cell_for(first)).height);
   }
-  float cell = cell_for(label_h);
+  L.cell = cell_for(L.label_h);
   // Tiny square cells of a tall, thin matrix (an output n × d_v with d_v ≪ n) would draw a sliver:
   // the texture path widens it instead.
-  const bool sliver = cell < fs && cell * static_cast<float>(cols) < std::min(grid_w, (spec.size.y - label_h) * 0.5f) * 0.5f;
-  const bool immediate = static_cast<long>(rows) * cols <= kMaxImmediateCells && cell >= kMinCellPx && !sliver;
-
-  float gw, gh;
-  // The texture's size: the matrix's aspect ratio inside the available area, except that very thin
-  // matrices (output n × d_v with d_v ≪ n) get wider cells rather than a sliver.
-  auto texture_size = [&](float lh) {
-    const float grid_h = std::max(1.0f, spec.size.y - lh);
-    const float aspect = static_cast<float>(cols) / static_cast<float>(std::max(rows, 1));
-    gw = grid_w;
-    gh = gw / aspect;
-    if (gh > grid_h) {
-      gh = grid_h;
-      gw = gh * aspect;
-    }
-    gw = std::max(gw, std::min(grid_w, grid_h * 0.5f));
-    gh = std::max(gh, std::min(grid_h, grid_w * 0.5f));
-    gw = std::floor(std::max(gw, 8.0f));
-    gh = std::floor(std::max(gh, 8.0f));
-  };
-  if (immediate) {
-    cell = std::floor(cell);
-    gw = cell * static_cast<float>(cols);
-    gh = cell * static_cast<float>(rows);
+  const bool sliver =
+      L.cell < fs && L.cell * static_cast<float>(cols) < std::min(grid_w, (spec.size.y - L.label_h) * 0.5f) * 0.5f;
+  L.immediate = static_cast<long>(rows) * cols <= kMaxImmediateCells && L.cell >= kMinCellPx && !sliver;
+  if (L.immediate) {
+    L.cell = std::floor(L.cell);
+    L.gw = L.cell * static_cast<float>(cols);
+    L.gh = L.cell * static_cast<float>(rows);
   } else {
-    texture_size(label_h);
+    fit_texture(L, spec, grid_w);
     // The texture's columns are wider than the square cells guessed above: lay the labels out again.
-    if (col_labels) {
-      const float lh = column_label_layout(spec.col_labels, cols, gw / static_cast<float>(cols)).height;
-      if (lh != label_h) {
-        label_h = lh;
-        texture_size(label_h);
+    if (L.col_labels) {
+      const float lh = column_label_layout(spec.col_labels, cols, L.gw / static_cast<float>(cols)).height;
+      if (lh != L.label_h) {
+        L.label_h = lh;
+        fit_texture(L, spec, grid_w);
       }
     }
   }
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const ImVec2 g0(origin.x + label_w, origin.y + label_h);
-  const ImVec2 g1(g0.x + gw, g0.y + gh);
+  L.origin = ImGui::GetCursorScreenPos();
+  L.g0 = ImVec2(L.origin.x + L.label_w, L.origin.y + L.label_h);
+  L.g1 = ImVec2(L.g0.x + L.gw, L.g0.y + L.gh);
+  return L;
+}
 
-  // Labels: at the body size when they fit, else smaller (down to 60%), else (columns) upwards;
-  // never hidden because a token is a little wider than its column, never overlapping a neighbour.
+// Labels: at the body size when they fit, else smaller (down to 60%), else (columns) upwards;
+// never hidden because a token is a little wider than its column, never overlapping a neighbour.
+// Sets the DrawnRect's labels_cut and labels_rotated.
+void draw_labels(const HeatmapSpec& spec, const HeatmapLayout& L, const Palette& pal, DrawnRect& out) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
   ImFont* font = ImGui::GetFont();
+  const float fs = ImGui::GetFontSize();
   const float min_label = min_label_size();
-  bool labels_cut = false, labels_rotated = false;
-  if (col_labels) {
-    const float cw = gw / static_cast<float>(cols);
-    ColumnLabels cl = column_label_layout(spec.col_labels, cols, cw);
-    if (cl.height > label_h + 0.5f) cl = ColumnLabels{};  // no room above the grid (never over other text)
-    labels_rotated = cl.rotated;
-    const float room = cl.rotated ? label_h - fs * 0.4f : cw - std::max(2.0f, fs * 0.15f);
-    for (int j = 0; j < cols && cl.size > 0; ++j) {
+  bool cut = false;
+  if (L.col_labels) {
+    const float cw = L.gw / static_cast<float>(L.cols);
+    ColumnLabels cl = column_label_layout(spec.col_labels, L.cols, cw);
+    if (cl.height > L.label_h + 0.5f) cl = ColumnLabels{};  // no room above the grid (never over other text)
+    out.labels_rotated = cl.rotated;
+    const float room = cl.rotated ? L.label_h - fs * 0.4f : cw - std::max(2.0f, fs * 0.15f);
+    for (int j = 0; j < L.cols && cl.size > 0; ++j) {
       const std::string& full = spec.col_labels[static_cast<size_t>(j)];
       const std::string l = fitted(font, full, room, cl.size);
-      labels_cut = labels_cut || l.size() < full.size();
+      cut = cut || l.size() < full.size();
       const ImVec2 ts = font->CalcTextSizeA(cl.size, FLT_MAX, 0, l.c_str());
-      const float cx = g0.x + cw * (static_cast<float>(j) + 0.5f);
+      const float cx = L.g0.x + cw * (static_cast<float>(j) + 0.5f);
       if (cl.rotated) {
         // Bottom-aligned just above the grid, so that short and long tokens start at the same place.
-        add_text_upwards(dl, font, cl.size, ImVec2(cx, g0.y - fs * 0.2f - ts.x * 0.5f), pal.text_dim, l.c_str());
+        add_text_upwards(dl, font, cl.size, ImVec2(cx, L.g0.y - fs * 0.2f - ts.x * 0.5f), pal.text_dim, l.c_str());
       } else {
-        dl->AddText(font, cl.size, ImVec2(cx - ts.x * 0.5f, origin.y + (label_h - cl.size) * 0.5f), pal.text_dim, l.c_str());
+        dl->AddText(font, cl.size, ImVec2(cx - ts.x * 0.5f, L.origin.y + (L.label_h - cl.size) * 0.5f), pal.text_dim, l.c_str());
       }
     }
-    labels_cut = labels_cut || cl.size <= 0;
+    cut = cut || cl.size <= 0;
   }
-  if (row_labels) {
-    const float ch = gh / static_cast<float>(rows);
-    const float room = g0.x - fs * 0.35f - origin.x;
+  if (L.row_labels) {
+    const float ch = L.gh / static_cast<float>(L.rows);
+    const float room = L.g0.x - fs * 0.35f - L.origin.x;
     const float widest = widest_label(font, spec.row_labels);
     const float size = std::min(widest > 0 ? std::clamp(room / widest, min_label, fs) : fs, std::max(ch * 0.95f, 1.0f));
     if (size >= min_label * 0.9f) {
-      for (int i = 0; i < rows; ++i) {
+      for (int i = 0; i < L.rows; ++i) {
         const std::string& full = spec.row_labels[static_cast<size_t>(i)];
         const std::string l = fitted(font, full, room, size);
-        labels_cut = labels_cut || l.size() < full.size();
+        cut = cut || l.size() < full.size();
         const ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0, l.c_str());
-        dl->AddText(font, size, ImVec2(g0.x - fs * 0.35f - ts.x, g0.y + ch * (static_cast<float>(i) + 0.5f) - ts.y * 0.5f),
+        dl->AddText(font, size, ImVec2(L.g0.x - fs * 0.35f - ts.x, L.g0.y + ch * (static_cast<float>(i) + 0.5f) - ts.y * 0.5f),
                     pal.text_dim, l.c_str());
       }
     } else {
-      labels_cut = true;
+      cut = true;
     }
   }
+  out.labels_cut = cut;
+}
 
-  ImGui::SetCursorScreenPos(g0);
-  const bool pressed = ImGui::InvisibleButton("grid", ImVec2(gw, gh), ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Input
+// ---------------------------------------------------------------------------------------------
+
+// This heatmap's own pan/zoom, kept in ImGui's storage under the widget's ID (the immediate-mode
+// home of a widget's state): two heatmaps of one stage pan and zoom independently.
+HeatmapView load_view() {
+  ImGuiStorage* st = ImGui::GetStateStorage();
+  return HeatmapView{st->GetFloat(ImGui::GetID("view_x0"), 0.0f), st->GetFloat(ImGui::GetID("view_y0"), 0.0f),
+                     st->GetFloat(ImGui::GetID("view_x1"), 1.0f), st->GetFloat(ImGui::GetID("view_y1"), 1.0f)};
+}
+
+void store_view(const HeatmapView& v) {
+  ImGuiStorage* st = ImGui::GetStateStorage();
+  st->SetFloat(ImGui::GetID("view_x0"), v.x0);
+  st->SetFloat(ImGui::GetID("view_y0"), v.y0);
+  st->SetFloat(ImGui::GetID("view_x1"), v.x1);
+  st->SetFloat(ImGui::GetID("view_y1"), v.y1);
+}
+
+bool is_click(ImGuiMouseButton button) {
+  const ImGuiIO& io = ImGui::GetIO();
+  return ImGui::IsMouseReleased(button) && io.MouseDragMaxDistanceSqr[button] < io.MouseDragThreshold * io.MouseDragThreshold;
+}
+
+// The mouse over the grid: hover and click (not the end of a pan), the right-click export menu,
+// and on the texture path wheel zoom about the cursor, drag to pan, double-click to reset.
+HeatmapEvents handle_input(AppState& state, const HeatmapSpec& spec, const HeatmapLayout& L, HeatmapView& view) {
+  HeatmapEvents ev;
+  ImGui::SetCursorScreenPos(L.g0);
+  const bool pressed =
+      ImGui::InvisibleButton("grid", ImVec2(L.gw, L.gh), ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
   const bool hovered = ImGui::IsItemHovered();
   const ImGuiIO& io = ImGui::GetIO();
-  // Right-click (not the end of a right-drag pan) opens the export menu for this stage.
-  if (hovered && ImGui::IsMouseReleased(ImGuiMouseButton_Right) &&
-      io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Right] < io.MouseDragThreshold * io.MouseDragThreshold) {
-    ImGui::OpenPopup("heatmap_context");
-  }
+  if (hovered && is_click(ImGuiMouseButton_Right)) ImGui::OpenPopup("heatmap_context");
   if (ImGui::BeginPopup("heatmap_context")) {
     draw_heatmap_context_items(state, spec.stage);
     ImGui::EndPopup();
   }
-  HeatmapView& view = state.heatmap_views[static_cast<size_t>(spec.stage)];
-  if (immediate) view = HeatmapView{};
-
-  auto cell_at = [&](ImVec2 p, int& i, int& j) {
-    const float fx = (p.x - g0.x) / gw, fy = (p.y - g0.y) / gh;
-    const float mx = view.x0 + fx * (view.x1 - view.x0), my = view.y0 + fy * (view.y1 - view.y0);
-    j = std::clamp(static_cast<int>(std::floor(mx * static_cast<float>(cols))), 0, cols - 1);
-    i = std::clamp(static_cast<int>(std::floor(my * static_cast<float>(rows))), 0, rows - 1);
-  };
-
+  if (L.immediate) view = HeatmapView{};
   if (hovered) {
-    int i = 0, j = 0;
-    cell_at(io.MousePos, i, j);
+    const float fx = (io.MousePos.x - L.g0.x) / L.gw, fy = (io.MousePos.y - L.g0.y) / L.gh;
+    const float mx = view.x0 + fx * (view.x1 - view.x0), my = view.y0 + fy * (view.y1 - view.y0);
+    const int j = std::clamp(static_cast<int>(std::floor(mx * static_cast<float>(L.cols))), 0, L.cols - 1);
+    const int i = std::clamp(static_cast<int>(std::floor(my * static_cast<float>(L.rows))), 0, L.rows - 1);
     ev.hovered = CellRef{spec.stage, i, j};
-    // A click, not the end of a pan.
-    if (pressed && ImGui::IsMouseReleased(ImGuiMouseButton_Left) &&
-        io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < io.MouseDragThreshold * io.MouseDragThreshold) {
-      ev.clicked = ev.hovered;
-    }
+    if (pressed && is_click(ImGuiMouseButton_Left)) ev.clicked = ev.hovered;
   }
-
-  float number_size = 0;
-  if (immediate) {
-    // Numbers grow with the cells up to the body font size and shrink down to a still-legible
-    // size (larger in presenter mode), one size for the whole heatmap; below that they give way to
-    // the hover read-out.
-    CellText ct;
-    const float min_size = min_number_size();
-    // Cells too small for the shortest number ("0.00" at min_size) skip the measuring.
-    if (state.view.numbers_in_cells && cell >= min_size * 2.0f) {
-      float widest[2] = {0, 0};  // 2 and 3 decimals, at font size 1
-      for (int i = 0; i < rows; ++i) {
-        for (int j = 0; j < cols; ++j) {
-          if (is_blocked(spec, i, j)) continue;
-          for (int d = 2; d <= 3; ++d) {
-            const std::string txt = format_cell(M(i, j), d);
-            widest[d - 2] = std::max(widest[d - 2], font->CalcTextSizeA(1.0f, FLT_MAX, 0, txt.c_str()).x);
-          }
-        }
-      }
-      ct = fit_cell_text(cell, fs, fs * 0.8f, min_size, [&](int d) { return widest[d == 3 ? 1 : 0]; });
-    }
-    const float num_size = ct.size;
-    number_size = num_size;
-    const int decimals = ct.decimals;
-    for (int i = 0; i < rows; ++i) {
-      for (int j = 0; j < cols; ++j) {
-        const ImVec2 a(g0.x + cell * static_cast<float>(j), g0.y + cell * static_cast<float>(i));
-        const ImVec2 b(a.x + cell, a.y + cell);
-        if (is_blocked(spec, i, j)) {
-          hatch(dl, a, b, pal.hatch_a, pal.hatch_b, std::max(5.0f, cell / 6.0f));
-          // A cell the mask does not block is hatched because it overflowed: say ∞ or −∞ (the
-          // pipeline panel says why), never the mask's text.
-          const bool masked = spec.blocked && (*spec.blocked)(i, j);
-          const std::string overflow = masked ? std::string() : format_cell(M(i, j), 0);
-          const char* text = masked ? spec.blocked_text : overflow.c_str();
-          // At the body size in big cells, smaller in smaller ones (a projector's six-token lesson).
-          const float size = std::min(fs, cell * 0.5f);
-          const ImVec2 ts = text && *text ? font->CalcTextSizeA(size, FLT_MAX, 0, text) : ImVec2(0, 0);
-          if (ts.x > 0 && size >= min_number_size() && ts.x + 8 <= cell) {
-            const ImVec2 c(std::round(a.x + (cell - ts.x) * 0.5f), std::round(a.y + (cell - ts.y) * 0.5f));
-            dl->AddRectFilled(ImVec2(c.x - 3, c.y), ImVec2(c.x + ts.x + 3, c.y + ts.y), pal.hatch_a, 3.0f);
-            dl->AddText(font, size, c, IM_COL32(255, 255, 255, 255), text);
-          }
-        } else {
-          const double v = M(i, j);
-          const Rgb c = spec.map->at(position(spec, v));
-          dl->AddRectFilled(a, b, to_u32(c));
-          if (num_size > 0) {
-            const std::string txt = format_cell(v, decimals);
-            const ImVec2 ts = font->CalcTextSizeA(num_size, FLT_MAX, 0, txt.c_str());
-            dl->AddText(font, num_size, ImVec2(std::round(a.x + (cell - ts.x) * 0.5f), std::round(a.y + (cell - ts.y) * 0.5f)),
-                        text_on(c), txt.c_str());
-          }
-        }
-        if (cell >= 10) dl->AddRect(a, b, pal.cell_border, 0, 0, 1.0f);
-      }
-    }
-  } else {
-    // Pan and zoom: wheel zooms about the cursor, right-drag or left-drag pans, double-click resets.
-    if (hovered && io.MouseWheel != 0) {
-      const float fx = (io.MousePos.x - g0.x) / gw, fy = (io.MousePos.y - g0.y) / gh;
-      const float cx = view.x0 + fx * (view.x1 - view.x0), cy = view.y0 + fy * (view.y1 - view.y0);
-      const float k = io.MouseWheel > 0 ? 0.8f : 1.25f;
-      float w = std::clamp((view.x1 - view.x0) * k, 4.0f / static_cast<float>(cols), 1.0f);
-      float h = std::clamp((view.y1 - view.y0) * k, 4.0f / static_cast<float>(rows), 1.0f);
-      view.x0 = std::clamp(cx - fx * w, 0.0f, 1.0f - w);
-      view.y0 = std::clamp(cy - fy * h, 0.0f, 1.0f - h);
+  if (L.immediate) return ev;
+  if (hovered && io.MouseWheel != 0) {
+    const float fx = (io.MousePos.x - L.g0.x) / L.gw, fy = (io.MousePos.y - L.g0.y) / L.gh;
+    const float cx = view.x0 + fx * (view.x1 - view.x0), cy = view.y0 + fy * (view.y1 - view.y0);
+    const float k = io.MouseWheel > 0 ? 0.8f : 1.25f;
+    float w = std::clamp((view.x1 - view.x0) * k, 4.0f / static_cast<float>(L.cols), 1.0f);
+    float h = std::clamp((view.y1 - view.y0) * k, 4.0f / static_cast<float>(L.rows), 1.0f);
+    view.x0 = std::clamp(cx - fx * w, 0.0f, 1.0f - w);
+    view.y0 = std::clamp(cy - fy * h, 0.0f, 1.0f - h);
+    view.x1 = view.x0 + w;
+    view.y1 = view.y0 + h;
+  }
+  for (ImGuiMouseButton b : {ImGuiMouseButton_Left, ImGuiMouseButton_Right}) {
+    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(b)) {
+      const float w = view.x1 - view.x0, h = view.y1 - view.y0;
+      view.x0 = std::clamp(view.x0 - io.MouseDelta.x / L.gw * w, 0.0f, 1.0f - w);
+      view.y0 = std::clamp(view.y0 - io.MouseDelta.y / L.gh * h, 0.0f, 1.0f - h);
       view.x1 = view.x0 + w;
       view.y1 = view.y0 + h;
     }
-    for (ImGuiMouseButton b : {ImGuiMouseButton_Left, ImGuiMouseButton_Right}) {
-      if (ImGui::IsItemActive() && ImGui::IsMouseDragging(b)) {
-        const float w = view.x1 - view.x0, h = view.y1 - view.y0;
-        view.x0 = std::clamp(view.x0 - io.MouseDelta.x / gw * w, 0.0f, 1.0f - w);
-        view.y0 = std::clamp(view.y0 - io.MouseDelta.y / gh * h, 0.0f, 1.0f - h);
-        view.x1 = view.x0 + w;
-        view.y1 = view.y0 + h;
-      }
-    }
-    if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) view = HeatmapView{};
-    if (services.renderer) {
-      HeatmapRequest rq;
-      rq.values = spec.values;
-      rq.blocked = spec.blocked;
-      rq.version = state.result_version * 8 + static_cast<std::uint64_t>(spec.stage);
-      rq.map = spec.map;
-      rq.lo = spec.lo;
-      rq.hi = spec.hi;
-      rq.diverging = spec.diverging;
-      rq.view = view;
-      rq.width = static_cast<int>(gw);
-      rq.height = static_cast<int>(gh);
-      rq.hatch_a = from_u32(pal.hatch_a);
-      rq.hatch_b = from_u32(pal.hatch_b);
-      dl->AddImage(services.renderer->render(static_cast<int>(spec.stage), rq), g0, g1);
-    } else {
-      // No GL (window-less tests): a coarse preview, at most 32 × 32 blocks.
-      const int br = std::min(rows, 32), bc = std::min(cols, 32);
-      for (int bi = 0; bi < br; ++bi) {
-        for (int bj = 0; bj < bc; ++bj) {
-          const int i = bi * rows / br, j = bj * cols / bc;
-          const ImVec2 a(g0.x + gw * static_cast<float>(bj) / static_cast<float>(bc), g0.y + gh * static_cast<float>(bi) / static_cast<float>(br));
-          const ImVec2 b(g0.x + gw * static_cast<float>(bj + 1) / static_cast<float>(bc), g0.y + gh * static_cast<float>(bi + 1) / static_cast<float>(br));
-          dl->AddRectFilled(a, b, is_blocked(spec, i, j) ? pal.hatch_a : to_u32(spec.map->at(position(spec, M(i, j)))));
-        }
+  }
+  if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) view = HeatmapView{};
+  return ev;
+}
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Draw
+// ---------------------------------------------------------------------------------------------
+
+// Numbers grow with the cells up to the body font size and shrink down to a still-legible size
+// (larger in presenter mode), one size for the whole heatmap; below that they give way to the
+// hover read-out. Size 0: no numbers.
+CellText cell_text(const AppState& state, const HeatmapSpec& spec, const HeatmapLayout& L) {
+  const float fs = ImGui::GetFontSize(), min_size = min_number_size();
+  // Cells too small for the shortest number ("0.00" at min_size) skip the measuring.
+  if (!state.view.numbers_in_cells || L.cell < min_size * 2.0f) return CellText{};
+  ImFont* font = ImGui::GetFont();
+  const Matrix& M = *spec.values;
+  float widest[2] = {0, 0};  // 2 and 3 decimals, at font size 1
+  for (int i = 0; i < L.rows; ++i) {
+    for (int j = 0; j < L.cols; ++j) {
+      if (is_blocked(spec, i, j)) continue;
+      for (int d = 2; d <= 3; ++d) {
+        const std::string txt = format_cell(M(i, j), d);
+        widest[d - 2] = std::max(widest[d - 2], font->CalcTextSizeA(1.0f, FLT_MAX, 0, txt.c_str()).x);
       }
     }
   }
-  dl->AddRect(ImVec2(g0.x - 1, g0.y - 1), ImVec2(g1.x + 1, g1.y + 1), pal.text_dim, 0, 0, 1.0f);
+  return fit_cell_text(L.cell, fs, fs * 0.8f, min_size, [&](int d) { return widest[d == 3 ? 1 : 0]; });
+}
 
-  // Hovered and selected cells (immediate path, or big cells when zoomed in).
+// A blocked cell: hatched, with the mask's text ("−∞") when it fits. A cell the mask does not block
+// is hatched because it overflowed: it says ∞ or −∞ (the pipeline panel says why).
+void draw_blocked_cell(const HeatmapSpec& spec, const Palette& pal, ImVec2 a, float cell, int i, int j) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImFont* font = ImGui::GetFont();
+  hatch(dl, a, ImVec2(a.x + cell, a.y + cell), pal.hatch_a, pal.hatch_b, std::max(5.0f, cell / 6.0f));
+  const bool masked = spec.blocked && (*spec.blocked)(i, j);
+  const std::string overflow = masked ? std::string() : format_cell((*spec.values)(i, j), 0);
+  const char* text = masked ? spec.blocked_text : overflow.c_str();
+  // At the body size in big cells, smaller in smaller ones (a projector's six-token lesson).
+  const float size = std::min(ImGui::GetFontSize(), cell * 0.5f);
+  const ImVec2 ts = text && *text ? font->CalcTextSizeA(size, FLT_MAX, 0, text) : ImVec2(0, 0);
+  if (ts.x > 0 && size >= min_number_size() && ts.x + 8 <= cell) {
+    const ImVec2 c(std::round(a.x + (cell - ts.x) * 0.5f), std::round(a.y + (cell - ts.y) * 0.5f));
+    dl->AddRectFilled(ImVec2(c.x - 3, c.y), ImVec2(c.x + ts.x + 3, c.y + ts.y), pal.hatch_a, 3.0f);
+    dl->AddText(font, size, c, IM_COL32(255, 255, 255, 255), text);
+  }
+}
+
+// Small matrices: every cell a rectangle with its number. Returns the numbers' font size (0: none).
+float draw_cells(const AppState& state, const HeatmapSpec& spec, const HeatmapLayout& L, const Palette& pal) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImFont* font = ImGui::GetFont();
+  const Matrix& M = *spec.values;
+  const CellText ct = cell_text(state, spec, L);
+  const float cell = L.cell;
+  for (int i = 0; i < L.rows; ++i) {
+    for (int j = 0; j < L.cols; ++j) {
+      const ImVec2 a(L.g0.x + cell * static_cast<float>(j), L.g0.y + cell * static_cast<float>(i));
+      const ImVec2 b(a.x + cell, a.y + cell);
+      if (is_blocked(spec, i, j)) {
+        draw_blocked_cell(spec, pal, a, cell, i, j);
+      } else {
+        const double v = M(i, j);
+        const Rgb c = spec.map->at(position(spec, v));
+        dl->AddRectFilled(a, b, to_u32(c));
+        if (ct.size > 0) {
+          const std::string txt = format_cell(v, ct.decimals);
+          const ImVec2 ts = font->CalcTextSizeA(ct.size, FLT_MAX, 0, txt.c_str());
+          dl->AddText(font, ct.size, ImVec2(std::round(a.x + (cell - ts.x) * 0.5f), std::round(a.y + (cell - ts.y) * 0.5f)),
+                      text_on(c), txt.c_str());
+        }
+      }
+      if (cell >= 10) dl->AddRect(a, b, pal.cell_border, 0, 0, 1.0f);
+    }
+  }
+  return ct.size;
+}
+
+// Big matrices: the GL texture of the visible part (window-less tests: a coarse preview instead).
+void draw_texture(const AppState& state, Services& services, const HeatmapSpec& spec, const HeatmapLayout& L,
+                  const HeatmapView& view, const Palette& pal) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (services.renderer) {
+    HeatmapRequest rq;
+    rq.values = spec.values;
+    rq.blocked = spec.blocked;
+    rq.version = state.result_version * 8 + static_cast<std::uint64_t>(spec.stage);
+    rq.map = spec.map;
+    rq.lo = spec.lo;
+    rq.hi = spec.hi;
+    rq.diverging = spec.diverging;
+    rq.view = view;
+    rq.width = static_cast<int>(L.gw);
+    rq.height = static_cast<int>(L.gh);
+    rq.hatch_a = from_u32(pal.hatch_a);
+    rq.hatch_b = from_u32(pal.hatch_b);
+    dl->AddImage(services.renderer->render(ImGui::GetID("grid"), rq), L.g0, L.g1);
+    return;
+  }
+  // At most 32 × 32 blocks.
+  const Matrix& M = *spec.values;
+  const int br = std::min(L.rows, 32), bc = std::min(L.cols, 32);
+  for (int bi = 0; bi < br; ++bi) {
+    for (int bj = 0; bj < bc; ++bj) {
+      const int i = bi * L.rows / br, j = bj * L.cols / bc;
+      const ImVec2 a(L.g0.x + L.gw * static_cast<float>(bj) / static_cast<float>(bc), L.g0.y + L.gh * static_cast<float>(bi) / static_cast<float>(br));
+      const ImVec2 b(L.g0.x + L.gw * static_cast<float>(bj + 1) / static_cast<float>(bc), L.g0.y + L.gh * static_cast<float>(bi + 1) / static_cast<float>(br));
+      dl->AddRectFilled(a, b, is_blocked(spec, i, j) ? pal.hatch_a : to_u32(spec.map->at(position(spec, M(i, j)))));
+    }
+  }
+}
+
+// Hovered and selected cells outlined (immediate path, or big cells when zoomed in), and the hover
+// read-out: the spec's own, or for cells too small to print their number, the value and its tokens.
+void draw_highlights(const AppState& state, const HeatmapSpec& spec, const HeatmapLayout& L, const HeatmapView& view,
+                     const HeatmapEvents& ev, const Palette& pal) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
   auto outline = [&](const CellRef& c, ImU32 col, float thick) {
-    if (!c.valid() || c.stage != spec.stage || c.row >= rows || c.col >= cols) return;
-    const float vx0 = view.x0 * static_cast<float>(cols), vy0 = view.y0 * static_cast<float>(rows);
-    const float cw = gw / ((view.x1 - view.x0) * static_cast<float>(cols)), ch = gh / ((view.y1 - view.y0) * static_cast<float>(rows));
+    if (!c.valid() || c.stage != spec.stage || c.row >= L.rows || c.col >= L.cols) return;
+    const float vx0 = view.x0 * static_cast<float>(L.cols), vy0 = view.y0 * static_cast<float>(L.rows);
+    const float cw = L.gw / ((view.x1 - view.x0) * static_cast<float>(L.cols));
+    const float ch = L.gh / ((view.y1 - view.y0) * static_cast<float>(L.rows));
     if (cw < 3 || ch < 3) return;
-    const ImVec2 a(g0.x + (static_cast<float>(c.col) - vx0) * cw, g0.y + (static_cast<float>(c.row) - vy0) * ch);
-    dl->PushClipRect(g0, g1, true);
+    const ImVec2 a(L.g0.x + (static_cast<float>(c.col) - vx0) * cw, L.g0.y + (static_cast<float>(c.row) - vy0) * ch);
+    dl->PushClipRect(L.g0, L.g1, true);
     dl->AddRect(a, ImVec2(a.x + cw, a.y + ch), col, 0, 0, thick);
     dl->PopClipRect();
   };
   outline(state.selected, pal.selected, 3.0f);
   outline(ev.hovered, pal.hovered, 2.0f);
 
-  if (hovered && spec.describe) {
+  if (!ev.hovered.valid()) return;
+  const int i = ev.hovered.row, j = ev.hovered.col;
+  if (spec.describe) {
     ImGui::BeginTooltip();
-    ImGui::TextUnformatted(spec.describe(ev.hovered.row, ev.hovered.col).c_str());
+    ImGui::TextUnformatted(spec.describe(i, j).c_str());
     ImGui::EndTooltip();
-  }
-  if (hovered && !immediate && !spec.describe) {
-    // Read-out for cells too small to print their number.
-    const int i = ev.hovered.row, j = ev.hovered.col;
+  } else if (!L.immediate) {
     ImGui::BeginTooltip();
     const std::string rl = i < static_cast<int>(spec.row_labels.size()) ? spec.row_labels[static_cast<size_t>(i)] : "";
     const std::string cl = j < static_cast<int>(spec.col_labels.size()) ? spec.col_labels[static_cast<size_t>(j)] : "";
     ImGui::Text("%s[%d][%d] = %s", stage_name(spec.stage).data(), i, j,
-                spec.blocked && (*spec.blocked)(i, j) ? "blocked" : format_cell(M(i, j), 4).c_str());
+                spec.blocked && (*spec.blocked)(i, j) ? "blocked" : format_cell((*spec.values)(i, j), 4).c_str());
     if (!rl.empty() || !cl.empty()) ImGui::TextDisabled("%s → %s", rl.c_str(), cl.c_str());
     ImGui::EndTooltip();
   }
+}
 
-  DrawnRect& dr = state.drawn[static_cast<size_t>(spec.stage)];
-  dr = DrawnRect{g0.x, g0.y, g1.x, g1.y, rows, cols, true, number_size, origin.x, origin.y, labels_cut, labels_rotated};
-  ImGui::SetCursorScreenPos(ImVec2(origin.x, g1.y + ImGui::GetStyle().ItemSpacing.y));
-  ImGui::Dummy(ImVec2(label_w + gw, 0));
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] The widget
+// ---------------------------------------------------------------------------------------------
+
+HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpec& spec) {
+  const Palette pal = palette(state);
+  ImGui::PushID(spec.id);
+  const HeatmapLayout L = layout_heatmap(spec);
+  DrawnRect drawn{L.g0.x, L.g0.y, L.g1.x, L.g1.y, L.rows, L.cols, true, 0, L.origin.x, L.origin.y, false, false};
+  draw_labels(spec, L, pal, drawn);
+
+  HeatmapView view = load_view();
+  HeatmapEvents ev = handle_input(state, spec, L, view);
+  store_view(view);
+
+  if (L.immediate) drawn.number_size = draw_cells(state, spec, L, pal);
+  else draw_texture(state, services, spec, L, view, pal);
+  ImGui::GetWindowDrawList()->AddRect(ImVec2(L.g0.x - 1, L.g0.y - 1), ImVec2(L.g1.x + 1, L.g1.y + 1), pal.text_dim, 0, 0, 1.0f);
+  draw_highlights(state, spec, L, view, ev, pal);
+
+  // The last heatmap of each stage, for the automatic layout, the tests and the screenshot check.
+  state.drawn[static_cast<size_t>(spec.stage)] = drawn;
+  ev.drawn = drawn;
+  ImGui::SetCursorScreenPos(ImVec2(L.origin.x, L.g1.y + ImGui::GetStyle().ItemSpacing.y));
+  ImGui::Dummy(ImVec2(L.label_w + L.gw, 0));
   ImGui::PopID();
   return ev;
 }
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Colour bar and stage colours
+// ---------------------------------------------------------------------------------------------
 
 void draw_colorbar(const AppState& state, const Colormap& map, double lo, double hi, bool diverging, float width) {
   const Palette pal = palette(state);
@@ -497,10 +606,6 @@ void draw_colorbar(const AppState& state, const Colormap& map, double lo, double
   if (zero) dl->AddText(font, size, ImVec2(a.x + width * 0.5f - zw * 0.5f, ty), pal.text_dim, "0");
   ImGui::Dummy(ImVec2(width, h + fs + 4));
 }
-
-}  // namespace attnlab::gui
-
-namespace attnlab::gui {
 
 const Colormap& stage_colormap(const AppState& state, Stage stage) {
   const bool div = stage_is_signed(stage);

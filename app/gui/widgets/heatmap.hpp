@@ -35,12 +35,14 @@ struct HeatmapSpec {
 struct HeatmapEvents {
   CellRef hovered;  // row/col −1 when the mouse is elsewhere
   CellRef clicked;  // a click without dragging
+  DrawnRect drawn;  // where it was drawn (also kept as AppState::drawn[stage], the stage's last one)
 };
 
 // Matrices with more cells than this, or cells smaller than kMinCellPx, go through the GL path.
 inline constexpr long kMaxImmediateCells = 48 * 48;
 inline constexpr float kMinCellPx = 5.0f;
 
+// Each heatmap (by `spec.id` in the current ImGui ID scope) keeps its own pan/zoom.
 HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpec& spec);
 
 // How a heatmap writes its column labels above cells `cell_w` pixels wide (current font): across at
@@ -73,12 +75,10 @@ void draw_colorbar(const AppState& state, const Colormap& map, double lo, double
 // Formats v compactly for a cell: 3 significant decimals for |v| < 10, fewer for larger values.
 std::string format_cell(double v, int decimals);
 
-}  // namespace attnlab::gui
-
-namespace attnlab::gui {
 // The colormap a stage is drawn with: the chosen diverging map for signed stages, the chosen
 // sequential one otherwise (falling back to the defaults when a name is unknown).
 const Colormap& stage_colormap(const AppState& state, Stage stage);
 // The colour range of a stage: weights [0, 1], saturation [0, 0.25], signed stages their range.
 std::pair<double, double> stage_range(const AppState& state, Stage stage, const BlockGrid* blocked);
+
 }  // namespace attnlab::gui

@@ -98,7 +98,7 @@ struct HeatmapRenderer::Impl {
   Program program;
   VertexArray vao;
   std::map<std::string, Texture> luts;
-  std::map<int, Slot> slots;
+  std::map<ImGuiID, Slot> slots;
   GLint u_values = -1, u_lut = -1, u_view = -1, u_cells = -1, u_target = -1, u_lo = -1, u_hi = -1, u_div = -1,
         u_hatch_a = -1, u_hatch_b = -1;
 
@@ -158,7 +158,7 @@ HeatmapRenderer::HeatmapRenderer() : impl_(std::make_unique<Impl>()) {
 
 HeatmapRenderer::~HeatmapRenderer() = default;
 
-ImTextureID HeatmapRenderer::render(int slot_id, const HeatmapRequest& rq) {
+ImTextureID HeatmapRenderer::render(ImGuiID slot_id, const HeatmapRequest& rq) {
   Slot& slot = impl_->slots[slot_id];
   const Matrix& M = *rq.values;
   const int rows = static_cast<int>(M.rows()), cols = static_cast<int>(M.cols());

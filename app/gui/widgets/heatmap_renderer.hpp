@@ -5,7 +5,6 @@
 
 #include "engine/colormap.hpp"
 #include "engine/matrix.hpp"
-#include "gui/state/app_state.hpp"
 
 #include <imgui.h>
 
@@ -15,6 +14,12 @@
 #include <string>
 
 namespace attnlab::gui {
+
+// Pan/zoom of one big heatmap (drawn as a GL texture): the visible part of the matrix in
+// matrix-relative coordinates, [x0, x1] × [y0, y1] ⊆ [0, 1]².
+struct HeatmapView {
+  float x0 = 0, y0 = 0, x1 = 1, y1 = 1;
+};
 
 // What one heatmap texture shows; the texture is redrawn only when this changes.
 struct HeatmapRequest {
@@ -38,8 +43,8 @@ public:
   HeatmapRenderer(const HeatmapRenderer&) = delete;
   HeatmapRenderer& operator=(const HeatmapRenderer&) = delete;
 
-  // The texture for heatmap `slot` (one per on-screen heatmap) showing the request.
-  ImTextureID render(int slot, const HeatmapRequest& request);
+  // The texture for heatmap `slot` (one per on-screen heatmap: its ImGui ID) showing the request.
+  ImTextureID render(ImGuiID slot, const HeatmapRequest& request);
 
 private:
   struct Impl;
