@@ -14,7 +14,6 @@
 
 namespace attnlab::gui {
 
-// One file each: lessons/<name>.cpp.
 void draw_walkthrough_view(AppState& state, Services& services);
 void draw_worked_example_view(AppState& state, Services& services);
 void draw_compare_scaling_view(AppState& state, Services& services);

@@ -126,16 +126,11 @@ InputPrint input_print() {
   return p;
 }
 
-}  // namespace
-
-int run_gui(const GuiOptions& options) {
+// The document the window opens on: a scenario or lesson from the command line, else the saved
+// session's, else the default lesson; then the command line's view options and the recovery offer.
+// Bad input throws before a window opens (exit 2 from main).
+void start_document(AppState& state, Services& services, WindowGeometry& geometry, const GuiOptions& options) {
   const bool shooting = !options.screenshot.empty();
-  AppState state;
-  Services services;
-  services.backend = make_cpu_backend();
-  WindowGeometry geometry;
-
-  // Bad input is refused before a window opens (exit 2 from main).
   const bool explicit_doc = !options.scenario.empty() || !options.preset.empty();
   if (!options.scenario.empty()) {
     reset_document(state, load_scenario(options.scenario), options.scenario);
@@ -174,7 +169,10 @@ int run_gui(const GuiOptions& options) {
   check_for_recovery(state, services.config_dir);
   if (shooting) geometry = WindowGeometry{};
   size_from_env(geometry);
+}
 
+// The window with a GL 4.3 core context (what the GPU backend wants), else 3.3 (what the GUI needs).
+GLFWwindow* open_window(const WindowGeometry& geometry, bool shooting, AppState& state) {
   glfwSetErrorCallback(remember_glfw_error);
   if (!glfwInit()) throw window_failure("GLFW could not connect to the display server");
   glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_API);
@@ -197,7 +195,11 @@ int run_gui(const GuiOptions& options) {
   glfwMakeContextCurrent(window);
   glfwSwapInterval(shooting ? 0 : 1);
   glfwSetWindowUserPointer(window, &state);
+  return window;
+}
 
+// ImGui on the window: its ini file beside the session, the fonts, the GLFW and OpenGL3 backends.
+void start_imgui(GLFWwindow* window, Services& services) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
@@ -213,6 +215,117 @@ int run_gui(const GuiOptions& options) {
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   glfwSetDropCallback(window, on_drop);  // after ImGui installs its callbacks (it does not use this one)
+}
+
+// File > Save window screenshot (export_dialog.cpp): read this frame's pixels once the Export window
+// has been left out of a frame.
+void take_requested_screenshot(AppState& state, int fw, int fh) {
+  ExportUi& ex = state.export_ui;
+  if (ex.screenshot_path.empty() || --ex.screenshot_countdown > 0) return;
+  glFinish();
+  try {
+    write_png(ex.screenshot_path, fw, fh);
+    state.notice = "Saved the window to " + ex.screenshot_path;
+  } catch (const InputError& e) {
+    state.error = e.what();
+  }
+  ex.screenshot_path.clear();
+  if (ex.reopen_after_screenshot) window_open(state, "Export") = true;
+  ex.reopen_after_screenshot = false;
+}
+
+// The frame loop's own state: frame times for --screenshot, and whether the window is idle.
+struct Loop {
+  std::vector<double> frame_ms;
+  int frame = 0, busy_frames = 8;
+  InputPrint last_print;
+  int exit_code = 0;
+};
+
+// One frame: the UI, the GL draw, a requested window screenshot, and in --screenshot mode the PNG
+// after the last frame. Returns false when that was the last frame.
+bool run_frame(GLFWwindow* window, AppState& state, Services& services, const GuiOptions& options, Loop& loop) {
+  const bool shooting = !options.screenshot.empty();
+  if (shooting || loop.busy_frames > 0) glfwPollEvents();
+  else glfwWaitEventsTimeout(state.job ? 0.1 : 0.5);  // a streaming run's progress: 10 updates a second
+  const auto t0 = std::chrono::steady_clock::now();
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  draw_app(state, services);
+  recovery_tick(state, services.config_dir, glfwGetTime());
+  ImGui::Render();
+  int fw = 0, fh = 0;
+  glfwGetFramebufferSize(window, &fw, &fh);
+  glViewport(0, 0, fw, fh);
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  glClearColor(bg.x, bg.y, bg.z, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  take_requested_screenshot(state, fw, fh);
+  // A screenshot shows the computed document: its N frames start once a streaming run has
+  // finished (a dense computation happens before the first frame).
+  loop.frame = shooting && state.job ? 0 : loop.frame + 1;
+  const bool last = shooting && loop.frame >= options.frames;
+  if (shooting && state.job) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  double file_ms = 0;  // writing the PNG is not the frame's cost (it tripled the median of 3 frames)
+  if (last) {
+    glFinish();
+    const auto w0 = std::chrono::steady_clock::now();
+    try {
+      write_png(options.screenshot, fw, fh);
+      if (const char* lay = std::getenv("ATTNLAB_LAYOUT_OUT")) {
+        write_layout(state, lay, static_cast<float>(fw) / ImGui::GetIO().DisplaySize.x);
+      }
+    } catch (const InputError& e) {
+      std::cerr << "attnlab: " << e.what() << "\n";
+      loop.exit_code = 2;
+    }
+    file_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
+  }
+  glfwSwapBuffers(window);
+  if (shooting) glFinish();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() - file_ms;
+  state.frame_ms = static_cast<float>(ms);
+  if (!state.job) loop.frame_ms.push_back(ms);  // frames that waited on a streaming run are not the UI's cost
+  const InputPrint print = input_print();
+  loop.busy_frames = print == loop.last_print && !state.needs_compute && !state.scaling.running() ? loop.busy_frames - 1 : 8;
+  loop.last_print = print;
+  return !last;
+}
+
+// After the loop: --screenshot prints its median frame time; a normal run saves the session (which
+// then holds the work, so the recovery file goes unless its offer is still unanswered).
+void finish_run(GLFWwindow* window, AppState& state, const Services& services, const Loop& loop, bool shooting) {
+  if (shooting) {
+    std::vector<double> sorted = loop.frame_ms;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
+    std::printf("median frame time: %.2f ms\n", median);
+  } else if (!services.config_dir.empty()) {
+    int w = 0, h = 0;
+    glfwGetWindowSize(window, &w, &h);
+    try {
+      save_session(state, WindowGeometry{w, h}, services.config_dir);
+      finish_recovery_writes(state);
+      if (!state.recovery.offer) remove_recovery_file(services.config_dir);
+    } catch (const InputError& e) {
+      std::cerr << "attnlab: the session was not saved: " << e.what() << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+int run_gui(const GuiOptions& options) {
+  const bool shooting = !options.screenshot.empty();
+  AppState state;
+  Services services;
+  services.backend = make_cpu_backend();
+  WindowGeometry geometry;
+  start_document(state, services, geometry, options);
+  GLFWwindow* window = open_window(geometry, shooting, state);
+  start_imgui(window, services);
 
   // gui --backend: the same switch as the Backend menu, now that the window's context exists (a GPU
   // that cannot be had shows its reason in place and the CPU stays, as from the menu).
@@ -228,87 +341,12 @@ int run_gui(const GuiOptions& options) {
     std::cerr << "attnlab: big heatmaps fall back to coarse previews: " << e.what() << "\n";
   }
 
-  std::vector<double> frame_ms;
-  int frame = 0, busy_frames = 8;
-  InputPrint last_print;
-  int exit_code = 0;
+  Loop loop;
   while (!glfwWindowShouldClose(window) && !state.quit_requested) {
-    if (shooting || busy_frames > 0) glfwPollEvents();
-    else glfwWaitEventsTimeout(state.job ? 0.1 : 0.5);  // a streaming run's progress: 10 updates a second
-    const auto t0 = std::chrono::steady_clock::now();
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplGlfw_NewFrame();
-    ImGui::NewFrame();
-    draw_app(state, services);
-    recovery_tick(state, services.config_dir, glfwGetTime());
-    ImGui::Render();
-    int fw = 0, fh = 0;
-    glfwGetFramebufferSize(window, &fw, &fh);
-    glViewport(0, 0, fw, fh);
-    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-    glClearColor(bg.x, bg.y, bg.z, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    // File > Save window screenshot (export_dialog.cpp): read this frame's pixels once the
-    // Export window has been left out of a frame.
-    if (ExportUi& ex = state.export_ui; !ex.screenshot_path.empty() && --ex.screenshot_countdown <= 0) {
-      glFinish();
-      try {
-        write_png(ex.screenshot_path, fw, fh);
-        state.notice = "Saved the window to " + ex.screenshot_path;
-      } catch (const InputError& e) {
-        state.error = e.what();
-      }
-      ex.screenshot_path.clear();
-      if (ex.reopen_after_screenshot) window_open(state, "Export") = true;
-      ex.reopen_after_screenshot = false;
-    }
-    // A screenshot shows the computed document: its N frames start once a streaming run has
-    // finished (a dense computation happens before the first frame).
-    frame = shooting && state.job ? 0 : frame + 1;
-    const bool last = shooting && frame >= options.frames;
-    if (shooting && state.job) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    double file_ms = 0;  // writing the PNG is not the frame's cost (it tripled the median of 3 frames)
-    if (last) {
-      glFinish();
-      const auto w0 = std::chrono::steady_clock::now();
-      try {
-        write_png(options.screenshot, fw, fh);
-        if (const char* lay = std::getenv("ATTNLAB_LAYOUT_OUT")) write_layout(state, lay, static_cast<float>(fw) / io.DisplaySize.x);
-      } catch (const InputError& e) {
-        std::cerr << "attnlab: " << e.what() << "\n";
-        exit_code = 2;
-      }
-      file_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
-    }
-    glfwSwapBuffers(window);
-    if (shooting) glFinish();
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() - file_ms;
-    state.frame_ms = static_cast<float>(ms);
-    if (!state.job) frame_ms.push_back(ms);  // frames that waited on a streaming run are not the UI's cost
-    const InputPrint print = input_print();
-    busy_frames = print == last_print && !state.needs_compute && !state.scaling.running() ? busy_frames - 1 : 8;
-    last_print = print;
-    if (last) break;
+    if (!run_frame(window, state, services, options, loop)) break;
   }
+  finish_run(window, state, services, loop, shooting);
 
-  if (shooting) {
-    std::vector<double> sorted = frame_ms;
-    std::sort(sorted.begin(), sorted.end());
-    const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
-    std::printf("median frame time: %.2f ms\n", median);
-  } else if (!services.config_dir.empty()) {
-    int w = 0, h = 0;
-    glfwGetWindowSize(window, &w, &h);
-    try {
-      save_session(state, WindowGeometry{w, h}, services.config_dir);
-      // The session holds the work now; an unanswered offer keeps its file for the next start.
-      finish_recovery_writes(state);
-      if (!state.recovery.offer) remove_recovery_file(services.config_dir);
-    } catch (const InputError& e) {
-      std::cerr << "attnlab: the session was not saved: " << e.what() << "\n";
-    }
-  }
   release_export_preview(state);
   services.renderer = nullptr;
   renderer.reset();
@@ -320,7 +358,7 @@ int run_gui(const GuiOptions& options) {
   ImGui::DestroyContext();
   glfwDestroyWindow(window);
   glfwTerminate();
-  return exit_code;
+  return loop.exit_code;
 }
 
 }  // namespace attnlab::gui

@@ -60,6 +60,20 @@ void link_tokens(Document& d) {
   if (d.self_attention) d.scenario.key_tokens = d.scenario.query_tokens;
 }
 
+// Names query (Which::Q) or key (Which::K) token k; the unnamed ones keep showing as t1, t2, ….
+// Under self-attention the other list follows.
+void rename_token(Document& d, Which which, int k, const std::string& text) {
+  Scenario& sc = d.scenario;
+  const bool query = which == Which::Q;
+  auto& t = query ? sc.query_tokens : sc.key_tokens;
+  t = display_tokens(t, query ? sc.Q.rows() : sc.K.rows());
+  if (k < 0 || k >= static_cast<int>(t.size())) {
+    throw InputError(std::string("there is no ") + (query ? "query" : "key") + " token " + std::to_string(k + 1));
+  }
+  t[static_cast<size_t>(k)] = text;
+  if (d.self_attention) (query ? sc.key_tokens : sc.query_tokens) = t;
+}
+
 void apply_dim(Document& d, Dim dim, int value) {
   Scenario& s = d.scenario;
   if (value < 1) throw InputError(std::string(dim_name(dim)) + " must be at least 1");
@@ -254,23 +268,11 @@ void fill(AppState& s, FillTarget target, Fill kind, float sigma, int seed) {
 }
 
 void set_query_token(AppState& s, int i, const std::string& text) {
-  apply(s, "rename a query token", [=](Document& d) {
-    auto& t = d.scenario.query_tokens;
-    t = display_tokens(t, d.scenario.Q.rows());
-    if (i < 0 || i >= static_cast<int>(t.size())) throw InputError("there is no query token " + std::to_string(i + 1));
-    t[static_cast<size_t>(i)] = text;
-    link_tokens(d);
-  }, "query token " + std::to_string(i));
+  apply(s, "rename a query token", [=](Document& d) { rename_token(d, Which::Q, i, text); }, "query token " + std::to_string(i));
 }
 
 void set_key_token(AppState& s, int j, const std::string& text) {
-  apply(s, "rename a key token", [=](Document& d) {
-    auto& t = d.scenario.key_tokens;
-    t = display_tokens(t, d.scenario.K.rows());
-    if (j < 0 || j >= static_cast<int>(t.size())) throw InputError("there is no key token " + std::to_string(j + 1));
-    t[static_cast<size_t>(j)] = text;
-    if (d.self_attention) d.scenario.query_tokens = t;
-  }, "key token " + std::to_string(j));
+  apply(s, "rename a key token", [=](Document& d) { rename_token(d, Which::K, j, text); }, "key token " + std::to_string(j));
 }
 
 void tokens_from_sentence(AppState& s, const std::string& sentence) {

@@ -1,5 +1,15 @@
 // Panel tests: the real app frame (menus, panels, shortcuts, actions) on an ImGui context with no
 // window and no GL, driven by key presses, mouse clicks and actions; checks state and results.
+
+// Index of this file:
+// [SECTION] Harness: the app on a window-less ImGui context
+// [SECTION] Keys, clicks and edits, with undo
+// [SECTION] Explain a cell
+// [SECTION] Sizes, tokens and fills
+// [SECTION] Files and the session
+// [SECTION] Lessons and layout
+// [SECTION] Documents too large for dense stages
+
 #include "engine/matrix_io.hpp"
 #include "engine/presets.hpp"
 #include "engine/scenario.hpp"
@@ -30,6 +40,10 @@ namespace attnlab::gui {
 namespace {
 
 namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Harness
+// ---------------------------------------------------------------------------------------------
 
 class Harness : public ::testing::Test {
 protected:
@@ -78,6 +92,10 @@ protected:
   }
   const Result& result() const { return state.result; }
 };
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Keys, clicks and edits
+// ---------------------------------------------------------------------------------------------
 
 TEST_F(Harness, DefaultLessonShowsEveryStageWithSeedNumbers) {
   ASSERT_TRUE(state.has_result);
@@ -160,6 +178,10 @@ TEST_F(Harness, ShiftClickBlocksACellAndUndoUnblocks) {
   EXPECT_NEAR(result().weights(0, 1), 0.198, 1e-3);
 }
 
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Explain a cell
+// ---------------------------------------------------------------------------------------------
+
 TEST_F(Harness, HoverFeedsTheExplanation) {
   ImGui::GetIO().MousePos = cell_center(Stage::Weights, 0, 0);
   frame();
@@ -184,6 +206,10 @@ TEST_F(Harness, OutputExplanationIsTheWeightedSumOfValueRows) {
   EXPECT_NE(e.steps[0].find("= 3.983"), std::string::npos) << e.steps[0];
   EXPECT_NEAR(e.value, 3.99, 1e-2);
 }
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Sizes, tokens and fills
+// ---------------------------------------------------------------------------------------------
 
 TEST_F(Harness, ResizeKeepsCellsAddsZerosAndUndoes) {
   const Matrix q0 = state.doc.scenario.Q;
@@ -325,6 +351,10 @@ TEST_F(Harness, BigMatricesDrawWithoutGlAndHoverReadsOut) {
   EXPECT_NEAR(state.hovered.col, 20, 1);
 }
 
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Files and the session
+// ---------------------------------------------------------------------------------------------
+
 TEST_F(Harness, BrokenFilesKeepTheScenario) {
   const fs::path dir = fs::temp_directory_path() / ("attnlab_gui_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -378,6 +408,10 @@ TEST_F(Harness, SessionRoundTrips) {
   EXPECT_FALSE(restore_session(other, g, dir));
   fs::remove_all(dir);
 }
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Lessons and layout
+// ---------------------------------------------------------------------------------------------
 
 TEST_F(Harness, EveryLessonOpensAndDraws) {
   for (const PresetInfo& p : list_presets()) {
@@ -442,6 +476,10 @@ TEST_F(Harness, DroppedFilesOpenScenariosAndMatrices) {
   EXPECT_EQ(state.doc.scenario.K(5, 3), -2.0f);
   fs::remove_all(dir);
 }
+
+// ---------------------------------------------------------------------------------------------
+// [SECTION] Documents too large for dense stages
+// ---------------------------------------------------------------------------------------------
 
 // A document whose n × m stages are too big to keep is streamed on a background thread: the
 // window keeps drawing, shows progress, and then the downsampled weights, the output and every
