@@ -4,7 +4,7 @@
 // sentence saying why, and every refused input names its cell or field and keeps the last good
 // state. scripts/test runs this under ASan + UBSan too.
 #include "engine/presets.hpp"
-#include "gui/shell/panel_registry.hpp"
+#include "gui/shell/frame_layout.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"

@@ -5,6 +5,7 @@
 
 #include "engine/colormap.hpp"
 #include "gui/shell/panel_registry.hpp"
+#include "gui/state/app_state.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <epoxy/gl.h>

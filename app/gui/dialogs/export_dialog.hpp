@@ -10,6 +10,9 @@
 
 namespace attnlab::gui {
 
+// The Export window (a registry panel of Slot::Window).
+void draw_export_dialog(AppState& state, Services& services);
+
 // The engine options the dialog's choices stand for (what `attnlab export` would be given).
 ExportOptions export_options(const ExportUi& ui);
 // The file the dialog writes: its folder and name, with the chosen format's extension.

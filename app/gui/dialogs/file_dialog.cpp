@@ -1,7 +1,8 @@
 // A small in-app file dialog (no native dialogs on a bare X server): a folder listing, a file
 // name field, and the file types that fit its purpose.
+#include "gui/dialogs/file_dialog.hpp"
+
 #include "gui/persistence/open_save.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 

@@ -1,6 +1,7 @@
 // The start-up offer to restore work that a crash or a kill -9 interrupted.
+#include "gui/dialogs/recovery_prompt.hpp"
+
 #include "gui/persistence/recovery_store.hpp"
-#include "gui/shell/panel_registry.hpp"
 
 #include <GLFW/glfw3.h>
 

@@ -4,6 +4,7 @@
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/app_state.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 

@@ -2,6 +2,7 @@
 #include "gui/lessons/walkthrough_steps.hpp"
 
 #include "gui/shell/panel_registry.hpp"
+#include "gui/state/app_state.hpp"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>

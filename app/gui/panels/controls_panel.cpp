@@ -1,6 +1,6 @@
 // Controls: √d_k scaling, temperature (log slider), mask kind and parameter, normalizer.
 #include "gui/panels/explain_arithmetic.hpp"
-#include "gui/shell/panel_registry.hpp"
+#include "gui/panels/panels.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"

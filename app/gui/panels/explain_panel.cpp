@@ -1,6 +1,6 @@
 // The "Explain a cell" panel: follows the hovered cell, else the clicked one.
 #include "gui/panels/explain_arithmetic.hpp"
-#include "gui/shell/panel_registry.hpp"
+#include "gui/panels/panels.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 

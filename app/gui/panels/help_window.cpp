@@ -1,5 +1,6 @@
 // The Help window: what the app shows and every keyboard shortcut.
-#include "gui/shell/panel_registry.hpp"
+#include "gui/panels/panels.hpp"
+#include "gui/shell/shortcuts.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {

@@ -1,6 +1,6 @@
 // Inputs: the sizes (+/−), self-attention, Q/K/V as editable grids with token labels, fills,
 // and a sentence split into tokens.
-#include "gui/shell/panel_registry.hpp"
+#include "gui/panels/panels.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"

@@ -2,6 +2,7 @@
 // the way into its special view and the walk-through, and the previous/next lesson.
 #include "engine/presets.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/panels/panels.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/edits.hpp"

@@ -2,7 +2,7 @@
 // else a pointer to the lessons that have one.
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
-#include "gui/shell/panel_registry.hpp"
+#include "gui/panels/panels.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"

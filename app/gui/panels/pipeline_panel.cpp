@@ -1,6 +1,6 @@
 // The pipeline: scores → logits → weights → output side by side, each with its formula written
 // with the current numbers, a colour bar, and clickable cells.
-#include "gui/shell/panel_registry.hpp"
+#include "gui/panels/panels.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/widgets/heatmap.hpp"

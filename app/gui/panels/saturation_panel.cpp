@@ -1,6 +1,6 @@
 // Saturation: the a(1−a) heatmap beside the per-row diagnostics, saturated and fully-masked rows
 // marked, so switching √d_k scaling off at large d_k shows the collapse at a glance.
-#include "gui/shell/panel_registry.hpp"
+#include "gui/panels/panels.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/app_state.hpp"
 #include "gui/widgets/heatmap.hpp"

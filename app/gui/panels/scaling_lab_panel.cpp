@@ -3,7 +3,7 @@
 // axis), and the histogram of the logits for one d_k. Runs a slice per frame, with a progress
 // bar and Cancel, so the window stays responsive. A floating window (View menu), so the pipeline
 // keeps the main area to itself.
-#include "gui/shell/panel_registry.hpp"
+#include "gui/panels/panels.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 

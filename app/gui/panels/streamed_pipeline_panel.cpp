@@ -2,7 +2,7 @@
 // background streaming run, then the weights downsampled to pixels, the output and what was
 // measured — and a plain statement of what was not kept, and why.
 #include "engine/text_format.hpp"
-#include "gui/shell/panel_registry.hpp"
+#include "gui/panels/panels.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/state/compute_job.hpp"

@@ -1,7 +1,8 @@
 // The Backend menu: CPU, GPU (GL compute on the window's own context) or auto.
+#include "gui/shell/backend_menu.hpp"
+
 #include "engine/gpu/gl_context.hpp"
 #include "engine/gpu/gpu_backend.hpp"
-#include "gui/shell/panel_registry.hpp"
 
 #include <GLFW/glfw3.h>
 

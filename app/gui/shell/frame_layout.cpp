@@ -1,7 +1,13 @@
 // The frame: menus, the tiled layout (inputs column | pipeline over explain/saturation tabs),
 // the status bar, floating panels and dialogs. Panels come from the registry in panel_registry.cpp.
+#include "gui/shell/frame_layout.hpp"
+
+#include "gui/dialogs/file_dialog.hpp"
+#include "gui/dialogs/recovery_prompt.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/shell/panel_registry.hpp"
+#include "gui/shell/shortcuts.hpp"
+#include "gui/shell/status_bar.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/state/edits.hpp"

@@ -1,5 +1,7 @@
 // The Lessons menu: every built-in lesson (engine/presets.hpp) in curriculum order, numbered, with
 // the open one ticked, and the classroom walk-through.
+#include "gui/shell/lessons_menu.hpp"
+
 #include "engine/presets.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/shell/panel_registry.hpp"

@@ -5,6 +5,8 @@
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/persistence/recovery_store.hpp"
 #include "gui/persistence/session_store.hpp"
+#include "gui/shell/backend_menu.hpp"
+#include "gui/shell/frame_layout.hpp"
 #include "gui/shell/gui_command.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"

@@ -1,4 +1,6 @@
 // The File, Edit, View and Help menus.
+#include "gui/shell/menus.hpp"
+
 #include "engine/colormap.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/persistence/open_save.hpp"

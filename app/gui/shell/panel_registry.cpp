@@ -1,6 +1,12 @@
 // The registry: every panel and menu of the app, in display order. One line each.
 #include "gui/shell/panel_registry.hpp"
 
+#include "gui/dialogs/export_dialog.hpp"
+#include "gui/panels/panels.hpp"
+#include "gui/shell/backend_menu.hpp"
+#include "gui/shell/lessons_menu.hpp"
+#include "gui/shell/menus.hpp"
+
 namespace attnlab::gui {
 
 namespace {

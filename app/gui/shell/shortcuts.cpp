@@ -1,4 +1,6 @@
 // Keyboard shortcuts: one table, used both to handle keys and to list them in the Help window.
+#include "gui/shell/shortcuts.hpp"
+
 #include "engine/colormap.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"

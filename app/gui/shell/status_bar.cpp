@@ -1,5 +1,6 @@
 // The status bar: backend, last recompute time, frame time, sizes, and the last error in place.
-#include "gui/shell/panel_registry.hpp"
+#include "gui/shell/status_bar.hpp"
+
 #include "gui/shell/theme.hpp"
 #include "gui/widgets/text_layout.hpp"
 

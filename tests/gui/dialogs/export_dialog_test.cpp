@@ -3,6 +3,7 @@
 // refuses in one sentence.
 #include "engine/presets.hpp"
 #include "gui/dialogs/export_dialog.hpp"
+#include "gui/shell/frame_layout.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/state/history.hpp"

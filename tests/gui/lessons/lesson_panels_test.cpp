@@ -4,6 +4,7 @@
 #include "engine/presets.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/shell/frame_layout.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"

@@ -16,6 +16,7 @@
 #include "gui/panels/explain_arithmetic.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/persistence/session_store.hpp"
+#include "gui/shell/frame_layout.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/compute.hpp"

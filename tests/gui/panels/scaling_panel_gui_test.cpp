@@ -1,7 +1,8 @@
 // The Scaling lab panel and the Backend menu driven on an ImGui context with no window: a run
 // proceeds a slice per frame to the same figures as run_scaling, and GPU without a window is
 // refused in place.
-#include "gui/shell/panel_registry.hpp"
+#include "gui/panels/panels.hpp"
+#include "gui/shell/backend_menu.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>

@@ -2,9 +2,9 @@
 // and the .bak kept when saving over a scenario. (The kill -9 test is recovery_kill_test.sh.)
 #include "engine/atomic_file.hpp"
 #include "engine/presets.hpp"
+#include "gui/dialogs/recovery_prompt.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/persistence/recovery_store.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"
 #include "headless_imgui.hpp"

@@ -1,0 +1,14 @@
+// The File, Edit, View and Help menus: their items, between BeginMenu and EndMenu.
+#pragma once
+
+#include "gui/state/app_state.hpp"
+#include "gui/state/services.hpp"
+
+namespace attnlab::gui {
+
+void draw_file_menu(AppState& state, Services& services);
+void draw_edit_menu(AppState& state, Services& services);
+void draw_view_menu(AppState& state, Services& services);
+void draw_help_menu(AppState& state, Services& services);
+
+}  // namespace attnlab::gui
