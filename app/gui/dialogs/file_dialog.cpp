@@ -50,6 +50,11 @@ void finish(AppState& state, const std::string& path) {
 
 }  // namespace
 
+void open_file_dialog(AppState& state, FilePurpose purpose) {
+  state.file_dialog.purpose = purpose;
+  state.file_dialog.request_open = true;
+}
+
 void draw_file_dialog(AppState& state, Services& services) {
   (void)services;
   FileDialogState& d = state.file_dialog;

@@ -8,5 +8,7 @@
 namespace attnlab::gui {
 
 void draw_file_dialog(AppState& state, Services& services);
+// Opens the dialog on the next frame to choose a file for `purpose` (File menu, Ctrl+O, Ctrl+S).
+void open_file_dialog(AppState& state, FilePurpose purpose);
 
 }  // namespace attnlab::gui

@@ -3,33 +3,25 @@
 
 #include "engine/colormap.hpp"
 #include "gui/dialogs/export_dialog.hpp"
+#include "gui/dialogs/file_dialog.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/history.hpp"
 
 namespace attnlab::gui {
 
-namespace {
-
-void ask_file(AppState& state, FilePurpose p) {
-  state.file_dialog.purpose = p;
-  state.file_dialog.request_open = true;
-}
-
-}  // namespace
-
 void draw_file_menu(AppState& state, Services& services) {
   (void)services;
-  if (ImGui::MenuItem("Open scenario...", "Ctrl+O")) ask_file(state, FilePurpose::OpenScenario);
+  if (ImGui::MenuItem("Open scenario...", "Ctrl+O")) open_file_dialog(state, FilePurpose::OpenScenario);
   if (ImGui::MenuItem("Save", "Ctrl+S", false, true)) {
-    if (state.scenario_path.empty()) ask_file(state, FilePurpose::SaveScenario);
+    if (state.scenario_path.empty()) open_file_dialog(state, FilePurpose::SaveScenario);
     else save_scenario_file(state, state.scenario_path);
   }
-  if (ImGui::MenuItem("Save as...")) ask_file(state, FilePurpose::SaveScenario);
+  if (ImGui::MenuItem("Save as...")) open_file_dialog(state, FilePurpose::SaveScenario);
   ImGui::Separator();
-  if (ImGui::MenuItem("Open .npy/.csv into Q...")) ask_file(state, FilePurpose::OpenMatrixQ);
-  if (ImGui::MenuItem("Open .npy/.csv into K...")) ask_file(state, FilePurpose::OpenMatrixK);
-  if (ImGui::MenuItem("Open .npy/.csv into V...")) ask_file(state, FilePurpose::OpenMatrixV);
+  if (ImGui::MenuItem("Open .npy/.csv into Q...")) open_file_dialog(state, FilePurpose::OpenMatrixQ);
+  if (ImGui::MenuItem("Open .npy/.csv into K...")) open_file_dialog(state, FilePurpose::OpenMatrixK);
+  if (ImGui::MenuItem("Open .npy/.csv into V...")) open_file_dialog(state, FilePurpose::OpenMatrixV);
   ImGui::Separator();
   if (ImGui::MenuItem("Export figure or data...", nullptr, false, state.has_result)) {
     open_export_dialog(state, state.export_ui.stage);

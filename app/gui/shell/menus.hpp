@@ -2,9 +2,10 @@
 #pragma once
 
 #include "gui/state/app_state.hpp"
-#include "gui/state/services.hpp"
 
 namespace attnlab::gui {
+
+struct Services;  // state/services.hpp
 
 void draw_file_menu(AppState& state, Services& services);
 void draw_edit_menu(AppState& state, Services& services);

@@ -2,6 +2,7 @@
 #include "gui/shell/shortcuts.hpp"
 
 #include "engine/colormap.hpp"
+#include "gui/dialogs/file_dialog.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"
@@ -50,13 +51,8 @@ void handle_shortcuts(AppState& state, Services& services) {
     if (pressed(GLFW_KEY_Z) && shift) redo(state);
     else if (pressed(GLFW_KEY_Z)) undo(state);
     else if (pressed(GLFW_KEY_Y)) redo(state);
-    else if (pressed(GLFW_KEY_O)) {
-      state.file_dialog.purpose = FilePurpose::OpenScenario;
-      state.file_dialog.request_open = true;
-    } else if (pressed(GLFW_KEY_S)) {
-      state.file_dialog.purpose = FilePurpose::SaveScenario;
-      state.file_dialog.request_open = true;
-    }
+    else if (pressed(GLFW_KEY_O)) open_file_dialog(state, FilePurpose::OpenScenario);
+    else if (pressed(GLFW_KEY_S)) open_file_dialog(state, FilePurpose::SaveScenario);
     return;
   }
   if (io.WantTextInput || io.KeyAlt || io.KeySuper) return;
