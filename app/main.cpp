@@ -10,7 +10,7 @@
 #include <string>
 
 #ifdef ATTNLAB_WITH_GUI
-#include "gui/gui_command.hpp"
+#include "gui/shell/gui_command.hpp"
 #endif
 
 namespace {

@@ -1,8 +1,8 @@
-// Fuzzes the GUI's session and recovery readers (app/gui/session_file.hpp): any text is either a
+// Fuzzes the GUI's session and recovery readers (app/gui/persistence/session_file.hpp): any text is either a
 // session/recovery file that survives a write/read round trip with sizes a window can have, or an
 // InputError. Anything else (another exception, a sanitizer report) is a bug.
 #include "fuzz/fuzz_check.hpp"
-#include "gui/session_file.hpp"
+#include "gui/persistence/session_file.hpp"
 
 #include <cstddef>
 #include <cstdint>

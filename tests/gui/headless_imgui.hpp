@@ -3,8 +3,8 @@
 // and the CPU backend. Tear down with ImGui::DestroyContext().
 #pragma once
 
-#include "gui/services.hpp"
-#include "gui/theme.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/state/services.hpp"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>

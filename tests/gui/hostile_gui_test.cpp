@@ -4,9 +4,10 @@
 // sentence saying why, and every refused input names its cell or field and keeps the last good
 // state. scripts/test runs this under ASan + UBSan too.
 #include "engine/lessons/presets.hpp"
-#include "gui/actions.hpp"
-#include "gui/panels.hpp"
-#include "gui/theme.hpp"
+#include "gui/shell/frame_layout.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/state/edits.hpp"
+#include "gui/state/history.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>
@@ -245,13 +246,13 @@ TEST_F(Hostile, TinyTemperatureWithoutScalingExplainsInfiniteLogits) {
 }
 
 TEST_F(Hostile, DkOf65536) {
-  actions::fill(state, 3, actions::Fill::Random, 1.0f, 3);
+  actions::fill(state, FillTarget::All, actions::Fill::Random, 1.0f, 3);
   ASSERT_TRUE(actions::resize(state, Dim::Dk, 65536));
   frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   EXPECT_EQ(state.result.d_k, 65536);
   EXPECT_NEAR(state.result.scale_divisor, 256.0, 1e-9);
-  actions::fill(state, 3, actions::Fill::Random, 1.0f, 3);
+  actions::fill(state, FillTarget::All, actions::Fill::Random, 1.0f, 3);
   actions::set_scale(state, false);  // unscaled at d_k = 65536: saturated rows, nothing broken
   frame();
   int saturated = 0;
@@ -271,7 +272,7 @@ TEST_F(Hostile, EveryMaskWithEverySize) {
                             MaskKind::Custom};
   for (int n : {1, 2, 3, 7}) {
     ASSERT_TRUE(actions::resize(state, Dim::N, n));
-    actions::fill(state, 3, actions::Fill::Random, 1.0f, n);
+    actions::fill(state, FillTarget::All, actions::Fill::Random, 1.0f, n);
     for (MaskKind kind : kinds) {
       actions::set_mask_kind(state, kind);
       frame();
@@ -341,7 +342,7 @@ TEST_F(Hostile, OneByOne) {
 // naming the mask, every key blocked (padding 0) flags every row, a window as wide as the sequence
 // is causal, and a 4096 × 4096 custom grid. Each step recomputes 16.7 million cells, so few steps.
 TEST_F(Hostile, N4096) {
-  actions::fill(state, 3, actions::Fill::Random, 1.0f, 11);
+  actions::fill(state, FillTarget::All, actions::Fill::Random, 1.0f, 11);
   ASSERT_TRUE(actions::resize(state, Dim::N, 4096)) << "256 MiB of stages should not need asking";
   frame();
   ASSERT_TRUE(state.error.empty()) << state.error;

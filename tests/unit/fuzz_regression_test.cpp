@@ -6,7 +6,7 @@
 #include "engine/io/matrix_io.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/cpu/dense.hpp"
-#include "gui/session_file.hpp"
+#include "gui/persistence/session_file.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// The GUI's session and recovery files read as text (app/gui/session_file.hpp): round trips, and
+// The GUI's session and recovery files read as text (app/gui/persistence/session_file.hpp): round trips, and
 // hostile fields refused with a sentence naming the file and field, or clamped where the GUI can
 // carry on (window sizes), never converted out of range.
 #include "engine/lessons/presets.hpp"
-#include "gui/session_file.hpp"
+#include "gui/persistence/session_file.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,36 @@
+// The Export dialog and the heatmaps' right-click menu: the GUI face of engine/io/export.hpp, so a
+// file written here is byte-identical to `attnlab export` with the same options.
+#pragma once
+
+#include "engine/io/export.hpp"
+#include "gui/state/app_state.hpp"
+#include "gui/state/services.hpp"
+
+#include <string>
+
+namespace attnlab::gui {
+
+// The Export window (a registry panel of Slot::Window).
+void draw_export_dialog(AppState& state, Services& services);
+
+// The engine options the dialog's choices stand for (what `attnlab export` would be given).
+ExportOptions export_options(const ExportUi& ui);
+// The file the dialog writes: its folder and name, with the chosen format's extension.
+std::string export_path(const ExportUi& ui);
+
+// Shows the dialog with `stage` chosen (Stage::Pipeline for the pipeline figure).
+void open_export_dialog(AppState& state, Stage stage);
+// Writes the dialog's file. An existing file is replaced only when `overwrite`; otherwise the
+// dialog asks first. Failures land in state.export_ui.error (one sentence); returns success.
+bool export_to_file(AppState& state, bool overwrite);
+// A stage of the current result as LaTeX (bmatrix, `decimals` digits) or CSV, for the clipboard.
+std::string stage_clipboard_text(const AppState& state, Stage stage, ExportFormat format, int decimals);
+// Asks the host to write the window's pixels (without the dialog) to a new PNG in the dialog's folder.
+void request_window_screenshot(AppState& state);
+
+// The items of a heatmap's right-click menu (between BeginPopup and EndPopup).
+void draw_heatmap_context_items(AppState& state, Stage stage);
+// Frees the preview texture; call with the GL context current, before it goes away.
+void release_export_preview(AppState& state);
+
+}  // namespace attnlab::gui

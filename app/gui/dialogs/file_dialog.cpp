@@ -1,0 +1,138 @@
+// A small in-app file dialog (no native dialogs on a bare X server): a folder listing, a file
+// name field, and the file types that fit its purpose.
+#include "gui/dialogs/file_dialog.hpp"
+
+#include "gui/persistence/open_save.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace attnlab::gui {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* title_of(FilePurpose p) {
+  switch (p) {
+    case FilePurpose::OpenScenario: return "Open scenario";
+    case FilePurpose::SaveScenario: return "Save scenario";
+    case FilePurpose::OpenMatrixQ: return "Open a matrix into Q";
+    case FilePurpose::OpenMatrixK: return "Open a matrix into K";
+    case FilePurpose::OpenMatrixV: return "Open a matrix into V";
+    case FilePurpose::None: break;
+  }
+  return "File";
+}
+
+bool fits(FilePurpose p, const fs::path& file) {
+  std::string ext = file.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (p == FilePurpose::OpenScenario || p == FilePurpose::SaveScenario) return ext == ".json";
+  return ext == ".npy" || ext == ".csv";
+}
+
+void finish(AppState& state, const std::string& path) {
+  FileDialogState& d = state.file_dialog;
+  switch (d.purpose) {
+    case FilePurpose::OpenScenario: open_scenario_file(state, path); break;
+    case FilePurpose::SaveScenario: save_scenario_file(state, path); break;
+    case FilePurpose::OpenMatrixQ: open_matrix_file(state, Which::Q, path); break;
+    case FilePurpose::OpenMatrixK: open_matrix_file(state, Which::K, path); break;
+    case FilePurpose::OpenMatrixV: open_matrix_file(state, Which::V, path); break;
+    case FilePurpose::None: break;
+  }
+}
+
+}  // namespace
+
+void open_file_dialog(AppState& state, FilePurpose purpose) {
+  state.file_dialog.purpose = purpose;
+  state.file_dialog.request_open = true;
+}
+
+void draw_file_dialog(AppState& state, Services& services) {
+  (void)services;
+  FileDialogState& d = state.file_dialog;
+  if (d.request_open) {
+    d.request_open = false;
+    d.error.clear();
+    if (d.directory.empty() || !fs::is_directory(d.directory)) {
+      std::error_code ec;
+      d.directory = state.scenario_path.empty() ? fs::current_path(ec).string()
+                                                : fs::path(state.scenario_path).parent_path().string();
+      if (d.directory.empty()) d.directory = ".";
+    }
+    if (d.purpose == FilePurpose::SaveScenario && d.file_name.empty()) {
+      d.file_name = state.scenario_path.empty() ? "scenario.json" : fs::path(state.scenario_path).filename().string();
+    }
+    ImGui::OpenPopup("##file_dialog");
+  }
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x * 0.6f, vp->WorkSize.y * 0.7f), ImGuiCond_Appearing);
+  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
+                          ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopupModal("##file_dialog", nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
+  ImGui::TextUnformatted(title_of(d.purpose));
+  ImGui::SetNextItemWidth(-1);
+  ImGui::InputText("##dir", &d.directory);
+  const float list_h = ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing() * 3;
+  std::string chosen;
+  ImGui::BeginChild("##list", ImVec2(0, std::max(list_h, 60.0f)), true);
+  std::error_code ec;
+  if (ImGui::Selectable("../")) d.directory = fs::path(d.directory).parent_path().string();
+  std::vector<fs::directory_entry> dirs, files;
+  for (const auto& e : fs::directory_iterator(d.directory, fs::directory_options::skip_permission_denied, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.empty() && name[0] == '.') continue;
+    if (e.is_directory(ec)) dirs.push_back(e);
+    else if (fits(d.purpose, e.path())) files.push_back(e);
+  }
+  if (ec) ImGui::TextDisabled("cannot list this folder: %s", ec.message().c_str());
+  auto by_name = [](const fs::directory_entry& a, const fs::directory_entry& b) { return a.path().filename() < b.path().filename(); };
+  std::sort(dirs.begin(), dirs.end(), by_name);
+  std::sort(files.begin(), files.end(), by_name);
+  for (const auto& e : dirs) {
+    if (ImGui::Selectable((e.path().filename().string() + "/").c_str())) d.directory = e.path().string();
+  }
+  for (const auto& e : files) {
+    const std::string name = e.path().filename().string();
+    if (ImGui::Selectable(name.c_str(), name == d.file_name, ImGuiSelectableFlags_AllowDoubleClick)) {
+      d.file_name = name;
+      if (ImGui::IsMouseDoubleClicked(0)) chosen = e.path().string();
+    }
+  }
+  ImGui::EndChild();
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
+  const bool enter = ImGui::InputText("file name", &d.file_name, ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  const bool ok = ImGui::Button(d.purpose == FilePurpose::SaveScenario ? "Save" : "Open");
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel")) {
+    d.purpose = FilePurpose::None;
+    ImGui::CloseCurrentPopup();
+  }
+  if ((ok || enter) && !d.file_name.empty()) chosen = (fs::path(d.directory) / d.file_name).string();
+  if (!chosen.empty()) {
+    state.error.clear();
+    finish(state, chosen);
+    if (state.error.empty()) {
+      d.purpose = FilePurpose::None;
+      ImGui::CloseCurrentPopup();
+    } else {
+      d.error = state.error;
+    }
+  }
+  if (!d.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, palette(state).error);
+    text_wrapped("%s", d.error.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::EndPopup();
+}
+
+}  // namespace attnlab::gui

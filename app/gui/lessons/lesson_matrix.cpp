@@ -1,0 +1,91 @@
+// One small matrix under its title, and the lines of numbers beside it (see lesson_matrix.hpp).
+#include "gui/lessons/lesson_matrix.hpp"
+
+#include "gui/shell/theme.hpp"
+#include "gui/state/result_caches.hpp"
+#include "gui/widgets/heatmap.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
+namespace attnlab::gui {
+
+std::vector<std::string> lesson_dim_labels(const char* prefix, Eigen::Index count) {
+  std::vector<std::string> out;
+  for (Eigen::Index c = 0; c < count; ++c) out.push_back(prefix + std::to_string(c + 1));
+  return out;
+}
+
+float lesson_matrix_max_cell() { return ImGui::GetFontSize() * 4.5f; }
+
+DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id, const std::string& title,
+                             Stage stage, const Matrix& M, const BlockGrid* blocked,
+                             const std::vector<std::string>& rows, const std::vector<std::string>& cols, ImVec2 size,
+                             bool fixed_unit_range) {
+  const Palette pal = palette(state);
+  ImGui::PushID(id);
+  // The title wraps inside the matrix's width (between words): side-by-side matrices with long
+  // titles overlapped one another at presenter sizes.
+  const float title_top = ImGui::GetCursorScreenPos().y;
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(size.x, 40.0f));
+  text_wrapped_unformatted(title);
+  ImGui::PopTextWrapPos();
+  ImGui::PopStyleColor();
+  const float title_h = ImGui::GetCursorScreenPos().y - title_top;
+  DrawnRect out;
+  // Blocked cells (−∞ logits) are hatched by the widget; only the visible ones must be finite.
+  const BlockGrid* grid = blocked && blocked->rows() == M.rows() && blocked->cols() == M.cols() ? blocked : nullptr;
+  Matrix shown = M;
+  if (grid) {
+    for (Eigen::Index i = 0; i < shown.rows(); ++i)
+      for (Eigen::Index j = 0; j < shown.cols(); ++j)
+        if ((*grid)(i, j)) shown(i, j) = 0.0f;
+  }
+  if (shown.size() > kMaxImmediateCells || !shown.allFinite()) {
+    ImGui::TextDisabled(shown.allFinite() ? "(too large to draw here: see the Pipeline)" : "(has inf or NaN cells)");
+    ImGui::PopID();
+    return out;
+  }
+  HeatmapSpec spec;
+  spec.id = id;
+  spec.stage = stage;
+  spec.values = &shown;
+  spec.blocked = grid;
+  spec.row_labels = rows;
+  spec.col_labels = cols;
+  spec.map = &stage_colormap(state, stage);
+  spec.diverging = stage_is_signed(stage) && !fixed_unit_range;
+  if (fixed_unit_range || stage == Stage::Weights) {
+    spec.lo = 0;
+    spec.hi = 1;
+  } else {
+    std::tie(spec.lo, spec.hi) = finite_range(shown, spec.blocked);
+    if (spec.diverging) {
+      const double a = std::max(std::abs(spec.lo), std::abs(spec.hi));
+      spec.lo = -a;
+      spec.hi = a > 0 ? a : 1;
+    }
+  }
+  spec.size = ImVec2(std::max(size.x, 40.0f), std::max(size.y - title_h, 30.0f));
+  spec.max_cell = lesson_matrix_max_cell();
+  spec.blocked_text = stage == Stage::Logits ? (services.fonts.unicode ? "−∞" : "-inf") : nullptr;
+  out = draw_heatmap(state, services, spec).drawn;
+  ImGui::PopID();
+  return out;
+}
+
+void lesson_numbers_line(const char* label, const std::vector<double>& values, int decimals) {
+  std::string line = label;
+  char buf[32];
+  for (const double v : values) {
+    std::snprintf(buf, sizeof buf, "  %.*f", decimals, v);
+    line += buf;
+  }
+  ImGui::TextUnformatted(line.c_str());
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,28 @@
+// What the lesson views draw with: one small matrix as a heatmap under its title, a line of
+// numbers under it, labels for output columns.
+#pragma once
+
+#include "gui/state/app_state.hpp"
+#include "gui/state/services.hpp"
+
+#include <imgui.h>
+
+#include <string>
+#include <vector>
+
+namespace attnlab::gui {
+
+// One small matrix as a heatmap under a title, `size` wide and tall (labels included), drawn with
+// the colours of `stage`. Returns the rectangle of its cells. Large matrices get a note instead.
+DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id, const std::string& title,
+                             Stage stage, const Matrix& M, const BlockGrid* blocked,
+                             const std::vector<std::string>& rows, const std::vector<std::string>& cols, ImVec2 size,
+                             bool fixed_unit_range = false);
+// The largest cell draw_lesson_matrix draws (views that size their matrices ahead use it).
+float lesson_matrix_max_cell();
+// A row of small numbers under a heatmap: "row sums 1.000 1.000 …".
+void lesson_numbers_line(const char* label, const std::vector<double>& values, int decimals = 3);
+// "v1", "v2", ... for output columns.
+std::vector<std::string> lesson_dim_labels(const char* prefix, Eigen::Index count);
+
+}  // namespace attnlab::gui

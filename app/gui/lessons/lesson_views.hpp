@@ -1,0 +1,30 @@
+// The special views of the built-in lessons, one file each; what they draw with is in
+// lesson_matrix.hpp, what they compute in state/lesson_view_model.hpp. The "Lesson view" window
+// (panels/lesson_view_panel.cpp) shows the walk-through while it runs, else the view the lesson names.
+#pragma once
+
+#include "gui/lessons/lesson_matrix.hpp"
+#include "gui/state/app_state.hpp"
+#include "gui/state/services.hpp"
+
+#include <imgui.h>
+
+#include <string>
+#include <vector>
+
+namespace attnlab::gui {
+
+void draw_walkthrough_view(AppState& state, Services& services);
+void draw_worked_example_view(AppState& state, Services& services);
+void draw_compare_scaling_view(AppState& state, Services& services);
+void draw_scaling_lab_view(AppState& state, Services& services);
+void draw_multihead_view(AppState& state, Services& services);
+void draw_self_cross_view(AppState& state, Services& services);
+void draw_mask_family_view(AppState& state, Services& services);
+void draw_temperature_view(AppState& state, Services& services);
+void draw_normalizers_view(AppState& state, Services& services);
+void draw_precision_view(AppState& state, Services& services);
+void draw_geometry_view(AppState& state, Services& services);
+void draw_cost_view(AppState& state, Services& services);
+
+}  // namespace attnlab::gui

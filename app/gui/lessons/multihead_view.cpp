@@ -1,0 +1,210 @@
+// Multi-head attention (seed 000's note, Exercise 2.3.3): X, per-head W_Q/W_K/W_V (seeded random,
+// editable), a grid of per-head attention maps, concat-then-W_O beside the sum of per-head slabs,
+// and the switch that makes every head share its projections.
+#include "gui/lessons/lesson_views.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/widgets/heatmap.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attnlab::gui {
+
+namespace {
+
+void ensure_weights(AppState& state) {
+  LessonUi& ui = state.lesson;
+  const Eigen::Index d_model = state.doc.scenario.Q.cols();
+  if (ui.heads < 1 || d_model % ui.heads != 0) ui.heads = 1;
+  char key[96];
+  std::snprintf(key, sizeof key, "%lld/%d/%d/%d", static_cast<long long>(d_model), ui.heads, ui.seed, ui.share ? 1 : 0);
+  if (ui.weights_key == key) return;
+  ui.weights = random_multihead_weights(d_model, ui.heads, static_cast<unsigned long long>(std::max(0, ui.seed)), ui.share);
+  ui.weights_key = key;
+  ui.weights_edited = false;
+  ui.edit_head = std::min(ui.edit_head, ui.heads - 1);
+}
+
+void weight_editor(AppState& state) {
+  LessonUi& ui = state.lesson;
+  MultiHeadWeights& w = ui.weights;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
+  ImGui::SliderInt("head", &ui.edit_head, 0, w.heads() - 1, "%d");
+  ImGui::SameLine();
+  for (const auto& [which, label] : {std::pair{HeadMatrix::WQ, "W_Q"}, std::pair{HeadMatrix::WK, "W_K"}, std::pair{HeadMatrix::WV, "W_V"}}) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(label, ui.edit_matrix == which)) ui.edit_matrix = which;
+  }
+  std::vector<Matrix>& list = ui.edit_matrix == HeadMatrix::WQ ? w.W_Q : ui.edit_matrix == HeadMatrix::WK ? w.W_K : w.W_V;
+  Matrix& M = list[static_cast<size_t>(ui.edit_head)];
+  const float cell_w = ImGui::GetFontSize() * 3.6f;
+  for (Eigen::Index i = 0; i < M.rows(); ++i) {
+    for (Eigen::Index j = 0; j < M.cols(); ++j) {
+      if (j) ImGui::SameLine();
+      ImGui::PushID(static_cast<int>(i * M.cols() + j));
+      ImGui::SetNextItemWidth(cell_w);
+      float v = M(i, j);
+      if (ImGui::DragFloat("##w", &v, 0.01f, -10.0f, 10.0f, "%.2f") && std::isfinite(v)) {
+        M(i, j) = v;
+        ui.weights_edited = true;
+        // Shared projections stay shared: the edit goes to every head.
+        if (ui.share)
+          for (auto& other : list) other(i, j) = v;
+      }
+      ImGui::PopID();
+    }
+  }
+}
+
+}  // namespace
+
+void draw_multihead_view(AppState& state, Services& services) {
+  LessonUi& ui = state.lesson;
+  const Scenario& s = state.doc.scenario;
+  const Palette pal = palette(state);
+  const float fs = ImGui::GetFontSize();
+  const Eigen::Index d_model = s.Q.cols();
+  // Controls: h (a divisor of d_model), the seed, and sharing.
+  ImGui::AlignTextToFramePadding();  // on the radio buttons' baseline, not above it
+  ImGui::TextUnformatted("heads h:");
+  for (int h = 1; h <= d_model && h <= 16; ++h) {
+    if (d_model % h) continue;
+    ImGui::SameLine();
+    if (ImGui::RadioButton(std::to_string(h).c_str(), ui.heads == h)) ui.heads = h;
+  }
+  ImGui::SameLine(0, fs * 1.5f);
+  ImGui::SetNextItemWidth(fs * 5);
+  ImGui::InputInt("seed", &ui.seed);
+  ui.seed = std::max(0, ui.seed);
+  ImGui::SameLine(0, fs * 1.5f);
+  ImGui::Checkbox("share W_Q, W_K, W_V", &ui.share);
+  ensure_weights(state);
+
+  MultiHeadResult r;
+  try {
+    r = compute_multihead(s.Q, ui.weights, s.options);
+  } catch (const InputError& e) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.error), "%s", e.what());
+    return;
+  }
+  const auto tokens = display_tokens(s.query_tokens, r.n);
+  char line[256];
+  std::snprintf(line, sizeof line, "X: %lld %s d_model = %lld,  h = %d heads,  d_head = d_model / h = %lld", static_cast<long long>(r.n),
+                services.glyphs.times, static_cast<long long>(r.d_model), ui.weights.heads(), static_cast<long long>(r.d_head));
+  ImGui::TextUnformatted(line);
+  if (ui.weights_edited) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(weights edited)");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("reset")) ui.weights_key.clear();
+  }
+
+  // One row of per-head maps, then what the two readings of W_O give, both sized to the height
+  // left; where that would shrink the cells below the size their numbers need (a 720-pixel-high
+  // projector), the heads and the outputs become two tabs that each get the whole height.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float avail_w = ImGui::GetContentRegionAvail().x;
+  const int h = ui.weights.heads();
+  const int per_row = std::min(h, 4);
+  const int map_rows = (h + per_row - 1) / per_row;
+  const float map_w = std::max(fs * 7.0f, (avail_w - fs * static_cast<float>(per_row - 1)) / static_cast<float>(per_row));
+  const float bw = (avail_w - fs * 2) / 3.0f;
+  const BlockGrid blocked = mask_grid(s.options.mask, r.n, r.n);
+  const auto dims = lesson_dim_labels("", r.d_model);
+  char heads_text[256], outputs_text[512];
+  std::snprintf(heads_text, sizeof heads_text,
+                r.heads_identical && h > 1
+                    ? "All %d heads share W_Q, W_K, W_V: every map is the same, and together they add no capacity over one head."
+                    : "Each of the %d heads has its own projections, so each can attend to a different relationship.",
+                h);
+  std::snprintf(outputs_text, sizeof outputs_text,
+                "[H_1 %s H_%d] W_O  =  %s_i H_i W_O^(i):  largest difference %.2g (largest output %.3g), equal to "
+                "float rounding.  Rank of the output: %d (at most d_head = %lld when the heads are the same).",
+                services.glyphs.ellipsis, h, services.glyphs.sum, r.max_abs_difference, r.max_abs_output, r.output_rank,
+                static_cast<long long>(r.d_head));
+  // A matrix's height for cells of `cell` pixels: its title, its column labels, its rows.
+  const float row_labels = heatmap_row_label_width(tokens, static_cast<int>(r.n));
+  const float rows_f = static_cast<float>(std::max<Eigen::Index>(r.n, 1));
+  auto matrix_h = [&](float cell) { return fs + style.ItemSpacing.y + fs * 1.3f + rows_f * cell + style.ItemSpacing.y; };
+  const float max_cell = lesson_matrix_max_cell();
+  const float head_cell = std::min(max_cell, (map_w - row_labels) / rows_f);
+  const float out_cell = std::min(max_cell, (bw - row_labels) / static_cast<float>(std::max<Eigen::Index>(r.d_model, 1)));
+  const float heads_text_h = wrapped_text_height(heads_text, avail_w) + style.ItemSpacing.y;
+  const float outputs_text_h = wrapped_text_height(outputs_text, avail_w) + style.ItemSpacing.y;
+  const float editor_h = ImGui::GetFrameHeightWithSpacing();
+  const float room = ImGui::GetContentRegionAvail().y - editor_h - style.ItemSpacing.y;
+  // The cells that still show the numbers of the heads' weights and of the outputs.
+  float head_numbers = 0, out_numbers = 0;
+  for (const Result& hd : r.heads) head_numbers = std::max(head_numbers, cell_for_numbers(hd.weights, &blocked, min_number_size()));
+  out_numbers = std::max(cell_for_numbers(r.concat, nullptr, min_number_size()), cell_for_numbers(r.output, nullptr, min_number_size()));
+  // Both: the heads' rows and the outputs' row share what the texts leave, in proportion to the
+  // cells the width gives them.
+  const float both_fixed = heads_text_h + outputs_text_h + static_cast<float>(map_rows + 1) * matrix_h(0.0f) +
+                           static_cast<float>(map_rows) * style.ItemSpacing.y;
+  const float both_cells = static_cast<float>(map_rows) * rows_f * head_cell + rows_f * out_cell;
+  const float shrink = both_cells > 0 ? std::min(1.0f, (room - both_fixed) / both_cells) : 1.0f;
+  const bool both = shrink >= 1.0f || (head_cell * shrink >= head_numbers && out_cell * shrink >= out_numbers);
+
+  auto draw_heads = [&](float cell) {
+    const float map_h = matrix_h(cell);
+    for (int k = 0; k < h; ++k) {
+      if (k % per_row) ImGui::SameLine(0, fs);
+      ImGui::BeginGroup();
+      draw_lesson_matrix(state, services, ("head" + std::to_string(k)).c_str(), "head " + std::to_string(k + 1), Stage::Weights,
+                         r.heads[static_cast<size_t>(k)].weights, &blocked, tokens, tokens, ImVec2(map_w, map_h));
+      ImGui::EndGroup();
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, r.heads_identical && h > 1 ? pal.warning : pal.good);
+    text_wrapped_unformatted(heads_text);
+    ImGui::PopStyleColor();
+  };
+  auto draw_outputs = [&](float cell) {
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
+    text_wrapped_unformatted(outputs_text);
+    ImGui::PopStyleColor();
+    const float bh = matrix_h(cell);
+    ImGui::BeginGroup();
+    draw_lesson_matrix(state, services, "concat", "concat [H_1 … H_h]", Stage::Output, r.concat, nullptr, tokens, dims, ImVec2(bw, bh));
+    ImGui::EndGroup();
+    ImGui::SameLine(0, fs);
+    ImGui::BeginGroup();
+    draw_lesson_matrix(state, services, "viewA", "A: concat · W_O", Stage::Output, r.output, nullptr, tokens, dims, ImVec2(bw, bh));
+    ImGui::EndGroup();
+    ImGui::SameLine(0, fs);
+    ImGui::BeginGroup();
+    draw_lesson_matrix(state, services, "viewB", "B: Σ H_i W_O^(i)", Stage::Output, r.output_from_slabs, nullptr, tokens, dims,
+                       ImVec2(bw, bh));
+    ImGui::EndGroup();
+  };
+  if (both) {
+    const float k = std::max(shrink, 0.1f);
+    draw_heads(std::floor(head_cell * k));
+    draw_outputs(std::floor(out_cell * k));
+  } else if (ImGui::BeginTabBar("##multihead_parts")) {
+    // The weight editor is a third tab here: its header's line goes to the cells.
+    const float tab_room = room + editor_h - ImGui::GetFrameHeightWithSpacing() - style.ItemSpacing.y;
+    auto fit = [&](float cell, float text_h, int rows_of_matrices) {
+      const float per_row_h = (tab_room - text_h) / static_cast<float>(rows_of_matrices) - style.ItemSpacing.y;
+      return std::floor(std::max(1.0f, std::min(cell, (per_row_h - matrix_h(0.0f)) / rows_f)));
+    };
+    if (ImGui::BeginTabItem("the heads")) {
+      draw_heads(fit(head_cell, heads_text_h, map_rows));
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("concat, then W_O")) {
+      draw_outputs(fit(out_cell, outputs_text_h, 1));
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("edit the weights")) {
+      weight_editor(state);
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+    return;
+  }
+  if (ImGui::CollapsingHeader("Edit the weights (W_Q, W_K, W_V of each head)")) weight_editor(state);
+}
+
+}  // namespace attnlab::gui

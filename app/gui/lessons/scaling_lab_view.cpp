@@ -1,0 +1,76 @@
+// Exercise 2.3.1 as a lesson: opens the Scaling lab when this build has it, and shows a small CPU
+// sweep of the exercise either way.
+#include "engine/lessons/lesson_math.hpp"
+#include "gui/lessons/lesson_views.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/state/app_state.hpp"
+#include "gui/state/lesson_view_model.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace attnlab::gui {
+
+void draw_scaling_lab_view(AppState& state, Services& services) {
+  const Scenario& s = state.doc.scenario;
+  for (const PanelInfo& p : panel_list()) {
+    if (std::string(p.name).find("Scaling") == std::string::npos) continue;
+    if (ImGui::Button("Open the Scaling lab")) {
+      if (p.slot == Slot::Window) window_open(state, p.name) = true;
+      else state.focus_panel = p.name;
+    }
+    ImGui::SameLine();
+    ImGui::TextDisabled("sweep d_k with many trials, on the GPU when there is one");
+  }
+  // This scenario's own draw, both ways.
+  const ViewResult& vu = view_result(state, services, "unscaled", 0, [](Problem& p) { p.options.scale = false; });
+  const ViewResult& vsc = view_result(state, services, "scaled", 0, [](Problem& p) { p.options.scale = true; });
+  if (!vu.ok() || !vsc.ok()) {
+    ImGui::TextDisabled("%s", (vu.ok() ? vsc : vu).error.c_str());
+    return;
+  }
+  const Result &ru = vu.result, &rs = vsc.result;
+  auto sample_std = [](const MomentStats& m) {
+    const double c = static_cast<double>(m.count);
+    return c > 1 ? m.std * std::sqrt(c / (c - 1)) : 0.0;
+  };
+  ImGui::Text("This draw, d_k = %lld, %lld keys:", static_cast<long long>(ru.d_k), static_cast<long long>(ru.m));
+  ImGui::Text("  unscaled: std of the logits %.2f, max probability %.4f", sample_std(ru.stats.logits), ru.rows[0].max_weight);
+  ImGui::Text("  scaled:   std of the logits %.2f, max probability %.4f", sample_std(rs.stats.logits), rs.rows[0].max_weight);
+  ImGui::Spacing();
+  ImGui::TextUnformatted("The exercise, means over trials (seeded, CPU):");
+  const long long trials = std::min<long long>(s.lesson.trials, 200);
+  std::string key = std::to_string(s.lesson.keys) + "/" + std::to_string(trials) + "/" + std::to_string(s.lesson.seed);
+  for (const long long d : s.lesson.dk) key += "/" + std::to_string(d);
+  LessonUi& ui = state.lesson;
+  if (ui.sweep_key != key) {
+    ui.sweep_rows = lesson_scaling_sweep(s.lesson.dk, s.lesson.keys, trials, s.lesson.seed);
+    ui.sweep_key = key;
+  }
+  const auto& rows = ui.sweep_rows;
+  if (ImGui::BeginTable("sweep", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    for (const char* h : {"d_k", "unscaled std", "scaled std", "unscaled max prob", "scaled max prob"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (const auto& r : rows) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", r.d_k);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.2f  (%s%lld = %.1f)", r.unscaled_std, "√", r.d_k, std::sqrt(static_cast<double>(r.d_k)));
+      ImGui::TableNextColumn();
+      ImGui::Text("%.2f", r.scaled_std);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4f", r.unscaled_max_prob);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4f", r.scaled_max_prob);
+    }
+    ImGui::EndTable();
+  }
+  text_wrapped("Unscaled, the spread grows as %sd_k and the softmax collapses onto one key; scaled, the logits "
+                     "keep std %s 1 and the largest weight stays near 0.3 at every d_k.", "√", "≈");
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,122 @@
+// Temperature (seed 002): τ → 0 gives one-hot rows, τ → ∞ uniform ones. A log slider, an animation
+// that sweeps τ back and forth, curves of the largest weight and the entropy against τ, and the
+// sweep written as numbered PNG frames.
+#include "engine/lessons/lesson_export.hpp"
+#include "gui/lessons/lesson_views.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/state/lesson_view_model.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attnlab::gui {
+
+namespace {
+
+constexpr double kSweepSeconds = 6.0;  // one way, τ_min → τ_max
+
+}  // namespace
+
+void draw_temperature_view(AppState& state, Services& services) {
+  LessonUi& ui = state.lesson;
+  const Scenario& s = state.doc.scenario;
+  const Palette pal = palette(state);
+  const float fs = ImGui::GetFontSize();
+  const double lo = s.lesson.tau_min, hi = s.lesson.tau_max;
+  const char* tau = services.glyphs.tau;
+
+  if (ui.playing) {
+    ui.play_time += ImGui::GetIO().DeltaTime;
+    const double phase = std::fmod(ui.play_time / kSweepSeconds, 2.0);
+    const double x = phase < 1 ? phase : 2 - phase;  // there and back
+    ui.tau = std::exp(std::log(lo) + x * (std::log(hi) - std::log(lo)));
+  }
+  if (ImGui::Button(ui.playing ? "Pause" : "Play")) {
+    ui.playing = !ui.playing;
+    // Start the animation from where the slider is.
+    const double x = (std::log(std::clamp(ui.tau, lo, hi)) - std::log(lo)) / (std::log(hi) - std::log(lo));
+    ui.play_time = x * kSweepSeconds;
+  }
+  ImGui::SameLine();
+  float t = static_cast<float>(std::clamp(ui.tau, lo, hi));
+  ImGui::SetNextItemWidth(fs * 16);
+  const std::string label = std::string(tau) + "##tau";
+  if (ImGui::SliderFloat(label.c_str(), &t, static_cast<float>(lo), static_cast<float>(hi), "%.3f",
+                         ImGuiSliderFlags_Logarithmic)) {
+    ui.tau = t;
+    ui.playing = false;
+  }
+  const ViewResult& v = view_result(state, services, "temperature", ui.tau, [&](Problem& p) { p.options.temperature = ui.tau; });
+  if (!v.ok()) {
+    text_wrapped("%s", v.error.c_str());
+    return;
+  }
+  const Result& r = v.result;
+  ImGui::SameLine();
+  ImGui::Text("s%s%s = %.3f", services.glyphs.dot, tau, r.effective_temperature);
+
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 top = ImGui::GetCursorScreenPos();
+  const float left_w = avail.x * 0.5f;
+  const auto ql = display_tokens(s.query_tokens, r.n), kl = display_tokens(s.key_tokens, r.m);
+  ImGui::BeginGroup();
+  char title[96];
+  std::snprintf(title, sizeof title, "weights at %s = %.3f", tau, ui.tau);
+  draw_lesson_matrix(state, services, "tau_weights", title, Stage::Weights, r.weights, &v.blocked, ql, kl,
+                     ImVec2(left_w - fs, avail.y * 0.62f));
+  std::vector<double> mx;
+  for (const auto& d : r.rows) mx.push_back(d.max_weight);
+  lesson_numbers_line("largest weight per row:", mx);
+  ImGui::EndGroup();
+
+  // The curves over the whole sweep, with the current τ marked.
+  const TemperatureCurves& curves = temperature_curves(state, services, 81);
+  const std::vector<float>&maxw = curves.max_weight, &ent = curves.entropy;
+  double max_entropy = std::log(static_cast<double>(std::max<Eigen::Index>(r.m, 2)));
+  ImGui::SetCursorScreenPos(ImVec2(top.x + left_w, top.y));
+  ImGui::BeginGroup();
+  // The two curves share what the text and the export rows under them leave (about 6.5 rows), so
+  // that the view fits without scrolling in presenter mode at 1280×720.
+  const float rows_below = ImGui::GetFrameHeightWithSpacing() * 6.5f;
+  const float pw = avail.x - left_w, ph = std::min(avail.y * 0.3f, std::max(fs * 3.0f, (avail.y - rows_below) * 0.5f));
+  ImGui::PlotLines("##maxw", maxw.data(), static_cast<int>(maxw.size()), 0, "mean largest weight (1 = one-hot)", 0.0f, 1.0f,
+                   ImVec2(pw, ph));
+  const ImVec2 a0 = ImGui::GetItemRectMin(), a1 = ImGui::GetItemRectMax();
+  ImGui::PlotLines("##ent", ent.data(), static_cast<int>(ent.size()), 0, "mean entropy (nats; ln m = uniform)", 0.0f,
+                   static_cast<float>(max_entropy), ImVec2(pw, ph));
+  const ImVec2 b1 = ImGui::GetItemRectMax();
+  const double x = (std::log(ui.tau) - std::log(lo)) / (std::log(hi) - std::log(lo));
+  const float mxp = a0.x + static_cast<float>(x) * (a1.x - a0.x);
+  ImGui::GetWindowDrawList()->AddLine(ImVec2(mxp, a0.y), ImVec2(mxp, b1.y), pal.accent, 2.0f);
+  ImGui::TextDisabled("%s from %.2g (left) to %.2g (right), log scale", tau, lo, hi);
+  // No-break spaces (U+00A0) keep "τ → 0" and "τ → ∞" on one line: wrapping split "τ →" from "∞".
+  text_wrapped("%s\u00a0%s\u00a00: each row %s one-hot on its largest score.  %s\u00a0%s\u00a0%s: every weight %s 1/%lld = %.3f.",
+                     tau, services.glyphs.arrow, services.glyphs.arrow, tau, services.glyphs.arrow,
+                     services.glyphs.infinity, services.glyphs.arrow, static_cast<long long>(r.m),
+                     1.0 / static_cast<double>(r.m));
+  ImGui::Separator();
+  ImGui::SetNextItemWidth(fs * 14);
+  char folder[512];
+  std::snprintf(folder, sizeof folder, "%s", ui.frames_folder.c_str());
+  if (ImGui::InputText("folder", folder, sizeof folder)) ui.frames_folder = folder;
+  ImGui::Checkbox("overwrite", &ui.frames_overwrite);
+  ImGui::SameLine();
+  if (ImGui::Button("Write the sweep as PNG frames")) {
+    try {
+      ExportOptions o;
+      o.force = ui.frames_overwrite;
+      o.target_name = "frame";
+      o.overwrite_hint = "tick \"overwrite\" to replace the frames";
+      const auto written = export_temperature_sequence(s, ui.frames_folder, o);
+      ui.frames_status = "wrote " + std::to_string(written.size()) + " frames: " + written.front().string() + " …";
+    } catch (const InputError& e) {
+      ui.frames_status = e.what();
+    }
+  }
+  if (!ui.frames_status.empty()) text_wrapped("%s", ui.frames_status.c_str());
+  ImGui::EndGroup();
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,63 @@
+// Worked examples (seeds 000 and 004): one row of the weights done by hand, in the seeds' digits.
+#include "engine/lessons/lesson_math.hpp"
+#include "gui/lessons/lesson_views.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <algorithm>
+
+namespace attnlab::gui {
+
+void draw_worked_example_view(AppState& state, Services& services) {
+  const Scenario& s = state.doc.scenario;
+  const Result& r = state.result;
+  const Palette pal = palette(state);
+  const float fs = ImGui::GetFontSize();
+  int row = state.selected.valid() ? std::clamp(state.selected.row, 0, static_cast<int>(r.n) - 1) : 0;
+  if (ImGui::Button("Walk through step by step")) walk_start(state);
+  ImGui::SameLine();
+  ImGui::TextDisabled("By hand, row:");
+  for (int i = 0; i < static_cast<int>(r.n) && i < 12; ++i) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(std::to_string(i + 1).c_str(), row == i)) {
+      row = i;
+      state.selected = CellRef{Stage::Weights, i, 0};
+    }
+  }
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float map_w = std::min(avail.x * 0.34f, fs * 16.0f);
+  const ImVec2 top = ImGui::GetCursorScreenPos();
+  ImGui::BeginGroup();
+  const Problem p = s.problem();
+  // Window-local wrap position (PushTextWrapPos takes local x), and wrapping between words only:
+  // a by-hand line must never break inside a number.
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + avail.x - map_w - fs);
+  for (Eigen::Index j = 0; j < r.m && j < 12; ++j) {
+    const auto lines = explain_weight(p, r, row, j);
+    text_wrapped_unformatted(lines[0]);
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+    text_wrapped_unformatted(lines[1]);
+    ImGui::PopStyleColor();
+  }
+  const auto first = explain_weight(p, r, row, 0);
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
+  if (first.size() > 3) text_wrapped("%s", first[2].c_str());
+  for (Eigen::Index j = 0; j < r.m && j < 12; ++j) text_wrapped_unformatted(explain_weight(p, r, row, j).back());
+  ImGui::PopStyleColor();
+  for (const auto& line : explain_output(p, r, row)) text_wrapped("%s", line.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndGroup();
+  ImGui::SetCursorScreenPos(ImVec2(top.x + avail.x - map_w, top.y));
+  ImGui::BeginGroup();
+  const BlockGrid blocked = mask_grid(s.options.mask, r.n, r.m);
+  draw_lesson_matrix(state, services, "we_weights", "weights", Stage::Weights, r.weights, &blocked,
+                     display_tokens(s.query_tokens, r.n), display_tokens(s.key_tokens, r.m),
+                     ImVec2(map_w, std::min(avail.y * 0.5f, map_w)));
+  draw_lesson_matrix(state, services, "we_output", "output", Stage::Output, r.output, nullptr,
+                     display_tokens(s.query_tokens, r.n), lesson_dim_labels("v", r.d_v),
+                     ImVec2(map_w * 0.7f, std::min(avail.y * 0.45f, map_w)));
+  ImGui::EndGroup();
+}
+
+}  // namespace attnlab::gui

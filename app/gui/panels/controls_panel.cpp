@@ -1,0 +1,119 @@
+// Controls: √d_k scaling, temperature (log slider), mask kind and parameter, normalizer.
+#include "gui/panels/explain_arithmetic.hpp"
+#include "gui/panels/panels.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/state/edits.hpp"
+#include "gui/state/history.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnlab::gui {
+
+namespace {
+
+// A shortcut reminder in the dim colour: on the same line in normal mode, on a line of its own in
+// presenter mode, where the left column is too narrow for both.
+void key_hint(const Palette& pal, const char* hint, bool presenter) {
+  if (!presenter) ImGui::SameLine();
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+  ImGui::TextUnformatted(hint);
+  ImGui::PopStyleColor();
+}
+
+// The label argument for the next widget. Normal mode: the label sits right of a fixed-width
+// widget, as ImGui draws it. Presenter mode: the label (and the shortcut) go above and the widget
+// takes the whole width, so that big text is never cut off by the column's edge.
+const char* label_for(const char* label, const char* hint, const char* id, bool presenter, const Palette& pal) {
+  const float fs = ImGui::GetFontSize();
+  if (!presenter) {
+    const float label_w = ImGui::CalcTextSize(label).x + ImGui::GetStyle().ItemInnerSpacing.x;
+    ImGui::SetNextItemWidth(std::clamp(ImGui::GetContentRegionAvail().x - label_w, fs * 4.0f, fs * 8.0f));
+    return label;
+  }
+  ImGui::TextUnformatted(label);
+  // The shortcut beside the label when both fit the column; a hint that would be cut is left to the
+  // tooltip and the Help window.
+  if (hint && ImGui::CalcTextSize(label).x + ImGui::CalcTextSize(hint).x + fs <= ImGui::GetContentRegionAvail().x) {
+    ImGui::SameLine(0, fs);
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+    ImGui::TextUnformatted(hint);
+    ImGui::PopStyleColor();
+  }
+  ImGui::SetNextItemWidth(-1);
+  return id;
+}
+
+}  // namespace
+
+void draw_controls_panel(AppState& state, Services& services) {
+  const Options& o = state.doc.scenario.options;
+  const Glyphs& g = services.glyphs;
+  const Palette pal = palette(state);
+  const bool presenter = state.view.presenter;
+  const int dk = actions::dim_value(state, Dim::Dk);
+  const double sqrt_dk = std::sqrt(static_cast<double>(dk));
+
+  bool scale = o.scale;
+  const std::string scale_label = std::string(g.divide) + " " + g.sqrt + "d_k = " + g.sqrt + std::to_string(dk) + " = " +
+                                  hand_number(sqrt_dk);
+  if (ImGui::Checkbox(scale_label.c_str(), &scale)) actions::set_scale(state, scale);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("scaling by the square root of d_k (key S)");
+
+  float t = static_cast<float>(o.temperature);
+  ImGui::TextUnformatted("temperature T");
+  key_hint(pal, "[ and ] change T", presenter);
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::SliderFloat("##temperature", &t, 0.05f, 20.0f, "T = %.3g", ImGuiSliderFlags_Logarithmic)) {
+    actions::set_temperature(state, t);
+  }
+  if (ImGui::IsItemDeactivated()) end_merge(state);
+  const double s = o.scale ? sqrt_dk : 1.0;
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+  text_wrapped("effective s%sT = %s %s %s = %s", g.dot, hand_number(s).c_str(), g.dot,
+              hand_number(o.temperature).c_str(), hand_number(s * o.temperature).c_str());
+  ImGui::PopStyleColor();
+
+  const MaskKind kinds[] = {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Prefix, MaskKind::Window,
+                            MaskKind::Custom};
+  const std::string current(mask_kind_name(o.mask.kind));
+  if (ImGui::BeginCombo(label_for("mask", "M: next", "##mask", presenter, pal), current.c_str())) {
+    for (MaskKind k : kinds) {
+      const std::string name(mask_kind_name(k));
+      if (ImGui::Selectable(name.c_str(), k == o.mask.kind) && k != o.mask.kind) actions::set_mask_kind(state, k);
+    }
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("key M: the next mask kind");
+  const char* param_name = o.mask.kind == MaskKind::Padding  ? "valid keys L"
+                           : o.mask.kind == MaskKind::Prefix ? "prefix P"
+                           : o.mask.kind == MaskKind::Window ? "window W"
+                                                             : nullptr;
+  if (param_name) {
+    int p = o.mask.param;
+    if (ImGui::InputInt(label_for(param_name, nullptr, "##mask_param", presenter, pal), &p)) actions::set_mask_param(state, p);
+    if (ImGui::IsItemDeactivated()) end_merge(state);
+  }
+  if (o.mask.kind == MaskKind::Custom) {
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+    text_wrapped("Click cells of the scores, logits or weights to block or unblock them.");
+    ImGui::PopStyleColor();
+  } else {
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+    text_wrapped("Shift+click a cell to block it (turns the mask into a custom one).");
+    ImGui::PopStyleColor();
+  }
+
+  const Normalizer norms[] = {Normalizer::Softmax, Normalizer::Sparsemax, Normalizer::Sigmoid, Normalizer::Hardmax};
+  const std::string cur_norm(normalizer_name(o.normalizer));
+  if (ImGui::BeginCombo(label_for("normalizer", nullptr, "##normalizer", presenter, pal), cur_norm.c_str())) {
+    for (Normalizer n : norms) {
+      const std::string name(normalizer_name(n));
+      if (ImGui::Selectable(name.c_str(), n == o.normalizer) && n != o.normalizer) actions::set_normalizer(state, n);
+    }
+    ImGui::EndCombo();
+  }
+}
+
+}  // namespace attnlab::gui

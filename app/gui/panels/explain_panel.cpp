@@ -1,0 +1,38 @@
+// The "Explain a cell" panel: follows the hovered cell, else the clicked one.
+#include "gui/panels/explain_arithmetic.hpp"
+#include "gui/panels/panels.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+namespace attnlab::gui {
+
+void draw_explain_panel(AppState& state, Services& services) {
+  if (!state.has_result) return;
+  const CellRef cell = state.hovered.valid() ? state.hovered : state.selected;
+  const Result& r = state.result;
+  if (!r.dense) {
+    text_wrapped("This document was streamed: its n %s m stages were never stored, so single cells cannot be "
+                       "worked by hand here. Hover over the weights map for each block's mean and largest weight; "
+                       "the Saturation tab lists every row's diagnostics.",
+                       services.glyphs.times);
+    return;
+  }
+  const Eigen::Index cols = cell.stage == Stage::Output ? r.d_v : r.m;
+  if (!cell.valid() || cell.row >= r.n || cell.col >= cols) {
+    text_wrapped("Hover over or click any cell of the pipeline to see its arithmetic, worked the way the seeds "
+                       "do it by hand. Click a cell to keep it here.");
+    return;
+  }
+  const Explanation e = explain_cell(state.doc.scenario.problem(), r, cell, query_labels(state), key_labels(state),
+                                     services.glyphs);
+  const Palette pal = palette(state);
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
+  text_wrapped("%s", e.heading.c_str());
+  ImGui::PopStyleColor();
+  ImGui::Separator();
+  for (size_t k = 0; k < e.steps.size(); ++k) {
+    text_wrapped("%zu.  %s", k + 1, e.steps[k].c_str());
+  }
+}
+
+}  // namespace attnlab::gui

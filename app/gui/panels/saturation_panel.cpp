@@ -1,0 +1,116 @@
+// Saturation: the a(1−a) heatmap beside the per-row diagnostics, saturated and fully-masked rows
+// marked, so switching √d_k scaling off at large d_k shows the collapse at a glance.
+#include "gui/panels/panels.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/state/app_state.hpp"
+#include "gui/widgets/heatmap.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace attnlab::gui {
+
+void draw_saturation_panel(AppState& state, Services& services) {
+  if (!state.has_result) return;
+  const Result& r = state.result;
+  const Palette pal = palette(state);
+  const float fs = ImGui::GetFontSize();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const BlockGrid& blocked = state.blocked;
+
+  int saturated = 0, masked = 0;
+  for (const RowDiagnostics& d : r.rows) {
+    saturated += d.saturated;
+    masked += d.fully_masked;
+  }
+
+  // A streamed result has no a(1−a) matrix (n × m); its row diagnostics are all here.
+  const float heat_w = r.dense ? std::min(avail.x * 0.4f, avail.y * 1.2f) : 0.0f;
+  if (r.dense) {
+    ImGui::BeginGroup();
+    HeatmapSpec spec;
+    spec.id = "saturation";
+    spec.stage = Stage::Saturation;
+    spec.values = &r.saturation;
+    spec.blocked = &blocked;
+    spec.row_labels = query_labels(state);
+    spec.col_labels = key_labels(state);
+    spec.map = &stage_colormap(state, Stage::Saturation);
+    std::tie(spec.lo, spec.hi) = stage_range(state, Stage::Saturation, &blocked);
+    spec.size = ImVec2(heat_w, std::max(40.0f, avail.y - fs * 2.4f));
+    spec.max_cell = fs * 4.0f;
+    const HeatmapEvents ev = draw_heatmap(state, services, spec);
+    const DrawnRect& d = state.drawn[static_cast<size_t>(Stage::Saturation)];
+    draw_colorbar(state, *spec.map, spec.lo, spec.hi, false, std::max(40.0f, d.x1 - d.x0));
+    ImGui::EndGroup();
+    if (ev.hovered.valid()) state.hovered = ev.hovered;
+    if (ev.clicked.valid()) state.selected = ev.clicked;
+    ImGui::SameLine(0, fs);
+  }
+
+  ImGui::BeginGroup();
+  text_wrapped("a(1%sa) is the softmax's local slope: 0 where a weight is pinned at 0 or 1, 0.25 at a = 0.5.",
+                     services.glyphs.minus);
+  // The pipeline panel gives the sentences; here the rows are flagged (engine/attention/overflow_notes.hpp).
+  for (const std::string& note : state.overflow.sentences) {
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
+    text_wrapped("%s", note.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (saturated || masked) {
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
+    ImGui::Text("%d of %d rows saturated (max weight %s 0.99), %d fully masked", saturated, static_cast<int>(r.n),
+                services.fonts.unicode ? "≥" : ">=", masked);
+    ImGui::PopStyleColor();
+  } else {
+    ImGui::Text("No row is saturated (max weight %s 0.99).", services.fonts.unicode ? "≥" : ">=");
+  }
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_SizingStretchProp;
+  // Labels of the visible rows only: a streamed document has up to 10⁶ rows, drawn every frame.
+  const auto row_label = [&](int i) {
+    return display_token(state.doc.scenario.query_tokens, state.doc.scenario.Q.rows(), i);
+  };
+  if (ImGui::BeginTable("rows", 6, flags, ImVec2(0, std::max(fs * 4, ImGui::GetContentRegionAvail().y)))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("row");
+    ImGui::TableSetupColumn("max weight");
+    ImGui::TableSetupColumn("entropy");
+    ImGui::TableSetupColumn("eff. keys");
+    ImGui::TableSetupColumn("Jacobian norm");
+    ImGui::TableSetupColumn("flag");
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(r.rows.size()));
+    while (clipper.Step()) {
+      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+        const RowDiagnostics& row = r.rows[static_cast<size_t>(i)];
+        ImGui::TableNextRow();
+        if (row.saturated || row.fully_masked) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, pal.flagged_row_bg);
+        ImGui::TableNextColumn();
+        ImGui::Text("%d %s", i + 1, row_label(i).c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", row.max_weight);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", row.entropy);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.2f", row.effective_keys);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", row.jacobian_norm);
+        ImGui::TableNextColumn();
+        const RowOverflow overflow = static_cast<size_t>(i) < state.overflow.rows.size()
+                                         ? state.overflow.rows[static_cast<size_t>(i)]
+                                         : RowOverflow::None;
+        if (row.fully_masked) ImGui::TextUnformatted("fully masked");
+        else if (overflow != RowOverflow::None) ImGui::TextUnformatted(row_overflow_label(overflow));
+        else if (row.saturated) ImGui::TextUnformatted("SATURATED");
+        else if (row.padding) ImGui::TextUnformatted("padding row");
+      }
+    }
+    ImGui::EndTable();
+  }
+  ImGui::EndGroup();
+}
+
+}  // namespace attnlab::gui

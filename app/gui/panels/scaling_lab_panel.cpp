@@ -1,0 +1,268 @@
+// The Scaling lab: Exercise 2.3.1 (seed 000) for any d_k, keys and trials. Scaled against
+// unscaled: the std of the logits and the max softmax probability as line charts over d_k (log
+// axis), and the histogram of the logits for one d_k. Runs a slice per frame, with a progress
+// bar and Cancel, so the window stays responsive. A floating window (View menu), so the pipeline
+// keeps the main area to itself.
+#include "gui/panels/panels.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace attnlab::gui {
+
+namespace {
+
+constexpr double kFrameBudgetMs = 15.0;
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+const ImU32 kUnscaledColor = IM_COL32(240, 140, 40, 255);
+const ImU32 kScaledColor = IM_COL32(70, 150, 240, 255);
+
+// A line chart over log2(d_k) with two series. `log_y` draws the y axis on a log10 scale.
+void line_chart(const char* id, const char* title, const ScalingResult& r, double (*unscaled)(const ScalingRow&),
+                double (*scaled)(const ScalingRow&), bool log_y, double y_lo, double y_hi, ImVec2 size) {
+  ImGui::BeginGroup();
+  ImGui::TextUnformatted(title);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton(id, size);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float left = 44, bottom = 20, right = 8, top = 6;
+  const ImVec2 a(p0.x + left, p0.y + top), b(p0.x + size.x - right, p0.y + size.y - bottom);
+  dl->AddRectFilled(a, b, ImGui::GetColorU32(ImGuiCol_FrameBg));
+  if (r.rows.empty()) {
+    ImGui::EndGroup();
+    return;
+  }
+  double x_lo = 1e300, x_hi = -1e300;
+  for (const auto& row : r.rows) {
+    x_lo = std::min(x_lo, std::log2(static_cast<double>(row.d_k)));
+    x_hi = std::max(x_hi, std::log2(static_cast<double>(row.d_k)));
+  }
+  if (x_hi - x_lo < 1) {
+    x_lo -= 0.5;
+    x_hi += 0.5;
+  }
+  for (const auto& row : r.rows) y_hi = std::max(y_hi, std::max(unscaled(row), scaled(row)));
+  auto ty = [&](double v) {
+    double t = log_y ? (std::log10(std::max(v, y_lo)) - std::log10(y_lo)) / (std::log10(y_hi) - std::log10(y_lo))
+                     : (v - y_lo) / (y_hi - y_lo);
+    return b.y - static_cast<float>(std::clamp(t, 0.0, 1.0)) * (b.y - a.y);
+  };
+  auto tx = [&](int d_k) {
+    return a.x + static_cast<float>((std::log2(static_cast<double>(d_k)) - x_lo) / (x_hi - x_lo)) * (b.x - a.x);
+  };
+  const ImU32 grid = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  char label[32];
+  // y ticks: decades for log axes, quarters otherwise.
+  if (log_y) {
+    for (double v = y_lo; v <= y_hi * 1.0001; v *= 10) {
+      std::snprintf(label, sizeof label, "%g", v);
+      dl->AddLine(ImVec2(a.x, ty(v)), ImVec2(b.x, ty(v)), grid & 0x40ffffff);
+      dl->AddText(ImVec2(p0.x, ty(v) - 7), grid, label);
+    }
+  } else {
+    for (int k = 0; k <= 4; ++k) {
+      const double v = y_lo + (y_hi - y_lo) * k / 4;
+      std::snprintf(label, sizeof label, "%.2f", v);
+      dl->AddLine(ImVec2(a.x, ty(v)), ImVec2(b.x, ty(v)), grid & 0x40ffffff);
+      dl->AddText(ImVec2(p0.x, ty(v) - 7), grid, label);
+    }
+  }
+  for (const auto& row : r.rows) {
+    std::snprintf(label, sizeof label, "%d", row.d_k);
+    const float w = ImGui::CalcTextSize(label).x;
+    dl->AddText(ImVec2(std::clamp(tx(row.d_k) - w / 2, a.x - w / 2, b.x + right - w), b.y + 3), grid, label);
+  }
+  for (int series = 0; series < 2; ++series) {
+    const ImU32 color = series == 0 ? kUnscaledColor : kScaledColor;
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      const double v = series == 0 ? unscaled(r.rows[i]) : scaled(r.rows[i]);
+      const ImVec2 p(tx(r.rows[i].d_k), ty(v));
+      dl->AddCircleFilled(p, 3.5f, color);
+      if (i > 0) {
+        const double u = series == 0 ? unscaled(r.rows[i - 1]) : scaled(r.rows[i - 1]);
+        dl->AddLine(ImVec2(tx(r.rows[i - 1].d_k), ty(u)), p, color, 2.0f);
+      }
+    }
+  }
+  ImGui::EndGroup();
+}
+
+void start(AppState& state, Services& services) {
+  ScalingLabState& lab = state.scaling;
+  ScalingOptions o;
+  o.d_ks.clear();
+  for (int i = 0; i < ScalingLabState::kDkChoices; ++i) {
+    if (lab.dk_on[static_cast<size_t>(i)]) o.d_ks.push_back(1 << i);
+  }
+  o.keys = lab.keys;
+  o.trials = lab.trials;
+  o.seed = static_cast<std::uint64_t>(std::max(0, lab.seed));
+  lab.error.clear();
+  try {
+    lab.job.emplace(o);
+    if (!services.scaling_sampler) services.scaling_sampler = services.backend->scaling_sampler();
+    lab.started_ms = now_ms();
+    lab.status.clear();
+  } catch (const std::exception& e) {
+    lab.job.reset();
+    lab.error = e.what();
+  }
+}
+
+// One slice of work per frame.
+void advance(AppState& state, Services& services) {
+  ScalingLabState& lab = state.scaling;
+  if (!lab.job) return;
+  if (lab.started_ms == 0) lab.started_ms = now_ms();
+  try {
+    if (lab.job->step(*services.scaling_sampler, kFrameBudgetMs)) {
+      lab.result = lab.job->result();
+      char text[160];
+      std::snprintf(text, sizeof text, "%.2f s on %s", (now_ms() - lab.started_ms) / 1000.0,
+                    services.backend->description().c_str());
+      lab.status = text;
+      lab.job.reset();
+      lab.started_ms = 0;
+      lab.histogram_row = std::min<int>(lab.histogram_row, static_cast<int>(lab.result.rows.size()) - 1);
+    }
+  } catch (const std::exception& e) {
+    lab.error = e.what();
+    lab.job.reset();
+  }
+}
+
+void draw_histogram(const ScalingLabState& lab, const Glyphs& g) {
+  const ScalingResult& r = lab.result;
+  if (r.rows.empty()) return;
+  const int index = std::clamp(lab.histogram_row, 0, static_cast<int>(r.rows.size()) - 1);
+  const ScalingRow& row = r.rows[static_cast<size_t>(index)];
+  std::vector<float> counts(row.histogram.begin(), row.histogram.end());
+  const double root = std::sqrt(static_cast<double>(row.d_k));
+  char overlay[160];
+  std::snprintf(overlay, sizeof overlay, "scaled z = q%sk / %sd_k in [%g, %g];  unscaled q%sk in [%.1f, %.1f]", g.dot, g.sqrt,
+                -kScalingHistogramRange, kScalingHistogramRange, g.dot, -kScalingHistogramRange * root,
+                kScalingHistogramRange * root);
+  ImGui::PlotHistogram("##logit_histogram", counts.data(), static_cast<int>(counts.size()), 0, overlay, 0.0f, FLT_MAX,
+                       ImVec2(ImGui::GetContentRegionAvail().x, 110));
+}
+
+}  // namespace
+
+void draw_scaling_panel(AppState& state, Services& services) {
+  ScalingLabState& lab = state.scaling;
+  const Glyphs& g = services.glyphs;
+  advance(state, services);
+
+  text_wrapped("Exercise 2.3.1: draw q and K from N(0, 1), score every key, and compare softmax of the raw "
+                     "scores with softmax of the scores divided by %sd_k.",
+                     g.sqrt);
+  ImGui::TextUnformatted("d_k:");
+  const float right_edge = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  for (int i = 0; i < ScalingLabState::kDkChoices; ++i) {
+    char label[16];
+    std::snprintf(label, sizeof label, "%d", 1 << i);
+    // Wrap the row of checkboxes instead of running off the panel.
+    const float item = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+    ImGui::SameLine();
+    if (ImGui::GetCursorScreenPos().x + item > right_edge) ImGui::NewLine();
+    ImGui::BeginDisabled(lab.running());
+    ImGui::Checkbox(label, &lab.dk_on[static_cast<size_t>(i)]);
+    ImGui::EndDisabled();
+  }
+  ImGui::BeginDisabled(lab.running());
+  ImGui::SetNextItemWidth(120);
+  ImGui::InputInt("keys", &lab.keys);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(140);
+  ImGui::InputInt("trials", &lab.trials, 100, 1000);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(120);
+  ImGui::InputInt("seed", &lab.seed);
+  ImGui::EndDisabled();
+  lab.keys = std::clamp(lab.keys, 1, kScalingMaxKeys);
+  lab.trials = std::clamp(lab.trials, 1, 100'000'000);
+  ImGui::SameLine();
+  if (!lab.running()) {
+    if (ImGui::Button("Run")) start(state, services);
+  } else {
+    if (ImGui::Button("Cancel")) {
+      lab.result = lab.job->result();
+      char text[96];
+      std::snprintf(text, sizeof text, "cancelled after %zu of %zu d_k values", lab.result.rows.size(),
+                    lab.job->options().d_ks.size());
+      lab.status = text;
+      lab.job.reset();
+    }
+    ImGui::SameLine();
+    ImGui::ProgressBar(static_cast<float>(lab.job ? lab.job->fraction() : 1.0), ImVec2(-1, 0));
+  }
+  ImGui::TextDisabled("backend: %s%s%s", services.backend->description().c_str(), lab.status.empty() ? "" : "   |   ",
+                      lab.status.c_str());
+  if (!lab.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, palette(state).error);
+    text_wrapped("%s", lab.error.c_str());
+    ImGui::PopStyleColor();
+  }
+  const ScalingResult& r = lab.result;
+  if (r.rows.empty()) {
+    ImGui::TextDisabled("Press Run to draw the trials.");
+    return;
+  }
+
+  ImGui::PushStyleColor(ImGuiCol_Text, kUnscaledColor);
+  ImGui::TextUnformatted("unscaled (q·k)");
+  ImGui::PopStyleColor();
+  ImGui::SameLine(0, 24);
+  ImGui::PushStyleColor(ImGuiCol_Text, kScaledColor);
+  ImGui::Text("scaled (q%sk / %sd_k)", g.dot, g.sqrt);
+  ImGui::PopStyleColor();
+  const float width = std::max(200.0f, (ImGui::GetContentRegionAvail().x - 16) / 2);
+  line_chart(
+      "##std_chart", "std of the logits (log axis)", r, [](const ScalingRow& x) { return x.unscaled_std; },
+      [](const ScalingRow& x) { return x.scaled_std; }, true, 0.1, 10.0, ImVec2(width, 170));
+  ImGui::SameLine(0, 16);
+  line_chart(
+      "##max_chart", "max softmax probability", r, [](const ScalingRow& x) { return x.unscaled_max_prob; },
+      [](const ScalingRow& x) { return x.scaled_max_prob; }, false, 0.0, 1.0, ImVec2(width, 170));
+
+  if (ImGui::BeginTable("##scaling_table", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("d_k");
+    ImGui::TableSetupColumn("unscaled std");
+    ImGui::TableSetupColumn("scaled std");
+    ImGui::TableSetupColumn("unscaled max prob (± spread)");
+    ImGui::TableSetupColumn("scaled max prob (± spread)");
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      const ScalingRow& row = r.rows[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      char label[32];
+      std::snprintf(label, sizeof label, "%d##hist%zu", row.d_k, i);
+      if (ImGui::Selectable(label, lab.histogram_row == static_cast<int>(i), ImGuiSelectableFlags_SpanAllColumns)) {
+        lab.histogram_row = static_cast<int>(i);
+      }
+      ImGui::TableNextColumn();
+      ImGui::Text("%.2f", row.unscaled_std);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", row.scaled_std);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4f (± %.3f)", row.unscaled_max_prob, row.unscaled_max_prob_spread);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4f (± %.3f)", row.scaled_max_prob, row.scaled_max_prob_spread);
+    }
+    ImGui::EndTable();
+  }
+  const int index = std::clamp(lab.histogram_row, 0, static_cast<int>(r.rows.size()) - 1);
+  ImGui::Text("Histogram of the logits at d_k = %d (click a row above to choose):", r.rows[static_cast<size_t>(index)].d_k);
+  draw_histogram(lab, g);
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,184 @@
+// The session and recovery files as text: strict readers (every field checked before it is
+// converted, so a hostile file gives a sentence, never undefined behaviour) and their writers.
+#include "gui/persistence/session_file.hpp"
+
+#include "engine/io/json_matrix.hpp"
+#include "engine/io/text_format.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnlab::gui {
+
+using nlohmann::json;
+
+namespace {
+
+// The largest panel size a session may hold, in pixels: bigger than any screen, small enough for float.
+constexpr double kMaxPanelSide = 100000;
+
+struct Reader {
+  const json& j;
+  std::string src;
+
+  std::string where(std::string_view field) const { return src + ": " + std::string(field); }
+  bool has(const char* key) const { return j.contains(key); }
+  std::string text(const char* key, std::string_view field) const {
+    const json& v = j.at(key);
+    if (!v.is_string()) throw InputError(where(field) + " must be a string");
+    return v.get<std::string>();
+  }
+  bool flag(const char* key, std::string_view field) const {
+    const json& v = j.at(key);
+    if (!v.is_boolean()) throw InputError(where(field) + " must be true or false");
+    return v.get<bool>();
+  }
+  // A panel size in pixels; 0 means automatic. Checked as a double before it becomes a float
+  // (converting an out-of-range double to float is undefined behaviour).
+  float panel_size(const char* key, std::string_view field) const {
+    const double d = json_to_number(j.at(key), src, field);
+    if (d < 0 || d > kMaxPanelSide) {
+      throw InputError(where(field) + " must be between 0 and " + std::to_string(static_cast<int>(kMaxPanelSide)) +
+                       " pixels");
+    }
+    return static_cast<float>(d);
+  }
+};
+
+// A window side: a number clamped in double precision first, then converted (a double outside
+// int's range, such as 1e300, must never reach the conversion).
+int window_side(const json& v, std::string_view source, std::string_view field, int lo) {
+  const double d = json_to_number(v, source, field);
+  return static_cast<int>(std::clamp(std::round(d), static_cast<double>(lo), static_cast<double>(kMaxWindowSide)));
+}
+
+json top_level(std::string_view text, std::string_view source, const char* format, const char* what) {
+  json j = parse_json_text(text, source);
+  if (!j.is_object() || !j.contains("format") || j.at("format") != format) {
+    throw InputError(std::string(source) + ": not an Attention Lab " + what + " file (format must be \"" + format + "\")");
+  }
+  if (j.contains("version")) {
+    const long long v = json_to_integer(j.at("version"), source, "version");
+    if (v < 1) throw InputError(std::string(source) + ": version must be 1 or later");
+  }
+  if (!j.contains("scenario") || !j.at("scenario").is_object()) {
+    throw InputError(std::string(source) + ": the " + what + " file holds no scenario object");
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string session_json(const SessionData& s) {
+  json j;
+  j["format"] = "attnlab-session";
+  j["version"] = 1;
+  j["scenario_path"] = s.scenario_path;
+  j["self_attention"] = s.doc.self_attention;
+  const ViewSettings& v = s.view;
+  j["view"] = {{"presenter", v.presenter},
+               {"theme", v.theme == Theme::Dark ? "dark" : "light"},
+               {"sequential", v.sequential},
+               {"diverging", v.diverging},
+               {"numbers_in_cells", v.numbers_in_cells},
+               {"inputs_hidden", v.inputs_hidden},
+               {"inputs_auto_fold", v.inputs_auto_fold},
+               {"left_width", v.left_width},
+               {"bottom_height", v.bottom_height},
+               {"tabs_enlarged", v.tabs_enlarged},
+               {"open_windows", v.open_windows}};
+  j["recent_files"] = s.recent_files;
+  j["window"] = {s.window.width, s.window.height};
+  // Replace invalid UTF-8 (a file name from a foreign file system) instead of refusing to save.
+  std::string out = j.dump(1, ' ', false, json::error_handler_t::replace);
+  // The scenario goes in as the scenario writer's own text: parsing it into a json tree first took
+  // 13 s for a 100 000 × 64 document at every exit.
+  out.erase(out.find_last_of('}'));
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  out += ",\n \"scenario\": " + scenario_to_json(s.doc.scenario) + "\n}\n";
+  return out;
+}
+
+SessionData parse_session(std::string_view text, std::string_view source) {
+  const std::string src(source);
+  const json j = top_level(text, source, "attnlab-session", "session");
+  const Reader top{j, src};
+  SessionData s;
+  s.doc.scenario = parse_scenario(j.at("scenario").dump(), src + ": scenario");
+  if (top.has("scenario_path")) s.scenario_path = top.text("scenario_path", "scenario_path");
+  const Scenario& sc = s.doc.scenario;
+  const bool square = sc.Q.rows() == sc.K.rows();
+  // Absent: self-attention when the keys are the queries' tokens (what opening the scenario gives).
+  s.doc.self_attention = top.has("self_attention")
+                             ? top.flag("self_attention", "self_attention")
+                             : display_tokens(sc.query_tokens, sc.Q.rows()) == display_tokens(sc.key_tokens, sc.K.rows());
+  s.doc.self_attention = s.doc.self_attention && square;
+  if (top.has("view")) {
+    const json& v = j.at("view");
+    if (!v.is_object()) throw InputError(src + ": view must be an object");
+    const Reader r{v, src};
+    ViewSettings& vs = s.view;
+    if (r.has("presenter")) vs.presenter = r.flag("presenter", "view.presenter");
+    if (r.has("theme")) {
+      const std::string t = r.text("theme", "view.theme");
+      if (t != "dark" && t != "light") throw InputError(src + ": view.theme must be \"dark\" or \"light\", not \"" + t + "\"");
+      vs.theme = t == "light" ? Theme::Light : Theme::Dark;
+    }
+    // Unknown colormap names are kept: the heatmaps fall back to the default map (heatmap.cpp).
+    if (r.has("sequential")) vs.sequential = r.text("sequential", "view.sequential");
+    if (r.has("diverging")) vs.diverging = r.text("diverging", "view.diverging");
+    if (r.has("numbers_in_cells")) vs.numbers_in_cells = r.flag("numbers_in_cells", "view.numbers_in_cells");
+    if (r.has("inputs_hidden")) vs.inputs_hidden = r.flag("inputs_hidden", "view.inputs_hidden");
+    if (r.has("inputs_auto_fold")) vs.inputs_auto_fold = r.flag("inputs_auto_fold", "view.inputs_auto_fold");
+    if (r.has("left_width")) vs.left_width = r.panel_size("left_width", "view.left_width");
+    if (r.has("bottom_height")) vs.bottom_height = r.panel_size("bottom_height", "view.bottom_height");
+    if (r.has("tabs_enlarged")) vs.tabs_enlarged = r.flag("tabs_enlarged", "view.tabs_enlarged");
+    if (r.has("open_windows")) {
+      const json& w = v.at("open_windows");
+      if (!w.is_object()) throw InputError(src + ": view.open_windows must be an object of true/false values");
+      for (const auto& [name, open] : w.items()) {
+        if (!open.is_boolean()) throw InputError(src + ": view.open_windows." + name + " must be true or false");
+        vs.open_windows[name] = open.get<bool>();
+      }
+    }
+  }
+  if (top.has("recent_files")) s.recent_files = json_to_strings(j.at("recent_files"), source, "recent_files");
+  if (top.has("window")) {
+    const json& w = j.at("window");
+    if (!w.is_array() || w.size() != 2) throw InputError(src + ": window must be [width, height] in pixels");
+    s.window.width = window_side(w[0], source, "window[0] (width)", kMinWindowWidth);
+    s.window.height = window_side(w[1], source, "window[1] (height)", kMinWindowHeight);
+  }
+  return s;
+}
+
+std::string recovery_json(const Document& doc, std::string_view scenario_path, std::string_view saved_at, long pid) {
+  // The scenario goes in as its own file format, so a recovery file is read by the same strict
+  // reader as any scenario (and a teacher can cut it out by hand if ever needed).
+  std::string out = "{\n  \"format\": \"attnlab-recovery\",\n  \"version\": 1,\n";
+  out += "  \"saved_at\": " + json_string(saved_at) + ",\n";
+  out += "  \"pid\": " + std::to_string(pid) + ",\n";
+  out += "  \"scenario_path\": " + json_string(scenario_path) + ",\n";
+  out += std::string("  \"self_attention\": ") + (doc.self_attention ? "true" : "false") + ",\n";
+  out += "  \"scenario\": " + scenario_to_json(doc.scenario) + "}\n";
+  return out;
+}
+
+RecoveredWork parse_recovery(std::string_view text, std::string_view source) {
+  const std::string src(source);
+  const json j = top_level(text, source, "attnlab-recovery", "recovery");
+  const Reader r{j, src};
+  RecoveredWork w;
+  w.doc.scenario = parse_scenario(j.at("scenario").dump(), src + ": scenario");
+  if (r.has("scenario_path")) w.scenario_path = r.text("scenario_path", "scenario_path");
+  if (r.has("saved_at")) w.saved_at = r.text("saved_at", "saved_at");
+  w.doc.self_attention = r.has("self_attention") ? r.flag("self_attention", "self_attention") : false;
+  // Self-attention ties K and V to Q's rows; a file that claims it for a rectangular problem is
+  // read as cross-attention rather than refused.
+  w.doc.self_attention = w.doc.self_attention && w.doc.scenario.Q.rows() == w.doc.scenario.K.rows();
+  return w;
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,249 @@
+// The frame: menus, the tiled layout (inputs column | pipeline over explain/saturation tabs),
+// the status bar, floating panels and dialogs. Panels come from the registry in panel_registry.cpp.
+#include "gui/shell/frame_layout.hpp"
+
+#include "gui/dialogs/file_dialog.hpp"
+#include "gui/dialogs/recovery_prompt.hpp"
+#include "gui/persistence/open_save.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/shell/shortcuts.hpp"
+#include "gui/shell/status_bar.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/state/compute.hpp"
+#include "gui/state/edits.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace attnlab::gui {
+
+namespace {
+
+constexpr ImGuiWindowFlags kFixed = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
+
+// A draggable bar between two areas; returns the drag in pixels this frame.
+float splitter(const char* id, bool vertical, float thickness, float length) {
+  ImGui::InvisibleButton(id, vertical ? ImVec2(thickness, length) : ImVec2(length, thickness));
+  const bool active = ImGui::IsItemActive(), hovered = ImGui::IsItemHovered();
+  if (active || hovered) ImGui::SetMouseCursor(vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  ImGui::GetWindowDrawList()->AddRectFilled(a, b, ImGui::GetColorU32(active ? ImGuiCol_SeparatorActive
+                                                                  : hovered ? ImGuiCol_SeparatorHovered
+                                                                            : ImGuiCol_Separator));
+  if (!active) return 0;
+  return vertical ? ImGui::GetIO().MouseDelta.x : ImGui::GetIO().MouseDelta.y;
+}
+
+void draw_slot(AppState& state, Services& services, Slot slot, const char* tab_bar_id) {
+  const bool unicode = services.fonts.unicode;
+  std::vector<const PanelInfo*> ps;
+  for (const PanelInfo& p : panel_list())
+    if (p.slot == slot) ps.push_back(&p);
+  if (ps.size() == 1) {
+    ps[0]->draw(state, services);
+    return;
+  }
+  if (ImGui::BeginTabBar(tab_bar_id)) {
+    for (const PanelInfo* p : ps) {
+      const bool focus = state.focus_panel == p->name;
+      if (focus) state.focus_panel.clear();
+      if (ImGui::BeginTabItem(p->name, nullptr, focus ? ImGuiTabItemFlags_SetSelected : 0)) {
+        ImGui::BeginChild(p->name);
+        p->draw(state, services);
+        ImGui::EndChild();
+        ImGui::EndTabItem();
+      }
+    }
+    if (slot == Slot::Bottom) {
+      // At the bar's right end: make the tabs big (or small again), as B does.
+      const bool big = state.view.tabs_enlarged;
+      const char* label = big ? (unicode ? "▼" : "v") : (unicode ? "▲" : "^");
+      if (ImGui::TabItemButton(label, ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)) state.view.tabs_enlarged = !big;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip(big ? "smaller tabs, bigger pipeline (B)" : "bigger tabs (B)");
+    }
+    ImGui::EndTabBar();
+  }
+}
+
+// Keeps the current window inside [lo, hi] (the area between the menu bar and the status bar):
+// a window sized for normal text must not hang off the screen after presenter mode or a smaller
+// display, where its title bar and close button could no longer be reached.
+void keep_inside(ImVec2 lo, ImVec2 hi) {
+  const ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();
+  const ImVec2 size(std::min(ws.x, hi.x - lo.x), std::min(ws.y, hi.y - lo.y));
+  const ImVec2 p(std::clamp(wp.x, lo.x, std::max(lo.x, hi.x - size.x)), std::clamp(wp.y, lo.y, std::max(lo.y, hi.y - size.y)));
+  if (size.x != ws.x || size.y != ws.y) ImGui::SetWindowSize(size);
+  if (p.x != wp.x || p.y != wp.y) ImGui::SetWindowPos(p);
+}
+
+void draw_confirm_resize(AppState& state) {
+  PendingResize& pr = state.pending_resize;
+  if (pr.active && !ImGui::IsPopupOpen("Large matrices")) ImGui::OpenPopup("Large matrices");
+  if (ImGui::BeginPopupModal("Large matrices", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
+    ImGui::Text("%s = %d: the n %s m stages (scores, logits, weights, saturation) would take %s.", dim_name(pr.dim),
+                pr.value, "x", format_bytes(pr.bytes).c_str());
+    if (pr.streams) {
+      ImGui::TextUnformatted("That is too many to keep and draw cell by cell, so Attention Lab will stream them: tiles of");
+      ImGui::TextUnformatted("queries and keys with an online softmax, on a background thread, never the whole matrix.");
+      ImGui::TextUnformatted("You will see the output, every row's diagnostics and the weights downsampled to at most");
+      ImGui::TextUnformatted("1024 x 1024 pixels. Go ahead?");
+    } else {
+      ImGui::TextUnformatted("Computing and drawing them may be slow. Go ahead?");
+    }
+    if (ImGui::Button("Yes, resize")) {
+      pr.active = false;
+      actions::resize(state, pr.dim, pr.value, true);
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || !pr.active) {
+      pr.active = false;
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+  }
+}
+
+void draw_drop_choice(AppState& state) {
+  std::string& path = state.inputs.drop_path;
+  if (!path.empty() && !ImGui::IsPopupOpen("Load matrix")) ImGui::OpenPopup("Load matrix");
+  if (ImGui::BeginPopupModal("Load matrix", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
+    ImGui::Text("Load %s into", path.c_str());
+    for (Which w : {Which::Q, Which::K, Which::V}) {
+      if (ImGui::Button(which_name(w), ImVec2(ImGui::GetFontSize() * 3, 0))) {
+        const std::string p = path;
+        path.clear();
+        open_matrix_file(state, w, p);
+        ImGui::CloseCurrentPopup();
+      }
+      ImGui::SameLine();
+    }
+    if (ImGui::Button("Cancel") || path.empty()) {
+      path.clear();
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+  }
+}
+
+}  // namespace
+
+void draw_app(AppState& state, Services& services) {
+  apply_style(state, services);
+  state.hovered = CellRef{};
+  handle_shortcuts(state, services);
+  const std::vector<std::string> dropped = std::move(state.dropped_files);
+  state.dropped_files.clear();
+  for (const std::string& p : dropped) open_dropped_file(state, p);
+  recompute_if_needed(state, services);
+
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float fs = ImGui::GetFontSize();
+  const float menu_h = fs + ImGui::GetStyle().FramePadding.y * 2;
+  if (ImGui::BeginMainMenuBar()) {
+    for (const MenuInfo& m : menu_list()) {
+      if (ImGui::BeginMenu(m.name)) {
+        m.draw(state, services);
+        ImGui::EndMenu();
+      }
+    }
+    const std::string& title = state.doc.scenario.title;
+    const float tw = ImGui::CalcTextSize(title.c_str()).x;
+    if (ImGui::GetContentRegionAvail().x > tw + fs) {
+      ImGui::SameLine(ImGui::GetWindowWidth() - tw - fs);
+      ImGui::TextDisabled("%s", title.c_str());
+    }
+    ImGui::EndMainMenuBar();
+  }
+
+  const float status_h = fs + 8;
+  const ImVec2 pos(vp->Pos.x, vp->Pos.y + menu_h);
+  const ImVec2 size(vp->Size.x, std::max(50.0f, vp->Size.y - menu_h - status_h));
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 6));
+  // No background: the frame is cleared to WindowBg already, and llvmpipe pays for every overdrawn pixel.
+  if (ImGui::Begin("##host", nullptr, kFixed | ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float split = 6;
+    // 0 means automatic; a drag of the splitter makes it the user's choice (kept in the session).
+    float lw = state.view.left_width > 0 ? state.view.left_width
+                                         : std::clamp(size.x * (state.view.presenter ? 0.24f : 0.26f),
+                                                      std::min(fs * 12.0f, size.x * 0.3f), fs * 30.0f);
+    lw = std::clamp(lw, fs * 6.0f, avail.x * 0.6f);
+    // Presenter mode folds the column away while the pipeline beside it would be too narrow for
+    // the numbers in its cells and the whole width is wide enough (measured last frame; the width
+    // it needs does not depend on the width it gets, so this cannot flicker).
+    state.inputs_auto_folded = state.view.presenter && state.view.inputs_auto_fold && !state.view.inputs_hidden &&
+                               state.pipeline_needs_width > avail.x - lw - split - 6 && state.pipeline_needs_width <= avail.x;
+    if (!inputs_column_hidden(state)) {
+      ImGui::BeginChild("##left", ImVec2(lw, avail.y), false);
+      for (const PanelInfo& p : panel_list()) {
+        if (p.slot != Slot::Left) continue;
+        if (ImGui::CollapsingHeader(p.name, ImGuiTreeNodeFlags_DefaultOpen)) {
+          ImGui::PushID(p.name);
+          p.draw(state, services);
+          ImGui::PopID();
+          ImGui::Spacing();
+        }
+      }
+      ImGui::EndChild();
+      ImGui::SameLine(0, 2);
+      if (const float dx = splitter("##split_v", true, split, avail.y); dx != 0) state.view.left_width = lw + dx;
+      ImGui::SameLine(0, 4);
+    }
+    ImGui::BeginGroup();
+    const float right_h = ImGui::GetContentRegionAvail().y;
+    // The tabs below keep at least their tab bar and two lines of text.
+    const float min_bottom = ImGui::GetFrameHeightWithSpacing() + fs * 2.0f;
+    float bh = state.view.bottom_height;
+    if (bh <= 0) {
+      // Automatic: the pipeline gets what its heatmaps can use (45% to 72%), and more when its
+      // numbers need it (a six-token lesson on a 720-pixel-high projector); the tabs the rest.
+      const float main_h = state.pipeline_wants_height > 0 ? std::clamp(state.pipeline_wants_height, right_h * 0.45f, right_h * 0.72f)
+                                                           : right_h * 0.7f;
+      const float overhead = split + ImGui::GetStyle().ItemSpacing.y * 2;  // the splitter and the spacing around it
+      bh = std::max(right_h - overhead - main_h, fs * 6.0f);
+      const float for_numbers = right_h - overhead - state.pipeline_needs_height;
+      if (state.pipeline_needs_height > 0 && for_numbers < bh) bh = std::max(for_numbers, min_bottom);
+    }
+    if (state.view.tabs_enlarged) bh = std::max(bh, right_h * 0.55f);
+    bh = std::clamp(bh, std::min(fs * 3.0f, min_bottom), right_h * 0.8f);
+    ImGui::BeginChild("##main", ImVec2(0, right_h - bh - split - ImGui::GetStyle().ItemSpacing.y * 2), false,
+                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    draw_slot(state, services, Slot::Main, "##main_tabs");
+    ImGui::EndChild();
+    if (const float dy = splitter("##split_h", false, split, ImGui::GetContentRegionAvail().x); dy != 0) {
+      state.view.bottom_height = bh - dy;
+      state.view.tabs_enlarged = false;
+    }
+    ImGui::BeginChild("##bottom", ImVec2(0, 0), false);
+    draw_slot(state, services, Slot::Bottom, "##bottom_tabs");
+    ImGui::EndChild();
+    ImGui::EndGroup();
+  }
+  ImGui::End();
+  ImGui::PopStyleVar();
+
+  draw_status_bar(state, services, status_h);
+
+  for (const PanelInfo& p : panel_list()) {
+    if (p.slot != Slot::Window) continue;
+    bool& open = window_open(state, p.name);
+    if (!open) continue;
+    ImGui::SetNextWindowSize(ImVec2(fs * 34, fs * 26), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.5f), ImGuiCond_FirstUseEver,
+                            ImVec2(0.5f, 0.5f));
+    const bool visible = ImGui::Begin(p.name, &open);
+    keep_inside(ImVec2(vp->Pos.x, pos.y), ImVec2(vp->Pos.x + vp->Size.x, pos.y + size.y));
+    if (visible) p.draw(state, services);
+    ImGui::End();
+  }
+  draw_file_dialog(state, services);
+  draw_confirm_resize(state);
+  draw_drop_choice(state);
+  draw_recovery_prompt(state, services);
+}
+
+}  // namespace attnlab::gui

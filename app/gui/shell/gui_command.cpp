@@ -1,0 +1,29 @@
+// The `gui` subcommand's options.
+#include "gui/shell/gui_command.hpp"
+
+#include "engine/attention/matrix.hpp"
+
+namespace attnlab::gui {
+
+cli::Runner add_gui_command(CLI::App& app) {
+  auto opts = std::make_shared<GuiOptions>();
+  CLI::App* cmd = app.add_subcommand("gui", "Open the desktop app (optionally on a scenario file)");
+  CLI::Option* file = cmd->add_option("SCENARIO", opts->scenario, "Scenario file (.json) to open");
+  cmd->add_option("--preset", opts->preset, "Open a built-in lesson instead (see `attnlab presets`)")->excludes(file);
+  cmd->add_flag("--presenter", opts->presenter, "Start in presenter mode (large fonts, high contrast)");
+  cmd->add_option("--theme", opts->theme, "Start in the light or dark theme (T switches it in the app)")
+      ->check(CLI::IsMember({"light", "dark"}));
+  cmd->add_option("--backend", opts->backend,
+                  "Compute backend to start on: cpu (default), gpu (this window's OpenGL context) or auto")
+      ->check(CLI::IsMember({"cpu", "gpu", "auto"}));
+  CLI::Option* shot = cmd->add_option("--screenshot", opts->screenshot,
+                                      "Render some frames, write the window's pixels to this PNG and exit");
+  cmd->add_option("--frames", opts->frames, "Frames to render before the screenshot (default 3)")
+      ->check(CLI::Range(1, 100000))
+      ->needs(shot);
+  return [opts]() { return run_gui(*opts); };
+}
+
+int run_default_gui() { return run_gui(GuiOptions{}); }
+
+}  // namespace attnlab::gui

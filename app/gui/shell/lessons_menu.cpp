@@ -1,0 +1,38 @@
+// The Lessons menu: every built-in lesson (engine/lessons/presets.hpp) in curriculum order, numbered, with
+// the open one ticked, and the classroom walk-through.
+#include "gui/shell/lessons_menu.hpp"
+
+#include "engine/lessons/presets.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/state/edits.hpp"
+
+#include <cstdio>
+
+namespace attnlab::gui {
+
+void draw_lessons_menu(AppState& state, Services& services) {
+  (void)services;
+  int k = 0;
+  for (const PresetInfo& p : list_presets()) {
+    char label[320];
+    std::snprintf(label, sizeof label, "%2d. %s###%s", ++k, p.title.c_str(), p.name.c_str());
+    if (ImGui::MenuItem(label, nullptr, p.title == state.doc.scenario.title)) {
+      actions::load_preset(state, p.name);
+      state.lesson.walk.active = false;
+      // A lesson with a special view opens on it.
+      try {
+        if (load_preset(p.name).lesson.view != LessonView::Plain) window_open(state, "Lesson view") = true;
+      } catch (const InputError&) {
+      }
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("--preset %s", p.name.c_str());
+  }
+  ImGui::Separator();
+  if (ImGui::MenuItem("Walk through step by step", "Space / →", state.lesson.walk.active)) {
+    if (state.lesson.walk.active) walk_stop(state);
+    else walk_start(state);
+  }
+}
+
+}  // namespace attnlab::gui

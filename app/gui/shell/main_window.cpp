@@ -1,0 +1,366 @@
+// The window: GLFW + OpenGL (through libepoxy) + ImGui's GLFW/OpenGL3 backends, the frame loop,
+// session save/restore, and the --screenshot mode used by tests and docs.
+#include "engine/io/atomic_file.hpp"
+#include "engine/lessons/presets.hpp"
+#include "gui/dialogs/export_dialog.hpp"
+#include "gui/persistence/recovery_store.hpp"
+#include "gui/persistence/session_store.hpp"
+#include "gui/shell/backend_menu.hpp"
+#include "gui/shell/frame_layout.hpp"
+#include "gui/shell/gui_command.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/state/history.hpp"
+#include "gui/widgets/heatmap_renderer.hpp"
+
+#include <epoxy/gl.h>
+// After epoxy: GLFW must not pull in its own GL header.
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace attnlab::gui {
+
+namespace {
+
+// GLFW reports why it failed only through this callback (it has no user pointer, hence a
+// namespace-scope variable); a start failure then names GLFW's reason instead of exiting mutely.
+std::string last_glfw_error;
+void remember_glfw_error(int code, const char* description) {
+  last_glfw_error = description ? description : "GLFW error " + std::to_string(code);
+}
+
+// One sentence for a window that could not be opened: what failed, on which display, GLFW's reason.
+std::runtime_error window_failure(const std::string& what) {
+  const char* display = std::getenv("DISPLAY");
+  const char* wayland = std::getenv("WAYLAND_DISPLAY");
+  std::string where = display && *display ? std::string(" on display ") + display
+                      : wayland && *wayland ? std::string(" on Wayland display ") + wayland
+                                            : std::string(" (DISPLAY is not set; under a test run it with xvfb-run -a)");
+  std::string why = last_glfw_error.empty() ? "" : " (GLFW: " + last_glfw_error + ")";
+  return std::runtime_error("cannot open a window" + where + ": " + what + why);
+}
+
+void on_drop(GLFWwindow* window, int count, const char** paths) {
+  auto* state = static_cast<AppState*>(glfwGetWindowUserPointer(window));
+  for (int k = 0; k < count; ++k) state->dropped_files.emplace_back(paths[k]);
+}
+
+// ATTNLAB_GUI_SIZE=WIDTHxHEIGHT picks the window size (screenshots at 1920x1080, 1280x720, ...).
+bool size_from_env(WindowGeometry& g) {
+  const char* env = std::getenv("ATTNLAB_GUI_SIZE");
+  int w = 0, h = 0;
+  if (!env || std::sscanf(env, "%dx%d", &w, &h) != 2 || w < 320 || h < 240) return false;
+  g.width = w;
+  g.height = h;
+  return true;
+}
+
+void write_png(const std::string& path, int w, int h) {
+  std::vector<unsigned char> rgba(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+  // GL rows run bottom-up; PNG rows top-down. Drop alpha: a screenshot is opaque.
+  std::vector<unsigned char> rgb(static_cast<size_t>(w) * static_cast<size_t>(h) * 3);
+  for (int y = 0; y < h; ++y) {
+    const unsigned char* src = &rgba[static_cast<size_t>(h - 1 - y) * static_cast<size_t>(w) * 4];
+    unsigned char* dst = &rgb[static_cast<size_t>(y) * static_cast<size_t>(w) * 3];
+    for (int x = 0; x < w; ++x) {
+      dst[x * 3 + 0] = src[x * 4 + 0];
+      dst[x * 3 + 1] = src[x * 4 + 1];
+      dst[x * 3 + 2] = src[x * 4 + 2];
+    }
+  }
+  std::string bytes;
+  auto sink = [](void* ctx, void* data, int size) { static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<size_t>(size)); };
+  if (!stbi_write_png_to_func(sink, &bytes, w, h, 3, rgb.data(), w * 3)) {
+    throw InputError(path + ": could not encode the screenshot as PNG");
+  }
+  write_file_atomic(path, bytes);
+}
+
+// Where each heatmap was drawn, for tests that check the screenshot (ATTNLAB_LAYOUT_OUT=FILE).
+void write_layout(const AppState& state, const char* path, float scale) {
+  std::string out = "{";
+  for (int k = 0; k < kStageCount; ++k) {
+    const DrawnRect& d = state.drawn[static_cast<size_t>(k)];
+    if (!d.drawn) continue;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%s\"%s\": [%.0f, %.0f, %.0f, %.0f]", out.size() > 1 ? ", " : "",
+                  stage_name(static_cast<Stage>(k)).data(), d.x0 * scale, d.y0 * scale, d.x1 * scale, d.y1 * scale);
+    out += buf;
+  }
+  // The active backend's description, for tests of `gui --backend` (no quotes or backslashes).
+  std::string backend = state.backend_description;
+  backend.erase(std::remove_if(backend.begin(), backend.end(), [](char ch) { return ch == '"' || ch == '\\'; }),
+                backend.end());
+  out += std::string(out.size() > 1 ? ", " : "") + "\"backend\": \"" + backend + "\"";
+  out += "}\n";
+  write_file_atomic(path, out);
+}
+
+// A cheap fingerprint of the input ImGui saw, so an idle window can sleep until the next event.
+struct InputPrint {
+  float mx = 0, my = 0, wheel = 0;
+  int buttons = 0, keys = 0, chars = 0;
+  bool operator==(const InputPrint&) const = default;
+};
+
+InputPrint input_print() {
+  const ImGuiIO& io = ImGui::GetIO();
+  InputPrint p{io.MousePos.x, io.MousePos.y, io.MouseWheel, 0, 0, io.InputQueueCharacters.Size};
+  for (int b = 0; b < 5; ++b) p.buttons |= io.MouseDown[b] ? (1 << b) : 0;
+  for (int k = 0; k < 512; ++k) p.keys += io.KeysDown[k] ? k + 1 : 0;
+  return p;
+}
+
+// The document the window opens on: a scenario or lesson from the command line, else the saved
+// session's, else the default lesson; then the command line's view options and the recovery offer.
+// Bad input throws before a window opens (exit 2 from main).
+void start_document(AppState& state, Services& services, WindowGeometry& geometry, const GuiOptions& options) {
+  const bool shooting = !options.screenshot.empty();
+  const bool explicit_doc = !options.scenario.empty() || !options.preset.empty();
+  if (!options.scenario.empty()) {
+    reset_document(state, load_scenario(options.scenario), options.scenario);
+  } else if (!options.preset.empty()) {
+    reset_document(state, attnlab::load_preset(options.preset), "");
+  }
+  if (!shooting) services.config_dir = config_dir();
+  bool restored = false;
+  if (!services.config_dir.empty()) {
+    AppState restored_state = state;
+    if (restore_session(restored_state, geometry, services.config_dir)) {
+      restored = true;
+      if (explicit_doc) {
+        // An explicit file or lesson wins over the session's document; keep the session's view and recents.
+        restored_state.doc = state.doc;
+        restored_state.scenario_path = state.scenario_path;
+        restored_state.history = History{};
+      }
+      state = std::move(restored_state);
+    } else if (!restored_state.error.empty()) {
+      state.error = restored_state.error;  // shown in the status line once the window is up
+    }
+  }
+  if (!explicit_doc && !restored) reset_document(state, default_scenario(), "");
+  if (!options.scenario.empty()) {
+    std::error_code ec;
+    state.recent_files.erase(std::remove(state.recent_files.begin(), state.recent_files.end(),
+                                         std::filesystem::absolute(options.scenario, ec).lexically_normal().string()),
+                             state.recent_files.end());
+    state.recent_files.insert(state.recent_files.begin(),
+                              std::filesystem::absolute(options.scenario, ec).lexically_normal().string());
+  }
+  if (options.presenter) state.view.presenter = true;
+  if (!options.theme.empty()) state.view.theme = options.theme == "light" ? Theme::Light : Theme::Dark;
+  // A recovery file left behind means the last run crashed or was killed: offer its work back.
+  check_for_recovery(state, services.config_dir);
+  if (shooting) geometry = WindowGeometry{};
+  size_from_env(geometry);
+}
+
+// The window with a GL 4.3 core context (what the GPU backend wants), else 3.3 (what the GUI needs).
+GLFWwindow* open_window(const WindowGeometry& geometry, bool shooting, AppState& state) {
+  glfwSetErrorCallback(remember_glfw_error);
+  if (!glfwInit()) throw window_failure("GLFW could not connect to the display server");
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_API);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  const std::string title = "Attention Lab";
+  GLFWwindow* window = glfwCreateWindow(geometry.width, geometry.height, title.c_str(), nullptr, nullptr);
+  if (!window) {
+    // The GUI itself only needs GL 3.3; the GPU backend is what wants 4.3.
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    window = glfwCreateWindow(geometry.width, geometry.height, title.c_str(), nullptr, nullptr);
+  }
+  if (!window) {
+    glfwTerminate();
+    throw window_failure("no OpenGL 3.3 core context could be created");
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(shooting ? 0 : 1);
+  glfwSetWindowUserPointer(window, &state);
+  return window;
+}
+
+// ImGui on the window: its ini file beside the session, the fonts, the GLFW and OpenGL3 backends.
+void start_imgui(GLFWwindow* window, Services& services) {
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.ConfigDragClickToInputText = true;
+  io.IniFilename = nullptr;
+  if (!services.config_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(services.config_dir, ec);
+    services.ini_path = (services.config_dir / "imgui.ini").string();
+    io.IniFilename = services.ini_path.c_str();
+  }
+  load_fonts(services);
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+  glfwSetDropCallback(window, on_drop);  // after ImGui installs its callbacks (it does not use this one)
+}
+
+// File > Save window screenshot (export_dialog.cpp): read this frame's pixels once the Export window
+// has been left out of a frame.
+void take_requested_screenshot(AppState& state, int fw, int fh) {
+  ExportUi& ex = state.export_ui;
+  if (ex.screenshot_path.empty() || --ex.screenshot_countdown > 0) return;
+  glFinish();
+  try {
+    write_png(ex.screenshot_path, fw, fh);
+    state.notice = "Saved the window to " + ex.screenshot_path;
+  } catch (const InputError& e) {
+    state.error = e.what();
+  }
+  ex.screenshot_path.clear();
+  if (ex.reopen_after_screenshot) window_open(state, "Export") = true;
+  ex.reopen_after_screenshot = false;
+}
+
+// The frame loop's own state: frame times for --screenshot, and whether the window is idle.
+struct Loop {
+  std::vector<double> frame_ms;
+  int frame = 0, busy_frames = 8;
+  InputPrint last_print;
+  int exit_code = 0;
+};
+
+// One frame: the UI, the GL draw, a requested window screenshot, and in --screenshot mode the PNG
+// after the last frame. Returns false when that was the last frame.
+bool run_frame(GLFWwindow* window, AppState& state, Services& services, const GuiOptions& options, Loop& loop) {
+  const bool shooting = !options.screenshot.empty();
+  if (shooting || loop.busy_frames > 0) glfwPollEvents();
+  else glfwWaitEventsTimeout(state.job ? 0.1 : 0.5);  // a streaming run's progress: 10 updates a second
+  const auto t0 = std::chrono::steady_clock::now();
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  draw_app(state, services);
+  recovery_tick(state, services.config_dir, glfwGetTime());
+  ImGui::Render();
+  int fw = 0, fh = 0;
+  glfwGetFramebufferSize(window, &fw, &fh);
+  glViewport(0, 0, fw, fh);
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  glClearColor(bg.x, bg.y, bg.z, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  take_requested_screenshot(state, fw, fh);
+  // A screenshot shows the computed document: its N frames start once a streaming run has
+  // finished (a dense computation happens before the first frame).
+  loop.frame = shooting && state.job ? 0 : loop.frame + 1;
+  const bool last = shooting && loop.frame >= options.frames;
+  if (shooting && state.job) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  double file_ms = 0;  // writing the PNG is not the frame's cost (it tripled the median of 3 frames)
+  if (last) {
+    glFinish();
+    const auto w0 = std::chrono::steady_clock::now();
+    try {
+      write_png(options.screenshot, fw, fh);
+      if (const char* lay = std::getenv("ATTNLAB_LAYOUT_OUT")) {
+        write_layout(state, lay, static_cast<float>(fw) / ImGui::GetIO().DisplaySize.x);
+      }
+    } catch (const InputError& e) {
+      std::cerr << "attnlab: " << e.what() << "\n";
+      loop.exit_code = 2;
+    }
+    file_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - w0).count();
+  }
+  glfwSwapBuffers(window);
+  if (shooting) glFinish();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() - file_ms;
+  state.frame_ms = static_cast<float>(ms);
+  if (!state.job) loop.frame_ms.push_back(ms);  // frames that waited on a streaming run are not the UI's cost
+  const InputPrint print = input_print();
+  loop.busy_frames = print == loop.last_print && !state.needs_compute && !state.scaling.running() ? loop.busy_frames - 1 : 8;
+  loop.last_print = print;
+  return !last;
+}
+
+// After the loop: --screenshot prints its median frame time; a normal run saves the session (which
+// then holds the work, so the recovery file goes unless its offer is still unanswered).
+void finish_run(GLFWwindow* window, AppState& state, const Services& services, const Loop& loop, bool shooting) {
+  if (shooting) {
+    std::vector<double> sorted = loop.frame_ms;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
+    std::printf("median frame time: %.2f ms\n", median);
+  } else if (!services.config_dir.empty()) {
+    int w = 0, h = 0;
+    glfwGetWindowSize(window, &w, &h);
+    try {
+      save_session(state, WindowGeometry{w, h}, services.config_dir);
+      finish_recovery_writes(state);
+      if (!state.recovery.offer) remove_recovery_file(services.config_dir);
+    } catch (const InputError& e) {
+      std::cerr << "attnlab: the session was not saved: " << e.what() << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+int run_gui(const GuiOptions& options) {
+  const bool shooting = !options.screenshot.empty();
+  AppState state;
+  Services services;
+  services.backend = make_cpu_backend();
+  WindowGeometry geometry;
+  start_document(state, services, geometry, options);
+  GLFWwindow* window = open_window(geometry, shooting, state);
+  start_imgui(window, services);
+
+  // gui --backend: the same switch as the Backend menu, now that the window's context exists (a GPU
+  // that cannot be had shows its reason in place and the CPU stays, as from the menu).
+  if (options.backend == "gpu") select_backend(state, services, BackendChoice::Gpu);
+  if (options.backend == "auto") select_backend(state, services, BackendChoice::Auto);
+  if (state.backend_description.empty()) state.backend_description = services.backend->description();
+
+  std::unique_ptr<HeatmapRenderer> renderer;
+  try {
+    renderer = std::make_unique<HeatmapRenderer>();
+    services.renderer = renderer.get();
+  } catch (const std::exception& e) {
+    std::cerr << "attnlab: big heatmaps fall back to coarse previews: " << e.what() << "\n";
+  }
+
+  Loop loop;
+  while (!glfwWindowShouldClose(window) && !state.quit_requested) {
+    if (!run_frame(window, state, services, options, loop)) break;
+  }
+  finish_run(window, state, services, loop, shooting);
+
+  release_export_preview(state);
+  services.renderer = nullptr;
+  renderer.reset();
+  // A GPU backend owns GL objects of this window's context: free them while it still exists.
+  services.scaling_sampler.reset();
+  services.backend = make_cpu_backend();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return loop.exit_code;
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,111 @@
+// The background streaming computation of the GUI (see compute_job.hpp).
+#include "gui/state/compute_job.hpp"
+
+#include "engine/attention/backend.hpp"
+#include "engine/gpu/gpu_backend.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <new>
+
+namespace attnlab::gui {
+
+namespace {
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+ComputeJob::ComputeJob(Problem problem, std::uint64_t doc_version, bool on_gpu)
+    : problem_(std::move(problem)),
+      doc_version_(doc_version),
+      on_gpu_(on_gpu),
+      started_ms_(now_ms()),
+      thread_([this] { run(); }) {}
+
+ComputeJob::~ComputeJob() {
+  cancel_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+double ComputeJob::elapsed_ms() const { return now_ms() - started_ms_; }
+
+void ComputeJob::run() {
+  // Below the window's thread: the UI keeps its frames while the run uses the cores. The worker
+  // threads that OpenMP starts from this thread inherit the value.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
+  StreamingOptions options;
+  options.cancel = &cancel_;
+  options.progress = [this](double fraction) { progress_ = fraction; };
+  std::optional<Result> result;
+  std::string error, description = "CPU streaming (tiles, online softmax)", fallback;
+  try {
+    std::unique_ptr<Backend> gpu;
+    if (on_gpu_) {
+      try {
+        gpu = make_gpu_backend_headless();
+      } catch (const BackendUnavailable& e) {
+        fallback = std::string("streaming on the CPU: ") + e.what();
+      }
+    }
+    if (gpu) {
+      result = gpu->compute_streaming(problem_, options);
+      // The GPU hands the rows its kernels cannot finish to the CPU, and the result says so.
+      if (result->computed_by.all_on(BackendKind::Gpu)) {
+        description = "GPU streaming (" + gpu->device() + ")";
+      } else {
+        fallback = "streaming on the CPU: " + result->computed_by.why;
+      }
+    } else {
+      result = compute_streaming_cpu(problem_, options);
+    }
+  } catch (const Cancelled&) {
+    error = "cancelled";
+  } catch (const InputError& e) {
+    error = e.what();
+  } catch (const std::bad_alloc&) {
+    error = "the streaming computation ran out of memory; showing the last result that fit";
+  } catch (const std::exception& e) {
+    error = std::string("the streaming computation failed: ") + e.what();
+  }
+  {
+    const std::lock_guard lock(mutex_);
+    result_ = std::move(result);
+    error_ = std::move(error);
+    description_ = std::move(description);
+    fallback_note_ = std::move(fallback);
+  }
+  done_ = true;
+}
+
+std::optional<Result> ComputeJob::take_result() {
+  const std::lock_guard lock(mutex_);
+  std::optional<Result> r = std::move(result_);
+  result_.reset();
+  return r;
+}
+
+std::string ComputeJob::error() const {
+  const std::lock_guard lock(mutex_);
+  return error_;
+}
+
+std::string ComputeJob::description() const {
+  const std::lock_guard lock(mutex_);
+  return description_;
+}
+
+std::string ComputeJob::fallback_note() const {
+  const std::lock_guard lock(mutex_);
+  return fallback_note_;
+}
+
+bool gui_streams(Eigen::Index n, Eigen::Index m) {
+  return n > kMaxDenseSide || m > kMaxDenseSide || !dense_fits(n, m);
+}
+
+}  // namespace attnlab::gui

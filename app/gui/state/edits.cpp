@@ -1,0 +1,365 @@
+// The edit catalogue: every named, undoable change to the document, each one call to apply().
+#include "gui/state/edits.hpp"
+
+#include "engine/lessons/presets.hpp"
+#include "gui/state/compute_job.hpp"
+#include "gui/state/history.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <sstream>
+
+namespace attnlab::gui {
+
+namespace {
+
+void resize_matrix(Matrix& M, Eigen::Index rows, Eigen::Index cols) {
+  Matrix out = Matrix::Zero(rows, cols);
+  const Eigen::Index r = std::min(rows, M.rows()), c = std::min(cols, M.cols());
+  out.topLeftCorner(r, c) = M.topLeftCorner(r, c);
+  M = std::move(out);
+}
+
+void resize_tokens(std::vector<std::string>& tokens, Eigen::Index count) {
+  if (tokens.empty()) return;  // display_tokens() makes t1, t2, ... for an empty list
+  const size_t old = tokens.size();
+  tokens.resize(static_cast<size_t>(count));
+  for (size_t k = old; k < tokens.size(); ++k) tokens[k] = "t" + std::to_string(k + 1);
+}
+
+// Keeps the mask valid for n × m: custom grids keep their cells, parameters are clamped.
+void fit_mask(Mask& mask, Eigen::Index n, Eigen::Index m) {
+  if (mask.kind == MaskKind::Custom) {
+    BlockGrid g = BlockGrid::Zero(n, m);
+    const Eigen::Index r = std::min(n, mask.blocked.rows()), c = std::min(m, mask.blocked.cols());
+    g.topLeftCorner(r, c) = mask.blocked.topLeftCorner(r, c);
+    mask.blocked = std::move(g);
+  } else if (mask.kind == MaskKind::Padding || mask.kind == MaskKind::Prefix) {
+    mask.param = static_cast<int>(std::min<Eigen::Index>(mask.param, m));
+  } else if (mask.kind == MaskKind::Window) {
+    mask.param = static_cast<int>(std::min<Eigen::Index>(mask.param, std::max(n, m)));
+  }
+}
+
+void set_rows_n(Document& d, Eigen::Index n) {
+  Scenario& s = d.scenario;
+  resize_matrix(s.Q, n, s.Q.cols());
+  resize_tokens(s.query_tokens, n);
+}
+
+void set_rows_m(Document& d, Eigen::Index m) {
+  Scenario& s = d.scenario;
+  resize_matrix(s.K, m, s.K.cols());
+  resize_matrix(s.V, m, s.V.cols());
+  resize_tokens(s.key_tokens, m);
+}
+
+// Self-attention: key tokens are the query tokens.
+void link_tokens(Document& d) {
+  if (d.self_attention) d.scenario.key_tokens = d.scenario.query_tokens;
+}
+
+// Names query (Which::Q) or key (Which::K) token k; the unnamed ones keep showing as t1, t2, ….
+// Under self-attention the other list follows.
+void rename_token(Document& d, Which which, int k, const std::string& text) {
+  Scenario& sc = d.scenario;
+  const bool query = which == Which::Q;
+  auto& t = query ? sc.query_tokens : sc.key_tokens;
+  t = display_tokens(t, query ? sc.Q.rows() : sc.K.rows());
+  if (k < 0 || k >= static_cast<int>(t.size())) {
+    throw InputError(std::string("there is no ") + (query ? "query" : "key") + " token " + std::to_string(k + 1));
+  }
+  t[static_cast<size_t>(k)] = text;
+  if (d.self_attention) (query ? sc.key_tokens : sc.query_tokens) = t;
+}
+
+void apply_dim(Document& d, Dim dim, int value) {
+  Scenario& s = d.scenario;
+  if (value < 1) throw InputError(std::string(dim_name(dim)) + " must be at least 1");
+  const bool tokens = dim == Dim::N || dim == Dim::M;
+  if (value > (tokens ? kMaxTokens : kMaxDim)) {
+    throw InputError(std::string(dim_name(dim)) + " must be at most " + std::to_string(tokens ? kMaxTokens : kMaxDim));
+  }
+  switch (dim) {
+    case Dim::N:
+      set_rows_n(d, value);
+      if (d.self_attention) set_rows_m(d, value);
+      break;
+    case Dim::M:
+      set_rows_m(d, value);
+      if (d.self_attention) set_rows_n(d, value);
+      break;
+    case Dim::Dk:
+      resize_matrix(s.Q, s.Q.rows(), value);
+      resize_matrix(s.K, s.K.rows(), value);
+      break;
+    case Dim::Dv: resize_matrix(s.V, s.V.rows(), value); break;
+  }
+  link_tokens(d);
+  fit_mask(s.options.mask, s.Q.rows(), s.K.rows());
+}
+
+}  // namespace
+
+namespace actions {
+
+void set_scale(AppState& s, bool on) {
+  apply(s, on ? "scale by √d_k" : "no √d_k scaling", [on](Document& d) { d.scenario.options.scale = on; });
+}
+
+void toggle_scale(AppState& s) { set_scale(s, !s.doc.scenario.options.scale); }
+
+void set_temperature(AppState& s, double t) {
+  if (!std::isfinite(t)) {
+    s.error = "the temperature must be a finite number between 0.05 and 20";
+    return;
+  }
+  t = std::clamp(t, 0.05, 20.0);
+  apply(s, "set temperature", [t](Document& d) { d.scenario.options.temperature = t; }, "temperature");
+}
+
+void set_normalizer(AppState& s, Normalizer n) {
+  apply(s, std::string("normalizer ") + std::string(normalizer_name(n)),
+        [n](Document& d) { d.scenario.options.normalizer = n; });
+}
+
+void set_mask_kind(AppState& s, MaskKind kind) {
+  apply(s, std::string("mask ") + std::string(mask_kind_name(kind)), [kind](Document& d) {
+    Mask& mask = d.scenario.options.mask;
+    const Eigen::Index n = d.scenario.Q.rows(), m = d.scenario.K.rows();
+    if (kind == MaskKind::Custom) {
+      // Start from what the user sees, so "custom" means "edit this mask".
+      mask.blocked = mask_grid(mask, n, m);
+    } else {
+      mask.blocked.resize(0, 0);
+      switch (kind) {
+        case MaskKind::Padding: mask.param = static_cast<int>(std::max<Eigen::Index>(1, m - 1)); break;
+        case MaskKind::Prefix: mask.param = static_cast<int>(std::min<Eigen::Index>(2, m)); break;
+        case MaskKind::Window: mask.param = static_cast<int>(std::min<Eigen::Index>(2, std::max(n, m))); break;
+        default: mask.param = 0; break;
+      }
+    }
+    mask.kind = kind;
+  });
+}
+
+void set_mask_param(AppState& s, int value) {
+  apply(s, "mask parameter", [value](Document& d) { d.scenario.options.mask.param = value; }, "mask parameter");
+}
+
+void cycle_mask(AppState& s) {
+  // The order of seed 002's mask family, then custom.
+  const MaskKind order[] = {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Prefix, MaskKind::Window,
+                            MaskKind::Custom};
+  const MaskKind cur = s.doc.scenario.options.mask.kind;
+  size_t k = 0;
+  while (k < std::size(order) && order[k] != cur) ++k;
+  set_mask_kind(s, order[(k + 1) % std::size(order)]);
+}
+
+void toggle_blocked(AppState& s, int i, int j) {
+  apply(s, "block/unblock a cell", [i, j](Document& d) {
+    Mask& mask = d.scenario.options.mask;
+    const Eigen::Index n = d.scenario.Q.rows(), m = d.scenario.K.rows();
+    if (i < 0 || j < 0 || i >= n || j >= m) throw InputError("cell [" + std::to_string(i) + "][" + std::to_string(j) + "] is outside the scores");
+    if (mask.kind != MaskKind::Custom) {
+      mask.blocked = mask_grid(mask, n, m);
+      mask.kind = MaskKind::Custom;
+      mask.param = 0;
+    }
+    mask.blocked(i, j) = mask.blocked(i, j) ? 0 : 1;
+  });
+}
+
+void set_cell(AppState& s, Which w, int row, int col, float value) {
+  if (!std::isfinite(value)) {
+    s.error = std::string(which_name(w)) + "[" + std::to_string(row) + "][" + std::to_string(col) + "] must be a finite number";
+    return;
+  }
+  const std::string key = std::string("cell ") + which_name(w) + " " + std::to_string(row) + " " + std::to_string(col);
+  apply(s, std::string("edit ") + which_name(w) + "[" + std::to_string(row) + "][" + std::to_string(col) + "]",
+        [=](Document& d) {
+          Matrix& M = w == Which::Q ? d.scenario.Q : w == Which::K ? d.scenario.K : d.scenario.V;
+          if (row < 0 || col < 0 || row >= M.rows() || col >= M.cols()) throw InputError("that cell is outside the matrix");
+          M(row, col) = value;
+        },
+        key);
+}
+
+bool inputs_fit(AppState& s, Eigen::Index n, Eigen::Index m, Eigen::Index d_k, Eigen::Index d_v, const std::string& what) {
+  const double bytes = input_bytes(n, m, d_k, d_v);
+  if (bytes <= max_input_bytes()) return true;
+  s.error = what + " makes Q, K and V need " + format_bytes(bytes) + ", more than the " + format_bytes(max_input_bytes()) +
+            " the editor allows itself on this machine";
+  return false;
+}
+
+int dim_value(const AppState& s, Dim dim) {
+  const Scenario& sc = s.doc.scenario;
+  switch (dim) {
+    case Dim::N: return static_cast<int>(sc.Q.rows());
+    case Dim::M: return static_cast<int>(sc.K.rows());
+    case Dim::Dk: return static_cast<int>(sc.Q.cols());
+    case Dim::Dv: return static_cast<int>(sc.V.cols());
+  }
+  return 0;
+}
+
+bool resize(AppState& s, Dim dim, int value, bool confirmed) {
+  if (value == dim_value(s, dim)) return true;
+  Eigen::Index n = dim_value(s, Dim::N), m = dim_value(s, Dim::M);
+  if (dim == Dim::N) n = value;
+  if (dim == Dim::M) m = value;
+  if (s.doc.self_attention && (dim == Dim::N || dim == Dim::M)) n = m = value;
+  if (value >= 1) {
+    Eigen::Index dk = dim_value(s, Dim::Dk), dv = dim_value(s, Dim::Dv);
+    if (dim == Dim::Dk) dk = value;
+    if (dim == Dim::Dv) dv = value;
+    if (!inputs_fit(s, n, m, dk, dv, std::string(dim_name(dim)) + " = " + std::to_string(value))) return false;
+    const double bytes = dense_bytes(n, m);
+    const bool streams = gui_streams(n, m);
+    if (!confirmed && (bytes > kConfirmBytes || (streams && !gui_streams(dim_value(s, Dim::N), dim_value(s, Dim::M))))) {
+      s.pending_resize = PendingResize{true, dim, value, bytes, streams};
+      return false;
+    }
+  }
+  return apply(s, std::string("set ") + dim_name(dim) + " = " + std::to_string(value),
+               [dim, value](Document& d) { apply_dim(d, dim, value); });
+}
+
+void set_self_attention(AppState& s, bool on) {
+  apply(s, on ? "self-attention" : "cross-attention", [on](Document& d) {
+    d.self_attention = on;
+    if (on) {
+      set_rows_m(d, d.scenario.Q.rows());
+      if (d.scenario.query_tokens.empty() != d.scenario.key_tokens.empty() && d.scenario.query_tokens.empty())
+        d.scenario.query_tokens = display_tokens({}, d.scenario.Q.rows());
+      link_tokens(d);
+      fit_mask(d.scenario.options.mask, d.scenario.Q.rows(), d.scenario.K.rows());
+    }
+  });
+}
+
+void fill(AppState& s, FillTarget target, Fill kind, float sigma, int seed) {
+  const char* what = kind == Fill::Random ? "random" : kind == Fill::Identity ? "identity" : "zeros";
+  const std::string target_name = target == FillTarget::All ? "Q, K, V" : which_name(static_cast<Which>(target));
+  if (kind == Fill::Random && !(sigma > 0 && std::isfinite(sigma))) {
+    s.error = "σ must be a positive number";
+    return;
+  }
+  apply(s, std::string("fill ") + target_name + " with " + what, [=](Document& d) {
+    std::mt19937 rng(static_cast<std::uint32_t>(seed));
+    std::normal_distribution<float> normal(0.0f, sigma);
+    Matrix* mats[] = {&d.scenario.Q, &d.scenario.K, &d.scenario.V};
+    for (int w = 0; w < 3; ++w) {
+      if (target != FillTarget::All && target != static_cast<FillTarget>(w)) continue;
+      Matrix& M = *mats[w];
+      switch (kind) {
+        case Fill::Random:
+          for (Eigen::Index i = 0; i < M.rows(); ++i)
+            for (Eigen::Index j = 0; j < M.cols(); ++j) M(i, j) = normal(rng);
+          break;
+        case Fill::Identity: M.setIdentity(); break;
+        case Fill::Zeros: M.setZero(); break;
+      }
+    }
+  });
+}
+
+void set_query_token(AppState& s, int i, const std::string& text) {
+  apply(s, "rename a query token", [=](Document& d) { rename_token(d, Which::Q, i, text); }, "query token " + std::to_string(i));
+}
+
+void set_key_token(AppState& s, int j, const std::string& text) {
+  apply(s, "rename a key token", [=](Document& d) { rename_token(d, Which::K, j, text); }, "key token " + std::to_string(j));
+}
+
+void tokens_from_sentence(AppState& s, const std::string& sentence) {
+  std::istringstream in(sentence);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  if (words.empty()) {
+    s.error = "the sentence has no words to use as tokens";
+    return;
+  }
+  const auto count = static_cast<Eigen::Index>(words.size());
+  const double bytes = dense_bytes(count, s.doc.self_attention ? count : s.doc.scenario.K.rows());
+  if (bytes > kConfirmBytes) {
+    s.error = "that sentence has " + std::to_string(words.size()) + " tokens; its stages would need " + format_bytes(bytes) +
+              " (set n with the size controls instead)";
+    return;
+  }
+  apply(s, "tokens from a sentence", [words](Document& d) {
+    const auto n = static_cast<Eigen::Index>(words.size());
+    set_rows_n(d, n);
+    d.scenario.query_tokens = words;
+    if (d.self_attention) set_rows_m(d, n);
+    link_tokens(d);
+    fit_mask(d.scenario.options.mask, d.scenario.Q.rows(), d.scenario.K.rows());
+  });
+}
+
+void load_scenario(AppState& s, const Scenario& scenario, const std::string& path, const std::string& name) {
+  const bool ok = apply(s, name, [&scenario](Document& d) {
+    d.scenario = scenario;
+    const Scenario& sc = d.scenario;
+    d.self_attention = sc.Q.rows() == sc.K.rows() &&
+                       display_tokens(sc.query_tokens, sc.Q.rows()) == display_tokens(sc.key_tokens, sc.K.rows());
+  });
+  if (ok) {
+    s.scenario_path = path;
+    s.selected = CellRef{};
+  }
+}
+
+void load_preset(AppState& s, const std::string& preset_name) {
+  try {
+    load_scenario(s, attnlab::load_preset(preset_name), "", "open lesson " + preset_name);
+  } catch (const InputError& e) {
+    s.error = e.what();
+  }
+}
+
+void load_matrix(AppState& s, Which w, const Matrix& M, const std::string& file_name) {
+  if (M.rows() < 1 || M.cols() < 1) {
+    s.error = file_name + ": the matrix is empty";
+    return;
+  }
+  Eigen::Index n = s.doc.scenario.Q.rows(), m = s.doc.scenario.K.rows();
+  if (w == Which::Q) n = M.rows();
+  else m = M.rows();
+  if (s.doc.self_attention) n = m = M.rows();
+  if (M.rows() > kMaxTokens || (w != Which::V && M.cols() > kMaxDim) || (w == Which::V && M.cols() > kMaxDim)) {
+    s.error = file_name + ": a " + std::to_string(M.rows()) + " × " + std::to_string(M.cols()) + " matrix is larger than the editor's " +
+              std::to_string(kMaxTokens) + " rows × " + std::to_string(kMaxDim) + " columns";
+    return;
+  }
+  const Eigen::Index dk = w == Which::V ? s.doc.scenario.Q.cols() : M.cols();
+  const Eigen::Index dv = w == Which::V ? M.cols() : s.doc.scenario.V.cols();
+  if (!inputs_fit(s, n, m, dk, dv, file_name + " (" + std::to_string(M.rows()) + " rows)")) return;
+  apply(s, std::string("load ") + which_name(w) + " from " + file_name, [&](Document& d) {
+    Scenario& sc = d.scenario;
+    switch (w) {
+      case Which::Q:
+        apply_dim(d, Dim::N, static_cast<int>(M.rows()));
+        apply_dim(d, Dim::Dk, static_cast<int>(M.cols()));
+        sc.Q = M;
+        break;
+      case Which::K:
+        apply_dim(d, Dim::M, static_cast<int>(M.rows()));
+        apply_dim(d, Dim::Dk, static_cast<int>(M.cols()));
+        sc.K = M;
+        break;
+      case Which::V:
+        apply_dim(d, Dim::M, static_cast<int>(M.rows()));
+        apply_dim(d, Dim::Dv, static_cast<int>(M.cols()));
+        sc.V = M;
+        break;
+    }
+  });
+}
+
+}  // namespace actions
+
+}  // namespace attnlab::gui

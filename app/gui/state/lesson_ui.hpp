@@ -1,0 +1,80 @@
+// GUI state of the lessons: the classroom walk-through and the special lesson views. Not part of
+// the document (never undone, never saved): a lesson's own parameters come from its file.
+#pragma once
+
+#include "engine/lessons/lesson_math.hpp"
+#include "engine/lessons/multihead.hpp"
+#include "engine/lessons/precision.hpp"
+
+#include <cstdint>
+#include <optional>
+
+#include <string>
+#include <vector>
+
+namespace attnlab::gui {
+
+enum class Which;  // Q, K or V (app_state.hpp)
+
+// The walk-through reveals the pipeline one step at a time (Space / → / PageDown forward, ← back).
+enum class WalkStep { Inputs = 0, Scores, Scale, Mask, Softmax, Output };
+inline constexpr int kWalkSteps = 6;
+
+struct WalkthroughUi {
+  bool active = false;
+  int step = 0;  // a WalkStep
+};
+
+// The multi-head view's weight editor shows one head's W_Q, W_K or W_V.
+enum class HeadMatrix { WQ, WK, WV };
+
+struct LessonUi {
+  std::string loaded_key;  // which lesson the fields below were set up for (title + lesson JSON)
+  std::string shown_key;   // which lesson the Lesson panel last brought its view forward for
+  bool env_checked = false;  // ATTNLAB_GUI_WALK (screenshots of a walk-through step) was read
+  WalkthroughUi walk;
+  std::optional<bool> placed_for_presenter;  // the mode the Lesson view window was last laid out for
+
+  // Multi-head view: weights are seeded random until the user edits one.
+  int heads = 4;
+  int seed = 7;
+  bool share = false;
+  bool weights_edited = false;
+  MultiHeadWeights weights;
+  std::string weights_key;  // d_model/heads/seed/share the weights were drawn for
+  int edit_head = 0;
+  HeadMatrix edit_matrix = HeadMatrix::WQ;
+
+  // Temperature view.
+  double tau = 1.0;
+  bool playing = false;
+  double play_time = 0;  // seconds into the back-and-forth sweep
+  std::string frames_folder = "attnlab-temperature-frames";
+  bool frames_overwrite = false;
+  std::string frames_status;
+
+  // Precision view: which of the 18 runs is shown cell by cell.
+  int precision_run = 9;  // float16, no max-subtraction, −∞: the overflow
+  // The 18 emulated runs, made once per result (AppState::result_version): redoing them every
+  // frame made the view take seconds per frame on a loaded machine.
+  std::vector<PrecisionRun> precision_runs;
+  std::uint64_t precision_version = UINT64_MAX;
+
+  // Geometry view: the point being dragged (a query, key or value: its matrix and row; none when
+  // nothing is dragged) and the plane's half-width, frozen while dragging so the plane does not
+  // slide under the mouse.
+  std::optional<Which> drag_kind;
+  int drag_index = -1;
+  double plane_half = 0;
+
+  // d_k sweep view: the exercise's means over trials, computed once per lesson (it takes about half
+  // a second on the CPU, far too long to repeat every frame).
+  std::vector<ScalingSweepRow> sweep_rows;
+  std::string sweep_key;
+
+  // Cost view: a measured time of one computation at n = 1024 on the active backend.
+  double measured_ms = 0;
+  std::string measured_backend;
+};
+
+}  // namespace attnlab::gui

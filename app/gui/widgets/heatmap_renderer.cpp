@@ -1,0 +1,269 @@
+// GL side of big heatmaps: value textures, colormap lookup textures, one framebuffer per slot.
+#include "gui/widgets/heatmap_renderer.hpp"
+
+#include "shaders/shader_sources.hpp"
+
+#include <epoxy/gl.h>
+
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace attnlab::gui {
+
+namespace {
+
+// A GL name with its deleter: move-only.
+template <void (*Delete)(GLuint)>
+class GlName {
+public:
+  GlName() = default;
+  explicit GlName(GLuint id) : id_(id) {}
+  GlName(GlName&& o) noexcept : id_(std::exchange(o.id_, 0)) {}
+  GlName& operator=(GlName&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, 0);
+    }
+    return *this;
+  }
+  GlName(const GlName&) = delete;
+  GlName& operator=(const GlName&) = delete;
+  ~GlName() { reset(); }
+  GLuint get() const { return id_; }
+  void reset() {
+    if (id_) Delete(id_);
+    id_ = 0;
+  }
+
+private:
+  GLuint id_ = 0;
+};
+
+void delete_texture(GLuint id) { glDeleteTextures(1, &id); }
+void delete_framebuffer(GLuint id) { glDeleteFramebuffers(1, &id); }
+void delete_program(GLuint id) { glDeleteProgram(id); }
+void delete_shader(GLuint id) { glDeleteShader(id); }
+void delete_vertex_array(GLuint id) { glDeleteVertexArrays(1, &id); }
+
+using Texture = GlName<delete_texture>;
+using Framebuffer = GlName<delete_framebuffer>;
+using Program = GlName<delete_program>;
+using Shader = GlName<delete_shader>;
+using VertexArray = GlName<delete_vertex_array>;
+
+Texture new_texture() {
+  GLuint id = 0;
+  glGenTextures(1, &id);
+  return Texture(id);
+}
+
+Shader compile(GLenum type, const char* file_name) {
+  const std::string src = attnlab::shader_source(file_name);
+  Shader s(glCreateShader(type));
+  const char* text = src.c_str();
+  glShaderSource(s.get(), 1, &text, nullptr);
+  glCompileShader(s.get());
+  GLint ok = 0;
+  glGetShaderiv(s.get(), GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    GLint len = 0;
+    glGetShaderiv(s.get(), GL_INFO_LOG_LENGTH, &len);
+    std::string log(static_cast<size_t>(std::max(len, 1)), '\0');
+    glGetShaderInfoLog(s.get(), len, nullptr, log.data());
+    throw std::runtime_error(std::string(file_name) + " does not compile: " + log);
+  }
+  return s;
+}
+
+struct Slot {
+  Texture values;
+  Texture color;
+  Framebuffer fbo;
+  int tex_cols = 0, tex_rows = 0;
+  int width = 0, height = 0;
+  std::uint64_t version = ~std::uint64_t{0};
+  const Matrix* values_ptr = nullptr;
+  // What the color texture currently shows.
+  std::string map_name;
+  double lo = 0, hi = 0;
+  bool diverging = false;
+  HeatmapView view{-1, -1, -1, -1};
+  bool drawn = false;
+};
+
+}  // namespace
+
+struct HeatmapRenderer::Impl {
+  Program program;
+  VertexArray vao;
+  std::map<std::string, Texture> luts;
+  std::map<ImGuiID, Slot> slots;
+  GLint u_values = -1, u_lut = -1, u_view = -1, u_cells = -1, u_target = -1, u_lo = -1, u_hi = -1, u_div = -1,
+        u_hatch_a = -1, u_hatch_b = -1;
+
+  GLuint lut(const Colormap& map) {
+    auto it = luts.find(map.name);
+    if (it != luts.end()) return it->second.get();
+    Texture t = new_texture();
+    std::vector<unsigned char> rgba(256 * 4);
+    for (int k = 0; k < 256; ++k) {
+      rgba[static_cast<size_t>(k) * 4 + 0] = map.table[static_cast<size_t>(k)].r;
+      rgba[static_cast<size_t>(k) * 4 + 1] = map.table[static_cast<size_t>(k)].g;
+      rgba[static_cast<size_t>(k) * 4 + 2] = map.table[static_cast<size_t>(k)].b;
+      rgba[static_cast<size_t>(k) * 4 + 3] = 255;
+    }
+    glBindTexture(GL_TEXTURE_2D, t.get());
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, 256, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+    const GLuint id = t.get();
+    luts.emplace(map.name, std::move(t));
+    return id;
+  }
+};
+
+HeatmapRenderer::HeatmapRenderer() : impl_(std::make_unique<Impl>()) {
+  Shader vs = compile(GL_VERTEX_SHADER, "heatmap.vert");
+  Shader fs = compile(GL_FRAGMENT_SHADER, "heatmap.frag");
+  impl_->program = Program(glCreateProgram());
+  const GLuint p = impl_->program.get();
+  glAttachShader(p, vs.get());
+  glAttachShader(p, fs.get());
+  glLinkProgram(p);
+  GLint ok = 0;
+  glGetProgramiv(p, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    GLint len = 0;
+    glGetProgramiv(p, GL_INFO_LOG_LENGTH, &len);
+    std::string log(static_cast<size_t>(std::max(len, 1)), '\0');
+    glGetProgramInfoLog(p, len, nullptr, log.data());
+    throw std::runtime_error("heatmap.vert + heatmap.frag do not link: " + log);
+  }
+  impl_->u_values = glGetUniformLocation(p, "u_values");
+  impl_->u_lut = glGetUniformLocation(p, "u_lut");
+  impl_->u_view = glGetUniformLocation(p, "u_view");
+  impl_->u_cells = glGetUniformLocation(p, "u_cells");
+  impl_->u_target = glGetUniformLocation(p, "u_target");
+  impl_->u_lo = glGetUniformLocation(p, "u_lo");
+  impl_->u_hi = glGetUniformLocation(p, "u_hi");
+  impl_->u_div = glGetUniformLocation(p, "u_diverging");
+  impl_->u_hatch_a = glGetUniformLocation(p, "u_hatch_a");
+  impl_->u_hatch_b = glGetUniformLocation(p, "u_hatch_b");
+  GLuint vao = 0;
+  glGenVertexArrays(1, &vao);
+  impl_->vao = VertexArray(vao);
+}
+
+HeatmapRenderer::~HeatmapRenderer() = default;
+
+ImTextureID HeatmapRenderer::render(ImGuiID slot_id, const HeatmapRequest& rq) {
+  Slot& slot = impl_->slots[slot_id];
+  const Matrix& M = *rq.values;
+  const int rows = static_cast<int>(M.rows()), cols = static_cast<int>(M.cols());
+  const int w = std::max(1, rq.width), h = std::max(1, rq.height);
+
+  GLint prev_fbo = 0, prev_program = 0, prev_vao = 0, prev_tex = 0, prev_active = 0;
+  GLint prev_viewport[4] = {0, 0, 0, 0};
+  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &prev_fbo);
+  glGetIntegerv(GL_CURRENT_PROGRAM, &prev_program);
+  glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &prev_vao);
+  glGetIntegerv(GL_ACTIVE_TEXTURE, &prev_active);
+  glActiveTexture(GL_TEXTURE0);
+  glGetIntegerv(GL_TEXTURE_BINDING_2D, &prev_tex);
+  glGetIntegerv(GL_VIEWPORT, prev_viewport);
+
+  bool redraw = !slot.drawn;
+  if (slot.version != rq.version || slot.values_ptr != rq.values || slot.tex_rows != rows || slot.tex_cols != cols) {
+    // Blocked cells travel as a sentinel the shader hatches.
+    std::vector<float> data(static_cast<size_t>(rows) * static_cast<size_t>(cols));
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < cols; ++j) {
+        const float v = M(i, j);
+        const bool blocked = (rq.blocked && (*rq.blocked)(i, j)) || !std::isfinite(v);
+        data[static_cast<size_t>(i) * static_cast<size_t>(cols) + static_cast<size_t>(j)] = blocked ? 2.0e30f : v;
+      }
+    }
+    if (!slot.values.get()) slot.values = new_texture();
+    glBindTexture(GL_TEXTURE_2D, slot.values.get());
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, cols, rows, 0, GL_RED, GL_FLOAT, data.data());
+    slot.version = rq.version;
+    slot.values_ptr = rq.values;
+    slot.tex_rows = rows;
+    slot.tex_cols = cols;
+    redraw = true;
+  }
+  if (slot.width != w || slot.height != h || !slot.color.get()) {
+    if (!slot.color.get()) slot.color = new_texture();
+    glBindTexture(GL_TEXTURE_2D, slot.color.get());
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    if (!slot.fbo.get()) {
+      GLuint f = 0;
+      glGenFramebuffers(1, &f);
+      slot.fbo = Framebuffer(f);
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, slot.fbo.get());
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, slot.color.get(), 0);
+    slot.width = w;
+    slot.height = h;
+    redraw = true;
+  }
+  const HeatmapView& v = rq.view;
+  if (slot.map_name != rq.map->name || slot.lo != rq.lo || slot.hi != rq.hi || slot.diverging != rq.diverging ||
+      slot.view.x0 != v.x0 || slot.view.y0 != v.y0 || slot.view.x1 != v.x1 || slot.view.y1 != v.y1) {
+    redraw = true;
+  }
+  if (redraw) {
+    const GLuint lut = impl_->lut(*rq.map);
+    glBindFramebuffer(GL_FRAMEBUFFER, slot.fbo.get());
+    glViewport(0, 0, w, h);
+    GLboolean blend = glIsEnabled(GL_BLEND), scissor = glIsEnabled(GL_SCISSOR_TEST);
+    glDisable(GL_BLEND);
+    glDisable(GL_SCISSOR_TEST);
+    glUseProgram(impl_->program.get());
+    glBindVertexArray(impl_->vao.get());
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, slot.values.get());
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, lut);
+    glUniform1i(impl_->u_values, 0);
+    glUniform1i(impl_->u_lut, 1);
+    glUniform4f(impl_->u_view, v.x0, v.y0, v.x1, v.y1);
+    glUniform2f(impl_->u_cells, static_cast<float>(cols), static_cast<float>(rows));
+    glUniform2f(impl_->u_target, static_cast<float>(w), static_cast<float>(h));
+    glUniform1f(impl_->u_lo, static_cast<float>(rq.lo));
+    glUniform1f(impl_->u_hi, static_cast<float>(rq.hi));
+    glUniform1i(impl_->u_div, rq.diverging ? 1 : 0);
+    glUniform3f(impl_->u_hatch_a, rq.hatch_a.r / 255.0f, rq.hatch_a.g / 255.0f, rq.hatch_a.b / 255.0f);
+    glUniform3f(impl_->u_hatch_b, rq.hatch_b.r / 255.0f, rq.hatch_b.g / 255.0f, rq.hatch_b.b / 255.0f);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    if (blend) glEnable(GL_BLEND);
+    if (scissor) glEnable(GL_SCISSOR_TEST);
+    slot.map_name = rq.map->name;
+    slot.lo = rq.lo;
+    slot.hi = rq.hi;
+    slot.diverging = rq.diverging;
+    slot.view = v;
+    slot.drawn = true;
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(prev_fbo));
+  glUseProgram(static_cast<GLuint>(prev_program));
+  glBindVertexArray(static_cast<GLuint>(prev_vao));
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(prev_tex));
+  glActiveTexture(static_cast<GLenum>(prev_active));
+  glViewport(prev_viewport[0], prev_viewport[1], prev_viewport[2], prev_viewport[3]);
+  return reinterpret_cast<ImTextureID>(static_cast<std::uintptr_t>(slot.color.get()));
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,40 @@
+// The backend policy shared by the command line and the GUI (engine/gpu/backend_choice.hpp).
+#include "engine/gpu/backend_choice.hpp"
+
+#include "engine/gpu/gl_context.hpp"
+
+namespace attnlab {
+
+BackendChoice parse_backend_choice(std::string_view name, std::string_view where) {
+  if (name == "cpu") return BackendChoice::Cpu;
+  if (name == "gpu") return BackendChoice::Gpu;
+  if (name == "auto") return BackendChoice::Auto;
+  throw InputError(std::string(where) + ": unknown backend '" + std::string(name) + "' (expected cpu, gpu or auto)");
+}
+
+ChosenBackend choose_backend(BackendChoice choice, const std::function<std::unique_ptr<Backend>()>& make_gpu) {
+  ChosenBackend chosen;
+  if (choice == BackendChoice::Cpu) {
+    chosen.backend = make_cpu_backend();
+    return chosen;
+  }
+  if (choice == BackendChoice::Gpu) {
+    chosen.backend = make_gpu();
+    return chosen;
+  }
+  try {
+    std::unique_ptr<Backend> gpu = make_gpu();
+    if (!gpu::is_software_renderer(gpu->description())) {
+      chosen.backend = std::move(gpu);
+      return chosen;
+    }
+    chosen.why_cpu = gpu->device() + " is a software renderer, slower than the CPU engine";
+    chosen.software_renderer = true;
+  } catch (const BackendUnavailable& e) {
+    chosen.why_cpu = e.what();
+  }
+  chosen.backend = make_cpu_backend();
+  return chosen;
+}
+
+}  // namespace attnlab

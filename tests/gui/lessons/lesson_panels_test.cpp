@@ -1,0 +1,158 @@
+// The lessons in the real GUI code on an ImGui context with no window: every built-in lesson opens
+// from the Lessons menu's action and draws its special view, and the classroom walk-through steps
+// forward and back with the keys a presenter uses.
+#include "engine/lessons/presets.hpp"
+#include "gui/lessons/lesson_views.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/shell/frame_layout.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/state/edits.hpp"
+#include "gui/state/history.hpp"
+#include "headless_imgui.hpp"
+
+#include <GLFW/glfw3.h>
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+namespace attnlab::gui {
+namespace {
+
+class LessonPanels : public ::testing::Test {
+protected:
+  void SetUp() override {
+    start_headless_imgui(services, ImVec2(1280, 720));
+    reset_document(state, default_scenario(), "");
+  }
+  void TearDown() override { ImGui::DestroyContext(); }
+
+  // One whole frame of the app; `key` (a GLFW key code) is held down during it.
+  void frame(int key = -1) {
+    ImGuiIO& io = ImGui::GetIO();
+    if (key >= 0) io.KeysDown[key] = true;
+    ImGui::NewFrame();
+    draw_app(state, services);
+    ImGui::Render();
+    if (key >= 0) io.KeysDown[key] = false;
+  }
+  void tap(int key) {
+    frame(key);
+    frame();
+  }
+
+  AppState state;
+  Services services;
+};
+
+TEST_F(LessonPanels, EveryLessonOpensOnItsView) {
+  for (const PresetInfo& p : list_presets()) {
+    SCOPED_TRACE(p.name);
+    actions::load_preset(state, p.name);
+    ASSERT_TRUE(state.error.empty()) << state.error;
+    EXPECT_EQ(state.doc.scenario.title, p.title);
+    for (int k = 0; k < 3; ++k) frame();
+    EXPECT_TRUE(state.has_result);
+    EXPECT_TRUE(state.error.empty()) << state.error;
+    // Lessons with a view of their own open it.
+    const LessonView v = state.doc.scenario.lesson.view;
+    if (v != LessonView::Plain && v != LessonView::WorkedExample) {
+      EXPECT_TRUE(window_open(state, "Lesson view")) << "the Lesson view did not open";
+    }
+    window_open(state, "Lesson view") = false;
+  }
+}
+
+TEST_F(LessonPanels, PresenterModeDrawsEveryView) {
+  state.view.presenter = true;
+  state.style_dirty = true;
+  for (const PresetInfo& p : list_presets()) {
+    actions::load_preset(state, p.name);
+    window_open(state, "Lesson view") = true;
+    frame();
+    frame();
+    EXPECT_TRUE(state.error.empty()) << p.name << ": " << state.error;
+  }
+}
+
+TEST_F(LessonPanels, WalkThroughStepsForwardAndBack) {
+  actions::load_preset(state, "causal-six");
+  frame();
+  walk_start(state);
+  frame();
+  frame();
+  ASSERT_TRUE(state.lesson.walk.active);
+  EXPECT_EQ(state.lesson.walk.step, 0);
+  tap(GLFW_KEY_SPACE);
+  EXPECT_EQ(state.lesson.walk.step, 1);
+  tap(GLFW_KEY_RIGHT);
+  EXPECT_EQ(state.lesson.walk.step, 2);
+  tap(GLFW_KEY_PAGE_DOWN);  // a presenter clicker
+  EXPECT_EQ(state.lesson.walk.step, 3);
+  tap(GLFW_KEY_LEFT);
+  EXPECT_EQ(state.lesson.walk.step, 2);
+  for (int k = 0; k < 10; ++k) tap(GLFW_KEY_SPACE);
+  EXPECT_EQ(state.lesson.walk.step, kWalkSteps - 1);  // stops at the last step
+  for (int k = 0; k < 10; ++k) tap(GLFW_KEY_LEFT);
+  EXPECT_EQ(state.lesson.walk.step, 0);
+  tap(GLFW_KEY_ESCAPE);
+  EXPECT_FALSE(state.lesson.walk.active);
+  // Keys do nothing to the walk-through when it is off.
+  tap(GLFW_KEY_SPACE);
+  EXPECT_EQ(state.lesson.walk.step, 0);
+}
+
+TEST_F(LessonPanels, EachStepHighlightsWhatChanged) {
+  actions::load_preset(state, "causal-six");
+  frame();
+  const Result& r = state.result;
+  const Glyphs g;
+  // Scores: every cell is new. ÷√d_k: every non-zero score changes. Mask: exactly the upper triangle.
+  EXPECT_EQ(walk_frame(state.doc.scenario, r, 1, g).changed_count, 36);
+  EXPECT_EQ(walk_frame(state.doc.scenario, r, 2, g).formula, "S ÷ √4 = S ÷ 2");
+  const WalkFrame mask = walk_frame(state.doc.scenario, r, 3, g);
+  EXPECT_EQ(mask.changed_count, 15);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) EXPECT_EQ(mask.changed(i, j), j > i ? 1 : 0);
+  const WalkFrame soft = walk_frame(state.doc.scenario, r, 4, g);
+  EXPECT_EQ(soft.now.name, "weights");
+  EXPECT_EQ(soft.now.values, r.weights);
+  const WalkFrame out = walk_frame(state.doc.scenario, r, 5, g);
+  EXPECT_EQ(out.now.values, r.output);
+  ASSERT_EQ(out.before.size(), 2u);
+  EXPECT_EQ(out.before[1].name, "V");
+  // Without a mask the mask step changes nothing.
+  actions::set_mask_kind(state, MaskKind::None);
+  frame();
+  EXPECT_EQ(walk_frame(state.doc.scenario, state.result, 3, g).changed_count, 0);
+}
+
+TEST_F(LessonPanels, MultiHeadShareSwitchMakesHeadsIdentical) {
+  actions::load_preset(state, "multi-head");
+  frame();
+  frame();
+  EXPECT_EQ(state.lesson.heads, 4);
+  EXPECT_FALSE(state.lesson.share);
+  ASSERT_EQ(state.lesson.weights.heads(), 4);
+  EXPECT_NE(state.lesson.weights.W_Q[0], state.lesson.weights.W_Q[1]);
+  state.lesson.share = true;
+  frame();
+  EXPECT_EQ(state.lesson.weights.W_Q[0], state.lesson.weights.W_Q[3]);
+  const auto r = compute_multihead(state.doc.scenario.Q, state.lesson.weights, state.doc.scenario.options);
+  EXPECT_TRUE(r.heads_identical);
+  EXPECT_LE(r.max_abs_difference, 1e-5);
+}
+
+TEST_F(LessonPanels, LessonsMenuOrderAndNextLesson) {
+  actions::load_preset(state, "three-tokens");
+  frame();
+  EXPECT_EQ(state.doc.scenario.title, load_preset("three-tokens").title);
+  actions::load_preset(state, list_presets()[1].name);
+  frame();
+  EXPECT_EQ(state.doc.scenario.title, load_preset("three-tokens-basis").title);
+  // Opening a lesson is one undoable action.
+  undo(state);
+  frame();
+  EXPECT_EQ(state.doc.scenario.title, load_preset("three-tokens").title);
+}
+
+}  // namespace
+}  // namespace attnlab::gui

@@ -1,0 +1,179 @@
+// The pure text layout rules behind every panel: wrapping never splits a number or a word, and
+// heatmap cell numbers grow with their cells up to the font size and never overflow them.
+#include "gui/widgets/text_layout.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+namespace attnlab::gui {
+namespace {
+
+// A monospace measure: every byte is 10 px wide (UTF-8 continuation bytes are free).
+float mono(std::string_view s) {
+  float w = 0;
+  for (const char c : s)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) w += 10;
+  return w;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "|";
+  return out;
+}
+
+TEST(WrapWords, NeverBreaksInsideANumber) {
+  // ImGui's own wrapping breaks after '.', giving "÷ 1." / "414" (the projector bug).
+  const std::string formula = "÷ (√2 · 1) = ÷ 1.414, causal mask → −∞";
+  for (float width = 20; width <= 400; width += 10) {
+    SCOPED_TRACE(width);
+    const auto lines = wrap_words(formula, width, mono);
+    for (const auto& l : lines) {
+      EXPECT_NE(l.back(), '.') << joined(lines);
+      EXPECT_NE(l.front(), '4') << joined(lines);
+    }
+    bool whole = false;
+    for (const auto& l : lines) whole |= l.find("1.414,") != std::string::npos;
+    EXPECT_TRUE(whole) << joined(lines);
+  }
+}
+
+// Panels join what must stay on one line with U+00A0 ("τ → ∞", "12.6 GB"): it is not a break.
+TEST(WrapWords, NeverBreaksAtANoBreakSpace) {
+  const std::string text = "every weight goes to 1/5 when \u03c4\u00a0\u2192\u00a0\u221e and 11.8\u00a0GiB (12.6\u00a0GB)";
+  for (float width = 20; width <= 500; width += 10) {
+    SCOPED_TRACE(width);
+    const auto lines = wrap_words(text, width, mono);
+    bool tau = false, gib = false, gb = false;
+    for (const auto& l : lines) {
+      tau |= l.find("\u03c4\u00a0\u2192\u00a0\u221e") != std::string::npos;
+      gib |= l.find("11.8\u00a0GiB") != std::string::npos;
+      gb |= l.find("(12.6\u00a0GB)") != std::string::npos;
+    }
+    EXPECT_TRUE(tau && gib && gb) << joined(lines);
+  }
+}
+
+TEST(WrapWords, LinesFitAndKeepEveryWordInOrder) {
+  std::mt19937 rng(7);
+  const std::vector<std::string> words = {"0.448", "row", "sums", "to", "1.000", "e^0.707", "(0.401,", "0.198)", "x"};
+  for (int trial = 0; trial < 200; ++trial) {
+    std::string text;
+    const int count = 1 + static_cast<int>(rng() % 30);
+    for (int k = 0; k < count; ++k) text += (k ? " " : "") + words[rng() % words.size()];
+    const float width = 30.0f + static_cast<float>(rng() % 300);
+    const auto lines = wrap_words(text, width, mono);
+    std::string rebuilt;
+    for (const auto& l : lines) {
+      // A line is over-wide only when it is one word that cannot be split.
+      if (mono(l) > width) {
+        EXPECT_EQ(l.find(' '), std::string::npos) << l;
+      }
+      rebuilt += (rebuilt.empty() ? "" : " ") + l;
+    }
+    EXPECT_EQ(rebuilt, text);
+  }
+}
+
+TEST(WrapWords, KeepsExplicitLineBreaksAndIndentation) {
+  EXPECT_EQ(joined(wrap_words("a b\n  c", 1000, mono)), "a b|  c|");
+  EXPECT_EQ(joined(wrap_words("", 100, mono)), "|");
+  EXPECT_EQ(joined(wrap_words("aaaa bbbb", 50, mono)), "aaaa|bbbb|");
+  EXPECT_EQ(joined(wrap_words("aaaaaaaa", 30, mono)), "aaaaaaaa|");  // whole, on its own line
+}
+
+// "0.401" is 5 characters, "0.40" is 4; 0.6 px per character per pixel of font size.
+float widest(int decimals) { return 0.6f * static_cast<float>(2 + decimals); }
+
+TEST(Shortened, CutsWholeCharactersAtEitherEndWithTheMark) {
+  // One unit per byte: "é" is two bytes and must never be split.
+  const auto bytes = [](std::string_view s) { return static_cast<float>(s.size()); };
+  EXPECT_EQ(shortened("attention", 9, bytes), "attention");
+  EXPECT_EQ(shortened("attention", 4, bytes), "atte");
+  EXPECT_EQ(shortened("attention", 6, bytes, false, ".."), "atte..");
+  EXPECT_EQ(shortened("/home/lesson.json", 12, bytes, true, ".."), "..esson.json");
+  EXPECT_EQ(shortened("café", 4, bytes), "caf");
+  EXPECT_EQ(shortened("écrit", 4, bytes, true), "crit");
+  EXPECT_EQ(shortened("attention", 1, bytes, false, ".."), "..");
+}
+
+TEST(FitCellText, GrowsWithTheCellUpToTheFontSize) {
+  CellText last{2, 0.0f};
+  for (float cell = 10; cell <= 400; cell += 5) {
+    const CellText t = fit_cell_text(cell, 28, 22, 14, widest);
+    // Never shrinks as the cell grows, except where a third decimal comes in.
+    EXPECT_GE(t.decimals, last.decimals) << cell;
+    if (t.decimals == last.decimals) {
+      EXPECT_GE(t.size, last.size) << cell;
+    }
+    EXPECT_LE(t.size, 28.0f);
+    if (t.size > 0) {
+      // Fits with a margin, and is not taller than half the cell.
+      EXPECT_LE(t.size * widest(t.decimals), cell - 4.0f) << cell;
+      EXPECT_LE(t.size, cell * 0.5f + 1e-4f) << cell;
+      EXPECT_GE(t.size, 14.0f) << cell;
+    }
+    last = t;
+  }
+  EXPECT_EQ(fit_cell_text(400, 28, 22, 14, widest).size, 28.0f);  // big cells: the full presenter size
+  EXPECT_EQ(fit_cell_text(400, 28, 22, 14, widest).decimals, 3);
+}
+
+TEST(FitCellText, DropsADecimalBeforeGoingBelowTheReadableSize) {
+  // A cell where three decimals would need a small font: two decimals at a larger one.
+  const CellText mid = fit_cell_text(60, 28, 22, 14, widest);
+  EXPECT_EQ(mid.decimals, 2);
+  EXPECT_GE(mid.size, 14.0f);
+  // Too small for anything readable: no numbers (the hover read-out remains).
+  EXPECT_EQ(fit_cell_text(20, 28, 22, 14, widest).size, 0.0f);
+}
+
+// The pipeline plans its cells with cell_px_for_text: a cell that size must get numbers of at least
+// that size from fit_cell_text, and a cell much smaller must not (the planning is not wasteful).
+TEST(FitCellText, CellPxForTextIsTheSmallestCellThatShowsNumbers) {
+  for (float size : {11.0f, 14.0f, 20.0f}) {
+    for (float w : {1.5f, 2.2f, 2.6f, 3.4f}) {
+      const float cell = std::ceil(cell_px_for_text(size, w));
+      const CellText t = fit_cell_text(cell, 28, 22, size, [&](int) { return w; });
+      EXPECT_GE(t.size, size) << size << " " << w;
+      EXPECT_EQ(fit_cell_text(cell * 0.9f - 1.0f, 28, 22, size, [&](int) { return w; }).size, 0.0f) << size << " " << w;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace attnlab::gui
+
+namespace attnlab::gui {
+namespace {
+
+TEST(PlaceLabels, LabelsOnTheSamePointDoNotOverlap) {
+  // Seed 000's geometry: Q = K, so a query tip and a key tip coincide, and labels pile up.
+  const std::vector<std::pair<float, float>> anchors = {{100, 100}, {100, 100}, {100, 100}, {160, 100}, {160, 100}};
+  const std::vector<LabelBox> sizes(anchors.size(), LabelBox{0, 0, 60, 20});
+  const LabelBox bounds{0, 0, 400, 400};
+  const auto boxes = place_labels(anchors, sizes, 6, bounds);
+  ASSERT_EQ(boxes.size(), anchors.size());
+  for (size_t a = 0; a < boxes.size(); ++a) {
+    EXPECT_GE(boxes[a].x, bounds.x);
+    EXPECT_LE(boxes[a].x + boxes[a].w, bounds.x + bounds.w);
+    for (size_t b = a + 1; b < boxes.size(); ++b) {
+      const bool apart = boxes[a].x + boxes[a].w <= boxes[b].x || boxes[b].x + boxes[b].w <= boxes[a].x ||
+                         boxes[a].y + boxes[a].h <= boxes[b].y || boxes[b].y + boxes[b].h <= boxes[a].y;
+      EXPECT_TRUE(apart) << a << " and " << b;
+    }
+  }
+}
+
+TEST(PlaceLabels, StaysInsideTheBoundsNearAnEdge) {
+  const auto boxes = place_labels({{395, 5}}, {LabelBox{0, 0, 60, 20}}, 6, LabelBox{0, 0, 400, 400});
+  ASSERT_EQ(boxes.size(), 1u);
+  EXPECT_LE(boxes[0].x + boxes[0].w, 400.0f);
+  EXPECT_GE(boxes[0].y, 0.0f);
+}
+
+}  // namespace
+}  // namespace attnlab::gui
