@@ -7,6 +7,7 @@
 #include "engine/cpu/dense.hpp"
 #include "engine/cpu/streaming.hpp"
 #include "support/attention_bounds.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -60,11 +61,7 @@ Problem make_problem(std::mt19937& rng, Eigen::Index n, Eigen::Index m, Eigen::I
   return p;
 }
 
-std::string describe(const Problem& p) {
-  return "n=" + std::to_string(p.Q.rows()) + " m=" + std::to_string(p.K.rows()) + " d_k=" +
-         std::to_string(p.Q.cols()) + " d_v=" + std::to_string(p.V.cols()) + " mask=" + mask_spec(p.options.mask) +
-         " normalizer=" + std::string(normalizer_name(p.options.normalizer));
-}
+using test::describe;
 
 // Streaming against dense for one problem: everything the streaming path produces, within bounds
 // derived from the problem's magnitudes (tests/support/attention_bounds.hpp).

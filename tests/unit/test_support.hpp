@@ -3,7 +3,11 @@
 
 #include "engine/attention/attention.hpp"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <initializer_list>
+#include <string>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -142,6 +146,34 @@ inline Reference naive_attention(const Problem& p) {
     }
   }
   return r;
+}
+
+// The three-token example of the course texts: Q = K = [[1,0],[0,1],[1,1]] with the given V.
+inline Problem three_tokens(const Matrix& V) {
+  Problem p;
+  p.Q = Matrix{{1, 0}, {0, 1}, {1, 1}};
+  p.K = p.Q;
+  p.V = V;
+  return p;
+}
+
+// Expects row `row` of M to be `expected` within `tol`, naming the cell.
+inline void expect_row(const Matrix& M, Eigen::Index row, std::initializer_list<double> expected, double tol,
+                       const std::string& what) {
+  ASSERT_EQ(M.cols(), static_cast<Eigen::Index>(expected.size())) << what;
+  Eigen::Index j = 0;
+  for (double e : expected) {
+    EXPECT_NEAR(M(row, j), e, tol) << what << " row " << row + 1 << " column " << j + 1;
+    ++j;
+  }
+}
+
+// One line naming a problem's shape and options, for SCOPED_TRACE.
+inline std::string describe(const Problem& p) {
+  return "n=" + std::to_string(p.Q.rows()) + " m=" + std::to_string(p.K.rows()) + " d_k=" +
+         std::to_string(p.Q.cols()) + " d_v=" + std::to_string(p.V.cols()) + " mask=" + mask_spec(p.options.mask) +
+         " normalizer=" + std::string(normalizer_name(p.options.normalizer)) + " scale=" +
+         (p.options.scale ? "on" : "off") + " T=" + std::to_string(p.options.temperature);
 }
 
 }  // namespace attnlab::test
