@@ -121,4 +121,10 @@ private:
 // texel fetches) and buffer downloads.
 void dispatch(GLuint groups_x, GLuint groups_y = 1, GLuint groups_z = 1);
 
+// Workgroups for `items` invocations of `per_group` each, and sizes rounded up to whole vec4 texels.
+inline GLuint groups(std::size_t items, std::size_t per_group) {
+  return static_cast<GLuint>((items + per_group - 1) / per_group);
+}
+inline std::size_t round4(std::size_t x) { return (x + 3) / 4 * 4; }
+
 }  // namespace attnlab::gpu

@@ -21,8 +21,6 @@ namespace {
 
 using Index = Eigen::Index;
 
-size_t round4(size_t x) { return (x + 3) / 4 * 4; }
-GLuint groups(size_t items, size_t per_group) { return static_cast<GLuint>((items + per_group - 1) / per_group); }
 
 constexpr size_t kSumsPerRow = 12;   // streaming_common.glsl SUMS_PER_ROW
 constexpr size_t kFloatsPerRow = 8;  // streaming_common.glsl FLOATS_PER_ROW
