@@ -1,5 +1,6 @@
-// The softmax inner loops (row max, exp, online accumulators, score moments), compiled once per
-// instruction set (AVX-512, AVX2, baseline x86-64) and chosen at run time from the CPU's features.
+// The softmax inner loops (row max, exp, online accumulators, score moments) and the FMA peak
+// probe's loop, compiled once per instruction set (AVX-512, AVX2, baseline x86-64) and chosen at
+// run time from the CPU's features.
 #pragma once
 
 #include <cstdint>
@@ -65,6 +66,11 @@ struct Table {
   void (*sum_max)(const float* p, std::int64_t len, float& sum, float& max);
   // x[j] *= a.
   void (*scale)(float* x, std::int64_t len, float a);
+  // The FMA peak probe (engine/fma_peak.hpp): `rounds` rounds of multiply-adds on independent
+  // vector accumulators started near `seed`, fma_flops_per_round() FLOPs (an FMA counts 2) per
+  // round; returns their sum so that nothing can be left out.
+  float (*fma_chains)(std::int64_t rounds, float seed);
+  int (*fma_flops_per_round)();
 };
 
 // The table for this CPU (AVX-512 when it has AVX-512F/BW/DQ/VL, else AVX2+FMA, else baseline).

@@ -161,7 +161,12 @@ void scale(float* x, std::int64_t len, float a) {
 #define ATTNLAB_STR2(x) #x
 #define ATTNLAB_STR(x) ATTNLAB_STR2(x)
 
+// engine/fma_peak_kernel.cpp, compiled for the same variant.
+float fma_chains(std::int64_t rounds, float seed);
+int fma_flops_per_round();
+
 extern const Table kTable;
-const Table kTable{ATTNLAB_STR(ATTNLAB_KERNEL_NS), moments, row_max, exp_row, sum_max, scale};
+const Table kTable{ATTNLAB_STR(ATTNLAB_KERNEL_NS), moments, row_max, exp_row, sum_max, scale, fma_chains,
+                   fma_flops_per_round};
 
 }  // namespace attnlab::kernels::ATTNLAB_KERNEL_NS
