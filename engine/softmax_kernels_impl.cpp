@@ -165,8 +165,11 @@ void scale(float* x, std::int64_t len, float a) {
 float fma_chains(std::int64_t rounds, float seed);
 int fma_flops_per_round();
 
+// engine/tile_kernels.cpp, compiled for the same variant.
+extern const TileProducts kTileProducts;
+
 extern const Table kTable;
 const Table kTable{ATTNLAB_STR(ATTNLAB_KERNEL_NS), moments, row_max, exp_row, sum_max, scale, fma_chains,
-                   fma_flops_per_round};
+                   fma_flops_per_round, &kTileProducts};
 
 }  // namespace attnlab::kernels::ATTNLAB_KERNEL_NS

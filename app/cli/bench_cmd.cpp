@@ -4,6 +4,7 @@
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
 #include "engine/fma_peak.hpp"
+#include "engine/forward.hpp"
 #include "engine/mask.hpp"
 
 #include <nlohmann/json.hpp>
@@ -163,6 +164,11 @@ Runner add_bench_command(CLI::App& app) {
       } else {
         out["peak_probe"] = nullptr;
       }
+      if (fused && on_cpu) {
+        // The streaming tiles, from the cache sizes this machine reports (0: not reported).
+        const StreamingTiles t = streaming_tile_sizes(args->dk, dv);
+        out["tiles"] = {{"rows", t.rows}, {"cols", t.cols}, {"l1d_bytes", t.l1d_bytes}, {"l2_bytes", t.l2_bytes}};
+      }
       std::cout << out.dump(2) << "\n";
     } else {
       char line[320];
@@ -177,7 +183,13 @@ Runner add_bench_command(CLI::App& app) {
                 << ", d_v = " << dv << ", mask " << mask_spec(p.options.mask) << ", median of " << args->runs
                 << " runs after " << args->warmup << " warm-up\n";
       if (fused) {
-        std::cout << "  streaming: scores, softmax and output interleaved tile by tile\n";
+        std::cout << "  streaming: scores, softmax and output interleaved tile by tile";
+        if (on_cpu) {
+          const StreamingTiles t = streaming_tile_sizes(args->dk, dv);
+          std::cout << ", " << t.rows << " × " << t.cols << " tiles (L1d " << (t.l1d_bytes >> 10) << " KiB, L2 "
+                    << (t.l2_bytes >> 10) << " KiB)";
+        }
+        std::cout << "\n";
       } else {
         const double sg = gflops(scores_flops, scores_ms), og = gflops(output_flops, output_ms);
         std::snprintf(line, sizeof line, "  scores   %10.3f ms  %8.2f GFLOP/s%s\n", scores_ms, sg, of_peak(sg).c_str());
