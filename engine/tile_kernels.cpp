@@ -31,24 +31,32 @@ template <int R>
 inline void scores_micro(const float* q, I ldq, const float* strip, I d, __mmask16 m0, __mmask16 m1, float* s,
                          I lds) {
   __m512 acc[R][2];
-#pragma GCC unroll 8
+#pragma GCC unroll 12
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
   for (I k = 0; k < d; ++k) {
     const __m512 b0 = _mm512_loadu_ps(strip + k * kKeyStrip);
     const __m512 b1 = _mm512_loadu_ps(strip + k * kKeyStrip + 16);
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
       const __m512 a = _mm512_set1_ps(q[r * ldq + k]);
       acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
       acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
     }
   }
-#pragma GCC unroll 8
+#pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
     _mm512_mask_storeu_ps(s + r * lds, m0, acc[r][0]);
     _mm512_mask_storeu_ps(s + r * lds + 16, m1, acc[r][1]);
   }
 }
+
+// Query rows per scores micro-tile: 2 × 12 accumulators, two key vectors and a broadcast in the
+// 32 vector registers; per step of k, 24 FMAs for 2 loads and 12 broadcasts.
+constexpr int kScoreRows = 12;
+using ScoresMicro = void (*)(const float*, I, const float*, I, __mmask16, __mmask16, float*, I);
+constexpr ScoresMicro kScoresTail[kScoreRows] = {nullptr,          scores_micro<1>, scores_micro<2>, scores_micro<3>,
+                                                 scores_micro<4>,  scores_micro<5>, scores_micro<6>, scores_micro<7>,
+                                                 scores_micro<8>,  scores_micro<9>, scores_micro<10>, scores_micro<11>};
 
 __mmask16 lanes(I count) {
   return count >= 16 ? __mmask16(0xFFFF) : count <= 0 ? __mmask16(0) : __mmask16((1u << count) - 1);
@@ -64,17 +72,10 @@ void tile_scores(const float* q, I ldq, const float* strips, I rows, I cols, I d
     const __mmask16 m0 = lanes(cols - j), m1 = lanes(cols - j - 16);
     const float* strip = strips + j * d;
     I i = 0;
-    for (; i + 8 <= rows; i += 8) scores_micro<8>(q + i * ldq, ldq, strip, d, m0, m1, s + i * lds + j, lds);
-    switch (rows - i) {
-      case 7: scores_micro<7>(q + i * ldq, ldq, strip, d, m0, m1, s + i * lds + j, lds); break;
-      case 6: scores_micro<6>(q + i * ldq, ldq, strip, d, m0, m1, s + i * lds + j, lds); break;
-      case 5: scores_micro<5>(q + i * ldq, ldq, strip, d, m0, m1, s + i * lds + j, lds); break;
-      case 4: scores_micro<4>(q + i * ldq, ldq, strip, d, m0, m1, s + i * lds + j, lds); break;
-      case 3: scores_micro<3>(q + i * ldq, ldq, strip, d, m0, m1, s + i * lds + j, lds); break;
-      case 2: scores_micro<2>(q + i * ldq, ldq, strip, d, m0, m1, s + i * lds + j, lds); break;
-      case 1: scores_micro<1>(q + i * ldq, ldq, strip, d, m0, m1, s + i * lds + j, lds); break;
-      default: break;
+    for (; i + kScoreRows <= rows; i += kScoreRows) {
+      scores_micro<kScoreRows>(q + i * ldq, ldq, strip, d, m0, m1, s + i * lds + j, lds);
     }
+    if (i < rows) kScoresTail[rows - i](q + i * ldq, ldq, strip, d, m0, m1, s + i * lds + j, lds);
   }
 }
 
