@@ -60,8 +60,10 @@ long cache_bytes(int level) {
 
 StreamingTiles streaming_tile_sizes(Index d_k, Index d_v) {
   StreamingTiles t;
-  t.l1d_bytes = cache_bytes(1);
-  t.l2_bytes = cache_bytes(2);
+  // Read once: glibc answers with cpuid, which a virtual machine's hypervisor traps.
+  static const long l1d_bytes = cache_bytes(1), l2_bytes = cache_bytes(2);
+  t.l1d_bytes = l1d_bytes;
+  t.l2_bytes = l2_bytes;
   // Unknown sizes: what most x86 and ARM cores of the last years have at least.
   const long l2 = t.l2_bytes > 0 ? t.l2_bytes : 1L << 20;
   // A tile's scores and weights (2 · rows · cols floats) take a quarter of L2, so that they stay
