@@ -1,5 +1,6 @@
 // FP32 FMA peak and OpenBLAS sgemm rate on this machine, per core and per CPU-second, so that
-// docs/PERFORMANCE.md can state "% of peak" even on a shared, loaded machine.
+// docs/PERFORMANCE.md can state "% of peak" even on a shared, loaded machine. `attnlab bench` now
+// measures the peak itself (engine/cpu/fma_peak.hpp, every run); this probe stays for the sgemm rates.
 // Build: g++ -O2 -mavx512f -fopenmp bench/peak.cpp -lopenblas -o /tmp/peak
 // Run:   OPENBLAS_CORETYPE=SkylakeX /tmp/peak
 // Each figure is measured against the thread's own CPU time (CLOCK_THREAD_CPUTIME_ID), which other

@@ -1,8 +1,11 @@
 // `attnlab bench`: times each stage (scores, softmax, output) on random inputs, after warm-up,
-// and prints medians in milliseconds and GFLOP/s (FLOPs: 2·n·m·d for each product).
+// and prints medians in milliseconds and GFLOP/s (FLOPs: 2·n·m·d for each product), each as a
+// fraction of this machine's FP32 FMA peak (engine/cpu/fma_peak.hpp) on the CPU backend.
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
 #include "engine/attention/mask.hpp"
+#include "engine/cpu/fma_peak.hpp"
+#include "engine/cpu/output_only.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +30,23 @@ Matrix random_matrix(Eigen::Index rows, Eigen::Index cols, std::mt19937& rng) {
   Matrix out(rows, cols);
   for (Eigen::Index i = 0; i < out.size(); ++i) out.data()[i] = normal(rng);
   return out;
+}
+
+// Cells (i, j) the mask leaves visible, which the fast paths alone multiply (blocked tiles are
+// skipped); n·m without a mask.
+double visible_cells(const Mask& mask, Eigen::Index n, Eigen::Index m) {
+  if (mask.kind == MaskKind::None) return static_cast<double>(n) * static_cast<double>(m);
+  double cells = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (mask.kind == MaskKind::Custom) {
+      for (Eigen::Index j = 0; j < m; ++j) cells += mask.blocked(i, j) ? 0 : 1;
+      continue;
+    }
+    Eigen::Index first = 0, last = m;
+    mask.visible_range(i, m, first, last);
+    cells += static_cast<double>(std::max<Eigen::Index>(0, last - first));
+  }
+  return cells;
 }
 
 }  // namespace
@@ -94,6 +114,18 @@ Runner add_bench_command(CLI::App& app) {
     const double scores_ms = median(scores), softmax_ms = median(softmax), output_ms = median(output);
     const double total_ms = median(total);
     auto gflops = [](double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : 0.0; };
+    // Useful FLOPs: the products over the cells the mask leaves visible (2·n²·d per product, half
+    // of the counted 4·n·m·d, for a causal square).
+    const double useful_flops =
+        2 * visible_cells(p.options.mask, args->n, m) * static_cast<double>(args->dk + dv);
+    // The CPU's FMA peak, after the timed runs so that the probe never heats or loads them. It
+    // describes the CPU only: on the GPU backend there is no peak and no fraction (null in JSON).
+    const bool on_cpu = backend->name() == "cpu";
+    const FmaPeak* peak = on_cpu ? &machine_fma_peak() : nullptr;
+    const auto fraction = [&](double gf) -> nlohmann::ordered_json {
+      if (!peak || !(peak->gflops > 0)) return nullptr;
+      return gf / peak->gflops;
+    };
     if (args->format == "json") {
       nlohmann::ordered_json out;
       out["backend"] = std::string(backend->name());
@@ -106,35 +138,84 @@ Runner add_bench_command(CLI::App& app) {
       if (fused) {
         // Streaming interleaves the stages tile by tile: no per-stage times to report.
         out["streaming"] = true;
-        out["stages"]["scores"] = {{"ms", nullptr}, {"gflops", nullptr}};
+        out["stages"]["scores"] = {{"ms", nullptr}, {"gflops", nullptr}, {"fraction_of_peak", nullptr}};
         out["stages"]["softmax"] = {{"ms", nullptr}};
-        out["stages"]["output"] = {{"ms", nullptr}, {"gflops", nullptr}};
+        out["stages"]["output"] = {{"ms", nullptr}, {"gflops", nullptr}, {"fraction_of_peak", nullptr}};
       } else {
-        out["stages"]["scores"] = {{"ms", scores_ms}, {"gflops", gflops(scores_flops, scores_ms)}};
+        const double sg = gflops(scores_flops, scores_ms), og = gflops(output_flops, output_ms);
+        out["stages"]["scores"] = {{"ms", scores_ms}, {"gflops", sg}, {"fraction_of_peak", fraction(sg)}};
         out["stages"]["softmax"] = {{"ms", softmax_ms}};
-        out["stages"]["output"] = {{"ms", output_ms}, {"gflops", gflops(output_flops, output_ms)}};
+        out["stages"]["output"] = {{"ms", output_ms}, {"gflops", og}, {"fraction_of_peak", fraction(og)}};
       }
       out["total_ms"] = total_ms;
-      out["gflops"] = gflops(scores_flops + output_flops, total_ms);
+      const double total_gflops = gflops(scores_flops + output_flops, total_ms);
+      const double useful_gflops = gflops(useful_flops, total_ms);
+      out["gflops"] = total_gflops;
+      if (peak) {
+        out["peak_gflops"] = peak->gflops;
+      } else {
+        out["peak_gflops"] = nullptr;
+      }
+      out["fraction_of_peak"] = fraction(total_gflops);
+      out["useful_gflops"] = useful_gflops;
+      out["useful_fraction_of_peak"] = fraction(useful_gflops);
+      if (peak) {
+        out["peak_probe"] = {{"isa", peak->isa}, {"threads", peak->threads}, {"ms", peak->probe_ms}};
+      } else {
+        out["peak_probe"] = nullptr;
+      }
+      if (fused && on_cpu) {
+        // The streaming tiles, from the cache sizes this machine reports (0: not reported).
+        const StreamingTiles t = streaming_tile_sizes(args->dk, dv);
+        out["tiles"] = {{"rows", t.rows}, {"cols", t.cols}, {"l1d_bytes", t.l1d_bytes}, {"l2_bytes", t.l2_bytes}};
+      }
       std::cout << out.dump(2) << "\n";
     } else {
-      char line[256];
+      char line[320];
+      // "  73.1% of peak" after a GFLOP/s figure, or nothing without a peak.
+      const auto of_peak = [&](double gf) -> std::string {
+        if (!peak || !(peak->gflops > 0)) return "";
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "  %5.1f%% of peak", 100 * gf / peak->gflops);
+        return buf;
+      };
       std::cout << "bench: " << backend->description() << ", n = " << args->n << ", m = " << m << ", d_k = " << args->dk
                 << ", d_v = " << dv << ", mask " << mask_spec(p.options.mask) << ", median of " << args->runs
                 << " runs after " << args->warmup << " warm-up\n";
       if (fused) {
-        std::cout << "  streaming: scores, softmax and output interleaved tile by tile\n";
+        std::cout << "  streaming: scores, softmax and output interleaved tile by tile";
+        if (on_cpu) {
+          const StreamingTiles t = streaming_tile_sizes(args->dk, dv);
+          std::cout << ", " << t.rows << " × " << t.cols << " tiles (L1d " << (t.l1d_bytes >> 10) << " KiB, L2 "
+                    << (t.l2_bytes >> 10) << " KiB)";
+        }
+        std::cout << "\n";
       } else {
-        std::snprintf(line, sizeof line, "  scores   %10.3f ms  %8.2f GFLOP/s\n", scores_ms, gflops(scores_flops, scores_ms));
+        const double sg = gflops(scores_flops, scores_ms), og = gflops(output_flops, output_ms);
+        std::snprintf(line, sizeof line, "  scores   %10.3f ms  %8.2f GFLOP/s%s\n", scores_ms, sg, of_peak(sg).c_str());
         std::cout << line;
         std::snprintf(line, sizeof line, "  softmax  %10.3f ms\n", softmax_ms);
         std::cout << line;
-        std::snprintf(line, sizeof line, "  output   %10.3f ms  %8.2f GFLOP/s\n", output_ms,
-                      gflops(output_flops, output_ms));
+        std::snprintf(line, sizeof line, "  output   %10.3f ms  %8.2f GFLOP/s%s\n", output_ms, og, of_peak(og).c_str());
         std::cout << line;
       }
-      std::snprintf(line, sizeof line, "  total    %10.3f ms  %8.2f GFLOP/s\n", total_ms,
-                    gflops(scores_flops + output_flops, total_ms));
+      const double total_gflops = gflops(scores_flops + output_flops, total_ms);
+      std::snprintf(line, sizeof line, "  total    %10.3f ms  %8.2f GFLOP/s%s\n", total_ms, total_gflops,
+                    of_peak(total_gflops).c_str());
+      std::cout << line;
+      if (useful_flops < scores_flops + output_flops) {
+        const double useful_gflops = gflops(useful_flops, total_ms);
+        std::snprintf(line, sizeof line, "  useful   %13s  %8.2f GFLOP/s%s (visible cells only)\n", "",
+                      useful_gflops, of_peak(useful_gflops).c_str());
+        std::cout << line;
+      }
+      if (peak) {
+        std::snprintf(line, sizeof line,
+                      "  peak     %8.2f GFLOP/s: this machine's FP32 FMA peak on %d threads (%s, probed in %.0f ms)\n",
+                      peak->gflops, peak->threads, peak->isa.c_str(), peak->probe_ms);
+      } else {
+        std::snprintf(line, sizeof line, "  peak     none: the CPU's FMA peak does not describe the GPU backend\n");
+      }
       std::cout << line;
     }
     std::cout.flush();

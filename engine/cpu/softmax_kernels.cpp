@@ -41,6 +41,23 @@ const Table& variant(int i) {
   }
 }
 
+void pack_key_strips(const float* K, std::int64_t m, std::int64_t d, float* out) {
+  const std::int64_t strips = (m + kKeyStrip - 1) / kKeyStrip;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t s = 0; s < strips; ++s) {
+    float* strip = out + s * kKeyStrip * d;
+    for (std::int64_t j = 0; j < kKeyStrip; ++j) {
+      const std::int64_t key = s * kKeyStrip + j;
+      if (key < m) {
+        const float* row = K + key * d;
+        for (std::int64_t k = 0; k < d; ++k) strip[k * kKeyStrip + j] = row[k];
+      } else {
+        for (std::int64_t k = 0; k < d; ++k) strip[k * kKeyStrip + j] = 0.0f;
+      }
+    }
+  }
+}
+
 const Table& table() {
   static const Table& chosen = variant(0);
   return chosen;

@@ -1,5 +1,6 @@
-// The softmax inner loops (row max, exp, online accumulators, score moments), compiled once per
-// instruction set (AVX-512, AVX2, baseline x86-64) and chosen at run time from the CPU's features.
+// The softmax inner loops (row max, exp, online accumulators, score moments) and the FMA peak
+// probe's loop, compiled once per instruction set (AVX-512, AVX2, baseline x86-64) and chosen at
+// run time from the CPU's features.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +53,27 @@ struct ExpSums {
   std::int64_t ties = 0;
 };
 
+// Keys per strip of pack_key_strips' layout.
+constexpr std::int64_t kKeyStrip = 32;
+
+// K (m × d, row-major) as strips of kKeyStrip keys, each strip d × kKeyStrip floats (key j of a
+// strip at column j), one after the other; the last strip padded with zero keys. `out` gets
+// ceil(m / kKeyStrip) · kKeyStrip · d floats. Runs on the calling thread's OpenMP team.
+void pack_key_strips(const float* K, std::int64_t m, std::int64_t d, float* out);
+
+// The streaming path's tile products (engine/cpu/tile_kernels.cpp), where a variant has them (AVX-512);
+// both null otherwise.
+struct TileProducts {
+  // S (rows × cols, row stride lds) = Q (rows × d, stride ldq) · the keys from `strips` on (a
+  // strip boundary of pack_key_strips' layout).
+  void (*scores)(const float* q, std::int64_t ldq, const float* strips, std::int64_t rows, std::int64_t cols,
+                 std::int64_t d, float* s, std::int64_t lds);
+  // O (rows × dv, stride ldo) += P (rows × cols, stride ldp) · V (cols × dv, stride ldv); dv must be
+  // a multiple of 16.
+  void (*output)(const float* p, std::int64_t ldp, const float* v, std::int64_t ldv, std::int64_t rows,
+                 std::int64_t cols, std::int64_t dv, float* o, std::int64_t ldo);
+};
+
 struct Table {
   const char* name;  // "avx512", "avx2" or "baseline"
   // Adds s[0..len) to m (NaN sets m.nan; ±inf are counted as they are).
@@ -65,6 +87,12 @@ struct Table {
   void (*sum_max)(const float* p, std::int64_t len, float& sum, float& max);
   // x[j] *= a.
   void (*scale)(float* x, std::int64_t len, float a);
+  // The FMA peak probe (engine/cpu/fma_peak.hpp): `rounds` rounds of multiply-adds on independent
+  // vector accumulators started near `seed`, fma_flops_per_round() FLOPs (an FMA counts 2) per
+  // round; returns their sum so that nothing can be left out.
+  float (*fma_chains)(std::int64_t rounds, float seed);
+  int (*fma_flops_per_round)();
+  const TileProducts* tiles;
 };
 
 // The table for this CPU (AVX-512 when it has AVX-512F/BW/DQ/VL, else AVX2+FMA, else baseline).

@@ -161,7 +161,15 @@ void scale(float* x, std::int64_t len, float a) {
 #define ATTNLAB_STR2(x) #x
 #define ATTNLAB_STR(x) ATTNLAB_STR2(x)
 
+// engine/cpu/fma_peak_kernel.cpp, compiled for the same variant.
+float fma_chains(std::int64_t rounds, float seed);
+int fma_flops_per_round();
+
+// engine/cpu/tile_kernels.cpp, compiled for the same variant.
+extern const TileProducts kTileProducts;
+
 extern const Table kTable;
-const Table kTable{ATTNLAB_STR(ATTNLAB_KERNEL_NS), moments, row_max, exp_row, sum_max, scale};
+const Table kTable{ATTNLAB_STR(ATTNLAB_KERNEL_NS), moments, row_max, exp_row, sum_max, scale, fma_chains,
+                   fma_flops_per_round, &kTileProducts};
 
 }  // namespace attnlab::kernels::ATTNLAB_KERNEL_NS

@@ -21,8 +21,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <string>
+#include <unistd.h>
 #include <limits>
 #include <memory>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -33,24 +37,67 @@ namespace {
 using Index = Eigen::Index;
 constexpr float kInfF = std::numeric_limits<float>::infinity();
 
-// Query rows per tile and keys per tile (upper bounds; ATTNLAB_TILE_ROWS / ATTNLAB_TILE_COLS
-// override them for tuning). A tile's scores and weights (2 × 128 × 512 floats, 512 KiB) stay in
-// L2 while the products use them, and calls this long amortize OpenBLAS's packing. From d = 1024
-// (the larger of d_k and d_v) a tile takes 256 rows: every tile's scores product packs its keys'
-// d × 512 block again, and twice the rows halve that (no mask, --streaming: (1024, 4096) 82.5 →
-// 73.9 ms, (2048, 1024) 85.7 → 75.3; causal alike within noise; at d = 512 the 128-row tiles
-// balanced the threads better under a causal mask, 6.3 against 7.0 ms at n = 1024).
-Index tile_rows(Index d) {
-  static const char* e = std::getenv("ATTNLAB_TILE_ROWS");
-  if (e) return std::clamp<Index>(std::atol(e), 1, 4096);
-  return d >= 1024 ? Index{256} : Index{128};
+// Bytes of one level of this CPU's data caches (per core: level 1 data, level 2 unified), as
+// sysconf reports them, else as Linux's sysfs lists them for cpu0; 0 when neither says.
+long cache_bytes(int level) {
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+  const long v = sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : _SC_LEVEL2_CACHE_SIZE);
+  if (v > 0) return v;
+#endif
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream lf(dir + "level"), tf(dir + "type"), sf(dir + "size");
+    int l = 0;
+    std::string type, size;
+    if (!(lf >> l) || !(tf >> type) || !(sf >> size)) continue;
+    if (l != level || type == "Instruction") continue;
+    const long number = std::atol(size.c_str());
+    const char unit = size.empty() ? ' ' : size.back();
+    return unit == 'K' ? number << 10 : unit == 'M' ? number << 20 : number;
+  }
+  return 0;
 }
-Index tile_cols() {
-  static const Index v = [] {
-    const char* e = std::getenv("ATTNLAB_TILE_COLS");
-    return e ? std::clamp<Index>(std::atol(e), 1, 65536) : Index{512};
-  }();
-  return v;
+
+}  // namespace
+
+StreamingTiles streaming_tile_sizes(Index d_k, Index d_v) {
+  StreamingTiles t;
+  // Read once: glibc answers with cpuid, which a virtual machine's hypervisor traps.
+  static const long l1d_bytes = cache_bytes(1), l2_bytes = cache_bytes(2);
+  t.l1d_bytes = l1d_bytes;
+  t.l2_bytes = l2_bytes;
+  // Unknown sizes: what most x86 and ARM cores of the last years have at least.
+  const long l2 = t.l2_bytes > 0 ? t.l2_bytes : 1L << 20;
+  // A tile's scores and weights (2 · rows · cols floats) take a quarter of L2, so that they stay
+  // there between the scores product, the softmax and the output product, beside the key and value
+  // tiles and the output rows; tiles 4× wider than tall (long runs for the exp and the row max,
+  // fewer rescales of a row's output when its max grows), rows a power of two so that the query
+  // tiles split the rows evenly between threads. A 2 MiB L2: 128 × 512 (512 KiB), the size tuned
+  // by hand before; 1 MiB: 128 × 256; 256 KiB: 64 × 128.
+  const double cells = static_cast<double>(l2) / (4.0 * 2 * 4);
+  Index cols = 64;
+  while (cols < 1024 && static_cast<double>(cols * 2) * static_cast<double>(cols * 2) / 4 <= cells) cols *= 2;
+  Index rows = 16;
+  while (rows < 512 && static_cast<double>(rows * 2) * static_cast<double>(cols) <= cells) rows *= 2;
+  // From d = 1024 (the larger of d_k and d_v) twice the rows: OpenBLAS packs a tile's d × cols keys
+  // again for every query tile, and twice the rows halve that (no mask, --streaming: (1024, 4096)
+  // 82.5 → 73.9 ms, (2048, 1024) 85.7 → 75.3; causal alike within noise).
+  if (std::max(d_k, d_v) >= 1024) rows = std::min<Index>(rows * 2, 512);
+  t.rows = rows;
+  t.cols = cols;
+  if (const char* e = std::getenv("ATTNLAB_TILE_ROWS")) t.rows = std::clamp<Index>(std::atol(e), 1, 4096);
+  if (const char* e = std::getenv("ATTNLAB_TILE_COLS")) t.cols = std::clamp<Index>(std::atol(e), 1, 65536);
+  return t;
+}
+
+namespace {
+
+// The tile products: the CPU's own (engine/cpu/tile_kernels.cpp, AVX-512) where it has them, else
+// OpenBLAS (both null). ATTNLAB_TILE_BLAS=1 forces OpenBLAS, for comparisons and tests.
+const kernels::TileProducts& tile_products() {
+  static const kernels::TileProducts none{nullptr, nullptr};
+  static const kernels::TileProducts& chosen = std::getenv("ATTNLAB_TILE_BLAS") ? none : *kernels::table().tiles;
+  return chosen;
 }
 
 // [SECTION] Online softmax and its diagnostics
@@ -114,11 +161,37 @@ RowDiagnostics diagnostics_from_sums(const OnlineRow& st) {
   return d;
 }
 
+// Floats on 64-byte boundaries (one cache line, one AVX-512 vector): the tile products' vector
+// loads and stores then never straddle two lines. With 16-byte boundaries (malloc's), a third of
+// them did and the products ran at 105–125 GFLOP/s per core against 130–170 (one thread, 128 × 512
+// tiles at d = 64, same minutes).
+class AlignedFloats {
+public:
+  void resize(size_t count) {
+    const size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
+    data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes > 0 ? bytes : 64)));
+    if (!data_) throw std::bad_alloc();
+  }
+  float* data() const { return data_.get(); }
+  float* begin() const { return data_.get(); }
+  explicit operator bool() const { return data_ != nullptr; }
+
+private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::unique_ptr<float, Free> data_;
+};
+
 struct Context {
   const Problem* p = nullptr;
   // Kᵀ (d_k × m): S = Q Kᵀ as a plain product, which OpenBLAS runs 1.5–3× faster on tiles than
   // the transposed one.
   Matrix Kt;
+  // K in strips of 32 keys (kernels::pack_key_strips) for the CPU's own tile products, in place of
+  // Kᵀ where they run (tile_products()).
+  AlignedFloats key_strips;
+  AlignedFloats values;  // V (m × d_v) on cache lines, for the same products
   Index row_tile = 0, col_tile = 0;
   Index n = 0, m = 0, dk = 0, dv = 0;
   double divisor = 1;
@@ -137,7 +210,7 @@ struct ThreadAcc {
 };
 
 struct Workspace {
-  std::vector<float> S, P, O;  // kRowTile × kColTile, kRowTile × kColTile, kRowTile × d_v
+  AlignedFloats S, P, O;  // kRowTile × kColTile, kRowTile × kColTile, kRowTile × d_v
   std::vector<OnlineRow> st;
   std::vector<Index> first, last;
   // Per row of the tile and heatmap column: sum and max of p over the pixel's cells, in the frame
@@ -190,6 +263,7 @@ void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc&
   const Index nr = r1 - r0, dk = cx.dk, dv = cx.dv, kColTile = cx.col_tile;
   const bool custom = mask.kind == MaskKind::Custom;
   const bool heat = cx.full && cx.hcols > 0;
+  const kernels::TileProducts& tiles = tile_products();
 
   Index lo = cx.m, hi = 0;  // union of the rows' visible key ranges
   for (Index r = 0; r < nr; ++r) {
@@ -219,10 +293,17 @@ void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc&
       // Output only: blocked tiles are neither multiplied nor exponentiated.
       if (!touches) continue;
       g0 = std::max(c0, lo);
+      // From a strip boundary for the tile kernels (c0 is one): the keys before lo are computed
+      // and then left out like any blocked cell.
+      if (cx.key_strips) g0 -= (g0 - c0) % kernels::kKeyStrip;
       g1 = std::min(c1, hi);
     }
     const Index w = g1 - g0;
-    blas::gemm_nn(nr, w, dk, p.Q.row(r0).data(), dk, cx.Kt.data() + g0, cx.m, 0.0f, ws.S.data(), kColTile);
+    if (cx.key_strips) {
+      tiles.scores(p.Q.row(r0).data(), dk, cx.key_strips.data() + g0 * dk, nr, w, dk, ws.S.data(), kColTile);
+    } else {
+      blas::gemm_nn(nr, w, dk, p.Q.row(r0).data(), dk, cx.Kt.data() + g0, cx.m, 0.0f, ws.S.data(), kColTile);
+    }
     if (cx.guard.active()) {
       for (Index r = 0; r < nr; ++r) {
         if (cx.guard.apply(r0 + r, g0, g1, ws.S.data() + r * kColTile) > 0) {
@@ -311,7 +392,11 @@ void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc&
         hhi = std::max(hhi, pixel_of(b - 1, cx.m, cx.hcols) + 1);
       }
     }
-    blas::gemm_nn(nr, dv, w, ws.P.data(), kColTile, p.V.row(g0).data(), dv, 1.0f, ws.O.data(), dv);
+    if (cx.values) {
+      tiles.output(ws.P.data(), kColTile, cx.values.data() + g0 * dv, dv, nr, w, dv, ws.O.data(), dv);
+    } else {
+      blas::gemm_nn(nr, dv, w, ws.P.data(), kColTile, p.V.row(g0).data(), dv, 1.0f, ws.O.data(), dv);
+    }
   }
 
   for (Index r = 0; r < nr; ++r) {
@@ -422,9 +507,13 @@ private:
   double last_ = 0;
 };
 
+// How the context holds the keys for the scores products: not at all (the dense wide path
+// multiplies by K itself), as Kᵀ (OpenBLAS's plain products), or for the tiled pass, in strips
+// where the CPU has its own tile products and as Kᵀ where it does not.
+enum class KeyLayout { None, Transposed, Tiled };
+
 // Not copyable in practice (Kt is large): returned by value through copy elision only.
-// Kᵀ is left empty without transpose_k (only the dense wide path, which multiplies by K itself).
-Context make_context(const Problem& p, bool full, const StreamingOptions* so, bool transpose_k = true) {
+Context make_context(const Problem& p, bool full, const StreamingOptions* so, KeyLayout keys) {
   Context cx;
   cx.p = &p;
   cx.n = p.Q.rows();
@@ -435,9 +524,31 @@ Context make_context(const Problem& p, bool full, const StreamingOptions* so, bo
   cx.c = detail::fast_inverse_divisor(cx.divisor);
   cx.guard = detail::ScoreOverflowGuard(p);
   cx.full = full;
-  if (transpose_k) detail::transpose_into(p.K, cx.Kt);
-  cx.row_tile = tile_rows(std::max(cx.dk, cx.dv));
-  cx.col_tile = tile_cols();
+  const StreamingTiles tiles = streaming_tile_sizes(cx.dk, cx.dv);
+  // The CPU's own tile products while a strip of keys (32 · d_k floats, 8 KiB at d_k = 64) fits in
+  // half of L1 (d_k ≤ 192 with 48 KiB): every query row of a tile meets the strip there. Beyond,
+  // each 8-row panel reads the strip from L2 and the query tile (rows × d_k) from L3, and
+  // OpenBLAS's blocking does better (causal (1024, 4096), 3 alternating rounds on a loaded host:
+  // 234–277 ms with these products, 191–205 with OpenBLAS's).
+  const long l1d = tiles.l1d_bytes > 0 ? tiles.l1d_bytes : 32L << 10;
+  const bool own = tile_products().scores && kernels::kKeyStrip * cx.dk * 4 <= l1d / 2;
+  if (keys == KeyLayout::Tiled && own) {
+    const Index strips = (cx.m + kernels::kKeyStrip - 1) / kernels::kKeyStrip;
+    cx.key_strips.resize(static_cast<size_t>(strips * kernels::kKeyStrip * cx.dk));
+    kernels::pack_key_strips(p.K.data(), cx.m, cx.dk, cx.key_strips.data());
+    if (tile_products().output && cx.dv % 16 == 0) {
+      cx.values.resize(static_cast<size_t>(cx.m * cx.dv));
+      std::copy_n(p.V.data(), cx.m * cx.dv, cx.values.data());
+    }
+  } else if (keys != KeyLayout::None) {
+    detail::transpose_into(p.K, cx.Kt);
+  }
+  cx.row_tile = tiles.rows;
+  cx.col_tile = tiles.cols;
+  if (cx.key_strips) {
+    // Key tiles start on strip boundaries (and so on cache lines).
+    cx.col_tile = (cx.col_tile + kernels::kKeyStrip - 1) / kernels::kKeyStrip * kernels::kKeyStrip;
+  }
   if (full && so) {
     cx.hrows = std::clamp<Index>(so->heatmap_rows, 0, cx.n);
     cx.hcols = std::clamp<Index>(so->heatmap_cols, 0, cx.m);
@@ -947,7 +1058,7 @@ Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options) 
   validate_problem(p);
   Result r = result_header(p);
   r.dense = false;
-  const Context cx = make_context(p, true, &options);
+  const Context cx = make_context(p, true, &options, KeyLayout::Tiled);
   r.output.setZero(r.n, r.d_v);
   r.rows.assign(static_cast<size_t>(r.n), RowDiagnostics{});
   ThreadAcc acc = run_rows(cx, r.output, r.rows, options.progress, options.cancel);
@@ -998,7 +1109,8 @@ Matrix attention_output_cpu(const Problem& p, bool streaming, StageTimes* timing
     return output;
   }
   const bool wide = !streaming && use_wide(p);
-  const Context cx = make_context(p, false, nullptr, !wide);
+  const Context cx =
+      make_context(p, false, nullptr, wide ? KeyLayout::None : streaming ? KeyLayout::Tiled : KeyLayout::Transposed);
   const Index n = cx.n, m = cx.m;
   Matrix output(n, cx.dv);
   if (streaming) {

@@ -279,6 +279,14 @@ def good_paths():
         code_auto, _, auto_err = run("compute", "--backend", "auto", "--summary")
         report(auto["backend"] == "cpu" and code_auto == 0 and auto_err == "",
                "--backend auto takes the CPU engine over llvmpipe, silently", auto_err)
+    if code == 0:
+        # The CPU's FMA peak does not describe a GPU: no peak and no fractions, and the text says so.
+        code_json, gpu_bench, _ = run("bench", "--backend", "gpu", "--n", "4", "--runs", "1", "--warmup", "0",
+                                      "--format", "json")
+        g = json.loads(gpu_bench) if code_json == 0 else {}
+        report(code_json == 0 and g.get("peak_gflops", 0) is None and g.get("fraction_of_peak", 0) is None and
+               g["stages"]["scores"].get("fraction_of_peak", 0) is None and "peak     none" in bench_text,
+               "bench --backend gpu reports no CPU peak and no fraction of it", gpu_bench + bench_text)
     w = np.array(default["weights"])
     report(np.allclose(w, [[0.401, 0.198, 0.401], [0.198, 0.401, 0.401], [0.248, 0.248, 0.503]], atol=5e-4) and
            np.allclose(default["output"], [[6.02, 3.99], [3.99, 6.02], [5, 5]], atol=1e-2),

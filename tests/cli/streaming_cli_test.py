@@ -5,6 +5,7 @@ numbers match the dense ones, and a full JSON that cannot fit in memory is refus
 Usage: streaming_cli_test.py ATTNLAB WORK_DIR   (run with /usr/bin/python3, which has numpy)
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -82,8 +83,19 @@ for flags in ([], ["--streaming"]):
         ok = b["total_ms"] > 0 and b["backend"] == "cpu" and b["n"] == 300
         if flags:
             ok = ok and b.get("streaming") is True and b["stages"]["scores"]["ms"] is None
+            ok = ok and b["stages"]["scores"]["fraction_of_peak"] is None
         else:
             ok = ok and b["stages"]["scores"]["ms"] > 0 and b["stages"]["softmax"]["ms"] > 0
+            for stage in ("scores", "output"):
+                st = b["stages"][stage]
+                ok = ok and math.isclose(st["fraction_of_peak"], st["gflops"] / b["peak_gflops"], rel_tol=1e-9)
+        # Fractions of this machine's FMA peak (engine/cpu/fma_peak.hpp): the peak probed in this run,
+        # each fraction that GFLOP/s over it; useful FLOPs count the visible cells only (a causal
+        # square: n(n+1)/2 of n² cells).
+        ok = ok and b["peak_gflops"] > 0 and b["peak_probe"]["threads"] >= 1
+        ok = ok and math.isclose(b["fraction_of_peak"], b["gflops"] / b["peak_gflops"], rel_tol=1e-9)
+        ok = ok and math.isclose(b["useful_gflops"], b["gflops"] * (300 * 301 / 2) / 300**2, rel_tol=1e-9)
+        ok = ok and math.isclose(b["useful_fraction_of_peak"], b["useful_gflops"] / b["peak_gflops"], rel_tol=1e-9)
         detail = out
     report(ok, "bench " + " ".join(flags) + " prints its JSON", detail)
 

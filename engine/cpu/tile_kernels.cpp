@@ -1,0 +1,154 @@
+// The streaming path's two tile products without OpenBLAS (AVX-512 only): scores S = Q Kᵀ on a
+// query tile × key tile, and output O += P V. Compiled once per instruction set with the softmax
+// kernels (engine/CMakeLists.txt); the other variants leave kernels::TileProducts empty and the
+// streaming path calls OpenBLAS.
+//
+// Why: at d = 64 a tile's products are short (64-deep scores, 64-wide output) and OpenBLAS spends
+// a third of the time around its kernel: packing the key and value slices again for every query
+// tile (sgemm_itcopy, 12% of the samples at n = 30 000, causal), packing P (sgemm_oncopy, 5%) and
+// zeroing S before a beta = 0 product. These read Kᵀ and V where they lie and keep the operands
+// in L1 by the order of the loops instead.
+#include "engine/cpu/softmax_kernels.hpp"
+
+#ifndef ATTNLAB_KERNEL_NS
+#error "ATTNLAB_KERNEL_NS must name the variant (avx512, avx2, baseline)"
+#endif
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+namespace attnlab::kernels::ATTNLAB_KERNEL_NS {
+
+#if defined(__AVX512F__)
+namespace {
+
+using I = std::int64_t;
+
+// Scores of R query rows × one strip of 32 keys (two vectors; m0, m1 mask the keys stored):
+// acc[r][v] = Σ_k Q[r][k] · strip[k][16v + lane], 2R accumulators in registers.
+template <int R>
+inline void scores_micro(const float* q, I ldq, const float* strip, I d, __mmask16 m0, __mmask16 m1, float* s,
+                         I lds) {
+  __m512 acc[R][2];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (I k = 0; k < d; ++k) {
+    const __m512 b0 = _mm512_loadu_ps(strip + k * kKeyStrip);
+    const __m512 b1 = _mm512_loadu_ps(strip + k * kKeyStrip + 16);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      const __m512 a = _mm512_set1_ps(q[r * ldq + k]);
+      acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    _mm512_mask_storeu_ps(s + r * lds, m0, acc[r][0]);
+    _mm512_mask_storeu_ps(s + r * lds + 16, m1, acc[r][1]);
+  }
+}
+
+// Query rows per scores micro-tile: 2 × 12 accumulators, two key vectors and a broadcast in the
+// 32 vector registers; per step of k, 24 FMAs for 2 loads and 12 broadcasts.
+constexpr int kScoreRows = 12;
+using ScoresMicro = void (*)(const float*, I, const float*, I, __mmask16, __mmask16, float*, I);
+constexpr ScoresMicro kScoresTail[kScoreRows] = {nullptr,          scores_micro<1>, scores_micro<2>, scores_micro<3>,
+                                                 scores_micro<4>,  scores_micro<5>, scores_micro<6>, scores_micro<7>,
+                                                 scores_micro<8>,  scores_micro<9>, scores_micro<10>, scores_micro<11>};
+
+__mmask16 lanes(I count) {
+  return count >= 16 ? __mmask16(0xFFFF) : count <= 0 ? __mmask16(0) : __mmask16((1u << count) - 1);
+}
+
+// S (rows × cols, stride lds) = Q (rows × d, stride ldq) · the keys in `strips` (kernels::pack_key_strips,
+// from a strip boundary). Strips outside, query rows inside: a strip (d × 32 floats, 8 KiB at
+// d = 64) stays in L1 while every row of the tile meets it, and the next one is the next 8 KiB in
+// memory, which the hardware prefetches (strided rows of Kᵀ, 400 KB apart at m = 100 000, it did
+// not: the scores took 40% of the samples against the output product's 28%).
+void tile_scores(const float* q, I ldq, const float* strips, I rows, I cols, I d, float* s, I lds) {
+  for (I j = 0; j < cols; j += kKeyStrip) {
+    const __mmask16 m0 = lanes(cols - j), m1 = lanes(cols - j - 16);
+    const float* strip = strips + j * d;
+    I i = 0;
+    for (; i + kScoreRows <= rows; i += kScoreRows) {
+      scores_micro<kScoreRows>(q + i * ldq, ldq, strip, d, m0, m1, s + i * lds + j, lds);
+    }
+    if (i < rows) kScoresTail[rows - i](q + i * ldq, ldq, strip, d, m0, m1, s + i * lds + j, lds);
+  }
+}
+
+// O[R rows][16V columns] += P[R rows][keys] · V[keys][16V columns], R·V accumulators.
+template <int R, int V>
+inline void output_micro(const float* p, I ldp, const float* v, I ldv, I keys, float* o, I ldo) {
+  __m512 acc[R][V];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int c = 0; c < V; ++c) acc[r][c] = _mm512_loadu_ps(o + r * ldo + 16 * c);
+  }
+  for (I j = 0; j < keys; ++j) {
+    __m512 b[V];
+#pragma GCC unroll 4
+    for (int c = 0; c < V; ++c) b[c] = _mm512_loadu_ps(v + j * ldv + 16 * c);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m512 a = _mm512_set1_ps(p[r * ldp + j]);
+#pragma GCC unroll 4
+      for (int c = 0; c < V; ++c) acc[r][c] = _mm512_fmadd_ps(a, b[c], acc[r][c]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+    for (int c = 0; c < V; ++c) _mm512_storeu_ps(o + r * ldo + 16 * c, acc[r][c]);
+  }
+}
+
+template <int V>
+void output_rows(const float* p, I ldp, const float* v, I ldv, I rows, I keys, float* o, I ldo) {
+  I i = 0;
+  for (; i + 6 <= rows; i += 6) output_micro<6, V>(p + i * ldp, ldp, v, ldv, keys, o + i * ldo, ldo);
+  switch (rows - i) {
+    case 5: output_micro<5, V>(p + i * ldp, ldp, v, ldv, keys, o + i * ldo, ldo); break;
+    case 4: output_micro<4, V>(p + i * ldp, ldp, v, ldv, keys, o + i * ldo, ldo); break;
+    case 3: output_micro<3, V>(p + i * ldp, ldp, v, ldv, keys, o + i * ldo, ldo); break;
+    case 2: output_micro<2, V>(p + i * ldp, ldp, v, ldv, keys, o + i * ldo, ldo); break;
+    case 1: output_micro<1, V>(p + i * ldp, ldp, v, ldv, keys, o + i * ldo, ldo); break;
+    default: break;
+  }
+}
+
+// O (rows × dv, stride ldo) += P (rows × cols, stride ldp) · V (cols × dv, stride ldv), dv a
+// multiple of 16. Chunks of 64 keys outside (a 64 × 64 block of V, 16 KiB, stays in L1 while
+// every row meets it), 6-row panels × 64 columns inside (24 accumulators).
+void tile_output(const float* p, I ldp, const float* v, I ldv, I rows, I cols, I dv, float* o, I ldo) {
+  constexpr I kKeys = 64;
+  for (I j = 0; j < cols; j += kKeys) {
+    const I keys = cols - j < kKeys ? cols - j : kKeys;
+    for (I c = 0; c < dv; c += 64) {
+      const float* pj = p + j;
+      const float* vj = v + j * ldv + c;
+      float* oc = o + c;
+      switch ((dv - c) >= 64 ? 4 : (dv - c) / 16) {
+        case 4: output_rows<4>(pj, ldp, vj, ldv, rows, keys, oc, ldo); break;
+        case 3: output_rows<3>(pj, ldp, vj, ldv, rows, keys, oc, ldo); break;
+        case 2: output_rows<2>(pj, ldp, vj, ldv, rows, keys, oc, ldo); break;
+        case 1: output_rows<1>(pj, ldp, vj, ldv, rows, keys, oc, ldo); break;
+        default: break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+extern const TileProducts kTileProducts;
+const TileProducts kTileProducts{tile_scores, tile_output};
+#else
+extern const TileProducts kTileProducts;
+const TileProducts kTileProducts{nullptr, nullptr};
+#endif
+
+}  // namespace attnlab::kernels::ATTNLAB_KERNEL_NS

@@ -1,0 +1,91 @@
+// The FMA peak probe (engine/cpu/fma_peak.hpp): properties that hold on any machine, not a figure.
+#include "engine/cpu/fma_peak.hpp"
+
+#include "engine/cpu/softmax_kernels.hpp"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+namespace attnlab {
+namespace {
+
+// A plain multiply-add loop over a small array (in L1), as the compiler makes it from this file's
+// flags: single thread, GFLOP/s, the quickest of a few timed passes.
+double naive_gflops() {
+  std::vector<float> x(1024, 0.5f);
+  const float a = 0.999999f, b = 1e-7f;
+  const int passes = 4000;
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int p = 0; p < passes; ++p) {
+      for (float& v : x) v = v * a + b;
+    }
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  volatile float sink = x[17];
+  (void)sink;
+  return 2.0 * static_cast<double>(x.size()) * passes / best * 1e-9;
+}
+
+TEST(FmaPeak, IsPositiveAndNamesTheKernelThatRanIt) {
+  const FmaPeak p = measure_fma_peak(2, 3, 5);
+  EXPECT_TRUE(std::isfinite(p.gflops));
+  EXPECT_GT(p.gflops, 0);
+  EXPECT_GE(p.threads, 1);
+  EXPECT_LE(p.threads, 2);
+  EXPECT_EQ(p.isa, kernels::table().name);
+  EXPECT_GT(p.probe_ms, 0);
+}
+
+// The default probe is short enough to run in every `bench` (5 rounds of 10 ms of CPU time;
+// a generous bound for a loaded host, where the rounds wait for their cores).
+TEST(FmaPeak, TheDefaultProbeTakesWellUnderASecondOfComputing) {
+  const FmaPeak p = measure_fma_peak(omp_get_max_threads());
+  EXPECT_LT(p.probe_ms, 2000) << p.gflops << " GFLOP/s";
+}
+
+// Nothing a plain loop does beats the peak, and the peak is within two orders of magnitude of it
+// (vector width × FMA ports × unrolling is at most 16 × 2 × a few over a scalar loop).
+TEST(FmaPeak, IsTheSameOrderOfMagnitudeAsANaiveLoopAndNotBelowIt) {
+  const double naive = naive_gflops();
+  const FmaPeak p = measure_fma_peak(1);
+  EXPECT_GE(p.gflops, 0.8 * naive) << "peak " << p.gflops << ", naive loop " << naive << " GFLOP/s";
+  EXPECT_LE(p.gflops, 100 * naive) << "peak " << p.gflops << ", naive loop " << naive << " GFLOP/s";
+}
+
+// Two probes agree within a factor of 3: each is the quickest of its rounds, so load from other
+// processes moves it far less than single timings. (One thread: on a loaded host a second thread's
+// core may be busy for a whole probe.)
+TEST(FmaPeak, RepeatedProbesAgree) {
+  const FmaPeak a = measure_fma_peak(1), b = measure_fma_peak(1);
+  EXPECT_LE(std::max(a.gflops, b.gflops), 3 * std::min(a.gflops, b.gflops)) << a.gflops << " vs " << b.gflops;
+}
+
+TEST(FmaPeak, MachinePeakIsMeasuredOncePerProcess) {
+  const FmaPeak& first = machine_fma_peak();
+  const FmaPeak& again = machine_fma_peak();
+  EXPECT_EQ(&first, &again);
+  EXPECT_EQ(first.threads, omp_get_max_threads());
+  EXPECT_GT(first.gflops, 0);
+}
+
+// Every variant this CPU can run counts its FLOPs and returns a finite sum (the probe's chains
+// stay near b / (1 − a): no overflow, no denormals).
+TEST(FmaPeak, EveryVariantRunsItsChains) {
+  for (int i = 0; i < kernels::variant_count(); ++i) {
+    const kernels::Table& k = kernels::variant(i);
+    EXPECT_GT(k.fma_flops_per_round(), 0) << k.name;
+    const float s = k.fma_chains(100000, 0.5f);
+    EXPECT_TRUE(std::isfinite(s)) << k.name;
+    EXPECT_GT(s, 0) << k.name;
+  }
+}
+
+}  // namespace
+}  // namespace attnlab

@@ -1,0 +1,128 @@
+// The streaming path's own tile products (engine/cpu/tile_kernels.cpp) against a double-precision
+// product, on every shape edge: rows not a multiple of the micro-tiles, keys not a multiple of a
+// strip, output widths of 16 to 80 columns. Bounds from each problem's magnitudes (a float32 sum of
+// d products in any order is within γ_d Σ|terms| of the exact sum), not constants.
+#include "engine/cpu/output_only.hpp"
+#include "engine/cpu/softmax_kernels.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace attnlab {
+namespace {
+
+using I = std::int64_t;
+
+double gamma_n(double n) {
+  const double x = n * 0x1p-24;
+  return x / (1 - x);
+}
+
+std::vector<float> random_floats(I count, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float& x : v) x = normal(rng);
+  return v;
+}
+
+TEST(TileKernels, ScoresEqualTheExactProductWithinRounding) {
+  const kernels::TileProducts& t = *kernels::table().tiles;
+  if (!t.scores) GTEST_SKIP() << "this CPU's variant (" << kernels::table().name << ") multiplies tiles with OpenBLAS";
+  std::mt19937 rng(5);
+  for (I rows : {1, 7, 8, 9, 23, 64}) {
+    for (I cols : {1, 15, 16, 31, 32, 33, 100}) {
+      for (I d : {1, 3, 16, 64, 70}) {
+        SCOPED_TRACE(testing::Message() << rows << " rows, " << cols << " keys, d = " << d);
+        const I m = cols + 40;  // keys from 32 (a strip boundary) on, in a longer K
+        const std::vector<float> Q = random_floats(rows * d, rng), K = random_floats(m * d, rng);
+        std::vector<float> strips(static_cast<size_t>((m + 31) / 32 * 32 * d));
+        kernels::pack_key_strips(K.data(), m, d, strips.data());
+        const I lds = cols + 3;
+        std::vector<float> S(static_cast<size_t>(rows * lds), 7.0f);
+        t.scores(Q.data(), d, strips.data() + 32 * d, rows, cols, d, S.data(), lds);
+        for (I i = 0; i < rows; ++i) {
+          for (I j = 0; j < cols; ++j) {
+            double exact = 0, magnitude = 0;
+            for (I k = 0; k < d; ++k) {
+              const double term = static_cast<double>(Q[i * d + k]) * K[(32 + j) * d + k];
+              exact += term;
+              magnitude += std::abs(term);
+            }
+            ASSERT_NEAR(S[i * lds + j], exact, gamma_n(static_cast<double>(d) + 1) * magnitude) << i << ", " << j;
+          }
+          for (I j = cols; j < lds; ++j) ASSERT_EQ(S[i * lds + j], 7.0f) << "wrote past the tile at " << i << ", " << j;
+        }
+      }
+    }
+  }
+}
+
+TEST(TileKernels, OutputAddsTheExactProductWithinRounding) {
+  const kernels::TileProducts& t = *kernels::table().tiles;
+  if (!t.output) GTEST_SKIP() << "this CPU's variant (" << kernels::table().name << ") multiplies tiles with OpenBLAS";
+  std::mt19937 rng(6);
+  for (I rows : {1, 5, 6, 7, 13, 64}) {
+    for (I cols : {1, 63, 64, 65, 200}) {
+      for (I dv : {16, 32, 48, 64, 80}) {
+        SCOPED_TRACE(testing::Message() << rows << " rows, " << cols << " keys, d_v = " << dv);
+        const I ldp = cols + 5, ldo = dv + 16;
+        const std::vector<float> P = random_floats(rows * ldp, rng), V = random_floats(cols * dv, rng);
+        const std::vector<float> O0 = random_floats(rows * ldo, rng);
+        std::vector<float> O = O0;
+        t.output(P.data(), ldp, V.data(), dv, rows, cols, dv, O.data(), ldo);
+        for (I i = 0; i < rows; ++i) {
+          for (I c = 0; c < ldo; ++c) {
+            if (c >= dv) {
+              ASSERT_EQ(O[i * ldo + c], O0[i * ldo + c]) << "wrote past the output at " << i << ", " << c;
+              continue;
+            }
+            double exact = O0[i * ldo + c], magnitude = std::abs(exact);
+            for (I j = 0; j < cols; ++j) {
+              const double term = static_cast<double>(P[i * ldp + j]) * V[j * dv + c];
+              exact += term;
+              magnitude += std::abs(term);
+            }
+            ASSERT_NEAR(O[i * ldo + c], exact, gamma_n(static_cast<double>(cols) + 2) * magnitude) << i << ", " << c;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(TileKernels, PackedStripsHoldEveryKeyAndZeroPadding) {
+  std::mt19937 rng(7);
+  const I m = 70, d = 5;
+  const std::vector<float> K = random_floats(m * d, rng);
+  std::vector<float> strips(static_cast<size_t>(96 * d), -1.0f);
+  kernels::pack_key_strips(K.data(), m, d, strips.data());
+  for (I j = 0; j < 96; ++j) {
+    for (I k = 0; k < d; ++k) {
+      const float got = strips[static_cast<size_t>((j / 32) * 32 * d + k * 32 + j % 32)];
+      EXPECT_EQ(got, j < m ? K[j * d + k] : 0.0f) << j << ", " << k;
+    }
+  }
+}
+
+// Tiles follow the caches the system reports: powers of two, within sane limits, wider than tall.
+TEST(TileKernels, StreamingTilesComeFromTheCacheSizes) {
+  const StreamingTiles t = streaming_tile_sizes(64, 64);
+  EXPECT_GE(t.rows, 16);
+  EXPECT_LE(t.rows, 512);
+  EXPECT_GE(t.cols, 64);
+  EXPECT_LE(t.cols, 1024);
+  EXPECT_GE(t.cols, t.rows);
+  EXPECT_EQ(t.rows & (t.rows - 1), 0);
+  EXPECT_EQ(t.cols & (t.cols - 1), 0);
+  if (t.l2_bytes > 0) {
+    // The scores and weights of a tile take at most a quarter of L2.
+    EXPECT_LE(2 * t.rows * t.cols * 4, t.l2_bytes / 4 + 1);
+  }
+  EXPECT_GE(streaming_tile_sizes(64, 4096).rows, t.rows);
+}
+
+}  // namespace
+}  // namespace attnlab
