@@ -505,6 +505,16 @@ void load_scenario(AppState& s, const Scenario& scenario, const std::string& pat
   }
 }
 
+void reset_lesson(AppState& s) {
+  const LessonOrigin origin = lesson_origin(s.doc.scenario);
+  if (origin.preset.empty()) return;
+  try {
+    load_scenario(s, attnlab::load_preset(origin.preset), "", "reset lesson");
+  } catch (const InputError& e) {
+    s.error = e.what();
+  }
+}
+
 void load_preset(AppState& s, const std::string& preset_name) {
   try {
     load_scenario(s, attnlab::load_preset(preset_name), "", "open lesson " + preset_name);

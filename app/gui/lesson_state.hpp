@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/lesson_math.hpp"
+#include "engine/lesson_text.hpp"
 #include "engine/multihead.hpp"
 #include "engine/precision.hpp"
 
@@ -28,6 +29,22 @@ struct LessonUi {
   bool env_checked = false;  // ATTNLAB_GUI_WALK (screenshots of a walk-through step) was read
   WalkthroughUi walk;
   int placed_for = -1;  // the mode (0 normal, 1 presenter) the Lesson view window was last laid out for
+
+  // The lesson's text filled with the current numbers (lesson_text.hpp), redone when the result or
+  // the document changes, not every frame; and which built-in lesson the document came from.
+  RenderedLesson text;
+  LessonOrigin origin;
+  std::string text_error;  // a lesson text that could not be filled (bad template syntax)
+  std::uint64_t text_result_version = UINT64_MAX;
+  std::uint64_t text_doc_version = UINT64_MAX;
+  // The Lesson tab's content height when it was last drawn (ImGui frame number): the host's layout
+  // gives the tabs that much where the pipeline can spare it.
+  float panel_needs_height = 0;
+  int panel_drawn_frame = -1;
+  std::string card_lesson;  // Help's lesson index: the lesson whose reference card is shown
+  std::string card_for;     // the lesson card_text was filled for (filling it computes the lesson)
+  RenderedLesson card_text;
+  std::string card_title;
 
   // Multi-head view: weights are seeded random until the user edits one.
   int heads = 4;
