@@ -83,7 +83,7 @@ json compare_scaling(const Scenario& s) {
   return j;
 }
 
-json scaling_lab(const Scenario& s, bool with_sweep) {
+json scaling_lab(const Scenario& s, bool complete) {
   const LessonSpec& l = s.lesson;
   json j;
   // This scenario's own draw, both ways (one query row against its keys).
@@ -101,7 +101,7 @@ json scaling_lab(const Scenario& s, bool with_sweep) {
   }
   draw["d_k"] = s.Q.cols();
   j["this_draw"] = draw;
-  if (!with_sweep) return j;  // the sweep takes about half a second: reports only, not every recompute
+  if (!complete) return j;  // the sweep takes about half a second: reports only, not every recompute
   json sweep = json::array();
   for (const auto& row : lesson_scaling_sweep(l.dk, l.keys, l.trials, l.seed)) {
     sweep.push_back({{"d_k", row.d_k},
@@ -222,7 +222,7 @@ json normalizers(const Scenario& s) {
   return {{"normalizers", j}};
 }
 
-json precision(const Scenario& s) {
+json precision(const Scenario& s, bool complete) {
   json limits = json::object();
   for (const Precision p : {Precision::Float32, Precision::Float16, Precision::BFloat16}) {
     const FormatLimits l = format_limits(p);
@@ -231,6 +231,7 @@ json precision(const Scenario& s) {
                                               {"exp_is_zero_below", l.exp_underflow},
                                               {"minus_1e9_stored_as", std::isinf(l.minus_1e9) ? json("-inf") : json(l.minus_1e9)}};
   }
+  if (!complete) return {{"formats", limits}};  // the 18 emulated runs are the costly part
   json runs = json::array();
   for (const auto& r : precision_table(s.problem())) {
     runs.push_back({{"precision", precision_name(r.options.precision)},
@@ -306,18 +307,18 @@ json matrix_to_json(const Matrix& M) {
   return out;
 }
 
-json lesson_view_numbers(const Scenario& s, const Result& r, bool with_sweep) {
+json lesson_view_numbers(const Scenario& s, const Result& r, bool complete) {
   switch (s.lesson.view) {
     case LessonView::Plain: return plain(r);
     case LessonView::WorkedExample: return worked_example(s, r);
     case LessonView::CompareScaling: return compare_scaling(s);
-    case LessonView::ScalingLab: return scaling_lab(s, with_sweep);
+    case LessonView::ScalingLab: return scaling_lab(s, complete);
     case LessonView::MultiHead: return multi_head(s);
     case LessonView::SelfCross: return self_cross(s);
     case LessonView::MaskFamily: return mask_family(s);
     case LessonView::Temperature: return temperature(s);
     case LessonView::Normalizers: return normalizers(s);
-    case LessonView::Precision: return precision(s);
+    case LessonView::Precision: return precision(s, complete);
     case LessonView::Geometry: return geometry(s, r);
     case LessonView::Cost: return cost(s);
   }
@@ -487,7 +488,7 @@ void write_lesson_text(std::ostream& out, const json& report) {
       << report.value("view", std::string()) << "]\n\n";
   if (report.contains("text") && report.at("text").is_object()) {
     const json& t = report.at("text");
-    wrap(out, t.value("goal", std::string()), "", "");
+    wrap(out, "Goal: " + t.value("goal", std::string()), "", "");
     auto list = [&](const char* heading, const char* key) {
       if (!t.contains(key)) return;
       out << heading << "\n";

@@ -91,7 +91,14 @@ json lesson_values(const Scenario& s, const Result& r) {
   v["effective_keys"] = eff;
   v["scores_std"] = r.stats.scores.std;
   v["logits_std"] = r.stats.logits.std;
-  if (dense && cells <= kViewNumbersMaxCells) {
+  // The view's numbers only when the text names one the lines above do not give: they can cost
+  // dozens of recomputations (the temperature sweep), and the GUI fills the text on every result.
+  bool needs_view = false;
+  for (const std::string& ref : lesson_references(s.lesson.text)) {
+    const std::string name = ref.substr(0, ref.find_first_of(".[:"));
+    if (!v.contains(name)) needs_view = true;
+  }
+  if (needs_view && dense && cells <= kViewNumbersMaxCells) {
     try {
       const json view = lesson_view_numbers(s, r, false);
       for (const auto& [k, x] : view.items()) {
@@ -103,6 +110,17 @@ json lesson_values(const Scenario& s, const Result& r) {
     }
   }
   return v;
+}
+
+std::vector<std::string> lesson_references(const LessonText& t) {
+  std::vector<std::string> refs;
+  auto add = [&](const std::string& text) {
+    for (auto& r : check_template(text, "lesson text")) refs.push_back(std::move(r));
+  };
+  add(t.goal);
+  for (const auto* list : {&t.look_at, &t.try_steps, &t.course_notes})
+    for (const std::string& line : *list) add(line);
+  return refs;
 }
 
 RenderedLesson render_lesson_text(const Scenario& s, const json& values, bool edited) {

@@ -24,6 +24,9 @@ namespace attnlab {
 // numbers are left out for large scenarios (over 65536 cells): references to them render as "—".
 nlohmann::ordered_json lesson_values(const Scenario& s, const Result& r);
 
+// Every reference in the lesson's text ("weights[2]:.3f"), as written between the braces.
+std::vector<std::string> lesson_references(const LessonText& t);
+
 struct RenderedLesson {
   RenderedText goal;
   std::vector<RenderedText> look_at, try_steps;

@@ -41,6 +41,9 @@ struct LessonUi {
   // gives the tabs that much where the pipeline can spare it.
   float panel_needs_height = 0;
   int panel_drawn_frame = -1;
+  // Where "Reset lesson" was drawn last frame (screen pixels; zero size when it was not): lets
+  // tests click it as a user would.
+  float reset_x0 = 0, reset_y0 = 0, reset_x1 = 0, reset_y1 = 0;
   std::string card_lesson;  // Help's lesson index: the lesson whose reference card is shown
   std::string card_for;     // the lesson card_text was filled for (filling it computes the lesson)
   RenderedLesson card_text;

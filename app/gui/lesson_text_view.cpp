@@ -111,6 +111,7 @@ void draw_spans(const std::vector<TextSpan>& spans, ImU32 text_color, ImU32 numb
 void draw_lesson_text(AppState& state, Services& services) {
   (void)services;
   refresh_lesson_text(state);
+  state.lesson.reset_x0 = state.lesson.reset_x1 = 0;
   const LessonUi& ui = state.lesson;
   const Palette pal = palette(state);
   if (!ui.text_error.empty()) {
@@ -132,7 +133,12 @@ void draw_lesson_text(AppState& state, Services& services) {
     ImGui::TextUnformatted("You have changed this lesson's numbers:");
     ImGui::PopStyleColor();
     ImGui::SameLine();
-    if (ImGui::SmallButton("Reset lesson")) actions::reset_lesson(state);
+    const bool reset = ImGui::SmallButton("Reset lesson");
+    state.lesson.reset_x0 = ImGui::GetItemRectMin().x;
+    state.lesson.reset_y0 = ImGui::GetItemRectMin().y;
+    state.lesson.reset_x1 = ImGui::GetItemRectMax().x;
+    state.lesson.reset_y1 = ImGui::GetItemRectMax().y;
+    if (reset) actions::reset_lesson(state);
     if (t.has_notes) {
       ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
       text_wrapped("Notes on the course text's own numbers come back with Reset lesson.");
