@@ -329,7 +329,7 @@ void set_mask_param(AppState& s, int value) {
 }
 
 void cycle_mask(AppState& s) {
-  // The order of seed 002's mask family, then custom.
+  // The order of "The Query-Key-Value framework"'s mask family, then custom.
   const MaskKind order[] = {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Prefix, MaskKind::Window,
                             MaskKind::Custom};
   const MaskKind cur = s.doc.scenario.options.mask.kind;

@@ -25,7 +25,7 @@ class BackgroundWrite;  // recovery.hpp
 // The stages drawn as heatmaps, in pipeline order.
 enum class Stage { Scores, Logits, Weights, Output, Saturation };
 inline constexpr int kStageCount = 5;
-const char* stage_name(Stage s);  // "scores", "logits", ... (the seeds' words)
+const char* stage_name(Stage s);  // "scores", "logits", ... (the course texts' words)
 
 // The three input matrices.
 enum class Which { Q, K, V };

@@ -19,7 +19,7 @@ std::string num(double v, int decimals = 3) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   std::string s = buf;
-  // 1.000 → 1, 0.500 → 0.5: formulas read like the seeds.
+  // 1.000 → 1, 0.500 → 0.5: formulas read like the course texts.
   if (s.find('.') != std::string::npos) {
     while (!s.empty() && s.back() == '0') s.pop_back();
     if (!s.empty() && s.back() == '.') s.pop_back();
