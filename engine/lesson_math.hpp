@@ -1,6 +1,7 @@
 // Small computations behind the special lesson views: the temperature sweep, the convex hull
 // of the values (the geometry of "13.2 Scaled dot-product attention"), the cost of the n × n
-// score matrix ("Query, Key, Value"; "13.2 Scaled dot-product attention"), the self-attention twin of a cross-attention scenario, and the by-hand arithmetic of one cell.
+// score matrix ("Query, Key, Value"; "13.2 Scaled dot-product attention"), the self-attention
+// twin of a cross-attention scenario, and the by-hand arithmetic of one cell.
 #pragma once
 
 #include "engine/attention.hpp"
