@@ -116,10 +116,13 @@ std::vector<std::pair<std::string, std::optional<Reference>>> split(std::string_
   return parts;
 }
 
+// "1.0000" -> "1" as the course texts write whole numbers; other numbers keep all their decimals,
+// so that a row reads evenly ("0.3610, 0.1250, 0.5141", not "0.361, 0.125, 0.5141").
 std::string trim_zeros(std::string s) {
-  if (s.find('.') == std::string::npos || s.find('e') != std::string::npos) return s;
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
+  const size_t dot = s.find('.');
+  if (dot == std::string::npos || s.find('e') != std::string::npos) return s;
+  if (s.find_first_not_of('0', dot + 1) != std::string::npos) return s;
+  s.erase(dot);
   if (s == "-0") s = "0";
   return s;
 }

@@ -5,7 +5,7 @@
 // Syntax: `{path}` or `{path:format}`. A path is a name followed by `.name` or `[index]` steps
 // (`weights[2]`, `unscaled.weights[2][0]`, `normalizers.sparsemax.row_sums[0]`); indexes count
 // from 0. Formats: `.Nf` (N decimals), `.Ng` (N significant digits), `d` (a whole number). With
-// no format a number shows at most 4 decimals, trailing zeros dropped. `{{` and `}}` are literal
+// no format a number shows 4 decimals, a whole number none ("1", "0.7071"). `{{` and `}}` are literal
 // braces. A list of numbers renders as "(a, b, c)".
 #pragma once
 
@@ -43,7 +43,7 @@ std::vector<std::string> check_template(std::string_view text, std::string_view 
 // in `unknown` or `out_of_range`. Throws InputError only for bad syntax (check_template's errors).
 RenderedText render_template(std::string_view text, const nlohmann::ordered_json& values, std::string_view where);
 
-// A number as the templates write it with no format: at most 4 decimals, trailing zeros dropped.
+// A number as the templates write it with no format: 4 decimals, none for a whole number.
 std::string format_template_number(double v, std::string_view format = {});
 
 }  // namespace attnlab

@@ -46,8 +46,8 @@ void draw_lesson_panel(AppState& state, Services& services) {
   const auto presets = list_presets();
   const int here = current_lesson(state, presets);
   const float top = ImGui::GetCursorPosY();
-  // Title and place in the course on one line, then the ways on: at projector size on a 720-pixel
-  // screen every line counts.
+  // Title and place in the course on one line, then the text, goal first; the buttons come last:
+  // at projector size on a 720-pixel screen the tab may show only the first few lines.
   ImGui::PushStyleColor(ImGuiCol_Text, palette(state).accent);
   text_wrapped("%s", s.title.empty() ? "Untitled scenario" : s.title.c_str());
   ImGui::PopStyleColor();
@@ -57,6 +57,10 @@ void draw_lesson_panel(AppState& state, Services& services) {
     same_line_if_fits(ImGui::CalcTextSize(place).x);
     ImGui::TextDisabled("%s", place);
   }
+  ImGui::Spacing();
+  if (state.doc.scenario.lesson.text.present()) draw_lesson_text(state, services);
+  else if (!state.doc.scenario.description.empty()) text_wrapped("%s", state.doc.scenario.description.c_str());
+  ImGui::Spacing();
   const LessonView view = s.lesson.view;
   if (view != LessonView::Plain && ImGui::Button("Open the lesson view")) window_open(state, "Lesson view") = true;
   if (view != LessonView::Plain) same_line_if_fits(ImGui::CalcTextSize("Leave the walk-through").x + ImGui::GetFontSize());
@@ -77,9 +81,6 @@ void draw_lesson_panel(AppState& state, Services& services) {
       if (ImGui::Button(next)) actions::load_preset(state, presets[static_cast<size_t>(here + 1)].name);
     }
   }
-  ImGui::Spacing();
-  if (state.doc.scenario.lesson.text.present()) draw_lesson_text(state, services);
-  else if (!state.doc.scenario.description.empty()) text_wrapped("%s", state.doc.scenario.description.c_str());
   // The height this text needs, for the host's layout next frame (the tabs grow to show it all
   // where the pipeline can spare the room).
   state.lesson.panel_needs_height = ImGui::GetCursorPosY() - top + ImGui::GetStyle().WindowPadding.y;

@@ -122,13 +122,8 @@ void draw_lesson_text(AppState& state, Services& services) {
   }
   const RenderedLesson& t = ui.text;
   if (t.goal.spans.empty()) return;
-  draw_spans(t.goal.spans, pal.text, pal.number);
-  heading("Look at", pal);
-  bullets(t.look_at, pal);
-  heading("Try", pal);
-  bullets(t.try_steps, pal);
+  // The notice comes first: it says whether the numbers below are the course text's.
   if (t.edited) {
-    ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
     ImGui::TextUnformatted("You have changed this lesson's numbers:");
     ImGui::PopStyleColor();
@@ -139,14 +134,20 @@ void draw_lesson_text(AppState& state, Services& services) {
     state.lesson.reset_x1 = ImGui::GetItemRectMax().x;
     state.lesson.reset_y1 = ImGui::GetItemRectMax().y;
     if (reset) actions::reset_lesson(state);
-    if (t.has_notes) {
-      ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
-      text_wrapped("Notes on the course text's own numbers come back with Reset lesson.");
-      ImGui::PopStyleColor();
-    }
-  } else if (!t.course_notes.empty()) {
+  }
+  draw_spans(t.goal.spans, pal.text, pal.number);
+  heading("Look at", pal);
+  bullets(t.look_at, pal);
+  heading("Try", pal);
+  bullets(t.try_steps, pal);
+  if (!t.edited && !t.course_notes.empty()) {
     heading("In the course text's original numbers", pal);
     bullets(t.course_notes, pal);
+  } else if (t.edited && t.has_notes) {
+    ImGui::Spacing();
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+    text_wrapped("Notes on the course text's own numbers come back with Reset lesson.");
+    ImGui::PopStyleColor();
   }
   ImGui::Spacing();
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);

@@ -36,7 +36,8 @@ TEST(LessonTemplate, FillsNumbersListsAndFormats) {
                                  "blocked": "−∞"})");
   EXPECT_EQ(render_template("w = {weights[0][0]}", v, "t").plain(), "w = 0.4011");
   EXPECT_EQ(render_template("{weights[0]:.3f}", v, "t").plain(), "(0.401, 0.198)");
-  EXPECT_EQ(render_template("{weights[1]}", v, "t").plain(), "(0.25, 0.5)");
+  EXPECT_EQ(render_template("{weights[1]}", v, "t").plain(), "(0.2500, 0.5000)");
+  EXPECT_EQ(render_template("{weights[0][0]} {n} {x.y[0]}", json::parse(R"({"weights": [[1.0]], "n": 2.0, "x": {"y": [-0.00001]}})"), "t").plain(), "1 2 -1e-05");
   EXPECT_EQ(render_template("n = {n}, {x.y[0]:.2f}, {blocked}", v, "t").plain(), "n = 3, 1.50, −∞");
   EXPECT_EQ(render_template("{{literal}} {n:d}", v, "t").plain(), "{literal} 3");
   const RenderedText r = render_template("a {weights[0][1]:.2f} b", v, "t");
