@@ -2,8 +2,10 @@
 // cost, ...), so that every lesson can be checked from a terminal. Additive to the command-line contract.
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
+#include "engine/lessons/lesson_card.hpp"
 #include "engine/lessons/lesson_export.hpp"
 #include "engine/lessons/lesson_report.hpp"
+#include "engine/lessons/lesson_text.hpp"
 #include "engine/lessons/presets.hpp"
 
 #include <iostream>
@@ -17,6 +19,7 @@ Runner add_lesson_command(CLI::App& app) {
     std::string name;
     std::string format = "text";
     std::string frames_out;
+    std::string card;
     std::string stage = "weights";
     int width = 0;
     bool force = false;
@@ -29,11 +32,24 @@ Runner add_lesson_command(CLI::App& app) {
                   "Temperature lessons: write the sweep as FOLDER/temperature_0001.png, ...");
   cmd->add_option("--stage", args->stage, "With --frames-out: the stage drawn in each frame (default weights)");
   cmd->add_option("--width", args->width, "With --frames-out: PNG width in pixels");
-  cmd->add_flag("--force", args->force, "With --frames-out: overwrite existing frames");
+  cmd->add_option("--card", args->card, "Write the lesson's printable reference card (title, source, keys) as FILE.pdf");
+  cmd->add_flag("--force", args->force, "With --frames-out or --card: overwrite existing files");
   cmd->add_flag("--annotate", args->annotate, "With --frames-out: print each cell's value");
   return [args]() {
     const bool is_file = args->name.ends_with(".json");
+    if (!args->card.empty()) {
+      if (is_file) throw InputError("--card: reference cards are made for built-in lessons; name one (see `attnlab presets`)");
+      ExportOptions o;
+      o.force = args->force;
+      o.target_name = "--card";
+      write_lesson_card(args->name, args->card, o);
+      std::cout << "wrote " << args->card << "\n";
+      return kExitOk;
+    }
     const Scenario s = is_file ? load_scenario(args->name) : load_preset(args->name);
+    // A lesson text whose references name numbers the scenario does not have is refused with the
+    // reference named, rather than printed with gaps.
+    check_lesson_references(s, args->name);
     if (!args->frames_out.empty()) {
       if (s.lesson.view != LessonView::Temperature) {
         throw InputError("--frames-out: " + args->name + " is not a temperature lesson; only those have a sweep to animate");

@@ -1,4 +1,4 @@
-// `attnlab scaling`: Exercise 2.3.1's d_k sweep (seed 000) on the CPU or the GPU.
+// `attnlab scaling`: Exercise 2.3.1's d_k sweep (Section 2.3) on the CPU or the GPU.
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
 #include "engine/lessons/scaling.hpp"

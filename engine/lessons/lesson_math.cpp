@@ -15,7 +15,7 @@ namespace attnlab {
 
 namespace {
 
-// Four decimals with trailing zeros dropped, as the seeds write by hand: 0.7071, 1, 2.0281.
+// Four decimals with trailing zeros dropped, as the course texts write by hand: 0.7071, 1, 2.0281.
 std::string dec4(double v) {
   if (std::isinf(v)) return v < 0 ? "−∞" : "∞";
   if (std::isnan(v)) return "NaN";
@@ -216,7 +216,7 @@ std::vector<std::string> explain_weight(const Problem& p, const Result& r, Eigen
   }
   lines.push_back(dot + " = " + dec4(r.scores(i, j)));
   std::string div;
-  // "1 / √2 = 1 / 1.4142", as the seeds write it; with a temperature, "1 / (√2 · 0.5) = 1 / 0.7071".
+  // "1 / √2 = 1 / 1.4142", as the course texts write it; with a temperature, "1 / (√2 · 0.5) = 1 / 0.7071".
   if (p.options.scale && p.options.temperature == 1) div = "√" + std::to_string(r.d_k) + " = " + dec4(r.scores(i, j)) + " / " + dec4(r.effective_temperature);
   else if (p.options.scale) div = "(√" + std::to_string(r.d_k) + " · " + dec4(p.options.temperature) + ") = " + dec4(r.scores(i, j)) + " / " + dec4(r.effective_temperature);
   else if (p.options.temperature != 1) div = "T = " + dec4(r.scores(i, j)) + " / " + dec4(p.options.temperature);
@@ -297,7 +297,7 @@ std::vector<ScalingSweepRow> lesson_scaling_sweep(const std::vector<long long>& 
         var += (x - mean) * (x - mean);
         mx = std::max(mx, x);
       }
-      // torch's .std() is the sample standard deviation (n − 1), as in seed 000's printout.
+      // torch's .std() is the sample standard deviation (n − 1), as in Section 2.3's printout.
       const double sd = std::sqrt(var / static_cast<double>(keys - 1));
       double z_un = 0, z_sc = 0;
       for (const double x : s) {

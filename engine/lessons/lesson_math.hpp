@@ -1,6 +1,7 @@
 // Small computations behind the special lesson views: the temperature sweep, the convex hull
-// of the values (seed 004's geometry), the cost of the n × n score matrix (seeds 003, 004), the
-// self-attention twin of a cross-attention scenario, and the by-hand arithmetic of one cell.
+// of the values (the geometry of "13.2 Scaled dot-product attention"), the cost of the n × n
+// score matrix ("Query, Key, Value"; "13.2 Scaled dot-product attention"), the self-attention
+// twin of a cross-attention scenario, and the by-hand arithmetic of one cell.
 #pragma once
 
 #include "engine/attention/attention.hpp"
@@ -79,7 +80,7 @@ Scenario self_attention_twin(const Scenario& cross);
 
 // ---- Explain a cell --------------------------------------------------------------------------
 
-// The by-hand arithmetic of weights[i][j] as the seeds write it: the dot product term by term,
+// The by-hand arithmetic of weights[i][j] as the course texts write it: the dot product term by term,
 // the division, every exp of the row, their sum and the quotient; one line each. Four decimals.
 std::vector<std::string> explain_weight(const Problem& p, const Result& r, Eigen::Index i, Eigen::Index j);
 // output[i] as the weighted sum of the value rows.
@@ -97,7 +98,7 @@ struct ScalingSweepRow {
   double unscaled_max_prob = 0, scaled_max_prob = 0;  // max softmax probability, mean over trials
 };
 
-// Seed 000's demonstration on the CPU: per trial q (1 × d_k) and K (keys × d_k) from N(0, 1);
+// Section 2.3's demonstration on the CPU: per trial q (1 × d_k) and K (keys × d_k) from N(0, 1);
 // means over `trials`. Small sizes only: the Scaling lab and `attnlab scaling` do the big runs.
 std::vector<ScalingSweepRow> lesson_scaling_sweep(const std::vector<long long>& dk, long long keys, long long trials,
                                                   unsigned long long seed);

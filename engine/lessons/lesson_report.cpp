@@ -6,6 +6,7 @@
 #include "engine/lessons/precision.hpp"
 #include "engine/io/text_format.hpp"
 #include "engine/cpu/dense.hpp"
+#include "engine/lessons/lesson_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -83,7 +84,7 @@ json compare_scaling(const Scenario& s) {
   return j;
 }
 
-json scaling_lab(const Scenario& s) {
+json scaling_lab(const Scenario& s, bool complete) {
   const LessonSpec& l = s.lesson;
   json j;
   // This scenario's own draw, both ways (one query row against its keys).
@@ -94,13 +95,14 @@ json scaling_lab(const Scenario& s) {
     const Result r = compute_cpu(p);
     double mx = 0;
     for (const auto& d : r.rows) mx = std::max(mx, static_cast<double>(d.max_weight));
-    // Seed 000 prints torch's .std(), the sample standard deviation (divides by count − 1).
+    // The course text prints torch's .std(), the sample standard deviation (divides by count − 1).
     const double count = static_cast<double>(r.stats.logits.count);
     const double sample_std = count > 1 ? r.stats.logits.std * std::sqrt(count / (count - 1)) : 0.0;
     draw[scale ? "scaled" : "unscaled"] = {{"logits_std", sample_std}, {"max_prob", mx}};
   }
   draw["d_k"] = s.Q.cols();
   j["this_draw"] = draw;
+  if (!complete) return j;  // the sweep takes about half a second: reports only, not every recompute
   json sweep = json::array();
   for (const auto& row : lesson_scaling_sweep(l.dk, l.keys, l.trials, l.seed)) {
     sweep.push_back({{"d_k", row.d_k},
@@ -221,7 +223,7 @@ json normalizers(const Scenario& s) {
   return {{"normalizers", j}};
 }
 
-json precision(const Scenario& s) {
+json precision(const Scenario& s, bool complete) {
   json limits = json::object();
   for (const Precision p : {Precision::Float32, Precision::Float16, Precision::BFloat16}) {
     const FormatLimits l = format_limits(p);
@@ -230,6 +232,7 @@ json precision(const Scenario& s) {
                                               {"exp_is_zero_below", l.exp_underflow},
                                               {"minus_1e9_stored_as", std::isinf(l.minus_1e9) ? json("-inf") : json(l.minus_1e9)}};
   }
+  if (!complete) return {{"formats", limits}};  // the 18 emulated runs are the costly part
   json runs = json::array();
   for (const auto& r : precision_table(s.problem())) {
     runs.push_back({{"precision", precision_name(r.options.precision)},
@@ -253,7 +256,8 @@ json geometry(const Scenario& s, const Result& r) {
           {"outputs", point_list(g.outputs)}, {"values_hull", point_list(g.hull)}, {"inside_hull", inside}};
 }
 
-// "4 MiB", "18.6 GiB (20 GB)": binary units as the machine counts, decimal ones as seed 004 writes them.
+// "4 MiB", "18.6 GiB (20 GB)": binary units as the machine counts, decimal ones as "13.2 Scaled
+// dot-product attention" writes them.
 std::string human_bytes(double b) {
   char buf[64];
   const double kib = 1024, mib = kib * 1024, gib = mib * 1024;
@@ -304,27 +308,34 @@ json matrix_to_json(const Matrix& M) {
   return out;
 }
 
+json lesson_view_numbers(const Scenario& s, const Result& r, bool complete) {
+  switch (s.lesson.view) {
+    case LessonView::Plain: return plain(r);
+    case LessonView::WorkedExample: return worked_example(s, r);
+    case LessonView::CompareScaling: return compare_scaling(s);
+    case LessonView::ScalingLab: return scaling_lab(s, complete);
+    case LessonView::MultiHead: return multi_head(s);
+    case LessonView::SelfCross: return self_cross(s);
+    case LessonView::MaskFamily: return mask_family(s);
+    case LessonView::Temperature: return temperature(s);
+    case LessonView::Normalizers: return normalizers(s);
+    case LessonView::Precision: return precision(s, complete);
+    case LessonView::Geometry: return geometry(s, r);
+    case LessonView::Cost: return cost(s);
+  }
+  return json::object();
+}
+
 json lesson_report(const std::string& name, const Scenario& s) {
   const Result r = compute_cpu(s.problem());
-  json view;
-  switch (s.lesson.view) {
-    case LessonView::Plain: view = plain(r); break;
-    case LessonView::WorkedExample: view = worked_example(s, r); break;
-    case LessonView::CompareScaling: view = compare_scaling(s); break;
-    case LessonView::ScalingLab: view = scaling_lab(s); break;
-    case LessonView::MultiHead: view = multi_head(s); break;
-    case LessonView::SelfCross: view = self_cross(s); break;
-    case LessonView::MaskFamily: view = mask_family(s); break;
-    case LessonView::Temperature: view = temperature(s); break;
-    case LessonView::Normalizers: view = normalizers(s); break;
-    case LessonView::Precision: view = precision(s); break;
-    case LessonView::Geometry: view = geometry(s, r); break;
-    case LessonView::Cost: view = cost(s); break;
-  }
+  const json view = lesson_view_numbers(s, r, true);
   json out = {{"name", name},
               {"title", s.title},
               {"view", lesson_view_name(s.lesson.view)},
               {"description", s.description}};
+  if (s.lesson.text.present()) {
+    out["text"] = lesson_text_json(render_lesson_text(s, lesson_values(s, r), lesson_origin(s).edited));
+  }
   for (auto& [k, v] : view.items()) out[k] = v;
   return out;
 }
@@ -438,32 +449,69 @@ void write_value(std::ostream& out, const std::string& key, const json& v, const
   }
 }
 
+// Characters on screen, not bytes: "−" and "•" are one column each.
+size_t columns(const std::string& s) {
+  size_t n = 0;
+  for (const unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// Writes `text` wrapped at 96 columns for a terminal, `first` before its first line and `rest`
+// before the others.
+void wrap(std::ostream& out, const std::string& text, const std::string& first, const std::string& rest) {
+  size_t col = 0;
+  size_t pos = 0;
+  out << first;
+  col = columns(first);
+  const size_t start = col;
+  while (pos < text.size()) {
+    size_t sp = text.find(' ', pos);
+    if (sp == std::string::npos) sp = text.size();
+    const std::string word = text.substr(pos, sp - pos);
+    if (col + columns(word) > 96 && col > start) {
+      out << "\n" << rest;
+      col = columns(rest);
+    } else if (col > start) {
+      out << " ";
+      ++col;
+    }
+    out << word;
+    col += columns(word);
+    pos = sp + 1;
+  }
+  out << "\n";
+}
+
 }  // namespace
 
 void write_lesson_text(std::ostream& out, const json& report) {
   out << report.value("title", std::string()) << "  [" << report.value("name", std::string()) << ", view "
       << report.value("view", std::string()) << "]\n\n";
-  const std::string desc = report.value("description", std::string());
-  if (!desc.empty()) {
-    // Wrap at ~96 columns for a terminal.
-    size_t col = 0;
-    size_t pos = 0;
-    while (pos < desc.size()) {
-      size_t sp = desc.find(' ', pos);
-      if (sp == std::string::npos) sp = desc.size();
-      const std::string word = desc.substr(pos, sp - pos);
-      if (col + word.size() > 96 && col > 0) {
-        out << "\n";
-        col = 0;
-      }
-      out << (col ? " " : "") << word;
-      col += word.size() + (col ? 1 : 0);
-      pos = sp + 1;
+  if (report.contains("text") && report.at("text").is_object()) {
+    const json& t = report.at("text");
+    wrap(out, "Goal: " + t.value("goal", std::string()), "", "");
+    auto list = [&](const char* heading, const char* key) {
+      if (!t.contains(key)) return;
+      out << heading << "\n";
+      for (const auto& line : t.at(key)) wrap(out, line.get<std::string>(), "  • ", "    ");
+    };
+    list("Look at:", "look_at");
+    list("Try:", "try");
+    list("In the course text's original numbers:", "course_notes");
+    if (t.value("edited", false)) {
+      wrap(out, "These are not the lesson's original numbers: notes on the course text's own numbers are left out.", "", "");
     }
-    out << "\n\n";
+    wrap(out, "Source: " + t.value("source", std::string()), "", "");
+    out << "\n";
+  } else {
+    const std::string desc = report.value("description", std::string());
+    if (!desc.empty()) {
+      wrap(out, desc, "", "");
+      out << "\n";
+    }
   }
   for (const auto& [k, v] : report.items()) {
-    if (k == "name" || k == "title" || k == "view" || k == "description") continue;
+    if (k == "name" || k == "title" || k == "view" || k == "description" || k == "text") continue;
     write_value(out, k, v, "");
   }
 }

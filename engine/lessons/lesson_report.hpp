@@ -12,8 +12,15 @@
 namespace attnlab {
 
 // Computes the lesson's view (its "lesson" object, or the plain pipeline) and returns
-// {"name", "title", "view", "description", ...view-specific fields}. Throws InputError.
+// {"name", "title", "view", "description", "text" (the lesson's four parts, filled with this
+// scenario's numbers; only for lessons that have them), ...view-specific fields}. Throws InputError.
 nlohmann::ordered_json lesson_report(const std::string& name, const Scenario& s);
+
+// The numbers of the lesson's view alone (the view-specific fields of lesson_report), for a result
+// `r` of `s`. complete = false leaves out the costly parts a lesson's text does not quote: the d_k
+// sweep of a scaling-lab lesson (about half a second) and the precision lesson's 18 emulated runs.
+// Throws InputError when the view cannot be computed for these sizes.
+nlohmann::ordered_json lesson_view_numbers(const Scenario& s, const Result& r, bool complete);
 
 // Prints a lesson report for a human: sections, aligned matrices, tables, explanation lines.
 void write_lesson_text(std::ostream& out, const nlohmann::ordered_json& report);

@@ -11,12 +11,12 @@ namespace attnlab {
 
 enum class LessonView {
   Plain,           // no special view: the ordinary pipeline
-  WorkedExample,   // the by-hand arithmetic of seeds 000 and 004 ("explain a cell")
+  WorkedExample,   // the by-hand arithmetic of the three-token worked examples ("explain a cell")
   CompareScaling,  // the same scenario with and without ÷√d_k, two columns
   ScalingLab,      // Exercise 2.3.1: the d_k sweep
   MultiHead,       // X, per-head W_Q/W_K/W_V, concat-then-W_O and the sum of per-head slabs
   SelfCross,       // square self-attention beside rectangular cross-attention
-  MaskFamily,      // seed 002's masks side by side
+  MaskFamily,      // "The Query-Key-Value framework"'s masks side by side
   Temperature,     // τ → 0 one-hot, τ → ∞ uniform, animated
   Normalizers,     // softmax, sparsemax, sigmoid, hardmax side by side
   Precision,       // float32/float16/bfloat16, max-subtraction, −∞ vs −1e9 masks
@@ -24,16 +24,47 @@ enum class LessonView {
   Cost,            // the n × n score matrix as n grows, against this machine
 };
 
+// Where a lesson comes from in the course, cited by the course text's own title (DESIGN.md,
+// "Naming the course texts").
+struct LessonSource {
+  std::string title;     // "QKV, Scaled Dot-Product & Causal Masking"
+  std::string section;   // "2.3", or empty
+  std::string exercise;  // "2.3.1", or empty
+};
+// "QKV, Scaled Dot-Product & Causal Masking", Section 2.3, Exercise 2.3.1
+std::string source_line(const LessonSource& s);
+
+// A key or mouse action a lesson uses, for its reference card.
+struct LessonKey {
+  std::string key;   // "S", "Space", "click a cell"
+  std::string what;  // "√d_k scaling on/off"
+};
+
+// The text a student reads, in four short parts. Its strings are templates (lesson_template.hpp):
+// numbers from the scenario are references filled from the current result.
+struct LessonText {
+  std::string goal;                    // one sentence
+  std::vector<std::string> look_at;    // two or three bullets
+  std::vector<std::string> try_steps;  // two or three actions, each naming its control or key ("try")
+  LessonSource source;
+  // Claims about the course text's own printed numbers (its arithmetic slips): true only while
+  // the scenario still holds the lesson's original numbers, so shown only then.
+  std::vector<std::string> course_notes;
+  std::vector<LessonKey> keys;  // "shortcuts" in the file: the keys it uses, for the reference card
+  bool present() const { return !goal.empty(); }
+};
+
 struct LessonSpec {
   LessonView view = LessonView::Plain;
   std::string view_name;  // as written in the file ("" when there is no lesson object)
   std::string raw_json;   // the lesson object as read, written back unchanged on save
+  LessonText text;        // goal, look_at, try, source (absent in files that have none)
 
   // ScalingLab
   std::vector<long long> dk{8, 64, 512, 4096};
   long long keys = 10;
   long long trials = 200;
-  // ScalingLab and MultiHead: the seed of the random draws
+  // ScalingLab and MultiHead: the seed of the random-number generator
   unsigned long long seed = 42;
   // MultiHead
   long long heads = 2;
@@ -56,7 +87,8 @@ LessonView lesson_view_from_name(std::string_view name);
 std::vector<LessonView> all_lesson_views();
 
 // Parses the JSON text of a "lesson" object. Fields this build does not know are ignored; known
-// fields of the wrong type or out of range throw InputError naming `source` and the field.
+// fields of the wrong type or out of range, and text templates with bad syntax, throw InputError
+// naming `source` and the field.
 LessonSpec parse_lesson_spec(std::string_view json_text, std::string_view source);
 
 }  // namespace attnlab

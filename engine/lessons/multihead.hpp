@@ -1,4 +1,4 @@
-// Multi-head self-attention for the multi-head lesson (seed 000's note and Exercise 2.3.3):
+// Multi-head self-attention for the multi-head lesson (Section 2.3's note and Exercise 2.3.3):
 // h heads of width d_head = d_model / h, concat-then-W_O, and the equal sum-of-slabs view.
 #pragma once
 

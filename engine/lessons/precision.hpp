@@ -1,4 +1,4 @@
-// Numerical precision lesson (Exercise 2.3.2's answer sketch and seed 002's stable softmax):
+// Numerical precision lesson (Exercise 2.3.2's answer sketch and "The Query-Key-Value framework"'s stable softmax):
 // the pipeline in float32, float16 and bfloat16, emulated on the CPU by rounding the result of
 // every single operation to the format, with and without max-subtraction, and with three ways
 // of masking. It deliberately has none of the engine's guards, so inf and NaN show up where a
@@ -19,7 +19,7 @@ enum class Precision { Float32, Float16, BFloat16 };
 enum class MaskFill {
   NegInf,       // logits.masked_fill(mask, −∞)
   NegBig,       // logits.masked_fill(mask, −1e9): −1e9 as the format stores it
-  AddNegBig,    // logits + mask · (−1e9), mask 1 = blocked (seed 002's formula)
+  AddNegBig,    // logits + mask · (−1e9), mask 1 = blocked ("The Query-Key-Value framework"'s formula)
 };
 
 std::string_view precision_name(Precision p);   // "float32", "float16", "bfloat16"

@@ -19,7 +19,7 @@ std::vector<PresetInfo> list_presets();
 Scenario load_preset(const std::string& name);
 // The raw embedded JSON of a preset, or empty when there is none.
 std::string preset_json(const std::string& name);
-// The default lesson: the textbook three-token example of seed 000.
+// The default lesson: the textbook three-token example of Section 2.3.
 Scenario default_scenario();
 inline constexpr const char* kDefaultPreset = "three-tokens";
 

@@ -1,4 +1,4 @@
-// The d_k scaling demonstration of Exercise 2.3.1 (seed 000): q and K drawn from N(0, 1), the
+// The d_k scaling demonstration of Exercise 2.3.1 (Section 2.3): q and K drawn from N(0, 1), the
 // spread of the unscaled and scaled logits, and how peaked softmax gets, averaged over trials.
 // The random numbers are counter-based (Philox4x32-10 + Box–Muller), so the CPU and the GPU
 // kernel (shaders/scaling_dots.comp) draw the very same q and K for the same seed.

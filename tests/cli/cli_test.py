@@ -290,10 +290,10 @@ def good_paths():
     w = np.array(default["weights"])
     report(np.allclose(w, [[0.401, 0.198, 0.401], [0.198, 0.401, 0.401], [0.248, 0.248, 0.503]], atol=5e-4) and
            np.allclose(default["output"], [[6.02, 3.99], [3.99, 6.02], [5, 5]], atol=1e-2),
-           "default lesson: seed 000's true weights and output", str(default["weights"]))
+           "default lesson: Section 2.3's true weights and output", str(default["weights"]))
     basis = compute_json("--preset", "three-tokens-basis")
     report(np.allclose(basis["output"], [[0.4011, 0.1978], [0.1978, 0.4011], [0.2483, 0.2483]], atol=1e-4),
-           "three-tokens-basis: seed 004's output to four decimals", str(basis["output"]))
+           "three-tokens-basis: the worked example's output to four decimals", str(basis["output"]))
     # Overrides.
     unscaled = compute_json("--no-scale")
     report(unscaled["scale"] is False and unscaled["effective_temperature"] == 1 and

@@ -1,4 +1,4 @@
-// Data export: LaTeX for seed 000's worked example, CSV/JSON/NPY read back equal, formats by
+// Data export: LaTeX for Section 2.3's worked example, CSV/JSON/NPY read back equal, formats by
 // extension, and the sentences for bad options.
 #include "engine/io/export.hpp"
 #include "engine/io/matrix_io.hpp"
@@ -49,7 +49,7 @@ std::string bytes_of(const Case& c, Stage stage, ExportFormat f, int decimals = 
   return export_bytes(c.s, c.r, o, f);
 }
 
-// Seed 000, Section 2.3, steps 1–3. The book's row 3 of the weights, (0.276 0.276 0.448), is a
+// Section 2.3, steps 1–3. The book's row 3 of the weights, (0.276 0.276 0.448), is a
 // misprint: exp(0.707), exp(0.707), exp(1.414) normalize to (0.248 0.248 0.503).
 TEST(ExportLatex, SeedZeroWorkedExample) {
   const Case c = preset("three-tokens");

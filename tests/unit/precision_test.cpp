@@ -76,7 +76,8 @@ TEST(Precision, MinusOneE9StopsBeingSafeInFloat16) {
   EXPECT_TRUE(fill16.finite);
   EXPECT_TRUE(std::isinf(fill16.logits(0, 1)));
   EXPECT_EQ(run(p, Precision::Float32, true, MaskFill::NegBig).logits(0, 1), -1e9f);
-  // Seed 002's scores + mask·(−1e9): 0·(−inf) = NaN everywhere in float16, fine in float32 and bfloat16.
+  // "The Query-Key-Value framework"'s scores + mask·(−1e9): 0·(−inf) = NaN everywhere in
+  // float16, fine in float32 and bfloat16.
   const auto add16 = run(p, Precision::Float16, true, MaskFill::AddNegBig);
   EXPECT_FALSE(add16.finite);
   EXPECT_EQ(add16.weights_health.nan, p.Q.rows() * p.K.rows());

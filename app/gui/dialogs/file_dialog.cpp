@@ -24,6 +24,7 @@ const char* title_of(FilePurpose p) {
     case FilePurpose::OpenMatrixQ: return "Open a matrix into Q";
     case FilePurpose::OpenMatrixK: return "Open a matrix into K";
     case FilePurpose::OpenMatrixV: return "Open a matrix into V";
+    case FilePurpose::SaveLessonCard: return "Export reference card (PDF)";
     case FilePurpose::None: break;
   }
   return "File";
@@ -33,6 +34,7 @@ bool fits(FilePurpose p, const fs::path& file) {
   std::string ext = file.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (p == FilePurpose::OpenScenario || p == FilePurpose::SaveScenario) return ext == ".json";
+  if (p == FilePurpose::SaveLessonCard) return ext == ".pdf";
   return ext == ".npy" || ext == ".csv";
 }
 
@@ -44,6 +46,7 @@ void finish(AppState& state, const std::string& path) {
     case FilePurpose::OpenMatrixQ: open_matrix_file(state, Which::Q, path); break;
     case FilePurpose::OpenMatrixK: open_matrix_file(state, Which::K, path); break;
     case FilePurpose::OpenMatrixV: open_matrix_file(state, Which::V, path); break;
+    case FilePurpose::SaveLessonCard: save_lesson_card_file(state, d.card_lesson, path); break;
     case FilePurpose::None: break;
   }
 }
@@ -110,7 +113,8 @@ void draw_file_dialog(AppState& state, Services& services) {
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
   const bool enter = ImGui::InputText("file name", &d.file_name, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
-  const bool ok = ImGui::Button(d.purpose == FilePurpose::SaveScenario ? "Save" : "Open");
+  const bool saves = d.purpose == FilePurpose::SaveScenario || d.purpose == FilePurpose::SaveLessonCard;
+  const bool ok = ImGui::Button(saves ? "Save" : "Open");
   ImGui::SameLine();
   if (ImGui::Button("Cancel")) {
     d.purpose = FilePurpose::None;

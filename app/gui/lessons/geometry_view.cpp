@@ -1,5 +1,5 @@
-// Geometry (seed 004) with d_k = d_v = 2: queries and keys are arrows you drag, values are points
-// you drag, and each output is drawn as a point inside the convex hull of the values, live.
+// Geometry ("13.2 Scaled dot-product attention") with d_k = d_v = 2: queries and keys are arrows
+// you drag, values are points you drag, and each output is drawn as a point inside the convex hull of the values, live.
 #include "engine/lessons/lesson_math.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/theme.hpp"
@@ -85,8 +85,8 @@ void draw_geometry_view(AppState& state, Services& services) {
   }
   const ImVec2 origin = to_screen({0, 0});
   const auto qt = display_tokens(s.query_tokens, s.Q.rows()), kt = display_tokens(s.key_tokens, s.K.rows());
-  // Arrows and points first, then every label placed so that none covers another (Q = K in
-  // seed 000, so query and key tips coincide).
+  // Arrows and points first, then every label placed so that none covers another (Q = K in the
+  // course's worked example, so query and key tips coincide).
   std::vector<std::pair<float, float>> anchors;
   std::vector<LabelBox> sizes;
   std::vector<std::pair<std::string, ImU32>> texts;

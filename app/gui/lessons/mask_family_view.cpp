@@ -1,4 +1,4 @@
-// The mask family of seed 002 side by side on the same scores: bidirectional, causal, padding,
+// The mask family of "The Query-Key-Value framework" side by side on the same scores: bidirectional, causal, padding,
 // prefix-LM and sliding window, each map's blocked cells hatched and its row sums written under it.
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/theme.hpp"

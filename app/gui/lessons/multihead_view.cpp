@@ -1,4 +1,4 @@
-// Multi-head attention (seed 000's note, Exercise 2.3.3): X, per-head W_Q/W_K/W_V (seeded random,
+// Multi-head attention (Section 2.3's note, Exercise 2.3.3): X, per-head W_Q/W_K/W_V (seeded random,
 // editable), a grid of per-head attention maps, concat-then-W_O beside the sum of per-head slabs,
 // and the switch that makes every head share its projections.
 #include "gui/lessons/lesson_views.hpp"

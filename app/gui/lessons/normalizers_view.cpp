@@ -1,4 +1,4 @@
-// Normalizers side by side (seed 002's table): softmax, sparsemax (exact zeros), sigmoid (rows
+// Normalizers side by side ("The Query-Key-Value framework"'s table): softmax, sparsemax (exact zeros), sigmoid (rows
 // need not sum to 1) and hardmax on the same logits.
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/theme.hpp"

@@ -1,4 +1,4 @@
-// Numerical stability and precision (seed 002, Exercise 2.3.2's answer sketch): the scenario in
+// Numerical stability and precision ("The Query-Key-Value framework", Exercise 2.3.2's answer sketch): the scenario in
 // float32, float16 and bfloat16 (every operation rounded), with and without max-subtraction, with
 // −∞, −1e9 and mask·(−1e9) masking; where inf and NaN appear and why.
 //

@@ -1,4 +1,4 @@
-// Self- vs cross-attention (seed 000's table): the square score matrix of a sequence attending to
+// Self- vs cross-attention (Section 2.3's table): the square score matrix of a sequence attending to
 // itself beside the rectangular one of decoder queries attending to encoder keys.
 #include "engine/lessons/lesson_math.hpp"
 #include "gui/lessons/lesson_views.hpp"

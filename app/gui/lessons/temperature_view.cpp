@@ -1,5 +1,5 @@
-// Temperature (seed 002): τ → 0 gives one-hot rows, τ → ∞ uniform ones. A log slider, an animation
-// that sweeps τ back and forth, curves of the largest weight and the entropy against τ, and the
+// Temperature ("The Query-Key-Value framework"): τ → 0 gives one-hot rows, τ → ∞ uniform ones.
+// A log slider, an animation that sweeps τ back and forth, curves of the largest weight and the entropy against τ, and the
 // sweep written as numbered PNG frames.
 #include "engine/lessons/lesson_export.hpp"
 #include "gui/lessons/lesson_views.hpp"

@@ -1,4 +1,4 @@
-// "Explain a cell": the arithmetic behind one cell, written the way the seeds work it by hand.
+// "Explain a cell": the arithmetic behind one cell, written the way the course texts work it by hand.
 #pragma once
 
 #include "engine/attention/attention.hpp"
@@ -21,7 +21,7 @@ Explanation explain_cell(const Problem& problem, const Result& result, const Cel
                          const std::vector<std::string>& query_tokens, const std::vector<std::string>& key_tokens,
                          const Glyphs& glyphs);
 
-// A number the way the seeds print it: integers plainly, otherwise 3 decimals.
+// A number the way the course texts print it: integers plainly, otherwise 3 decimals.
 std::string hand_number(double v);
 
 }  // namespace attnlab::gui

@@ -19,8 +19,8 @@ void draw_explain_panel(AppState& state, Services& services) {
   }
   const Eigen::Index cols = cell.stage == Stage::Output ? r.d_v : r.m;
   if (!cell.valid() || cell.row >= r.n || cell.col >= cols) {
-    text_wrapped("Hover over or click any cell of the pipeline to see its arithmetic, worked the way the seeds "
-                       "do it by hand. Click a cell to keep it here.");
+    text_wrapped("Hover over or click any cell of the pipeline to see its arithmetic, worked the way the course "
+                       "texts do it by hand. Click a cell to keep it here.");
     return;
   }
   const Explanation e = explain_cell(state.doc.scenario.problem(), r, cell, query_labels(state), key_labels(state),

@@ -1,12 +1,13 @@
-// The Help window: what the app shows and every keyboard shortcut.
+// The Help window: what the app shows, every keyboard shortcut, and the lesson index with each
+// lesson's reference card.
 #include "gui/panels/panels.hpp"
 #include "gui/shell/shortcuts.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+#include "gui/widgets/lesson_text_view.hpp"
 
 namespace attnlab::gui {
 
 void draw_help_window(AppState& state, Services& services) {
-  (void)state;
   const Glyphs& g = services.glyphs;
   text_wrapped("Attention Lab computes softmax(Q K%s %s %sd_k) V and shows every stage: scores %s logits %s "
                      "weights %s output, and the softmax's saturation a(1%sa).",
@@ -28,6 +29,8 @@ void draw_help_window(AppState& state, Services& services) {
     }
     ImGui::EndTable();
   }
+  ImGui::Separator();
+  draw_lesson_index(state, services);
 }
 
 }  // namespace attnlab::gui

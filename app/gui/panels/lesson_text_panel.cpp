@@ -1,5 +1,6 @@
-// The lesson in view: its title, what to look at and what to try (the scenario's description),
-// the way into its special view and the walk-through, and the previous/next lesson.
+// The lesson in view: its title, its text (goal, what to look at, what to try, source; or the
+// scenario's description when it has none), the way into its special view and the walk-through,
+// and the previous/next lesson.
 #include "engine/lessons/presets.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/panels/panels.hpp"
@@ -7,8 +8,10 @@
 #include "gui/shell/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+#include "gui/widgets/lesson_text_view.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 namespace attnlab::gui {
@@ -43,13 +46,25 @@ void draw_lesson_panel(AppState& state, Services& services) {
   }
   const auto presets = list_presets();
   const int here = current_lesson(state, presets);
+  const float top = ImGui::GetCursorPosY();
+  // Title and place in the course on one line, then the text, goal first; the buttons come last:
+  // at projector size on a 720-pixel screen the tab may show only the first few lines.
   ImGui::PushStyleColor(ImGuiCol_Text, palette(state).accent);
   text_wrapped("%s", s.title.empty() ? "Untitled scenario" : s.title.c_str());
   ImGui::PopStyleColor();
-  if (here >= 0) ImGui::TextDisabled("lesson %d of %d", here + 1, static_cast<int>(presets.size()));
-  if (!s.description.empty()) text_wrapped("%s", s.description.c_str());
-  if (s.lesson.view != LessonView::Plain && ImGui::Button("Open the lesson view")) window_open(state, "Lesson view") = true;
-  if (s.lesson.view != LessonView::Plain) ImGui::SameLine();
+  if (here >= 0) {
+    char place[32];
+    std::snprintf(place, sizeof place, "lesson %d of %d", here + 1, static_cast<int>(presets.size()));
+    same_line_if_fits(ImGui::CalcTextSize(place).x);
+    ImGui::TextDisabled("%s", place);
+  }
+  ImGui::Spacing();
+  if (state.doc.scenario.lesson.text.present()) draw_lesson_text(state, services);
+  else if (!state.doc.scenario.description.empty()) text_wrapped("%s", state.doc.scenario.description.c_str());
+  ImGui::Spacing();
+  const LessonView view = s.lesson.view;
+  if (view != LessonView::Plain && ImGui::Button("Open the lesson view")) window_open(state, "Lesson view") = true;
+  if (view != LessonView::Plain) same_line_if_fits(ImGui::CalcTextSize("Leave the walk-through").x + ImGui::GetFontSize());
   if (!state.lesson.walk.active) {
     if (ImGui::Button("Walk through")) walk_start(state);
   } else if (ImGui::Button("Leave the walk-through")) {
@@ -59,13 +74,18 @@ void draw_lesson_panel(AppState& state, Services& services) {
     const char* back = services.fonts.unicode ? "← previous" : "< previous";
     const char* next = services.fonts.unicode ? "next lesson →" : "next lesson >";
     if (here > 0) {
+      same_line_if_fits(ImGui::CalcTextSize(back).x + ImGui::GetFontSize());
       if (ImGui::Button(back)) actions::load_preset(state, presets[static_cast<size_t>(here - 1)].name);
-      ImGui::SameLine();
     }
-    if (here + 1 < static_cast<int>(presets.size()) && ImGui::Button(next)) {
-      actions::load_preset(state, presets[static_cast<size_t>(here + 1)].name);
+    if (here + 1 < static_cast<int>(presets.size())) {
+      same_line_if_fits(ImGui::CalcTextSize(next).x + ImGui::GetFontSize());
+      if (ImGui::Button(next)) actions::load_preset(state, presets[static_cast<size_t>(here + 1)].name);
     }
   }
+  // The height this text needs, for the host's layout next frame (the tabs grow to show it all
+  // where the pipeline can spare the room).
+  state.lesson.panel_needs_height = ImGui::GetCursorPosY() - top + ImGui::GetStyle().WindowPadding.y;
+  state.lesson.panel_drawn_frame = ImGui::GetFrameCount();
 }
 
 }  // namespace attnlab::gui

@@ -1,4 +1,4 @@
-// The Scaling lab: Exercise 2.3.1 (seed 000) for any d_k, keys and trials. Scaled against
+// The Scaling lab: Exercise 2.3.1 (Section 2.3) for any d_k, keys and trials. Scaled against
 // unscaled: the std of the logits and the max softmax probability as line charts over d_k (log
 // axis), and the histogram of the logits for one d_k. Runs a slice per frame, with a progress
 // bar and Cancel, so the window stays responsive. A floating window (View menu), so the pipeline

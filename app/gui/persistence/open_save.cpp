@@ -4,6 +4,7 @@
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/matrix_io.hpp"
 #include "gui/state/edits.hpp"
+#include "engine/lessons/lesson_card.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -40,6 +41,19 @@ void open_scenario_file(AppState& state, const std::string& path) {
       add_recent_file(state, path);
       state.notice = "Opened " + path;
     }
+  } catch (const InputError& e) {
+    state.error = e.what();
+  }
+}
+
+void save_lesson_card_file(AppState& state, const std::string& lesson, const std::string& path) {
+  try {
+    ExportOptions o;
+    o.force = true;
+    o.target_name = "reference card";
+    write_lesson_card(lesson, path, o);
+    state.error.clear();
+    state.notice = "Saved the reference card " + path;
   } catch (const InputError& e) {
     state.error = e.what();
   }

@@ -10,6 +10,9 @@ namespace attnlab::gui {
 
 void open_scenario_file(AppState& state, const std::string& path);
 void save_scenario_file(AppState& state, const std::string& path);
+// Writes the reference card of built-in lesson `lesson` as PDF (engine/lessons/lesson_card.hpp); the user
+// chose the file, so an existing one is replaced. Errors go to state.error.
+void save_lesson_card_file(AppState& state, const std::string& lesson, const std::string& path);
 void open_matrix_file(AppState& state, Which which, const std::string& path);
 // A file dropped onto the window: scenarios open at once; .npy/.csv ask which matrix first.
 void open_dropped_file(AppState& state, const std::string& path);

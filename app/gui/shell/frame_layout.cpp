@@ -207,6 +207,13 @@ void draw_app(AppState& state, Services& services) {
       bh = std::max(right_h - overhead - main_h, fs * 6.0f);
       const float for_numbers = right_h - overhead - state.pipeline_needs_height;
       if (state.pipeline_needs_height > 0 && for_numbers < bh) bh = std::max(for_numbers, min_bottom);
+      // The Lesson tab in view (drawn last frame) gets the height its whole text needs when the
+      // pipeline can spare it and keep its numbers' height and 45% of the column; a text that
+      // would not fit even then scrolls, and the pipeline keeps its size.
+      const bool lesson_shown = state.lesson.panel_drawn_frame >= ImGui::GetFrameCount() - 1;
+      const float lesson_h = state.lesson.panel_needs_height + ImGui::GetFrameHeightWithSpacing();
+      const float keep = std::max(state.pipeline_needs_height, right_h * 0.45f);
+      if (lesson_shown && lesson_h > bh && lesson_h <= right_h - overhead - keep) bh = lesson_h;
     }
     if (state.view.tabs_enlarged) bh = std::max(bh, right_h * 0.55f);
     bh = std::clamp(bh, std::min(fs * 3.0f, min_bottom), right_h * 0.8f);

@@ -47,6 +47,7 @@ Palette palette(const AppState& state) {
     p.hovered = IM_COL32(255, 220, 0, 255);
     p.cell_border = IM_COL32(20, 20, 20, 255);
     p.flagged_row_bg = IM_COL32(120, 40, 30, 255);
+    p.number = IM_COL32(255, 214, 110, 255);
   } else {
     p.text = hc ? IM_COL32(0, 0, 0, 255) : IM_COL32(20, 20, 20, 255);
     p.text_dim = hc ? IM_COL32(40, 40, 40, 255) : IM_COL32(90, 90, 90, 255);
@@ -60,6 +61,7 @@ Palette palette(const AppState& state) {
     p.hovered = IM_COL32(230, 120, 0, 255);
     p.cell_border = IM_COL32(255, 255, 255, 255);
     p.flagged_row_bg = IM_COL32(255, 200, 190, 255);
+    p.number = IM_COL32(150, 60, 0, 255);
   }
   return p;
 }

@@ -14,6 +14,7 @@ struct Palette {
   ImU32 hatch_a, hatch_b;  // blocked cells: stripes of these two
   ImU32 selected, hovered, cell_border;
   ImU32 flagged_row_bg;  // saturated / fully-masked rows in tables
+  ImU32 number;          // numbers in a lesson's text, filled from the current result
 };
 Palette palette(const AppState& state);
 

@@ -103,7 +103,7 @@ struct ViewSettings {
 };
 
 // Which file the in-app file dialog is choosing, and for what.
-enum class FilePurpose { None, OpenScenario, SaveScenario, OpenMatrixQ, OpenMatrixK, OpenMatrixV };
+enum class FilePurpose { None, OpenScenario, SaveScenario, OpenMatrixQ, OpenMatrixK, OpenMatrixV, SaveLessonCard };
 
 struct FileDialogState {
   FilePurpose purpose = FilePurpose::None;
@@ -111,6 +111,7 @@ struct FileDialogState {
   std::string directory;
   std::string file_name;
   std::string error;
+  std::string card_lesson;  // SaveLessonCard: the built-in lesson whose reference card is written
 };
 
 // A size change that needs the user's yes first (its dense stages are big).

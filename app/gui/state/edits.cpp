@@ -149,7 +149,7 @@ void set_mask_param(AppState& s, int value) {
 }
 
 void cycle_mask(AppState& s) {
-  // The order of seed 002's mask family, then custom.
+  // The order of "The Query-Key-Value framework"'s mask family, then custom.
   const MaskKind order[] = {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Prefix, MaskKind::Window,
                             MaskKind::Custom};
   const MaskKind cur = s.doc.scenario.options.mask.kind;
@@ -310,6 +310,16 @@ void load_scenario(AppState& s, const Scenario& scenario, const std::string& pat
   if (ok) {
     s.scenario_path = path;
     s.selected = CellRef{};
+  }
+}
+
+void reset_lesson(AppState& s) {
+  const LessonOrigin origin = lesson_origin(s.doc.scenario);
+  if (origin.preset.empty()) return;
+  try {
+    load_scenario(s, attnlab::load_preset(origin.preset), "", "reset lesson");
+  } catch (const InputError& e) {
+    s.error = e.what();
   }
 }
 

@@ -59,6 +59,9 @@ void tokens_from_sentence(AppState& s, const std::string& sentence);
 // Replaces the document with a scenario (a lesson or a file), as one undoable action.
 void load_scenario(AppState& s, const Scenario& scenario, const std::string& path, const std::string& name);
 void load_preset(AppState& s, const std::string& preset_name);
+// Puts back the numbers of the built-in lesson the document came from (lesson_origin), as one
+// undoable action ("reset lesson"). Nothing happens for a document that is no built-in lesson.
+void reset_lesson(AppState& s);
 // Puts a matrix from a file into Q, K or V; the sizes follow the matrix.
 void load_matrix(AppState& s, Which w, const Matrix& M, const std::string& file_name);
 

@@ -5,6 +5,7 @@
 #include "engine/lessons/lesson_math.hpp"
 #include "engine/lessons/multihead.hpp"
 #include "engine/lessons/precision.hpp"
+#include "engine/lessons/lesson_text.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -34,6 +35,25 @@ struct LessonUi {
   bool env_checked = false;  // ATTNLAB_GUI_WALK (screenshots of a walk-through step) was read
   WalkthroughUi walk;
   std::optional<bool> placed_for_presenter;  // the mode the Lesson view window was last laid out for
+
+  // The lesson's text filled with the current numbers (lesson_text.hpp), redone when the result or
+  // the document changes, not every frame; and which built-in lesson the document came from.
+  RenderedLesson text;
+  LessonOrigin origin;
+  std::string text_error;  // a lesson text that could not be filled (bad template syntax)
+  std::uint64_t text_result_version = UINT64_MAX;
+  std::uint64_t text_doc_version = UINT64_MAX;
+  // The Lesson tab's content height when it was last drawn (ImGui frame number): the host's layout
+  // gives the tabs that much where the pipeline can spare it.
+  float panel_needs_height = 0;
+  int panel_drawn_frame = -1;
+  // Where "Reset lesson" was drawn last frame (screen pixels; zero size when it was not): lets
+  // tests click it as a user would.
+  float reset_x0 = 0, reset_y0 = 0, reset_x1 = 0, reset_y1 = 0;
+  std::string card_lesson;  // Help's lesson index: the lesson whose reference card is shown
+  std::string card_for;     // the lesson card_text was filled for (filling it computes the lesson)
+  RenderedLesson card_text;
+  std::string card_title;
 
   // Multi-head view: weights are seeded random until the user edits one.
   int heads = 4;

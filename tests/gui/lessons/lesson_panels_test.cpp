@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
+#include <cstdio>
+
 namespace attnlab::gui {
 namespace {
 
@@ -123,6 +125,83 @@ TEST_F(LessonPanels, EachStepHighlightsWhatChanged) {
   actions::set_mask_kind(state, MaskKind::None);
   frame();
   EXPECT_EQ(walk_frame(state.doc.scenario, state.result, 3, g).changed_count, 0);
+}
+
+// The lesson's text in the Lesson tab: numbers follow an edit, a quiet line says the numbers were
+// changed, and its Reset lesson (clicked as a user would) puts them back, undoably.
+TEST_F(LessonPanels, EditedLessonShowsTheNoticeAndResetRestoresIt) {
+  actions::load_preset(state, "three-tokens");
+  frame();
+  frame();
+  const Scenario original = state.doc.scenario;
+  EXPECT_FALSE(state.lesson.text.edited);
+  EXPECT_EQ(state.lesson.origin.preset, "three-tokens");
+  ASSERT_EQ(state.lesson.text.look_at.size(), 3u);
+  EXPECT_NE(state.lesson.text.look_at[0].plain().find("(0.4011, 0.1978, 0.4011)"), std::string::npos)
+      << state.lesson.text.look_at[0].plain();
+  EXPECT_EQ(state.lesson.text.course_notes.size(), 3u);
+  EXPECT_EQ(state.lesson.reset_x1, 0.0f) << "no Reset offered for the lesson's own numbers";
+
+  actions::set_cell(state, Which::Q, 0, 0, 3.0f);
+  end_merge(state);
+  frame();
+  frame();
+  EXPECT_TRUE(state.lesson.text.edited);
+  EXPECT_TRUE(state.lesson.text.course_notes.empty()) << "the course text's numbers no longer apply";
+  const std::string row1 = state.lesson.text.look_at[0].plain();
+  EXPECT_EQ(row1.find("0.4011, 0.1978"), std::string::npos) << "a stale number: " << row1;
+  // The text quotes the numbers now on screen.
+  char weight[32];
+  std::snprintf(weight, sizeof weight, "%.4f", state.result.weights(0, 0));
+  EXPECT_NE(row1.find(weight), std::string::npos) << row1 << " lacks " << weight;
+  ASSERT_GT(state.lesson.reset_x1, state.lesson.reset_x0) << "Reset lesson was not drawn";
+
+  // Click Reset lesson.
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = ImVec2((state.lesson.reset_x0 + state.lesson.reset_x1) / 2, (state.lesson.reset_y0 + state.lesson.reset_y1) / 2);
+  frame();
+  io.MouseDown[0] = true;
+  frame();
+  io.MouseDown[0] = false;
+  frame();
+  frame();
+  EXPECT_TRUE(same_numbers(state.doc.scenario, original)) << "Reset lesson did not restore the lesson's numbers";
+  EXPECT_FALSE(state.lesson.text.edited);
+  EXPECT_EQ(state.lesson.text.course_notes.size(), 3u);
+  EXPECT_EQ(undo_name(state), "reset lesson");
+  undo(state);
+  frame();
+  frame();
+  EXPECT_TRUE(state.lesson.text.edited) << "undo brings the edit back";
+  EXPECT_EQ(state.doc.scenario.Q(0, 0), 3.0f);
+}
+
+// A resize leaves references past the end of the smaller matrices: they show a dash, never a crash
+// or a raw {reference}.
+TEST_F(LessonPanels, LessonTextSurvivesAResize) {
+  actions::load_preset(state, "three-tokens");
+  frame();
+  ASSERT_TRUE(actions::resize(state, Dim::N, 1));
+  frame();
+  frame();
+  EXPECT_TRUE(state.lesson.text.edited);
+  std::string all;
+  for (const auto& line : state.lesson.text.look_at) all += line.plain();
+  EXPECT_NE(all.find(kMissingNumber), std::string::npos) << all;
+  EXPECT_EQ(all.find('{'), std::string::npos) << all;
+}
+
+// Help's lesson index shows a card for the chosen lesson.
+TEST_F(LessonPanels, HelpShowsEachLessonsReferenceCard) {
+  window_open(state, "Help") = true;
+  for (const PresetInfo& p : list_presets()) {
+    state.lesson.card_lesson = p.name;
+    frame();
+    EXPECT_EQ(state.lesson.card_for, p.name);
+    EXPECT_EQ(state.lesson.card_title, p.title);
+    EXPECT_FALSE(state.lesson.card_text.source.empty()) << p.name;
+    EXPECT_FALSE(state.lesson.card_text.keys.empty()) << p.name;
+  }
 }
 
 TEST_F(LessonPanels, MultiHeadShareSwitchMakesHeadsIdentical) {

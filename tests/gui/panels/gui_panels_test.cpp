@@ -104,7 +104,7 @@ TEST_F(Harness, DefaultLessonShowsEveryStageWithSeedNumbers) {
     EXPECT_TRUE(state.drawn[static_cast<size_t>(s)].drawn) << stage_name(s);
   }
   EXPECT_EQ(result().n, 3);
-  // Seed 000, row 3: exp(0.707), exp(0.707), exp(1.414) normalize to (0.248 0.248 0.503).
+  // Section 2.3, row 3: exp(0.707), exp(0.707), exp(1.414) normalize to (0.248 0.248 0.503).
   EXPECT_NEAR(result().weights(2, 0), 0.248, 1e-3);
   EXPECT_NEAR(result().weights(2, 2), 0.503, 1e-3);
   EXPECT_NEAR(result().output(1, 0), 3.99, 1e-2);
@@ -192,7 +192,7 @@ TEST_F(Harness, HoverFeedsTheExplanation) {
                                      key_labels(state), services.glyphs);
   std::string all = e.heading;
   for (const auto& s : e.steps) all += "\n" + s;
-  // Seed 000's row 1 by hand: (e^0.707, e^0, e^0.707) = (2.028, 1, 2.028), sum 5.056, 0.401.
+  // Section 2.3's row 1 by hand: (e^0.707, e^0, e^0.707) = (2.028, 1, 2.028), sum 5.056, 0.401.
   EXPECT_NE(all.find("2.028"), std::string::npos) << all;
   EXPECT_NE(all.find("5.056"), std::string::npos) << all;
   EXPECT_NE(all.find("0.401"), std::string::npos) << all;
@@ -203,7 +203,7 @@ TEST_F(Harness, OutputExplanationIsTheWeightedSumOfValueRows) {
   const Explanation e = explain_cell(state.doc.scenario.problem(), result(), CellRef{Stage::Output, 1, 0},
                                      query_labels(state), key_labels(state), services.glyphs);
   ASSERT_FALSE(e.steps.empty());
-  // Output row 2 is (3.98 6.02) (the seed rounds it to 3.99): the book left out 0.401·(5, 5).
+  // Output row 2 is (3.98 6.02) (the course text rounds it to 3.99): the book left out 0.401·(5, 5).
   EXPECT_NE(e.steps[0].find("= 3.983"), std::string::npos) << e.steps[0];
   EXPECT_NEAR(e.value, 3.99, 1e-2);
 }

@@ -289,7 +289,7 @@ TEST_P(PresenterLayout, InputsColumnFoldsForTheNumbersOnlyWhenNeeded) {
   EXPECT_TRUE(windows("/##left").empty());
 }
 
-// Multi-head attention (seed 000) on a projector: the heads' maps and concat-then-W_O fit the
+// Multi-head attention (Section 2.3) on a projector: the heads' maps and concat-then-W_O fit the
 // screen without scrolling, with their numbers; where both rows would shrink the cells below their
 // numbers (1280 × 720) they are tabs, each with the whole height.
 TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {

@@ -151,7 +151,7 @@ namespace attnlab::gui {
 namespace {
 
 TEST(PlaceLabels, LabelsOnTheSamePointDoNotOverlap) {
-  // Seed 000's geometry: Q = K, so a query tip and a key tip coincide, and labels pile up.
+  // Section 2.3's geometry: Q = K, so a query tip and a key tip coincide, and labels pile up.
   const std::vector<std::pair<float, float>> anchors = {{100, 100}, {100, 100}, {100, 100}, {160, 100}, {160, 100}};
   const std::vector<LabelBox> sizes(anchors.size(), LabelBox{0, 0, 60, 20});
   const LabelBox bounds{0, 0, 400, 400};
