@@ -17,14 +17,6 @@ struct StageTimes {
   double total_ms = 0;  // always set by attention_output_cpu; backends may leave it 0 unless fused
 };
 
-// The streaming path's tiles, chosen from the sizes of this CPU's caches (sysconf, else sysfs;
-// ATTNLAB_TILE_ROWS / ATTNLAB_TILE_COLS override them for tuning): query rows × keys per tile.
-struct StreamingTiles {
-  Eigen::Index rows = 0, cols = 0;
-  long l1d_bytes = 0, l2_bytes = 0;  // per core, as the system reports them (0: not reported)
-};
-StreamingTiles streaming_tile_sizes(Eigen::Index d_k, Eigen::Index d_v);
-
 // softmax(Q Kᵀ / (s·T) + mask) V for the problem (Q: n × d_k, K: m × d_k, V: m × d_v), returning
 // the n × d_v output. Dense: the n × m weights in one buffer, each stage over all rows in turn;
 // streaming: query/key tiles with an online softmax. Blocked tiles (causal, window, prefix,

@@ -1,17 +1,18 @@
 // The streaming CPU path (FlashAttention-style tiles with an online softmax: never the n × m
-// matrices) and the output-only fast paths behind `attnlab bench`.
+// matrices). The output-only paths of `attnlab bench` (cpu/output_only.cpp) share its context and
+// tiled pass (cpu/streaming_internal.hpp).
 //
+// [SECTION] Tile sizes from the caches
 // [SECTION] Online softmax and its diagnostics
 // [SECTION] Query tiles
 // [SECTION] Exact rows (other normalizers, overflowed rows)
-// [SECTION] Dense strips (bench)
+// [SECTION] The tiled pass over all rows
 // [SECTION] compute_streaming_cpu, downsample_weights
-// [SECTION] attention_output_cpu (bench)
 #include "engine/cpu/streaming.hpp"
 
 #include "engine/cpu/cpu_internal.hpp"
 #include "engine/cpu/blas.hpp"
-#include "engine/cpu/output_only.hpp"
+#include "engine/cpu/streaming_internal.hpp"
 #include "engine/cpu/softmax_kernels.hpp"
 
 #include <omp.h>
@@ -31,6 +32,15 @@
 #include <vector>
 
 namespace attnlab {
+
+using detail::AlignedFloats;
+using detail::Context;
+using detail::KeyLayout;
+using detail::ThreadAcc;
+using detail::tile_products;
+using detail::visible_span;
+
+// [SECTION] Tile sizes from the caches
 
 namespace {
 
@@ -90,15 +100,13 @@ StreamingTiles streaming_tile_sizes(Index d_k, Index d_v) {
   return t;
 }
 
-namespace {
-
-// The tile products: the CPU's own (engine/cpu/tile_kernels.cpp, AVX-512) where it has them, else
-// OpenBLAS (both null). ATTNLAB_TILE_BLAS=1 forces OpenBLAS, for comparisons and tests.
-const kernels::TileProducts& tile_products() {
+const kernels::TileProducts& detail::tile_products() {
   static const kernels::TileProducts none{nullptr, nullptr};
   static const kernels::TileProducts& chosen = std::getenv("ATTNLAB_TILE_BLAS") ? none : *kernels::table().tiles;
   return chosen;
 }
+
+namespace {
 
 // [SECTION] Online softmax and its diagnostics
 //
@@ -161,54 +169,6 @@ RowDiagnostics diagnostics_from_sums(const OnlineRow& st) {
   return d;
 }
 
-// Floats on 64-byte boundaries (one cache line, one AVX-512 vector): the tile products' vector
-// loads and stores then never straddle two lines. With 16-byte boundaries (malloc's), a third of
-// them did and the products ran at 105–125 GFLOP/s per core against 130–170 (one thread, 128 × 512
-// tiles at d = 64, same minutes).
-class AlignedFloats {
-public:
-  void resize(size_t count) {
-    const size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
-    data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes > 0 ? bytes : 64)));
-    if (!data_) throw std::bad_alloc();
-  }
-  float* data() const { return data_.get(); }
-  float* begin() const { return data_.get(); }
-  explicit operator bool() const { return data_ != nullptr; }
-
-private:
-  struct Free {
-    void operator()(float* p) const { std::free(p); }
-  };
-  std::unique_ptr<float, Free> data_;
-};
-
-struct Context {
-  const Problem* p = nullptr;
-  // Kᵀ (d_k × m): S = Q Kᵀ as a plain product, which OpenBLAS runs 1.5–3× faster on tiles than
-  // the transposed one.
-  Matrix Kt;
-  // K in strips of 32 keys (kernels::pack_key_strips) for the CPU's own tile products, in place of
-  // Kᵀ where they run (tile_products()).
-  AlignedFloats key_strips;
-  AlignedFloats values;  // V (m × d_v) on cache lines, for the same products
-  Index row_tile = 0, col_tile = 0;
-  Index n = 0, m = 0, dk = 0, dv = 0;
-  double divisor = 1;
-  float c = 0;        // 1/(s·T) as a normal float, or 0: every row then goes the exact path
-  detail::ScoreOverflowGuard guard;  // scores whose float32 sum may overflow
-  bool full = false;  // compute mode: stats, diagnostics and heatmap; bench mode: output only
-  Index hrows = 0, hcols = 0;
-  std::vector<std::int32_t> pixel_col;  // key j → heatmap column (narrow pixels only)
-};
-
-// What each thread gathers; merged after the parallel loop.
-struct ThreadAcc {
-  kernels::ScoreMoments all, visible;
-  std::vector<float> heat_sum, heat_max;  // hrows × hcols
-  std::vector<Index> exact_rows;
-};
-
 struct Workspace {
   AlignedFloats S, P, O;  // kRowTile × kColTile, kRowTile × kColTile, kRowTile × d_v
   std::vector<OnlineRow> st;
@@ -219,12 +179,6 @@ struct Workspace {
   std::vector<float> hsum, hmax;
   std::vector<Index> hlo, hhi;  // per row: the pixel columns touched so far, [hlo, hhi)
 };
-
-void visible_span(const Mask& mask, Index i, Index m, Index& first, Index& last) {
-  first = 0;
-  last = m;
-  if (mask.kind != MaskKind::Custom) mask.visible_range(i, m, first, last);
-}
 
 // Adds p over keys [a, b) of one row (p indexed from key `base`) into the row's pixel sums and
 // maxima. Wide pixels reduce a run at a time; narrow ones (under 16 keys, only when m < 16 ×
@@ -483,6 +437,8 @@ void exact_rows(const Context& cx, const Index* list, Index count, bool with_sta
   for (Index r = 0; r < count; ++r) std::copy_n(O.begin() + r * cx.dv, cx.dv, output.row(list[r]).data());
 }
 
+// [SECTION] The tiled pass over all rows
+
 // Reports progress from the calling thread (thread 0 of the team), at most every ~1/200 of the work.
 class Progress {
 public:
@@ -507,13 +463,10 @@ private:
   double last_ = 0;
 };
 
-// How the context holds the keys for the scores products: not at all (the dense wide path
-// multiplies by K itself), as Kᵀ (OpenBLAS's plain products), or for the tiled pass, in strips
-// where the CPU has its own tile products and as Kᵀ where it does not.
-enum class KeyLayout { None, Transposed, Tiled };
-
 // Not copyable in practice (Kt is large): returned by value through copy elision only.
-Context make_context(const Problem& p, bool full, const StreamingOptions* so, KeyLayout keys) {
+}  // namespace
+
+detail::Context detail::make_context(const Problem& p, bool full, const StreamingOptions* so, KeyLayout keys) {
   Context cx;
   cx.p = &p;
   cx.n = p.Q.rows();
@@ -563,10 +516,14 @@ Context make_context(const Problem& p, bool full, const StreamingOptions* so, Ke
   return cx;
 }
 
+namespace {
+
 // Runs the tiled pass (softmax) or the exact rows (other normalizers) over all query rows in
 // parallel, then the rows that overflowed. Returns the merged accumulators.
-ThreadAcc run_rows(const Context& cx, Matrix& output, std::vector<RowDiagnostics>& rows,
-                   const std::function<void(double)>& progress_f, const std::atomic<bool>* cancel = nullptr) {
+}  // namespace
+
+detail::ThreadAcc detail::run_rows(const Context& cx, Matrix& output, std::vector<RowDiagnostics>& rows,
+                   const std::function<void(double)>& progress_f, const std::atomic<bool>* cancel) {
   // Exceptions cannot leave an OpenMP region: a cancelled run skips its remaining tiles instead.
   const auto stopped = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
   const int threads = omp_get_max_threads();
@@ -644,6 +601,8 @@ ThreadAcc run_rows(const Context& cx, Matrix& output, std::vector<RowDiagnostics
   return total;
 }
 
+namespace {
+
 // Pixel means from pixel sums: divide by the number of cells each pixel covers.
 void heat_means(Matrix& mean, Index n, Index m) {
   const Index hr = mean.rows(), hc = mean.cols();
@@ -656,389 +615,12 @@ void heat_means(Matrix& mean, Index n, Index m) {
   }
 }
 
-double ms_since(std::chrono::steady_clock::time_point t0) {
+}  // namespace
+
+double detail::ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// [SECTION] Dense strips (bench)
-
-// Query rows per dense strip. Small d (softmax-bound): the strip's scores (rows × m floats)
-// within ~1 MiB so they stay in L2 between the three stages, 32 to 256 rows. Large d
-// (product-bound): up to 512 rows and 8 MiB, because every strip re-packs Kᵀ and V for sgemm
-// (16 MiB each at d = 4096), and fewer strips pack them fewer times.
-// ATTNLAB_STRIP_ROWS overrides it for tuning and tests.
-Index dense_strip_rows(Index m, Index d) {
-  static const Index forced = [] {
-    const char* e = std::getenv("ATTNLAB_STRIP_ROWS");
-    return e ? std::clamp<Index>(std::atol(e), 1, 4096) : Index{0};
-  }();
-  if (forced > 0) return forced;
-  const bool large = d >= 512;
-  const Index budget = large ? Index{8} << 20 : Index{1} << 20;
-  Index r = large ? 512 : 256;
-  while (r > 32 && r * m * static_cast<Index>(sizeof(float)) > budget) r /= 2;
-  return r;
-}
-
-// Rows per sub-strip: under a causal mask a strip's keys form a staircase; each sub-strip
-// multiplies only up to its own last visible key, so at most 32·n/2 blocked cells are computed.
-constexpr Index kSubStrip = 32;
-// The same for the wide path's products on all threads. Leaves of 64, 128 and 256 rows ran
-// within 5% of each other at n = 1024 (smaller leaves skip more blocked cells but pack the
-// operands more often); 64 was fastest at d = 4096 and computes under 64·n/2 blocked cells.
-constexpr Index kWideLeaf = 64;
-// Rows of the wide path's groups: subtrees this small run as one thread's products, groups in
-// parallel (run_wide_blocks). 128 and 256 ran alike at (1024, 4096); 512 left one group with
-// most of the work.
-constexpr Index kWideGroup = 256;
-
-struct DenseThreadTimes {
-  double scores = 0, softmax = 0, output = 0;  // milliseconds in each stage
-};
-
-// Rows [r0, r1) × keys [c0, c1) of a strip: one product.
-struct Block {
-  Index r0, r1, c0, c1;
-  Index group = -1;  // the wide path's row group (rows no other group touches), or −1
-};
-
-struct DenseStrip {
-  std::vector<Block> blocks;   // the visible cells of the strip, covered by rectangles
-  std::vector<float> S;        // rows × (H − L): scores, then weights in place
-  std::vector<Index> f, e;     // per row: visible keys [f, e)
-  std::vector<float> row;      // m: a full row for the exact fallback
-  std::vector<double> x;       // m
-  Index leaf = kSubStrip;      // rows of cover_rows' leaves
-  Index group_rows = 0;        // subtrees of at most this many rows form a group (0: none)
-  Index groups = 0;            // how many groups cover_rows made
-};
-
-// Covers the visible cells of strip rows [a, b) (ds.f/ds.e) with rectangles, given that keys
-// [done0, done1) are already covered for all of them: the keys every row sees in one product for
-// all the rows, then each half of the rows recursively, down to leaves of ds.leaf rows that take
-// their whole span. A causal staircase becomes the quadtree of its lower-left quadrants: large
-// products (each packs its operands once) and at most ds.leaf·n/2 blocked cells multiplied.
-void cover_rows(DenseStrip& ds, Index a, Index b, Index done0, Index done1, Index group = -1) {
-  if (group < 0 && b - a <= ds.group_rows) group = ds.groups++;
-  Index lo = std::numeric_limits<Index>::max(), hi = 0, F = 0, E = std::numeric_limits<Index>::max();
-  for (Index r = a; r < b; ++r) {
-    const Index f = ds.f[static_cast<size_t>(r)], e = ds.e[static_cast<size_t>(r)];
-    if (f >= e) continue;
-    lo = std::min(lo, f);
-    hi = std::max(hi, e);
-    F = std::max(F, f);
-    E = std::min(E, e);
-  }
-  if (lo >= hi) return;
-  // Adds keys [c0, c1) minus the done ones (which, when not empty, lie inside [c0, c1)).
-  const auto add = [&](Index c0, Index c1) {
-    const auto push = [&](Index x0, Index x1) {
-      if (x0 < x1) ds.blocks.push_back(Block{a, b, x0, x1, group});
-    };
-    if (done0 >= done1) {
-      push(c0, c1);
-    } else {
-      push(c0, done0);
-      push(done1, c1);
-    }
-  };
-  const Index mid = a + (b - a) / 2;
-  if (b - a <= ds.leaf) {
-    add(lo, hi);  // a leaf takes its whole span
-  } else if (F >= E) {  // nothing every row sees (and so nothing done): halve
-    cover_rows(ds, a, mid, done0, done1, group);
-    cover_rows(ds, mid, b, done0, done1, group);
-  } else if (lo == F && hi == E) {
-    add(F, E);  // every row sees exactly [F, E)
-  } else if ((E - F) - std::max<Index>(done1 - done0, 0) < ds.leaf) {
-    // Few keys beyond the done ones: a product of its own would pack all these rows' queries for
-    // a sliver of keys (under a causal mask, one key at every level), so the halves take them
-    // into their own products instead.
-    cover_rows(ds, a, mid, done0, done1, group);
-    cover_rows(ds, mid, b, done0, done1, group);
-  } else {
-    add(F, E);
-    cover_rows(ds, a, mid, F, E, group);
-    cover_rows(ds, mid, b, F, E, group);
-  }
-}
-
-// Query row i of the dense paths: s[j] (key j, for j in [L, H)) holds its scores over its visible
-// keys [f, e) and becomes its weights, zero outside [f, e). row and x are scratch.
-void dense_softmax_row(const Context& cx, Index i, float* s, Index f, Index e, Index L, Index H,
-                       std::vector<float>& row, std::vector<double>& x) {
-  const Mask& mask = cx.p->options.mask;
-  const kernels::Table& k = kernels::table();
-  const Index m = cx.m;
-  if (f >= e) {
-    std::fill(s + L, s + H, 0.0f);
-    return;
-  }
-  if (mask.kind == MaskKind::Custom) {
-    for (Index j = f; j < e; ++j) {
-      if (mask.blocked(i, j)) s[j] = -kInfF;
-    }
-  }
-  const float mx = k.row_max(s + f, e - f);
-  if (std::isfinite(mx)) {
-    const kernels::ExpSums sums = k.exp_row(s + f, s + f, e - f, mx, cx.c, false);
-    k.scale(s + f, e - f, static_cast<float>(1.0 / sums.z));
-  } else {
-    // Fully masked (custom) or overflowed (+inf): the reference row in double, on a full row
-    // (keys outside [f, e) are blocked for this row).
-    row.assign(static_cast<size_t>(m), -kInfF);
-    x.resize(static_cast<size_t>(m));
-    std::copy(s + f, s + e, row.begin() + f);
-    detail::normalizer_logits(Normalizer::Softmax, mask, i, m, row.data(), cx.divisor, x.data());
-    normalize_row(Normalizer::Softmax, x.data(), row.data(), m);
-    std::copy(row.begin() + f, row.begin() + e, s + f);
-  }
-  std::fill(s + L, s + f, 0.0f);
-  std::fill(s + e, s + H, 0.0f);
-}
-
-// Rows [r0, r1): each row's visible keys (ds.f, ds.e), the keys any of them sees [L, H) and the
-// rectangles that cover the visible cells (ds.blocks). Returns false when every row is fully
-// masked.
-bool plan_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Index& L, Index& H) {
-  const Index R = r1 - r0, m = cx.m;
-  ds.f.resize(static_cast<size_t>(R));
-  ds.e.resize(static_cast<size_t>(R));
-  L = m;
-  H = 0;
-  for (Index r = 0; r < R; ++r) {
-    Index f = 0, e = 0;
-    visible_span(cx.p->options.mask, r0 + r, m, f, e);
-    if (f >= e) f = e = 0;
-    ds.f[static_cast<size_t>(r)] = f;
-    ds.e[static_cast<size_t>(r)] = e;
-    if (f < e) {
-      L = std::min(L, f);
-      H = std::max(H, e);
-    }
-  }
-  if (L >= H) return false;
-  ds.blocks.clear();
-  ds.groups = 0;
-  cover_rows(ds, 0, R, m, m);  // nothing done yet (an empty interval)
-  return true;
-}
-
-// One strip of query rows [r0, r1): scores over the keys its rows see (covered by rectangles,
-// cover_rows), softmax, output: blocked tiles are neither multiplied nor exponentiated.
-void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& output, DenseThreadTimes& tt) {
-  const Problem& p = *cx.p;
-  const Index R = r1 - r0, m = cx.m, dk = cx.dk, dv = cx.dv;
-  auto t0 = std::chrono::steady_clock::now();
-  Index L = 0, H = 0;
-  if (!plan_strip(cx, r0, r1, ds, L, H)) {  // every row fully masked: zero weights, zero output
-    output.middleRows(r0, R).setZero();
-    return;
-  }
-  const Index ld = H - L;
-  if (ds.S.size() < static_cast<size_t>(R * ld)) ds.S.resize(static_cast<size_t>(R * ld));
-  float* S = ds.S.data();
-
-  for (const Block& blk : ds.blocks) {
-    blas::gemm_nn(blk.r1 - blk.r0, blk.c1 - blk.c0, dk, p.Q.row(r0 + blk.r0).data(), dk, cx.Kt.data() + blk.c0, m,
-                  0.0f, S + blk.r0 * ld + (blk.c0 - L), ld);
-  }
-  auto t1 = std::chrono::steady_clock::now();
-  tt.scores += std::chrono::duration<double, std::milli>(t1 - t0).count();
-
-  for (Index r = 0; r < R; ++r) {
-    dense_softmax_row(cx, r0 + r, S + r * ld - L, ds.f[static_cast<size_t>(r)], ds.e[static_cast<size_t>(r)], L, H,
-                      ds.row, ds.x);
-  }
-  auto t2 = std::chrono::steady_clock::now();
-  tt.softmax += std::chrono::duration<double, std::milli>(t2 - t1).count();
-
-  float* O = output.row(r0).data();
-  std::fill(O, O + R * dv, 0.0f);  // rows whose keys are all blocked stay zero
-  for (const Block& blk : ds.blocks) {
-    blas::gemm_nn(blk.r1 - blk.r0, dv, blk.c1 - blk.c0, S + blk.r0 * ld + (blk.c0 - L), ld, p.V.row(blk.c0).data(),
-                  dv, 1.0f, O + blk.r0 * dv, dv);
-  }
-  tt.output += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t2).count();
-}
-
-// Whether the dense bench covers all query rows at once (dense_wide) rather than with per-thread
-// strips: at large d the products dominate and their operands are large, and per-thread strips
-// would each pack Kᵀ and V again (at (1024, 4096) the strips took 73 ms where dense_wide takes
-// 59). At d = 256 the strips were still faster under a causal mask (2.9 ms against 5.5 at
-// n = 1024). Only while the n × m weights fit in a modest buffer.
-bool use_wide(const Problem& p) {
-  constexpr Index kWideBudget = Index{256} << 20;  // bytes of weights
-  return std::max(p.Q.cols(), p.V.cols()) >= 512 &&
-         p.Q.rows() * p.K.rows() * static_cast<Index>(sizeof(float)) <= kWideBudget;
-}
-
-// Thread t's share [j0, j1) of w columns split between `threads`: slices of whole 16-float vectors,
-// so that no two threads write one cache line.
-std::pair<Index, Index> column_slice(Index w, Index t, Index threads) {
-  const Index per = (w + threads * 16 - 1) / (threads * 16) * 16;
-  const Index j0 = std::min(w, t * per);
-  return {j0, std::min(w, j0 + per)};
-}
-
-// Runs product(block, i0, i1, j0, j1) over every block of ds, where [i0, i1) is a range of the
-// block's rows and [j0, j1) of the product's columns (0 to cols(block)): the large blocks (no
-// group) with their rows or columns split between the threads, then the groups in parallel,
-// each group's blocks whole in one thread (rows of different groups never meet). One pool of
-// threads, OpenMP's, with single-threaded sgemm: OpenBLAS's own threads on the large blocks ran as
-// fast, but their worker, spinning after each product, shared a core with OpenMP's in the group
-// phase, and whole runs took 1.6× as long. Where the stage is one product and nothing else (no
-// mask), OpenBLAS's threads do run it: they share the packed operands, where each OpenMP thread
-// packs the whole of one of them.
-// Small products split over two threads wait on each other and pack twice (64 × 64 × 4096
-// scores: 135 GFLOP/s split, 153 side by side; 128 × 128: 169 and 223).
-template <class Cols, class Product>
-void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& product) {
-  if (ds.groups == 0 && ds.blocks.size() == 1) {
-    // One product, on OpenBLAS's threads (above). `bench` without a mask, 20 and 16 alternating
-    // runs against OpenMP's column split: 57.5 against 58.0 ms at best and 58.6 against 59.7 in the
-    // median at (1024, 4096), 15 of 20 runs faster; 7.5 against 7.8 ms and 8.3 against 8.6 at
-    // (1024, 512), 11 of 16. OpenBLAS's worker spins a while after the product, beside the
-    // softmax's OpenMP threads, which sleep while they wait (OMP_WAIT_POLICY=passive).
-    const Block& blk = ds.blocks.front();
-    const blas::OpenBlasThreads pool(omp_get_max_threads());
-    product(blk, blk.r0, blk.r1, 0, cols(blk));
-    return;
-  }
-  // Splitting a product's rows makes every thread pack all of its right operand (inner × cols),
-  // splitting its columns all of its left one (rows × inner): split the side that copies less.
-  const auto split_rows = [&](const Block& blk) { return cols(blk) < blk.r1 - blk.r0; };
-  // Each group's blocks (in cover order), largest group first so the threads end together.
-  std::vector<std::vector<const Block*>> members(static_cast<size_t>(ds.groups));
-  std::vector<Index> cells(static_cast<size_t>(ds.groups), 0);
-  for (const Block& blk : ds.blocks) {
-    if (blk.group < 0) continue;
-    members[static_cast<size_t>(blk.group)].push_back(&blk);
-    cells[static_cast<size_t>(blk.group)] += (blk.r1 - blk.r0) * (blk.c1 - blk.c0);
-  }
-  std::vector<Index> order(static_cast<size_t>(ds.groups));
-  for (Index g = 0; g < ds.groups; ++g) order[static_cast<size_t>(g)] = g;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](Index a, Index b) { return cells[static_cast<size_t>(a)] > cells[static_cast<size_t>(b)]; });
-#pragma omp parallel
-  {
-    const Index t = omp_get_thread_num(), threads = omp_get_num_threads();
-    for (const Block& blk : ds.blocks) {
-      if (blk.group >= 0) continue;
-      if (split_rows(blk)) {
-        const Index h = blk.r1 - blk.r0, per = (h + threads - 1) / threads;
-        const Index i0 = blk.r0 + std::min(h, t * per), i1 = blk.r0 + std::min(h, (t + 1) * per);
-        if (i0 < i1) product(blk, i0, i1, 0, cols(blk));
-      } else {
-        const auto [j0, j1] = column_slice(cols(blk), t, threads);
-        if (j0 < j1) product(blk, blk.r0, blk.r1, j0, j1);
-      }
-      // Two large blocks may share rows (an output adds to them) and split them differently.
-#pragma omp barrier
-    }
-#pragma omp for schedule(dynamic, 1)
-    for (Index k = 0; k < ds.groups; ++k) {
-      for (const Block* blk : members[static_cast<size_t>(order[static_cast<size_t>(k)])]) {
-        product(*blk, blk->r0, blk->r1, 0, cols(*blk));
-      }
-    }
-  }
-}
-
-// All query rows as one strip: the visible cells covered by products down to kWideLeaf rows
-// (a causal triangle becomes a quadtree of squares), run by run_wide_blocks; under a causal mask
-// the output is one triangular product. Blocked tiles are neither multiplied nor exponentiated.
-DenseThreadTimes dense_wide(const Context& cx, Matrix& output) {
-  DenseThreadTimes tt;
-  const Problem& p = *cx.p;
-  const Index n = cx.n, dk = cx.dk, dv = cx.dv;
-  auto t0 = std::chrono::steady_clock::now();
-  DenseStrip ds;
-  ds.leaf = kWideLeaf;
-  ds.group_rows = kWideGroup;
-  Index L = 0, H = 0;
-  if (!plan_strip(cx, 0, n, ds, L, H)) {
-    output.setZero();  // every row fully masked: zero weights, zero output
-    return tt;
-  }
-  const Index ld = H - L;
-  // Not zeroed first: the products write every visible cell and the softmax zeroes the rest
-  // (a 4 MiB memset and its page faults were a tenth of the scores' time at (1024, 4096)).
-  const std::unique_ptr<float[]> scores_buffer(new float[static_cast<size_t>(n * ld)]);
-  float* S = scores_buffer.get();
-  // Scores of a block's rows [i0, i1) and keys [c0 + j0, c0 + j1).
-  run_wide_blocks(
-      ds, [](const Block& blk) { return blk.c1 - blk.c0; },
-      [&](const Block& blk, Index i0, Index i1, Index j0, Index j1) {
-        blas::gemm_nt(i1 - i0, j1 - j0, dk, p.Q.row(i0).data(), dk, p.K.row(blk.c0 + j0).data(), dk, 0.0f,
-                      S + i0 * ld + (blk.c0 + j0 - L), ld);
-      });
-  auto t1 = std::chrono::steady_clock::now();
-  tt.scores += std::chrono::duration<double, std::milli>(t1 - t0).count();
-
-#pragma omp parallel
-  {
-    std::vector<float> row;
-    std::vector<double> x;
-#pragma omp for schedule(dynamic, 16)
-    for (Index i = 0; i < n; ++i) {
-      dense_softmax_row(cx, i, S + i * ld - L, ds.f[static_cast<size_t>(i)], ds.e[static_cast<size_t>(i)], L, H, row, x);
-    }
-  }
-  auto t2 = std::chrono::steady_clock::now();
-  tt.softmax += std::chrono::duration<double, std::milli>(t2 - t1).count();
-
-  if (p.options.mask.kind == MaskKind::Causal && n == cx.m) {
-    // The weights are lower triangular: O = A V is one triangular product in place on a copy of
-    // V (OpenBLAS's strmm, each thread on its own columns), 15 ms where the quadtree's products
-    // took 18.5 at (1024, 4096).
-#pragma omp parallel
-    {
-      const auto [j0, j1] = column_slice(dv, omp_get_thread_num(), omp_get_num_threads());
-      if (j0 < j1) {
-        output.middleCols(j0, j1 - j0) = p.V.middleCols(j0, j1 - j0);
-        blas::trmm_lower(n, j1 - j0, S, ld, output.data() + j0, dv);
-      }
-    }
-  } else {
-    // Each output row is written by its first product (beta = 0) and accumulated by the later
-    // ones, so the 16 MiB output at d_v = 4096 is not zeroed first; rows no product writes (all
-    // keys blocked) are zeroed at the end. Planned in cover order before the products run (a
-    // row's blocks run in that order, and the threads only read the plan): whether a block's
-    // product writes its rows or adds to them, and which of its rows must be zeroed first.
-    std::vector<char> written(static_cast<size_t>(n), 0);
-    std::vector<char> fresh(ds.blocks.size(), 0);
-    std::vector<std::vector<Index>> zero_first(ds.blocks.size());
-    for (size_t b = 0; b < ds.blocks.size(); ++b) {
-      const Block& blk = ds.blocks[b];
-      const auto first = written.begin() + blk.r0, last = written.begin() + blk.r1;
-      fresh[b] = std::none_of(first, last, [](char w) { return w != 0; });
-      if (!fresh[b]) {
-        for (Index i = blk.r0; i < blk.r1; ++i) {
-          if (!written[static_cast<size_t>(i)]) zero_first[b].push_back(i);
-        }
-      }
-      std::fill(first, last, 1);
-    }
-    // O[i0:i1, j0:j1] (+)= weights[i0:i1, keys] · V[keys, j0:j1] for a block's keys.
-    run_wide_blocks(
-        ds, [dv](const Block&) { return dv; },
-        [&](const Block& blk, Index i0, Index i1, Index j0, Index j1) {
-          const size_t b = static_cast<size_t>(&blk - ds.blocks.data());
-          for (Index i : zero_first[b]) {
-            if (i >= i0 && i < i1) output.row(i).segment(j0, j1 - j0).setZero();
-          }
-          blas::gemm_nn(i1 - i0, j1 - j0, blk.c1 - blk.c0, S + i0 * ld + (blk.c0 - L), ld, p.V.row(blk.c0).data() + j0,
-                        dv, fresh[b] ? 0.0f : 1.0f, output.row(i0).data() + j0, dv);
-        });
-    for (Index i = 0; i < n; ++i) {
-      if (!written[static_cast<size_t>(i)]) output.row(i).setZero();
-    }
-  }
-  tt.output += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t2).count();
-  return tt;
-}
-}  // namespace
 
 // [SECTION] compute_streaming_cpu, downsample_weights
 
@@ -1089,80 +671,6 @@ Heatmap downsample_weights(const Matrix& weights, Index max_rows, Index max_cols
   }
   heat_means(h.mean, n, m);
   return h;
-}
-
-// [SECTION] attention_output_cpu (bench)
-
-Matrix attention_output_cpu(const Problem& p, bool streaming, StageTimes* timings) {
-  validate_problem(p);
-  StageTimes local;
-  StageTimes& t = timings ? *timings : local;
-  t = StageTimes{};
-  const auto start = std::chrono::steady_clock::now();
-  if (p.options.normalizer != Normalizer::Softmax ||
-      detail::fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0 || detail::ScoreOverflowGuard(p).active()) {
-    // The exact rows, and scores that may overflow float32 (their scan lives in the tiled pass and
-    // the exact rows; compute_streaming_cpu makes its own context: none built here for nothing).
-    Matrix output = compute_streaming_cpu(p).output;
-    t.fused = true;
-    t.total_ms = ms_since(start);
-    return output;
-  }
-  const bool wide = !streaming && use_wide(p);
-  const Context cx =
-      make_context(p, false, nullptr, wide ? KeyLayout::None : streaming ? KeyLayout::Tiled : KeyLayout::Transposed);
-  const Index n = cx.n, m = cx.m;
-  Matrix output(n, cx.dv);
-  if (streaming) {
-    std::vector<RowDiagnostics> rows(static_cast<size_t>(n));
-    ThreadAcc acc = run_rows(cx, output, rows, {});
-    (void)acc;
-    t.fused = true;
-    t.total_ms = ms_since(start);
-    return output;
-  }
-
-  if (wide) {
-    const DenseThreadTimes w = dense_wide(cx, output);
-    t.total_ms = ms_since(start);
-    t.softmax_ms = w.softmax;
-    t.output_ms = w.output;
-    t.scores_ms = t.total_ms - t.softmax_ms - t.output_ms;  // with the set-up: the stages add up to the wall time
-    return output;
-  }
-
-  // Dense: strips of query rows, each with full rows of scores (the exact two-pass softmax, as
-  // numpy computes it) in a per-thread buffer that stays in cache: scores, softmax, output, then
-  // the next strip. One parallel region, no n × m matrix (nothing to page in per run).
-  std::vector<DenseThreadTimes> times(static_cast<size_t>(omp_get_max_threads()));
-  const Index strip = dense_strip_rows(m, std::max(cx.dk, cx.dv));
-  const Index strips = (n + strip - 1) / strip;
-#pragma omp parallel
-  {
-    DenseStrip ds;
-    DenseThreadTimes& my = times[static_cast<size_t>(omp_get_thread_num())];
-    // Last strips first: under a causal mask they see the most keys, so the threads end together.
-#pragma omp for schedule(dynamic, 1)
-    for (Index b = 0; b < strips; ++b) {
-      const Index r0 = (strips - 1 - b) * strip;
-      dense_strip(cx, r0, std::min(n, r0 + strip), ds, output, my);
-    }
-  }
-  // Each stage's share of the threads' time, applied to the wall time: the three add up to it.
-  double sum_scores = 0, sum_softmax = 0, sum_output = 0;
-  for (const DenseThreadTimes& tt : times) {
-    sum_scores += tt.scores;
-    sum_softmax += tt.softmax;
-    sum_output += tt.output;
-  }
-  t.total_ms = ms_since(start);
-  const double all = sum_scores + sum_softmax + sum_output;
-  if (all > 0) {
-    t.scores_ms = t.total_ms * sum_scores / all;
-    t.softmax_ms = t.total_ms * sum_softmax / all;
-    t.output_ms = t.total_ms * sum_output / all;
-  }
-  return output;
 }
 
 }  // namespace attnlab

@@ -36,6 +36,14 @@ Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options =
 // Downsamples dense n × m weights the way the streaming path does (for tests and dense exports).
 Heatmap downsample_weights(const Matrix& weights, Eigen::Index max_rows, Eigen::Index max_cols);
 
+// The streaming path's tiles, chosen from the sizes of this CPU's caches (sysconf, else sysfs;
+// ATTNLAB_TILE_ROWS / ATTNLAB_TILE_COLS override them for tuning): query rows × keys per tile.
+struct StreamingTiles {
+  Eigen::Index rows = 0, cols = 0;
+  long l1d_bytes = 0, l2_bytes = 0;  // per core, as the system reports them (0: not reported)
+};
+StreamingTiles streaming_tile_sizes(Eigen::Index d_k, Eigen::Index d_v);
+
 // A row's diagnostics from the online-softmax sums (the comment above OnlineRow in
 // cpu/streaming.cpp): z, rest, ties, t, u2, u3 in the frame of the row's maximum score. Shared
 // with the GPU's streaming path, which keeps the same sums. z = 0: a fully masked row.

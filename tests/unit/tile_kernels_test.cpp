@@ -3,6 +3,7 @@
 // strip, output widths of 16 to 80 columns. Bounds from each problem's magnitudes (a float32 sum of
 // d products in any order is within γ_d Σ|terms| of the exact sum), not constants.
 #include "engine/cpu/output_only.hpp"
+#include "engine/cpu/streaming.hpp"
 #include "engine/cpu/softmax_kernels.hpp"
 
 #include <gtest/gtest.h>
