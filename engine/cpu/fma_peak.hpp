@@ -26,7 +26,7 @@ FmaPeak measure_fma_peak(int threads, int repetitions = 5, double round_ms = 10)
 // measure_fma_peak on OpenMP's thread count (the threads the CPU paths use), measured on the
 // first call and kept for the life of the process. Not kept across processes (a file per boot):
 // the probe costs ~0.05 s, and a virtual machine's cores change speed within minutes (1.6× between
-// hosts of one kind, 180–343 GFLOP/s on one), so a stored figure could belong to another minute.
+// hosts of one kind, and twofold on one), so a stored figure could belong to another minute.
 const FmaPeak& machine_fma_peak();
 
 }  // namespace attnlab

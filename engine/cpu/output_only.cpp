@@ -234,9 +234,8 @@ void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& 
 
 // Whether the dense bench covers all query rows at once (dense_wide) rather than with per-thread
 // strips: at large d the products dominate and their operands are large, and per-thread strips
-// would each pack Kᵀ and V again (at (1024, 4096) the strips took 73 ms where dense_wide takes
-// 59). At d = 256 the strips were still faster under a causal mask (2.9 ms against 5.5 at
-// n = 1024). Only while the n × m weights fit in a modest buffer.
+// would each pack Kᵀ and V again. At d = 256 the strips were still faster under a causal mask
+// (docs/PERFORMANCE.md, session 3). Only while the n × m weights fit in a modest buffer.
 bool use_wide(const Problem& p) {
   constexpr Index kWideBudget = Index{256} << 20;  // bytes of weights
   return std::max(p.Q.cols(), p.V.cols()) >= 512 &&
@@ -260,16 +259,14 @@ std::pair<Index, Index> column_slice(Index w, Index t, Index threads) {
 // phase, and whole runs took 1.6× as long. Where the stage is one product and nothing else (no
 // mask), OpenBLAS's threads do run it: they share the packed operands, where each OpenMP thread
 // packs the whole of one of them.
-// Small products split over two threads wait on each other and pack twice (64 × 64 × 4096
-// scores: 135 GFLOP/s split, 153 side by side; 128 × 128: 169 and 223).
+// Small products split over two threads wait on each other and pack twice, so they run side by
+// side instead.
 template <class Cols, class Product>
 void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& product) {
   if (ds.groups == 0 && ds.blocks.size() == 1) {
-    // One product, on OpenBLAS's threads (above). `bench` without a mask, 20 and 16 alternating
-    // runs against OpenMP's column split: 57.5 against 58.0 ms at best and 58.6 against 59.7 in the
-    // median at (1024, 4096), 15 of 20 runs faster; 7.5 against 7.8 ms and 8.3 against 8.6 at
-    // (1024, 512), 11 of 16. OpenBLAS's worker spins a while after the product, beside the
-    // softmax's OpenMP threads, which sleep while they wait (OMP_WAIT_POLICY=passive).
+    // One product, on OpenBLAS's threads (above; faster than OpenMP's column split in alternating
+    // runs, docs/PERFORMANCE.md, session 5). OpenBLAS's worker spins a while after the product,
+    // beside the softmax's OpenMP threads, which sleep while they wait (OMP_WAIT_POLICY=passive).
     const Block& blk = ds.blocks.front();
     const blas::OpenBlasThreads pool(omp_get_max_threads());
     product(blk, blk.r0, blk.r1, 0, cols(blk));
@@ -360,8 +357,7 @@ DenseThreadTimes dense_wide(const Context& cx, Matrix& output) {
 
   if (p.options.mask.kind == MaskKind::Causal && n == cx.m) {
     // The weights are lower triangular: O = A V is one triangular product in place on a copy of
-    // V (OpenBLAS's strmm, each thread on its own columns), 15 ms where the quadtree's products
-    // took 18.5 at (1024, 4096).
+    // V (OpenBLAS's strmm, each thread on its own columns), faster than the quadtree's products.
 #pragma omp parallel
     {
       const auto [j0, j1] = column_slice(dv, omp_get_thread_num(), omp_get_num_threads());

@@ -20,9 +20,8 @@ namespace attnlab::detail {
 using Index = Eigen::Index;
 
 // Floats on 64-byte boundaries (one cache line, one AVX-512 vector): the tile products' vector
-// loads and stores then never straddle two lines. With 16-byte boundaries (malloc's), a third of
-// them did and the products ran at 105–125 GFLOP/s per core against 130–170 (one thread, 128 × 512
-// tiles at d = 64, same minutes).
+// loads and stores then never straddle two lines. With malloc's 16-byte boundaries a third of them
+// did, and the products ran markedly slower (docs/PERFORMANCE.md, "Relative to the machine's peak").
 class AlignedFloats {
 public:
   void resize(size_t count) {
