@@ -19,7 +19,6 @@ const Rgb kRule{190, 190, 190};
 constexpr double kWidth = 420;   // A5 width in points
 constexpr double kMargin = 32;
 constexpr double kBody = 10.5;   // body text size, points
-constexpr double kLine = 14.5;   // body line pitch
 
 struct Flow {
   Figure& f;
