@@ -1,9 +1,13 @@
 // Panel tests' ImGui context with no window and no GL: the display size, the font atlas built
 // (with the real DejaVu fonts when asked, as the app loads them), GLFW's key map for text fields,
-// and the CPU backend. Tear down with ImGui::DestroyContext().
+// and the CPU backend. Tear down with ImGui::DestroyContext(). HeadlessApp drives the whole app
+// frame on it: keys, clicks, one frame at a time.
 #pragma once
 
+#include "gui/shell/frame_layout.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/state/app_state.hpp"
+#include "gui/state/history.hpp"
 #include "gui/state/services.hpp"
 
 #include <GLFW/glfw3.h>
@@ -31,5 +35,55 @@ inline void start_headless_imgui(Services& services, ImVec2 display, TestFonts f
   io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
   services.backend = make_cpu_backend();
 }
+
+// The app's state and services with one whole frame at a time (menus, panels, shortcuts), as
+// main_window.cpp runs it. A fixture inherits it and starts the context in SetUp().
+struct HeadlessApp {
+  AppState state;
+  Services services;
+
+  virtual ~HeadlessApp() = default;
+  // What a fixture checks after every frame (none by default).
+  virtual void after_frame() {}
+
+  // The context, and `doc` as a fresh document (its first frame not yet drawn).
+  void start(ImVec2 display, TestFonts fonts, const Scenario& doc) {
+    start_headless_imgui(services, display, fonts);
+    reset_document(state, doc, "");
+  }
+  void stop() { ImGui::DestroyContext(); }
+
+  void frame() {
+    ImGui::GetIO().DeltaTime = 1.0f / 60;
+    ImGui::NewFrame();
+    draw_app(state, services);
+    ImGui::Render();
+    after_frame();
+  }
+  // `key` (a GLFW key code) down for one frame and up for the next, with Ctrl and Shift as asked.
+  void press(int key, bool ctrl = false, bool shift = false) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyCtrl = ctrl;
+    io.KeyShift = shift;
+    io.KeysDown[key] = true;
+    frame();
+    io.KeysDown[key] = false;
+    frame();
+    io.KeyCtrl = io.KeyShift = false;
+  }
+  // The left button pressed and released at `p` (Shift held when asked), a frame each.
+  void click(ImVec2 p, bool shift = false) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = p;
+    frame();
+    io.KeyShift = shift;
+    io.MouseDown[0] = true;
+    frame();
+    io.MouseDown[0] = false;
+    frame();
+    io.KeyShift = false;
+    frame();
+  }
+};
 
 }  // namespace attnlab::gui

@@ -23,23 +23,16 @@
 namespace attnlab::gui {
 namespace {
 
-class Hostile : public ::testing::Test {
+class Hostile : public ::testing::Test, protected HeadlessApp {
 protected:
-  AppState state;
-  Services services;
-
   void SetUp() override {
     // Tall enough that the Q, K and V grids all fit in the left column without scrolling.
-    start_headless_imgui(services, ImVec2(1280, 1400), TestFonts::Real);
-    reset_document(state, default_scenario(), "");
+    start(ImVec2(1280, 1400), TestFonts::Real, default_scenario());
     frame();
   }
-  void TearDown() override { ImGui::DestroyContext(); }
+  void TearDown() override { stop(); }
 
-  void frame() {
-    ImGui::NewFrame();
-    draw_app(state, services);
-    ImGui::Render();
+  void after_frame() override {
     check_invariants();
     if (!state.needs_compute && state.computed_doc) {
       const Scenario &shown = state.computed_doc->scenario, &doc = state.doc.scenario;

@@ -7,6 +7,7 @@
 #include "engine/io/scenario.hpp"
 #include "engine/cpu/dense.hpp"
 #include "gui/persistence/session_file.hpp"
+#include "support/files.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,13 +21,6 @@ namespace attnlab {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Runs `read` and fails on anything thrown that is not an InputError with a one-line message.
 void expect_clean(const std::function<void()>& read, const std::string& what) {

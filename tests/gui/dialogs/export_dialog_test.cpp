@@ -8,6 +8,7 @@
 #include "gui/state/compute.hpp"
 #include "gui/state/history.hpp"
 #include "headless_imgui.hpp"
+#include "support/files.hpp"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -22,36 +23,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class ExportDialog : public ::testing::Test {
+class ExportDialog : public ::testing::Test, protected HeadlessApp {
 protected:
   void SetUp() override {
-    start_headless_imgui(services, ImVec2(1600, 1000));
-    reset_document(state, load_preset("causal-six"), "");
+    start(ImVec2(1600, 1000), TestFonts::Default, load_preset("causal-six"));
     recompute_if_needed(state, services);
     dir = fs::temp_directory_path() / ("attnlab-export-dialog-" + std::to_string(::getpid()));
     fs::create_directories(dir);
   }
   void TearDown() override {
-    ImGui::DestroyContext();
+    stop();
     std::error_code ec;
     fs::remove_all(dir, ec);
   }
-  void frame() {
-    ImGui::GetIO().DeltaTime = 1.0f / 60;
-    ImGui::NewFrame();
-    draw_app(state, services);
-    ImGui::Render();
-  }
 
-  AppState state;
-  Services services;
   fs::path dir;
 };
 

@@ -19,30 +19,10 @@
 namespace attnlab::gui {
 namespace {
 
-class LessonPanels : public ::testing::Test {
+class LessonPanels : public ::testing::Test, protected HeadlessApp {
 protected:
-  void SetUp() override {
-    start_headless_imgui(services, ImVec2(1280, 720));
-    reset_document(state, default_scenario(), "");
-  }
-  void TearDown() override { ImGui::DestroyContext(); }
-
-  // One whole frame of the app; `key` (a GLFW key code) is held down during it.
-  void frame(int key = -1) {
-    ImGuiIO& io = ImGui::GetIO();
-    if (key >= 0) io.KeysDown[key] = true;
-    ImGui::NewFrame();
-    draw_app(state, services);
-    ImGui::Render();
-    if (key >= 0) io.KeysDown[key] = false;
-  }
-  void tap(int key) {
-    frame(key);
-    frame();
-  }
-
-  AppState state;
-  Services services;
+  void SetUp() override { start(ImVec2(1280, 720), TestFonts::Default, default_scenario()); }
+  void TearDown() override { stop(); }
 };
 
 TEST_F(LessonPanels, EveryLessonOpensOnItsView) {
@@ -83,22 +63,22 @@ TEST_F(LessonPanels, WalkThroughStepsForwardAndBack) {
   frame();
   ASSERT_TRUE(state.lesson.walk.active);
   EXPECT_EQ(state.lesson.walk.step, 0);
-  tap(GLFW_KEY_SPACE);
+  press(GLFW_KEY_SPACE);
   EXPECT_EQ(state.lesson.walk.step, 1);
-  tap(GLFW_KEY_RIGHT);
+  press(GLFW_KEY_RIGHT);
   EXPECT_EQ(state.lesson.walk.step, 2);
-  tap(GLFW_KEY_PAGE_DOWN);  // a presenter clicker
+  press(GLFW_KEY_PAGE_DOWN);  // a presenter clicker
   EXPECT_EQ(state.lesson.walk.step, 3);
-  tap(GLFW_KEY_LEFT);
+  press(GLFW_KEY_LEFT);
   EXPECT_EQ(state.lesson.walk.step, 2);
-  for (int k = 0; k < 10; ++k) tap(GLFW_KEY_SPACE);
+  for (int k = 0; k < 10; ++k) press(GLFW_KEY_SPACE);
   EXPECT_EQ(state.lesson.walk.step, kWalkSteps - 1);  // stops at the last step
-  for (int k = 0; k < 10; ++k) tap(GLFW_KEY_LEFT);
+  for (int k = 0; k < 10; ++k) press(GLFW_KEY_LEFT);
   EXPECT_EQ(state.lesson.walk.step, 0);
-  tap(GLFW_KEY_ESCAPE);
+  press(GLFW_KEY_ESCAPE);
   EXPECT_FALSE(state.lesson.walk.active);
   // Keys do nothing to the walk-through when it is off.
-  tap(GLFW_KEY_SPACE);
+  press(GLFW_KEY_SPACE);
   EXPECT_EQ(state.lesson.walk.step, 0);
 }
 

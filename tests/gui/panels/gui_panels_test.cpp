@@ -13,7 +13,7 @@
 #include "engine/io/matrix_io.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/io/scenario.hpp"
-#include "gui/panels/explain_arithmetic.hpp"
+#include "engine/attention/explain.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/persistence/session_store.hpp"
 #include "gui/shell/frame_layout.hpp"
@@ -46,50 +46,19 @@ namespace fs = std::filesystem;
 // [SECTION] Harness
 // ---------------------------------------------------------------------------------------------
 
-class Harness : public ::testing::Test {
+class Harness : public ::testing::Test, protected HeadlessApp {
 protected:
-  AppState state;
-  Services services;
-
   void SetUp() override {
-    start_headless_imgui(services, ImVec2(1280, 800), TestFonts::Real);
-    reset_document(state, default_scenario(), "");
+    start(ImVec2(1280, 800), TestFonts::Real, default_scenario());
     frame();
   }
-  void TearDown() override { ImGui::DestroyContext(); }
+  void TearDown() override { stop(); }
 
-  void frame() {
-    ImGui::NewFrame();
-    draw_app(state, services);
-    ImGui::Render();
-  }
-  void press(int key, bool ctrl = false, bool shift = false) {
-    ImGuiIO& io = ImGui::GetIO();
-    io.KeyCtrl = ctrl;
-    io.KeyShift = shift;
-    io.KeysDown[key] = true;
-    frame();
-    io.KeysDown[key] = false;
-    frame();
-    io.KeyCtrl = io.KeyShift = false;
-  }
   ImVec2 cell_center(Stage s, int i, int j) const {
     const DrawnRect& d = state.drawn[static_cast<size_t>(s)];
     EXPECT_TRUE(d.drawn) << stage_name(s);
     return ImVec2(d.x0 + (d.x1 - d.x0) * (static_cast<float>(j) + 0.5f) / static_cast<float>(d.cols),
                   d.y0 + (d.y1 - d.y0) * (static_cast<float>(i) + 0.5f) / static_cast<float>(d.rows));
-  }
-  void click(ImVec2 p, bool shift = false) {
-    ImGuiIO& io = ImGui::GetIO();
-    io.MousePos = p;
-    frame();
-    io.KeyShift = shift;
-    io.MouseDown[0] = true;
-    frame();
-    io.MouseDown[0] = false;
-    frame();
-    io.KeyShift = false;
-    frame();
   }
   const Result& result() const { return state.result; }
 };

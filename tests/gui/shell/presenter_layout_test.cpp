@@ -32,22 +32,15 @@ struct Screen {
   float w, h;
 };
 
-class PresenterLayout : public ::testing::TestWithParam<Screen> {
+class PresenterLayout : public ::testing::TestWithParam<Screen>, protected HeadlessApp {
 protected:
   void SetUp() override {
     // The real fonts: their sizes are what must fit.
-    start_headless_imgui(services, ImVec2(GetParam().w, GetParam().h), TestFonts::Real);
-    reset_document(state, default_scenario(), "");
+    start(ImVec2(GetParam().w, GetParam().h), TestFonts::Real, default_scenario());
     state.view.presenter = true;
     state.style_dirty = true;
   }
-  void TearDown() override { ImGui::DestroyContext(); }
-
-  void frame() {
-    ImGui::NewFrame();
-    draw_app(state, services);
-    ImGui::Render();
-  }
+  void TearDown() override { stop(); }
 
   // Windows whose name contains `part` (child windows are named "parent/child_ID").
   static std::vector<ImGuiWindow*> windows(const std::string& part) {
@@ -108,9 +101,6 @@ protected:
     }
     expect_no_cut_cells(what, "Lesson view");
   }
-
-  AppState state;
-  Services services;
 };
 
 TEST_P(PresenterLayout, UsesThePresenterFont) {
