@@ -7,6 +7,7 @@
 #include "engine/io/result_format.hpp"
 #include "engine/cpu/dense.hpp"
 #include "engine/cpu/streaming.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <iostream>
 #include <memory>
@@ -38,8 +39,8 @@ Runner add_compute_command(CLI::App& app) {
     auto backend = select_backend(args->input.backend, std::cerr);
     const bool streaming = args->streaming || !fits;
     if (!fits && !args->streaming) {
-      std::cerr << "attnlab: the dense n×m stages would need " << format_bytes(dense_bytes(n, m)) << " (limit "
-                << format_bytes(dense_memory_limit()) << "); streaming instead: output, rows and stats only\n";
+      std::cerr << "attnlab: the dense n×m stages would need " << human_bytes(dense_bytes(n, m)) << " (limit "
+                << human_bytes(dense_memory_limit()) << "); streaming instead: output, rows and stats only\n";
     }
     Result r;
     if (streaming) {

@@ -5,6 +5,7 @@
 #include "cli/progress.hpp"
 #include "engine/io/export.hpp"
 #include "engine/cpu/streaming.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <iostream>
 #include <memory>
@@ -63,14 +64,14 @@ Runner add_export_command(CLI::App& app) {
       // mean of its block) and the output. The other stages exist only cell by cell.
       if (o.stage != Stage::Weights && o.stage != Stage::Output) {
         throw InputError("--stage " + args->stage + ": n = " + std::to_string(n) + ", m = " + std::to_string(m) +
-                         " is too large for the dense n×m stages (" + format_bytes(dense_bytes(n, m)) + ", limit " +
-                         format_bytes(dense_memory_limit()) +
+                         " is too large for the dense n×m stages (" + human_bytes(dense_bytes(n, m)) + ", limit " +
+                         human_bytes(dense_memory_limit()) +
                          "); at this size export --stage weights (a downsampled heatmap) or --stage output");
       }
       // Figures: 256 × 256 blocks at most (a readable heatmap, quick to draw); data: 1024 × 1024.
       const Eigen::Index pixels = o.stage != Stage::Weights ? 0 : is_figure_format(export_format_for(args->out)) ? 256 : 1024;
-      std::cerr << "attnlab: the dense n×m stages would need " << format_bytes(dense_bytes(n, m)) << " (limit "
-                << format_bytes(dense_memory_limit()) << "); streaming instead"
+      std::cerr << "attnlab: the dense n×m stages would need " << human_bytes(dense_bytes(n, m)) << " (limit "
+                << human_bytes(dense_memory_limit()) << "); streaming instead"
                 << (pixels ? ": the weights downsampled to at most " + std::to_string(pixels) + "×" +
                                  std::to_string(pixels) + " blocks (the mean weight of each)"
                            : std::string())

@@ -3,6 +3,8 @@
 // (docs/ARCHITECTURE.md, glossary: stages).
 #include "engine/attention/attention.hpp"
 
+#include "engine/io/text_format.hpp"
+
 #include <omp.h>
 #include <unistd.h>
 
@@ -45,19 +47,6 @@ void check_finite(const Matrix& M, const char* name) {
   }
 }
 
-// "11.8 GiB", "2.3 TiB": fixed-point, so that a person reads the size at a glance.
-std::string human_bytes(double bytes) {
-  static constexpr const char* units[] = {"MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = bytes / (1024.0 * 1024);
-  size_t u = 0;
-  while (v >= 1024 && u + 1 < std::size(units)) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[u]);
-  return buf;
-}
 
 // Weights from one row of logits in double precision (blocked cells are −∞). Positive infinite
 // logits (overflow) win outright and share the row equally.
@@ -223,8 +212,6 @@ void validate_problem(const Problem& p) {
   }
   validate_mask(p.options.mask, p.Q.rows(), p.K.rows(), "mask");
 }
-
-std::string format_bytes(double bytes) { return human_bytes(bytes); }
 
 bool dense_fits(Eigen::Index n, Eigen::Index m) { return dense_bytes(n, m) <= dense_memory_limit(); }
 

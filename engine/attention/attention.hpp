@@ -136,8 +136,6 @@ double dense_bytes(Eigen::Index n, Eigen::Index m);
 // The memory the engine allows itself for dense stages: half of physical memory
 // (ATTNLAB_DENSE_LIMIT_MIB overrides it, for tests of the streaming fallbacks).
 double dense_memory_limit();
-// "11.8 GiB", "2.3 TiB": a byte count for people (messages, notices).
-std::string format_bytes(double bytes);
 // True when the dense stages of an n × m problem fit under dense_memory_limit().
 bool dense_fits(Eigen::Index n, Eigen::Index m);
 // Throws InputError (stating the limit and the need, and pointing at --summary or export) when the

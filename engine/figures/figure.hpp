@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/attention/attention.hpp"
+#include "engine/attention/stage.hpp"
 #include "engine/figures/colormap.hpp"
 #include "engine/io/scenario.hpp"
 
@@ -15,13 +16,6 @@
 
 namespace attnlab {
 
-// The stages a figure or a data file can show; Pipeline puts scores → logits → weights → output
-// side by side (figures only).
-enum class Stage { Scores, Logits, Weights, Output, Saturation, Pipeline };
-
-std::string_view stage_name(Stage s);
-// "scores", ... "pipeline" -> Stage; throws InputError naming `where` for anything else.
-Stage parse_stage(std::string_view name, std::string_view where = "--stage");
 
 // One stage's matrix with what a reader needs to understand it.
 struct StageData {

@@ -398,26 +398,6 @@ void arrow(Figure& f, double x0, double x1, double y) {
 
 }  // namespace
 
-std::string_view stage_name(Stage s) {
-  switch (s) {
-    case Stage::Scores: return "scores";
-    case Stage::Logits: return "logits";
-    case Stage::Weights: return "weights";
-    case Stage::Output: return "output";
-    case Stage::Saturation: return "saturation";
-    case Stage::Pipeline: return "pipeline";
-  }
-  return "?";
-}
-
-Stage parse_stage(std::string_view name, std::string_view where) {
-  for (Stage s : {Stage::Scores, Stage::Logits, Stage::Weights, Stage::Output, Stage::Saturation, Stage::Pipeline}) {
-    if (stage_name(s) == name) return s;
-  }
-  throw InputError(std::string(where) + ": unknown stage '" + std::string(name) +
-                   "'; expected scores, logits, weights, output, saturation or pipeline");
-}
-
 std::pair<double, double> parse_range(std::string_view text, std::string_view where) {
   const std::string bad = std::string(where) + ": expected LO:HI with finite numbers and LO < HI (e.g. 0:1), got '" +
                           std::string(text) + "'";

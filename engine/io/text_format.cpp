@@ -1,6 +1,7 @@
-// Shortest round-trip number formatting and JSON string escaping.
+// Shortest round-trip numbers, JSON string escaping, and the numbers people read.
 #include "engine/io/text_format.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -86,6 +87,59 @@ std::string fixed_decimals(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
+}
+
+std::string trimmed_decimals(double v, int decimals) {
+  if (std::isinf(v)) return v < 0 ? "−∞" : "∞";
+  if (std::isnan(v)) return "NaN";
+  std::string s = fixed_decimals(v, decimals);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  if (s == "-0") s = "0";
+  return s;
+}
+
+std::string hand_number(double v) {
+  const double a = std::fabs(v);
+  if (std::isfinite(v) && a != 0 && (a >= 1e7 || a < 5e-5)) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+  }
+  return trimmed_decimals(v, 4);
+}
+
+namespace {
+
+// "%.2f" below 10, "%.1f" below 100, "%.0f" above: three figures, whatever the unit.
+std::string three_figures(double v, const char* unit) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, unit);
+  return buf;
+}
+
+// v in units[0], moved up while it reaches `base`.
+std::string scaled(double v, double base, const std::array<const char*, 6>& units) {
+  size_t u = 0;
+  while (v >= base && u + 1 < units.size()) {
+    v /= base;
+    ++u;
+  }
+  return three_figures(v, units[u]);
+}
+
+}  // namespace
+
+std::string human_bytes(double bytes) {
+  if (bytes < 1024) return fixed_decimals(bytes, 0) + " B";
+  return scaled(bytes / 1024, 1024, {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"});
+}
+
+std::string decimal_bytes(double bytes) {
+  if (bytes < 1000) return fixed_decimals(bytes, 0) + " B";
+  return scaled(bytes / 1000, 1000, {"kB", "MB", "GB", "TB", "PB", "EB"});
 }
 
 }  // namespace attnlab

@@ -1,4 +1,4 @@
-// Temperature sweep, convex hull, cost table, self-attention twin and cell arithmetic.
+// Temperature sweep, convex hull, cost table and the self-attention twin.
 #include "engine/lessons/lesson_math.hpp"
 
 #include "engine/cpu/dense.hpp"
@@ -15,25 +15,6 @@ namespace attnlab {
 
 namespace {
 
-// Four decimals with trailing zeros dropped, as the course texts write by hand: 0.7071, 1, 2.0281.
-std::string dec4(double v) {
-  if (std::isinf(v)) return v < 0 ? "−∞" : "∞";
-  if (std::isnan(v)) return "NaN";
-  char buf[64];
-  const double a = std::fabs(v);
-  if (a != 0 && (a >= 1e7 || a < 5e-5)) {
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-  }
-  std::snprintf(buf, sizeof buf, "%.4f", v);
-  std::string s = buf;
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  if (s == "-0") s = "0";
-  return s;
-}
-
-std::string idx(Eigen::Index i) { return std::to_string(i + 1); }
 
 double cross(const Point2& o, const Point2& a, const Point2& b) {
   return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
@@ -200,76 +181,6 @@ Scenario self_attention_twin(const Scenario& cross) {
   if (s.options.mask.kind == MaskKind::Custom) s.options.mask = Mask{};
   return s;
 }
-
-std::vector<std::string> explain_weight(const Problem& p, const Result& r, Eigen::Index i, Eigen::Index j) {
-  std::vector<std::string> lines;
-  if (i < 0 || i >= r.n || j < 0 || j >= r.m) throw InputError("explain: cell outside the weights matrix");
-  std::string dot = "scores[" + idx(i) + "][" + idx(j) + "] = q" + idx(i) + " · k" + idx(j) + " = ";
-  for (Eigen::Index l = 0; l < p.Q.cols(); ++l) {
-    if (l) dot += " + ";
-    if (l == 4 && p.Q.cols() > 6) {
-      dot += "… ";
-      l = p.Q.cols() - 2;
-      continue;
-    }
-    dot += dec4(p.Q(i, l)) + "·" + dec4(p.K(j, l));
-  }
-  lines.push_back(dot + " = " + dec4(r.scores(i, j)));
-  std::string div;
-  // "1 / √2 = 1 / 1.4142", as the course texts write it; with a temperature, "1 / (√2 · 0.5) = 1 / 0.7071".
-  if (p.options.scale && p.options.temperature == 1) div = "√" + std::to_string(r.d_k) + " = " + dec4(r.scores(i, j)) + " / " + dec4(r.effective_temperature);
-  else if (p.options.scale) div = "(√" + std::to_string(r.d_k) + " · " + dec4(p.options.temperature) + ") = " + dec4(r.scores(i, j)) + " / " + dec4(r.effective_temperature);
-  else if (p.options.temperature != 1) div = "T = " + dec4(r.scores(i, j)) + " / " + dec4(p.options.temperature);
-  else div = "1 (no scaling)";
-  const bool blocked = p.options.mask.is_blocked(i, j);
-  if (blocked) {
-    lines.push_back("logits[" + idx(i) + "][" + idx(j) + "] = −∞: the mask blocks key " + idx(j) + " for query " + idx(i));
-  } else {
-    lines.push_back("logits[" + idx(i) + "][" + idx(j) + "] = " + dec4(r.scores(i, j)) + " / " + div + " = " +
-                    dec4(r.logits(i, j)));
-  }
-  if (p.options.normalizer != Normalizer::Softmax) {
-    lines.push_back(std::string(normalizer_name(p.options.normalizer)) + " of row " + idx(i) + " gives weights[" + idx(i) +
-                    "][" + idx(j) + "] = " + dec4(r.weights(i, j)));
-    return lines;
-  }
-  double mx = -std::numeric_limits<double>::infinity();
-  for (Eigen::Index c = 0; c < r.m; ++c) mx = std::max(mx, static_cast<double>(r.logits(i, c)));
-  if (!std::isfinite(mx)) {
-    lines.push_back("every key of row " + idx(i) + " is blocked: the weights are all 0");
-    return lines;
-  }
-  // By hand one writes exp(x); past e^30 that is unreadable, so shift by the row max as the engine does.
-  const bool shift = mx > 30;
-  std::string exps = shift ? "exp(x − " + dec4(mx) + ") of row " + idx(i) + ": (" : "exp of row " + idx(i) + ": (";
-  double sum = 0, mine = 0;
-  for (Eigen::Index c = 0; c < r.m; ++c) {
-    const double l = r.logits(i, c);
-    const double e = std::isinf(l) ? 0.0 : std::exp(shift ? l - mx : l);
-    sum += e;
-    if (c == j) mine = e;
-    exps += (c ? ", " : "") + dec4(e);
-  }
-  lines.push_back(exps + "), sum = " + dec4(sum));
-  lines.push_back("weights[" + idx(i) + "][" + idx(j) + "] = " + dec4(mine) + " / " + dec4(sum) + " = " + dec4(mine / sum));
-  return lines;
-}
-
-std::vector<std::string> explain_output(const Problem& p, const Result& r, Eigen::Index i) {
-  if (i < 0 || i >= r.n) throw InputError("explain: row outside the output matrix");
-  std::vector<std::string> lines;
-  std::string sum = "output[" + idx(i) + "] = ";
-  for (Eigen::Index j = 0; j < r.m; ++j) {
-    sum += (j ? " + " : "") + dec4(r.weights(i, j)) + "·(";
-    for (Eigen::Index c = 0; c < p.V.cols(); ++c) sum += (c ? ", " : "") + dec4(p.V(j, c));
-    sum += ")";
-  }
-  std::string res = " = (";
-  for (Eigen::Index c = 0; c < r.d_v; ++c) res += (c ? ", " : "") + dec4(r.output(i, c));
-  lines.push_back(sum + res + ")");
-  return lines;
-}
-
 
 std::vector<ScalingSweepRow> lesson_scaling_sweep(const std::vector<long long>& dk, long long keys, long long trials,
                                                   unsigned long long seed) {

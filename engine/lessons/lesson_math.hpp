@@ -1,7 +1,7 @@
 // Small computations behind the special lesson views: the temperature sweep, the convex hull
 // of the values (the geometry of "13.2 Scaled dot-product attention"), the cost of the n × n
 // score matrix ("Query, Key, Value"; "13.2 Scaled dot-product attention"), the self-attention
-// twin of a cross-attention scenario, and the by-hand arithmetic of one cell.
+// twin of a cross-attention scenario. (The by-hand arithmetic of one cell is engine/attention/explain.hpp.)
 #pragma once
 
 #include "engine/attention/attention.hpp"
@@ -77,14 +77,6 @@ std::vector<CostRow> cost_table(const std::vector<long long>& n, long long d_k);
 // The self-attention twin of a cross-attention scenario: the keys' sequence attends to itself
 // (Q := K, query tokens := key tokens), so its score matrix is square.
 Scenario self_attention_twin(const Scenario& cross);
-
-// ---- Explain a cell --------------------------------------------------------------------------
-
-// The by-hand arithmetic of weights[i][j] as the course texts write it: the dot product term by term,
-// the division, every exp of the row, their sum and the quotient; one line each. Four decimals.
-std::vector<std::string> explain_weight(const Problem& p, const Result& r, Eigen::Index i, Eigen::Index j);
-// output[i] as the weighted sum of the value rows.
-std::vector<std::string> explain_output(const Problem& p, const Result& r, Eigen::Index i);
 
 }  // namespace attnlab
 

@@ -1,6 +1,7 @@
 // One report per lesson view, built from the engine's lesson computations.
 #include "engine/lessons/lesson_report.hpp"
 
+#include "engine/attention/explain.hpp"
 #include "engine/lessons/lesson_math.hpp"
 #include "engine/lessons/multihead.hpp"
 #include "engine/lessons/precision.hpp"
@@ -256,16 +257,9 @@ json geometry(const Scenario& s, const Result& r) {
           {"outputs", point_list(g.outputs)}, {"values_hull", point_list(g.hull)}, {"inside_hull", inside}};
 }
 
-// "4 MiB", "18.6 GiB (20 GB)": binary units as the machine counts, decimal ones as "13.2 Scaled
-// dot-product attention" writes them.
-std::string human_bytes(double b) {
-  char buf[64];
-  const double kib = 1024, mib = kib * 1024, gib = mib * 1024;
-  if (b >= gib) std::snprintf(buf, sizeof buf, "%.3g GiB (%.3g GB)", b / gib, b / 1e9);
-  else if (b >= mib) std::snprintf(buf, sizeof buf, "%.3g MiB", b / mib);
-  else std::snprintf(buf, sizeof buf, "%.3g KiB", b / kib);
-  return buf;
-}
+// "18.6 GiB (20 GB)": binary units as the machine counts, decimal ones as "13.2 Scaled dot-product
+// attention" writes them.
+std::string both_units(double b) { return human_bytes(b) + " (" + decimal_bytes(b) + ")"; }
 
 json cost(const Scenario& s) {
   const MachineMemory mem = machine_memory();
@@ -275,8 +269,8 @@ json cost(const Scenario& s) {
                     {"entries", c.entries},
                     {"bytes_fp32", c.bytes_fp32},
                     {"bytes_fp16", c.bytes_fp16},
-                    {"fp32", human_bytes(c.bytes_fp32)},
-                    {"fp16", human_bytes(c.bytes_fp16)},
+                    {"fp32", both_units(c.bytes_fp32)},
+                    {"fp16", both_units(c.bytes_fp16)},
                     {"gflop", c.flops / 1e9},
                     {"engine_dense_bytes", c.engine_dense_bytes},
                     {"fits_dense_here", c.fits_dense}});
@@ -284,9 +278,9 @@ json cost(const Scenario& s) {
   return {{"d_k", s.lesson.cost_d_k},
           {"per_head", rows},
           {"machine", {{"physical_bytes", mem.physical_bytes},
-                       {"physical", human_bytes(mem.physical_bytes)},
+                       {"physical", both_units(mem.physical_bytes)},
                        {"dense_limit_bytes", mem.dense_limit_bytes},
-                       {"dense_limit", human_bytes(mem.dense_limit_bytes)}}}};
+                       {"dense_limit", both_units(mem.dense_limit_bytes)}}}};
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // Every built-in lesson loads, computes, and shows its point with the course texts' numbers.
+#include "engine/attention/explain.hpp"
 #include "engine/lessons/lesson_math.hpp"
 #include "engine/lessons/lesson_report.hpp"
 #include "engine/lessons/presets.hpp"

@@ -2,11 +2,13 @@
 // head as n grows, in entries and bytes (fp32, fp16), on a log bar chart against this machine's memory, with a measured time on the active backend.
 #include "engine/lessons/lesson_math.hpp"
 #include "engine/lessons/random.hpp"
+#include "engine/io/text_format.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,11 +19,12 @@ namespace {
 
 // A number and its unit are joined by a no-break space (U+00A0): wrapped text split "12.6" from "GB".
 std::string bytes_text(double b) {
-  char buf[64];
-  if (b >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.3g\u00a0GiB (%.3g\u00a0GB)", b / (1024.0 * 1024 * 1024), b / 1e9);
-  else if (b >= 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.3g\u00a0MiB", b / (1024.0 * 1024));
-  else std::snprintf(buf, sizeof buf, "%.3g\u00a0KiB", b / 1024.0);
-  return buf;
+  std::string s = b >= 1024.0 * 1024 * 1024 ? human_bytes(b) + " (" + decimal_bytes(b) + ")" : human_bytes(b);
+  for (size_t at = s.find(' '); at != std::string::npos; at = s.find(' ', at)) {
+    if (at > 0 && std::isdigit(static_cast<unsigned char>(s[at - 1]))) s.replace(at, 1, "\u00a0");
+    ++at;
+  }
+  return s;
 }
 
 std::string count_text(double v) {

@@ -1,5 +1,6 @@
 // Worked examples (Section 2.3 and "13.2 Scaled dot-product attention"): one row of the weights
 // done by hand, in the course texts' digits.
+#include "engine/attention/explain.hpp"
 #include "engine/lessons/lesson_math.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"

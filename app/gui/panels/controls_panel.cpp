@@ -1,5 +1,5 @@
 // Controls: √d_k scaling, temperature (log slider), mask kind and parameter, normalizer.
-#include "gui/panels/explain_arithmetic.hpp"
+#include "engine/attention/explain.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/edits.hpp"

@@ -1,5 +1,5 @@
 // The "Explain a cell" panel: follows the hovered cell, else the clicked one.
-#include "gui/panels/explain_arithmetic.hpp"
+#include "engine/attention/explain.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"

@@ -167,7 +167,7 @@ void draw_streaming_view(AppState& state, Services& services) {
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
   text_wrapped("Scores, logits, weights and saturation would take %s as n %s m matrices, so they were computed "
                      "tile by tile with an online softmax and never stored.",
-                     format_bytes(dense_bytes(r.n, r.m)).c_str(), g.times);
+                     human_bytes(dense_bytes(r.n, r.m)).c_str(), g.times);
   text_wrapped("Each pixel of the weights map is a block of about %s %s %s cells; hatched blocks are masked.",
                      grouped((r.n + std::max<Eigen::Index>(hm.mean.rows(), 1) - 1) / std::max<Eigen::Index>(hm.mean.rows(), 1)).c_str(),
                      g.times,

@@ -11,6 +11,7 @@
 #include "gui/shell/theme.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/state/edits.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -82,7 +83,7 @@ void draw_confirm_resize(AppState& state) {
   if (pr.active && !ImGui::IsPopupOpen("Large matrices")) ImGui::OpenPopup("Large matrices");
   if (ImGui::BeginPopupModal("Large matrices", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::Text("%s = %d: the n %s m stages (scores, logits, weights, saturation) would take %s.", dim_name(pr.dim),
-                pr.value, "x", format_bytes(pr.bytes).c_str());
+                pr.value, "x", human_bytes(pr.bytes).c_str());
     if (pr.streams) {
       ImGui::TextUnformatted("That is too many to keep and draw cell by cell, so Attention Lab will stream them: tiles of");
       ImGui::TextUnformatted("queries and keys with an online softmax, on a background thread, never the whole matrix.");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/attention/attention.hpp"
+#include "engine/attention/stage.hpp"
 #include "engine/gpu/backend_choice.hpp"
 #include "engine/io/export.hpp"
 #include "engine/attention/overflow_notes.hpp"
@@ -27,10 +28,6 @@ namespace attnlab::gui {
 class ComputeJob;       // compute_job.hpp
 class BackgroundWrite;  // recovery_store.hpp
 
-// The stages drawn as heatmaps: engine/figures/figure.hpp's Stage (one enum for the engine, the CLI and the
-// GUI) up to Saturation, in pipeline order; Stage::Pipeline is a figure of them all, not a matrix.
-inline constexpr int kStageCount = 5;
-
 // The three input matrices.
 enum class Which { Q, K, V };
 const char* which_name(Which w);
@@ -41,13 +38,6 @@ const char* dim_name(Dim d);  // "n", "m", "d_k", "d_v"
 
 enum class Theme { Dark, Light };
 
-// A cell of one stage's heatmap; row/col −1 when nothing is chosen.
-struct CellRef {
-  Stage stage = Stage::Weights;
-  int row = -1, col = -1;
-  bool valid() const { return row >= 0 && col >= 0; }
-  friend bool operator==(const CellRef&, const CellRef&) = default;
-};
 
 // The document: what undo/redo restores and the session keeps.
 struct Document {

@@ -4,6 +4,7 @@
 #include "engine/lessons/presets.hpp"
 #include "gui/state/compute_job.hpp"
 #include "gui/state/history.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -190,7 +191,7 @@ void set_cell(AppState& s, Which w, int row, int col, float value) {
 bool inputs_fit(AppState& s, Eigen::Index n, Eigen::Index m, Eigen::Index d_k, Eigen::Index d_v, const std::string& what) {
   const double bytes = input_bytes(n, m, d_k, d_v);
   if (bytes <= max_input_bytes()) return true;
-  s.error = what + " makes Q, K and V need " + format_bytes(bytes) + ", more than the " + format_bytes(max_input_bytes()) +
+  s.error = what + " makes Q, K and V need " + human_bytes(bytes) + ", more than the " + human_bytes(max_input_bytes()) +
             " the editor allows itself on this machine";
   return false;
 }
@@ -286,7 +287,7 @@ void tokens_from_sentence(AppState& s, const std::string& sentence) {
   const auto count = static_cast<Eigen::Index>(words.size());
   const double bytes = dense_bytes(count, s.doc.self_attention ? count : s.doc.scenario.K.rows());
   if (bytes > kConfirmBytes) {
-    s.error = "that sentence has " + std::to_string(words.size()) + " tokens; its stages would need " + format_bytes(bytes) +
+    s.error = "that sentence has " + std::to_string(words.size()) + " tokens; its stages would need " + human_bytes(bytes) +
               " (set n with the size controls instead)";
     return;
   }

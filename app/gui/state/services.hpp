@@ -1,8 +1,9 @@
 // What panels use besides AppState: the compute backend, the GL heatmap renderer (absent in
-// window-less tests), the fonts and the symbols they can draw.
+// window-less tests), the fonts and the symbols they can draw (Glyphs, engine/io/text_format.hpp).
 #pragma once
 
 #include "engine/attention/backend.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <imgui.h>
 
@@ -13,26 +14,6 @@
 namespace attnlab::gui {
 
 class HeatmapRenderer;
-
-// Text for symbols that need DejaVu Sans; ASCII stand-ins when only ImGui's default font loaded.
-struct Glyphs {
-  const char* sqrt = "√";
-  const char* tau = "τ";
-  const char* dot = "·";
-  const char* times = "×";
-  const char* infinity = "∞";
-  const char* minus = "−";
-  const char* hadamard = "⊙";
-  const char* arrow = "→";
-  const char* divide = "÷";
-  const char* sigma = "σ";
-  const char* sum = "Σ";
-  const char* transpose = "ᵀ";
-  const char* ellipsis = "…";
-  static Glyphs ascii() {
-    return Glyphs{"sqrt", "tau", "*", "x", "inf", "-", "(.)", "->", "/", "sigma", "sum", "^T", "..."};
-  }
-};
 
 struct Fonts {
   ImFont* normal = nullptr;     // body text, normal mode
