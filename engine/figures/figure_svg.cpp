@@ -1,6 +1,7 @@
 // Semantic SVG of a figure: a <rect> per cell (with its row, column and value), <text> for
 // every label and number in DejaVu Sans, groups by role, so the file stays editable in Inkscape.
 #include "engine/figures/figure.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,16 +11,8 @@ namespace attnlab {
 
 namespace {
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  std::string s = buf;
-  // Trailing zeros only make the file longer.
-  while (s.size() > 1 && s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  if (s == "-0") s = "0";
-  return s;
-}
+// Lengths in points to the hundredth, trailing zeros dropped (they only make the file longer).
+std::string pt(double v) { return trimmed_decimals(v, 2); }
 
 std::string color(Rgb c) {
   char buf[8];
@@ -48,8 +41,8 @@ std::string hatch_id(const HatchItem& h) { return "hatch-" + color(h.background)
 std::string render_svg(const Figure& f) {
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" xml:space=\"preserve\" width=\"" << num(f.width) << "pt\" height=\"" << num(f.height)
-      << "pt\" viewBox=\"0 0 " << num(f.width) << ' ' << num(f.height) << "\">\n";
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" xml:space=\"preserve\" width=\"" << pt(f.width) << "pt\" height=\"" << pt(f.height)
+      << "pt\" viewBox=\"0 0 " << pt(f.width) << ' ' << pt(f.height) << "\">\n";
   // One hatch pattern per colour pair, in page coordinates like the Cairo drawing.
   out << "<defs>\n";
   std::vector<std::string> patterns;
@@ -64,13 +57,13 @@ std::string render_svg(const Figure& f) {
     }
   }
   out << "</defs>\n";
-  out << "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" << num(f.width) << "\" height=\"" << num(f.height)
+  out << "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" << pt(f.width) << "\" height=\"" << pt(f.height)
       << "\" fill=\"#ffffff\"/>\n";
   std::string indent = "";
   for (const auto& item : f.items) {
     if (const auto* r = std::get_if<RectItem>(&item)) {
-      out << indent << "<rect class=\"" << r->role << "\" x=\"" << num(r->x) << "\" y=\"" << num(r->y) << "\" width=\"" << num(r->w)
-          << "\" height=\"" << num(r->h) << "\" fill=\"" << color(r->fill) << '"';
+      out << indent << "<rect class=\"" << r->role << "\" x=\"" << pt(r->x) << "\" y=\"" << pt(r->y) << "\" width=\"" << pt(r->w)
+          << "\" height=\"" << pt(r->h) << "\" fill=\"" << color(r->fill) << '"';
       if (r->row >= 0) {
         char value[32];
         std::snprintf(value, sizeof value, "%.9g", r->value);
@@ -78,20 +71,20 @@ std::string render_svg(const Figure& f) {
       }
       out << "/>\n";
     } else if (const auto* h = std::get_if<HatchItem>(&item)) {
-      out << indent << "<rect class=\"" << h->role << "\" x=\"" << num(h->x) << "\" y=\"" << num(h->y) << "\" width=\"" << num(h->w)
-          << "\" height=\"" << num(h->h) << "\" fill=\"url(#" << hatch_id(*h) << ")\"";
+      out << indent << "<rect class=\"" << h->role << "\" x=\"" << pt(h->x) << "\" y=\"" << pt(h->y) << "\" width=\"" << pt(h->w)
+          << "\" height=\"" << pt(h->h) << "\" fill=\"url(#" << hatch_id(*h) << ")\"";
       if (h->row >= 0) out << " data-row=\"" << h->row << "\" data-col=\"" << h->col << "\" data-blocked=\"true\"";
       out << "/>\n";
     } else if (const auto* l = std::get_if<LineItem>(&item)) {
-      out << indent << "<line x1=\"" << num(l->x0) << "\" y1=\"" << num(l->y0) << "\" x2=\"" << num(l->x1) << "\" y2=\"" << num(l->y1)
-          << "\" stroke=\"" << color(l->color) << "\" stroke-width=\"" << num(l->width) << "\" stroke-linecap=\"round\"/>\n";
+      out << indent << "<line x1=\"" << pt(l->x0) << "\" y1=\"" << pt(l->y0) << "\" x2=\"" << pt(l->x1) << "\" y2=\"" << pt(l->y1)
+          << "\" stroke=\"" << color(l->color) << "\" stroke-width=\"" << pt(l->width) << "\" stroke-linecap=\"round\"/>\n";
     } else if (const auto* t = std::get_if<TextItem>(&item)) {
       const char* anchor = t->align == HAlign::Left ? "start" : t->align == HAlign::Center ? "middle" : "end";
-      out << indent << "<text class=\"" << t->role << "\" x=\"" << num(t->x) << "\" y=\"" << num(t->y)
-          << "\" font-family=\"DejaVu Sans\" font-size=\"" << num(t->size) << "\" text-anchor=\"" << anchor << "\" fill=\""
+      out << indent << "<text class=\"" << t->role << "\" x=\"" << pt(t->x) << "\" y=\"" << pt(t->y)
+          << "\" font-family=\"DejaVu Sans\" font-size=\"" << pt(t->size) << "\" text-anchor=\"" << anchor << "\" fill=\""
           << color(t->color) << '"';
       if (t->bold) out << " font-weight=\"bold\"";
-      if (t->rotation_deg != 0) out << " transform=\"rotate(" << num(-t->rotation_deg) << ' ' << num(t->x) << ' ' << num(t->y) << ")\"";
+      if (t->rotation_deg != 0) out << " transform=\"rotate(" << pt(-t->rotation_deg) << ' ' << pt(t->x) << ' ' << pt(t->y) << ")\"";
       out << '>' << escape(t->text) << "</text>\n";
     } else if (const auto* g = std::get_if<GroupBegin>(&item)) {
       out << indent << "<g id=\"" << escape(g->id) << "\">\n";

@@ -21,9 +21,13 @@ namespace {
 
 using Index = Eigen::Index;
 
-
-constexpr size_t kSumsPerRow = 12;   // streaming_common.glsl SUMS_PER_ROW
-constexpr size_t kFloatsPerRow = 8;  // streaming_common.glsl FLOATS_PER_ROW
+// The per-row buffers' layout, the same file the kernels include.
+namespace layout {
+using uint = unsigned;
+#include "shaders/streaming_layout.glsl"
+}  // namespace layout
+constexpr size_t kSumsPerRow = layout::SUMS_PER_ROW;
+constexpr size_t kFloatsPerRow = layout::FLOATS_PER_ROW;
 constexpr size_t kMaxChunkRows = 1024;
 constexpr size_t kMaxTileKeys = 1024;
 
@@ -101,12 +105,12 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
   std::vector<float> floats_init(chunk * kFloatsPerRow, 0.0f);
   for (size_t i = 0; i < chunk; ++i) {
     float* f = floats_init.data() + i * kFloatsPerRow;
-    f[0] = -inf;  // running max
-    f[1] = 1.0f;  // α
-    f[2] = inf;   // min of every score
-    f[3] = -inf;  // max of every score
-    f[4] = inf;   // min of the visible scores
-    f[5] = -inf;  // max of the visible scores
+    f[layout::ROW_MAX] = -inf;
+    f[layout::ROW_ALPHA] = 1.0f;
+    f[layout::ALL_MIN] = inf;
+    f[layout::ALL_MAX] = -inf;
+    f[layout::VIS_MIN] = inf;
+    f[layout::VIS_MAX] = -inf;
   }
   const std::vector<float> frame_init(heat ? hcells : 0, -inf);
   std::vector<float> q_staging, o_staging(chunk * dv4), floats(chunk * kFloatsPerRow);
@@ -228,7 +232,7 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
     sums_buf.download(sums.data(), rows * kSumsPerRow * sizeof(double));
     for (size_t i = 0; i < rows; ++i) {
       const double* s = sums.data() + i * kSumsPerRow;
-      if (flags[i] != 0 || (!(s[0] > 0) && s[9] > 0)) {
+      if (flags[i] != 0 || (!(s[layout::SUM_Z] > 0) && s[layout::VIS_COUNT] > 0)) {
         return on_cpu("some scores overflow float32, and the CPU's exact path finishes those rows");
       }
     }
@@ -238,23 +242,24 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
       const double* s = sums.data() + i * kSumsPerRow;
       const float* f = floats.data() + i * kFloatsPerRow;
       const Index gi = static_cast<Index>(row0 + i);
-      const float inv = s[0] > 0 ? static_cast<float>(1.0 / s[0]) : 0.0f;
+      const float inv = s[layout::SUM_Z] > 0 ? static_cast<float>(1.0 / s[layout::SUM_Z]) : 0.0f;
       float* out = r.output.row(gi).data();
       for (size_t col = 0; col < dv; ++col) out[col] = o_staging[i * dv4 + col] * inv;
-      RowDiagnostics d = diagnostics_from_online_sums(s[0], s[1], s[2], s[3], s[4], s[5]);
+      RowDiagnostics d = diagnostics_from_online_sums(s[layout::SUM_Z], s[layout::SUM_REST], s[layout::SUM_TIES], s[layout::SUM_T],
+                                                      s[layout::SUM_U2], s[layout::SUM_U3]);
       d.padding = o.mask.is_padding_row(gi);
       r.rows[row0 + i] = d;
       kernels::ScoreMoments a, v;
-      a.count = static_cast<long long>(s[6]);
-      a.mean = s[7];
-      a.m2 = s[8];
-      a.min = f[2];
-      a.max = f[3];
-      v.count = static_cast<long long>(s[9]);
-      v.mean = s[10];
-      v.m2 = s[11];
-      v.min = f[4];
-      v.max = f[5];
+      a.count = static_cast<long long>(s[layout::ALL_COUNT]);
+      a.mean = s[layout::ALL_MEAN];
+      a.m2 = s[layout::ALL_M2];
+      a.min = f[layout::ALL_MIN];
+      a.max = f[layout::ALL_MAX];
+      v.count = static_cast<long long>(s[layout::VIS_COUNT]);
+      v.mean = s[layout::VIS_MEAN];
+      v.m2 = s[layout::VIS_M2];
+      v.min = f[layout::VIS_MIN];
+      v.max = f[layout::VIS_MAX];
       all.merge(a);
       visible.merge(v);
     }

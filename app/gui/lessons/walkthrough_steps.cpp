@@ -3,6 +3,7 @@
 
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/app_state.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -14,15 +15,6 @@
 namespace attnlab::gui {
 
 namespace {
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  std::string s = buf;
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
 
 std::vector<std::string> dims(const char* prefix, Eigen::Index count) {
   std::vector<std::string> out;
@@ -87,13 +79,13 @@ WalkFrame walk_frame(const Scenario& s, const Result& r, int step, const Glyphs&
       break;
     case WalkStep::Scale: {
       if (o.scale) {
-        f.formula = std::string("S ") + g.divide + " " + root + " = S " + g.divide + " " + num(r.scale_divisor);
+        f.formula = std::string("S ") + g.divide + " " + root + " = S " + g.divide + " " + trimmed_decimals(r.scale_divisor, 3);
       } else {
         f.formula = std::string("scaling is off: S ") + g.divide + " 1";
       }
-      if (o.temperature != 1) f.formula += std::string(", then ") + g.divide + " T = " + num(o.temperature);
+      if (o.temperature != 1) f.formula += std::string(", then ") + g.divide + " T = " + trimmed_decimals(o.temperature, 3);
       f.what = o.scale ? "Every score shrinks by the same factor, so no row is reordered: the softmax will be softer, "
-                         "as if its temperature were " + num(r.effective_temperature) + "."
+                         "as if its temperature were " + trimmed_decimals(r.effective_temperature, 3) + "."
                        : "Without ÷ √d_k large scores go straight into the softmax and saturate it.";
       f.before = {scores};
       f.now = scaled_m;

@@ -6,6 +6,7 @@
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/text_layout.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -23,18 +24,6 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // [SECTION] Stage texts
 // ---------------------------------------------------------------------------------------------
-
-std::string num(double v, int decimals = 3) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
-  // 1.000 → 1, 0.500 → 0.5: formulas read like the seeds.
-  if (s.find('.') != std::string::npos) {
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    if (!s.empty() && s.back() == '.') s.pop_back();
-  }
-  return s;
-}
 
 constexpr const char* kNoBreakSpace = "\u00a0";
 
@@ -60,8 +49,8 @@ StageText stage_text(const AppState& state, const Services& services, Stage stag
       const std::string s = o.scale ? std::string(g.sqrt) + std::to_string(r.d_k) : "1";
       t.formula = std::string("L = S ") + g.divide + " (s" + g.dot + "T)";
       // A no-break space ties each ÷ to its number: a line may end between terms, never after "÷".
-      t.numbers = std::string(g.divide) + kNoBreakSpace + "(" + s + " " + g.dot + " " + num(o.temperature, 2) + ") = " + g.divide +
-                  kNoBreakSpace + num(r.effective_temperature);
+      t.numbers = std::string(g.divide) + kNoBreakSpace + "(" + s + " " + g.dot + " " + trimmed_decimals(o.temperature, 2) + ") = " + g.divide +
+                  kNoBreakSpace + trimmed_decimals(r.effective_temperature, 3);
       if (o.mask.kind != MaskKind::None) t.numbers += std::string(", ") + std::string(mask_kind_name(o.mask.kind)) + " " + g.arrow + " " + g.minus + g.infinity;
       break;
     }
