@@ -24,6 +24,7 @@ void ensure_weights(AppState& state) {
   ui.weights = random_multihead_weights(d_model, ui.heads, static_cast<unsigned long long>(std::max(0, ui.seed)), ui.share);
   ui.weights_key = key;
   ui.weights_edited = false;
+  ++ui.weights_version;
   ui.edit_head = std::min(ui.edit_head, ui.heads - 1);
 }
 
@@ -49,6 +50,7 @@ void weight_editor(AppState& state) {
       if (ImGui::DragFloat("##w", &v, 0.01f, -10.0f, 10.0f, "%.2f") && std::isfinite(v)) {
         M(i, j) = v;
         ui.weights_edited = true;
+        ++ui.weights_version;
         // Shared projections stay shared: the edit goes to every head.
         if (ui.share)
           for (auto& other : list) other(i, j) = v;
@@ -82,13 +84,12 @@ void draw_multihead_view(AppState& state, Services& services) {
   ImGui::Checkbox("share W_Q, W_K, W_V", &ui.share);
   ensure_weights(state);
 
-  MultiHeadResult r;
-  try {
-    r = compute_multihead(s.Q, ui.weights, s.options);
-  } catch (const InputError& e) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.error), "%s", e.what());
+  const MultiHeadView& view = multihead_view(state);
+  if (!view.error.empty()) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.error), "%s", view.error.c_str());
     return;
   }
+  const MultiHeadResult& r = view.result;
   const auto tokens = display_tokens(s.query_tokens, r.n);
   char line[256];
   std::snprintf(line, sizeof line, "X: %lld %s d_model = %lld,  h = %d heads,  d_head = d_model / h = %lld", static_cast<long long>(r.n),

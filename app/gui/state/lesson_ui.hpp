@@ -60,6 +60,7 @@ struct LessonUi {
   int seed = 7;
   bool share = false;
   bool weights_edited = false;
+  std::uint64_t weights_version = 0;  // bumped by every change to `weights` (the view model's key)
   MultiHeadWeights weights;
   std::string weights_key;  // d_model/heads/seed/share the weights were drawn for
   int edit_head = 0;

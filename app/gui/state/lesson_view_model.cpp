@@ -88,6 +88,22 @@ const TemperatureCurves& temperature_curves(AppState& state, Services& services,
   return c;
 }
 
+const MultiHeadView& multihead_view(AppState& state) {
+  MultiHeadView& view = state.lesson_model.multihead;
+  const LessonUi& ui = state.lesson;
+  if (view.doc_version == state.doc_version && view.weights_version == ui.weights_version) return view;
+  view.doc_version = state.doc_version;
+  view.weights_version = ui.weights_version;
+  view.error.clear();
+  try {
+    view.result = compute_multihead(state.doc.scenario.Q, ui.weights, state.doc.scenario.options);
+  } catch (const InputError& e) {
+    view.result = MultiHeadResult{};
+    view.error = e.what();
+  }
+  return view;
+}
+
 void sync_lesson_ui(AppState& state) {
   const Scenario& s = state.doc.scenario;
   const std::string key = s.title + "\n" + s.lesson.raw_json;

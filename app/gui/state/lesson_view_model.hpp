@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/attention/attention.hpp"
+#include "engine/lessons/multihead.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -33,6 +34,13 @@ struct TemperatureCurves {
   std::string error;
 };
 
+// The multi-head view's heads: the document's Q as X through LessonUi's weights.
+struct MultiHeadView {
+  std::uint64_t doc_version = UINT64_MAX, weights_version = UINT64_MAX;  // what it was computed from
+  MultiHeadResult result;
+  std::string error;  // the sentence why it could not be computed
+};
+
 // Everything above for one version of the document (AppState::lesson_model).
 struct LessonViewModel {
   std::uint64_t doc_version = UINT64_MAX;
@@ -43,6 +51,7 @@ struct LessonViewModel {
   std::map<std::string, Variant> variants;
   TemperatureCurves curves;
   bool has_curves = false;
+  MultiHeadView multihead;
 };
 
 // The variant `name` of the document: its problem with `change` applied, computed through
@@ -54,6 +63,9 @@ const ViewResult& view_result(AppState& state, Services& services, const std::st
 // The temperature view's curves over `count` temperatures spaced on a log scale from the lesson's
 // τ_min to τ_max, once per document.
 const TemperatureCurves& temperature_curves(AppState& state, Services& services, int count);
+
+// The multi-head view's heads, recomputed only when the document or the weights changed.
+const MultiHeadView& multihead_view(AppState& state);
 
 // Sets up LessonUi from the document's lesson (heads, seed, τ, ...) when another lesson was opened.
 void sync_lesson_ui(AppState& state);
