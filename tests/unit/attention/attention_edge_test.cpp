@@ -2,7 +2,7 @@
 // the normalizers' own properties, and validation of bad problems.
 #include "engine/attention/attention.hpp"
 #include "engine/cpu/dense.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 

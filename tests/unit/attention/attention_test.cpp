@@ -3,7 +3,7 @@
 #include "engine/attention/attention.hpp"
 #include "engine/attention/backend.hpp"
 #include "engine/lessons/presets.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include "engine/lessons/lesson_text.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/cpu/dense.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 #include "engine/lessons/presets.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/io/text_format.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include "engine/cpu/dense.hpp"
 #include "engine/cpu/streaming.hpp"
 #include "support/attention_bounds.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 

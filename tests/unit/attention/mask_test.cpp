@@ -1,6 +1,6 @@
 // Masks: the CLI form, validation against the problem size, dense grids and visible ranges.
 #include "engine/attention/mask.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 

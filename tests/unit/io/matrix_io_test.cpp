@@ -2,7 +2,7 @@
 // byte-level error cases.
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/matrix_io.hpp"
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
