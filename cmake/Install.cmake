@@ -49,8 +49,10 @@ install(FILES ${ATTNLAB_SHARE_OUT}/metainfo/attnlab.metainfo.xml DESTINATION ${C
 install(FILES ${PROJECT_SOURCE_DIR}/assets/desktop/attnlab-mime.xml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/mime/packages RENAME attnlab.xml)
 
-# The .deb. Fonts and Mesa are run-time needs the linker cannot see (DejaVu Sans is found at run
-# time; GL drivers are loaded by libglvnd), so they are named here and dpkg-shlibdeps adds the rest.
+# The .deb. Fonts, libglvnd and Mesa are run-time needs the linker cannot see (DejaVu Sans is found
+# at run time; libepoxy and GLFW dlopen libEGL.so.1 and libGL.so.1, which load Mesa's drivers), so
+# they are named here and dpkg-shlibdeps adds the rest. scripts/check-deb on a clean Debian 12 is
+# what found libegl1 and libgl1 missing.
 # Debian's own triggers (desktop-file-utils, shared-mime-info, hicolor-icon-theme) refresh the menu,
 # MIME and icon caches when the package lands.
 set(CPACK_GENERATOR DEB)
@@ -64,7 +66,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${ATTNLAB_HOMEPAGE_URL}")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "fonts-dejavu-core, libgl1-mesa-dri, libegl-mesa0, libglx-mesa0")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "fonts-dejavu-core, libegl1, libgl1, libgl1-mesa-dri, libegl-mesa0, libglx-mesa0")
 # CPack writes the summary as the first line of Description and indents this text under it.
 string(CONCAT CPACK_PACKAGE_DESCRIPTION
     "Attention Lab makes softmax(Q K^T / sqrt(d_k)) V something a student can touch: edit Q, K and V, "

@@ -43,8 +43,10 @@ check(fields.get("Package") == "attnlab", "Package: attnlab", info)
 # From dpkg-shlibdeps: the C library and the window system's library, which no one typed in.
 for lib in ("libc6", "libglfw3", "libepoxy0", "libcairo2"):
     check(lib in depends, f"Depends has {lib} (from the binary's shared libraries)", fields.get("Depends", ""))
-for need in ("fonts-dejavu-core", "libgl1-mesa-dri"):
-    check(need in depends, f"Depends has {need} (fonts and Mesa are dependencies, not bundled)", fields.get("Depends", ""))
+# What the binary loads with dlopen, which dpkg-shlibdeps cannot see: libglvnd's libEGL.so.1 and
+# libGL.so.1 (epoxy and GLFW), Mesa behind them, and the font.
+for need in ("fonts-dejavu-core", "libegl1", "libgl1", "libgl1-mesa-dri", "libegl-mesa0"):
+    check(need in depends, f"Depends has {need} (fonts and GL are dependencies, not bundled)", fields.get("Depends", ""))
 
 code, listing, err = run("dpkg-deb", "-c", deb)
 for rel in ("usr/bin/attnlab", "usr/share/applications/attnlab.desktop",
