@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Opening files as a file manager does (docs/INSTALL.md): the installed .desktop entry's Exec line,
-with %f replaced by a scenario, opens the window on that scenario; with a .npy it opens and offers
-the matrix as Q, K or V; a missing or broken file exits 2 with one sentence before any window.
+"""Opening files as a file manager does (docs/INSTALL.md): the .desktop entry's Exec line (the file
+cmake --install copies as is), with %f replaced by a scenario, opens the window on that scenario;
+with a .npy it opens and offers the matrix as Q, K or V; a missing or broken file exits 2 with one
+sentence before any window.
 Each run writes a --screenshot and the layout file (ATTNLAB_LAYOUT_OUT) that says what was open.
 
 Usage: desktop_open_test.py ATTNLAB DESKTOP_FILE WORK_DIR   (under a display: xvfb-run)
