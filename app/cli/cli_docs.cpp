@@ -84,8 +84,9 @@ std::string option_details(const CLI::Option& opt) {
   if (colon != std::string::npos && option_choices(opt).empty()) out += " Accepts " + type.substr(colon + 1) + ".";
   if (!opt.get_default_str().empty()) out += " Default: " + opt.get_default_str() + ".";
   if (opt.get_required()) out += " Required.";
-  for (const CLI::Option* need : opt.get_needs()) out += " Needs " + need->get_name() + ".";
-  for (const CLI::Option* ex : opt.get_excludes()) out += " Excludes " + ex->get_name(true, false) + ".";
+  auto name = [](const CLI::Option* o) { return o->get_positional() ? o->get_name(true, false) : o->get_name(); };
+  for (const CLI::Option* need : opt.get_needs()) out += " Needs " + name(need) + ".";
+  for (const CLI::Option* ex : opt.get_excludes()) out += " Excludes " + name(ex) + ".";
   return out;
 }
 

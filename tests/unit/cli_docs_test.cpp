@@ -22,7 +22,7 @@ struct ToyApp {
     run->add_option("--format", format, "json | text")->check(CLI::IsMember({"json", "text"}));
     CLI::Option* shot = run->add_option("--out", out, ".starts with a dot, like a roff request");
     run->add_option("--frames", frames, "Frames before the picture")->check(CLI::Range(1, 99))->needs(shot);
-    run->add_flag("--quiet", flag, "Say nothing");
+    run->add_flag("--quiet", flag, "Say nothing")->excludes("--out");
     app.add_subcommand("list", "List the toys");
     app.add_flag("--secret", hidden, "Not for users")->group("");
   }
@@ -42,7 +42,7 @@ TEST(CliDocs, ManPageHasEveryDefinitionAndNoHiddenOne) {
   EXPECT_EQ(man.rfind(".\\\"", 0), 0u) << "starts with a roff comment";
   EXPECT_NE(man.find(".TH ATTNLAB 1 \"\" \"attnlab 1.2.3\""), std::string::npos);
   for (const char* part : {".SS run", ".SS list", "\\fB\\-\\-format\\fR \\fIjson|text\\fR", "\\fB\\-\\-frames\\fR \\fIINT\\fR",
-                           "\\fB\\-\\-quiet\\fR\n", "\\fIFILE\\fR", "Needs \\-\\-out.", "Required.", "[1 \\- 99]",
+                           "\\fB\\-\\-quiet\\fR\n", "\\fIFILE\\fR", "Needs \\-\\-out.", "Excludes \\-\\-out.", "Required.", "[1 \\- 99]",
                            "A toy with a back\\eslash", "\\&.starts with a dot", ".SH EXIT STATUS"}) {
     EXPECT_NE(man.find(part), std::string::npos) << "missing " << part << " in\n" << man;
   }
