@@ -28,7 +28,7 @@ def check(ok, label, detail=""):
 
 def exec_line(path):
     """The entry's Exec command for one file: %f becomes the path, the program is this build's."""
-    entry = dict(line.rstrip("\n").split("=", 1) for line in open(DESKTOP) if "=" in line)
+    entry = dict(line.rstrip("\n").split("=", 1) for line in open(DESKTOP) if "=" in line and not line.startswith("#"))
     words = shlex.split(entry["Exec"])
     return [EXE if w == "attnlab" else path if w == "%f" else w for w in words]
 

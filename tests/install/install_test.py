@@ -107,7 +107,7 @@ def desktop_entry():
     # Hints are advice (Education and Science are both main categories, which the issue asks for).
     problems = [line for line in (out + err).splitlines() if "hint:" not in line]
     check(code == 0 and not problems, "desktop-file-validate accepts attnlab.desktop", out + err)
-    entry = dict(line.rstrip("\n").split("=", 1) for line in open(path) if "=" in line)
+    entry = dict(line.rstrip("\n").split("=", 1) for line in open(path) if "=" in line and not line.startswith("#"))
     for mime in ("application/json", "application/x-npy"):
         check(mime in entry["MimeType"].split(";"), f"the entry opens {mime}", entry["MimeType"])
     check(entry["Exec"].split()[-1] == "%f", "Exec takes one file (%f)", entry["Exec"])
