@@ -45,6 +45,10 @@ struct HeadlessContext::State {
 };
 
 HeadlessContext::HeadlessContext() : state_(std::make_unique<State>()) {
+  // libEGL.so.1 is loaded by epoxy at the first EGL call, and a missing one aborts the process
+  // there: the linker cannot see it, so a package may install the app without it (scripts/check-deb
+  // found this on a clean Debian 12). epoxy_has_egl() tries to load it without aborting.
+  if (!epoxy_has_egl()) unavailable("no GPU backend: libEGL.so.1 cannot be loaded (install libegl1)");
   // Client extensions (queried on EGL_NO_DISPLAY) say which platforms exist before any display.
   const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   if (!client) unavailable("no GPU backend: EGL has no client extensions (no EGL driver is installed)");

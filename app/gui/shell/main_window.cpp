@@ -1,8 +1,11 @@
 // The window: GLFW + OpenGL (through libepoxy) + ImGui's GLFW/OpenGL3 backends, the frame loop,
 // session save/restore, and the --screenshot mode used by tests and docs.
 #include "engine/io/atomic_file.hpp"
+#include "engine/io/matrix_io.hpp"
+#include "engine/io/text_format.hpp"
 #include "engine/lessons/presets.hpp"
 #include "gui/dialogs/export_dialog.hpp"
+#include "gui/persistence/instance_lock.hpp"
 #include "gui/persistence/recovery_store.hpp"
 #include "gui/persistence/session_store.hpp"
 #include "gui/shell/backend_menu.hpp"
@@ -22,10 +25,12 @@
 #include <stb_image_write.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -109,6 +114,11 @@ void write_layout(const AppState& state, const char* path, float scale) {
   backend.erase(std::remove_if(backend.begin(), backend.end(), [](char ch) { return ch == '"' || ch == '\\'; }),
                 backend.end());
   out += std::string(out.size() > 1 ? ", " : "") + "\"backend\": \"" + backend + "\"";
+  // What the window opened, for tests of `attnlab FILE` (the .desktop entry's Exec line).
+  out += ", \"document\": {\"title\": " + json_string(state.doc.scenario.title) +
+         ", \"n\": " + std::to_string(state.doc.scenario.Q.rows()) + ", \"m\": " +
+         std::to_string(state.doc.scenario.K.rows()) + ", \"path\": " + json_string(state.scenario_path) +
+         ", \"matrix_offered\": " + json_string(state.inputs.drop_path) + "}";
   out += "}\n";
   write_file_atomic(path, out);
 }
@@ -128,18 +138,35 @@ InputPrint input_print() {
   return p;
 }
 
+// A matrix named on the command line (`attnlab Q.npy`, a file manager's double-click) opens the
+// way a dropped one does: the window asks whether it is Q, K or V.
+bool is_matrix_file(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".npy" || ext == ".csv";
+}
+
 // The document the window opens on: a scenario or lesson from the command line, else the saved
 // session's, else the default lesson; then the command line's view options and the recovery offer.
-// Bad input throws before a window opens (exit 2 from main).
-void start_document(AppState& state, Services& services, WindowGeometry& geometry, const GuiOptions& options) {
+// Only the window holding the instance lock uses the session and recovery files (a second window
+// starts on its own document: docs/INSTALL.md). Bad input throws before a window opens (exit 2).
+void start_document(AppState& state, Services& services, WindowGeometry& geometry, const GuiOptions& options,
+                    InstanceLock& lock) {
   const bool shooting = !options.screenshot.empty();
-  const bool explicit_doc = !options.scenario.empty() || !options.preset.empty();
-  if (!options.scenario.empty()) {
-    reset_document(state, load_scenario(options.scenario), options.scenario);
+  const bool matrix = !options.scenario.empty() && is_matrix_file(options.scenario);
+  const std::string scenario = matrix ? std::string() : options.scenario;
+  if (matrix) (void)load_matrix(options.scenario);  // a bad matrix file is refused before any window
+  const bool explicit_doc = !scenario.empty() || !options.preset.empty();
+  if (!scenario.empty()) {
+    reset_document(state, load_scenario(scenario), scenario);
   } else if (!options.preset.empty()) {
     reset_document(state, attnlab::load_preset(options.preset), "");
   }
   if (!shooting) services.config_dir = config_dir();
+  if (!services.config_dir.empty() && !lock.acquire(services.config_dir)) {
+    services.config_dir.clear();
+    state.notice = "Another Attention Lab window keeps the session: save this window's work with File > Save";
+  }
   bool restored = false;
   if (!services.config_dir.empty()) {
     AppState restored_state = state;
@@ -159,12 +186,12 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
   if (!explicit_doc && !restored) reset_document(state, default_scenario(), "");
   if (!options.scenario.empty()) {
     std::error_code ec;
-    state.recent_files.erase(std::remove(state.recent_files.begin(), state.recent_files.end(),
-                                         std::filesystem::absolute(options.scenario, ec).lexically_normal().string()),
+    const std::string abs = std::filesystem::absolute(options.scenario, ec).lexically_normal().string();
+    state.recent_files.erase(std::remove(state.recent_files.begin(), state.recent_files.end(), abs),
                              state.recent_files.end());
-    state.recent_files.insert(state.recent_files.begin(),
-                              std::filesystem::absolute(options.scenario, ec).lexically_normal().string());
+    state.recent_files.insert(state.recent_files.begin(), abs);
   }
+  if (matrix) state.dropped_files.push_back(options.scenario);
   if (options.presenter) state.view.presenter = true;
   if (!options.theme.empty()) state.view.theme = options.theme == "light" ? Theme::Light : Theme::Dark;
   // A recovery file left behind means the last run crashed or was killed: offer its work back.
@@ -182,6 +209,10 @@ GLFWwindow* open_window(const WindowGeometry& geometry, bool shooting, AppState&
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  // The window's X11 class is the .desktop entry's StartupWMClass, so docks group it under the
+  // menu entry and its icon (assets/desktop/attnlab.desktop).
+  glfwWindowHintString(GLFW_X11_CLASS_NAME, "attnlab");
+  glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "attnlab");
   const std::string title = "Attention Lab";
   GLFWwindow* window = glfwCreateWindow(geometry.width, geometry.height, title.c_str(), nullptr, nullptr);
   if (!window) {
@@ -325,7 +356,8 @@ int run_gui(const GuiOptions& options) {
   Services services;
   services.backend = make_cpu_backend();
   WindowGeometry geometry;
-  start_document(state, services, geometry, options);
+  InstanceLock lock;  // held until the window has saved the session on exit
+  start_document(state, services, geometry, options, lock);
   GLFWwindow* window = open_window(geometry, shooting, state);
   start_imgui(window, services);
 

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# A second launch opens a second window (docs/INSTALL.md): with one window open and editing, a
+# second `attnlab FILE` opens its own window on FILE while the first stays open, and the first
+# window's recovery file stays the first window's; once the first window is gone (kill -9: the
+# kernel drops its lock, which a lock file with a PID in it would not) the next window owns the
+# session again and offers the first window's unsaved work back. That a window refuses the session
+# while another holds the lock is tests/unit/instance_lock_test.cpp's.
+# Usage: second_window_test.sh ATTNLAB   (needs Xvfb and xdotool; starts its own X server)
+set -euo pipefail
+APP=$1
+command -v xdotool >/dev/null || { echo "xdotool is missing (scripts/setup installs it)"; exit 1; }
+command -v Xvfb >/dev/null || { echo "Xvfb is missing (scripts/setup installs it)"; exit 1; }
+PY=/usr/bin/python3
+
+tmp=$(mktemp -d)
+pids=()
+xvfb=
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  if [ -n "$xvfb" ]; then kill "$xvfb" 2>/dev/null || true; wait "$xvfb" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# A private X server that says its display once it listens (see recovery_kill_test.sh for why).
+Xvfb -displayfd 3 -noreset -screen 0 1280x800x24 -nolisten tcp 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
+xvfb=$!
+for ((i = 0; i < 600; ++i)); do
+  [ -s "$tmp/display" ] && break
+  kill -0 "$xvfb" 2>/dev/null || break
+  sleep 0.1
+done
+[ -s "$tmp/display" ] || { echo "FAIL: Xvfb did not start within 60 s"; cat "$tmp/xvfb.log"; exit 1; }
+export DISPLAY=":$(tr -d '[:space:]' <"$tmp/display")"
+export XDG_CONFIG_HOME=$tmp/config
+rec=$XDG_CONFIG_HOME/attnlab/recovery.json
+
+wait_for() {  # wait_for SECONDS COMMAND...: until the command succeeds
+  local limit=$1; shift
+  for ((i = 0; i < limit * 10; ++i)); do
+    if "$@" 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+window_of() { xdotool search --onlyvisible --pid "$1" --name "Attention Lab" | head -1; }
+has_window() { [ -n "$(window_of "$1")" ]; }
+press() {  # press KEY in the window of process $1, held for a frame to see it
+  local wid; wid=$(window_of "$1")
+  xdotool windowfocus --sync "$wid" keydown "$2"
+  sleep 0.5
+  xdotool keyup "$2"
+}
+start() {  # start ARGS...: sets $started to the new process, which has a window
+  "$APP" "$@" >>"$tmp/app.log" 2>&1 &
+  started=$!
+  pids+=("$started")
+  wait_for 60 has_window "$started" || { echo "FAIL: no window for attnlab $*"; cat "$tmp/app.log"; exit 1; }
+}
+rec_pid() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$rec"; }
+
+cat >"$tmp/second.json" <<'JSON'
+{"format": "attnlab-scenario", "version": 1, "title": "Second window",
+ "Q": [[1, 0]], "K": [[1, 0], [0, 1]], "V": [[1, 2], [3, 4]]}
+JSON
+
+echo "window 1: open, edit"
+start gui
+first=$started
+press "$first" m
+wait_for 30 test -s "$rec" || { echo "FAIL: window 1 wrote no recovery file"; exit 1; }
+[ "$(rec_pid)" = "$first" ] || { echo "FAIL: the recovery file is not window 1's"; exit 1; }
+
+echo "window 2: attnlab FILE while window 1 is open"
+start "$tmp/second.json"
+second=$started
+[ "$second" != "$first" ] && has_window "$first" || { echo "FAIL: window 1 did not stay open"; exit 1; }
+press "$second" m
+sleep 2  # four times the recovery delay: a write by window 2 would have happened by now
+[ "$(rec_pid)" = "$first" ] || { echo "FAIL: window 2 wrote window 1's recovery file"; exit 1; }
+grep -q "Second window" "$rec" && { echo "FAIL: window 1's recovery file holds window 2's document"; exit 1; }
+
+echo "window 1 killed; window 3 owns the session and offers window 1's work back"
+kill -9 "$second" "$first"; wait "$second" "$first" 2>/dev/null || true
+start gui
+third=$started
+sleep 2
+[ "$(rec_pid)" = "$first" ] || { echo "FAIL: window 3 overwrote the recovery file before the offer was answered"; exit 1; }
+press "$third" Return
+restored() { [ "$(rec_pid)" = "$third" ]; }
+wait_for 30 restored || { echo "FAIL: window 3 did not take over the session (no offer restored)"; cat "$tmp/app.log"; exit 1; }
+echo "ok: a second window kept its own document and never touched the first window's recovery file"

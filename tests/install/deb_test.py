@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""The .deb (docs/INSTALL.md): `cpack -G DEB` from the build tree, its control fields (Depends
+from dpkg-shlibdeps, plus fonts and Mesa), the files of the installing contract under /usr, and
+the packaged binary itself, extracted with dpkg-deb and run: --version, --help and `compute`.
+
+Usage: deb_test.py BUILD_DIR WORK_DIR   (run with /usr/bin/python3)
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+BUILD, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+failures = []
+
+
+def check(ok, label, detail=""):
+    print(("ok   " if ok else "FAIL ") + label + ("" if ok else "\n     " + detail))
+    if not ok:
+        failures.append(label)
+
+
+def run(*args, cwd=None):
+    proc = subprocess.run(list(args), capture_output=True, text=True, timeout=600, cwd=cwd)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+code, out, err = run("cpack", "-G", "DEB", "--config", os.path.join(BUILD, "CPackConfig.cmake"), "-B", WORK, cwd=WORK)
+debs = glob.glob(os.path.join(WORK, "attnlab_*.deb"))
+check(code == 0 and len(debs) == 1, "cpack -G DEB makes one attnlab_VERSION_ARCH.deb", out + err)
+if failures:
+    sys.exit(1)
+deb = debs[0]
+
+code, info, err = run("dpkg-deb", "-f", deb, "Package", "Version", "Architecture", "Depends", "Maintainer")
+fields = dict(line.split(": ", 1) for line in info.splitlines() if ": " in line)
+depends = [d.strip().split()[0] for d in fields.get("Depends", "").split(",")]
+check(fields.get("Package") == "attnlab", "Package: attnlab", info)
+# From dpkg-shlibdeps: the C library and the window system's library, which no one typed in.
+for lib in ("libc6", "libglfw3", "libepoxy0", "libcairo2"):
+    check(lib in depends, f"Depends has {lib} (from the binary's shared libraries)", fields.get("Depends", ""))
+# What the binary loads with dlopen, which dpkg-shlibdeps cannot see: libglvnd's libEGL.so.1 and
+# libGL.so.1 (epoxy and GLFW), Mesa behind them, and the font.
+for need in ("fonts-dejavu-core", "libegl1", "libgl1", "libgl1-mesa-dri", "libegl-mesa0"):
+    check(need in depends, f"Depends has {need} (fonts and GL are dependencies, not bundled)", fields.get("Depends", ""))
+
+code, listing, err = run("dpkg-deb", "-c", deb)
+for rel in ("usr/bin/attnlab", "usr/share/applications/attnlab.desktop",
+            "usr/share/icons/hicolor/scalable/apps/attnlab.svg", "usr/share/metainfo/attnlab.metainfo.xml",
+            "usr/share/man/man1/attnlab.1", "usr/share/bash-completion/completions/attnlab"):
+    check(f"./{rel}\n" in listing, f"the package holds /{rel}")
+check(".ttf" not in listing and "libGL" not in listing, "no fonts or GL drivers are bundled")
+
+root = os.path.join(WORK, "root")
+code, out, err = run("dpkg-deb", "-x", deb, root)
+exe = os.path.join(root, "usr/bin/attnlab")
+check(code == 0 and os.access(exe, os.X_OK), "dpkg-deb -x extracts an executable attnlab", err)
+code, out, err = run(exe, "--version")
+check(code == 0 and out.strip().endswith(fields.get("Version", "?")), "the packaged binary's --version is the package's",
+      f"{out!r} vs {fields.get('Version')}")
+code, out, err = run(exe, "--help")
+check(code == 0 and "compute" in out and "gui" in out, "the packaged binary prints --help", err)
+code, out, err = run(exe, "compute", "--preset", "three-tokens", "--format", "json")
+ok = code == 0
+if ok:
+    r = json.loads(out)
+    # The weights are a softmax over the keys: each row sums to 1 within float32 rounding of m terms.
+    tol = 4 * r["m"] * 2.0 ** -24
+    ok = all(abs(sum(row) - 1) <= tol for row in r["weights"]) and len(r["output"]) == r["n"]
+check(ok, "the packaged binary computes a scenario (weights rows sum to 1)", out[:200] + err)
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)
