@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/attention/attention.hpp"
+#include "engine/lessons/online_softmax_lesson.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -33,6 +34,14 @@ struct TemperatureCurves {
   std::string error;
 };
 
+// The online-softmax view's steps (engine/lessons/online_softmax_lesson.hpp) for the document and
+// the result shown beside them.
+struct OnlineSoftmaxModel {
+  OnlineSoftmaxLesson lesson;
+  std::string error;  // why the online softmax cannot run on this document; lesson is empty then
+  bool ok() const { return error.empty(); }
+};
+
 // Everything above for one version of the document (AppState::lesson_model).
 struct LessonViewModel {
   std::uint64_t doc_version = UINT64_MAX;
@@ -43,6 +52,8 @@ struct LessonViewModel {
   std::map<std::string, Variant> variants;
   TemperatureCurves curves;
   bool has_curves = false;
+  OnlineSoftmaxModel online;
+  std::uint64_t online_result_version = UINT64_MAX;  // the result the online steps were set beside
 };
 
 // The variant `name` of the document: its problem with `change` applied, computed through
@@ -54,6 +65,10 @@ const ViewResult& view_result(AppState& state, Services& services, const std::st
 // The temperature view's curves over `count` temperatures spaced on a log scale from the lesson's
 // τ_min to τ_max, once per document.
 const TemperatureCurves& temperature_curves(AppState& state, Services& services, int count);
+
+// The online-softmax steps of the document, tile by tile (the lesson's "tile" keys each), with the
+// current result's output as the dense one; once per document and result.
+const OnlineSoftmaxModel& online_softmax_model(AppState& state);
 
 // Sets up LessonUi from the document's lesson (heads, seed, τ, ...) when another lesson was opened.
 void sync_lesson_ui(AppState& state);

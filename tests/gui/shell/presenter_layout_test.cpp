@@ -193,6 +193,21 @@ TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
   expect_fits("cost, measured");
 }
 
+// The online-softmax lesson at every tile on a projector: the last tile adds o ÷ ℓ and the dense
+// output to the table, which must still fit with every row shown and no cell cut.
+TEST_P(PresenterLayout, OnlineSoftmaxViewFitsAtEveryTile) {
+  actions::load_preset(state, "online-softmax");
+  window_open(state, "Lesson view") = true;
+  for (int k = 0; k < 3; ++k) frame();
+  ASSERT_TRUE(state.error.empty()) << state.error;
+  for (int step = 0; step < 3; ++step) {
+    state.lesson.online_step = step;
+    frame();
+    frame();
+    expect_fits(("online-softmax, tile " + std::to_string(step + 1)).c_str());
+  }
+}
+
 // The walk-through runs on whatever lesson is open: every lesson's shapes, every step. Two frames
 // a step, as a presenter clicks: the first frame of the window must already be laid out for its
 // size (it was laid out for the window's first-use size and scrolled for a frame).
