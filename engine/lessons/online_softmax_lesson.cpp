@@ -59,7 +59,7 @@ OnlineSoftmaxLesson online_softmax_lesson(const Problem& p, Index tile, const Ma
   out.dense_scores = static_cast<long long>(n) * static_cast<long long>(m);
   std::vector<OnlineRow> st(static_cast<size_t>(n));
   Matrix O = Matrix::Zero(n, dv);  // the partial outputs, in each row's current frame
-  std::vector<float> prow(static_cast<size_t>(tile));
+  std::vector<float> prow(static_cast<size_t>(std::min(tile, m)));
   for (Index c0 = 0; c0 < m; c0 += tile) {
     const Index w = std::min(tile, m - c0);
     OnlineSoftmaxStep step;
