@@ -1,4 +1,8 @@
 // One report per lesson view, built from the engine's lesson computations.
+//
+// [SECTION] Each view's numbers
+// [SECTION] lesson_view_numbers, lesson_report
+// [SECTION] Text rendering
 #include "engine/lessons/lesson_report.hpp"
 
 #include "engine/lessons/lesson_math.hpp"
@@ -14,6 +18,8 @@
 #include <cstdio>
 
 namespace attnlab {
+
+// [SECTION] Each view's numbers
 
 namespace {
 
@@ -292,6 +298,8 @@ json cost(const Scenario& s) {
 
 }  // namespace
 
+// [SECTION] lesson_view_numbers, lesson_report
+
 double short_double(float v) {
   return std::isfinite(v) ? std::stod(float_json(v)) : static_cast<double>(v);
 }
@@ -342,7 +350,7 @@ json lesson_report(const std::string& name, const Scenario& s) {
   return out;
 }
 
-// ---- Text rendering ---------------------------------------------------------------------------
+// [SECTION] Text rendering
 
 namespace {
 

@@ -5,6 +5,12 @@
 // text: that is how labels ended up cut off); the lesson views and the walk-through need no
 // scrolling, hide no table rows behind a scroll bar and cut no table cell's text at its column's
 // edge. Drives the real panels on a window-less context.
+//
+// [SECTION] The fixture: the real fonts in presenter mode, and what fitting means
+// [SECTION] Fonts
+// [SECTION] Lesson views and the walk-through
+// [SECTION] The pipeline and the inputs column
+// [SECTION] Multi-head, settling, the tabs, long tokens
 #include "engine/lessons/presets.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
@@ -27,6 +33,8 @@
 
 namespace attnlab::gui {
 namespace {
+
+// [SECTION] The fixture: the real fonts in presenter mode, and what fitting means
 
 struct Screen {
   float w, h;
@@ -113,6 +121,8 @@ protected:
   Services services;
 };
 
+// [SECTION] Fonts
+
 TEST_P(PresenterLayout, UsesThePresenterFont) {
   frame();
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
@@ -144,6 +154,8 @@ TEST_P(PresenterLayout, FontFollowsTheWindowAcrossTheSmallScreenSize) {
   EXPECT_LT(normal, small);
   EXPECT_EQ(font_at(ImVec2(1920, 1080)), normal);
 }
+
+// [SECTION] Lesson views and the walk-through
 
 TEST_P(PresenterLayout, EveryLessonViewFitsTheScreen) {
   for (const PresetInfo& p : list_presets()) {
@@ -227,6 +239,8 @@ TEST_P(PresenterLayout, EveryWalkThroughStepFitsTheScreen) {
   }
 }
 
+// [SECTION] The pipeline and the inputs column
+
 TEST_P(PresenterLayout, LeftColumnCutsNoLabel) {
   for (const char* mask : {"none", "padding", "window"}) {
     SCOPED_TRACE(mask);
@@ -303,6 +317,9 @@ TEST_P(PresenterLayout, InputsColumnFoldsForTheNumbersOnlyWhenNeeded) {
   EXPECT_TRUE(state.view.inputs_hidden);
   EXPECT_TRUE(windows("/##left").empty());
 }
+
+// [SECTION] Multi-head, settling, the tabs, long tokens
+
 
 // Multi-head attention (Section 2.3) on a projector: the heads' maps and concat-then-W_O fit the
 // screen without scrolling, with their numbers; where both rows would shrink the cells below their
