@@ -1,8 +1,10 @@
 // Fuzzes the scenario reader: any text either gives a valid scenario that survives a write/read
-// round trip and computes without NaN weights, or an InputError. Anything else is a bug.
+// round trip and computes without NaN weights, or an InputError. Anything else is a bug. The
+// online-softmax lesson runs on every small scenario too (its tile from the lesson object).
 #include "engine/attention/attention.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/cpu/dense.hpp"
+#include "engine/lessons/online_softmax_lesson.hpp"
 #include "fuzz/fuzz_check.hpp"
 
 #include <cmath>
@@ -44,5 +46,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(!std::isnan(d.entropy) && !std::isnan(d.effective_keys) && !std::isnan(d.jacobian_norm));
   }
   FUZZ_CHECK(!r.output.array().isNaN().any());
+  try {
+    const OnlineSoftmaxLesson l = online_softmax_lesson(s.problem(), s.lesson.tile, r.output);
+    FUZZ_CHECK(static_cast<long long>(l.steps.size()) == (r.m + s.lesson.tile - 1) / s.lesson.tile);
+    FUZZ_CHECK(!l.output.array().isNaN().any());
+    for (const OnlineSoftmaxStep& st : l.steps) {
+      for (const OnlineSoftmaxRow& row : st.rows) FUZZ_CHECK(!row.rescale || (*row.rescale >= 0 && *row.rescale <= 1));
+    }
+  } catch (const InputError&) {
+    // Another normalizer, or a score that overflows: the lesson says so instead.
+  }
   return 0;
 }

@@ -1,6 +1,6 @@
 // Shared by the streaming kernels (stream_*.comp): the per-row state of the online softmax, kept
 // across key tiles of one chunk of query rows, and the heatmap's pixel arithmetic. The sums are
-// those of engine/cpu/streaming.cpp (see its [SECTION] Online softmax): in the frame of the row's
+// those of OnlineRow (engine/cpu/online_row.hpp, with their derivation): in the frame of the row's
 // running maximum score M, p = exp((s − M)·c) ≤ 1.
 
 #include "streaming_layout.glsl"

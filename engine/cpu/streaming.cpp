@@ -12,6 +12,7 @@
 
 #include "engine/cpu/cpu_internal.hpp"
 #include "engine/cpu/blas.hpp"
+#include "engine/cpu/online_row.hpp"
 #include "engine/cpu/streaming_internal.hpp"
 #include "engine/cpu/softmax_kernels.hpp"
 
@@ -109,34 +110,8 @@ namespace {
 
 // [SECTION] Online softmax and its diagnostics
 //
-// For one query row, keys arrive tile by tile. With M the largest visible score so far and
-// c = 1/(s·T), every sum is kept in the frame of M (p_j = exp((s_j − M)·c) ≤ 1, and p = 1 exactly
-// at the cells equal to M, the `ties`):
-//   z    = Σ p_j                   (the softmax denominator)
-//   rest = Σ_{s_j<M} p_j           (z − ties, summed without the 1s so small terms survive)
-//   t    = Σ p_j · (s_j − M)·c      (≤ 0)
-//   u2   = Σ_{s_j<M} p_j²,  u3 = Σ_{s_j<M} p_j³
-// When a tile raises the maximum from M to M', every earlier p_j shrinks by α = exp((M − M')·c)
-// and the old ties join the rest: z ← α z,  rest ← α (rest + ties),  u2 ← α² (u2 + ties),
-// u3 ← α³ (u3 + ties),  t ← α (t + (M − M')·c · z) (each logit offset grows by (M − M')·c), and
-// the output accumulator O ← α O. At the end, with a_j = p_j / z, one arg-max cell set apart
-// (p = 1), R = z − 1 = rest + ties − 1, U2 = u2 + ties − 1, U3 = u3 + ties − 1 (sums over the others):
-//   max weight      = 1/z
-//   entropy         H = −Σ a log a = log z − t/z = log1p(R) − t/z
-//   effective keys  = exp(H)
-//   Jacobian norm²  = ‖diag(a) − a aᵀ‖²_F = Σ a²(1−a)² + Σ_j a_j² (Σa² − a_j²)
-//                   = (R² + 2·U2 + z²·U2 − 2·z·U3 + U2²) / z⁴
-//     (the arg-max cell gives R²/z⁴ and U2/z⁴; the others Σ p²(z−p)² = z²U2 − 2zU3 + U4 and
-//      U2(1+U2) − U4; every large term is positive, so saturated rows keep their precision,
-//      unlike Σa² − 2Σa³ + (Σa²)², which cancels to ~1e-7 there)
-//   output          = O / z
-struct OnlineRow {
-  float max = -kInfF;
-  double z = 0, rest = 0, t = 0, u2 = 0, u3 = 0;
-  double ties = 0;
-  bool exact = false;  // an overflowed (+inf) score: the row is redone by the exact path
-  bool recomputed = false;  // some score was recomputed in double (detail::recompute_overflowed_scores)
-};
+// A row's running max, sums and their rescaling are OnlineRow's (cpu/online_row.hpp, with the
+// derivation), which the online-softmax lesson runs too.
 
 bool row_has_visible_key(const Mask& mask, Index i, Index m) {
   if (mask.kind != MaskKind::Custom) {
@@ -148,24 +123,6 @@ bool row_has_visible_key(const Mask& mask, Index i, Index m) {
     if (!mask.blocked(i, j)) return true;
   }
   return false;
-}
-
-RowDiagnostics diagnostics_from_sums(const OnlineRow& st) {
-  RowDiagnostics d;
-  if (!(st.z > 0)) {
-    d.fully_masked = true;
-    return d;
-  }
-  const double R = st.rest + (st.ties - 1), U2 = st.u2 + (st.ties - 1), U3 = st.u3 + (st.ties - 1);
-  const double z = 1 + R, inv = 1.0 / z;
-  d.max_weight = static_cast<float>(inv);
-  d.saturated = static_cast<double>(d.max_weight) >= 0.99;
-  const double h = std::max(0.0, std::log1p(R) - st.t * inv);
-  d.entropy = static_cast<float>(h);
-  d.effective_keys = static_cast<float>(std::exp(h));
-  const double j2 = (R * R + 2 * U2 + z * z * U2 - 2 * z * U3 + U2 * U2) * (inv * inv) * (inv * inv);
-  d.jacobian_norm = static_cast<float>(std::sqrt(std::max(0.0, j2)));
-  return d;
 }
 
 struct Workspace {
@@ -311,15 +268,9 @@ void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc&
       std::fill(prow, prow + (a - g0), 0.0f);
       std::fill(prow + (b - g0), prow + w, 0.0f);
       if (M != st.max) {
-        const double shift = (static_cast<double>(st.max) - M) * cx.c;  // −inf on the first visible tile
-        const double alpha = st.z > 0 ? std::exp(shift) : 0.0;
-        if (st.z > 0) {
-          st.t = alpha * (st.t + shift * st.z);
-          st.z *= alpha;
-          st.rest = alpha * (st.rest + st.ties);
-          st.u2 = alpha * alpha * (st.u2 + st.ties);
-          st.u3 = alpha * alpha * alpha * (st.u3 + st.ties);
-          st.ties = 0;
+        // α = 1 on the row's first visible tile: nothing summed yet, O and the pixel sums are zero.
+        const double alpha = st.raise_max(M, cx.c);
+        if (alpha != 1.0) {
           k.scale(ws.O.data() + r * dv, dv, static_cast<float>(alpha));
           if (heat && ws.hlo[static_cast<size_t>(r)] < ws.hhi[static_cast<size_t>(r)]) {
             const Index h0 = r * cx.hcols + ws.hlo[static_cast<size_t>(r)];
@@ -328,14 +279,8 @@ void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc&
             k.scale(ws.hmax.data() + h0, len, static_cast<float>(alpha));
           }
         }
-        st.max = M;
       }
-      st.z += sums.z;
-      st.rest += sums.rest;
-      st.ties += static_cast<double>(sums.ties);
-      st.t += sums.t;
-      st.u2 += sums.u2;
-      st.u3 += sums.u3;
+      st.add(sums);
       if (heat && a < b) {
         const size_t h = static_cast<size_t>(r * cx.hcols);
         heat_add(cx, prow, g0, a, b, &ws.hsum[h], &ws.hmax[h]);

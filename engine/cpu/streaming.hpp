@@ -45,7 +45,7 @@ struct StreamingTiles {
 StreamingTiles streaming_tile_sizes(Eigen::Index d_k, Eigen::Index d_v);
 
 // A row's diagnostics from the online-softmax sums (the comment above OnlineRow in
-// cpu/streaming.cpp): z, rest, ties, t, u2, u3 in the frame of the row's maximum score. Shared
+// cpu/online_row.hpp): z, rest, ties, t, u2, u3 in the frame of the row's maximum score. Shared
 // with the GPU's streaming path, which keeps the same sums. z = 0: a fully masked row.
 RowDiagnostics diagnostics_from_online_sums(double z, double rest, double ties, double t, double u2, double u3);
 

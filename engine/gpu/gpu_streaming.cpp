@@ -2,7 +2,7 @@
 // (S tile), stream_update.comp (online softmax: P = exp((s − M')·c), rescaled sums, moments),
 // stream_output.comp (O ← α·O + P·V) and, for the heatmap, stream_heat.comp; after the last tile
 // stream_heat_rows.comp adds the chunk's finished rows to the heatmap. The sums and the formulas
-// that turn them into diagnostics are the CPU path's (engine/cpu/streaming.cpp), so both agree.
+// that turn them into diagnostics are the CPU path's (OnlineRow, engine/cpu/online_row.hpp), so both agree.
 #include "engine/gpu/gpu_streaming.hpp"
 
 #include "engine/cpu/cpu_internal.hpp"

@@ -47,8 +47,9 @@ struct Glyphs {
   const char* sum = "Σ";
   const char* transpose = "ᵀ";
   const char* ellipsis = "…";
+  const char* ell = "ℓ";
   static Glyphs ascii() {
-    return Glyphs{"sqrt", "tau", "*", "x", "inf", "-", "(.)", "->", "/", "sigma", "sum", "^T", "..."};
+    return Glyphs{"sqrt", "tau", "*", "x", "inf", "-", "(.)", "->", "/", "sigma", "sum", "^T", "...", "l"};
   }
 };
 

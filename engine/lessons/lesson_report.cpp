@@ -1,9 +1,14 @@
 // One report per lesson view, built from the engine's lesson computations.
+//
+// [SECTION] Each view's numbers
+// [SECTION] lesson_view_numbers, lesson_report
+// [SECTION] Text rendering
 #include "engine/lessons/lesson_report.hpp"
 
 #include "engine/attention/explain.hpp"
 #include "engine/lessons/lesson_math.hpp"
 #include "engine/lessons/multihead.hpp"
+#include "engine/lessons/online_softmax_lesson.hpp"
 #include "engine/lessons/precision.hpp"
 #include "engine/io/text_format.hpp"
 #include "engine/cpu/dense.hpp"
@@ -14,6 +19,8 @@
 #include <cstdio>
 
 namespace attnlab {
+
+// [SECTION] Each view's numbers
 
 namespace {
 
@@ -285,6 +292,8 @@ json cost(const Scenario& s) {
 
 }  // namespace
 
+// [SECTION] lesson_view_numbers, lesson_report
+
 double short_double(float v) {
   return std::isfinite(v) ? std::stod(float_json(v)) : static_cast<double>(v);
 }
@@ -316,6 +325,7 @@ json lesson_view_numbers(const Scenario& s, const Result& r, bool complete) {
     case LessonView::Precision: return precision(s, complete);
     case LessonView::Geometry: return geometry(s, r);
     case LessonView::Cost: return cost(s);
+    case LessonView::OnlineSoftmax: return online_softmax_json(online_softmax_lesson(s.problem(), s.lesson.tile, r.output));
   }
   return json::object();
 }
@@ -334,7 +344,7 @@ json lesson_report(const std::string& name, const Scenario& s) {
   return out;
 }
 
-// ---- Text rendering ---------------------------------------------------------------------------
+// [SECTION] Text rendering
 
 namespace {
 
@@ -342,6 +352,11 @@ using json = nlohmann::ordered_json;
 
 std::string num(const json& v) {
   if (v.is_null()) return "nan";
+  if (v.is_array()) {  // a short vector inside a table row: "(0.1235, -0.4560)"
+    std::string s = "(";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + num(v[i]);
+    return s + ")";
+  }
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
   if (v.is_number()) {
@@ -365,11 +380,18 @@ bool is_matrix(const json& v) {
   return true;
 }
 
+// A short list of numbers, printed in one table cell (the online softmax's partial output o).
+bool is_short_vector(const json& v) {
+  if (!v.is_array() || v.empty() || v.size() > 8) return false;
+  for (const auto& x : v) if (!x.is_number() && !x.is_null()) return false;
+  return true;
+}
+
 bool is_flat_object_list(const json& v) {
   if (!v.is_array() || v.empty()) return false;
   for (const auto& o : v) {
     if (!o.is_object()) return false;
-    for (const auto& [k, x] : o.items()) if (x.is_structured()) return false;
+    for (const auto& [k, x] : o.items()) if (x.is_structured() && !is_short_vector(x)) return false;
   }
   return true;
 }
@@ -389,13 +411,16 @@ void write_matrix(std::ostream& out, const json& M, const std::string& indent) {
   }
 }
 
+// A table cell: an absent value (an online-softmax row's first rescale) as "-", not "nan".
+std::string cell(const json& v) { return v.is_null() ? "-" : num(v); }
+
 void write_table(std::ostream& out, const json& list, const std::string& indent) {
   std::vector<std::string> cols;
   for (const auto& [k, x] : list[0].items()) cols.push_back(k);
   std::vector<size_t> w;
   for (const auto& c : cols) {
     size_t m = c.size();
-    for (const auto& o : list) m = std::max(m, o.contains(c) ? num(o.at(c)).size() : 0);
+    for (const auto& o : list) m = std::max(m, o.contains(c) ? cell(o.at(c)).size() : 0);
     w.push_back(m);
   }
   out << indent;
@@ -404,7 +429,7 @@ void write_table(std::ostream& out, const json& list, const std::string& indent)
   for (const auto& o : list) {
     out << indent;
     for (size_t c = 0; c < cols.size(); ++c) {
-      const std::string s = o.contains(cols[c]) ? num(o.at(cols[c])) : "";
+      const std::string s = o.contains(cols[c]) ? cell(o.at(cols[c])) : "";
       out << s << std::string(w[c] - std::min(w[c], s.size()) + 2, ' ');
     }
     out << "\n";

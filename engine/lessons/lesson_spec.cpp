@@ -12,7 +12,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr std::array<std::pair<LessonView, const char*>, 12> kViews{{
+constexpr std::array<std::pair<LessonView, const char*>, 13> kViews{{
     {LessonView::Plain, "plain"},
     {LessonView::WorkedExample, "worked-example"},
     {LessonView::CompareScaling, "compare-scaling"},
@@ -25,6 +25,7 @@ constexpr std::array<std::pair<LessonView, const char*>, 12> kViews{{
     {LessonView::Precision, "precision"},
     {LessonView::Geometry, "geometry"},
     {LessonView::Cost, "cost"},
+    {LessonView::OnlineSoftmax, "online-softmax"},
 }};
 
 long long positive_integer(const nlohmann::json& j, std::string_view source, const std::string& field,
@@ -108,7 +109,11 @@ LessonText parse_text(const nlohmann::json& j, const std::string& src) {
 std::string source_line(const LessonSource& s) {
   if (s.title.empty()) return {};
   std::string out = "\"" + s.title + "\"";
-  if (!s.section.empty()) out += ", Section " + s.section;
+  // A numbered section ("2.3") is "Section 2.3"; one known by its heading is quoted.
+  if (!s.section.empty()) {
+    const bool numbered = s.section.front() >= '0' && s.section.front() <= '9';
+    out += numbered ? ", Section " + s.section : ", section \"" + s.section + "\"";
+  }
   if (!s.exercise.empty()) out += ", Exercise " + s.exercise;
   return out;
 }
@@ -166,6 +171,7 @@ LessonSpec parse_lesson_spec(std::string_view json_text, std::string_view source
   if (j.contains("frames")) s.frames = positive_integer(j.at("frames"), source, "lesson.frames", 10000);
   if (j.contains("n")) s.cost_n = integer_list(j.at("n"), source, "lesson.n", 100'000'000);
   if (j.contains("d_k")) s.cost_d_k = positive_integer(j.at("d_k"), source, "lesson.d_k", 1 << 20);
+  if (j.contains("tile")) s.tile = positive_integer(j.at("tile"), source, "lesson.tile", 1 << 20);
   s.text = parse_text(j, src);
   return s;
 }

@@ -22,16 +22,18 @@ enum class LessonView {
   Precision,       // float32/float16/bfloat16, max-subtraction, −∞ vs −1e9 masks
   Geometry,        // d_k = d_v = 2: arrows, value points, outputs in the convex hull
   Cost,            // the n × n score matrix as n grows, against this machine
+  OnlineSoftmax,   // FlashAttention's online softmax: a running max and sum, tile by tile of keys
 };
 
 // Where a lesson comes from in the course, cited by the course text's own title (DESIGN.md,
 // "Naming the course texts").
 struct LessonSource {
   std::string title;     // "QKV, Scaled Dot-Product & Causal Masking"
-  std::string section;   // "2.3", or empty
+  std::string section;   // "2.3", or a section's heading ("Computational cost"), or empty
   std::string exercise;  // "2.3.1", or empty
 };
-// "QKV, Scaled Dot-Product & Causal Masking", Section 2.3, Exercise 2.3.1
+// "QKV, Scaled Dot-Product & Causal Masking", Section 2.3, Exercise 2.3.1; a section named by its
+// heading: "13.2 Scaled dot-product attention", section "Computational cost"
 std::string source_line(const LessonSource& s);
 
 // A key or mouse action a lesson uses, for its reference card.
@@ -78,6 +80,8 @@ struct LessonSpec {
   // Cost: sequence lengths and the per-head key dimension used to count FLOPs
   std::vector<long long> cost_n{1024, 8192, 32768, 100000};
   long long cost_d_k = 64;
+  // OnlineSoftmax: keys per tile
+  long long tile = 4;
 };
 
 std::string_view lesson_view_name(LessonView v);

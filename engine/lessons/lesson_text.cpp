@@ -180,11 +180,21 @@ LessonOrigin lesson_origin(const Scenario& s) {
 void check_lesson_references(const Scenario& s, std::string_view source) {
   const LessonText& t = s.lesson.text;
   if (!t.present()) return;
-  const json values = lesson_values(s, compute_cpu(s.problem()));
+  const Result result = compute_cpu(s.problem());
+  const json values = lesson_values(s, result);
   auto check = [&](const std::string& text, const std::string& part) {
     const std::string where = std::string(source) + ": " + part;
     const RenderedText r = render_template(text, values, where);
     if (!r.unknown.empty()) {
+      // The view's numbers are missing when the view cannot run on this scenario (an online
+      // softmax over sparsemax): its own sentence says why, better than the reference it left empty.
+      if (s.lesson.view != LessonView::Plain) {
+        try {
+          lesson_view_numbers(s, result, false);
+        } catch (const InputError& e) {
+          throw InputError(std::string(source) + ": " + e.what());
+        }
+      }
       throw InputError(where + ": the reference {" + r.unknown.front() +
                        "} names no number of this lesson (try scores, logits, weights, output, saturation, exps, "
                        "or a field of `attnlab lesson --format json`)");

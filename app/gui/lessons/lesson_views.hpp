@@ -26,5 +26,6 @@ void draw_normalizers_view(AppState& state, Services& services);
 void draw_precision_view(AppState& state, Services& services);
 void draw_geometry_view(AppState& state, Services& services);
 void draw_cost_view(AppState& state, Services& services);
+void draw_online_softmax_view(AppState& state, Services& services);
 
 }  // namespace attnlab::gui

@@ -65,11 +65,12 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
     case LessonView::Precision: draw_precision_view(state, services); return;
     case LessonView::Geometry: draw_geometry_view(state, services); return;
     case LessonView::Cost: draw_cost_view(state, services); return;
+    case LessonView::OnlineSoftmax: draw_online_softmax_view(state, services); return;
     case LessonView::Plain: break;
   }
   text_wrapped("This scenario has no special view. Press the button below (or Space after it) to walk through "
                      "the pipeline one step at a time, or open a lesson from the Lessons menu: multi-head attention, "
-                     "temperature, normalizers, precision, geometry and cost each have a view of their own here.");
+                     "temperature, normalizers, precision, geometry, cost and the online softmax each have a view of their own here.");
   if (ImGui::Button("Walk through step by step")) walk_start(state);
 }
 

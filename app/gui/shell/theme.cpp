@@ -89,6 +89,7 @@ void load_fonts(Services& services) {
       0x1D40, 0x1D40,  // ᵀ
       0x2010, 0x2027,  // dashes, … and •
       0x2070, 0x209F,  // super/subscripts
+      0x2113, 0x2113,  // ℓ, the online softmax's running sum
       0x2190, 0x21FF,  // arrows
       0x2200, 0x22FF,  // √ ∞ − ⊙ ≤ ≥ ≈ and friends
       0x25A0, 0x25FF,  // ■ ▶ ▼

@@ -93,6 +93,9 @@ struct LessonUi {
   std::vector<ScalingSweepRow> sweep_rows;
   std::string sweep_key;
 
+  // Online-softmax view: the tile of keys shown (0-based; the keys walk through them).
+  int online_step = 0;
+
   // Cost view: a measured time of one computation at n = 1024 on the active backend.
   double measured_ms = 0;
   std::string measured_backend;

@@ -5,7 +5,9 @@
 #include "gui/state/app_state.hpp"
 #include "gui/state/services.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <new>
 
 namespace attnlab::gui {
@@ -104,6 +106,22 @@ const MultiHeadView& multihead_view(AppState& state) {
   return view;
 }
 
+const OnlineSoftmaxModel& online_softmax_model(AppState& state) {
+  LessonViewModel& m = current(state);
+  if (m.online_result_version == state.result_version) return m.online;
+  m.online_result_version = state.result_version;
+  m.online = OnlineSoftmaxModel{};
+  try {
+    if (!state.has_result) throw InputError("nothing computed yet");
+    m.online.lesson = online_softmax_lesson(state.doc.scenario.problem(), state.doc.scenario.lesson.tile, state.result.output);
+  } catch (const InputError& e) {
+    m.online.error = e.what();
+  } catch (const std::bad_alloc&) {
+    m.online.error = "the online softmax ran out of memory";
+  }
+  return m.online;
+}
+
 void sync_lesson_ui(AppState& state) {
   const Scenario& s = state.doc.scenario;
   const std::string key = s.title + "\n" + s.lesson.raw_json;
@@ -122,6 +140,9 @@ void sync_lesson_ui(AppState& state) {
   ui.frames_status.clear();
   ui.drag_kind.reset();
   ui.plane_half = 0;
+  // ATTNLAB_GUI_TILE=N opens the online-softmax view at tile N (1-based), for screenshots and docs.
+  const char* tile = std::getenv("ATTNLAB_GUI_TILE");
+  ui.online_step = tile ? std::max(0, std::atoi(tile) - 1) : 0;
 }
 
 }  // namespace attnlab::gui

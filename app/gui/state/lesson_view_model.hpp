@@ -5,6 +5,7 @@
 
 #include "engine/attention/attention.hpp"
 #include "engine/lessons/multihead.hpp"
+#include "engine/lessons/online_softmax_lesson.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -41,6 +42,14 @@ struct MultiHeadView {
   std::string error;  // the sentence why it could not be computed
 };
 
+// The online-softmax view's steps (engine/lessons/online_softmax_lesson.hpp) for the document and
+// the result shown beside them.
+struct OnlineSoftmaxModel {
+  OnlineSoftmaxLesson lesson;
+  std::string error;  // why the online softmax cannot run on this document; lesson is empty then
+  bool ok() const { return error.empty(); }
+};
+
 // Everything above for one version of the document (AppState::lesson_model).
 struct LessonViewModel {
   std::uint64_t doc_version = UINT64_MAX;
@@ -52,6 +61,8 @@ struct LessonViewModel {
   TemperatureCurves curves;
   bool has_curves = false;
   MultiHeadView multihead;
+  OnlineSoftmaxModel online;
+  std::uint64_t online_result_version = UINT64_MAX;  // the result the online steps were set beside
 };
 
 // The variant `name` of the document: its problem with `change` applied, computed through
@@ -66,6 +77,10 @@ const TemperatureCurves& temperature_curves(AppState& state, Services& services,
 
 // The multi-head view's heads, recomputed only when the document or the weights changed.
 const MultiHeadView& multihead_view(AppState& state);
+
+// The online-softmax steps of the document, tile by tile (the lesson's "tile" keys each), with the
+// current result's output as the dense one; once per document and result.
+const OnlineSoftmaxModel& online_softmax_model(AppState& state);
 
 // Sets up LessonUi from the document's lesson (heads, seed, τ, ...) when another lesson was opened.
 void sync_lesson_ui(AppState& state);

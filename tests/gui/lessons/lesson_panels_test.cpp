@@ -8,6 +8,7 @@
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>
@@ -80,6 +81,52 @@ TEST_F(LessonPanels, WalkThroughStepsForwardAndBack) {
   // Keys do nothing to the walk-through when it is off.
   press(GLFW_KEY_SPACE);
   EXPECT_EQ(state.lesson.walk.step, 0);
+}
+
+// The online-softmax view steps tile by tile with the walk-through's keys and buttons' keys, stops
+// at both ends, and follows an edit of the scenario: moving row 4's largest score into the last
+// tile makes that tile rescale the row.
+TEST_F(LessonPanels, OnlineSoftmaxViewStepsTileByTile) {
+  actions::load_preset(state, "online-softmax");
+  frame();
+  frame();
+  ASSERT_TRUE(window_open(state, "Lesson view"));
+  ASSERT_FALSE(state.lesson.walk.active);
+  const OnlineSoftmaxModel& model = online_softmax_model(state);
+  ASSERT_TRUE(model.ok()) << model.error;
+  ASSERT_EQ(model.lesson.steps.size(), 3u);
+  EXPECT_EQ(state.lesson.online_step, 0);
+  tap(GLFW_KEY_SPACE);
+  EXPECT_EQ(state.lesson.online_step, 1);
+  tap(GLFW_KEY_RIGHT);
+  EXPECT_EQ(state.lesson.online_step, 2);
+  tap(GLFW_KEY_PAGE_DOWN);
+  EXPECT_EQ(state.lesson.online_step, 2) << "stops at the last tile";
+  tap(GLFW_KEY_LEFT);
+  EXPECT_EQ(state.lesson.online_step, 1);
+  tap(GLFW_KEY_PAGE_UP);
+  tap(GLFW_KEY_LEFT);
+  EXPECT_EQ(state.lesson.online_step, 0) << "stops at the first tile";
+  EXPECT_FALSE(state.lesson.walk.active) << "the tile keys are not the walk-through's";
+
+  EXPECT_FALSE(online_softmax_model(state).lesson.steps[2].rows[3].max_raised());
+  actions::set_cell(state, Which::K, 9, 0, -3.0f);
+  end_merge(state);
+  frame();
+  frame();
+  const OnlineSoftmaxModel& edited = online_softmax_model(state);
+  ASSERT_TRUE(edited.ok()) << edited.error;
+  EXPECT_TRUE(edited.lesson.steps[2].rows[3].max_raised());
+  // The view's dense output is the document's own result.
+  EXPECT_EQ(edited.lesson.dense_output, state.result.output);
+
+  // Another normalizer: the view says why in place, and the app keeps going.
+  actions::set_normalizer(state, Normalizer::Sparsemax);
+  frame();
+  frame();
+  EXPECT_FALSE(online_softmax_model(state).ok());
+  EXPECT_NE(online_softmax_model(state).error.find("sparsemax"), std::string::npos);
+  EXPECT_TRUE(state.error.empty()) << state.error;
 }
 
 TEST_F(LessonPanels, EachStepHighlightsWhatChanged) {

@@ -5,6 +5,12 @@
 // text: that is how labels ended up cut off); the lesson views and the walk-through need no
 // scrolling, hide no table rows behind a scroll bar and cut no table cell's text at its column's
 // edge. Drives the real panels on a window-less context.
+//
+// [SECTION] The fixture: the real fonts in presenter mode, and what fitting means
+// [SECTION] Fonts
+// [SECTION] Lesson views and the walk-through
+// [SECTION] The pipeline and the inputs column
+// [SECTION] Multi-head, settling, the tabs, long tokens
 #include "engine/lessons/presets.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
@@ -27,6 +33,8 @@
 
 namespace attnlab::gui {
 namespace {
+
+// [SECTION] The fixture: the real fonts in presenter mode, and what fitting means
 
 struct Screen {
   float w, h;
@@ -103,6 +111,8 @@ protected:
   }
 };
 
+// [SECTION] Fonts
+
 TEST_P(PresenterLayout, UsesThePresenterFont) {
   frame();
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
@@ -134,6 +144,8 @@ TEST_P(PresenterLayout, FontFollowsTheWindowAcrossTheSmallScreenSize) {
   EXPECT_LT(normal, small);
   EXPECT_EQ(font_at(ImVec2(1920, 1080)), normal);
 }
+
+// [SECTION] Lesson views and the walk-through
 
 TEST_P(PresenterLayout, EveryLessonViewFitsTheScreen) {
   for (const PresetInfo& p : list_presets()) {
@@ -183,6 +195,21 @@ TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
   expect_fits("cost, measured");
 }
 
+// The online-softmax lesson at every tile on a projector: the last tile adds o ÷ ℓ and the dense
+// output to the table, which must still fit with every row shown and no cell cut.
+TEST_P(PresenterLayout, OnlineSoftmaxViewFitsAtEveryTile) {
+  actions::load_preset(state, "online-softmax");
+  window_open(state, "Lesson view") = true;
+  for (int k = 0; k < 3; ++k) frame();
+  ASSERT_TRUE(state.error.empty()) << state.error;
+  for (int step = 0; step < 3; ++step) {
+    state.lesson.online_step = step;
+    frame();
+    frame();
+    expect_fits(("online-softmax, tile " + std::to_string(step + 1)).c_str());
+  }
+}
+
 // The walk-through runs on whatever lesson is open: every lesson's shapes, every step. Two frames
 // a step, as a presenter clicks: the first frame of the window must already be laid out for its
 // size (it was laid out for the window's first-use size and scrolled for a frame).
@@ -201,6 +228,8 @@ TEST_P(PresenterLayout, EveryWalkThroughStepFitsTheScreen) {
     }
   }
 }
+
+// [SECTION] The pipeline and the inputs column
 
 TEST_P(PresenterLayout, LeftColumnCutsNoLabel) {
   for (const char* mask : {"none", "padding", "window"}) {
@@ -278,6 +307,9 @@ TEST_P(PresenterLayout, InputsColumnFoldsForTheNumbersOnlyWhenNeeded) {
   EXPECT_TRUE(state.view.inputs_hidden);
   EXPECT_TRUE(windows("/##left").empty());
 }
+
+// [SECTION] Multi-head, settling, the tabs, long tokens
+
 
 // Multi-head attention (Section 2.3) on a projector: the heads' maps and concat-then-W_O fit the
 // screen without scrolling, with their numbers; where both rows would shrink the cells below their

@@ -194,7 +194,7 @@ TEST_F(Screenshot, PresenterModeAtProjectorSizes) {
 // Lessons open straight from `gui --preset NAME`; their views draw in a real window in presenter
 // mode at the smaller projector size (presenter_layout_test checks that they fit).
 TEST_F(Screenshot, LessonViewsInPresenterModeAt720p) {
-  for (const char* lesson : {"multi-head", "mask-family", "geometry", "cost"}) {
+  for (const char* lesson : {"multi-head", "mask-family", "geometry", "cost", "online-softmax"}) {
     Shot s = take(std::string("--preset ") + lesson + " --presenter", "1280x720");
     ASSERT_EQ(s.status, 0) << lesson << ": " << s.output;
     EXPECT_EQ(s.width, 1280) << lesson;

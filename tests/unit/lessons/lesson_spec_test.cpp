@@ -63,6 +63,24 @@ TEST(LessonSpec, SaveWritesTheLessonBackUnchanged) {
   EXPECT_EQ(scenario_to_json(parse_scenario(kPlain, "t")).find("lesson"), std::string::npos);
 }
 
+// The online-softmax lesson's tile width (4 keys unless the file says), refused below 1.
+TEST(LessonSpec, OnlineSoftmaxTile) {
+  const Scenario s = parse_scenario(with_lesson(R"({"view": "online-softmax", "tile": 3})"), "t");
+  EXPECT_EQ(s.lesson.view, LessonView::OnlineSoftmax);
+  EXPECT_EQ(s.lesson.tile, 3);
+  EXPECT_EQ(parse_scenario(with_lesson(R"({"view": "online-softmax"})"), "t").lesson.tile, 4);
+  EXPECT_THROW(parse_scenario(with_lesson(R"({"tile": 0})"), "t"), InputError);
+  EXPECT_THROW(parse_scenario(with_lesson(R"({"tile": "wide"})"), "t"), InputError);
+}
+
+// A numbered section is "Section 2.3"; one known by its heading is quoted after the title.
+TEST(LessonSpec, SourceLineNamesNumberedAndHeadedSections) {
+  EXPECT_EQ(source_line({"QKV, Scaled Dot-Product & Causal Masking", "2.3", "2.3.1"}),
+            "\"QKV, Scaled Dot-Product & Causal Masking\", Section 2.3, Exercise 2.3.1");
+  EXPECT_EQ(source_line({"13.2 Scaled dot-product attention", "Computational cost", ""}),
+            "\"13.2 Scaled dot-product attention\", section \"Computational cost\"");
+}
+
 TEST(LessonSpec, EveryViewHasAName) {
   for (const LessonView v : all_lesson_views()) EXPECT_EQ(lesson_view_from_name(lesson_view_name(v)), v);
 }
