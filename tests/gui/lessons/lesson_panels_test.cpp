@@ -96,16 +96,16 @@ TEST_F(LessonPanels, OnlineSoftmaxViewStepsTileByTile) {
   ASSERT_TRUE(model.ok()) << model.error;
   ASSERT_EQ(model.lesson.steps.size(), 3u);
   EXPECT_EQ(state.lesson.online_step, 0);
-  tap(GLFW_KEY_SPACE);
+  press(GLFW_KEY_SPACE);
   EXPECT_EQ(state.lesson.online_step, 1);
-  tap(GLFW_KEY_RIGHT);
+  press(GLFW_KEY_RIGHT);
   EXPECT_EQ(state.lesson.online_step, 2);
-  tap(GLFW_KEY_PAGE_DOWN);
+  press(GLFW_KEY_PAGE_DOWN);
   EXPECT_EQ(state.lesson.online_step, 2) << "stops at the last tile";
-  tap(GLFW_KEY_LEFT);
+  press(GLFW_KEY_LEFT);
   EXPECT_EQ(state.lesson.online_step, 1);
-  tap(GLFW_KEY_PAGE_UP);
-  tap(GLFW_KEY_LEFT);
+  press(GLFW_KEY_PAGE_UP);
+  press(GLFW_KEY_LEFT);
   EXPECT_EQ(state.lesson.online_step, 0) << "stops at the first tile";
   EXPECT_FALSE(state.lesson.walk.active) << "the tile keys are not the walk-through's";
 
