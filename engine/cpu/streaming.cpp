@@ -165,168 +165,209 @@ void heat_add(const Context& cx, const float* p, Index base, Index a, Index b, f
 
 // [SECTION] Query tiles
 
-void query_tile(const Context& cx, Index r0, Index r1, Workspace& ws, ThreadAcc& acc, Matrix& output,
-                std::vector<RowDiagnostics>* rows) {
-  const Problem& p = *cx.p;
-  const Mask& mask = p.options.mask;
-  const kernels::Table& k = kernels::table();
-  const Index nr = r1 - r0, dk = cx.dk, dv = cx.dv, kColTile = cx.col_tile;
+// One tile of query rows [row_begin, row_end) against every key tile: the scores product, then
+// each row's online-softmax step (update_row), then the partial output product; finish_rows
+// divides each row by its sum ℓ and writes its diagnostics.
+
+// The keys one step computes, [begin, end), inside its key tile [tile_begin, tile_end): the whole
+// tile in compute mode, only its visible part (from a key-strip boundary) in bench mode.
+struct KeyTile {
+  Index tile_begin = 0, tile_end = 0;
+  Index begin = 0, end = 0;
+  Index width() const { return end - begin; }
+};
+
+// The scores' statistics over `count` scores (every score counts, blocked or not).
+void add_moments(const kernels::Table& kern, const float* scores, Index count, kernels::ScoreMoments& into) {
+  kernels::ScoreMoments part;
+  kern.moments(scores, count, part);
+  into.merge(part);
+}
+
+// Resets the tile's rows and finds each one's visible keys; returns the union of those ranges.
+std::pair<Index, Index> start_rows(const Context& cx, Index row_begin, Index rows, Workspace& work) {
+  const Mask& mask = cx.p->options.mask;
+  Index union_begin = cx.m, union_end = 0;
+  for (Index r = 0; r < rows; ++r) {
+    Index first = 0, last = 0;
+    visible_span(mask, row_begin + r, cx.m, first, last);
+    work.first[static_cast<size_t>(r)] = first;
+    work.last[static_cast<size_t>(r)] = last;
+    if (first < last) {
+      union_begin = std::min(union_begin, first);
+      union_end = std::max(union_end, last);
+    }
+    work.st[static_cast<size_t>(r)] = OnlineRow{};
+  }
+  std::fill(work.O.begin(), work.O.begin() + rows * cx.dv, 0.0f);
+  if (cx.full && cx.hcols > 0) {
+    std::fill(work.hsum.begin(), work.hsum.begin() + rows * cx.hcols, 0.0f);
+    std::fill(work.hmax.begin(), work.hmax.begin() + rows * cx.hcols, 0.0f);
+    std::fill(work.hlo.begin(), work.hlo.begin() + rows, cx.hcols);
+    std::fill(work.hhi.begin(), work.hhi.begin() + rows, Index{0});
+  }
+  return {union_begin, union_end};
+}
+
+// Row r (query `query`) over one key tile whose scores are in the workspace: its statistics
+// (compute mode), the mask, the running max and the rescale it brings, p = exp((s − M)·c) into
+// the row of P, and the row's sums and heatmap pixels.
+void update_row(const Context& cx, const KeyTile& tile, Index r, Index query, Workspace& work, ThreadAcc& acc) {
+  const kernels::Table& kern = kernels::table();
+  const Mask& mask = cx.p->options.mask;
   const bool custom = mask.kind == MaskKind::Custom;
   const bool heat = cx.full && cx.hcols > 0;
-  const kernels::TileProducts& tiles = tile_products();
+  const Index stride = cx.col_tile;
+  OnlineRow& row = work.st[static_cast<size_t>(r)];
+  float* scores = work.S.data() + r * stride;  // scores[j − tile.begin] is key j's
+  float* p = work.P.data() + r * stride;
+  Index visible_begin = std::max(work.first[static_cast<size_t>(r)], tile.begin);
+  Index visible_end = std::min(work.last[static_cast<size_t>(r)], tile.end);
+  if (visible_begin >= visible_end) visible_begin = visible_end = tile.begin;  // nothing visible here: p is zero
+  const Index skip = visible_begin - tile.begin, visible = visible_end - visible_begin;
 
-  Index lo = cx.m, hi = 0;  // union of the rows' visible key ranges
-  for (Index r = 0; r < nr; ++r) {
-    Index f = 0, l = 0;
-    visible_span(mask, r0 + r, cx.m, f, l);
-    ws.first[static_cast<size_t>(r)] = f;
-    ws.last[static_cast<size_t>(r)] = l;
-    if (f < l) {
-      lo = std::min(lo, f);
-      hi = std::max(hi, l);
+  if (cx.full && custom) {
+    detail::visible_moments(mask, query, cx.m, scores, tile.begin, tile.end, acc.visible);
+  } else if (cx.full) {
+    // Interval masks: the blocked runs before and after the visible one, and the visible run
+    // counted in both statistics; each cell read once.
+    add_moments(kern, scores, skip, acc.all);
+    add_moments(kern, scores + (visible_end - tile.begin), tile.end - visible_end, acc.all);
+    kernels::ScoreMoments seen;
+    kern.moments(scores + skip, visible, seen);
+    acc.visible.merge(seen);
+    acc.all.merge(seen);
+  }
+  if (custom) {
+    for (Index j = tile.begin; j < tile.end; ++j) {
+      if (mask.blocked(query, j)) scores[j - tile.begin] = -kInfF;
     }
-    ws.st[static_cast<size_t>(r)] = OnlineRow{};
-  }
-  std::fill(ws.O.begin(), ws.O.begin() + nr * dv, 0.0f);
-  if (heat) {
-    std::fill(ws.hsum.begin(), ws.hsum.begin() + nr * cx.hcols, 0.0f);
-    std::fill(ws.hmax.begin(), ws.hmax.begin() + nr * cx.hcols, 0.0f);
-    std::fill(ws.hlo.begin(), ws.hlo.begin() + nr, cx.hcols);
-    std::fill(ws.hhi.begin(), ws.hhi.begin() + nr, Index{0});
   }
 
-  for (Index c0 = 0; c0 < cx.m; c0 += kColTile) {
-    const Index c1 = std::min(cx.m, c0 + kColTile);
-    const bool touches = lo < c1 && hi > c0;
-    Index g0 = c0, g1 = c1;
+  float tile_max = visible > 0 ? kern.row_max(scores + skip, visible) : -kInfF;
+  if (tile_max == kInfF) row.exact = true;
+  if (row.exact) tile_max = -kInfF;  // contributes nothing here; the exact path recomputes the row
+  const float new_max = std::max(row.max, tile_max);
+  if (new_max == -kInfF) {
+    std::fill(p, p + tile.width(), 0.0f);
+    return;
+  }
+  const kernels::ExpSums sums = kern.exp_row(scores + skip, p + skip, visible, new_max, cx.c, cx.full);
+  std::fill(p, p + skip, 0.0f);
+  std::fill(p + (visible_end - tile.begin), p + tile.width(), 0.0f);
+  if (new_max != row.max) {
+    // α = 1 on the row's first visible tile: nothing summed yet, O and the pixel sums are zero.
+    const double alpha = row.raise_max(new_max, cx.c);
+    if (alpha != 1.0) {
+      kern.scale(work.O.data() + r * cx.dv, cx.dv, static_cast<float>(alpha));
+      if (heat && work.hlo[static_cast<size_t>(r)] < work.hhi[static_cast<size_t>(r)]) {
+        const Index px_begin = work.hlo[static_cast<size_t>(r)], pixels = work.hhi[static_cast<size_t>(r)] - px_begin;
+        kern.scale(work.hsum.data() + r * cx.hcols + px_begin, pixels, static_cast<float>(alpha));
+        kern.scale(work.hmax.data() + r * cx.hcols + px_begin, pixels, static_cast<float>(alpha));
+      }
+    }
+  }
+  row.add(sums);
+  if (heat && visible > 0) {
+    const size_t h = static_cast<size_t>(r * cx.hcols);
+    heat_add(cx, p, tile.begin, visible_begin, visible_end, &work.hsum[h], &work.hmax[h]);
+    Index& px_begin = work.hlo[static_cast<size_t>(r)];
+    Index& px_end = work.hhi[static_cast<size_t>(r)];
+    px_begin = std::min(px_begin, pixel_of(visible_begin, cx.m, cx.hcols));
+    px_end = std::max(px_end, pixel_of(visible_end - 1, cx.m, cx.hcols) + 1);
+  }
+}
+
+// Each row's output O ÷ ℓ, its diagnostics and its heatmap pixels; rows that must be recomputed
+// exactly are listed in acc.exact_rows instead.
+void finish_rows(const Context& cx, Index row_begin, Index rows, const Workspace& work, ThreadAcc& acc, Matrix& output,
+                 std::vector<RowDiagnostics>* diagnostics) {
+  const Problem& p = *cx.p;
+  for (Index r = 0; r < rows; ++r) {
+    const Index query = row_begin + r;
+    const OnlineRow& row = work.st[static_cast<size_t>(r)];
+    // Nothing summed although keys are visible: every visible score overflowed float32 to −∞.
+    // That row is not masked; the exact path decides it as the dense path does.
+    if (row.exact || (!(row.z > 0) && row_has_visible_key(p.options.mask, query, cx.m))) {
+      acc.exact_rows.push_back(query);
+      continue;
+    }
+    float* out = output.row(query).data();
+    const float* o = work.O.data() + r * cx.dv;
+    const float inv = row.z > 0 ? static_cast<float>(1.0 / row.z) : 0.0f;
+    for (Index j = 0; j < cx.dv; ++j) out[j] = o[j] * inv;
+    if (!cx.full) continue;
+    RowDiagnostics d = diagnostics_from_sums(row);
+    d.padding = p.options.mask.is_padding_row(query);
+    d.scores_recomputed = row.recomputed;
+    (*diagnostics)[static_cast<size_t>(query)] = d;
+    if (cx.hcols > 0 && row.z > 0) {
+      const Index py = pixel_of(query, cx.n, cx.hrows);
+      float* heat_sum = &acc.heat_sum[static_cast<size_t>(py * cx.hcols)];
+      float* heat_max = &acc.heat_max[static_cast<size_t>(py * cx.hcols)];
+      const size_t h = static_cast<size_t>(r * cx.hcols);
+      const float inv_z = static_cast<float>(1.0 / row.z);
+      for (Index px = work.hlo[static_cast<size_t>(r)]; px < work.hhi[static_cast<size_t>(r)]; ++px) {
+        heat_sum[px] += work.hsum[h + static_cast<size_t>(px)] * inv_z;
+        heat_max[px] = std::max(heat_max[px], work.hmax[h + static_cast<size_t>(px)] * inv_z);
+      }
+    }
+  }
+}
+
+void query_tile(const Context& cx, Index row_begin, Index row_end, Workspace& work, ThreadAcc& acc, Matrix& output,
+                std::vector<RowDiagnostics>* diagnostics) {
+  const Problem& p = *cx.p;
+  const kernels::Table& kern = kernels::table();
+  const kernels::TileProducts& products = tile_products();
+  const Index rows = row_end - row_begin, stride = cx.col_tile;
+  const bool custom = p.options.mask.kind == MaskKind::Custom;
+  const auto [union_begin, union_end] = start_rows(cx, row_begin, rows, work);
+
+  for (Index tile_begin = 0; tile_begin < cx.m; tile_begin += stride) {
+    KeyTile tile{tile_begin, std::min(cx.m, tile_begin + stride), tile_begin, 0};
+    tile.end = tile.tile_end;
+    const bool touches = union_begin < tile.tile_end && union_end > tile.tile_begin;
     if (!cx.full) {
       // Output only: blocked tiles are neither multiplied nor exponentiated.
       if (!touches) continue;
-      g0 = std::max(c0, lo);
-      // From a strip boundary for the tile kernels (c0 is one): the keys before lo are computed
-      // and then left out like any blocked cell.
-      if (cx.key_strips) g0 -= (g0 - c0) % kernels::kKeyStrip;
-      g1 = std::min(c1, hi);
+      tile.begin = std::max(tile.tile_begin, union_begin);
+      // From a strip boundary for the tile kernels (tile_begin is one): the keys before the
+      // visible ones are computed and then left out like any blocked cell.
+      if (cx.key_strips) tile.begin -= (tile.begin - tile.tile_begin) % kernels::kKeyStrip;
+      tile.end = std::min(tile.tile_end, union_end);
     }
-    const Index w = g1 - g0;
+    const Index width = tile.width();
     if (cx.key_strips) {
-      tiles.scores(p.Q.row(r0).data(), dk, cx.key_strips.data() + g0 * dk, nr, w, dk, ws.S.data(), kColTile);
+      products.scores(p.Q.row(row_begin).data(), cx.dk, cx.key_strips.data() + tile.begin * cx.dk, rows, width, cx.dk,
+                      work.S.data(), stride);
     } else {
-      blas::gemm_nn(nr, w, dk, p.Q.row(r0).data(), dk, cx.Kt.data() + g0, cx.m, 0.0f, ws.S.data(), kColTile);
+      blas::gemm_nn(rows, width, cx.dk, p.Q.row(row_begin).data(), cx.dk, cx.Kt.data() + tile.begin, cx.m, 0.0f,
+                    work.S.data(), stride);
     }
     if (cx.guard.active()) {
-      for (Index r = 0; r < nr; ++r) {
-        if (cx.guard.apply(r0 + r, g0, g1, ws.S.data() + r * kColTile) > 0) {
-          ws.st[static_cast<size_t>(r)].recomputed = true;
+      for (Index r = 0; r < rows; ++r) {
+        if (cx.guard.apply(row_begin + r, tile.begin, tile.end, work.S.data() + r * stride) > 0) {
+          work.st[static_cast<size_t>(r)].recomputed = true;
         }
       }
     }
     // Every score counts in the scores' statistics, blocked or not: a blocked tile is multiplied
     // for them (compute mode only) and stops here, never exponentiated.
-    const auto all_moments = [&](Index r, Index j0, Index j1) {
-      kernels::ScoreMoments row_m;
-      k.moments(ws.S.data() + r * kColTile + (j0 - g0), j1 - j0, row_m);
-      acc.all.merge(row_m);
-    };
     if (cx.full && (!touches || custom)) {
-      for (Index r = 0; r < nr; ++r) all_moments(r, g0, g1);
+      for (Index r = 0; r < rows; ++r) add_moments(kern, work.S.data() + r * stride, width, acc.all);
     }
     if (!touches) continue;
-    for (Index r = 0; r < nr; ++r) {
-      const Index i = r0 + r;
-      OnlineRow& st = ws.st[static_cast<size_t>(r)];
-      float* s = ws.S.data() + r * kColTile;
-      float* prow = ws.P.data() + r * kColTile;
-      Index a = std::max(ws.first[static_cast<size_t>(r)], g0), b = std::min(ws.last[static_cast<size_t>(r)], g1);
-      if (a >= b) a = b = g0;  // nothing visible in this tile: the whole row of P is zero
-      if (cx.full && custom) {
-        detail::visible_moments(mask, i, cx.m, s, g0, g1, acc.visible);
-      } else if (cx.full) {
-        // Interval masks: blocked runs [g0, a) and [b, g1), the visible run [a, b) counted in
-        // both statistics, each cell read once.
-        all_moments(r, g0, a);
-        all_moments(r, b, g1);
-        kernels::ScoreMoments vis;
-        k.moments(s + (a - g0), b - a, vis);
-        acc.visible.merge(vis);
-        acc.all.merge(vis);
-      }
-      if (custom) {
-        for (Index j = g0; j < g1; ++j) {
-          if (mask.blocked(i, j)) s[j - g0] = -kInfF;
-        }
-      }
-      float mx = a < b ? k.row_max(s + (a - g0), b - a) : -kInfF;
-      if (mx == kInfF) st.exact = true;
-      if (st.exact) mx = -kInfF;  // contributes nothing here; the exact path recomputes the row
-      const float M = std::max(st.max, mx);
-      if (M == -kInfF) {
-        std::fill(prow, prow + w, 0.0f);
-        continue;
-      }
-      const kernels::ExpSums sums = k.exp_row(s + (a - g0), prow + (a - g0), b - a, M, cx.c, cx.full);
-      std::fill(prow, prow + (a - g0), 0.0f);
-      std::fill(prow + (b - g0), prow + w, 0.0f);
-      if (M != st.max) {
-        // α = 1 on the row's first visible tile: nothing summed yet, O and the pixel sums are zero.
-        const double alpha = st.raise_max(M, cx.c);
-        if (alpha != 1.0) {
-          k.scale(ws.O.data() + r * dv, dv, static_cast<float>(alpha));
-          if (heat && ws.hlo[static_cast<size_t>(r)] < ws.hhi[static_cast<size_t>(r)]) {
-            const Index h0 = r * cx.hcols + ws.hlo[static_cast<size_t>(r)];
-            const Index len = ws.hhi[static_cast<size_t>(r)] - ws.hlo[static_cast<size_t>(r)];
-            k.scale(ws.hsum.data() + h0, len, static_cast<float>(alpha));
-            k.scale(ws.hmax.data() + h0, len, static_cast<float>(alpha));
-          }
-        }
-      }
-      st.add(sums);
-      if (heat && a < b) {
-        const size_t h = static_cast<size_t>(r * cx.hcols);
-        heat_add(cx, prow, g0, a, b, &ws.hsum[h], &ws.hmax[h]);
-        Index& hlo = ws.hlo[static_cast<size_t>(r)];
-        Index& hhi = ws.hhi[static_cast<size_t>(r)];
-        hlo = std::min(hlo, pixel_of(a, cx.m, cx.hcols));
-        hhi = std::max(hhi, pixel_of(b - 1, cx.m, cx.hcols) + 1);
-      }
-    }
+    for (Index r = 0; r < rows; ++r) update_row(cx, tile, r, row_begin + r, work, acc);
     if (cx.values) {
-      tiles.output(ws.P.data(), kColTile, cx.values.data() + g0 * dv, dv, nr, w, dv, ws.O.data(), dv);
+      products.output(work.P.data(), stride, cx.values.data() + tile.begin * cx.dv, cx.dv, rows, width, cx.dv,
+                      work.O.data(), cx.dv);
     } else {
-      blas::gemm_nn(nr, dv, w, ws.P.data(), kColTile, p.V.row(g0).data(), dv, 1.0f, ws.O.data(), dv);
+      blas::gemm_nn(rows, cx.dv, width, work.P.data(), stride, p.V.row(tile.begin).data(), cx.dv, 1.0f, work.O.data(),
+                    cx.dv);
     }
   }
-
-  for (Index r = 0; r < nr; ++r) {
-    const Index i = r0 + r;
-    const OnlineRow& st = ws.st[static_cast<size_t>(r)];
-    // Nothing summed although keys are visible: every visible score overflowed float32 to −∞.
-    // That row is not masked; the exact path decides it as the dense path does.
-    if (st.exact || (!(st.z > 0) && row_has_visible_key(p.options.mask, i, cx.m))) {
-      acc.exact_rows.push_back(i);
-      continue;
-    }
-    float* out = output.row(i).data();
-    const float* o = ws.O.data() + r * dv;
-    const float inv = st.z > 0 ? static_cast<float>(1.0 / st.z) : 0.0f;
-    for (Index j = 0; j < dv; ++j) out[j] = o[j] * inv;
-    if (!cx.full) continue;
-    RowDiagnostics d = diagnostics_from_sums(st);
-    d.padding = p.options.mask.is_padding_row(i);
-    d.scores_recomputed = st.recomputed;
-    (*rows)[static_cast<size_t>(i)] = d;
-    if (heat && st.z > 0) {
-      const Index py = pixel_of(i, cx.n, cx.hrows);
-      float* hs = &acc.heat_sum[static_cast<size_t>(py * cx.hcols)];
-      float* hm = &acc.heat_max[static_cast<size_t>(py * cx.hcols)];
-      const size_t h = static_cast<size_t>(r * cx.hcols);
-      const float inv_z = static_cast<float>(1.0 / st.z);
-      for (Index px = ws.hlo[static_cast<size_t>(r)]; px < ws.hhi[static_cast<size_t>(r)]; ++px) {
-        hs[px] += ws.hsum[h + static_cast<size_t>(px)] * inv_z;
-        hm[px] = std::max(hm[px], ws.hmax[h + static_cast<size_t>(px)] * inv_z);
-      }
-    }
-  }
+  finish_rows(cx, row_begin, rows, work, acc, output, diagnostics);
 }
 
 // [SECTION] Exact rows (other normalizers, overflowed rows)
