@@ -9,28 +9,15 @@ import json
 import os
 import shutil
 import stat
-import subprocess
 import sys
 
 import numpy as np
 
+from cli_checks import Checks
+
 ATTNLAB, WORK = os.path.abspath(sys.argv[1]), sys.argv[2]
-results = {"passed": 0, "failed": 0, "skipped": 0}
-
-
-def run(*args, cwd=None):
-    proc = subprocess.run([ATTNLAB, *args], capture_output=True, text=True, timeout=120, cwd=cwd or WORK)
-    return proc.returncode, proc.stdout, proc.stderr
-
-
-def report(ok, label, detail=""):
-    results["passed" if ok else "failed"] += 1
-    print(("ok   " if ok else "FAIL ") + label + ("" if ok else "\n     " + detail))
-
-
-def skip(label, why):
-    results["skipped"] += 1
-    print(f"skip {label}: {why}")
+checks = Checks(ATTNLAB, WORK)
+run, report, skip = checks.run, checks.report, checks.skip
 
 
 def expect_bad(label, args, *needles, usage=False):
@@ -436,9 +423,9 @@ def main():
     bad_matrix_files()
     good_paths()
     fuzz()
-    total = results["passed"] + results["failed"]
-    print(f"{results['passed']} of {total} command line checks passed, {results['skipped']} skipped")
-    if results["failed"]:
+    total = checks.passed + checks.failed
+    print(f"{checks.passed} of {total} command line checks passed, {checks.skipped} skipped")
+    if checks.failed:
         return 1
     shutil.rmtree(WORK, ignore_errors=True)
     return 0

@@ -14,26 +14,19 @@ import copy
 import json
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
 
+from cli_checks import Checks
+
 ATTNLAB, PRESET, WORK = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
 os.makedirs(WORK, exist_ok=True)
 U = 2.0 ** -24
-failed = 0
 
 
-def run(*args):
-    proc = subprocess.run([ATTNLAB, *args], capture_output=True, text=True, timeout=120, cwd=WORK)
-    return proc.returncode, proc.stdout, proc.stderr
-
-
-def report(ok, label, detail=""):
-    global failed
-    failed += not ok
-    print(("ok   " if ok else "FAIL ") + label + ("" if ok else "\n     " + detail))
+checks = Checks(ATTNLAB, WORK)
+run, report = checks.run, checks.report
 
 
 def gamma(n):
@@ -201,4 +194,4 @@ code, out, err = run("lesson", "online-softmax")
 report(code == 0 and "Source: \"13.2 Scaled dot-product attention\", section \"Computational cost\"" in out,
        "the text report cites the course text by its title and section", out[:400] + err)
 
-sys.exit(1 if failed else 0)
+sys.exit(checks.exit_code())

@@ -13,20 +13,14 @@ import time
 
 import numpy as np
 
+from cli_checks import Checks
+
 ATTNLAB, WORK = os.path.abspath(sys.argv[1]), sys.argv[2]
 os.makedirs(WORK, exist_ok=True)
-failed = 0
 
 
-def run(*args):
-    proc = subprocess.run([ATTNLAB, *args], capture_output=True, text=True, timeout=120, cwd=WORK)
-    return proc.returncode, proc.stdout, proc.stderr
-
-
-def report(ok, label, detail=""):
-    global failed
-    failed += not ok
-    print(("ok   " if ok else "FAIL ") + label + ("" if ok else "\n     " + detail))
+checks = Checks(ATTNLAB, WORK)
+run, report = checks.run, checks.report
 
 
 rng = np.random.default_rng(5)
@@ -164,5 +158,5 @@ report(ok, "bench re-executes with passive OpenMP threads" + (" and huge pages" 
        f"comm {comm!r}, OMP_WAIT_POLICY {environ.get('OMP_WAIT_POLICY')!r}, "
        f"GLIBC_TUNABLES {environ.get('GLIBC_TUNABLES')!r}")
 
-print(f"{failed} failed")
-sys.exit(1 if failed else 0)
+print(f"{checks.failed} failed")
+sys.exit(checks.exit_code())

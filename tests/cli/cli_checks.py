@@ -1,0 +1,30 @@
+"""What the command-line tests share: running the real attnlab and reporting each check on one line."""
+
+import subprocess
+
+
+class Checks:
+    """Counts the checks of one test script; `exit_code()` is its result for CTest."""
+
+    def __init__(self, attnlab, work):
+        self.attnlab, self.work = attnlab, work
+        self.passed = self.failed = self.skipped = 0
+
+    def run(self, *args, cwd=None):
+        """attnlab with `args` in the work folder: (exit status, stdout, stderr)."""
+        proc = subprocess.run([self.attnlab, *args], capture_output=True, text=True, timeout=120, cwd=cwd or self.work)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    def report(self, ok, label, detail=""):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+        print(("ok   " if ok else "FAIL ") + label + ("" if ok else "\n     " + detail))
+
+    def skip(self, label, why):
+        self.skipped += 1
+        print(f"skip {label}: {why}")
+
+    def exit_code(self):
+        return 1 if self.failed else 0
