@@ -21,22 +21,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A private X server: on a shared machine another test's Xvfb can take or drop the display that
-# xvfb-run chose, and keyboard focus must not go to someone else's window. -displayfd makes Xvfb
-# pick a free display itself and write its number only once it accepts connections (a lock file
-# appears before the server listens, and none at all with -displayfd). -noreset: without it the
-# server resets each time its last client leaves (every xdotool poll before the app connects, and
-# the kill -9 of run 1); an app connecting during a reset lost its connection and Xlib's default
-# I/O error handler exited 1 from inside GLFW, the "silent exit 1" seen about 1 run in 6.
-Xvfb -displayfd 3 -noreset -screen 0 1280x800x24 -nolisten tcp 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
-xvfb=$!
-for ((i = 0; i < 600; ++i)); do
-  [ -s "$tmp/display" ] && break
-  kill -0 "$xvfb" 2>/dev/null || break
-  sleep 0.1
-done
-[ -s "$tmp/display" ] || { echo "FAIL: Xvfb did not start within 60 s"; cat "$tmp/xvfb.log"; exit 1; }
-export DISPLAY=":$(tr -d '[:space:]' <"$tmp/display")"
+# A private X server (private_xvfb.sh says why).
+source "$(dirname "$0")/../private_xvfb.sh"
+start_private_xvfb "$tmp"
 export XDG_CONFIG_HOME=$tmp
 rec=$tmp/attnlab/recovery.json
 

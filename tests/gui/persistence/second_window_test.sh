@@ -22,16 +22,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A private X server that says its display once it listens (see recovery_kill_test.sh for why).
-Xvfb -displayfd 3 -noreset -screen 0 1280x800x24 -nolisten tcp 3>"$tmp/display" >"$tmp/xvfb.log" 2>&1 &
-xvfb=$!
-for ((i = 0; i < 600; ++i)); do
-  [ -s "$tmp/display" ] && break
-  kill -0 "$xvfb" 2>/dev/null || break
-  sleep 0.1
-done
-[ -s "$tmp/display" ] || { echo "FAIL: Xvfb did not start within 60 s"; cat "$tmp/xvfb.log"; exit 1; }
-export DISPLAY=":$(tr -d '[:space:]' <"$tmp/display")"
+# A private X server (private_xvfb.sh says why).
+source "$(dirname "$0")/../private_xvfb.sh"
+start_private_xvfb "$tmp"
 export XDG_CONFIG_HOME=$tmp/config
 rec=$XDG_CONFIG_HOME/attnlab/recovery.json
 

@@ -1,0 +1,23 @@
+# Sourced by the GUI shell tests: start_private_xvfb DIR starts an X server of the test's own,
+# sets DISPLAY and the variable `xvfb` (its pid, for the caller's cleanup), and uses DIR for its
+# display number and log.
+#
+# Why a private one: on a shared machine another test's Xvfb can take or drop the display that
+# xvfb-run chose, and keyboard focus must not go to someone else's window. -displayfd makes Xvfb
+# pick a free display itself and write its number only once it accepts connections (a lock file
+# appears before the server listens, and none at all with -displayfd). -noreset: without it the
+# server resets each time its last client leaves (every xdotool poll before the app connects, and
+# a kill -9 of the app); an app connecting during a reset lost its connection and Xlib's default
+# I/O error handler exited 1 from inside GLFW, the "silent exit 1" seen about 1 run in 6.
+start_private_xvfb() {
+  local dir=$1
+  Xvfb -displayfd 3 -noreset -screen 0 1280x800x24 -nolisten tcp 3>"$dir/display" >"$dir/xvfb.log" 2>&1 &
+  xvfb=$!
+  for ((i = 0; i < 600; ++i)); do
+    [ -s "$dir/display" ] && break
+    kill -0 "$xvfb" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -s "$dir/display" ] || { echo "FAIL: Xvfb did not start within 60 s"; cat "$dir/xvfb.log"; exit 1; }
+  export DISPLAY=":$(tr -d '[:space:]' <"$dir/display")"
+}
