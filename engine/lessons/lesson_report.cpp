@@ -1,5 +1,6 @@
 // One report per lesson view, built from the engine's lesson computations.
 #include "engine/lessons/lesson_report.hpp"
+#include "engine/model/head_kinds.hpp"
 
 #include "engine/lessons/lesson_math.hpp"
 #include "engine/lessons/multihead.hpp"
@@ -267,6 +268,21 @@ std::string human_bytes(double b) {
   return buf;
 }
 
+// "What heads do in a trained model": the hand-made head's kind by the same detector the Model
+// window uses (docs/MODELS.md, "Head kinds"; tokens with equal labels share an id), and where to
+// find GPT-2, for a terminal with no model open.
+json model_heads(const Scenario& s, const Result& r) {
+  std::vector<int> ids;
+  const auto labels = display_tokens(s.query_tokens, r.n);
+  for (const auto& l : labels) ids.push_back(static_cast<int>(std::find(labels.begin(), labels.end(), l) - labels.begin()));
+  const model::HeadVerdict v = model::classify_head(r.weights, ids);
+  json out = plain(r);
+  out["example_head"] = {{"kind", std::string(model::head_kind_name(v.kind))}, {"score", short_double(v.score)}};
+  out["get_gpt2"] = "attnlab model ~/.cache/huggingface/hub/models--gpt2/snapshots/<revision> --text \"...\": the folder holds "
+                    "config.json, model.safetensors, vocab.json and merges.txt";
+  return out;
+}
+
 json cost(const Scenario& s) {
   const MachineMemory mem = machine_memory();
   json rows = json::array();
@@ -322,6 +338,7 @@ json lesson_view_numbers(const Scenario& s, const Result& r, bool complete) {
     case LessonView::Precision: return precision(s, complete);
     case LessonView::Geometry: return geometry(s, r);
     case LessonView::Cost: return cost(s);
+    case LessonView::ModelHeads: return model_heads(s, r);
   }
   return json::object();
 }

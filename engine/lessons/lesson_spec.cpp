@@ -12,7 +12,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr std::array<std::pair<LessonView, const char*>, 12> kViews{{
+constexpr std::array<std::pair<LessonView, const char*>, 13> kViews{{
     {LessonView::Plain, "plain"},
     {LessonView::WorkedExample, "worked-example"},
     {LessonView::CompareScaling, "compare-scaling"},
@@ -25,6 +25,7 @@ constexpr std::array<std::pair<LessonView, const char*>, 12> kViews{{
     {LessonView::Precision, "precision"},
     {LessonView::Geometry, "geometry"},
     {LessonView::Cost, "cost"},
+    {LessonView::ModelHeads, "model-heads"},
 }};
 
 long long positive_integer(const nlohmann::json& j, std::string_view source, const std::string& field,

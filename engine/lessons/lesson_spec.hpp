@@ -22,6 +22,7 @@ enum class LessonView {
   Precision,       // float32/float16/bfloat16, max-subtraction, −∞ vs −1e9 masks
   Geometry,        // d_k = d_v = 2: arrows, value points, outputs in the convex hull
   Cost,            // the n × n score matrix as n grows, against this machine
+  ModelHeads,      // the heads of a real model (the GUI's Model window; docs/MODELS.md)
 };
 
 // Where a lesson comes from in the course, cited by the course text's own title (DESIGN.md,

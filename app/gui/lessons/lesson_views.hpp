@@ -26,5 +26,6 @@ void draw_normalizers_view(AppState& state, Services& services);
 void draw_precision_view(AppState& state, Services& services);
 void draw_geometry_view(AppState& state, Services& services);
 void draw_cost_view(AppState& state, Services& services);
+void draw_model_heads_view(AppState& state, Services& services);  // model_heads_view.cpp
 
 }  // namespace attnlab::gui
