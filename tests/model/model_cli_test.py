@@ -172,6 +172,25 @@ def main():
     check(again == full_text and again, "the saved model gives other numbers")
     bad(["model", folder, "--text", "the cat", "--save", saved], "--save", "exists")
 
+    # Attention Lab's own toy models: "attnlab_task" in config.json, a vocabulary of symbols, no
+    # merges.txt; the text is symbols separated by spaces and a token's id is its symbol's value.
+    toy = os.path.join(WORK, "toy-induction")
+    symbols = {str(i): i for i in range(10)}
+    cfg, stored_toy = fx.write_model(toy, seed=9, n_layer=2, n_head=2, n_embd=16, n_positions=16,
+                                     vocab_merges=(symbols, []))
+    os.remove(os.path.join(toy, "merges.txt"))
+    cfg["attnlab_task"] = {"name": "induction", "half_length": 4, "symbols": 10}
+    json.dump(cfg, open(os.path.join(toy, "config.json"), "w"))
+    p = run("model", toy, "--text", "3 1 4 1 3 1 4 1", "--format", "json")
+    if p.returncode == 0:
+        tj = json.loads(p.stdout)
+        check([t["id"] for t in tj["tokens"]] == [3, 1, 4, 1, 3, 1, 4, 1], f"toy model tokens {tj['tokens']}")
+        check(tj["model"]["family"] == "attnlab-toy" and tj["model"]["task"] == cfg["attnlab_task"] and tj["model"]["name"] == "toy-induction",
+              f"toy model object {tj['model']}")
+        att, probs, _, _, _ = fx.reference_forward(cfg, stored_toy, [3, 1, 4, 1, 3, 1, 4, 1])
+        check(np.abs(np.array(tj["attention"][1][1]) - att[1][1]).max() < 1e-5, "toy model weights differ from the reference")
+    bad(["model", toy, "--text", "3 12"], "--text", "'12' is not in this model's vocabulary")
+
     # Bad input: exit 2 and one sentence naming the file, field or flag.
     def copy(name):
         dst = os.path.join(WORK, "bad", name)

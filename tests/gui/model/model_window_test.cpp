@@ -6,6 +6,8 @@
 #include "gui/model/model_actions.hpp"
 #include "gui/model/model_job.hpp"
 #include "gui/panels/panels.hpp"
+#include "gui/persistence/open_save.hpp"
+#include "gui/shell/panel_registry.hpp"
 #include "gui/state/history.hpp"
 #include "headless_imgui.hpp"
 
@@ -201,6 +203,16 @@ TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
   EXPECT_TRUE(model_banner(state).empty());
   redo(state);
   EXPECT_EQ(model_banner(state), "GPT-2 · layer 1 · head 2");
+}
+
+TEST_F(ModelWindow, ADroppedFolderOrSafetensorsOpens) {
+  open_dropped_file(state, (dir / "model.safetensors").string());
+  ASSERT_TRUE(state.model.model) << state.model.error;
+  EXPECT_TRUE(window_open(state, "Model"));
+  state.model.model.reset();
+  open_dropped_file(state, dir.string());
+  EXPECT_TRUE(state.model.model) << state.model.error;
+  wait_for_run();
 }
 
 TEST_F(ModelWindow, BadModelsAreRefusedInPlace) {
