@@ -216,11 +216,15 @@ BpeTokenizer BpeTokenizer::load(const std::filesystem::path& vocab_path, const s
 std::vector<std::string> BpeTokenizer::bpe(const std::string& piece) const {
   std::vector<std::string> word;
   for (unsigned char c : piece) word.push_back(byte_symbol_[c]);
+  std::string key;  // one buffer for every pair's lookup: a long word tries many pairs
   while (word.size() > 1) {
     int best = INT_MAX;
     std::size_t best_i = 0;
     for (std::size_t i = 0; i + 1 < word.size(); ++i) {
-      const auto it = ranks_.find(word[i] + ' ' + word[i + 1]);
+      key.assign(word[i]);
+      key += ' ';
+      key += word[i + 1];
+      const auto it = ranks_.find(key);
       if (it != ranks_.end() && it->second < best) best = it->second, best_i = i;
     }
     if (best == INT_MAX) break;

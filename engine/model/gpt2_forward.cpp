@@ -24,7 +24,15 @@ const float* floats(const SafetensorsFile& file, const TensorInfo& t, std::int64
   const auto count = static_cast<std::size_t>((r1 - r0) * row_len);
   if (t.dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(at) % alignof(float) == 0) return reinterpret_cast<const float*>(at);
   scratch.resize(count);
-  to_float(t.dtype, at, count, scratch.data());
+  // Converted by every thread, a slice each (inside the logits' parallel loop this runs on the
+  // one thread that asked: OpenMP does not nest by default).
+  const std::size_t chunk = std::size_t{1} << 16, size = dtype_size(t.dtype);
+  const auto chunks = static_cast<std::int64_t>((count + chunk - 1) / chunk);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::size_t first = static_cast<std::size_t>(c) * chunk;
+    to_float(t.dtype, at + first * size, std::min(chunk, count - first), scratch.data() + first);
+  }
   return scratch.data();
 }
 
@@ -153,12 +161,14 @@ ForwardTrace Gpt2Model::forward(const std::vector<int>& ids, const ForwardOption
         ht.v = columns(qkv.data() + 2 * d + h * dh, n, dh, 3 * d);
       }
     }
-    linear(attn.data(), n, d, w(t.attn_proj_w, 4), w(t.attn_proj_b, 5), d, proj.data());
+    // The four weight matrices share slot 2: each is converted (when it must be) just before its
+    // product and not needed after it, so an F16 model holds one of them in F32 at a time.
+    linear(attn.data(), n, d, w(t.attn_proj_w, 2), w(t.attn_proj_b, 5), d, proj.data());
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += proj[i];
     layer_norm(x.data(), n, d, w(t.ln_2_w, 6), w(t.ln_2_b, 7), eps, ln.data());
-    linear(ln.data(), n, d, w(t.c_fc_w, 8), w(t.c_fc_b, 9), 4 * d, fc.data());
+    linear(ln.data(), n, d, w(t.c_fc_w, 2), w(t.c_fc_b, 9), 4 * d, fc.data());
     gelu_new(fc.data(), n * 4 * d);
-    linear(fc.data(), n, 4 * d, w(t.mlp_proj_w, 10), w(t.mlp_proj_b, 11), d, proj.data());
+    linear(fc.data(), n, 4 * d, w(t.mlp_proj_w, 2), w(t.mlp_proj_b, 11), d, proj.data());
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += proj[i];
     if (opt.progress && !opt.progress(l + 1, config_.n_layer)) {
       trace.cancelled = true;
@@ -170,7 +180,7 @@ ForwardTrace Gpt2Model::forward(const std::vector<int>& ids, const ForwardOption
   // vocabulary rows at a time so that an F16 wte is never converted whole.
   std::vector<float> last(static_cast<std::size_t>(d)), logits(static_cast<std::size_t>(V));
   layer_norm(x.data() + (n - 1) * d, 1, d, whole(file_, *ln_f_w_, scratch[0]), whole(file_, *ln_f_b_, scratch[1]), eps, last.data());
-  constexpr std::int64_t kChunk = 4096;
+  constexpr std::int64_t kChunk = 1024;  // 3 MiB of F32 rows per thread when wte must be converted
 #pragma omp parallel
   {
     std::vector<float> rows;

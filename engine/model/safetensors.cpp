@@ -218,18 +218,35 @@ std::uint16_t float_to_half(float f) {
   return static_cast<std::uint16_t>(sign | r);
 }
 
+namespace {
+
+// Every half's float, computed once (256 KiB): a lookup per element converts an F16 layer several
+// times faster than the bit manipulation above, and an F16 model converts every layer per forward.
+const std::vector<float>& half_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (std::uint32_t h = 0; h < 65536; ++h) t[h] = half_to_float(static_cast<std::uint16_t>(h));
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
 void to_float(DType dtype, const std::byte* src, std::size_t count, float* dst) {
   switch (dtype) {
     case DType::F32:
       std::memcpy(dst, src, count * 4);
       return;
-    case DType::F16:
+    case DType::F16: {
+      const float* table = half_table().data();
       for (std::size_t i = 0; i < count; ++i) {
         std::uint16_t h;
         std::memcpy(&h, src + 2 * i, 2);
-        dst[i] = half_to_float(h);
+        dst[i] = table[h];
       }
       return;
+    }
     case DType::BF16:
       for (std::size_t i = 0; i < count; ++i) {
         std::uint16_t b;
