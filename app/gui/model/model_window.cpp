@@ -187,7 +187,10 @@ void draw_grid(AppState& state, const Colormap& map) {
         kind = kind.substr(0, std::min(kind.find('-'), std::size_t{5}));
         std::snprintf(label, sizeof label, "%s %.2f", kind.c_str(), v.score);
       }
-      dl->AddText(ImGui::GetFont(), small, ImVec2(at.x, at.y + side + 1), ImGui::GetColorU32(ImGuiCol_Text), label);
+      // Still too wide (presenter mode's large font on a narrow grid): a smaller size, never
+      // running into the next map's label.
+      const float label_size = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label).x * small / fs + 1.0f)));
+      dl->AddText(ImGui::GetFont(), label_size, ImVec2(at.x, at.y + side + 1), ImGui::GetColorU32(ImGuiCol_Text), label);
       if (l == m.layer && h == m.head) {
         dl->AddRect(ImVec2(at.x - 2, at.y - 2), ImVec2(at.x + side + 2, at.y + side + 2), ImGui::GetColorU32(ImGuiCol_PlotHistogram), 0, 0, 2.5f);
       }
