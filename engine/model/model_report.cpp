@@ -138,18 +138,29 @@ void write_model_text(std::ostream& out, const Gpt2Model& model, const ModelRun&
     out << "  " << i << "  " << ids[i] << "  " << json_string(model.tokenizer().token_text(ids[i])) << "\n";
   }
   if (!run.kinds.empty()) {
-    out << "\nHead kinds (score), layers down, heads across:\n      ";
+    // Compact enough for GPT-2 small's 12 heads on one line: a short name and the score.
+    const auto short_name = [](HeadKind k) -> std::string {
+      switch (k) {
+        case HeadKind::PreviousToken: return "prev";
+        case HeadKind::Induction: return "induct";
+        case HeadKind::FirstToken: return "first";
+        default: return std::string(head_kind_name(k));
+      }
+    };
+    constexpr std::size_t kCell = 12;
+    out << "\nHead kinds (score), layers down, heads across (prev = previous-token, induct = induction,\n"
+           "first = first-token; docs/MODELS.md):\n      ";
     for (int h = 0; h < c.n_head; ++h) {
       std::string label = "H" + std::to_string(h);
-      out << label << std::string(std::max<std::size_t>(1, 22 - label.size()), ' ');
+      out << label << std::string(std::max<std::size_t>(1, kCell - label.size()), ' ');
     }
     out << "\n";
     for (std::size_t l = 0; l < run.kinds.size(); ++l) {
       std::string label = "L" + std::to_string(l);
-      out << "  " << label << std::string(std::max<std::size_t>(1, 4 - label.size()), ' ');
+      out << "  " << label << std::string(label.size() < 4 ? 4 - label.size() : 1, ' ');
       for (const HeadVerdict& v : run.kinds[l]) {
-        std::string cell = std::string(head_kind_name(v.kind)) + " " + fixed(v.score, 2);
-        out << cell << std::string(std::max<std::size_t>(1, 22 - cell.size()), ' ');
+        std::string cell = short_name(v.kind) + " " + fixed(v.score, 2);
+        out << cell << std::string(std::max<std::size_t>(1, kCell - cell.size()), ' ');
       }
       out << "\n";
     }
