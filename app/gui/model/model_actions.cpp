@@ -103,14 +103,20 @@ void lift_chosen_head(AppState& state) {
   ModelUi& m = state.model;
   if (!m.model || !m.run) return;
   try {
-    model::ForwardOptions opt;
-    opt.keep_weights = false;
-    opt.qkv_layer = m.layer;
-    opt.qkv_head = m.head;
-    opt.top_k = 0;
-    const model::ModelRun run = model::run_model(*m.model, m.run->trace.ids, opt);
     const std::uint64_t before = state.doc_version;
-    actions::open_model_head(state, model::lift_head(*m.model, run, m.layer, m.head));
+    const auto& kept = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)];
+    if (kept.q.size() > 0) {
+      actions::open_model_head(state, model::lift_head(*m.model, *m.run, m.layer, m.head));
+    } else {
+      // A long text's run kept no q, k, v (model_job.cpp): this head's, computed now.
+      model::ForwardOptions opt;
+      opt.keep_weights = false;
+      opt.qkv_layer = m.layer;
+      opt.qkv_head = m.head;
+      opt.top_k = 0;
+      const model::ModelRun run = model::run_model(*m.model, m.run->trace.ids, opt);
+      actions::open_model_head(state, model::lift_head(*m.model, run, m.layer, m.head));
+    }
     // The lab is where the head now is: the window steps aside (View > Model brings it back).
     if (state.doc_version != before) window_open(state, "Model") = false;
   } catch (const InputError& e) {

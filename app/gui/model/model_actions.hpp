@@ -26,7 +26,7 @@ void cancel_model_run(AppState& state);
 // a clicker: the next head, then the next layer).
 void choose_head(AppState& state, int layer, int head);
 void step_head(AppState& state, int step);
-// "Open in the lab": reruns the forward keeping the chosen head's q, k, v, and lifts it into the
+// "Open in the lab": the chosen head's q, k, v (kept by the run, or recomputed for a long text) lifted into the
 // document (one undoable action) and closes the Model window so the pipeline shows. The banner is
 // the lifted title while the document is it.
 void lift_chosen_head(AppState& state);

@@ -15,6 +15,11 @@ void ModelJob::run() {
   try {
     model::ForwardOptions opt;
     opt.top_k = 10;
+    // Every head's q, k, v when they are small (64 tokens of GPT-2 small: 7 MiB), so that "Open
+    // in the lab" lifts at once; a long text's are recomputed for the one head lifted.
+    const auto& c = model_->config();
+    const double qkv_bytes = 4.0 * 3 * static_cast<double>(ids_.size()) * c.n_embd * c.n_layer;
+    opt.keep_all_qkv = qkv_bytes <= 64.0 * 1024 * 1024;
     opt.progress = [this](int done, int all) {
       progress_ = static_cast<double>(done) / all;
       return !cancel_.load();

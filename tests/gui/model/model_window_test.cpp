@@ -203,6 +203,16 @@ TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
   EXPECT_TRUE(model_banner(state).empty());
   redo(state);
   EXPECT_EQ(model_banner(state), "GPT-2 · layer 1 · head 2");
+  // A long text's run keeps no q, k, v (model_job.cpp): the lifted head is recomputed, the same.
+  const Matrix kept_q = state.doc.scenario.Q;
+  state.model.run = std::make_shared<model::ModelRun>(model::run_model(*state.model.model, state.model.ids, model::ForwardOptions{}));
+  ASSERT_EQ(state.model.run->trace.heads[0][1].q.size(), 0);
+  choose_head(state, 0, 1);
+  lift_chosen_head(state);
+  EXPECT_EQ(state.doc.scenario.title, "GPT-2 · layer 0 · head 1");
+  choose_head(state, 1, 2);
+  lift_chosen_head(state);
+  EXPECT_EQ(state.doc.scenario.Q, kept_q);
 }
 
 TEST_F(ModelWindow, ADroppedFolderOrSafetensorsOpens) {
