@@ -1,4 +1,8 @@
 // One report per lesson view, built from the engine's lesson computations.
+//
+// [SECTION] Each view's numbers (plain, worked example, …, model heads, cost)
+// [SECTION] The report: lesson_view_numbers, lesson_report
+// [SECTION] The report as text for a terminal (write_lesson_text)
 #include "engine/lessons/lesson_report.hpp"
 #include "engine/model/head_kinds.hpp"
 
@@ -14,6 +18,8 @@
 #include <cstdio>
 
 namespace attnlab {
+
+// [SECTION] Each view's numbers (plain, worked example, …, model heads, cost)
 
 namespace {
 
@@ -307,6 +313,8 @@ json cost(const Scenario& s) {
 
 }  // namespace
 
+// [SECTION] The report: lesson_view_numbers, lesson_report
+
 double short_double(float v) {
   return std::isfinite(v) ? std::stod(float_json(v)) : static_cast<double>(v);
 }
@@ -358,6 +366,8 @@ json lesson_report(const std::string& name, const Scenario& s) {
 }
 
 // ---- Text rendering ---------------------------------------------------------------------------
+
+// [SECTION] The report as text for a terminal (write_lesson_text)
 
 namespace {
 
