@@ -60,6 +60,8 @@ int run(int argc, const char* const* argv) {
   runners["lesson"] = cli::add_lesson_command(app);
   runners["scaling"] = cli::add_scaling_command(app);
   runners["bench"] = cli::add_bench_command(app);
+  runners["models"] = cli::add_models_command(app);
+  runners["model"] = cli::add_model_command(app);
 #ifdef ATTNLAB_WITH_GUI
   runners["gui"] = gui::add_gui_command(app);
   app.footer("attnlab FILE [gui options] is attnlab gui FILE: it opens a scenario (.json) in the desktop app, "

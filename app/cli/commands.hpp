@@ -21,5 +21,7 @@ Runner add_export_command(CLI::App& app);
 Runner add_lesson_command(CLI::App& app);
 Runner add_scaling_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
+Runner add_models_command(CLI::App& app);
+Runner add_model_command(CLI::App& app);
 
 }  // namespace attnlab::cli

@@ -1,5 +1,6 @@
 // The INPUT and OPTIONS shared by compute, export and the GUI's command line (docs/ARCHITECTURE.md, "Contracts"):
-// a scenario file, --preset NAME, or --q/--k/--v matrix files, then option overrides.
+// a scenario file, --preset NAME, --q/--k/--v matrix files, or one head of a model (--model), then
+// option overrides.
 #pragma once
 
 #include "engine/io/scenario.hpp"
@@ -15,6 +16,10 @@ struct InputArgs {
   std::string scenario_path;
   std::string preset;
   std::string q_path, k_path, v_path;
+  // --model MODEL (--text T | --ids …) --layer L --head H: one head of a real model.
+  std::string model, model_text, model_ids;
+  bool have_model_text = false;
+  int layer = -1, head = -1;
   // Overrides; unset ones keep the scenario's value.
   bool scale = false, no_scale = false;
   std::string temperature;

@@ -1,9 +1,10 @@
 // One report per lesson view, built from the engine's lesson computations.
 //
-// [SECTION] Each view's numbers
-// [SECTION] lesson_view_numbers, lesson_report
-// [SECTION] Text rendering
+// [SECTION] Each view's numbers (plain, worked example, …, model heads, cost)
+// [SECTION] The report: lesson_view_numbers, lesson_report
+// [SECTION] The report as text for a terminal (write_lesson_text)
 #include "engine/lessons/lesson_report.hpp"
+#include "engine/model/head_kinds.hpp"
 
 #include "engine/attention/explain.hpp"
 #include "engine/lessons/lesson_math.hpp"
@@ -20,7 +21,7 @@
 
 namespace attnlab {
 
-// [SECTION] Each view's numbers
+// [SECTION] Each view's numbers (plain, worked example, …, model heads, cost)
 
 namespace {
 
@@ -268,6 +269,21 @@ json geometry(const Scenario& s, const Result& r) {
 // attention" writes them.
 std::string both_units(double b) { return human_bytes(b) + " (" + decimal_bytes(b) + ")"; }
 
+// "What heads do in a trained model": the hand-made head's kind by the same detector the Model
+// window uses (docs/MODELS.md, "Head kinds"; tokens with equal labels share an id), and where to
+// find GPT-2, for a terminal with no model open.
+json model_heads(const Scenario& s, const Result& r) {
+  std::vector<int> ids;
+  const auto labels = display_tokens(s.query_tokens, r.n);
+  for (const auto& l : labels) ids.push_back(static_cast<int>(std::find(labels.begin(), labels.end(), l) - labels.begin()));
+  const model::HeadVerdict v = model::classify_head(r.weights, ids);
+  json out = plain(r);
+  out["example_head"] = {{"kind", std::string(model::head_kind_name(v.kind))}, {"score", short_double(v.score)}};
+  out["get_gpt2"] = "attnlab model ~/.cache/huggingface/hub/models--gpt2/snapshots/<revision> --text \"...\": the folder holds "
+                    "config.json, model.safetensors, vocab.json and merges.txt";
+  return out;
+}
+
 json cost(const Scenario& s) {
   const MachineMemory mem = machine_memory();
   json rows = json::array();
@@ -292,7 +308,7 @@ json cost(const Scenario& s) {
 
 }  // namespace
 
-// [SECTION] lesson_view_numbers, lesson_report
+// [SECTION] The report: lesson_view_numbers, lesson_report
 
 double short_double(float v) {
   return std::isfinite(v) ? std::stod(float_json(v)) : static_cast<double>(v);
@@ -326,6 +342,7 @@ json lesson_view_numbers(const Scenario& s, const Result& r, bool complete) {
     case LessonView::Geometry: return geometry(s, r);
     case LessonView::Cost: return cost(s);
     case LessonView::OnlineSoftmax: return online_softmax_json(online_softmax_lesson(s.problem(), s.lesson.tile, r.output));
+    case LessonView::ModelHeads: return model_heads(s, r);
   }
   return json::object();
 }
@@ -345,6 +362,8 @@ json lesson_report(const std::string& name, const Scenario& s) {
 }
 
 // [SECTION] Text rendering
+
+// [SECTION] The report as text for a terminal (write_lesson_text)
 
 namespace {
 

@@ -26,6 +26,7 @@ constexpr std::array<std::pair<LessonView, const char*>, 13> kViews{{
     {LessonView::Geometry, "geometry"},
     {LessonView::Cost, "cost"},
     {LessonView::OnlineSoftmax, "online-softmax"},
+    {LessonView::ModelHeads, "model-heads"},
 }};
 
 long long positive_integer(const nlohmann::json& j, std::string_view source, const std::string& field,

@@ -23,6 +23,7 @@ enum class LessonView {
   Geometry,        // d_k = d_v = 2: arrows, value points, outputs in the convex hull
   Cost,            // the n × n score matrix as n grows, against this machine
   OnlineSoftmax,   // FlashAttention's online softmax: a running max and sum, tile by tile of keys
+  ModelHeads,      // the heads of a real model (the GUI's Model window; docs/MODELS.md)
 };
 
 // Where a lesson comes from in the course, cited by the course text's own title (DESIGN.md,

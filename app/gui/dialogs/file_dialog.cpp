@@ -2,6 +2,7 @@
 // name field, and the file types that fit its purpose.
 #include "gui/dialogs/file_dialog.hpp"
 
+#include "gui/model/model_actions.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -25,6 +26,7 @@ const char* title_of(FilePurpose p) {
     case FilePurpose::OpenMatrixK: return "Open a matrix into K";
     case FilePurpose::OpenMatrixV: return "Open a matrix into V";
     case FilePurpose::SaveLessonCard: return "Export reference card (PDF)";
+    case FilePurpose::OpenModel: return "Open a model (its .safetensors file)";
     case FilePurpose::None: break;
   }
   return "File";
@@ -35,6 +37,7 @@ bool fits(FilePurpose p, const fs::path& file) {
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (p == FilePurpose::OpenScenario || p == FilePurpose::SaveScenario) return ext == ".json";
   if (p == FilePurpose::SaveLessonCard) return ext == ".pdf";
+  if (p == FilePurpose::OpenModel) return ext == ".safetensors";
   return ext == ".npy" || ext == ".csv";
 }
 
@@ -47,6 +50,7 @@ void finish(AppState& state, const std::string& path) {
     case FilePurpose::OpenMatrixK: open_matrix_file(state, Which::K, path); break;
     case FilePurpose::OpenMatrixV: open_matrix_file(state, Which::V, path); break;
     case FilePurpose::SaveLessonCard: save_lesson_card_file(state, d.card_lesson, path); break;
+    case FilePurpose::OpenModel: open_model_file(state, path); break;
     case FilePurpose::None: break;
   }
 }

@@ -27,5 +27,6 @@ void draw_precision_view(AppState& state, Services& services);
 void draw_geometry_view(AppState& state, Services& services);
 void draw_cost_view(AppState& state, Services& services);
 void draw_online_softmax_view(AppState& state, Services& services);
+void draw_model_heads_view(AppState& state, Services& services);  // model_heads_view.cpp
 
 }  // namespace attnlab::gui

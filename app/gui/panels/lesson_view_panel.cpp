@@ -66,6 +66,7 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
     case LessonView::Geometry: draw_geometry_view(state, services); return;
     case LessonView::Cost: draw_cost_view(state, services); return;
     case LessonView::OnlineSoftmax: draw_online_softmax_view(state, services); return;
+    case LessonView::ModelHeads: draw_model_heads_view(state, services); return;
     case LessonView::Plain: break;
   }
   text_wrapped("This scenario has no special view. Press the button below (or Space after it) to walk through "

@@ -3,6 +3,7 @@
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/matrix_io.hpp"
+#include "gui/model/model_actions.hpp"
 #include "gui/state/edits.hpp"
 #include "engine/lessons/lesson_card.hpp"
 
@@ -92,8 +93,10 @@ void open_dropped_file(AppState& state, const std::string& path) {
     open_scenario_file(state, path);
   } else if (ext == ".npy" || ext == ".csv") {
     state.inputs.drop_path = path;
+  } else if (is_model_path(path)) {
+    open_model_file(state, path);
   } else {
-    state.error = path + ": expected a scenario (.json) or a matrix (.npy, .csv)";
+    state.error = path + ": expected a scenario (.json), a matrix (.npy, .csv), or a model (a folder or its .safetensors)";
   }
 }
 

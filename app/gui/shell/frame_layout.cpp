@@ -1,6 +1,7 @@
 // The frame: menus, the tiled layout (inputs column | pipeline over explain/saturation tabs),
 // the status bar, floating panels and dialogs. Panels come from the registry in panel_registry.cpp.
 #include "gui/shell/frame_layout.hpp"
+#include "gui/model/model_actions.hpp"
 
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/dialogs/recovery_prompt.hpp"
@@ -220,6 +221,13 @@ void draw_app(AppState& state, Services& services) {
     bh = std::clamp(bh, std::min(fs * 3.0f, min_bottom), right_h * 0.8f);
     ImGui::BeginChild("##main", ImVec2(0, right_h - bh - split - ImGui::GetStyle().ItemSpacing.y * 2), false,
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    // A head lifted from a model says so above the pipeline until the document is something else
+    // (undo brings back what was there, and the banner goes with it).
+    if (const std::string banner = model_banner(state); !banner.empty()) {
+      ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", banner.c_str());
+      ImGui::SameLine();
+      ImGui::TextDisabled("(a head of the model in the Model window; Ctrl+Z returns to what was here)");
+    }
     draw_slot(state, services, Slot::Main, "##main_tabs");
     ImGui::EndChild();
     if (const float dy = splitter("##split_h", false, split, ImGui::GetContentRegionAvail().x); dy != 0) {
@@ -240,7 +248,9 @@ void draw_app(AppState& state, Services& services) {
     if (p.slot != Slot::Window) continue;
     bool& open = window_open(state, p.name);
     if (!open) continue;
-    ImGui::SetNextWindowSize(ImVec2(fs * 34, fs * 26), ImGuiCond_FirstUseEver);
+    // The Model window's grid of every head needs the screen (a projector's 1024 × 768 included).
+    const bool whole_screen = std::string_view(p.name) == "Model";
+    ImGui::SetNextWindowSize(whole_screen ? ImVec2(vp->Size.x * 0.96f, size.y * 0.96f) : ImVec2(fs * 34, fs * 26), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.5f), ImGuiCond_FirstUseEver,
                             ImVec2(0.5f, 0.5f));
     const bool visible = ImGui::Begin(p.name, &open);

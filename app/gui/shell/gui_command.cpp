@@ -21,6 +21,11 @@ cli::Runner add_gui_command(CLI::App& app) {
   cmd->add_option("--frames", opts->frames, "Frames to render before the screenshot (default 3)")
       ->check(CLI::Range(1, 100000))
       ->needs(shot);
+  CLI::Option* model = cmd->add_option("--model", opts->model, "Open a model (folder or .safetensors) in the Model window");
+  cmd->add_option("--text", opts->model_text, "With --model: the text to run")->needs(model);
+  cmd->add_option("--layer", opts->model_layer, "With --model: choose and enlarge this layer's head --head")->needs(model);
+  cmd->add_option("--head", opts->model_head, "With --model and --layer: the head")->needs(model);
+  cmd->add_flag("--lift", opts->lift, "With --layer and --head: also open that head in the lab")->needs(model);
   return [opts]() { return run_gui(*opts); };
 }
 

@@ -1,4 +1,5 @@
-// `attnlab gui [SCENARIO | --preset NAME] [--presenter] [--theme light|dark] [--backend cpu|gpu|auto] [--screenshot FILE.png [--frames N]]`
+// `attnlab gui [SCENARIO | --preset NAME] [--presenter] [--theme light|dark] [--backend cpu|gpu|auto] [--screenshot FILE.png [--frames N]]
+//  [--model MODEL [--text T] [--layer L --head H [--lift]]]`
 // and the default window that plain `attnlab` opens.
 #pragma once
 
@@ -16,6 +17,12 @@ struct GuiOptions {
   std::string screenshot;  // write the window's pixels here after `frames` frames, then exit
   int frames = 3;
   std::string backend = "cpu";  // cpu, gpu (the window's GL context) or auto, as in the Backend menu
+  // A model opened in the Model window at start (additive to DESIGN.md's contract), on this text
+  // (empty: the window's default); with layer and head, that head chosen and enlarged; with lift,
+  // also opened in the lab.
+  std::string model, model_text;
+  int model_layer = -1, model_head = -1;
+  bool lift = false;
 };
 
 // Registers the `gui` subcommand.

@@ -4,6 +4,8 @@
 #include "engine/io/matrix_io.hpp"
 #include "engine/io/text_format.hpp"
 #include "engine/lessons/presets.hpp"
+#include "gui/model/model_actions.hpp"
+#include "gui/model/model_job.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/persistence/instance_lock.hpp"
 #include "gui/persistence/recovery_store.hpp"
@@ -146,6 +148,27 @@ bool is_matrix_file(const std::string& path) {
   return ext == ".npy" || ext == ".csv";
 }
 
+// --model: the Model window on that model and text, a head chosen and, with --lift, in the lab.
+// The run happens before the first frame, so that a screenshot shows it. A bad model is refused
+// before any window opens, as a bad scenario file is.
+void open_start_model(AppState& state, const GuiOptions& options) {
+  open_model_file(state, options.model);
+  if (!state.model.model) throw InputError("--model " + state.model.error);
+  if (!options.model_text.empty()) set_model_text(state, options.model_text);
+  if (!state.model.error.empty()) throw InputError(state.model.error);
+  if (state.model.job) {
+    while (!state.model.job->done()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  poll_model_run(state);
+  if (!state.model.error.empty()) throw InputError(state.model.error);
+  if (options.model_layer >= 0 || options.model_head >= 0) {
+    model::check_head(*state.model.model, options.model_layer, options.model_head);
+    choose_head(state, options.model_layer, options.model_head);
+    state.model.enlarged = true;
+    if (options.lift) lift_chosen_head(state);
+  }
+}
+
 // The document the window opens on: a scenario or lesson from the command line, else the saved
 // session's, else the default lesson; then the command line's view options and the recovery offer.
 // Only the window holding the instance lock uses the session and recovery files (a second window
@@ -192,6 +215,7 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
     state.recent_files.insert(state.recent_files.begin(), abs);
   }
   if (matrix) state.dropped_files.push_back(options.scenario);
+  if (!options.model.empty()) open_start_model(state, options);
   if (options.presenter) state.view.presenter = true;
   if (!options.theme.empty()) state.view.theme = options.theme == "light" ? Theme::Light : Theme::Dark;
   // A recovery file left behind means the last run crashed or was killed: offer its work back.

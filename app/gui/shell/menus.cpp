@@ -13,6 +13,11 @@ namespace attnlab::gui {
 void draw_file_menu(AppState& state, Services& services) {
   (void)services;
   if (ImGui::MenuItem("Open scenario...", "Ctrl+O")) open_file_dialog(state, FilePurpose::OpenScenario);
+  if (ImGui::MenuItem("Open model...")) {
+    // The Model window says where GPT-2 lives in a Hugging Face cache; the dialog picks the file.
+    window_open(state, "Model") = true;
+    open_file_dialog(state, FilePurpose::OpenModel);
+  }
   if (ImGui::MenuItem("Save", "Ctrl+S", false, true)) {
     if (state.scenario_path.empty()) open_file_dialog(state, FilePurpose::SaveScenario);
     else save_scenario_file(state, state.scenario_path);

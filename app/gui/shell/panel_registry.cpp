@@ -20,6 +20,7 @@ const std::vector<PanelInfo> kPanels = {
     {"Lesson view", Slot::Window, draw_lesson_view_panel},
     {"Explain a cell", Slot::Bottom, draw_explain_panel},
     {"Saturation", Slot::Bottom, draw_saturation_panel},
+    {"Model", Slot::Window, draw_model_window},
     {"Help", Slot::Window, draw_help_window},
     {"Export", Slot::Window, draw_export_dialog},
 };

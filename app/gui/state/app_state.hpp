@@ -10,6 +10,7 @@
 #include "engine/attention/overflow_notes.hpp"
 #include "engine/lessons/scaling.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/model/model_report.hpp"
 #include "gui/state/lesson_ui.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/state/result_caches.hpp"
@@ -27,6 +28,7 @@ namespace attnlab::gui {
 
 class ComputeJob;       // compute_job.hpp
 class BackgroundWrite;  // recovery_store.hpp
+class ModelJob;         // model/model_job.hpp
 
 // The three input matrices.
 enum class Which { Q, K, V };
@@ -93,7 +95,7 @@ struct ViewSettings {
 };
 
 // Which file the in-app file dialog is choosing, and for what.
-enum class FilePurpose { None, OpenScenario, SaveScenario, OpenMatrixQ, OpenMatrixK, OpenMatrixV, SaveLessonCard };
+enum class FilePurpose { None, OpenScenario, SaveScenario, OpenMatrixQ, OpenMatrixK, OpenMatrixV, SaveLessonCard, OpenModel };
 
 struct FileDialogState {
   FilePurpose purpose = FilePurpose::None;
@@ -171,6 +173,23 @@ struct ExportUi {
   bool reopen_after_screenshot = false;
 };
 
+// The Model window (model/model_window.cpp, docs/MODELS.md): the open model, its text and the
+// last run. Never part of the document; "Open in the lab" lifts a head into it (actions::open_model_head).
+struct ModelUi {
+  std::shared_ptr<const model::Gpt2Model> model;  // null until one opens
+  std::string path;        // where it was opened from
+  std::string path_input;  // the window's "open" field
+  std::string error;       // why the last open, text or run was refused (the last good state stays)
+  std::string text = "When Mary and John went to the store, John gave a drink to Mary. When Mary and John went to the store, John gave";
+  std::vector<int> ids;    // the text's tokens, updated as it is typed
+  std::shared_ptr<ModelJob> job;                  // the run in progress, if any
+  std::shared_ptr<const model::ModelRun> run;     // the last finished run (ids: run->trace.ids)
+  bool cancelled = false;  // the user cancelled the last run: the map shows the run before it
+  int layer = 0, head = 0; // the chosen head (keyboard, clicks)
+  bool enlarged = false;   // the chosen head drawn large instead of the grid
+  std::vector<std::string> lifted_titles;  // titles of heads lifted into the lab (the banner)
+};
+
 // A document left behind by a run that did not exit cleanly (crash, kill -9, power cut).
 struct RecoveredWork {
   Document doc;
@@ -238,6 +257,7 @@ struct AppState {
 
   InputsUi inputs;
   ExportUi export_ui;
+  ModelUi model;
   LessonUi lesson;          // the walk-through and the special lesson views (lesson_ui.hpp)
   LessonViewModel lesson_model;  // what the lesson views draw, once per document (lesson_view_model.hpp)
   RecoveryUi recovery;

@@ -314,6 +314,12 @@ void load_scenario(AppState& s, const Scenario& scenario, const std::string& pat
   }
 }
 
+void open_model_head(AppState& s, const Scenario& head) {
+  const std::uint64_t before = s.doc_version;
+  load_scenario(s, head, "", "open " + head.title + " in the lab");
+  if (s.doc_version != before) s.model.lifted_titles.push_back(head.title);
+}
+
 void reset_lesson(AppState& s) {
   const LessonOrigin origin = lesson_origin(s.doc.scenario);
   if (origin.preset.empty()) return;

@@ -62,6 +62,9 @@ void load_preset(AppState& s, const std::string& preset_name);
 // Puts back the numbers of the built-in lesson the document came from (lesson_origin), as one
 // undoable action ("reset lesson"). Nothing happens for a document that is no built-in lesson.
 void reset_lesson(AppState& s);
+// "Open in the lab": a model head's q, k, v (model_report.hpp's lift_head) replace the document,
+// as one undoable action named after the head; undo returns to what was there.
+void open_model_head(AppState& s, const Scenario& head);
 // Puts a matrix from a file into Q, K or V; the sizes follow the matrix.
 void load_matrix(AppState& s, Which w, const Matrix& M, const std::string& file_name);
 

@@ -6,6 +6,8 @@
 #include "engine/io/matrix_io.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/cpu/dense.hpp"
+#include "engine/model/bpe_tokenizer.hpp"
+#include "engine/model/safetensors.hpp"
 #include "gui/persistence/session_file.hpp"
 #include "support/files.hpp"
 
@@ -82,6 +84,18 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
       expect_clean([&] { parse_npy(bytes, name); }, name);
     } else if (kind == "csv") {
       expect_clean([&] { parse_csv(bytes, name); }, name);
+    } else if (kind == "safetensors") {
+      expect_clean([&] { model::parse_safetensors(bytes, name); }, name);
+    } else if (kind == "gpt2_tokenizer") {
+      // The fuzz target's layout: vocab.json, merges.txt and a text, split at zero bytes.
+      const std::size_t a = bytes.find('\0'), b = bytes.find('\0', a + 1);
+      ASSERT_NE(b, std::string::npos) << name;
+      expect_clean(
+          [&] {
+            model::BpeTokenizer::parse(bytes.substr(0, a), bytes.substr(a + 1, b - a - 1), "vocab.json", "merges.txt")
+                .encode(bytes.substr(b + 1));
+          },
+          name);
     } else if (kind == "session") {
       expect_clean([&] { gui::parse_session(bytes, name); }, name);
       expect_clean([&] { gui::parse_recovery(bytes, name); }, name);
@@ -95,7 +109,8 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
   EXPECT_GT(files, 5) << dir;
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, CorpusReplay, ::testing::Values("scenario", "npy", "csv", "options", "session"));
+INSTANTIATE_TEST_SUITE_P(Seeds, CorpusReplay, ::testing::Values("scenario", "npy", "csv", "options", "session", "safetensors",
+                                                                       "gpt2_tokenizer"));
 
 }  // namespace
 }  // namespace attnlab

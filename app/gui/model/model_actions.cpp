@@ -1,0 +1,135 @@
+// The Model window's actions; see model_actions.hpp.
+#include "gui/model/model_actions.hpp"
+
+#include "gui/model/model_job.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/state/edits.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace attnlab::gui {
+
+namespace fs = std::filesystem;
+
+bool is_model_path(const std::string& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec) || fs::path(path).extension() == ".safetensors";
+}
+
+void open_model_file(AppState& state, const std::string& path) {
+  ModelUi& m = state.model;
+  window_open(state, "Model") = true;
+  try {
+    std::shared_ptr<const model::Gpt2Model> opened = model::open_model(path);
+    m.job.reset();
+    m.model = std::move(opened);
+    m.path = path;
+    m.path_input = path;
+    m.ids.clear();
+    m.run.reset();
+    m.error.clear();
+    m.layer = m.head = 0;
+    m.enlarged = false;
+    // The model is open even when the text does not suit it (too long for its positions, a
+    // toy model's symbols): the text box says why, and the next text runs.
+    set_model_text(state, m.text);
+  } catch (const InputError& e) {
+    m.error = e.what();
+  } catch (const std::bad_alloc&) {
+    m.error = path + ": out of memory opening the model";
+  }
+}
+
+void set_model_text(AppState& state, const std::string& text) {
+  ModelUi& m = state.model;
+  m.text = text;
+  if (!m.model) return;
+  try {
+    std::vector<int> ids = m.model->tokenize(text, "the text");
+    m.error.clear();
+    if (ids == m.ids && (m.run || m.job)) return;
+    m.ids = std::move(ids);
+    start_model_run(state);
+  } catch (const InputError& e) {
+    m.error = e.what();
+  }
+}
+
+void start_model_run(AppState& state) {
+  ModelUi& m = state.model;
+  if (!m.model || m.ids.empty()) return;
+  m.job.reset();  // cancels and joins the run in progress
+  m.cancelled = false;
+  m.job = std::make_shared<ModelJob>(m.model, m.ids);
+}
+
+bool poll_model_run(AppState& state) {
+  ModelUi& m = state.model;
+  if (!m.job) return false;
+  if (!m.job->done()) return true;
+  if (auto run = m.job->take_run()) {
+    m.run = std::move(run);
+    choose_head(state, m.layer, m.head);
+  } else if (!m.job->cancelled()) {
+    m.error = m.job->error();
+  }
+  m.job.reset();
+  return false;
+}
+
+void cancel_model_run(AppState& state) {
+  if (!state.model.job) return;
+  state.model.job.reset();
+  state.model.cancelled = true;
+}
+
+void choose_head(AppState& state, int layer, int head) {
+  ModelUi& m = state.model;
+  if (!m.model) return;
+  m.layer = std::clamp(layer, 0, m.model->config().n_layer - 1);
+  m.head = std::clamp(head, 0, m.model->config().n_head - 1);
+}
+
+void step_head(AppState& state, int step) {
+  ModelUi& m = state.model;
+  if (!m.model) return;
+  const int H = m.model->config().n_head, all = m.model->config().n_layer * H;
+  const int at = ((m.layer * H + m.head + step) % all + all) % all;
+  choose_head(state, at / H, at % H);
+}
+
+void lift_chosen_head(AppState& state) {
+  ModelUi& m = state.model;
+  if (!m.model || !m.run) return;
+  try {
+    const std::uint64_t before = state.doc_version;
+    const auto& kept = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)];
+    if (kept.q.size() > 0) {
+      actions::open_model_head(state, model::lift_head(*m.model, *m.run, m.layer, m.head));
+    } else {
+      // A long text's run kept no q, k, v (model_job.cpp): this head's, computed now.
+      model::ForwardOptions opt;
+      opt.keep_weights = false;
+      opt.qkv_layer = m.layer;
+      opt.qkv_head = m.head;
+      opt.top_k = 0;
+      const model::ModelRun run = model::run_model(*m.model, m.run->trace.ids, opt);
+      actions::open_model_head(state, model::lift_head(*m.model, run, m.layer, m.head));
+    }
+    // The lab is where the head now is: the window steps aside (View > Model brings it back).
+    if (state.doc_version != before) window_open(state, "Model") = false;
+  } catch (const InputError& e) {
+    m.error = e.what();
+  } catch (const std::bad_alloc&) {
+    m.error = "out of memory lifting the head: try a shorter text";
+  }
+}
+
+std::string model_banner(const AppState& state) {
+  const std::string& title = state.doc.scenario.title;
+  const auto& lifted = state.model.lifted_titles;
+  return std::find(lifted.begin(), lifted.end(), title) != lifted.end() ? title : std::string();
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,340 @@
+// The Model window (docs/MODELS.md, "The Model window"): open a GPT-2, type a text and see its
+// tokens as chips, every head as a small map in a layers × heads grid labelled with its kind and
+// score (BertViz's "model view"), one head enlarged, "Open in the lab", the next-token top 10, and
+// a keyboard chooser (arrows, PageUp/PageDown for a clicker, Enter, Escape).
+//
+// [SECTION] Drawing a map: one head's weights as coloured cells, downsampled when large
+// [SECTION] Opening: the open row, and where to find GPT-2 when none is open
+// [SECTION] Text and tokens
+// [SECTION] The grid and the enlarged head
+// [SECTION] Next tokens, keyboard, the window
+#include "gui/model/model_actions.hpp"
+#include "gui/model/model_job.hpp"
+#include "gui/panels/panels.hpp"
+#include "gui/widgets/heatmap.hpp"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace attnlab::gui {
+
+namespace {
+
+// [SECTION] Drawing a map: one head's weights as coloured cells, downsampled when large
+
+ImU32 colour(const Colormap& map, double v) {
+  const Rgb c = map.at(std::clamp(v, 0.0, 1.0));
+  return IM_COL32(c.r, c.g, c.b, 255);
+}
+
+// Draws A (n × n) into a square of side `side` at `at`, at most `blocks` cells a side (a block
+// shows its cells' mean), the cells above the diagonal (blocked by the causal mask) dark. Returns
+// the cell under the mouse (−1 when none) in A's indices.
+std::pair<int, int> draw_map(const Matrix& A, ImVec2 at, float side, int blocks, const Colormap& map) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int n = static_cast<int>(A.rows());
+  const int b = std::max(1, std::min(n, blocks));
+  const float cell = side / static_cast<float>(b);
+  const ImU32 blocked = IM_COL32(40, 40, 46, 255);
+  for (int bi = 0; bi < b; ++bi) {
+    const int i0 = bi * n / b, i1 = (bi + 1) * n / b;
+    for (int bj = 0; bj < b; ++bj) {
+      const int j0 = bj * n / b, j1 = (bj + 1) * n / b;
+      const ImVec2 p0(at.x + static_cast<float>(bj) * cell, at.y + static_cast<float>(bi) * cell);
+      const ImVec2 p1(p0.x + cell + 0.5f, p0.y + cell + 0.5f);
+      if (j0 > i1 - 1) {
+        dl->AddRectFilled(p0, p1, blocked);
+        continue;
+      }
+      double sum = 0;
+      int count = 0;
+      for (int i = i0; i < i1; ++i) {
+        for (int j = j0; j < std::min(j1, i + 1); ++j) sum += A(i, j), ++count;
+      }
+      dl->AddRectFilled(p0, p1, colour(map, count ? sum / count : 0.0));
+    }
+  }
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (mouse.x < at.x || mouse.y < at.y || mouse.x >= at.x + side || mouse.y >= at.y + side || !ImGui::IsWindowHovered()) return {-1, -1};
+  const int i = std::min(n - 1, static_cast<int>((mouse.y - at.y) / side * static_cast<float>(n)));
+  const int j = std::min(n - 1, static_cast<int>((mouse.x - at.x) / side * static_cast<float>(n)));
+  return {i, j};
+}
+
+std::string quoted_token(const AppState& state, int id) {
+  return "'" + state.model.model->tokenizer().token_text(id) + "'";
+}
+
+void cell_tooltip(const AppState& state, int layer, int head, int i, int j) {
+  const ModelUi& m = state.model;
+  const auto& ids = m.run->trace.ids;
+  const Matrix& A = m.run->trace.heads[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)].weights;
+  const model::HeadVerdict& v = m.run->kinds[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
+  ImGui::BeginTooltip();
+  ImGui::Text("L%dH%d · %s %.2f", layer, head, std::string(model::head_kind_name(v.kind)).c_str(), v.score);
+  ImGui::Text("%s (query %d) → %s (key %d): %s", quoted_token(state, ids[static_cast<std::size_t>(i)]).c_str(), i,
+              quoted_token(state, ids[static_cast<std::size_t>(j)]).c_str(), j, j > i ? "blocked (causal)" : format_cell(A(i, j), 3).c_str());
+  ImGui::TextDisabled("previous-token %.2f · induction %s · first-token %.2f · self %.2f · broad %.2f", v.scores.previous_token,
+                      v.scores.induction_rows ? format_cell(v.scores.induction, 2).c_str() : "n/a", v.scores.first_token, v.scores.self,
+                      v.scores.broad);
+  ImGui::EndTooltip();
+}
+
+// [SECTION] Opening: the open row, and where to find GPT-2 when none is open
+
+void draw_open_row(AppState& state) {
+  ModelUi& m = state.model;
+  ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 10, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6));
+  const bool enter = ImGui::InputTextWithHint("##model_path", "a model folder or its .safetensors file", &m.path_input,
+                                              ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if ((ImGui::Button("Open") || enter) && !m.path_input.empty()) open_model_file(state, m.path_input);
+}
+
+void draw_no_model(AppState& state) {
+  ImGui::TextWrapped("No model is open. Open a GPT-2 folder in the Hugging Face layout: File > Open model…, drop the folder "
+                     "(or its model.safetensors) on the window, or type its path below.");
+  ImGui::Spacing();
+  ImGui::TextWrapped("Where to find GPT-2 on this computer: a Hugging Face cache keeps it in "
+                     "~/.cache/huggingface/hub/models--gpt2/snapshots/<revision>/ (or under $HF_HOME). The folder holds "
+                     "config.json, model.safetensors, vocab.json and merges.txt; Attention Lab reads them where they are and "
+                     "never downloads anything.");
+  ImGui::Spacing();
+  draw_open_row(state);
+}
+
+// [SECTION] Text and tokens
+
+void draw_text_and_tokens(AppState& state) {
+  ModelUi& m = state.model;
+  const float fs = ImGui::GetFontSize();
+  std::string text = m.text;
+  if (ImGui::InputTextMultiline("##model_text", &text, ImVec2(-1, fs * 2.4f))) set_model_text(state, text);
+  // The chips: each token's text and id, wrapped to the width, in a box two rows high that
+  // scrolls, so that a long text leaves the screen to the heads.
+  const float pad = fs * 0.25f, line_h = fs * 1.8f + pad * 2;
+  const std::size_t shown = std::min<std::size_t>(m.ids.size(), 256);
+  std::vector<std::string> texts(shown);
+  std::vector<float> widths(shown);
+  float row_x = 0;
+  int rows = 1;
+  for (std::size_t i = 0; i < shown; ++i) {
+    std::string t = m.model->tokenizer().token_text(m.ids[i]);
+    std::replace(t.begin(), t.end(), '\n', ' ');
+    if (!t.empty() && t[0] == ' ') t = "·" + t.substr(1);  // a leading space is part of GPT-2's token
+    widths[i] = std::max(ImGui::CalcTextSize(t.c_str()).x, ImGui::CalcTextSize(std::to_string(m.ids[i]).c_str()).x * 0.7f) + pad * 2;
+    if (row_x + widths[i] > ImGui::GetContentRegionAvail().x && row_x > 0) row_x = 0, ++rows;
+    row_x += widths[i] + pad;
+    texts[i] = std::move(t);
+  }
+  ImGui::BeginChild("##chips", ImVec2(0, line_h * static_cast<float>(std::min(rows, 2)) + pad), false);
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 at = ImGui::GetCursorScreenPos();
+  const float start_x = at.x;
+  for (std::size_t i = 0; i < shown; ++i) {
+    const std::string& t = texts[i];
+    const std::string id = std::to_string(m.ids[i]);
+    const float w = widths[i];
+    if (at.x + w > right && at.x > start_x) at = ImVec2(start_x, at.y + line_h);
+    dl->AddRectFilled(at, ImVec2(at.x + w, at.y + line_h - pad), ImGui::GetColorU32(ImGuiCol_FrameBg), pad);
+    dl->AddText(ImVec2(at.x + pad, at.y + pad * 0.5f), ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
+    dl->AddText(ImGui::GetFont(), fs * 0.7f, ImVec2(at.x + pad, at.y + fs * 0.95f), ImGui::GetColorU32(ImGuiCol_TextDisabled), id.c_str());
+    at.x += w + pad;
+  }
+  ImGui::Dummy(ImVec2(1, at.y + line_h - ImGui::GetCursorScreenPos().y));
+  ImGui::EndChild();
+}
+
+// [SECTION] The grid and the enlarged head
+
+void draw_grid(AppState& state, const Colormap& map) {
+  ModelUi& m = state.model;
+  const auto& cfg = m.model->config();
+  const float fs = ImGui::GetFontSize();
+  const float label_w = ImGui::CalcTextSize("L00").x + fs * 0.4f;
+  const float gap = fs * 0.5f;
+  const float side = std::clamp((ImGui::GetContentRegionAvail().x - label_w) / static_cast<float>(cfg.n_head) - gap, fs * 2.5f, fs * 9.0f);
+  const float small = fs * 0.72f;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 origin = ImGui::GetCursorScreenPos();
+  for (int h = 0; h < cfg.n_head; ++h) {
+    const std::string t = "H" + std::to_string(h);
+    dl->AddText(ImVec2(origin.x + label_w + static_cast<float>(h) * (side + gap), origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), t.c_str());
+  }
+  origin.y += fs * 1.2f;
+  const float row_h = side + small * 1.3f + gap;
+  const int blocks = std::max(4, static_cast<int>(side / 3.0f));
+  for (int l = 0; l < cfg.n_layer; ++l) {
+    const float y = origin.y + static_cast<float>(l) * row_h;
+    const std::string t = "L" + std::to_string(l);
+    dl->AddText(ImVec2(origin.x, y + side * 0.5f - fs * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), t.c_str());
+    for (int h = 0; h < cfg.n_head; ++h) {
+      const ImVec2 at(origin.x + label_w + static_cast<float>(h) * (side + gap), y);
+      const auto& A = m.run->trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
+      const auto [i, j] = draw_map(A, at, side, blocks, map);
+      const model::HeadVerdict& v = m.run->kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+      // The kind's name, or its first word when the map is too narrow for it ("previous", "first").
+      std::string kind(model::head_kind_name(v.kind));
+      char label[48];
+      std::snprintf(label, sizeof label, "%s %.2f", kind.c_str(), v.score);
+      if (ImGui::CalcTextSize(label).x * small / fs > side) {
+        kind = kind.substr(0, std::min(kind.find('-'), std::size_t{5}));
+        std::snprintf(label, sizeof label, "%s %.2f", kind.c_str(), v.score);
+      }
+      // Still too wide (presenter mode's large font on a narrow grid): a smaller size, never
+      // running into the next map's label.
+      const float label_size = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label).x * small / fs + 1.0f)));
+      dl->AddText(ImGui::GetFont(), label_size, ImVec2(at.x, at.y + side + 1), ImGui::GetColorU32(ImGuiCol_Text), label);
+      if (l == m.layer && h == m.head) {
+        dl->AddRect(ImVec2(at.x - 2, at.y - 2), ImVec2(at.x + side + 2, at.y + side + 2), ImGui::GetColorU32(ImGuiCol_PlotHistogram), 0, 0, 2.5f);
+      }
+      if (i >= 0) {
+        cell_tooltip(state, l, h, i, j);
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+          choose_head(state, l, h);
+          m.enlarged = true;
+        }
+      }
+    }
+  }
+  ImGui::Dummy(ImVec2(label_w + static_cast<float>(cfg.n_head) * (side + gap), fs * 1.2f + static_cast<float>(cfg.n_layer) * row_h));
+}
+
+void draw_enlarged(AppState& state, const Colormap& map) {
+  ModelUi& m = state.model;
+  const float fs = ImGui::GetFontSize();
+  const auto& ids = m.run->trace.ids;
+  const int n = static_cast<int>(ids.size());
+  const model::HeadVerdict& v = m.run->kinds[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)];
+  ImGui::Text("L%dH%d · %s %.2f", m.layer, m.head, std::string(model::head_kind_name(v.kind)).c_str(), v.score);
+  const bool labels = n <= 64;
+  float label_w = 0;
+  if (labels) {
+    for (int id : ids) label_w = std::max(label_w, ImGui::CalcTextSize(m.model->tokenizer().token_text(id).c_str()).x);
+    label_w += fs * 0.4f;
+  }
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float side = std::max(fs * 6, std::min(avail.x - label_w, avail.y - fs * 0.5f));
+  const ImVec2 at(ImGui::GetCursorScreenPos().x + label_w, ImGui::GetCursorScreenPos().y);
+  const Matrix& A = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)].weights;
+  const auto [i, j] = draw_map(A, at, side, 160, map);
+  if (labels) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float cell = side / static_cast<float>(n);
+    // The query tokens down the side, as small as the rows need (at least 60% of the body size).
+    const float size = std::min(fs, cell * 0.95f);
+    for (int r = 0; r < n && size >= fs * 0.6f; ++r) {
+      const std::string t = m.model->tokenizer().token_text(ids[static_cast<std::size_t>(r)]);
+      const float tw = ImGui::CalcTextSize(t.c_str()).x * size / fs;
+      dl->AddText(ImGui::GetFont(), size, ImVec2(at.x - tw - fs * 0.2f, at.y + (static_cast<float>(r) + 0.5f) * cell - size * 0.5f),
+                  ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
+    }
+  }
+  if (i >= 0) cell_tooltip(state, m.layer, m.head, i, j);
+  ImGui::Dummy(ImVec2(label_w + side, side));
+}
+
+// [SECTION] Next tokens, keyboard, the window
+
+void draw_next_tokens(AppState& state) {
+  const ModelUi& m = state.model;
+  const float fs = ImGui::GetFontSize();
+  const auto& ids = m.run->trace.ids;
+  ImGui::TextWrapped("Next token after %s:", quoted_token(state, ids.back()).c_str());
+  float name_w = 0;
+  for (const auto& t : m.run->trace.next_tokens) name_w = std::max(name_w, ImGui::CalcTextSize(quoted_token(state, t.id).c_str()).x);
+  const float bar_w = std::max(fs * 2, ImGui::GetContentRegionAvail().x - name_w - fs * 3.2f);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (const auto& t : m.run->trace.next_tokens) {
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const std::string name = quoted_token(state, t.id);
+    dl->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), name.c_str());
+    const float x0 = at.x + name_w + fs * 0.5f;
+    dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.15f), ImVec2(x0 + bar_w * t.prob, at.y + fs * 0.95f), ImGui::GetColorU32(ImGuiCol_PlotHistogram));
+    char p[16];
+    std::snprintf(p, sizeof p, "%.3f", static_cast<double>(t.prob));
+    dl->AddText(ImVec2(x0 + bar_w * t.prob + fs * 0.3f, at.y), ImGui::GetColorU32(ImGuiCol_Text), p);
+    ImGui::Dummy(ImVec2(name_w + bar_w + fs * 3, fs * 1.15f));
+  }
+}
+
+void handle_keys(AppState& state) {
+  ModelUi& m = state.model;
+  if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) || ImGui::GetIO().WantTextInput) return;
+  const auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k)); };
+  if (pressed(ImGuiKey_RightArrow)) choose_head(state, m.layer, m.head + 1);
+  if (pressed(ImGuiKey_LeftArrow)) choose_head(state, m.layer, m.head - 1);
+  if (pressed(ImGuiKey_DownArrow)) choose_head(state, m.layer + 1, m.head);
+  if (pressed(ImGuiKey_UpArrow)) choose_head(state, m.layer - 1, m.head);
+  if (pressed(ImGuiKey_PageDown)) step_head(state, 1);
+  if (pressed(ImGuiKey_PageUp)) step_head(state, -1);
+  if (pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter)) m.enlarged = !m.enlarged;
+  if (pressed(ImGuiKey_Escape)) m.enlarged = false;
+}
+
+}  // namespace
+
+void draw_model_window(AppState& state, Services& services) {
+  (void)services;
+  ModelUi& m = state.model;
+  const bool running = poll_model_run(state);
+  if (!m.model) {
+    draw_no_model(state);
+    if (!m.error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", m.error.c_str());
+    return;
+  }
+  const auto& cfg = m.model->config();
+  ImGui::Text("%s · %d layers × %d heads · d_head %d · %zu tokens", m.model->display_name().c_str(), cfg.n_layer, cfg.n_head, cfg.d_head(),
+              m.ids.size());
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", m.path.c_str());
+  if (ImGui::TreeNode("Open another model")) {
+    draw_open_row(state);
+    ImGui::TreePop();
+  }
+  // The enlarged head takes the text's room; the grid shows the text and its tokens.
+  if (!m.enlarged || !m.run) draw_text_and_tokens(state);
+  if (!m.error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", m.error.c_str());
+  if (running) {
+    char overlay[64];
+    std::snprintf(overlay, sizeof overlay, "layer %d of %d", static_cast<int>(m.job->progress() * cfg.n_layer + 0.5), cfg.n_layer);
+    ImGui::ProgressBar(static_cast<float>(m.job->progress()), ImVec2(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6, 0), overlay);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) cancel_model_run(state);
+  } else if (m.cancelled) {
+    ImGui::TextDisabled("Cancelled: the maps show the text before the last change.");
+  }
+  if (!m.run || m.run->kinds.empty()) return;
+  handle_keys(state);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  int layer = m.layer, head = m.head;
+  if (ImGui::InputInt("layer", &layer)) choose_head(state, layer, m.head);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  if (ImGui::InputInt("head", &head)) choose_head(state, m.layer, head);
+  ImGui::SameLine();
+  if (ImGui::Button(m.enlarged ? "All heads" : "Enlarge")) m.enlarged = !m.enlarged;
+  ImGui::SameLine();
+  if (ImGui::Button("Open in the lab##top")) lift_chosen_head(state);
+  ImGui::SameLine();
+  ImGui::TextDisabled("arrows, PageUp/PageDown: choose · Enter: enlarge");
+  // The heads on the left, the next tokens beside them (a projector is wider than it is tall).
+  const Colormap& map = stage_colormap(state, Stage::Weights);
+  const float next_w = std::min(ImGui::GetFontSize() * 13, ImGui::GetContentRegionAvail().x * 0.3f);
+  ImGui::BeginChild("##heads", ImVec2(ImGui::GetContentRegionAvail().x - next_w, 0), false);
+  if (m.enlarged) draw_enlarged(state, map);
+  else draw_grid(state, map);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("##next", ImVec2(0, 0), false);
+  draw_next_tokens(state);
+  ImGui::EndChild();
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,52 @@
+// GPT-2's byte-level BPE tokenizer (docs/MODELS.md, "Tokenizer"): a pre-tokenizer regex with
+// Unicode letter and number classes (PCRE2's), every byte mapped to a printable character, then
+// the ranked merges of merges.txt applied in rank order inside each piece. Also the toy models'
+// tokenizer: symbols separated by spaces, a token's id its symbol's value.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace attnlab::model {
+
+class BpeTokenizer {
+public:
+  // Parses vocab.json (symbol → id) and merges.txt (one "a b" pair a line, by rank, an optional
+  // "#version" first line). Throws InputError naming the file and the line or entry.
+  static BpeTokenizer parse(std::string_view vocab_json, std::string_view merges_txt, std::string_view vocab_source,
+                            std::string_view merges_source);
+  static BpeTokenizer load(const std::filesystem::path& vocab_path, const std::filesystem::path& merges_path);
+  // A toy model's vocabulary: vocab.json maps "0", "1", … to 0, 1, …; there are no merges.
+  static BpeTokenizer parse_symbols(std::string_view vocab_json, std::string_view vocab_source);
+
+  // The token ids of UTF-8 `text`. Throws InputError when the text is not valid UTF-8, or, for a
+  // toy model, names a symbol the vocabulary lacks.
+  std::vector<int> encode(std::string_view text) const;
+  // The text a token stands for, as valid UTF-8: a byte that does not complete a UTF-8 character
+  // on its own (a piece of an emoji split between tokens) is written \xNN.
+  std::string token_text(int id) const;
+  // The largest id plus one.
+  int vocab_size() const { return static_cast<int>(symbols_.size()); }
+  bool is_symbols() const { return symbols_only_; }
+
+private:
+  std::vector<std::string> bpe(const std::string& piece) const;
+  std::unordered_map<std::string, int> vocab_;
+  std::vector<std::string> symbols_;  // id → vocab symbol
+  std::unordered_map<std::string, int> ranks_;  // "a b" → merge rank
+  std::string byte_symbol_[256];    // byte → its printable character (UTF-8)
+  std::unordered_map<std::string, unsigned char> symbol_byte_;
+  bool symbols_only_ = false;
+};
+
+// GPT-2's pre-tokenizer pieces of `text` (for tests): "Hello world" → "Hello", " world".
+std::vector<std::string> pretokenize(std::string_view text);
+
+// `bytes` as valid UTF-8, bytes that start no valid character written \xNN.
+std::string printable_utf8(std::string_view bytes);
+
+}  // namespace attnlab::model

@@ -1,0 +1,228 @@
+// `attnlab model`'s JSON and text, the head kinds of a run, lifting a head, built-in models.
+#include "engine/model/model_report.hpp"
+
+#include "engine/io/atomic_file.hpp"
+#include "engine/io/text_format.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <ostream>
+#include <sstream>
+
+namespace attnlab::model {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void matrix_compact(std::ostream& out, const Matrix& M) {
+  out << '[';
+  for (Eigen::Index i = 0; i < M.rows(); ++i) {
+    out << (i ? ",[" : "[");
+    for (Eigen::Index j = 0; j < M.cols(); ++j) out << (j ? "," : "") << float_json(M(i, j));
+    out << ']';
+  }
+  out << ']';
+}
+
+std::string fixed(double v, int decimals) { return fixed_decimals(v, decimals); }
+
+}  // namespace
+
+ModelRun run_model(const Gpt2Model& model, const std::vector<int>& ids, const ForwardOptions& options) {
+  ModelRun run;
+  run.trace = model.forward(ids, options);
+  if (options.keep_weights && !run.trace.cancelled) {
+    for (const auto& layer : run.trace.heads) {
+      auto& row = run.kinds.emplace_back();
+      for (const auto& h : layer) row.push_back(classify_head(h.weights, ids));
+    }
+  }
+  return run;
+}
+
+void check_head(const Gpt2Model& model, int layer, int head) {
+  const auto& c = model.config();
+  if (layer < 0 || layer >= c.n_layer) {
+    throw InputError("--layer " + std::to_string(layer) + ": this model has layers 0 to " + std::to_string(c.n_layer - 1));
+  }
+  if (head < 0 || head >= c.n_head) {
+    throw InputError("--head " + std::to_string(head) + ": this model has heads 0 to " + std::to_string(c.n_head - 1));
+  }
+}
+
+std::string head_title(const Gpt2Model& model, int layer, int head) {
+  return model.display_name() + " · layer " + std::to_string(layer) + " · head " + std::to_string(head);
+}
+
+std::vector<std::string> token_labels(const Gpt2Model& model, const std::vector<int>& ids) {
+  std::vector<std::string> out;
+  out.reserve(ids.size());
+  for (int id : ids) out.push_back(model.tokenizer().token_text(id));
+  return out;
+}
+
+Scenario lift_head(const Gpt2Model& model, const ModelRun& run, int layer, int head) {
+  check_head(model, layer, head);
+  const HeadTrace& h = run.trace.heads.at(static_cast<std::size_t>(layer)).at(static_cast<std::size_t>(head));
+  if (h.q.size() == 0) throw std::logic_error("lift_head: the run did not keep this head's q, k, v");
+  Scenario s;
+  s.title = head_title(model, layer, head);
+  s.description = "Layer " + std::to_string(layer) + ", head " + std::to_string(head) + " of " + model.display_name() +
+                  ": its own queries, keys and values on this text, with the causal mask the model uses.";
+  s.Q = h.q;
+  s.K = h.k;
+  s.V = h.v;
+  s.query_tokens = token_labels(model, run.trace.ids);
+  s.key_tokens = s.query_tokens;
+  s.options.scale = true;
+  s.options.temperature = 1.0;
+  s.options.mask.kind = MaskKind::Causal;
+  return s;
+}
+
+void write_model_json(std::ostream& out, const Gpt2Model& model, const ModelRun& run, int layer, int head) {
+  const auto& c = model.config();
+  const auto& ids = run.trace.ids;
+  out << "{\n\"model\": {\"name\": " << json_string(model.display_name()) << ", \"family\": " << json_string(model.family())
+      << ", \"n_layer\": " << c.n_layer << ", \"n_head\": " << c.n_head << ", \"d_model\": " << c.n_embd << ", \"d_head\": " << c.d_head()
+      << ", \"n_ctx\": " << c.n_positions << ", \"vocab_size\": " << c.vocab_size << ", \"parameters\": " << c.parameters()
+      << ", \"task\": " << (c.is_toy() ? c.task_json : "null") << "},\n\"tokens\": [";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    out << (i ? ", " : "") << "{\"id\": " << ids[i] << ", \"text\": " << json_string(model.tokenizer().token_text(ids[i])) << "}";
+  }
+  out << "],\n\"attention\": [";
+  for (std::size_t l = 0; l < run.trace.heads.size(); ++l) {
+    out << (l ? ",\n [" : "\n [");
+    for (std::size_t h = 0; h < run.trace.heads[l].size(); ++h) {
+      out << (h ? ",\n  " : "\n  ");
+      matrix_compact(out, run.trace.heads[l][h].weights);
+    }
+    out << "]";
+  }
+  out << "],\n\"heads\": [";
+  for (std::size_t l = 0; l < run.kinds.size(); ++l) {
+    out << (l ? ",\n [" : "\n [");
+    for (std::size_t h = 0; h < run.kinds[l].size(); ++h) {
+      const HeadVerdict& v = run.kinds[l][h];
+      out << (h ? ", " : "") << "{\"kind\": " << json_string(head_kind_name(v.kind)) << ", \"score\": " << double_json(v.score) << "}";
+    }
+    out << "]";
+  }
+  out << "],\n\"next_token\": [";
+  for (std::size_t i = 0; i < run.trace.next_tokens.size(); ++i) {
+    const NextToken& t = run.trace.next_tokens[i];
+    out << (i ? ",\n " : "\n ") << "{\"id\": " << t.id << ", \"text\": " << json_string(model.tokenizer().token_text(t.id))
+        << ", \"prob\": " << float_json(t.prob) << "}";
+  }
+  out << "]";
+  if (layer >= 0 && head >= 0) {
+    const HeadTrace& h = run.trace.heads.at(static_cast<std::size_t>(layer)).at(static_cast<std::size_t>(head));
+    out << ",\n\"layer\": " << layer << ", \"head\": " << head << ",\n\"q\": ";
+    matrix_compact(out, h.q);
+    out << ",\n\"k\": ";
+    matrix_compact(out, h.k);
+    out << ",\n\"v\": ";
+    matrix_compact(out, h.v);
+  }
+  out << "\n}\n";
+}
+
+void write_model_text(std::ostream& out, const Gpt2Model& model, const ModelRun& run, int layer, int head) {
+  const auto& c = model.config();
+  const auto& ids = run.trace.ids;
+  out << model.display_name() << ": " << c.n_layer << " layers × " << c.n_head << " heads, d_model " << c.n_embd << ", d_head "
+      << c.d_head() << ", " << c.parameters() << " parameters\n\n";
+  out << "Tokens (" << ids.size() << "):\n";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    out << "  " << i << "  " << ids[i] << "  " << json_string(model.tokenizer().token_text(ids[i])) << "\n";
+  }
+  if (!run.kinds.empty()) {
+    // Compact enough for GPT-2 small's 12 heads on one line: a short name and the score.
+    const auto short_name = [](HeadKind k) -> std::string {
+      switch (k) {
+        case HeadKind::PreviousToken: return "prev";
+        case HeadKind::Induction: return "induct";
+        case HeadKind::FirstToken: return "first";
+        default: return std::string(head_kind_name(k));
+      }
+    };
+    constexpr std::size_t kCell = 12;
+    out << "\nHead kinds (score), layers down, heads across (prev = previous-token, induct = induction,\n"
+           "first = first-token; docs/MODELS.md):\n      ";
+    for (int h = 0; h < c.n_head; ++h) {
+      std::string label = "H" + std::to_string(h);
+      out << label << std::string(std::max<std::size_t>(1, kCell - label.size()), ' ');
+    }
+    out << "\n";
+    for (std::size_t l = 0; l < run.kinds.size(); ++l) {
+      std::string label = "L" + std::to_string(l);
+      out << "  " << label << std::string(label.size() < 4 ? 4 - label.size() : 1, ' ');
+      for (const HeadVerdict& v : run.kinds[l]) {
+        std::string cell = short_name(v.kind) + " " + fixed(v.score, 2);
+        out << cell << std::string(std::max<std::size_t>(1, kCell - cell.size()), ' ');
+      }
+      out << "\n";
+    }
+  }
+  out << "\nNext token after " << json_string(model.tokenizer().token_text(ids.back())) << ":\n";
+  for (const NextToken& t : run.trace.next_tokens) {
+    out << "  " << fixed(t.prob, 4) << "  " << t.id << "  " << json_string(model.tokenizer().token_text(t.id)) << "\n";
+  }
+  if (layer >= 0 && head >= 0) {
+    const HeadVerdict* v = run.kinds.empty() ? nullptr : &run.kinds[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
+    out << "\nL" << layer << "H" << head;
+    if (v) {
+      out << ": " << head_kind_name(v->kind) << " (previous-token " << fixed(v->scores.previous_token, 2) << ", induction "
+          << (v->scores.induction_rows ? fixed(v->scores.induction, 2) : "n/a") << ", first-token " << fixed(v->scores.first_token, 2)
+          << ", self " << fixed(v->scores.self, 2) << ", broad " << fixed(v->scores.broad, 2) << ")";
+    }
+    out << "\n  (its q, k, v: --format json; the whole pipeline: attnlab compute --model … --layer " << layer << " --head " << head
+        << ")\n";
+  }
+}
+
+std::vector<BuiltinModel> builtin_models() { return {}; }
+
+std::unique_ptr<Gpt2Model> open_model(const std::string& spec) {
+  if (spec.empty()) throw InputError("--model: give a model folder, a .safetensors file or a built-in model's name");
+  return Gpt2Model::open(spec);
+}
+
+void save_model(const Gpt2Model& model, const fs::path& dir, bool force) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError("--save " + dir.string() + ": cannot create the folder (" + ec.message() + ")");
+  const fs::path src = model.folder();
+  std::vector<std::pair<fs::path, fs::path>> files = {{src / "config.json", dir / "config.json"},
+                                                      {model.weights().path(), dir / "model.safetensors"},
+                                                      {src / "vocab.json", dir / "vocab.json"}};
+  if (!model.config().is_toy()) files.emplace_back(src / "merges.txt", dir / "merges.txt");
+  for (const auto& [from, to] : files) {
+    if (!force && fs::exists(to, ec)) throw InputError("--save " + to.string() + ": the file exists; pass --force to replace it");
+  }
+  for (const auto& [from, to] : files) write_file_atomic(to, read_file(from));
+}
+
+std::vector<int> parse_ids(std::string_view list, std::string_view what) {
+  std::vector<int> ids;
+  const std::string w(what);
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    std::size_t comma = list.find(',', at);
+    if (comma == std::string_view::npos) comma = list.size();
+    std::string_view item = list.substr(at, comma - at);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || v < 0 || v > 1'000'000'000) {
+      throw InputError(w + ": '" + one_line(item) + "' is not a token id (give whole numbers separated by commas, e.g. 15496,995)");
+    }
+    ids.push_back(static_cast<int>(v));
+    at = comma + 1;
+  }
+  return ids;
+}
+
+}  // namespace attnlab::model

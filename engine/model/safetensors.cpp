@@ -1,0 +1,315 @@
+// The safetensors reader: strict header validation, a read-only mapping, dtype conversion.
+#include "engine/model/safetensors.hpp"
+
+#include "engine/attention/matrix.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+namespace attnlab::model {
+
+namespace {
+
+std::string in_quotes(std::string_view s) {
+  std::string out = "'";
+  out.append(s.substr(0, 80));
+  if (s.size() > 80) out += "…";
+  return out + "'";
+}
+
+DType parse_dtype(const nlohmann::json& v, std::string_view source, const std::string& name) {
+  if (!v.is_string()) throw InputError(std::string(source) + ": tensor " + in_quotes(name) + " has no \"dtype\" string");
+  const auto& s = v.get_ref<const std::string&>();
+  if (s == "F32") return DType::F32;
+  if (s == "F16") return DType::F16;
+  if (s == "BF16") return DType::BF16;
+  throw InputError(std::string(source) + ": tensor " + in_quotes(name) + " has dtype " + in_quotes(s) +
+                   "; Attention Lab reads F32, F16 and BF16");
+}
+
+std::uint64_t parse_offset(const nlohmann::json& v, std::string_view source, const std::string& name) {
+  if (!v.is_number_unsigned()) {
+    throw InputError(std::string(source) + ": tensor " + in_quotes(name) + " has a \"data_offsets\" entry that is not a non-negative integer");
+  }
+  return v.get<std::uint64_t>();
+}
+
+TensorInfo parse_tensor(const std::string& name, const nlohmann::json& v, std::string_view source) {
+  const std::string src(source);
+  if (!v.is_object()) throw InputError(src + ": tensor " + in_quotes(name) + " is not a JSON object");
+  TensorInfo t;
+  t.name = name;
+  t.dtype = parse_dtype(v.contains("dtype") ? v["dtype"] : nlohmann::json(), source, name);
+  if (!v.contains("shape") || !v["shape"].is_array()) throw InputError(src + ": tensor " + in_quotes(name) + " has no \"shape\" list");
+  if (v["shape"].size() > 8) throw InputError(src + ": tensor " + in_quotes(name) + " has more than 8 dimensions");
+  // Each dimension is at most 2^40 and the running product at most 2^60, so it never wraps.
+  std::uint64_t bytes = dtype_size(t.dtype);
+  for (const auto& d : v["shape"]) {
+    if (!d.is_number_unsigned()) throw InputError(src + ": tensor " + in_quotes(name) + " has a shape entry that is not a non-negative integer");
+    const std::uint64_t dim = d.get<std::uint64_t>();
+    if (dim > std::uint64_t{1} << 40) throw InputError(src + ": tensor " + in_quotes(name) + " has a dimension of " + std::to_string(dim));
+    t.shape.push_back(static_cast<std::int64_t>(dim));
+    if (dim != 0 && bytes > (std::uint64_t{1} << 60) / dim) throw InputError(src + ": tensor " + in_quotes(name) + " is larger than any file");
+    bytes *= dim;
+  }
+  if (!v.contains("data_offsets") || !v["data_offsets"].is_array() || v["data_offsets"].size() != 2) {
+    throw InputError(src + ": tensor " + in_quotes(name) + " needs \"data_offsets\": [begin, end]");
+  }
+  t.begin = parse_offset(v["data_offsets"][0], source, name);
+  t.end = parse_offset(v["data_offsets"][1], source, name);
+  if (t.end < t.begin) {
+    throw InputError(src + ": tensor " + in_quotes(name) + " has data_offsets [" + std::to_string(t.begin) + ", " +
+                     std::to_string(t.end) + "] that end before they begin");
+  }
+  if (t.end - t.begin != bytes) {
+    throw InputError(src + ": tensor " + in_quotes(name) + " has " + std::to_string(t.end - t.begin) + " bytes of data but its dtype " +
+                     std::string(dtype_name(t.dtype)) + " and shape need " + std::to_string(bytes));
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string_view dtype_name(DType t) {
+  switch (t) {
+    case DType::F32: return "F32";
+    case DType::F16: return "F16";
+    case DType::BF16: return "BF16";
+  }
+  return "?";
+}
+
+std::size_t dtype_size(DType t) { return t == DType::F32 ? 4 : 2; }
+
+std::int64_t TensorInfo::elements() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+SafetensorsHeader parse_safetensors(std::string_view file, std::string_view source) {
+  const std::string src(source);
+  if (file.size() < 8) {
+    throw InputError(src + ": the file is truncated: " + std::to_string(file.size()) +
+                     " bytes, fewer than the 8-byte header length a safetensors file starts with");
+  }
+  std::uint64_t header_len = 0;
+  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | static_cast<unsigned char>(file[static_cast<std::size_t>(i)]);
+  if (header_len > kMaxHeaderBytes) {
+    throw InputError(src + ": the header length is " + std::to_string(header_len) + " bytes, over the 100 MB limit (not a safetensors file?)");
+  }
+  if (header_len > file.size() - 8) {
+    throw InputError(src + ": the header length is " + std::to_string(header_len) + " bytes, past the end of the " +
+                     std::to_string(file.size()) + "-byte file (truncated?)");
+  }
+  SafetensorsHeader h;
+  h.data_offset = 8 + header_len;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(file.substr(8, header_len));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(src + ": the header is not JSON (" + e.what() + ")");
+  }
+  if (!j.is_object()) throw InputError(src + ": the header is not a JSON object of tensors");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "__metadata__") {
+      if (!it->is_object()) throw InputError(src + ": \"__metadata__\" is not an object of strings");
+      for (auto m = it->begin(); m != it->end(); ++m) {
+        if (!m->is_string()) throw InputError(src + ": \"__metadata__\" entry " + in_quotes(m.key()) + " is not a string");
+        h.metadata[m.key()] = m->get<std::string>();
+      }
+      continue;
+    }
+    h.tensors.emplace(it.key(), parse_tensor(it.key(), *it, source));
+  }
+  // The data must be covered exactly: sorted by begin, each tensor starts where the last ended.
+  std::vector<const TensorInfo*> order;
+  for (const auto& [name, t] : h.tensors) order.push_back(&t);
+  std::stable_sort(order.begin(), order.end(), [](const TensorInfo* a, const TensorInfo* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
+  const std::uint64_t data_bytes = file.size() - h.data_offset;
+  std::uint64_t at = 0;
+  const TensorInfo* last = nullptr;
+  for (const TensorInfo* t : order) {
+    if (t->begin < at) {
+      throw InputError(src + ": tensor " + in_quotes(t->name) + " (bytes " + std::to_string(t->begin) + "–" + std::to_string(t->end) +
+                       ") overlaps " + in_quotes(last ? last->name : "") + " (which ends at " + std::to_string(at) + ")");
+    }
+    if (t->begin > at) {
+      throw InputError(src + ": there is a gap of " + std::to_string(t->begin - at) + " bytes before tensor " + in_quotes(t->name) +
+                       " (data_offsets must cover the data with no gaps)");
+    }
+    if (t->end > data_bytes) {
+      throw InputError(src + ": tensor " + in_quotes(t->name) + " runs past the end of the file (its data ends at byte " +
+                       std::to_string(t->end) + " of " + std::to_string(data_bytes) + "; truncated?)");
+    }
+    at = t->end;
+    last = t;
+  }
+  if (at != data_bytes) {
+    throw InputError(src + ": " + std::to_string(data_bytes - at) + " bytes after the last tensor belong to none (data_offsets must cover the data)");
+  }
+  return h;
+}
+
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  std::uint32_t exp = (h >> 10) & 0x1fu;
+  std::uint32_t mant = h & 0x3ffu;
+  std::uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);  // infinity or NaN
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign;
+  } else {
+    // Subnormal half: normalize into a float's exponent range.
+    exp = 113;
+    while ((mant & 0x400u) == 0) {
+      mant <<= 1;
+      --exp;
+    }
+    bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float bfloat16_to_float(std::uint16_t b) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+std::uint16_t float_to_half(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+  const std::uint32_t ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0));
+  if (ax >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds past 65504
+  if (ax < 0x38800000u) {
+    // Subnormal or zero half: shift the implicit-one mantissa into place, rounding to even.
+    if (ax < 0x33000000u) return sign;
+    const std::uint32_t e = ax >> 23;
+    const std::uint32_t m = (ax & 0x7fffffu) | 0x800000u;
+    const std::uint32_t shift = 126 - e;  // 14 + (113 - e) - 1
+    std::uint32_t r = m >> shift;
+    const std::uint32_t rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (r & 1u))) ++r;
+    return static_cast<std::uint16_t>(sign | r);
+  }
+  std::uint32_t r = ((ax >> 13) - (112u << 10));
+  const std::uint32_t rem = ax & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) ++r;
+  return static_cast<std::uint16_t>(sign | r);
+}
+
+namespace {
+
+// Every half's float, computed once (256 KiB): a lookup per element converts an F16 layer several
+// times faster than the bit manipulation above, and an F16 model converts every layer per forward.
+const std::vector<float>& half_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (std::uint32_t h = 0; h < 65536; ++h) t[h] = half_to_float(static_cast<std::uint16_t>(h));
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+void to_float(DType dtype, const std::byte* src, std::size_t count, float* dst) {
+  switch (dtype) {
+    case DType::F32:
+      std::memcpy(dst, src, count * 4);
+      return;
+    case DType::F16: {
+      const float* table = half_table().data();
+      for (std::size_t i = 0; i < count; ++i) {
+        std::uint16_t h;
+        std::memcpy(&h, src + 2 * i, 2);
+        dst[i] = table[h];
+      }
+      return;
+    }
+    case DType::BF16:
+      for (std::size_t i = 0; i < count; ++i) {
+        std::uint16_t b;
+        std::memcpy(&b, src + 2 * i, 2);
+        dst[i] = bfloat16_to_float(b);
+      }
+      return;
+  }
+}
+
+SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path) {
+  const std::string src = path.string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(src + ": cannot open (" + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InputError(src + ": not a regular file");
+  }
+  size_ = static_cast<std::uint64_t>(st.st_size);
+  if (size_ > 0) {
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      ::close(fd);
+      throw InputError(src + ": cannot map the file into memory (" + std::strerror(errno) + ")");
+    }
+    map_ = static_cast<const std::byte*>(p);
+  }
+  ::close(fd);
+  try {
+    header_ = parse_safetensors(std::string_view(reinterpret_cast<const char*>(map_), size_), src);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+SafetensorsFile::~SafetensorsFile() { release(); }
+
+SafetensorsFile::SafetensorsFile(SafetensorsFile&& o) noexcept
+    : path_(std::move(o.path_)), map_(o.map_), size_(o.size_), header_(std::move(o.header_)) {
+  o.map_ = nullptr;
+  o.size_ = 0;
+}
+
+SafetensorsFile& SafetensorsFile::operator=(SafetensorsFile&& o) noexcept {
+  if (this != &o) {
+    release();
+    path_ = std::move(o.path_);
+    map_ = o.map_;
+    size_ = o.size_;
+    header_ = std::move(o.header_);
+    o.map_ = nullptr;
+    o.size_ = 0;
+  }
+  return *this;
+}
+
+void SafetensorsFile::release() noexcept {
+  if (map_) ::munmap(const_cast<std::byte*>(map_), size_);
+  map_ = nullptr;
+}
+
+const std::byte* SafetensorsFile::data(const TensorInfo& t) const { return map_ + header_.data_offset + t.begin; }
+
+}  // namespace attnlab::model

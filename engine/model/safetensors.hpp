@@ -1,0 +1,80 @@
+// The safetensors format (docs/MODELS.md): an 8-byte little-endian header length, a JSON header
+// naming each tensor's dtype, shape and byte range, then the raw little-endian data. The file is
+// mapped, never copied; the header is checked strictly before any tensor is read.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab::model {
+
+enum class DType { F32, F16, BF16 };
+
+// "F32", "F16", "BF16".
+std::string_view dtype_name(DType t);
+// Bytes per element: 4 or 2.
+std::size_t dtype_size(DType t);
+
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<std::int64_t> shape;
+  std::uint64_t begin = 0, end = 0;  // data_offsets, relative to the first byte after the header
+  std::int64_t elements() const;
+};
+
+struct SafetensorsHeader {
+  std::uint64_t data_offset = 0;  // where the data starts in the file: 8 + header length
+  std::map<std::string, TensorInfo> tensors;
+  std::map<std::string, std::string> metadata;  // __metadata__, when given
+};
+
+// Headers longer than this are refused before anything is allocated for them (the format's own
+// reference implementation refuses the same).
+inline constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
+
+// Parses and validates the header of a whole safetensors file held in `file` (its every byte:
+// the data is checked to be covered exactly, with no overlap, gap or byte past the end). Throws
+// InputError with one sentence naming `source`, the tensor and what is wrong.
+SafetensorsHeader parse_safetensors(std::string_view file, std::string_view source);
+
+// Converts `count` little-endian elements of `dtype` at `src` (any alignment) to float.
+void to_float(DType dtype, const std::byte* src, std::size_t count, float* dst);
+// IEEE half and bfloat16 bit patterns to float, exactly (every one of them is a float).
+float half_to_float(std::uint16_t h);
+float bfloat16_to_float(std::uint16_t b);
+// Round-to-nearest-even float to half (for writers and tests).
+std::uint16_t float_to_half(float f);
+
+// A safetensors file mapped read-only into memory; move-only. The mapping lives as long as the
+// object, and tensors' bytes point into it.
+class SafetensorsFile {
+public:
+  // Maps and validates `path`. Throws InputError (missing, unreadable, malformed).
+  explicit SafetensorsFile(const std::filesystem::path& path);
+  ~SafetensorsFile();
+  SafetensorsFile(SafetensorsFile&& other) noexcept;
+  SafetensorsFile& operator=(SafetensorsFile&& other) noexcept;
+  SafetensorsFile(const SafetensorsFile&) = delete;
+  SafetensorsFile& operator=(const SafetensorsFile&) = delete;
+
+  const SafetensorsHeader& header() const { return header_; }
+  const std::filesystem::path& path() const { return path_; }
+  std::uint64_t file_size() const { return size_; }
+  // The tensor's first byte in the mapping.
+  const std::byte* data(const TensorInfo& t) const;
+
+private:
+  void release() noexcept;
+  std::filesystem::path path_;
+  const std::byte* map_ = nullptr;
+  std::uint64_t size_ = 0;
+  SafetensorsHeader header_;
+};
+
+}  // namespace attnlab::model

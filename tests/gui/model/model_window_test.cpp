@@ -1,0 +1,250 @@
+// The Model window on an ImGui context with no window (docs/MODELS.md): a small GPT-2 written
+// here opens, its run fills the layers × heads grid, keys and clicks choose a head, "Open in the
+// lab" lifts it into the document with its banner, undo takes both away, and bad input is refused
+// in place keeping the last good state.
+#include "engine/lessons/presets.hpp"
+#include "gui/model/model_actions.hpp"
+#include "gui/model/model_job.hpp"
+#include "gui/panels/panels.hpp"
+#include "gui/persistence/open_save.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/state/history.hpp"
+#include "headless_imgui.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+namespace attnlab::gui {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kLayers = 2, kHeads = 3, kEmbd = 12, kPositions = 160;
+
+// GPT-2's byte-to-character map (docs/MODELS.md, "Tokenizer"), for a vocabulary of the 256 bytes.
+std::string byte_symbol(int b) {
+  static_assert(kEmbd % kHeads == 0);
+  int next = 0;
+  for (int c = 0; c < 256; ++c) {
+    const bool self = (c >= '!' && c <= '~') || (c >= 0xa1 && c <= 0xac) || (c >= 0xae && c <= 0xff);
+    const unsigned cp = self ? static_cast<unsigned>(c) : static_cast<unsigned>(256 + next++);
+    if (c == b) {
+      std::string s;
+      if (cp < 0x80) s += static_cast<char>(cp);
+      else s += static_cast<char>(0xc0 | (cp >> 6)), s += static_cast<char>(0x80 | (cp & 0x3f));
+      return s;
+    }
+  }
+  return "";
+}
+
+// A random GPT-2 with a byte-level vocabulary and no merges: every byte is a token.
+fs::path write_model(const fs::path& dir) {
+  fs::create_directories(dir);
+  nlohmann::json vocab = nlohmann::json::object();
+  for (int b = 0; b < 256; ++b) vocab[byte_symbol(b)] = b;
+  std::ofstream(dir / "vocab.json") << vocab.dump();
+  std::ofstream(dir / "merges.txt") << "#version: 0.2\n";
+  std::ofstream(dir / "config.json") << nlohmann::json{{"n_layer", kLayers}, {"n_head", kHeads}, {"n_embd", kEmbd},
+                                                       {"n_positions", kPositions}, {"vocab_size", 256}}
+                                            .dump();
+  const std::int64_t d = kEmbd;
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes = {{"wte.weight", {256, d}}, {"wpe.weight", {kPositions, d}},
+                                                                           {"ln_f.weight", {d}}, {"ln_f.bias", {d}}};
+  for (int l = 0; l < kLayers; ++l) {
+    const std::string h = "h." + std::to_string(l) + ".";
+    for (const auto& [n, s] : std::vector<std::pair<std::string, std::vector<std::int64_t>>>{
+             {"ln_1.weight", {d}}, {"ln_1.bias", {d}}, {"attn.c_attn.weight", {d, 3 * d}}, {"attn.c_attn.bias", {3 * d}},
+             {"attn.c_proj.weight", {d, d}}, {"attn.c_proj.bias", {d}}, {"ln_2.weight", {d}}, {"ln_2.bias", {d}},
+             {"mlp.c_fc.weight", {d, 4 * d}}, {"mlp.c_fc.bias", {4 * d}}, {"mlp.c_proj.weight", {4 * d, d}}, {"mlp.c_proj.bias", {d}}}) {
+      shapes.emplace_back(h + n, s);
+    }
+  }
+  nlohmann::json header = nlohmann::json::object();
+  std::string data;
+  std::mt19937 rng(17);
+  std::normal_distribution<float> normal(0.0f, 0.5f);
+  for (const auto& [name, shape] : shapes) {
+    std::int64_t count = 1;
+    for (auto s : shape) count *= s;
+    const bool norm_weight = name.find("ln_") != std::string::npos && name.find("weight") != std::string::npos;
+    header[name] = {{"dtype", "F32"}, {"shape", shape}, {"data_offsets", {data.size(), data.size() + 4 * count}}};
+    for (std::int64_t i = 0; i < count; ++i) {
+      const float v = norm_weight ? 1.0f : normal(rng);
+      data.append(reinterpret_cast<const char*>(&v), 4);
+    }
+  }
+  std::string text = header.dump();
+  while (text.size() % 8) text += ' ';
+  std::ofstream out(dir / "model.safetensors", std::ios::binary);
+  const std::uint64_t len = text.size();
+  out.write(reinterpret_cast<const char*>(&len), 8);
+  out << text << data;
+  return dir;
+}
+
+class ModelWindow : public ::testing::Test {
+protected:
+  void SetUp() override {
+    start_headless_imgui(services, ImVec2(1280, 720));
+    dir = fs::temp_directory_path() / ("attnlab_model_window_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                                       "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    write_model(dir);
+    reset_document(state, load_preset("causal-six"), "");
+  }
+  void TearDown() override {
+    state.model.job.reset();
+    ImGui::DestroyContext();
+    fs::remove_all(dir);
+  }
+  void frame(ImVec2 mouse = ImVec2(-1, -1), bool click = false) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.DeltaTime = 1.0f / 60;
+    io.MousePos = mouse;
+    io.MouseDown[0] = click;
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(1280, 720));
+    ImGui::Begin("Model");
+    draw_model_window(state, services);
+    ImGui::End();
+    ImGui::Render();
+  }
+  void wait_for_run() {
+    for (int i = 0; i < 2000 && state.model.job; ++i) {
+      frame();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_FALSE(state.model.job) << "the run did not finish";
+  }
+  AppState state;
+  Services services;
+  fs::path dir;
+};
+
+TEST_F(ModelWindow, OpensAndFillsTheGrid) {
+  frame();  // no model: the hint and the open row
+  open_model_file(state, dir.string());
+  ASSERT_TRUE(state.model.error.empty()) << state.model.error;
+  ASSERT_TRUE(state.model.model);
+  wait_for_run();
+  ASSERT_TRUE(state.model.run);
+  ASSERT_EQ(state.model.run->kinds.size(), static_cast<std::size_t>(kLayers));
+  EXPECT_EQ(state.model.run->kinds[0].size(), static_cast<std::size_t>(kHeads));
+  EXPECT_EQ(state.model.run->trace.ids.size(), state.model.ids.size());
+  EXPECT_EQ(state.model.run->trace.next_tokens.size(), 10u);
+  frame();  // the grid, drawn
+  // Retokenized as it is typed: a new text, a new run; an empty one is refused in place.
+  set_model_text(state, "abcabc");
+  EXPECT_EQ(state.model.ids, (std::vector<int>{'a', 'b', 'c', 'a', 'b', 'c'}));
+  wait_for_run();
+  EXPECT_EQ(state.model.run->trace.ids.size(), 6u);
+  set_model_text(state, "");
+  EXPECT_NE(state.model.error.find("no tokens"), std::string::npos) << state.model.error;
+  EXPECT_EQ(state.model.ids.size(), 6u) << "the last good tokens stay";
+  set_model_text(state, std::string(kPositions + 1, 'x'));
+  EXPECT_NE(state.model.error.find("positions"), std::string::npos) << state.model.error;
+  frame();
+}
+
+TEST_F(ModelWindow, ClickAndKeysChooseAHead) {
+  open_model_file(state, dir.string());
+  wait_for_run();
+  step_head(state, 1);
+  EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), std::make_pair(0, 1));
+  step_head(state, kHeads);
+  EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), std::make_pair(1, 1));
+  step_head(state, -kHeads * kLayers);  // wraps around
+  EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), std::make_pair(1, 1));
+  choose_head(state, 99, -4);  // clamped
+  EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), std::make_pair(kLayers - 1, 0));
+  // A click on the last head's map in the grid enlarges it: find where the grid put it by
+  // sweeping the mouse down the window until a map reports a hover (its tooltip) and click there.
+  bool enlarged = false;
+  for (float y = 60; y < 700 && !enlarged; y += 16) {
+    for (float x = 40; x < 1260 && !enlarged; x += 24) {
+      frame(ImVec2(x, y), false);
+      frame(ImVec2(x, y), true);
+      enlarged = state.model.enlarged;
+      frame(ImVec2(x, y), false);
+    }
+  }
+  EXPECT_TRUE(enlarged) << "no map in the grid took a click";
+  frame();  // the enlarged head
+}
+
+TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
+  const std::string before = state.doc.scenario.title;
+  open_model_file(state, dir.string());
+  set_model_text(state, "the cat sat");
+  wait_for_run();
+  choose_head(state, 1, 2);
+  lift_chosen_head(state);
+  ASSERT_TRUE(state.model.error.empty()) << state.model.error;
+  EXPECT_EQ(state.doc.scenario.title, "GPT-2 · layer 1 · head 2");
+  EXPECT_EQ(model_banner(state), "GPT-2 · layer 1 · head 2");
+  EXPECT_EQ(state.doc.scenario.Q.rows(), 11);
+  EXPECT_EQ(state.doc.scenario.Q.cols(), kEmbd / kHeads);
+  EXPECT_EQ(state.doc.scenario.query_tokens[1], "h");
+  EXPECT_EQ(state.doc.scenario.options.mask.kind, MaskKind::Causal);
+  // The lab computes the model's own weights for that head.
+  const Result r = services.backend->compute(state.doc.scenario.problem());
+  const Matrix& own = state.model.run->trace.heads[1][2].weights;
+  EXPECT_LT((r.weights - own).cwiseAbs().maxCoeff(), 1e-5f);
+  undo(state);
+  EXPECT_EQ(state.doc.scenario.title, before);
+  EXPECT_TRUE(model_banner(state).empty());
+  redo(state);
+  EXPECT_EQ(model_banner(state), "GPT-2 · layer 1 · head 2");
+  // A long text's run keeps no q, k, v (model_job.cpp): the lifted head is recomputed, the same.
+  const Matrix kept_q = state.doc.scenario.Q;
+  state.model.run = std::make_shared<model::ModelRun>(model::run_model(*state.model.model, state.model.ids, model::ForwardOptions{}));
+  ASSERT_EQ(state.model.run->trace.heads[0][1].q.size(), 0);
+  choose_head(state, 0, 1);
+  lift_chosen_head(state);
+  EXPECT_EQ(state.doc.scenario.title, "GPT-2 · layer 0 · head 1");
+  choose_head(state, 1, 2);
+  lift_chosen_head(state);
+  EXPECT_EQ(state.doc.scenario.Q, kept_q);
+}
+
+TEST_F(ModelWindow, ADroppedFolderOrSafetensorsOpens) {
+  open_dropped_file(state, (dir / "model.safetensors").string());
+  ASSERT_TRUE(state.model.model) << state.model.error;
+  EXPECT_TRUE(window_open(state, "Model"));
+  state.model.model.reset();
+  open_dropped_file(state, dir.string());
+  EXPECT_TRUE(state.model.model) << state.model.error;
+  wait_for_run();
+}
+
+TEST_F(ModelWindow, BadModelsAreRefusedInPlace) {
+  open_model_file(state, (dir / "no-such-folder").string());
+  EXPECT_NE(state.model.error.find("no such model"), std::string::npos) << state.model.error;
+  EXPECT_FALSE(state.model.model);
+  frame();
+  open_model_file(state, dir.string());
+  wait_for_run();
+  const auto good = state.model.model;
+  fs::remove(dir / "merges.txt");
+  open_model_file(state, dir.string());
+  EXPECT_NE(state.model.error.find("merges.txt"), std::string::npos) << state.model.error;
+  EXPECT_EQ(state.model.model, good) << "the model that was open stays";
+  // A truncated weights file.
+  std::ofstream(dir / "merges.txt") << "#version: 0.2\n";
+  fs::resize_file(dir / "model.safetensors", fs::file_size(dir / "model.safetensors") / 2);
+  open_model_file(state, dir.string());
+  EXPECT_NE(state.model.error.find("past the end"), std::string::npos) << state.model.error;
+  EXPECT_EQ(state.model.model, good);
+  frame();
+}
+
+}  // namespace
+}  // namespace attnlab::gui

@@ -1,0 +1,175 @@
+// Model files (docs/MODELS.md): safetensors headers byte by byte, half and bfloat16 conversion,
+// config.json, the tokenizer's own rules, and the head-kind detector on patterns of known kind.
+#include "engine/model/bpe_tokenizer.hpp"
+#include "engine/model/gpt2_config.hpp"
+#include "engine/model/head_kinds.hpp"
+#include "engine/model/safetensors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+
+namespace attnlab::model {
+namespace {
+
+// A safetensors file from its header text and data, written from the format's definition.
+std::string file_of(const std::string& header, const std::string& data) {
+  std::string out(8, '\0');
+  std::uint64_t len = header.size();
+  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((len >> (8 * i)) & 0xff);
+  return out + header + data;
+}
+
+std::string error_of(const std::string& bytes) {
+  try {
+    parse_safetensors(bytes, "m.safetensors");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Safetensors, ReadsTensorsAndMetadata) {
+  const std::string h =
+      R"({"__metadata__": {"format": "pt"}, "b": {"dtype": "F16", "shape": [2], "data_offsets": [8, 12]},)"
+      R"( "a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
+  const auto hdr = parse_safetensors(file_of(h, std::string(12, '\0')), "m");
+  ASSERT_EQ(hdr.tensors.size(), 2u);
+  EXPECT_EQ(hdr.tensors.at("b").dtype, DType::F16);
+  EXPECT_EQ(hdr.tensors.at("a").shape, (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(hdr.metadata.at("format"), "pt");
+  EXPECT_EQ(hdr.data_offset, 8 + h.size());
+}
+
+TEST(Safetensors, RefusesEveryMalformedHeaderWithASentence) {
+  const std::string ok = R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
+  EXPECT_NE(error_of("abc").find("truncated"), std::string::npos);
+  std::string huge = file_of(ok, std::string(8, '\0'));
+  huge[3] = 0x7f;  // a header length of about 2 GB
+  EXPECT_NE(error_of(huge).find("100 MB"), std::string::npos);
+  std::string past = file_of(ok, "");
+  past[0] = static_cast<char>(past[0] + 1);
+  EXPECT_NE(error_of(past).find("past the end"), std::string::npos);
+  EXPECT_NE(error_of(file_of("{nope", "")).find("not JSON"), std::string::npos);
+  EXPECT_NE(error_of(file_of("[1]", "")).find("JSON object"), std::string::npos);
+  EXPECT_NE(error_of(file_of(R"({"a": {"dtype": "I8", "shape": [8], "data_offsets": [0, 8]}})", std::string(8, '\0'))).find("'I8'"),
+            std::string::npos);
+  EXPECT_NE(error_of(file_of(R"({"a": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", std::string(8, '\0'))).find("need 12"),
+            std::string::npos);
+  EXPECT_NE(error_of(file_of(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [8, 0]}})", std::string(8, '\0'))).find("end before"),
+            std::string::npos);
+  EXPECT_NE(error_of(file_of(R"({"a": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}})", std::string(8, '\0'))).find("shape"),
+            std::string::npos);
+  const std::string two = R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}})";
+  EXPECT_NE(error_of(file_of(two, std::string(12, '\0'))).find("overlaps"), std::string::npos);
+  const std::string gap = R"({"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "b": {"dtype": "F32", "shape": [1], "data_offsets": [8, 12]}})";
+  EXPECT_NE(error_of(file_of(gap, std::string(12, '\0'))).find("gap of 4 bytes"), std::string::npos);
+  EXPECT_NE(error_of(file_of(ok, std::string(4, '\0'))).find("runs past the end"), std::string::npos);
+  EXPECT_NE(error_of(file_of(ok, std::string(9, '\0'))).find("1 bytes after the last tensor"), std::string::npos);
+  // Dimensions whose product would wrap 64 bits.
+  EXPECT_NE(error_of(file_of(R"({"a": {"dtype": "F32", "shape": [1099511627776, 1099511627776], "data_offsets": [0, 8]}})", "")).find("larger"),
+            std::string::npos);
+}
+
+TEST(Safetensors, HalfAndBfloat16ConvertExactly) {
+  EXPECT_EQ(half_to_float(0x3c00), 1.0f);
+  EXPECT_EQ(half_to_float(0xc000), -2.0f);
+  EXPECT_EQ(half_to_float(0x7bff), 65504.0f);
+  EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));  // the smallest subnormal
+  EXPECT_TRUE(std::isinf(half_to_float(0x7c00)));
+  EXPECT_TRUE(std::isnan(half_to_float(0x7e00)));
+  EXPECT_EQ(bfloat16_to_float(0x3f80), 1.0f);
+  // Every half survives float and back; rounding of floats between halves is to nearest even.
+  for (std::uint32_t h = 0; h < 0x10000; ++h) {
+    const float f = half_to_float(static_cast<std::uint16_t>(h));
+    if (std::isnan(f)) continue;
+    ASSERT_EQ(float_to_half(f), h) << h;
+  }
+  EXPECT_EQ(float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // a tie rounds to even
+  EXPECT_EQ(float_to_half(1e6f), 0x7c00);
+}
+
+TEST(Gpt2Config, ChecksTheSizes) {
+  const auto c = parse_gpt2_config(R"({"n_layer": 12, "n_head": 12, "n_embd": 768, "n_positions": 1024, "vocab_size": 50257,
+                                        "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"})",
+                                   "config.json");
+  EXPECT_EQ(c.d_head(), 64);
+  EXPECT_EQ(c.parameters(), 124439808);  // GPT-2 small, as Hugging Face counts it
+  const auto err = [](const char* text) {
+    try {
+      parse_gpt2_config(text, "config.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(err(R"({"n_layer": 2, "n_head": 5, "n_embd": 32, "n_positions": 8, "vocab_size": 9})").find("not divisible"), std::string::npos);
+  EXPECT_NE(err(R"({"n_head": 4, "n_embd": 32, "n_positions": 8, "vocab_size": 9})").find("\"n_layer\" is missing"), std::string::npos);
+  EXPECT_NE(err(R"({"n_layer": 0, "n_head": 4, "n_embd": 32, "n_positions": 8, "vocab_size": 9})").find("n_layer"), std::string::npos);
+  EXPECT_NE(err("[").find("not JSON"), std::string::npos);
+}
+
+TEST(Tokenizer, PretokenizerSplitsAsGpt2Does) {
+  EXPECT_EQ(pretokenize("Hello world"), (std::vector<std::string>{"Hello", " world"}));
+  EXPECT_EQ(pretokenize("I'll  go"), (std::vector<std::string>{"I", "'ll", " ", " go"}));
+  EXPECT_EQ(pretokenize("a1 23!!"), (std::vector<std::string>{"a", "1", " 23", "!!"}));
+  EXPECT_EQ(pretokenize("café 漢字"), (std::vector<std::string>{"café", " 漢字"}));
+  EXPECT_THROW(pretokenize("bad \xff byte"), InputError);
+  EXPECT_EQ(printable_utf8("a\xf0\x9f"), "a\\xF0\\x9F");
+  EXPECT_EQ(printable_utf8("é"), "é");
+}
+
+TEST(Tokenizer, SymbolsOfAToyModel) {
+  const auto t = BpeTokenizer::parse_symbols(R"({"0": 0, "1": 1, "2": 2})", "vocab.json");
+  EXPECT_EQ(t.encode(" 2 0  1 "), (std::vector<int>{2, 0, 1}));
+  EXPECT_THROW(t.encode("3"), InputError);
+  EXPECT_THROW(BpeTokenizer::parse_symbols(R"({"0": 0, "1": 0})", "vocab.json"), InputError);
+  EXPECT_THROW(BpeTokenizer::parse_symbols(R"({"0": 5})", "vocab.json"), InputError);
+}
+
+// A causal pattern with weight `w` on one key chosen per row, the rest spread evenly.
+Matrix pattern(int n, double w, const std::function<int(int)>& key) {
+  Matrix A = Matrix::Zero(n, n);
+  for (int i = 0; i < n; ++i) {
+    const int k = key(i);
+    for (int j = 0; j <= i; ++j) A(i, j) = static_cast<float>(i == 0 ? 1.0 : (1 - w) / i);
+    if (i > 0) A(i, k) = static_cast<float>(w + (A(i, k) - (1 - w) / i));
+    if (i > 0) {
+      const double s = A.row(i).sum();
+      A.row(i) /= static_cast<float>(s);
+    }
+  }
+  return A;
+}
+
+TEST(HeadKinds, NamesEachPatternAndItsScore) {
+  const int n = 16;
+  std::vector<int> ids(n);
+  for (int i = 0; i < n; ++i) ids[static_cast<std::size_t>(i)] = i % 8;  // the text repeats after 8 tokens
+  const auto prev = classify_head(pattern(n, 0.9, [](int i) { return i - 1; }), ids);
+  EXPECT_EQ(prev.kind, HeadKind::PreviousToken);
+  EXPECT_GT(prev.score, 0.8);
+  EXPECT_EQ(classify_head(pattern(n, 0.9, [](int) { return 0; }), ids).kind, HeadKind::FirstToken);
+  EXPECT_EQ(classify_head(pattern(n, 0.9, [](int i) { return i; }), ids).kind, HeadKind::Self);
+  // Induction: on the second copy, attend to the token after this one's first occurrence.
+  const auto ind = classify_head(pattern(n, 0.9, [](int i) { return i >= 8 ? i - 7 : 0; }), ids);
+  EXPECT_EQ(ind.kind, HeadKind::Induction);
+  EXPECT_EQ(ind.scores.induction_rows, 8);
+  Matrix uniform = Matrix::Zero(n, n);
+  for (int i = 0; i < n; ++i) uniform.row(i).head(i + 1).setConstant(1.0f / static_cast<float>(i + 1));
+  const auto broad = classify_head(uniform, ids);
+  EXPECT_EQ(broad.kind, HeadKind::Broad);
+  EXPECT_NEAR(broad.score, 1.0, 1e-5);
+  // Half the weight on the previous token is still above the threshold (0.4).
+  EXPECT_EQ(classify_head(pattern(n, 0.5, [](int i) { return i - 1; }), ids).kind, HeadKind::PreviousToken);
+  // A 1-token text has nothing to decide.
+  EXPECT_EQ(classify_head(Matrix::Ones(1, 1), {3}).kind, HeadKind::Mixed);
+}
+
+}  // namespace
+}  // namespace attnlab::model
