@@ -12,7 +12,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr std::array<std::pair<LessonView, const char*>, 13> kViews{{
+constexpr std::array<std::pair<LessonView, const char*>, 14> kViews{{
     {LessonView::Plain, "plain"},
     {LessonView::WorkedExample, "worked-example"},
     {LessonView::CompareScaling, "compare-scaling"},
