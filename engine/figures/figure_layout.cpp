@@ -1,5 +1,10 @@
 // Layout of stage and pipeline figures into a display list: sizes, labels, colorbar, hatching.
 // Everything is placed here once, in points; the renderers only draw what they are given.
+
+// Index of this file:
+// [SECTION] Numbers, labels and colour scales
+// [SECTION] One stage's panel
+// [SECTION] stage_data, layout_figure
 #include "engine/figures/figure.hpp"
 
 #include "engine/attention/matrix.hpp"
@@ -32,6 +37,8 @@ const Rgb kFrame{120, 120, 120};
 const Rgb kWhite{255, 255, 255};
 const Rgb kHatchBackground{246, 246, 246};
 const Rgb kHatchInk{165, 165, 165};
+
+// [SECTION] Numbers, labels and colour scales
 
 std::string join_utf8_minus(std::string s) {
   // A typographic minus (U+2212) instead of a hyphen, as in printed mathematics.
@@ -122,6 +129,8 @@ struct ColorScale {
   const Colormap* map = nullptr;
   double lo = 0, hi = 1;
 };
+
+// [SECTION] One stage's panel
 
 ColorScale choose_scale(const StageData& d, const FigureOptions& o) {
   ColorScale cs;
@@ -397,6 +406,8 @@ void arrow(Figure& f, double x0, double x1, double y) {
 }
 
 }  // namespace
+
+// [SECTION] stage_data, layout_figure
 
 std::pair<double, double> parse_range(std::string_view text, std::string_view where) {
   const std::string bad = std::string(where) + ": expected LO:HI with finite numbers and LO < HI (e.g. 0:1), got '" +

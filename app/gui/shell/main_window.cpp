@@ -1,5 +1,11 @@
 // The window: GLFW + OpenGL (through libepoxy) + ImGui's GLFW/OpenGL3 backends, the frame loop,
 // session save/restore, and the --screenshot mode used by tests and docs.
+
+// Index of this file:
+// [SECTION] Errors, drops and the screenshot's files
+// [SECTION] What the command line opens, and the idle check
+// [SECTION] The window and the frame loop
+// [SECTION] run_gui
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/matrix_io.hpp"
 #include "engine/io/text_format.hpp"
@@ -43,9 +49,12 @@ namespace attnlab::gui {
 
 namespace {
 
+// [SECTION] Errors, drops and the screenshot's files
+
 // GLFW reports why it failed only through this callback (it has no user pointer, hence a
 // namespace-scope variable); a start failure then names GLFW's reason instead of exiting mutely.
 std::string last_glfw_error;
+
 void remember_glfw_error(int code, const char* description) {
   last_glfw_error = description ? description : "GLFW error " + std::to_string(code);
 }
@@ -124,6 +133,8 @@ void write_layout(const AppState& state, const char* path, float scale) {
   out += "}\n";
   write_file_atomic(path, out);
 }
+
+// [SECTION] What the command line opens, and the idle check
 
 // A cheap fingerprint of the input ImGui saw, so an idle window can sleep until the next event.
 struct InputPrint {
@@ -225,6 +236,8 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
 }
 
 // The window with a GL 4.3 core context (what the GPU backend wants), else 3.3 (what the GUI needs).
+// [SECTION] The window and the frame loop
+
 GLFWwindow* open_window(const WindowGeometry& geometry, bool shooting, AppState& state) {
   glfwSetErrorCallback(remember_glfw_error);
   if (!glfwInit()) throw window_failure("GLFW could not connect to the display server");
@@ -373,6 +386,8 @@ void finish_run(GLFWwindow* window, AppState& state, const Services& services, c
 }
 
 }  // namespace
+
+// [SECTION] run_gui
 
 int run_gui(const GuiOptions& options) {
   const bool shooting = !options.screenshot.empty();

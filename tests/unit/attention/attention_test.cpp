@@ -1,5 +1,10 @@
 // The engine's numbers: the course texts' worked examples, seeded-random properties against a
 // naive reference, and the per-row diagnostics (edge cases and validation: attention_edge_test.cpp).
+
+// Index of this file:
+// [SECTION] The course texts' worked examples
+// [SECTION] Seeded random properties
+// [SECTION] Diagnostics
 #include "engine/attention/attention.hpp"
 #include "engine/attention/backend.hpp"
 #include "engine/lessons/presets.hpp"
@@ -25,7 +30,7 @@ constexpr float kInfF = std::numeric_limits<float>::infinity();
 
 
 // ---------------------------------------------------------------------------------------------
-// The seeds' worked examples.
+// [SECTION] The course texts' worked examples
 
 TEST(Seed000, WeightsAndTrueOutput) {
   const Result r = compute_cpu(three_tokens(Matrix{{10, 0}, {0, 10}, {5, 5}}));
@@ -121,7 +126,7 @@ TEST(Presets, EveryPresetLoadsAndComputes) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Seeded random properties over many shapes, every mask kind and every normalizer.
+// [SECTION] Seeded random properties over many shapes, every mask kind and every normalizer
 
 struct Case {
   Problem problem;
@@ -414,7 +419,7 @@ TEST(ShiftInvariance, ComputeIgnoresPerQueryScoreOffsets) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Diagnostics: entropy, effective keys, Jacobian norm against an explicitly built Jacobian.
+// [SECTION] Diagnostics: entropy, effective keys, Jacobian norm against an explicitly built Jacobian
 
 // The normalizer's Jacobian d weights / d logits at one row, built cell by cell from its
 // definition (softmax: diag(a) − a aᵀ; sparsemax: diag(s) − s sᵀ/|S| on the support S;
