@@ -1,6 +1,6 @@
-# Sourced by the GUI shell tests: start_private_xvfb DIR starts an X server of the test's own,
-# sets DISPLAY and the variable `xvfb` (its pid, for the caller's cleanup), and uses DIR for its
-# display number and log.
+# Sourced by the GUI shell tests, what they share: start_private_xvfb DIR starts an X server of
+# the test's own, sets DISPLAY and the variable `xvfb` (its pid, for the caller's cleanup), and uses
+# DIR for its display number and log; wait_for and window_of wait for and find the app's window.
 #
 # Why a private one: on a shared machine another test's Xvfb can take or drop the display that
 # xvfb-run chose, and keyboard focus must not go to someone else's window. -displayfd makes Xvfb
@@ -21,3 +21,14 @@ start_private_xvfb() {
   [ -s "$dir/display" ] || { echo "FAIL: Xvfb did not start within 60 s"; cat "$dir/xvfb.log"; exit 1; }
   export DISPLAY=":$(tr -d '[:space:]' <"$dir/display")"
 }
+
+wait_for() {  # wait_for SECONDS COMMAND...: until the command succeeds (1 if it never does)
+  local limit=$1; shift
+  for ((i = 0; i < limit * 10; ++i)); do
+    if "$@" 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+# The visible Attention Lab window of process $1 (empty when it has none).
+window_of() { xdotool search --onlyvisible --pid "$1" --name "Attention Lab" | head -1; }

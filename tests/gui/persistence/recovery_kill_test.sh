@@ -27,16 +27,6 @@ start_private_xvfb "$tmp"
 export XDG_CONFIG_HOME=$tmp
 rec=$tmp/attnlab/recovery.json
 
-# Waits up to $1 seconds for the command in "$@" (after the first argument) to succeed.
-wait_for() {
-  local limit=$1; shift
-  for ((i = 0; i < limit * 10; ++i)); do
-    if "$@" 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  return 1
-}
-window_of() { xdotool search --onlyvisible --pid "$1" --name "Attention Lab" | head -1; }
 has_window() { [ -n "$(window_of "$pid")" ]; }
 window_or_gone() { has_window || ! kill -0 "$pid"; }
 no_window() {  # why there is no window

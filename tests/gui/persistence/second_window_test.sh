@@ -28,15 +28,6 @@ start_private_xvfb "$tmp"
 export XDG_CONFIG_HOME=$tmp/config
 rec=$XDG_CONFIG_HOME/attnlab/recovery.json
 
-wait_for() {  # wait_for SECONDS COMMAND...: until the command succeeds
-  local limit=$1; shift
-  for ((i = 0; i < limit * 10; ++i)); do
-    if "$@" 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  return 1
-}
-window_of() { xdotool search --onlyvisible --pid "$1" --name "Attention Lab" | head -1; }
 has_window() { [ -n "$(window_of "$1")" ]; }
 press() {  # press KEY in the window of process $1, held for a frame to see it
   local wid; wid=$(window_of "$1")
