@@ -1,0 +1,112 @@
+// Training a small GPT-2 in the app (docs/MODELS.md, "Training"): the forward and backward passes
+// on Eigen/OpenBLAS, AdamW with warm-up and a cosine schedule, one step at a time so the command
+// line and the GUI's Training window drive the same loop. Deterministic for a given seed on a given
+// machine. A Trainer is not thread-safe: one thread steps it; the GUI pauses the thread before it
+// reads or lifts anything.
+#pragma once
+
+#include "engine/io/scenario.hpp"
+#include "engine/model/gpt2_config.hpp"
+#include "engine/model/gpt2_model.hpp"
+#include "engine/model/head_kinds.hpp"
+#include "engine/model/training_tasks.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attnlab::model {
+
+struct TrainConfig {
+  TaskSpec task;       // default_task("induction") unless given
+  int n_layer = 2;
+  int n_head = 4;
+  int d_model = 64;
+  int steps = 0;       // 0: the task's default
+  int batch = 0;       // 0: the task's default
+  double lr = 0;       // 0: the task's default peak learning rate
+  double weight_decay = 0.01;
+  int warmup = -1;     // −1: a default fraction of the steps
+  std::uint64_t seed = 1;
+};
+
+// The config with every 0 / −1 replaced by the task's default.
+TrainConfig resolved(TrainConfig config);
+// Checks sizes against the limits (say the limit), d_model divisible by heads, the task, the
+// steps, batch and learning rate, and that the model and its optimizer state fit in memory.
+// Throws InputError naming the flag ("--heads: d_model 64 is not divisible by 5 heads").
+void check_train_config(const TrainConfig& config);
+// The Gpt2Config of the model a config trains (n_positions = the task's sequence length,
+// vocab_size = symbols, task_json set).
+Gpt2Config model_config(const TrainConfig& config);
+
+struct StepStats {
+  int step = 0;           // steps done, counting this one
+  double loss = 0;        // mean cross-entropy over the positions in the loss, this batch
+  double accuracy = 0;    // argmax == target over the positions in accuracy, this batch
+  double lr = 0;          // the learning rate this step used
+};
+
+struct Evaluation {
+  double loss = 0, accuracy = 0;
+  int sequences = 0;
+};
+
+// The loss became NaN or infinite: training stops and this says at which step and what to lower.
+class TrainingDiverged : public InputError {
+public:
+  using InputError::InputError;
+};
+
+class Trainer {
+public:
+  // Initializes the weights from the seed (GPT-2's scheme: N(0, 0.02), residual projections
+  // scaled by 1/√(2·layers), LayerNorm 1 and 0). Calls check_train_config first.
+  explicit Trainer(TrainConfig config);
+  ~Trainer();
+  Trainer(Trainer&&) noexcept;
+  Trainer& operator=(Trainer&&) noexcept;
+
+  const TrainConfig& config() const;
+  int steps_done() const;
+  bool finished() const { return steps_done() >= config().steps; }
+
+  // One optimizer step on a fresh batch. Throws TrainingDiverged (nothing updated) when the loss
+  // or a gradient is not finite: "the loss became NaN at step 57 with --lr 0.3; lower --lr".
+  StepStats step();
+  // Loss and accuracy on `sequences` sequences drawn from a generator seeded apart from training's.
+  Evaluation evaluate(int sequences = 512) const;
+
+  // The forward pass over `ids` with every head's weights (and q, k, v when asked), as
+  // Gpt2Model::forward gives it: the Training window's maps and the head detector.
+  ForwardTrace forward(const std::vector<int>& ids, const ForwardOptions& options = {}) const;
+  // Every head's kind on the task's probe sequence, [layer][head].
+  std::vector<std::vector<HeadVerdict>> head_kinds() const;
+  // The head's q, k, v on `ids` as a scenario, as model_report's lift_head makes it (causal
+  // mask, scaling on, T = 1, the symbols as labels, "induction · step 430 · layer 1 · head 2").
+  Scenario lift_head(const std::vector<int>& ids, int layer, int head) const;
+
+  // Writes the model folder (config.json with attnlab_task, model.safetensors in F32,
+  // vocab.json of the symbols): into a temporary folder beside `dir`, then renamed, so nothing is
+  // half-written. An existing `dir` is refused unless `force`. Throws InputError.
+  void save(const std::filesystem::path& dir, bool force) const;
+
+  // For the gradient checks (tests/model): every parameter by its safetensors name, and the
+  // gradients of the mean loss over `batch` (no update), in the same order and shapes.
+  struct Parameter {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    std::vector<float>* values;
+  };
+  std::vector<Parameter> parameters();
+  std::vector<std::vector<float>> gradients(const TaskBatch& batch);
+  double loss(const TaskBatch& batch) const;
+
+private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace attnlab::model

@@ -1,0 +1,67 @@
+// The training tasks of DESIGN.md ("Real models", "Training tasks"): seeded generators of
+// next-token batches, and the `attnlab_task` object a trained toy model carries in config.json.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab::model {
+
+enum class TaskKind { Induction, Sort };
+
+struct TaskSpec {
+  TaskKind kind = TaskKind::Induction;
+  // induction: the half length L (a sequence is 2L tokens); sort: N (a sequence is 2N tokens).
+  int length = 0;
+  int symbols = 0;  // V: token ids 0 … V−1, the vocabulary
+
+  int sequence_length() const { return 2 * length; }
+  // The positions whose next token counts towards accuracy: induction L … 2L−2 (predicting
+  // L+1 … 2L−1), sort N−1 … 2N−2 (predicting the sorted half).
+  int first_scored() const { return kind == TaskKind::Induction ? length : length - 1; }
+  int last_scored() const { return 2 * length - 2; }
+};
+
+// "induction", "sort".
+std::string_view task_name(TaskKind kind);
+// The task of `name` with this task's default length and symbol count. Throws InputError:
+// "--task: 'x' is not a training task (induction, sort)".
+TaskSpec default_task(std::string_view name);
+// Checks that the task can be generated (length ≥ 2, symbols ≥ 2, and what each task needs) and
+// throws InputError naming `what` and the limit.
+void check_task(const TaskSpec& task, std::string_view what);
+// {"name": "induction", "half_length": L, "symbols": V} or {"name": "sort", "length": N, "symbols": V}.
+std::string task_json(const TaskSpec& task);
+// Parses the object above (config.json's "attnlab_task"). Throws InputError naming `source`.
+TaskSpec parse_task_json(std::string_view json_text, std::string_view source);
+
+// `batch` sequences, row-major (batch × sequence_length ids).
+struct TaskBatch {
+  int batch = 0, length = 0;  // rows, tokens per row
+  std::vector<int> ids;
+  // Per position of a row (length − 1 entries: position t predicts token t+1): whether the loss
+  // counts it, and whether accuracy counts it.
+  std::vector<unsigned char> in_loss, in_accuracy;
+};
+
+// Draws batches of a task from a seeded generator: the same seed gives the same batches on every
+// machine (std::mt19937_64 and integer arithmetic only, no std:: distributions).
+class TaskGenerator {
+public:
+  TaskGenerator(const TaskSpec& task, std::uint64_t seed);
+  TaskBatch next(int batch);
+  const TaskSpec& task() const { return task_; }
+
+private:
+  TaskSpec task_;
+  std::mt19937_64 rng_;
+};
+
+// A fixed sequence of the task for showing attention maps (the Training window, the lesson, the
+// head detector): the same for a given task on every machine.
+std::vector<int> probe_sequence(const TaskSpec& task);
+
+}  // namespace attnlab::model
