@@ -44,4 +44,21 @@ std::string expand(std::string_view name, int depth) {
 
 std::string shader_source(std::string_view file_name) { return expand(file_name, 0); }
 
+std::string glsl_es_variant(std::string_view desktop_source) {
+  std::string out = "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\n";
+  size_t pos = 0;
+  while (pos < desktop_source.size()) {
+    size_t eol = desktop_source.find('\n', pos);
+    if (eol == std::string_view::npos) eol = desktop_source.size();
+    const std::string_view line = desktop_source.substr(pos, eol - pos);
+    const size_t first = line.find_first_not_of(" \t");
+    // The desktop's version line stays as a comment, so the compiler's line numbers still match.
+    if (first != std::string_view::npos && line.substr(first).starts_with("#version")) out += "// ";
+    out.append(line);
+    out += '\n';
+    pos = eol + 1;
+  }
+  return out;
+}
+
 }  // namespace attnlab

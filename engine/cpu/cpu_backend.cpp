@@ -13,7 +13,11 @@ namespace {
 class CpuBackend final : public Backend {
 public:
   BackendKind kind() const override { return BackendKind::Cpu; }
+#ifdef _OPENMP
   std::string device() const override { return "OpenMP, " + blas::description(); }
+#else
+  std::string device() const override { return "one thread, " + blas::description(); }
+#endif
   std::string description() const override { return "CPU (" + device() + ")"; }
   Result compute(const Problem& p) override { return compute_cpu(p); }
   Result compute_keeping(const Problem& p, const DenseStages& keep) override { return compute_cpu(p, keep); }

@@ -3,14 +3,18 @@
 
 namespace attnlab::kernels {
 
+// ATTNLAB_ISA_KERNELS: the build has the x86 variants (engine/CMakeLists.txt); without them (the
+// browser's WebAssembly) the portable one is the only one.
+#ifdef ATTNLAB_ISA_KERNELS
 namespace avx512 { extern const Table kTable; }
 namespace avx2 { extern const Table kTable; }
+#endif
 namespace baseline { extern const Table kTable; }
 
 namespace {
 
 bool has_avx512() {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(ATTNLAB_ISA_KERNELS) && (defined(__x86_64__) || defined(__i386__))
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
@@ -20,7 +24,7 @@ bool has_avx512() {
 }
 
 bool has_avx2() {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(ATTNLAB_ISA_KERNELS) && (defined(__x86_64__) || defined(__i386__))
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #else
@@ -35,8 +39,10 @@ int variant_count() { return has_avx512() ? 3 : has_avx2() ? 2 : 1; }
 const Table& variant(int i) {
   const int skip = 3 - variant_count();
   switch (i + skip) {
+#ifdef ATTNLAB_ISA_KERNELS
     case 0: return avx512::kTable;
     case 1: return avx2::kTable;
+#endif
     default: return baseline::kTable;
   }
 }

@@ -37,4 +37,16 @@ ChosenBackend choose_backend(BackendChoice choice, const std::function<std::uniq
   return chosen;
 }
 
+namespace gpu {
+
+// Here rather than in gl_context.cpp: the builds without GL compute (gpu_unavailable.cpp) need it too.
+bool is_software_renderer(std::string_view renderer) {
+  for (const std::string_view name : {"llvmpipe", "softpipe", "SwiftShader"}) {
+    if (renderer.find(name) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace gpu
+
 }  // namespace attnlab

@@ -135,11 +135,4 @@ bool current_context_has_compute(std::string* why) {
   return true;
 }
 
-bool is_software_renderer(std::string_view renderer) {
-  for (const std::string_view name : {"llvmpipe", "softpipe", "SwiftShader"}) {
-    if (renderer.find(name) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
 }  // namespace attnlab::gpu
