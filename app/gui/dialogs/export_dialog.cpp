@@ -8,7 +8,7 @@
 #include "gui/state/app_state.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
-#include <epoxy/gl.h>
+#include "gui/shell/gl_api.hpp"
 #include <imgui.h>
 #include <imgui_stdlib.h>
 #include <stb_image.h>
@@ -16,6 +16,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+
+#ifdef __EMSCRIPTEN__
+#include "web/web_platform.hpp"
+#endif
 
 namespace attnlab::gui {
 
@@ -129,6 +133,17 @@ bool export_to_file(AppState& state, bool overwrite) {
   const std::string path = export_path(ui);
   ExportOptions o = export_options(ui);
   o.force = overwrite;
+#ifdef __EMSCRIPTEN__
+  // The browser: a download of that name (PNG drawn by the browser from the SVG; PDF refused).
+  try {
+    web::download_export(state.doc.scenario, state.result, o, ui.file_name);
+  } catch (const std::exception& e) {
+    ui.error = e.what();
+    return false;
+  }
+  state.notice = "Downloaded " + std::string(stage_name(o.stage)) + " as " + ui.file_name;
+  return true;
+#endif
   try {
     std::error_code ec;
     if (!overwrite && fs::exists(path, ec)) {
@@ -229,8 +244,10 @@ void draw_export_dialog(AppState& state, Services& services) {
     ui.format = kFormats[format];
     set_extension(ui);
   }
+#ifndef __EMSCRIPTEN__  // the browser saves downloads where it keeps them
   ImGui::TextUnformatted("Folder");
   ImGui::InputText("##folder", &ui.directory);
+#endif
   ImGui::TextUnformatted("File name");
   if (ImGui::InputText("##file", &ui.file_name, ImGuiInputTextFlags_EnterReturnsTrue)) export_to_file(state, false);
   ImGui::Separator();

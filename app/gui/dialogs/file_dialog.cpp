@@ -12,6 +12,10 @@
 #include <algorithm>
 #include <filesystem>
 
+#ifdef __EMSCRIPTEN__
+#include "web/web_platform.hpp"
+#endif
+
 namespace attnlab::gui {
 
 namespace fs = std::filesystem;
@@ -41,9 +45,11 @@ bool fits(FilePurpose p, const fs::path& file) {
   return ext == ".npy" || ext == ".csv";
 }
 
-void finish(AppState& state, const std::string& path) {
-  FileDialogState& d = state.file_dialog;
-  switch (d.purpose) {
+}  // namespace
+
+void use_chosen_file(AppState& state, FilePurpose purpose, const std::string& path) {
+  const FileDialogState& d = state.file_dialog;
+  switch (purpose) {
     case FilePurpose::OpenScenario: open_scenario_file(state, path); break;
     case FilePurpose::SaveScenario: save_scenario_file(state, path); break;
     case FilePurpose::OpenMatrixQ: open_matrix_file(state, Which::Q, path); break;
@@ -55,9 +61,19 @@ void finish(AppState& state, const std::string& path) {
   }
 }
 
-}  // namespace
-
 void open_file_dialog(AppState& state, FilePurpose purpose) {
+#ifdef __EMSCRIPTEN__
+  // The browser: its own picker opens files; a save becomes a download of the file's name.
+  if (purpose == FilePurpose::SaveScenario || purpose == FilePurpose::SaveLessonCard) {
+    std::string name = purpose == FilePurpose::SaveLessonCard ? state.file_dialog.card_lesson + ".pdf"
+                       : state.scenario_path.empty()          ? std::string("scenario.json")
+                                                              : fs::path(state.scenario_path).filename().string();
+    use_chosen_file(state, purpose, (web::download_dir() / name).string());
+  } else {
+    web::pick_file(purpose);
+  }
+  return;
+#endif
   state.file_dialog.purpose = purpose;
   state.file_dialog.request_open = true;
 }
@@ -127,7 +143,7 @@ void draw_file_dialog(AppState& state, Services& services) {
   if ((ok || enter) && !d.file_name.empty()) chosen = (fs::path(d.directory) / d.file_name).string();
   if (!chosen.empty()) {
     state.error.clear();
-    finish(state, chosen);
+    use_chosen_file(state, d.purpose, chosen);
     if (state.error.empty()) {
       d.purpose = FilePurpose::None;
       ImGui::CloseCurrentPopup();

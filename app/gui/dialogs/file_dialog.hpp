@@ -9,6 +9,10 @@ namespace attnlab::gui {
 
 void draw_file_dialog(AppState& state, Services& services);
 // Opens the dialog on the next frame to choose a file for `purpose` (File menu, Ctrl+O, Ctrl+S).
+// In the browser, opening asks the browser's picker instead (web/web_platform.hpp) and saving
+// offers a download.
 void open_file_dialog(AppState& state, FilePurpose purpose);
+// Does what `purpose` says with the chosen file (the dialog's Open/Save, the browser's picker).
+void use_chosen_file(AppState& state, FilePurpose purpose, const std::string& path);
 
 }  // namespace attnlab::gui

@@ -1,10 +1,11 @@
 // The forward pass on its own thread; see model_job.hpp.
 #include "gui/model/model_job.hpp"
+#include "gui/state/worker_thread.hpp"
 
 namespace attnlab::gui {
 
 ModelJob::ModelJob(std::shared_ptr<const model::Gpt2Model> m, std::vector<int> ids)
-    : model_(std::move(m)), ids_(std::move(ids)), thread_([this] { run(); }) {}
+    : model_(std::move(m)), ids_(std::move(ids)), thread_(start_worker([this] { run(); })) {}
 
 ModelJob::~ModelJob() {
   cancel_ = true;

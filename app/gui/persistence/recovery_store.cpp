@@ -3,6 +3,7 @@
 
 #include "engine/io/atomic_file.hpp"
 #include "gui/state/history.hpp"
+#include "gui/state/worker_thread.hpp"
 
 #include <unistd.h>
 
@@ -86,7 +87,7 @@ void recovery_tick(AppState& state, const fs::path& dir, double now) {
 void finish_recovery_writes(AppState& state) { state.recovery.in_flight.reset(); }
 
 BackgroundWrite::BackgroundWrite(std::function<void()> work)
-    : thread_([this, work = std::move(work)] {
+    : thread_(start_worker([this, work = std::move(work)] {
         try {
           work();
         } catch (const std::exception& e) {
@@ -94,7 +95,7 @@ BackgroundWrite::BackgroundWrite(std::function<void()> work)
           error_ = e.what();
         }
         done_ = true;
-      }) {}
+      })) {}
 
 BackgroundWrite::~BackgroundWrite() {
   if (thread_.joinable()) thread_.join();

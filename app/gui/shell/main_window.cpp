@@ -1,5 +1,7 @@
 // The window: GLFW + OpenGL (through libepoxy) + ImGui's GLFW/OpenGL3 backends, the frame loop,
-// session save/restore, and the --screenshot mode used by tests and docs.
+// session save/restore, and the --screenshot mode used by tests and docs. The same program runs in
+// the browser (emscripten's GLFW on WebGL2): there the frame is a function the page calls, and the
+// few differences are behind __EMSCRIPTEN__ here and in web/web_platform.*.
 
 // Index of this file:
 // [SECTION] Errors, drops and the screenshot's files
@@ -24,9 +26,7 @@
 #include "gui/state/history.hpp"
 #include "gui/widgets/heatmap_renderer.hpp"
 
-#include <epoxy/gl.h>
-// After epoxy: GLFW must not pull in its own GL header.
-#define GLFW_INCLUDE_NONE
+#include "gui/shell/gl_api.hpp"
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
@@ -44,6 +44,12 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+
+#ifdef __EMSCRIPTEN__
+#include "web/web_platform.hpp"
+
+#include <emscripten.h>
+#endif
 
 namespace attnlab::gui {
 
@@ -109,8 +115,9 @@ void write_png(const std::string& path, int w, int h) {
   write_file_atomic(path, bytes);
 }
 
-// Where each heatmap was drawn, for tests that check the screenshot (ATTNLAB_LAYOUT_OUT=FILE).
-void write_layout(const AppState& state, const char* path, float scale) {
+// Where each heatmap was drawn, for tests that check the screenshot (ATTNLAB_LAYOUT_OUT=FILE; in
+// the browser, the page's attnlabWeb.layout()), in framebuffer pixels (`scale` per ImGui unit).
+std::string layout_json(const AppState& state, float scale) {
   std::string out = "{";
   for (int k = 0; k < kStageCount; ++k) {
     const DrawnRect& d = state.drawn[static_cast<size_t>(k)];
@@ -130,9 +137,15 @@ void write_layout(const AppState& state, const char* path, float scale) {
          ", \"n\": " + std::to_string(state.doc.scenario.Q.rows()) + ", \"m\": " +
          std::to_string(state.doc.scenario.K.rows()) + ", \"path\": " + json_string(state.scenario_path) +
          ", \"matrix_offered\": " + json_string(state.inputs.drop_path) + "}";
+  // The walk-through's step, for tests that step it with keys (the browser's Space).
+  out += ", \"walkthrough\": {\"active\": " + std::string(state.lesson.walk.active ? "true" : "false") +
+         ", \"step\": " + std::to_string(state.lesson.walk.step) + "}";
+  out += ", \"error\": " + json_string(state.error) + ", \"notice\": " + json_string(state.notice);
   out += "}\n";
-  write_file_atomic(path, out);
+  return out;
 }
+
+void write_layout(const AppState& state, const char* path, float scale) { write_file_atomic(path, layout_json(state, scale)); }
 
 // [SECTION] What the command line opens, and the idle check
 
@@ -241,6 +254,18 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
 GLFWwindow* open_window(const WindowGeometry& geometry, bool shooting, AppState& state) {
   glfwSetErrorCallback(remember_glfw_error);
   if (!glfwInit()) throw window_failure("GLFW could not connect to the display server");
+#ifdef __EMSCRIPTEN__
+  // The page's canvas with a WebGL2 context (OpenGL ES 3.0), sized to the browser window.
+  (void)shooting;
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+  GLFWwindow* window = glfwCreateWindow(geometry.width, geometry.height, "Attention Lab", nullptr, nullptr);
+  if (!window) throw window_failure("no WebGL2 context could be created");
+  glfwMakeContextCurrent(window);
+  glfwSetWindowUserPointer(window, &state);
+  return window;
+#else
   glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_API);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
@@ -266,6 +291,7 @@ GLFWwindow* open_window(const WindowGeometry& geometry, bool shooting, AppState&
   glfwSwapInterval(shooting ? 0 : 1);
   glfwSetWindowUserPointer(window, &state);
   return window;
+#endif
 }
 
 // ImGui on the window: its ini file beside the session, the fonts, the GLFW and OpenGL3 backends.
@@ -282,8 +308,15 @@ void start_imgui(GLFWwindow* window, Services& services) {
     io.IniFilename = services.ini_path.c_str();
   }
   load_fonts(services);
+#ifdef __EMSCRIPTEN__
+  web::start_item_probe();
+#endif
   ImGui_ImplGlfw_InitForOpenGL(window, true);
+#ifdef __EMSCRIPTEN__
+  ImGui_ImplOpenGL3_Init("#version 300 es");
+#else
   ImGui_ImplOpenGL3_Init("#version 330 core");
+#endif
   glfwSetDropCallback(window, on_drop);  // after ImGui installs its callbacks (it does not use this one)
 }
 
@@ -296,6 +329,10 @@ void take_requested_screenshot(AppState& state, int fw, int fh) {
   try {
     write_png(ex.screenshot_path, fw, fh);
     state.notice = "Saved the window to " + ex.screenshot_path;
+#ifdef __EMSCRIPTEN__
+    web::offer_download(ex.screenshot_path, std::filesystem::path(ex.screenshot_path).filename().string());
+    state.notice = "Downloaded the window as " + std::filesystem::path(ex.screenshot_path).filename().string();
+#endif
   } catch (const InputError& e) {
     state.error = e.what();
   }
@@ -321,6 +358,9 @@ bool run_frame(GLFWwindow* window, AppState& state, Services& services, const Gu
   const auto t0 = std::chrono::steady_clock::now();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  // A clock that has not moved since the last frame (headless Chromium's virtual time; a coarse
+  // timer) gives a zero DeltaTime, which ImGui refuses: count it as a very short frame instead.
+  if (!(ImGui::GetIO().DeltaTime > 0.0f)) ImGui::GetIO().DeltaTime = 1e-4f;
   ImGui::NewFrame();
   draw_app(state, services);
   recovery_tick(state, services.config_dir, glfwGetTime());
@@ -364,74 +404,137 @@ bool run_frame(GLFWwindow* window, AppState& state, Services& services, const Gu
   return !last;
 }
 
-// After the loop: --screenshot prints its median frame time; a normal run saves the session (which
-// then holds the work, so the recovery file goes unless its offer is still unanswered).
+// Saves the session (which then holds the work, so the recovery file goes unless its offer is still
+// unanswered): at the end of a desktop run, and whenever the browser hides or closes the page.
+void save_session_now(GLFWwindow* window, AppState& state, const Services& services) {
+  if (services.config_dir.empty()) return;
+  int w = 0, h = 0;
+  glfwGetWindowSize(window, &w, &h);
+  try {
+    save_session(state, WindowGeometry{w, h}, services.config_dir);
+    finish_recovery_writes(state);
+    if (!state.recovery.offer) remove_recovery_file(services.config_dir);
+  } catch (const InputError& e) {
+    std::cerr << "attnlab: the session was not saved: " << e.what() << "\n";
+  }
+#ifdef __EMSCRIPTEN__
+  web::persist_config_dir(services.config_dir);
+#endif
+}
+
+#ifndef __EMSCRIPTEN__  // a page is never finished: it saves the session when hidden (save_session_now)
+// After the loop: --screenshot prints its median frame time; a normal run saves the session.
 void finish_run(GLFWwindow* window, AppState& state, const Services& services, const Loop& loop, bool shooting) {
   if (shooting) {
     std::vector<double> sorted = loop.frame_ms;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
     std::printf("median frame time: %.2f ms\n", median);
-  } else if (!services.config_dir.empty()) {
-    int w = 0, h = 0;
-    glfwGetWindowSize(window, &w, &h);
-    try {
-      save_session(state, WindowGeometry{w, h}, services.config_dir);
-      finish_recovery_writes(state);
-      if (!state.recovery.offer) remove_recovery_file(services.config_dir);
-    } catch (const InputError& e) {
-      std::cerr << "attnlab: the session was not saved: " << e.what() << "\n";
-    }
+  } else {
+    save_session_now(window, state, services);
   }
 }
+#endif
+
+// One run of the window: everything a frame needs. The desktop keeps it on main's stack; in the
+// browser it lives as long as the page, since the page calls the frame function after main returns.
+struct GuiRun {
+  explicit GuiRun(const GuiOptions& o) : options(o) {}
+  GuiOptions options;
+  AppState state;
+  Services services;
+  WindowGeometry geometry;
+  InstanceLock lock;  // held until the window has saved the session on exit
+  GLFWwindow* window = nullptr;
+  std::unique_ptr<HeatmapRenderer> renderer;
+  Loop loop;
+};
+
+// Everything up to the first frame: the document, the window, ImGui, the backend, the renderer.
+void start_run(GuiRun& run) {
+  const bool shooting = !run.options.screenshot.empty();
+  AppState& state = run.state;
+  Services& services = run.services;
+  services.backend = make_cpu_backend();
+  start_document(state, services, run.geometry, run.options, run.lock);
+  run.window = open_window(run.geometry, shooting, state);
+  start_imgui(run.window, services);
+
+  // gui --backend: the same switch as the Backend menu, now that the window's context exists (a GPU
+  // that cannot be had shows its reason in place and the CPU stays, as from the menu).
+  if (run.options.backend == "gpu") select_backend(state, services, BackendChoice::Gpu);
+  if (run.options.backend == "auto") select_backend(state, services, BackendChoice::Auto);
+  if (state.backend_description.empty()) state.backend_description = services.backend->description();
+
+  try {
+    run.renderer = std::make_unique<HeatmapRenderer>();
+    services.renderer = run.renderer.get();
+  } catch (const std::exception& e) {
+    std::cerr << "attnlab: big heatmaps fall back to coarse previews: " << e.what() << "\n";
+  }
+}
+
+#ifdef __EMSCRIPTEN__
+// The browser's frame: the page calls it once per display refresh (emscripten_set_main_loop_arg).
+void browser_frame(void* arg) {
+  GuiRun& run = *static_cast<GuiRun*>(arg);
+  web::before_frame(run.state);
+  run_frame(run.window, run.state, run.services, run.options, run.loop);
+  int fw = 0, fh = 0;
+  glfwGetFramebufferSize(run.window, &fw, &fh);
+  const float scale = static_cast<float>(fw) / std::max(ImGui::GetIO().DisplaySize.x, 1.0f);
+  web::after_frame(run.state, run.services, run.loop.frame_ms.size(), layout_json(run.state, scale));
+}
+#endif
 
 }  // namespace
 
 // [SECTION] run_gui
 
 int run_gui(const GuiOptions& options) {
-  const bool shooting = !options.screenshot.empty();
-  AppState state;
-  Services services;
-  services.backend = make_cpu_backend();
-  WindowGeometry geometry;
-  InstanceLock lock;  // held until the window has saved the session on exit
-  start_document(state, services, geometry, options, lock);
-  GLFWwindow* window = open_window(geometry, shooting, state);
-  start_imgui(window, services);
-
-  // gui --backend: the same switch as the Backend menu, now that the window's context exists (a GPU
-  // that cannot be had shows its reason in place and the CPU stays, as from the menu).
-  if (options.backend == "gpu") select_backend(state, services, BackendChoice::Gpu);
-  if (options.backend == "auto") select_backend(state, services, BackendChoice::Auto);
-  if (state.backend_description.empty()) state.backend_description = services.backend->description();
-
-  std::unique_ptr<HeatmapRenderer> renderer;
+#ifdef __EMSCRIPTEN__
+  // The page's URL opens a lesson or a shared scenario; a bad one is said in place, and the app
+  // starts as it would without it (the browser has no exit code to give).
+  std::string url_error;
+  const GuiOptions from_url = web::options_from_url(options, url_error);
+  auto* run = new GuiRun(from_url);  // lives as long as the page
   try {
-    renderer = std::make_unique<HeatmapRenderer>();
-    services.renderer = renderer.get();
-  } catch (const std::exception& e) {
-    std::cerr << "attnlab: big heatmaps fall back to coarse previews: " << e.what() << "\n";
+    start_run(*run);
+  } catch (const InputError& e) {
+    if (from_url.scenario == options.scenario && from_url.preset == options.preset) throw;
+    url_error = std::string("the link's lesson or scenario could not be opened: ") + e.what();
+    delete run;
+    run = new GuiRun(options);
+    start_run(*run);
   }
-
-  Loop loop;
-  while (!glfwWindowShouldClose(window) && !state.quit_requested) {
-    if (!run_frame(window, state, services, options, loop)) break;
+  if (!url_error.empty()) run->state.error = url_error;
+  web::set_session_saver([run] { save_session_now(run->window, run->state, run->services); });
+  emscripten_set_main_loop_arg(browser_frame, run, 0, false);
+  return 0;
+#else
+  const bool shooting = !options.screenshot.empty();
+  GuiRun run(options);
+  start_run(run);
+  AppState& state = run.state;
+  Services& services = run.services;
+  while (!glfwWindowShouldClose(run.window) && !state.quit_requested) {
+    if (!run_frame(run.window, state, services, run.options, run.loop)) break;
   }
-  finish_run(window, state, services, loop, shooting);
+  finish_run(run.window, state, services, run.loop, shooting);
 
   release_export_preview(state);
   services.renderer = nullptr;
-  renderer.reset();
+  run.renderer.reset();
   // A GPU backend owns GL objects of this window's context: free them while it still exists.
   services.scaling_sampler.reset();
   services.backend = make_cpu_backend();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
-  glfwDestroyWindow(window);
+  glfwDestroyWindow(run.window);
   glfwTerminate();
-  return loop.exit_code;
+  return run.loop.exit_code;
+#endif
 }
 
 }  // namespace attnlab::gui

@@ -8,6 +8,10 @@
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/history.hpp"
 
+#ifdef __EMSCRIPTEN__
+#include "web/web_platform.hpp"
+#endif
+
 namespace attnlab::gui {
 
 void draw_file_menu(AppState& state, Services& services) {
@@ -43,8 +47,18 @@ void draw_file_menu(AppState& state, Services& services) {
     }
     ImGui::EndMenu();
   }
+#ifdef __EMSCRIPTEN__
+  // The browser: a link that opens this scenario (the page closes like any other tab).
+  ImGui::Separator();
+  if (ImGui::MenuItem("Share link")) {
+    const std::string link = web::share_link(state.doc.scenario);
+    state.notice = "Copied a link to this scenario (" + std::to_string(link.size()) +
+                   " characters); it is in the address bar too";
+  }
+#else
   ImGui::Separator();
   if (ImGui::MenuItem("Quit")) state.quit_requested = true;
+#endif
 }
 
 void draw_edit_menu(AppState& state, Services& services) {

@@ -3,6 +3,7 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/gpu/gpu_backend.hpp"
+#include "gui/state/worker_thread.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -25,7 +26,7 @@ ComputeJob::ComputeJob(Problem problem, std::uint64_t doc_version, bool on_gpu)
       doc_version_(doc_version),
       on_gpu_(on_gpu),
       started_ms_(now_ms()),
-      thread_([this] { run(); }) {}
+      thread_(start_worker([this] { run(); })) {}
 
 ComputeJob::~ComputeJob() {
   cancel_ = true;

@@ -3,7 +3,7 @@
 
 #include "shaders/shader_sources.hpp"
 
-#include <epoxy/gl.h>
+#include "gui/shell/gl_api.hpp"
 
 #include <stdexcept>
 #include <utility>
@@ -59,7 +59,11 @@ Texture new_texture() {
 }
 
 Shader compile(GLenum type, const char* file_name) {
+#ifdef __EMSCRIPTEN__
+  const std::string src = attnlab::glsl_es_variant(attnlab::shader_source(file_name));  // WebGL2
+#else
   const std::string src = attnlab::shader_source(file_name);
+#endif
   Shader s(glCreateShader(type));
   const char* text = src.c_str();
   glShaderSource(s.get(), 1, &text, nullptr);
