@@ -1,6 +1,7 @@
 // Figures: PNGs decoded with stb_image show each cell in its colormap colour, blocked cells
 // hatched and a colorbar; SVG has one rect per cell; layout properties (labels, contrast).
 #include "engine/io/export.hpp"
+#include "support/build_features.hpp"
 #include "engine/figures/figure.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/cpu/dense.hpp"
@@ -53,6 +54,7 @@ Case preset(const char* name) {
 }
 
 TEST(FigurePng, SizeCellColoursAndColorbar) {
+  ATTNLAB_NEEDS_CAIRO();
   const Case c = preset("three-tokens");
   ExportOptions o;
   o.stage = Stage::Weights;
@@ -86,6 +88,7 @@ TEST(FigurePng, SizeCellColoursAndColorbar) {
 }
 
 TEST(FigurePng, BlockedCellsAreHatchedNotColoured) {
+  ATTNLAB_NEEDS_CAIRO();
   const Case c = preset("causal-six");
   for (Stage stage : {Stage::Logits, Stage::Weights, Stage::Saturation}) {
     ExportOptions o;
@@ -123,6 +126,7 @@ TEST(FigurePng, BlockedCellsAreHatchedNotColoured) {
 }
 
 TEST(FigurePng, WidthOptionScalesAndIsDeterministic) {
+  ATTNLAB_NEEDS_CAIRO();
   const Case c = preset("three-tokens");
   ExportOptions o;
   o.stage = Stage::Pipeline;
@@ -224,6 +228,7 @@ TEST(FigureSvg, OneRectPerCellAndTextForLabelsAndValues) {
 }
 
 TEST(FigurePdf, IsAPdf) {
+  ATTNLAB_NEEDS_CAIRO();
   const Case c = preset("three-tokens");
   const std::string pdf = render_pdf(layout_figure(c.s, c.r, Stage::Pipeline, FigureOptions{}));
   EXPECT_EQ(pdf.substr(0, 5), "%PDF-");

@@ -1,5 +1,6 @@
 // The temperature sweep written as numbered PNG frames.
 #include "engine/lessons/lesson_export.hpp"
+#include "support/build_features.hpp"
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/lessons/presets.hpp"
@@ -15,6 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(LessonExport, TemperatureSequenceIsNumberedPngs) {
+  ATTNLAB_NEEDS_CAIRO();
   const fs::path dir = fs::temp_directory_path() / ("attnlab_frames_" + std::to_string(getpid()));
   fs::remove_all(dir);
   Scenario s = load_preset("temperature");

@@ -1,6 +1,7 @@
 // Lesson texts: the template syntax, the four parts every lesson has, references that resolve on
 // every lesson and after random edits, the course texts' own names, and the reference cards.
 #include "engine/lessons/lesson_card.hpp"
+#include "support/build_features.hpp"
 #include "engine/lessons/lesson_report.hpp"
 #include "engine/lessons/lesson_template.hpp"
 #include "engine/lessons/lesson_text.hpp"
@@ -290,6 +291,7 @@ TEST(LessonText, NoUserFacingSeedNumbers) {
 }
 
 TEST(LessonCard, IsAPdfWithTheTitleSourceAndKeys) {
+  ATTNLAB_NEEDS_CAIRO();
   for (const PresetInfo& p : list_presets()) {
     SCOPED_TRACE(p.name);
     const Scenario s = load_preset(p.name);
