@@ -49,6 +49,7 @@
 #include "web/web_platform.hpp"
 
 #include <emscripten.h>
+#include <emscripten/html5.h>
 #endif
 
 namespace attnlab::gui {
@@ -478,6 +479,14 @@ void start_run(GuiRun& run) {
 // The browser's frame: the page calls it once per display refresh (emscripten_set_main_loop_arg).
 void browser_frame(void* arg) {
   GuiRun& run = *static_cast<GuiRun*>(arg);
+  // The canvas fills the browser window (shell.html); its drawing buffer follows when that changes.
+  double css_w = 0, css_h = 0;
+  int w = 0, h = 0;
+  emscripten_get_element_css_size("#canvas", &css_w, &css_h);
+  glfwGetWindowSize(run.window, &w, &h);
+  if (css_w >= 1 && css_h >= 1 && (static_cast<int>(css_w) != w || static_cast<int>(css_h) != h)) {
+    glfwSetWindowSize(run.window, static_cast<int>(css_w), static_cast<int>(css_h));
+  }
   web::before_frame(run.state);
   run_frame(run.window, run.state, run.services, run.options, run.loop);
   int fw = 0, fh = 0;
