@@ -4,7 +4,7 @@
 // app's "attnlab: ready", and fails on any console error or uncaught exception.
 //
 // node tests/web/page_test.mjs CASE --page build-web/attnlab.html --chromium /usr/bin/chromium
-//      [--desktop build/attnlab] [--source-dir .]
+//      [--desktop build/app/attnlab] [--source-dir .]
 // Cases: ready, heatmap-colours, scale-click, walkthrough-space, scenario-picker, csv-download,
 //        session-reload, preset-causal-six, bad-link.
 import { execFileSync } from 'node:child_process';
@@ -26,7 +26,7 @@ const sourceDir = path.resolve(option('--source-dir', path.join(path.dirname(new
 const puppeteer = require(path.join(sourceDir, 'node_modules', 'puppeteer-core'));
 const pagePath = path.resolve(option('--page', 'build-web/attnlab.html'));
 const chromium = option('--chromium', '/usr/bin/chromium');
-const desktop = option('--desktop', path.join(sourceDir, 'build', 'attnlab'));
+const desktop = option('--desktop', path.join(sourceDir, 'build', 'app', 'attnlab'));
 const WIDTH = 1280, HEIGHT = 800;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), `attnlab-web-${caseName}-`));
