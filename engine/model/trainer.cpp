@@ -259,10 +259,11 @@ int Trainer::steps_done() const { return state_->steps_done; }
 
 namespace {
 
-// Linear warm-up to the peak over `warmup` steps, then a cosine decay to 10% of it at the end.
+// Linear warm-up to the peak over `warmup` steps, then a cosine decay reaching 10% of it at the
+// last step.
 double learning_rate(const TrainConfig& c, int step) {
   if (step < c.warmup) return c.lr * (step + 1) / c.warmup;
-  const double span = std::max(1, c.steps - c.warmup);
+  const double span = std::max(1, c.steps - c.warmup - 1);
   const double progress = std::min(1.0, (step - c.warmup) / span);
   const double floor = 0.1 * c.lr;
   return floor + 0.5 * (1 + std::cos(M_PI * progress)) * (c.lr - floor);
