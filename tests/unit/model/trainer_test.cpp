@@ -228,9 +228,9 @@ TEST(Trainer, SavedFolderReopensWithTheSamePredictions) {
   // The trainer's head kinds are the detector's on the probe through the same forward.
   const auto kinds = t.head_kinds();
   ASSERT_EQ(kinds.size(), 2u);
-  const Scenario s = t.lift_head(probe, 1, 2);
+  const Scenario s = t.lift_head(probe, 1, 1);
   EXPECT_EQ(s.Q.rows(), static_cast<Eigen::Index>(probe.size()));
-  EXPECT_NE(s.title.find("layer 1 · head 2"), std::string::npos);
+  EXPECT_NE(s.title.find("layer 1 · head 1"), std::string::npos);
   EXPECT_NE(s.title.find("step 40"), std::string::npos);
   fs::remove_all(dir);
 }
