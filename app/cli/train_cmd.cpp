@@ -101,10 +101,15 @@ Runner add_train_command(CLI::App& app) {
     const auto start = Clock::now();
     model::Trainer trainer(config);
     const model::TrainConfig& c = trainer.config();
-    // Refuse an existing --out before spending the training time on it.
+    // Refuse an --out that cannot be written before spending the training time on it.
     std::error_code ec;
-    if (!a->force && std::filesystem::exists(std::filesystem::symlink_status(a->out, ec))) {
+    const std::filesystem::path out(a->out);
+    if (!a->force && std::filesystem::exists(std::filesystem::symlink_status(out, ec))) {
       throw InputError("--out " + a->out + ": exists; pass --force to replace it");
+    }
+    const std::filesystem::path parent = out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
+    if (!std::filesystem::is_directory(parent, ec)) {
+      throw InputError("--out " + a->out + ": the folder " + parent.string() + " does not exist");
     }
     TrainProgress progress;
     model::StepStats last;
