@@ -116,7 +116,12 @@ Runner add_train_command(CLI::App& app) {
     std::vector<double> step_ms;
     while (!trainer.finished()) {
       const auto t0 = Clock::now();
-      last = trainer.step();
+      try {
+        last = trainer.step();
+      } catch (...) {
+        progress.done();  // the error's line starts a line of its own on a terminal
+        throw;
+      }
       step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
       progress.show(last, c.steps, last.step == 1 || trainer.finished());
     }
