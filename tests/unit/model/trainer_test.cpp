@@ -265,6 +265,36 @@ TEST(Trainer, TrainingForwardAgreesWithTheInferenceForward) {
   EXPECT_NEAR(loss, ref, 1e-4 * (1 + ref));
 }
 
+// [SECTION] built-in models
+
+TEST(BuiltinModels, OpenFromMemoryAndSaveAsAFolderThatOpensTheSame) {
+  const auto models = builtin_models();
+  std::vector<std::string> names;
+  for (const auto& m : models) names.push_back(m.name);
+  ASSERT_NE(std::find(names.begin(), names.end(), "induction"), names.end());
+  ASSERT_NE(std::find(names.begin(), names.end(), "sort"), names.end());
+  for (const auto& b : models) {
+    EXPECT_EQ(b.task, b.name);
+    const auto m = open_model(b.name);
+    ASSERT_NE(m->memory_files(), nullptr);  // embedded, never a temporary file
+    EXPECT_EQ(m->display_name(), b.name);
+    EXPECT_EQ(m->config().parameters(), b.parameters);
+    const fs::path dir = fs::temp_directory_path() / ("attnlab_builtin_" + b.name + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    save_model(*m, dir, false);
+    const auto reopened = Gpt2Model::open(dir);
+    const std::vector<int> probe = probe_sequence(parse_task_json(m->config().task_json, b.name));
+    const ForwardTrace a = m->forward(probe), c = reopened->forward(probe);
+    ASSERT_EQ(a.next_tokens.size(), c.next_tokens.size());
+    for (std::size_t i = 0; i < a.next_tokens.size(); ++i) {
+      EXPECT_EQ(a.next_tokens[i].id, c.next_tokens[i].id);
+      EXPECT_EQ(a.next_tokens[i].prob, c.next_tokens[i].prob);
+    }
+    EXPECT_NE(error_of([&] { save_model(*m, dir, false); }).find("--force"), std::string::npos);
+    fs::remove_all(dir);
+  }
+}
+
 // [SECTION] bad input
 
 TEST(Trainer, RefusesBadConfigsWithASentence) {
