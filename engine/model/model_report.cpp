@@ -193,6 +193,15 @@ void save_model(const Gpt2Model& model, const fs::path& dir, bool force) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError("--save " + dir.string() + ": cannot create the folder (" + ec.message() + ")");
+  if (const ModelFiles* mem = model.memory_files()) {
+    const std::pair<const char*, std::string_view> files[] = {
+        {"config.json", mem->config_json}, {"model.safetensors", mem->weights}, {"vocab.json", mem->vocab_json}};
+    for (const auto& [name, bytes] : files) {
+      if (!force && fs::exists(dir / name, ec)) throw InputError("--save " + (dir / name).string() + ": the file exists; pass --force to replace it");
+    }
+    for (const auto& [name, bytes] : files) write_file_atomic(dir / name, bytes);
+    return;
+  }
   const fs::path src = model.folder();
   std::vector<std::pair<fs::path, fs::path>> files = {{src / "config.json", dir / "config.json"},
                                                       {model.weights().path(), dir / "model.safetensors"},

@@ -1,0 +1,128 @@
+// `attnlab train`: trains a small GPT-2 on a task of DESIGN's "Real models" contract, prints
+// progress on stderr, evaluates it on held-out sequences and writes the model folder atomically.
+#include "cli/commands.hpp"
+#include "engine/io/text_format.hpp"
+#include "engine/model/trainer.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+namespace attnlab::cli {
+
+namespace {
+
+// Sequences the final evaluation draws (held out: a stream apart from training's).
+constexpr int kEvaluationSequences = 512;
+
+// Progress on stderr: on a terminal one line rewritten about 4 times a second; to a file a line
+// every 2 s; always the last step.
+class TrainProgress {
+public:
+  TrainProgress() : tty_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()), last_(start_) {}
+  void show(const model::StepStats& s, int steps, bool force) {
+    const auto now = Clock::now();
+    const double since = std::chrono::duration<double>(now - last_).count();
+    if (!force && since < (tty_ ? 0.25 : 2.0)) return;
+    last_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double rate = elapsed > 0 ? s.step / elapsed : 0.0;
+    std::cerr << (tty_ ? "\r" : "") << "step " << s.step << "/" << steps << "  loss " << fixed_decimals(s.loss, 4) << "  accuracy "
+              << fixed_decimals(s.accuracy, 3) << "  " << fixed_decimals(rate, 1) << " steps/s" << (tty_ ? "   " : "\n");
+    shown_ = true;
+  }
+  void done() {
+    if (tty_ && shown_) std::cerr << "\n";
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+  bool tty_;
+  Clock::time_point start_, last_;
+  bool shown_ = false;
+};
+
+}  // namespace
+
+Runner add_train_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("train", "Train a small GPT-2 on a task (induction, sort) and write it as a model folder");
+  struct Args {
+    std::string task = "induction", out, format = "text";
+    int layers = 2, heads = 4, d_model = 64, steps = 0, batch = 0, length = 0, symbols = 0;
+    double lr = 0;
+    std::uint64_t seed = 1;
+    bool force = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("--task", a->task, "induction | sort (default induction)");
+  cmd->add_option("--layers", a->layers, "Transformer layers (default 2)");
+  cmd->add_option("--heads", a->heads, "Attention heads per layer (default 4)");
+  cmd->add_option("--d-model", a->d_model, "Model width; a multiple of --heads (default 64)");
+  cmd->add_option("--steps", a->steps, "Optimizer steps (default: the task's, docs/MODELS.md)");
+  cmd->add_option("--batch", a->batch, "Sequences per step (default: the task's)");
+  cmd->add_option("--lr", a->lr, "Peak learning rate of AdamW (default: the task's)");
+  cmd->add_option("--seed", a->seed, "Seed of the weights and the batches (default 1)");
+  cmd->add_option("--length", a->length, "The task's length: induction's half length L, sort's N (default: the task's)");
+  cmd->add_option("--symbols", a->symbols, "The task's vocabulary size V (default: the task's)");
+  cmd->add_option("--out", a->out, "The model folder to write")->required();
+  cmd->add_flag("--force", a->force, "Replace an existing --out folder");
+  cmd->add_option("--format", a->format, "json | text")->check(CLI::IsMember({"json", "text"}));
+  return [a, cmd]() {
+    using Clock = std::chrono::steady_clock;
+    model::TrainConfig config;
+    config.task = model::default_task(a->task);
+    if (a->length) config.task.length = a->length;
+    if (a->symbols) config.task.symbols = a->symbols;
+    config.n_layer = a->layers;
+    config.n_head = a->heads;
+    config.d_model = a->d_model;
+    config.steps = a->steps;
+    config.batch = a->batch;
+    config.lr = a->lr;
+    config.seed = a->seed;
+    // A size flag given as 0 is a mistake, not "the task's default" (which 0 means inside).
+    for (const auto& [flag, value] : {std::pair<const char*, double>{"--steps", a->steps}, {"--batch", a->batch}, {"--lr", a->lr},
+                                      {"--length", a->length}, {"--symbols", a->symbols}}) {
+      if (cmd->get_option(flag)->count() > 0 && !(value > 0)) {
+        throw InputError(std::string(flag) + " " + fixed_decimals(value, 0) + ": give a positive number");
+      }
+    }
+    const auto start = Clock::now();
+    model::Trainer trainer(config);
+    const model::TrainConfig& c = trainer.config();
+    // Refuse an existing --out before spending the training time on it.
+    std::error_code ec;
+    if (!a->force && std::filesystem::exists(std::filesystem::symlink_status(a->out, ec))) {
+      throw InputError("--out " + a->out + ": exists; pass --force to replace it");
+    }
+    TrainProgress progress;
+    model::StepStats last;
+    while (!trainer.finished()) {
+      last = trainer.step();
+      progress.show(last, c.steps, last.step == 1 || trainer.finished());
+    }
+    progress.done();
+    const model::Evaluation eval = trainer.evaluate(kEvaluationSequences);
+    trainer.save(a->out, a->force);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (a->format == "json") {
+      std::cout << "{\"task\": " << json_string(model::task_name(c.task.kind)) << ", \"steps\": " << c.steps << ", \"batch\": " << c.batch
+                << ", \"seconds\": " << double_json(seconds) << ", \"final_loss\": " << double_json(eval.loss)
+                << ", \"accuracy\": " << double_json(eval.accuracy) << ", \"out\": " << json_string(a->out) << "}\n";
+    } else {
+      std::cout << "Trained " << model::task_name(c.task.kind) << " (" << c.n_layer << " layers × " << c.n_head << " heads, d_model "
+                << c.d_model << ") for " << c.steps << " steps of " << c.batch << " in " << fixed_decimals(seconds, 1) << " s: loss "
+                << fixed_decimals(eval.loss, 4) << ", accuracy " << fixed_decimals(eval.accuracy, 4) << " on " << eval.sequences
+                << " held-out sequences; wrote " << a->out << "\n";
+    }
+    std::cout.flush();
+    if (!std::cout) throw InputError("standard output: writing failed");
+    return kExitOk;
+  };
+}
+
+}  // namespace attnlab::cli
