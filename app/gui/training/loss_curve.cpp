@@ -23,28 +23,28 @@ std::vector<TrainingPoint> bin_points(const std::vector<TrainingPoint>& points, 
 PhaseChange find_phase_change(const std::vector<TrainingPoint>& points) {
   PhaseChange pc;
   const int n = static_cast<int>(points.size());
-  const int span = std::max(5, n / 10);
+  const int span = std::max(5, n / 10), half = span / 2;
   if (n < 4 * span) return pc;
-  // Prefix sums: the mean loss of the `span` points ending at i, for every i ≥ span − 1.
+  // The loss averaged over the `span` points centred on i (one batch's loss is noisy).
   std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0.0);
   for (int i = 0; i < n; ++i) prefix[static_cast<std::size_t>(i) + 1] = prefix[static_cast<std::size_t>(i)] + points[static_cast<std::size_t>(i)].loss;
-  const auto mean_ending = [&](int i) {
-    return (prefix[static_cast<std::size_t>(i) + 1] - prefix[static_cast<std::size_t>(i + 1 - span)]) / span;
+  const auto averaged = [&](int i) {
+    const int a = std::max(0, i - half), b = std::min(n - 1, i + half);
+    return (prefix[static_cast<std::size_t>(b) + 1] - prefix[static_cast<std::size_t>(a)]) / (b - a + 1);
   };
-  const double first = mean_ending(span - 1), last = mean_ending(n - 1);
+  const double first = averaged(half), last = averaged(n - 1 - half);
   double best = 0;
-  int best_end = -1;
-  // The window from point i − span to point i: the average before it against the average at its end.
-  for (int i = 2 * span - 1; i < n; ++i) {
-    const double fall = mean_ending(i - span) - mean_ending(i);
-    if (fall > best) best = fall, best_end = i;
+  int best_start = -1;
+  for (int k = half; k + span <= n - 1 - half; ++k) {
+    const double fall = averaged(k) - averaged(k + span);
+    if (fall > best) best = fall, best_start = k;
   }
-  if (best_end < 0 || first <= last) return pc;
+  if (best_start < 0 || first <= last) return pc;
   pc.found = true;
-  pc.first_step = points[static_cast<std::size_t>(best_end - span)].step;
-  pc.last_step = points[static_cast<std::size_t>(best_end)].step;
-  pc.loss_before = mean_ending(best_end - span);
-  pc.loss_after = mean_ending(best_end);
+  pc.first_step = points[static_cast<std::size_t>(best_start)].step;
+  pc.last_step = points[static_cast<std::size_t>(best_start + span)].step;
+  pc.loss_before = averaged(best_start);
+  pc.loss_after = averaged(best_start + span);
   pc.share = std::min(1.0, best / (first - last));
   return pc;
 }

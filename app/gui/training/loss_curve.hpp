@@ -13,8 +13,8 @@ namespace attnlab::gui {
 // narrow plot), each bin's mean step, loss and accuracy.
 std::vector<TrainingPoint> bin_points(const std::vector<TrainingPoint>& points, int columns);
 
-// The steepest fall of the loss: the window of `span` steps (a tenth of the steps done, at least 5)
-// over which the loss, averaged over windows of that width, fell the most.
+// The steepest fall of the loss: the window of a tenth of the steps done (at least 5) from whose
+// start to whose end the loss, averaged over that many steps around each point, fell the most.
 struct PhaseChange {
   bool found = false;    // at least 4 spans of points, and a loss that fell at all
   int first_step = 0, last_step = 0;

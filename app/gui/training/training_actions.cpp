@@ -79,8 +79,10 @@ void set_training_task(AppState& state, const std::string& name) {
     t.config.steps = t.config.batch = 0;
     t.config.lr = 0;
     t.config.warmup = -1;
-    // The form shows the numbers a run uses, not zeros meaning "the default".
+    // The form shows the numbers a run uses, not zeros meaning "the default"; the warm-up stays a
+    // share of whatever steps are typed.
     t.config = model::resolved(t.config);
+    t.config.warmup = -1;
     check_form(t);
   } catch (const InputError& e) {
     t.config_error = e.what();

@@ -112,7 +112,7 @@ std::pair<int, int> draw_head_maps(const AppState& state, const TrainingView& v,
   const float label_w = ImGui::CalcTextSize("L00").x + fs * 0.3f;
   const float gap = fs * 0.45f, small = fs * 0.8f, label_h = small * 1.25f;
   const float header_h = fs * 1.15f;
-  const float side = std::max(fs * 2.0f, std::min((size.x - label_w) / static_cast<float>(H) - gap,
+  const float side = std::max(fs * 1.5f, std::min((size.x - label_w) / static_cast<float>(H) - gap,
                                                   (size.y - header_h) / static_cast<float>(L) - label_h - gap));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -148,7 +148,13 @@ std::pair<int, int> draw_head_maps(const AppState& state, const TrainingView& v,
           int count = 0;
           for (int i = i0; i < i1; ++i)
             for (int j = j0; j < std::min(j1, i + 1); ++j) sum += A(i, j), ++count;
-          const Rgb c = map.at(std::clamp(count ? sum / count : 0.0, 0.0, 1.0));
+          const double mean = count ? sum / count : 0.0;
+          if (!std::isfinite(mean)) {
+            // A diverged model's attention: not a colour of the map.
+            dl->AddRectFilled(p0, p1, pal.error);
+            continue;
+          }
+          const Rgb c = map.at(std::clamp(mean, 0.0, 1.0));
           dl->AddRectFilled(p0, p1, IM_COL32(c.r, c.g, c.b, 255));
         }
       }

@@ -193,13 +193,13 @@ void draw_training_window(AppState& state, Services& services) {
   const float curve_w = std::max(fs * 10, avail.x * 0.46f);
   ImGui::BeginGroup();
   const PhaseChange phase = find_phase_change(v.points);
-  draw_loss_curve(state, v, ImVec2(curve_w, std::max(fs * 6, avail.y - changes_h - fs * 0.3f)), phase.sudden() ? &phase : nullptr);
+  draw_loss_curve(state, v, ImVec2(curve_w, std::max(fs * 4, avail.y - changes_h - fs * 0.3f)), phase.sudden() ? &phase : nullptr);
   draw_kind_changes(state, v, shown_changes);
   ImGui::EndGroup();
   ImGui::SameLine(0, fs);
   ImGui::BeginGroup();
   char title[96];
-  std::snprintf(title, sizeof title, "every head on the probe sequence, step %d (click one: pause and open it in the lab)", v.maps_step);
+  std::snprintf(title, sizeof title, "every head at step %d (click one to open it in the lab)", v.maps_step);
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x);
   text_wrapped_unformatted(title);
   ImGui::PopTextWrapPos();
