@@ -103,6 +103,9 @@ struct LessonUi {
   int induction_entered = -1;
   bool induction_active = false;
   int induction_lift_layer = -1;  // the layer of the head the lesson lifted last
+  // "What heads do in a trained model" opened the built-in induction model (once: a failure is not
+  // retried every frame).
+  bool builtin_model_tried = false;
 
   // Cost view: a measured time of one computation at n = 1024 on the active backend.
   double measured_ms = 0;
