@@ -4,8 +4,11 @@
 #include "engine/io/text_format.hpp"
 #include "engine/model/trainer.hpp"
 
+#include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <vector>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -53,9 +56,9 @@ Runner add_train_command(CLI::App& app) {
   struct Args {
     std::string task = "induction", out, format = "text";
     int layers = 2, heads = 4, d_model = 64, steps = 0, batch = 0, length = 0, symbols = 0;
-    double lr = 0;
+    double lr = 0, weight_decay = 0.01;
     std::uint64_t seed = 1;
-    bool force = false;
+    bool force = false, timing = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--task", a->task, "induction | sort (default induction)");
@@ -65,12 +68,14 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_option("--steps", a->steps, "Optimizer steps (default: the task's, docs/MODELS.md)");
   cmd->add_option("--batch", a->batch, "Sequences per step (default: the task's)");
   cmd->add_option("--lr", a->lr, "Peak learning rate of AdamW (default: the task's)");
+  cmd->add_option("--weight-decay", a->weight_decay, "AdamW's decoupled weight decay on the 2-D weights (default 0.01)");
   cmd->add_option("--seed", a->seed, "Seed of the weights and the batches (default 1)");
   cmd->add_option("--length", a->length, "The task's length: induction's half length L, sort's N (default: the task's)");
   cmd->add_option("--symbols", a->symbols, "The task's vocabulary size V (default: the task's)");
   cmd->add_option("--out", a->out, "The model folder to write")->required();
   cmd->add_flag("--force", a->force, "Replace an existing --out folder");
   cmd->add_option("--format", a->format, "json | text")->check(CLI::IsMember({"json", "text"}));
+  cmd->add_flag("--timing", a->timing, "Also print the median time of a training step and the threads it ran on (stderr)");
   return [a, cmd]() {
     using Clock = std::chrono::steady_clock;
     model::TrainConfig config;
@@ -84,6 +89,7 @@ Runner add_train_command(CLI::App& app) {
     config.batch = a->batch;
     config.lr = a->lr;
     config.seed = a->seed;
+    config.weight_decay = a->weight_decay;
     // A size flag given as 0 is a mistake, not "the task's default" (which 0 means inside).
     for (const auto& [flag, value] : {std::pair<const char*, double>{"--steps", a->steps}, {"--batch", a->batch}, {"--lr", a->lr},
                                       {"--length", a->length}, {"--symbols", a->symbols}}) {
@@ -101,11 +107,20 @@ Runner add_train_command(CLI::App& app) {
     }
     TrainProgress progress;
     model::StepStats last;
+    std::vector<double> step_ms;
     while (!trainer.finished()) {
+      const auto t0 = Clock::now();
       last = trainer.step();
+      step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
       progress.show(last, c.steps, last.step == 1 || trainer.finished());
     }
     progress.done();
+    if (a->timing) {
+      // The median step, so the first steps' allocations and a busy moment do not count.
+      std::sort(step_ms.begin(), step_ms.end());
+      std::cerr << "timing: " << step_ms.size() << " steps, median " << fixed_decimals(step_ms[step_ms.size() / 2], 3) << " ms a step on "
+                << omp_get_max_threads() << " threads\n";
+    }
     const model::Evaluation eval = trainer.evaluate(kEvaluationSequences);
     trainer.save(a->out, a->force);
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();

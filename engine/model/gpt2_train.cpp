@@ -53,14 +53,14 @@ void resize(std::vector<S>& v, I n) {
 // [SECTION] encoder: wte[ids] + wpe
 // -------------------------------------------------------------------------------------------------
 
-// out (N × C) = wte[ids[b, t]] + wpe[t]; ids B × T.
+// out (N × C) = wte[ids[b, t]] + wpe[pos[b, t]]; ids, pos B × T.
 template <class S>
-void encoder_forward(S* out, const int* ids, const S* wte, const S* wpe, I B, I T, I C) {
+void encoder_forward(S* out, const int* ids, const int* pos, const S* wte, const S* wpe, I B, I T, I C) {
   for (I b = 0; b < B; ++b) {
     for (I t = 0; t < T; ++t) {
       S* o = out + (b * T + t) * C;
       const S* e = wte + ids[b * T + t] * C;
-      const S* p = wpe + t * C;
+      const S* p = wpe + I{pos[b * T + t]} * C;
       for (I c = 0; c < C; ++c) o[c] = e[c] + p[c];
     }
   }
@@ -70,12 +70,12 @@ void encoder_forward(S* out, const int* ids, const S* wte, const S* wpe, I B, I 
 // Serial: rows of wte are shared by every position holding the same token, and a fixed order keeps
 // their sums the same on every run.
 template <class S>
-void encoder_backward(S* dwte, S* dwpe, const S* dout, const int* ids, I B, I T, I C) {
+void encoder_backward(S* dwte, S* dwpe, const S* dout, const int* ids, const int* pos, I B, I T, I C) {
   for (I b = 0; b < B; ++b) {
     for (I t = 0; t < T; ++t) {
       const S* d = dout + (b * T + t) * C;
       S* e = dwte + ids[b * T + t] * C;
-      S* p = dwpe + t * C;
+      S* p = dwpe + I{pos[b * T + t]} * C;
       for (I c = 0; c < C; ++c) {
         e[c] += d[c];
         p[c] += d[c];
@@ -388,7 +388,7 @@ std::int64_t gpt2_activation_bytes(const Gpt2Dims& dims, std::int64_t B, std::in
 
 template <class S>
 Gpt2Loss gpt2_train_forward(const Gpt2Dims& dims, const Gpt2Weights<S>& w, const int* ids, const int* targets, int B_, int T_,
-                            Gpt2Activations<S>& a) {
+                            Gpt2Activations<S>& a, const int* positions) {
   const I B = B_, T = T_, N = B * T, C = dims.d_model, H = dims.n_head, V = dims.vocab;
   if (a.B != B_ || a.T != T_ || a.layers.size() != static_cast<std::size_t>(dims.n_layer)) {
     a.B = B_, a.T = T_;
@@ -404,9 +404,11 @@ Gpt2Loss gpt2_train_forward(const Gpt2Dims& dims, const Gpt2Weights<S>& w, const
     resize(a.d_fch, N * 4 * C), resize(a.d_fch_gelu, N * 4 * C);
   }
   a.targets.assign(targets, targets + N);
+  a.positions.resize(static_cast<std::size_t>(N));
+  for (I i = 0; i < N; ++i) a.positions[static_cast<std::size_t>(i)] = positions ? positions[i] : static_cast<int>(i % T);
   a.counted = static_cast<int>(std::count_if(targets, targets + N, [](int t) { return t >= 0; }));
 
-  encoder_forward(a.encoded.data(), ids, w.wte.data(), w.wpe.data(), B, T, C);
+  encoder_forward(a.encoded.data(), ids, a.positions.data(), w.wte.data(), w.wpe.data(), B, T, C);
   const S* x = a.encoded.data();
   for (std::size_t n = 0; n < a.layers.size(); ++n) {
     const auto& lw = w.layers[n];
@@ -465,13 +467,15 @@ void gpt2_train_backward(const Gpt2Dims& dims, const Gpt2Weights<S>& w, const in
     layernorm_backward(dres, lg.ln_1_w.data(), lg.ln_1_b.data(), a.d_ln.data(), x_in, l.ln_1_mean.data(), l.ln_1_rstd.data(), lw.ln_1_w.data(),
                        N, C);
   }
-  encoder_backward(g.wte.data(), g.wpe.data(), dres, ids, B, T, C);
+  encoder_backward(g.wte.data(), g.wpe.data(), dres, ids, a.positions.data(), B, T, C);
 }
 
 template struct Gpt2Weights<float>;
 template struct Gpt2Weights<double>;
-template Gpt2Loss gpt2_train_forward(const Gpt2Dims&, const Gpt2Weights<float>&, const int*, const int*, int, int, Gpt2Activations<float>&);
-template Gpt2Loss gpt2_train_forward(const Gpt2Dims&, const Gpt2Weights<double>&, const int*, const int*, int, int, Gpt2Activations<double>&);
+template Gpt2Loss gpt2_train_forward(const Gpt2Dims&, const Gpt2Weights<float>&, const int*, const int*, int, int, Gpt2Activations<float>&,
+                                     const int*);
+template Gpt2Loss gpt2_train_forward(const Gpt2Dims&, const Gpt2Weights<double>&, const int*, const int*, int, int, Gpt2Activations<double>&,
+                                     const int*);
 template void gpt2_train_backward(const Gpt2Dims&, const Gpt2Weights<float>&, const int*, Gpt2Activations<float>&, Gpt2Weights<float>&);
 template void gpt2_train_backward(const Gpt2Dims&, const Gpt2Weights<double>&, const int*, Gpt2Activations<double>&, Gpt2Weights<double>&);
 

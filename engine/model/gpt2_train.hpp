@@ -62,6 +62,7 @@ struct Gpt2Activations {
   std::vector<S> ln_f, ln_f_mean, ln_f_rstd;  // N × C, N, N
   std::vector<S> logits;                      // N × V, then overwritten by the probabilities
   std::vector<int> targets;                   // N: the next token, −1 where the loss skips it
+  std::vector<int> positions;                 // N: each token's row of wpe
   int counted = 0;                            // targets that are not −1
   // The backward pass's scratch: gradients of the residual stream and of one layer's activations.
   std::vector<S> d_residual, d_ln, d_qkv, d_atty, d_fch, d_fch_gelu;
@@ -73,13 +74,14 @@ struct Gpt2Loss {
   int counted = 0;   // positions with a target
 };
 
-// Forward over `ids` (B × T) with `targets` (B × T, −1 where a position is not in the loss).
+// Forward over `ids` (B × T) with `targets` (B × T, −1 where a position is not in the loss) and
+// each token's position (B × T rows of wpe; null: 0 … T−1 in every sequence).
 // Keeps every activation in `acts`; `acts.logits` ends as the probabilities. Runs the batch ×
 // heads attention and the row blocks of every product in parallel (OpenMP), each output written by
 // one thread in a fixed order, so the result does not depend on thread timing.
 template <class S>
 Gpt2Loss gpt2_train_forward(const Gpt2Dims& dims, const Gpt2Weights<S>& w, const int* ids, const int* targets, int B, int T,
-                            Gpt2Activations<S>& acts);
+                            Gpt2Activations<S>& acts, const int* positions = nullptr);
 
 // The gradients of the mean loss of the last forward pass, written (not added) into `grads`.
 template <class S>

@@ -65,7 +65,7 @@ Gpt2Dims dims_of(const TrainConfig& c) {
   d.n_head = c.n_head;
   d.d_model = c.d_model;
   d.vocab = c.task.symbols;
-  d.positions = c.task.sequence_length();
+  d.positions = c.task.sequence_length() + std::max(0, c.position_gap);
   d.eps = 1e-5;
   return d;
 }
@@ -79,6 +79,7 @@ TrainConfig resolved(TrainConfig c) {
   if (c.batch == 0) c.batch = d.batch;
   if (c.lr == 0) c.lr = d.lr;
   if (c.warmup < 0) c.warmup = std::max(1, c.steps / 10);
+  if (c.position_gap < 0) c.position_gap = c.task.kind == TaskKind::Induction ? c.task.length : 0;
   return c;
 }
 
@@ -112,6 +113,9 @@ void check_train_config(const TrainConfig& c) {
   }
   if (!(c.lr > 0) || !std::isfinite(c.lr)) throw InputError("--lr: the learning rate must be a positive number");
   if (!(c.weight_decay >= 0) || !std::isfinite(c.weight_decay)) throw InputError("the weight decay must be a number ≥ 0");
+  if (c.position_gap < 0 || c.position_gap > kMaxTaskLength) {
+    throw InputError("the position gap of " + std::to_string(c.position_gap) + " must be 0 to " + std::to_string(kMaxTaskLength));
+  }
   if (c.warmup < 0 || c.warmup > c.steps) {
     throw InputError("the warm-up of " + std::to_string(c.warmup) + " steps must be 0 to the " + std::to_string(c.steps) + " steps");
   }
@@ -133,7 +137,7 @@ Gpt2Config model_config(const TrainConfig& c) {
   g.n_layer = c.n_layer;
   g.n_head = c.n_head;
   g.n_embd = c.d_model;
-  g.n_positions = c.task.sequence_length();
+  g.n_positions = c.task.sequence_length() + std::max(0, c.position_gap);
   g.vocab_size = c.task.symbols;
   g.layer_norm_epsilon = 1e-5;
   g.task_json = task_json(c.task);
@@ -150,12 +154,13 @@ struct Trainer::State {
   Gpt2Weights<float> weights, grads, m, v;  // AdamW's first and second moments in m, v
   Gpt2Activations<float> acts;
   TaskGenerator batches;
+  std::mt19937_64 gaps;  // each training sequence's position gap
   int steps_done = 0;
   // The model as it is now, in memory, made on first use after each step.
   mutable std::unique_ptr<Gpt2Model> model;
 
   explicit State(const TrainConfig& c)
-      : config(c), dims(dims_of(c)), weights(dims), grads(dims), m(dims), v(dims), batches(c.task, c.seed ^ 0xda7a'5eedULL) {}
+      : config(c), dims(dims_of(c)), weights(dims), grads(dims), m(dims), v(dims), batches(c.task, c.seed ^ 0xda7a'5eedULL), gaps(c.seed ^ 0x6a95'0000ULL) {}
 
   const Gpt2Model& current_model();
 };
@@ -202,12 +207,13 @@ void initialize(Gpt2Weights<float>& w, int n_layer, std::uint64_t seed) {
   }
 }
 
-// The batch's inputs (B × T, T = 2L − 1) and targets (−1 where the loss skips a position).
+// The batch's inputs (B × T, T = 2L − 1), targets (−1 where the loss skips a position) and, with
+// a gap, positions.
 struct StepData {
-  std::vector<int> inputs, targets, accuracy_targets;
+  std::vector<int> inputs, targets, accuracy_targets, positions;
   int B = 0, T = 0;
 };
-StepData step_data(const TaskBatch& b) {
+StepData step_data(const TaskBatch& b, int half = 0, int gap = 0, std::mt19937_64* rng = nullptr) {
   StepData s;
   s.B = b.batch;
   s.T = b.length - 1;
@@ -220,6 +226,19 @@ StepData step_data(const TaskBatch& b) {
       s.inputs[at] = seq[t];
       s.targets[at] = b.in_loss[static_cast<std::size_t>(t)] ? seq[t + 1] : -1;
       s.accuracy_targets[at] = b.in_accuracy[static_cast<std::size_t>(t)] ? seq[t + 1] : -1;
+    }
+  }
+  if (gap > 0 && rng) {
+    s.positions.resize(n);
+    for (int r = 0; r < s.B; ++r) {
+      // 0 … gap, by rejection as the task generator draws (no modulo bias, no std:: distribution).
+      const auto span = static_cast<std::uint64_t>(gap) + 1;
+      const std::uint64_t limit = UINT64_MAX - UINT64_MAX % span;
+      std::uint64_t x;
+      do x = (*rng)();
+      while (x >= limit);
+      const int g = static_cast<int>(x % span);
+      for (int t = 0; t < s.T; ++t) s.positions[static_cast<std::size_t>(r) * static_cast<std::size_t>(s.T) + static_cast<std::size_t>(t)] = t < half ? t : t + g;
     }
   }
   return s;
@@ -259,10 +278,11 @@ int Trainer::steps_done() const { return state_->steps_done; }
 
 namespace {
 
-// Linear warm-up to the peak over `warmup` steps, then a cosine decay to 10% of it at the end.
+// Linear warm-up to the peak over `warmup` steps, then a cosine decay reaching 10% of it at the
+// last step.
 double learning_rate(const TrainConfig& c, int step) {
   if (step < c.warmup) return c.lr * (step + 1) / c.warmup;
-  const double span = std::max(1, c.steps - c.warmup);
+  const double span = std::max(1, c.steps - c.warmup - 1);
   const double progress = std::min(1.0, (step - c.warmup) / span);
   const double floor = 0.1 * c.lr;
   return floor + 0.5 * (1 + std::cos(M_PI * progress)) * (c.lr - floor);
@@ -279,8 +299,9 @@ std::string number(double v) {
 StepStats Trainer::step() {
   State& s = *state_;
   const TrainConfig& c = s.config;
-  const StepData d = step_data(s.batches.next(c.batch));
-  const Gpt2Loss loss = gpt2_train_forward(s.dims, s.weights, d.inputs.data(), d.targets.data(), d.B, d.T, s.acts);
+  const StepData d = step_data(s.batches.next(c.batch), c.task.length, c.position_gap, &s.gaps);
+  const Gpt2Loss loss =
+      gpt2_train_forward(s.dims, s.weights, d.inputs.data(), d.targets.data(), d.B, d.T, s.acts, d.positions.empty() ? nullptr : d.positions.data());
   const int step_number = s.steps_done + 1;
   const double lr = learning_rate(c, s.steps_done);
   const auto diverged = [&](const char* what) {

@@ -71,7 +71,7 @@ def learning_rate(step, steps, warmup, peak):
     """The trainer's schedule: linear warm-up, then a cosine decay to 10% of the peak."""
     if step < warmup:
         return peak * (step + 1) / warmup
-    progress = min(1.0, (step - warmup) / max(1, steps - warmup))
+    progress = min(1.0, (step - warmup) / max(1, steps - warmup - 1))
     floor = 0.1 * peak
     return floor + 0.5 * (1 + math.cos(math.pi * progress)) * (peak - floor)
 
