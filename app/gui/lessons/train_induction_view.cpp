@@ -59,12 +59,12 @@ int best_head(const TrainingView& v, int layer, double model::HeadScores::*score
 }
 
 // What entering a step does, once: training starts (or resumes) on step 2, a head is lifted on
-// steps 4 and 5.
+// steps 4 and 5 (tried again each frame until the run has maps to choose from).
 void enter_step(AppState& state, int step) {
   LessonUi& ui = state.lesson;
   if (ui.induction_entered == step) return;
-  ui.induction_entered = step;
   TrainingUi& t = state.training;
+  if (step < 3) ui.induction_entered = step;
   if (step == 1 || step == 2) {
     if (!lesson_run_exists(state)) {
       set_training_task(state, "induction");
@@ -78,6 +78,7 @@ void enter_step(AppState& state, int step) {
     const int layer = step == 3 ? 0 : 1;
     const int head = best_head(t.view, layer, step == 3 ? &model::HeadScores::previous_token : &model::HeadScores::induction);
     if (head < 0) return;
+    ui.induction_entered = step;
     ui.induction_lift_layer = layer;
     lift_training_head(state, layer, head);
   }
@@ -196,10 +197,14 @@ void draw_lifted(AppState& state, Services& services, int step) {
   const TrainingUi& t = state.training;
   const float fs = ImGui::GetFontSize();
   const bool lifted = !training_banner(state).empty() && state.lesson.induction_lift_layer == (step == 3 ? 0 : 1);
-  if (t.lift_pending || !lifted) {
-    text_wrapped_unformatted(t.lift_pending ? "Pausing the training and opening the head…"
-                                            : t.view.kinds.size() < 2 ? "This run has no second layer: step back to train the lesson's model."
-                                                                      : "Press → again to open the head.");
+  const bool known = t.layer < static_cast<int>(t.view.kinds.size()) && !t.view.kinds.empty() &&
+                     t.head < static_cast<int>(t.view.kinds[static_cast<std::size_t>(t.layer)].size());
+  if (t.lift_pending || !lifted || !known) {
+    text_wrapped_unformatted(t.lift_pending               ? "Pausing the training and opening the head…"
+                             : !t.job                     ? "There is no model: step back to train one."
+                             : t.view.kinds.size() < 2    ? "This run has no second layer: step back to train the lesson's model."
+                             : t.view.kinds.empty()       ? "Waiting for the model's maps…"
+                                                          : "The lab holds another document now: press ← then → to open this step's head again.");
     if (!t.error.empty()) text_wrapped_unformatted(t.error);
     return;
   }
