@@ -23,7 +23,8 @@ struct TrainingPoint {
   float loss = 0, accuracy = 0;
 };
 
-// A head that settled into a new kind: "L1H2 became an induction head at step 430".
+// A head that settled into a new kind (the first time it settles into that kind): "L1H2 became an
+// induction head at step 430".
 struct KindChange {
   int step = 0, layer = 0, head = 0;
   model::HeadKind kind = model::HeadKind::Mixed;

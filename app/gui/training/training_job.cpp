@@ -16,6 +16,11 @@ bool is_pattern(model::HeadKind k) { return k != model::HeadKind::Broad && k != 
 
 int TrainingJob::check_every(int steps) { return std::max(1, steps / 200); }
 
+int TrainingJob::shared_maps_step() const {
+  std::lock_guard<std::mutex> lock(view_mutex_);
+  return shared_.maps_step;
+}
+
 TrainingJob::TrainingJob(model::TrainConfig config, bool run)
     : config_(std::move(config)), running_(run), thread_([this] { thread_main(); }) {}
 
@@ -172,7 +177,9 @@ void TrainingJob::publish_maps(model::Trainer& trainer, bool check_kinds) {
           seen.reset();
         } else if (seen && seen->kind == v.kind) {
           settled_[l][h] = v.kind;
-          if (is_pattern(v.kind)) settled_now.push_back(*seen);
+          // A head marked once for a kind is not marked again when it wavers and returns.
+          const auto key = std::make_tuple(static_cast<int>(l), static_cast<int>(h), v.kind);
+          if (is_pattern(v.kind) && marked_.insert(key).second) settled_now.push_back(*seen);
           seen.reset();
         } else {
           seen = KindChange{step, static_cast<int>(l), static_cast<int>(h), v.kind, v.score};
@@ -229,9 +236,11 @@ void TrainingJob::thread_main() {
       std::unique_lock<std::mutex> lock(request_mutex_);
       busy_ = false;
       const auto may_step = [&] { return !failed && !cancel_ && !trainer->finished() && (running_ || steps_wanted_ > 0); };
-      // Before waiting, say where the model stands: paused, finished, cancelled (or still running).
+      // Before waiting, say where the model stands: paused, finished, cancelled (or still running),
+      // with the maps of the model as it is (a pause asked for during a step arrives after it).
       if (!may_step()) {
         lock.unlock();
+        if (!failed && shared_maps_step() != trainer->steps_done()) publish_maps(*trainer, false);
         set_phase(failed ? TrainingPhase::Failed
                   : cancel_ ? TrainingPhase::Cancelled
                   : trainer->finished() ? TrainingPhase::Finished

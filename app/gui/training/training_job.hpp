@@ -13,8 +13,10 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace attnlab::gui {
@@ -72,6 +74,7 @@ public:
 private:
   void thread_main();
   void publish_maps(model::Trainer& trainer, bool check_kinds);
+  int shared_maps_step() const;
 
   model::TrainConfig config_;
   // Requests from the window (guarded by request_mutex_, signalled by wake_).
@@ -94,6 +97,7 @@ private:
   // look ([layer][head]).
   std::vector<std::vector<model::HeadKind>> settled_;
   std::vector<std::vector<std::optional<KindChange>>> candidate_;
+  std::set<std::tuple<int, int, model::HeadKind>> marked_;  // (layer, head, kind) already marked
   std::chrono::steady_clock::time_point last_maps_{};
 
   std::thread thread_;  // last: starts after every other member is ready
