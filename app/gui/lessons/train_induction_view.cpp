@@ -144,10 +144,11 @@ void draw_task(AppState& state, Services& services) {
 void draw_training(AppState& state) {
   const TrainingView& v = state.training.view;
   const float fs = ImGui::GetFontSize();
-  text_wrapped("A two-layer GPT-2 with %d heads a layer starts from random weights and learns from batches of such sequences. "
+  text_wrapped("A two-layer GPT-2 with %d heads a layer starts from random weights; its W_Q, W_K and W_V are, as \"Query, Key, "
+               "Value\" says, \"all trained via backpropagation\" on batches of such sequences. "
                "Watch the loss: flat at first, the model guessing; then it falls. The maps are every head on one repeated "
                "sequence, redrawn as it trains.",
-               v.kinds.empty() ? 0 : static_cast<int>(v.kinds[0].size()));
+               state.training.job ? state.training.job->config().n_head : model::resolved(model::TrainConfig{}).n_head);
   if (!v.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette(state).error);
     text_wrapped_unformatted(v.error);
