@@ -82,6 +82,6 @@ def torch_step_ms(cfg, batch):
 
 ours, summary, cfg = attnlab_step_ms()
 theirs = torch_step_ms(cfg, summary["batch"])
-print(json.dumps({"threads": THREADS, "batch": summary["batch"], "tokens_per_step": summary["batch"] * (cfg["n_positions"] - 1),
+print(json.dumps({"threads": THREADS, "batch": summary["batch"], "tokens_per_step": summary["batch"] * (2 * cfg["attnlab_task"]["half_length"] - 1),
                   "attnlab_ms_per_step": round(ours, 3), "torch_ms_per_step": round(theirs, 3),
                   "speedup": round(theirs / ours, 2), "torch": torch.__version__}))

@@ -55,20 +55,21 @@ Runner add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a small GPT-2 on a task (induction, sort) and write it as a model folder");
   struct Args {
     std::string task = "induction", out, format = "text";
-    int layers = 2, heads = 4, d_model = 64, steps = 0, batch = 0, length = 0, symbols = 0;
-    double lr = 0, weight_decay = 0.01;
+    int layers = model::TrainConfig{}.n_layer, heads = model::TrainConfig{}.n_head, d_model = model::TrainConfig{}.d_model;
+    int steps = 0, batch = 0, length = 0, symbols = 0;
+    double lr = 0, weight_decay = model::TrainConfig{}.weight_decay;
     std::uint64_t seed = 1;
     bool force = false, timing = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--task", a->task, "induction | sort (default induction)");
   cmd->add_option("--layers", a->layers, "Transformer layers (default 2)");
-  cmd->add_option("--heads", a->heads, "Attention heads per layer (default 4)");
+  cmd->add_option("--heads", a->heads, "Attention heads per layer (default 2)");
   cmd->add_option("--d-model", a->d_model, "Model width; a multiple of --heads (default 64)");
   cmd->add_option("--steps", a->steps, "Optimizer steps (default: the task's, docs/MODELS.md)");
   cmd->add_option("--batch", a->batch, "Sequences per step (default: the task's)");
   cmd->add_option("--lr", a->lr, "Peak learning rate of AdamW (default: the task's)");
-  cmd->add_option("--weight-decay", a->weight_decay, "AdamW's decoupled weight decay on the 2-D weights (default 0.01)");
+  cmd->add_option("--weight-decay", a->weight_decay, "AdamW's decoupled weight decay on the 2-D weights (default 0.1)");
   cmd->add_option("--seed", a->seed, "Seed of the weights and the batches (default 1)");
   cmd->add_option("--length", a->length, "The task's length: induction's half length L, sort's N (default: the task's)");
   cmd->add_option("--symbols", a->symbols, "The task's vocabulary size V (default: the task's)");
@@ -100,17 +101,27 @@ Runner add_train_command(CLI::App& app) {
     const auto start = Clock::now();
     model::Trainer trainer(config);
     const model::TrainConfig& c = trainer.config();
-    // Refuse an existing --out before spending the training time on it.
+    // Refuse an --out that cannot be written before spending the training time on it.
     std::error_code ec;
-    if (!a->force && std::filesystem::exists(std::filesystem::symlink_status(a->out, ec))) {
+    const std::filesystem::path out(a->out);
+    if (!a->force && std::filesystem::exists(std::filesystem::symlink_status(out, ec))) {
       throw InputError("--out " + a->out + ": exists; pass --force to replace it");
+    }
+    const std::filesystem::path parent = out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
+    if (!std::filesystem::is_directory(parent, ec)) {
+      throw InputError("--out " + a->out + ": the folder " + parent.string() + " does not exist");
     }
     TrainProgress progress;
     model::StepStats last;
     std::vector<double> step_ms;
     while (!trainer.finished()) {
       const auto t0 = Clock::now();
-      last = trainer.step();
+      try {
+        last = trainer.step();
+      } catch (...) {
+        progress.done();  // the error's line starts a line of its own on a terminal
+        throw;
+      }
       step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
       progress.show(last, c.steps, last.step == 1 || trainer.finished());
     }

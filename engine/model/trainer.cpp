@@ -42,7 +42,7 @@ struct TaskDefaults {
   double lr;
 };
 TaskDefaults defaults_for(TaskKind kind) {
-  if (kind == TaskKind::Induction) return {1500, 32, 3e-3};
+  if (kind == TaskKind::Induction) return {3000, 32, 3e-3};
   return {1000, 32, 3e-3};
 }
 
@@ -112,7 +112,7 @@ void check_train_config(const TrainConfig& c) {
     throw InputError("--batch " + std::to_string(c.batch) + ": give 1 to " + std::to_string(kMaxBatch) + " sequences");
   }
   if (!(c.lr > 0) || !std::isfinite(c.lr)) throw InputError("--lr: the learning rate must be a positive number");
-  if (!(c.weight_decay >= 0) || !std::isfinite(c.weight_decay)) throw InputError("the weight decay must be a number ≥ 0");
+  if (!(c.weight_decay >= 0) || !std::isfinite(c.weight_decay)) throw InputError("--weight-decay: give a number ≥ 0");
   if (c.position_gap < 0 || c.position_gap > kMaxTaskLength) {
     throw InputError("the position gap of " + std::to_string(c.position_gap) + " must be 0 to " + std::to_string(kMaxTaskLength));
   }

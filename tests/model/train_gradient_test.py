@@ -31,8 +31,8 @@ SHAPES = [
     ("induction", 3, 2, 24, 4, 3, 6, 11, 0),
     ("sort", 2, 4, 32, 6, 4, 0, 0, 0),
     ("sort", 1, 8, 32, 2, 5, 4, 5, 0),
-    ("induction", 2, 4, 64, 8, 6, 0, 0, 200),  # trained: sharper attention, larger weights
-    ("sort", 2, 2, 32, 8, 7, 0, 0, 150),
+    ("induction", 2, 4, 64, 8, 6, 0, 0, 80),  # trained: sharper attention, larger weights
+    ("sort", 2, 2, 32, 8, 7, 0, 0, 60),
 ]
 
 worst_overall = 0.0
