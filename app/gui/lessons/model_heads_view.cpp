@@ -71,6 +71,10 @@ void draw_model_heads_view(AppState& state, Services& services) {
     }
     return;
   }
+  if (m.model->config().is_toy()) {
+    text_wrapped_unformatted("This is one of Attention Lab's own models, trained in the app on repeated random symbols (the Training "
+                             "window, F2, trains one while you watch). A GPT-2 folder opens with File > Open model….");
+  }
   if (ImGui::Button("Show the Model window")) window_open(state, "Model") = true;
   if (!m.run || m.run->kinds.empty()) {
     text_wrapped_unformatted(m.job ? "Running the model on its text…" : "Type a text in the Model window to see its heads.");

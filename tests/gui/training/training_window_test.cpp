@@ -26,6 +26,7 @@
 #include <gtest/gtest.h>
 #include <imgui_internal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -475,6 +476,32 @@ TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
   frame();
   frame();
   EXPECT_FALSE(state.lesson.induction_active);
+}
+
+// "What heads do in a trained model" with no model open: the built-in induction model opens on its
+// task's probe sequence (the Model window left closed: the view lists the heads), and the lesson has
+// real learned heads to show — a previous-token head in layer 0, an induction head in layer 1.
+TEST_F(InductionLesson, RealModelsLessonOpensTheBuiltinInductionModel) {
+  const auto builtins = model::builtin_models();
+  if (std::none_of(builtins.begin(), builtins.end(), [](const auto& b) { return b.name == "induction"; })) {
+    GTEST_SKIP() << "this build embeds no built-in induction model";
+  }
+  actions::load_preset(state, "model-heads");
+  window_open(state, "Lesson view") = true;
+  ASSERT_TRUE(frames_until([&] { return state.model.run != nullptr || !state.model.error.empty(); }));
+  ASSERT_TRUE(state.model.error.empty()) << state.model.error;
+  EXPECT_EQ(state.model.model->family(), "attnlab-toy");
+  EXPECT_FALSE(window_open(state, "Model"));
+  const model::TaskSpec task = model::parse_task_json(state.model.model->config().task_json, "test");
+  EXPECT_EQ(state.model.ids, model::probe_sequence(task));
+  const auto& kinds = state.model.run->kinds;
+  ASSERT_GE(kinds.size(), 2u);
+  double best_previous = 0;
+  for (const auto& v : kinds[0]) best_previous = std::max(best_previous, v.scores.previous_token);
+  EXPECT_GE(best_previous, model::kPatternThreshold) << "layer 0 has a previous-token head";
+  EXPECT_TRUE(std::any_of(kinds[1].begin(), kinds[1].end(), [](const auto& v) { return v.kind == model::HeadKind::Induction; }))
+      << "layer 1 has an induction head";
+  frame();
 }
 
 // The phase change: the steepest fall of the averaged loss, found on a synthetic curve with a
