@@ -73,7 +73,7 @@ void draw_model_heads_view(AppState& state, Services& services) {
   }
   if (m.model->config().is_toy()) {
     text_wrapped_unformatted("This is one of Attention Lab's own models, trained in the app on repeated random symbols (the Training "
-                             "window, F2, trains one while you watch). A GPT-2 folder opens with File > Open model….");
+                             "window, F2, trains one while you watch). File > Open model… opens a GPT-2 folder instead.");
   }
   if (ImGui::Button("Show the Model window")) window_open(state, "Model") = true;
   if (!m.run || m.run->kinds.empty()) {
