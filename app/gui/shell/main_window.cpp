@@ -22,6 +22,7 @@
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/history.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/widgets/heatmap_renderer.hpp"
 
 #include <epoxy/gl.h>
@@ -310,14 +311,27 @@ struct Loop {
   int frame = 0, busy_frames = 8;
   InputPrint last_print;
   int exit_code = 0;
+  // ATTNLAB_GUI_TRAIN=STEPS (for screenshots and docs): the Training window trains its default form
+  // for that many steps, then pauses; a screenshot's frames start after that.
+  int train_until = 0;
 };
+
+// Whether ATTNLAB_GUI_TRAIN's run is still on its way to its step (pausing it once it is there).
+bool training_for_screenshot(AppState& state, Loop& loop) {
+  if (loop.train_until <= 0) return false;
+  const TrainingView& v = state.training.view;
+  if (!state.training.job || v.phase == TrainingPhase::Failed || v.phase == TrainingPhase::Finished) return false;
+  if (v.step >= loop.train_until && v.phase == TrainingPhase::Running) pause_training(state);
+  return v.step < loop.train_until || training_busy(state);
+}
 
 // One frame: the UI, the GL draw, a requested window screenshot, and in --screenshot mode the PNG
 // after the last frame. Returns false when that was the last frame.
 bool run_frame(GLFWwindow* window, AppState& state, Services& services, const GuiOptions& options, Loop& loop) {
   const bool shooting = !options.screenshot.empty();
   if (shooting || loop.busy_frames > 0) glfwPollEvents();
-  else glfwWaitEventsTimeout(state.job ? 0.1 : 0.5);  // a streaming run's progress: 10 updates a second
+  // A streaming run's progress: 10 updates a second; a model training: its curve at 30 frames a second.
+  else glfwWaitEventsTimeout(training_busy(state) ? 1.0 / 30 : state.job ? 0.1 : 0.5);
   const auto t0 = std::chrono::steady_clock::now();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
@@ -335,9 +349,10 @@ bool run_frame(GLFWwindow* window, AppState& state, Services& services, const Gu
   take_requested_screenshot(state, fw, fh);
   // A screenshot shows the computed document: its N frames start once a streaming run has
   // finished (a dense computation happens before the first frame).
-  loop.frame = shooting && state.job ? 0 : loop.frame + 1;
+  const bool waiting = state.job || training_for_screenshot(state, loop);
+  loop.frame = shooting && waiting ? 0 : loop.frame + 1;
   const bool last = shooting && loop.frame >= options.frames;
-  if (shooting && state.job) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (shooting && waiting) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   double file_ms = 0;  // writing the PNG is not the frame's cost (it tripled the median of 3 frames)
   if (last) {
     glFinish();
@@ -357,7 +372,7 @@ bool run_frame(GLFWwindow* window, AppState& state, Services& services, const Gu
   if (shooting) glFinish();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() - file_ms;
   state.frame_ms = static_cast<float>(ms);
-  if (!state.job) loop.frame_ms.push_back(ms);  // frames that waited on a streaming run are not the UI's cost
+  if (!waiting) loop.frame_ms.push_back(ms);  // frames that waited on a streaming run are not the UI's cost
   const InputPrint print = input_print();
   loop.busy_frames = print == loop.last_print && !state.needs_compute && !state.scaling.running() ? loop.busy_frames - 1 : 8;
   loop.last_print = print;
@@ -415,6 +430,13 @@ int run_gui(const GuiOptions& options) {
   }
 
   Loop loop;
+  if (const char* train = std::getenv("ATTNLAB_GUI_TRAIN"); train && std::atoi(train) > 0) {
+    loop.train_until = std::atoi(train);
+    window_open(state, "Training") = true;
+    ensure_training_form(state);
+    state.training.form_open = false;
+    start_training(state);
+  }
   while (!glfwWindowShouldClose(window) && !state.quit_requested) {
     if (!run_frame(window, state, services, options, loop)) break;
   }
