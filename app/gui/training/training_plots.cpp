@@ -4,6 +4,7 @@
 
 #include "gui/shell/theme.hpp"
 #include "gui/training/training_actions.hpp"
+#include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"
 
 #include <algorithm>
@@ -120,44 +121,15 @@ std::pair<int, int> draw_head_maps(const AppState& state, const TrainingView& v,
     const std::string t = "H" + std::to_string(h);
     dl->AddText(ImVec2(origin.x + label_w + static_cast<float>(h) * (side + gap), origin.y), pal.text_dim, t.c_str());
   }
-  const ImU32 blocked = IM_COL32(40, 40, 46, 255);
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
-  const bool window_hovered = ImGui::IsWindowHovered();
   for (int l = 0; l < L; ++l) {
     const float y = origin.y + header_h + static_cast<float>(l) * (side + label_h + gap);
     const std::string t = "L" + std::to_string(l);
     dl->AddText(ImVec2(origin.x, y + side * 0.5f - fs * 0.5f), pal.text_dim, t.c_str());
     for (int h = 0; h < H; ++h) {
       const Matrix& A = v.maps[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
-      const int n = static_cast<int>(A.rows());
       const ImVec2 at(origin.x + label_w + static_cast<float>(h) * (side + gap), y);
       // At most one block per 2 pixels: a long probe on a small map shows its blocks' means.
-      const int b = std::max(1, std::min(n, static_cast<int>(side / 2)));
-      const float cell = side / static_cast<float>(b);
-      for (int bi = 0; bi < b; ++bi) {
-        const int i0 = bi * n / b, i1 = (bi + 1) * n / b;
-        for (int bj = 0; bj < b; ++bj) {
-          const int j0 = bj * n / b, j1 = (bj + 1) * n / b;
-          const ImVec2 p0(at.x + static_cast<float>(bj) * cell, at.y + static_cast<float>(bi) * cell);
-          const ImVec2 p1(p0.x + cell + 0.5f, p0.y + cell + 0.5f);
-          if (j0 > i1 - 1) {
-            dl->AddRectFilled(p0, p1, blocked);
-            continue;
-          }
-          double sum = 0;
-          int count = 0;
-          for (int i = i0; i < i1; ++i)
-            for (int j = j0; j < std::min(j1, i + 1); ++j) sum += A(i, j), ++count;
-          const double mean = count ? sum / count : 0.0;
-          if (!std::isfinite(mean)) {
-            // A diverged model's attention: not a colour of the map.
-            dl->AddRectFilled(p0, p1, pal.error);
-            continue;
-          }
-          const Rgb c = map.at(std::clamp(mean, 0.0, 1.0));
-          dl->AddRectFilled(p0, p1, IM_COL32(c.r, c.g, c.b, 255));
-        }
-      }
+      const auto [i, j] = draw_attention_map(A, at, side, static_cast<int>(side / 2), map, pal.error);
       const model::HeadVerdict& verdict = v.kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
       char label[48];
       std::snprintf(label, sizeof label, "%s %.2f", std::string(model::head_kind_name(verdict.kind)).c_str(), verdict.score);
@@ -170,9 +142,7 @@ std::pair<int, int> draw_head_maps(const AppState& state, const TrainingView& v,
       if (l == chosen_layer && h == chosen_head) {
         dl->AddRect(ImVec2(at.x - 2, at.y - 2), ImVec2(at.x + side + 2, at.y + side + 2), pal.accent, 0, 0, 2.5f);
       }
-      if (!window_hovered || mouse.x < at.x || mouse.y < at.y || mouse.x >= at.x + side || mouse.y >= at.y + side) continue;
-      const int i = std::min(n - 1, static_cast<int>((mouse.y - at.y) / side * static_cast<float>(n)));
-      const int j = std::min(n - 1, static_cast<int>((mouse.x - at.x) / side * static_cast<float>(n)));
+      if (i < 0) continue;
       const auto tok = [&](int k) { return k < static_cast<int>(v.probe.size()) ? v.probe[static_cast<std::size_t>(k)] : -1; };
       ImGui::BeginTooltip();
       ImGui::Text("L%dH%d · %s %.2f (step %d)", l, h, std::string(model::head_kind_name(verdict.kind)).c_str(), verdict.score, v.maps_step);
