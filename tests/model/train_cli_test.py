@@ -14,24 +14,12 @@ import shutil
 import subprocess
 import sys
 
+from model_checks import check, failures, runner
+
 ATTNLAB, TOOL, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(*args, expect=0):
-    p = subprocess.run([ATTNLAB, *args], capture_output=True, text=True, errors="replace")
-    if p.returncode != expect:
-        failures.append(f"{' '.join(args)}: exit {p.returncode}, wanted {expect}; stderr: {p.stderr.strip()[-500:]}")
-        print("FAIL:", failures[-1])
-    return p
+run = runner(ATTNLAB)
 
 
 def leftovers():
