@@ -69,7 +69,8 @@ TaskSpec parse_task_json(std::string_view json_text, std::string_view source) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(json_text.begin(), json_text.end());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // A syntax error, or a number too large for a double (nlohmann's out_of_range, found by fuzzing).
     throw InputError(src + ": \"attnlab_task\" is not valid JSON (" + one_line(e.what()) + ")");
   }
   if (!j.is_object()) throw InputError(src + ": \"attnlab_task\" must be an object");
