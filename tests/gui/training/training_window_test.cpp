@@ -56,7 +56,28 @@ model::TrainConfig small_config(int steps = 300) {
   return model::resolved(c);
 }
 
-class TrainingWindow : public ::testing::Test, protected HeadlessApp {
+// What the fixtures share: the app with its training thread, stopped before the app.
+class TrainingApp : protected HeadlessApp {
+protected:
+  void stop_training_app() {
+    state.training.job.reset();
+    state.training.retiring.clear();
+    stop();
+  }
+  // Frames (a few milliseconds apart) until `done` holds; false when a minute passes first, far
+  // beyond any wait here on a loaded two-core machine.
+  bool frames_until(const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      frame();
+      if (done()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+};
+
+class TrainingWindow : public ::testing::Test, protected TrainingApp {
 protected:
   void SetUp() override {
     start(ImVec2(1280, 720), TestFonts::Default, load_preset("causal-six"));
@@ -70,21 +91,8 @@ protected:
     ASSERT_TRUE(state.training.config_error.empty()) << state.training.config_error;
   }
   void TearDown() override {
-    state.training.job.reset();
-    state.training.retiring.clear();
-    stop();
+    stop_training_app();
     fs::remove_all(dir);
-  }
-  // Frames (a few milliseconds apart) until `done` holds; false when a minute passes first, far
-  // beyond any wait here on a loaded two-core machine.
-  bool frames_until(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
-      frame();
-      if (done()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return false;
   }
   bool settled() { return state.training.job && state.training.job->idle() && state.training.view.phase != TrainingPhase::Running; }
   TrainingView& view() { return state.training.view; }
@@ -321,7 +329,7 @@ struct Screen {
   float w, h;
 };
 
-class TrainingPresenter : public ::testing::TestWithParam<Screen>, protected HeadlessApp {
+class TrainingPresenter : public ::testing::TestWithParam<Screen>, protected TrainingApp {
 protected:
   void SetUp() override {
     start(ImVec2(GetParam().w, GetParam().h), TestFonts::Real, load_preset("causal-six"));
@@ -329,18 +337,7 @@ protected:
     state.style_dirty = true;
   }
   void TearDown() override {
-    state.training.job.reset();
-    state.training.retiring.clear();
-    stop();
-  }
-  bool frames_until(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
-      frame();
-      if (done()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return false;
+    stop_training_app();
   }
   // The named top-level window is on screen and nothing in it runs past its edges.
   void expect_fits(const char* name, const std::string& what) {
@@ -395,22 +392,11 @@ INSTANTIATE_TEST_SUITE_P(Projectors, TrainingPresenter, ::testing::Values(Screen
                            return std::to_string(static_cast<int>(info.param.w)) + "x" + std::to_string(static_cast<int>(info.param.h));
                          });
 
-class InductionLesson : public ::testing::Test, protected HeadlessApp {
+class InductionLesson : public ::testing::Test, protected TrainingApp {
 protected:
   void SetUp() override { start(ImVec2(1280, 720), TestFonts::Default, default_scenario()); }
   void TearDown() override {
-    state.training.job.reset();
-    state.training.retiring.clear();
-    stop();
-  }
-  bool frames_until(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
-      frame();
-      if (done()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return false;
+    stop_training_app();
   }
 };
 
