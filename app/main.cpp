@@ -62,6 +62,7 @@ int run(int argc, const char* const* argv) {
   runners["bench"] = cli::add_bench_command(app);
   runners["models"] = cli::add_models_command(app);
   runners["model"] = cli::add_model_command(app);
+  runners["train"] = cli::add_train_command(app);
 #ifdef ATTNLAB_WITH_GUI
   runners["gui"] = gui::add_gui_command(app);
   app.footer("attnlab FILE [gui options] is attnlab gui FILE: it opens a scenario (.json) in the desktop app, "

@@ -4,4 +4,4 @@ string(LENGTH "${content}" hexlen)
 math(EXPR nbytes "${hexlen} / 2")
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "'\\\\x\\1'," bytes "${content}")
 file(WRITE ${OUT}
-"// Generated from ${IN}; do not edit.\n#include <string_view>\nnamespace ${NS} {\nnamespace {\nconstexpr char data[] = {${bytes} '\\0'};\n}\nextern const std::string_view ${IDENT};\nconst std::string_view ${IDENT}{data, ${nbytes}};\n}  // namespace ${NS}\n")
+"// Generated from ${IN}; do not edit.\n#include <string_view>\nnamespace ${NS} {\nnamespace {\nalignas(16) constexpr char data[] = {${bytes} '\\0'};\n}\nextern const std::string_view ${IDENT};\nconst std::string_view ${IDENT}{data, ${nbytes}};\n}  // namespace ${NS}\n")

@@ -185,6 +185,16 @@ void offer_download(const fs::path& path, const std::string& name) {
   js_download(path.c_str(), name.c_str(), mime_for(name));
 }
 
+void offer_folder_download(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec)) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) offer_download(f, f.filename().string());
+}
+
 void download_export(const Scenario& scenario, const Result& result, const ExportOptions& options,
                      const std::string& name) {
   const fs::path file = download_dir() / fs::path(name).filename();

@@ -48,6 +48,10 @@ std::vector<std::string> group_dropped_model(const std::vector<std::string>& pat
 // Offers a file of the in-memory file system as a download named `name`.
 void offer_download(const std::filesystem::path& path, const std::string& name);
 
+// Offers every file of a folder of the in-memory file system as a download, by its own name (a
+// trained model's config.json, vocab.json and model.safetensors).
+void offer_folder_download(const std::filesystem::path& dir);
+
 // Exports a stage as a download named `name` (its extension picks the format, as on the desktop).
 // PNG is drawn by the browser from the engine's SVG (`width_px`: 0 for two pixels per point); PDF
 // needs the desktop app and says so. Throws InputError with the engine's sentence.

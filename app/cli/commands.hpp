@@ -23,5 +23,6 @@ Runner add_scaling_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
 Runner add_models_command(CLI::App& app);
 Runner add_model_command(CLI::App& app);
+Runner add_train_command(CLI::App& app);
 
 }  // namespace attnlab::cli

@@ -5,6 +5,8 @@
 // [SECTION] The report as text for a terminal (write_lesson_text)
 #include "engine/lessons/lesson_report.hpp"
 #include "engine/model/head_kinds.hpp"
+#include "engine/model/trainer.hpp"
+#include "engine/model/training_tasks.hpp"
 
 #include "engine/attention/explain.hpp"
 #include "engine/lessons/lesson_math.hpp"
@@ -284,6 +286,30 @@ json model_heads(const Scenario& s, const Result& r) {
   return out;
 }
 
+// "Watch an induction head form": the hand-made induction head's kind by the same detector, and
+// the run the GUI trains live (the engine's induction defaults), for a terminal to repeat it with
+// `attnlab train`.
+json train_induction(const Scenario& s, const Result& r) {
+  json out = model_heads(s, r);
+  out.erase("get_gpt2");
+  const model::TrainConfig c = model::resolved(model::TrainConfig{});
+  json probe = json::array();
+  for (const int id : model::probe_sequence(c.task)) probe.push_back(id);
+  out["train"] = {{"task", std::string(model::task_name(c.task.kind))},
+                  {"half_length", c.task.length},
+                  {"symbols", c.task.symbols},
+                  {"layers", c.n_layer},
+                  {"heads", c.n_head},
+                  {"d_model", c.d_model},
+                  {"steps", c.steps},
+                  {"batch", c.batch},
+                  {"lr", c.lr},
+                  {"seed", c.seed},
+                  {"probe", probe},
+                  {"command", "attnlab train --task induction --out induction-model"}};
+  return out;
+}
+
 json cost(const Scenario& s) {
   const MachineMemory mem = machine_memory();
   json rows = json::array();
@@ -343,6 +369,7 @@ json lesson_view_numbers(const Scenario& s, const Result& r, bool complete) {
     case LessonView::Cost: return cost(s);
     case LessonView::OnlineSoftmax: return online_softmax_json(online_softmax_lesson(s.problem(), s.lesson.tile, r.output));
     case LessonView::ModelHeads: return model_heads(s, r);
+    case LessonView::TrainInduction: return train_induction(s, r);
   }
   return json::object();
 }

@@ -12,7 +12,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr std::array<std::pair<LessonView, const char*>, 14> kViews{{
+constexpr std::array<std::pair<LessonView, const char*>, 15> kViews{{
     {LessonView::Plain, "plain"},
     {LessonView::WorkedExample, "worked-example"},
     {LessonView::CompareScaling, "compare-scaling"},
@@ -27,6 +27,7 @@ constexpr std::array<std::pair<LessonView, const char*>, 14> kViews{{
     {LessonView::Cost, "cost"},
     {LessonView::OnlineSoftmax, "online-softmax"},
     {LessonView::ModelHeads, "model-heads"},
+    {LessonView::TrainInduction, "train-induction"},
 }};
 
 long long positive_integer(const nlohmann::json& j, std::string_view source, const std::string& field,

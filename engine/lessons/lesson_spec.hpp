@@ -24,6 +24,7 @@ enum class LessonView {
   Cost,            // the n × n score matrix as n grows, against this machine
   OnlineSoftmax,   // FlashAttention's online softmax: a running max and sum, tile by tile of keys
   ModelHeads,      // the heads of a real model (the GUI's Model window; docs/MODELS.md)
+  TrainInduction,  // a two-layer model trained live until an induction head forms (the Training window)
 };
 
 // Where a lesson comes from in the course, cited by the course text's own title (DESIGN.md,

@@ -84,6 +84,24 @@ std::unique_ptr<Gpt2Model> Gpt2Model::open(const fs::path& path) {
   return m;
 }
 
+std::unique_ptr<Gpt2Model> Gpt2Model::open_memory(const ModelFiles& files, const std::string& name) {
+  const fs::path folder = name;
+  const std::string config_src = (folder / "config.json").string(), vocab_src = (folder / "vocab.json").string();
+  Gpt2Config config = parse_gpt2_config(files.config_json, config_src);
+  if (!config.is_toy()) throw InputError(config_src + ": has no \"attnlab_task\"; only Attention Lab's own toy models open from memory");
+  BpeTokenizer tokenizer = BpeTokenizer::parse_symbols(files.vocab_json, vocab_src);
+  if (tokenizer.vocab_size() > config.vocab_size) {
+    throw InputError(vocab_src + ": has " + std::to_string(tokenizer.vocab_size()) + " tokens but " + config_src + " says vocab_size " +
+                     std::to_string(config.vocab_size));
+  }
+  SafetensorsFile file = SafetensorsFile::view(files.weights, folder / "model.safetensors", files.owner);
+  std::unique_ptr<Gpt2Model> m(new Gpt2Model(std::move(config), std::move(tokenizer), std::move(file), folder));
+  m->name_ = name;
+  m->memory_ = files;
+  m->bind_tensors();
+  return m;
+}
+
 void Gpt2Model::bind_tensors() {
   const auto& tensors = file_.header().tensors;
   const std::string src = file_.path().string();
@@ -147,6 +165,7 @@ void Gpt2Model::bind_tensors() {
 }
 
 std::string Gpt2Model::display_name() const {
+  if (!name_.empty()) return name_;
   if (!config_.is_toy()) return "GPT-2";
   const fs::path f = fs::absolute(folder_).lexically_normal();
   const std::string name = (f.has_filename() ? f.filename() : f.parent_path().filename()).string();

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,17 +51,30 @@ struct ForwardTrace {
   bool cancelled = false;
 };
 
+// A toy model's files held in memory (a built-in model embedded in the binary, the trainer's
+// model): what config.json, vocab.json and model.safetensors would hold.
+struct ModelFiles {
+  std::string_view config_json, vocab_json, weights;
+  std::shared_ptr<const void> owner;  // keeps the three alive when they are not static
+};
+
 class Gpt2Model {
 public:
   // Opens a model folder, or a .safetensors file with config.json (and the tokenizer files)
   // beside it. Throws InputError with one sentence naming the file and what is wrong: a missing
   // file, two weight files, a malformed header, a tensor missing, extra or of the wrong shape.
   static std::unique_ptr<Gpt2Model> open(const std::filesystem::path& path);
+  // Opens a toy model from its files in memory, checked as open() checks a folder, the weights
+  // used where they are (never copied). `name` is its display name ("induction"); messages name
+  // `name`/config.json and so on.
+  static std::unique_ptr<Gpt2Model> open_memory(const ModelFiles& files, const std::string& name);
 
   const Gpt2Config& config() const { return config_; }
   const BpeTokenizer& tokenizer() const { return tokenizer_; }
   const SafetensorsFile& weights() const { return file_; }
   const std::filesystem::path& folder() const { return folder_; }
+  // Set for a model opened with open_memory: its files' bytes.
+  const ModelFiles* memory_files() const { return memory_ ? &*memory_ : nullptr; }
   // "GPT-2" for Hugging Face GPT-2 folders, the folder's name for a toy model.
   std::string display_name() const;
   // "gpt2" or "attnlab-toy".
@@ -82,6 +96,8 @@ private:
   BpeTokenizer tokenizer_;
   SafetensorsFile file_;
   std::filesystem::path folder_;
+  std::string name_;                  // the display name of a model in memory
+  std::optional<ModelFiles> memory_;  // its files
   const TensorInfo *wte_ = nullptr, *wpe_ = nullptr, *ln_f_w_ = nullptr, *ln_f_b_ = nullptr;
   std::vector<Gpt2LayerTensors> layers_;
 };

@@ -4,10 +4,18 @@
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/text_format.hpp"
 
+#include "engine/model/training_tasks.hpp"
+
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <charconv>
 #include <ostream>
 #include <sstream>
+
+namespace attnlab_models {
+const std::map<std::string, std::string_view>& files();
+}
 
 namespace attnlab::model {
 
@@ -182,10 +190,56 @@ void write_model_text(std::ostream& out, const Gpt2Model& model, const ModelRun&
   }
 }
 
-std::vector<BuiltinModel> builtin_models() { return {}; }
+namespace {
+
+// A built-in model's embedded files, by name (assets/models/NAME/, embedded as NAME.FILE).
+std::optional<ModelFiles> builtin_files(const std::string& name) {
+  const auto& files = attnlab_models::files();
+  const auto at = [&](const char* file) -> std::optional<std::string_view> {
+    const auto it = files.find(name + "." + file);
+    if (it == files.end()) return std::nullopt;
+    return it->second;
+  };
+  const auto config = at("config.json"), vocab = at("vocab.json"), weights = at("model.safetensors");
+  if (!config || !vocab || !weights) return std::nullopt;
+  return ModelFiles{*config, *vocab, *weights, nullptr};
+}
+
+std::string builtin_title(const std::string& name) {
+  if (name == "induction") return "Copies a repeated sequence: a previous-token head in layer 0, an induction head in layer 1";
+  if (name == "sort") return "Sorts a sequence of numbers: each sorted position attends to the next number up";
+  return "A model trained by attnlab train";
+}
+
+}  // namespace
+
+std::vector<BuiltinModel> builtin_models() {
+  std::vector<BuiltinModel> out;
+  const std::string suffix = ".config.json";
+  for (const auto& [file, text] : attnlab_models::files()) {
+    if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const std::string name = file.substr(0, file.size() - suffix.size());
+    const Gpt2Config c = parse_gpt2_config(text, name + "/config.json");
+    BuiltinModel m;
+    m.name = name;
+    m.task = c.is_toy() ? std::string(task_name(parse_task_json(c.task_json, name + "/config.json").kind)) : "";
+    m.title = builtin_title(name);
+    m.n_layer = c.n_layer;
+    m.n_head = c.n_head;
+    m.parameters = c.parameters();
+    out.push_back(m);
+  }
+  return out;
+}
 
 std::unique_ptr<Gpt2Model> open_model(const std::string& spec) {
   if (spec.empty()) throw InputError("--model: give a model folder, a .safetensors file or a built-in model's name");
+  // A folder or file of that name comes first: a built-in model's name is a fallback, so that a
+  // folder the user made called "sort" still opens.
+  std::error_code ec;
+  if (!fs::exists(spec, ec)) {
+    if (auto files = builtin_files(spec)) return Gpt2Model::open_memory(*files, spec);
+  }
   return Gpt2Model::open(spec);
 }
 
@@ -193,6 +247,15 @@ void save_model(const Gpt2Model& model, const fs::path& dir, bool force) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError("--save " + dir.string() + ": cannot create the folder (" + ec.message() + ")");
+  if (const ModelFiles* mem = model.memory_files()) {
+    const std::pair<const char*, std::string_view> files[] = {
+        {"config.json", mem->config_json}, {"model.safetensors", mem->weights}, {"vocab.json", mem->vocab_json}};
+    for (const auto& [name, bytes] : files) {
+      if (!force && fs::exists(dir / name, ec)) throw InputError("--save " + (dir / name).string() + ": the file exists; pass --force to replace it");
+    }
+    for (const auto& [name, bytes] : files) write_file_atomic(dir / name, bytes);
+    return;
+  }
   const fs::path src = model.folder();
   std::vector<std::pair<fs::path, fs::path>> files = {{src / "config.json", dir / "config.json"},
                                                       {model.weights().path(), dir / "model.safetensors"},

@@ -41,7 +41,8 @@ void write_model_json(std::ostream& out, const Gpt2Model& model, const ModelRun&
 // Tokens, a layers × heads table of head kinds, the top next tokens.
 void write_model_text(std::ostream& out, const Gpt2Model& model, const ModelRun& run, int layer, int head);
 
-// The built-in models (`attnlab models`): none ship yet; the training issue adds them.
+// The built-in models (`attnlab models`): assets/models/NAME/, embedded in the binary, made by
+// `attnlab train` (docs/MODELS.md, "Built-in models").
 struct BuiltinModel {
   std::string name, task, title;
   int n_layer = 0, n_head = 0;

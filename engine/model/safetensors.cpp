@@ -257,6 +257,33 @@ void to_float(DType dtype, const std::byte* src, std::size_t count, float* dst) 
   }
 }
 
+std::string safetensors_f32_bytes(const std::vector<F32Tensor>& tensors, const std::map<std::string, std::string>& metadata) {
+  nlohmann::json header = nlohmann::json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::uint64_t offset = 0;
+  for (const F32Tensor& t : tensors) {
+    std::uint64_t count = 1;
+    for (std::int64_t d : t.shape) count *= static_cast<std::uint64_t>(d);
+    header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + 4 * count}}};
+    offset += 4 * count;
+  }
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');
+  std::string out(8, '\0');
+  const std::uint64_t n = text.size();
+  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+  out += text;
+  out.reserve(out.size() + offset);
+  for (const F32Tensor& t : tensors) {
+    std::uint64_t count = 1;
+    for (std::int64_t d : t.shape) count *= static_cast<std::uint64_t>(d);
+    // Little-endian as the format requires; this build targets little-endian machines only.
+    static_assert(sizeof(float) == 4, "safetensors F32 is 4 bytes");
+    out.append(reinterpret_cast<const char*>(t.data), 4 * count);
+  }
+  return out;
+}
+
 SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path) {
   const std::string src = path.string();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -274,6 +301,7 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path
       throw InputError(src + ": cannot map the file into memory (" + std::strerror(errno) + ")");
     }
     map_ = static_cast<const std::byte*>(p);
+    mapped_ = true;
   }
   ::close(fd);
   try {
@@ -284,30 +312,51 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path
   }
 }
 
+SafetensorsFile SafetensorsFile::view(std::string_view bytes, const std::filesystem::path& name, std::shared_ptr<const void> owner) {
+  SafetensorsFile f;
+  f.path_ = name;
+  f.owner_ = std::move(owner);
+  f.map_ = reinterpret_cast<const std::byte*>(bytes.data());
+  f.size_ = bytes.size();
+  f.header_ = parse_safetensors(bytes, name.string());
+  return f;
+}
+
 SafetensorsFile::~SafetensorsFile() { release(); }
 
 SafetensorsFile::SafetensorsFile(SafetensorsFile&& o) noexcept
-    : path_(std::move(o.path_)), map_(o.map_), size_(o.size_), header_(std::move(o.header_)) {
+    : path_(std::move(o.path_)),
+      mapped_(o.mapped_),
+      owner_(std::move(o.owner_)),
+      map_(o.map_),
+      size_(o.size_),
+      header_(std::move(o.header_)) {
   o.map_ = nullptr;
   o.size_ = 0;
+  o.mapped_ = false;
 }
 
 SafetensorsFile& SafetensorsFile::operator=(SafetensorsFile&& o) noexcept {
   if (this != &o) {
     release();
     path_ = std::move(o.path_);
+    mapped_ = o.mapped_;
+    owner_ = std::move(o.owner_);
     map_ = o.map_;
     size_ = o.size_;
     header_ = std::move(o.header_);
     o.map_ = nullptr;
     o.size_ = 0;
+    o.mapped_ = false;
   }
   return *this;
 }
 
 void SafetensorsFile::release() noexcept {
-  if (map_) ::munmap(const_cast<std::byte*>(map_), size_);
+  if (map_ && mapped_) ::munmap(const_cast<std::byte*>(map_), size_);
   map_ = nullptr;
+  mapped_ = false;
+  owner_.reset();
 }
 
 const std::byte* SafetensorsFile::data(const TensorInfo& t) const { return map_ + header_.data_offset + t.begin; }

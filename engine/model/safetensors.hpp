@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,12 +52,27 @@ float bfloat16_to_float(std::uint16_t b);
 // Round-to-nearest-even float to half (for writers and tests).
 std::uint16_t float_to_half(float f);
 
+// One F32 tensor for the writer below.
+struct F32Tensor {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  const float* data = nullptr;  // product(shape) floats
+};
+// A whole safetensors file of F32 tensors, their data in the given order (the trainer's models):
+// the header padded with spaces to a multiple of 8 bytes, as the format's own writer does, so
+// every tensor's data stays 4-byte aligned where the bytes are.
+std::string safetensors_f32_bytes(const std::vector<F32Tensor>& tensors, const std::map<std::string, std::string>& metadata = {});
+
 // A safetensors file mapped read-only into memory; move-only. The mapping lives as long as the
 // object, and tensors' bytes point into it.
 class SafetensorsFile {
 public:
   // Maps and validates `path`. Throws InputError (missing, unreadable, malformed).
   explicit SafetensorsFile(const std::filesystem::path& path);
+  // A view of a whole safetensors file already in memory (a built-in model embedded in the
+  // binary, a model the trainer holds): validated the same way, never copied. `name` stands for
+  // the path in messages; `owner` keeps the bytes alive when they are not static.
+  static SafetensorsFile view(std::string_view bytes, const std::filesystem::path& name, std::shared_ptr<const void> owner = {});
   ~SafetensorsFile();
   SafetensorsFile(SafetensorsFile&& other) noexcept;
   SafetensorsFile& operator=(SafetensorsFile&& other) noexcept;
@@ -66,12 +82,17 @@ public:
   const SafetensorsHeader& header() const { return header_; }
   const std::filesystem::path& path() const { return path_; }
   std::uint64_t file_size() const { return size_; }
+  // The whole file's bytes (mapped or in memory).
+  std::string_view bytes() const { return {reinterpret_cast<const char*>(map_), static_cast<std::size_t>(size_)}; }
   // The tensor's first byte in the mapping.
   const std::byte* data(const TensorInfo& t) const;
 
 private:
+  SafetensorsFile() = default;
   void release() noexcept;
   std::filesystem::path path_;
+  bool mapped_ = false;  // map_ came from mmap (else it is a view of bytes in memory)
+  std::shared_ptr<const void> owner_;
   const std::byte* map_ = nullptr;
   std::uint64_t size_ = 0;
   SafetensorsHeader header_;

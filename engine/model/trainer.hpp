@@ -22,13 +22,19 @@ namespace attnlab::model {
 struct TrainConfig {
   TaskSpec task;       // default_task("induction") unless given
   int n_layer = 2;
-  int n_head = 4;
+  int n_head = 2;      // two heads a layer: with four, layer 0 spread its weight instead (docs/MODELS.md)
   int d_model = 64;
   int steps = 0;       // 0: the task's default
   int batch = 0;       // 0: the task's default
   double lr = 0;       // 0: the task's default peak learning rate
-  double weight_decay = 0.01;
+  double weight_decay = 0.1;
   int warmup = -1;     // −1: a default fraction of the steps
+  // Training only (docs/MODELS.md, "Why a position gap"): the second half's positions are shifted by a
+  // random 0 … position_gap per sequence, so that no fixed distance back predicts the repeat and
+  // the induction task must be learned by content (a previous-token head and an induction head),
+  // not by one head attending L − 1 back. The model gets 2L + position_gap positions; evaluation
+  // and every forward use 0 … 2L − 1. −1: the task's default (induction L, sort 0).
+  int position_gap = -1;
   std::uint64_t seed = 1;
 };
 
@@ -38,7 +44,7 @@ TrainConfig resolved(TrainConfig config);
 // steps, batch and learning rate, and that the model and its optimizer state fit in memory.
 // Throws InputError naming the flag ("--heads: d_model 64 is not divisible by 5 heads").
 void check_train_config(const TrainConfig& config);
-// The Gpt2Config of the model a config trains (n_positions = the task's sequence length,
+// The Gpt2Config of the model a config trains (n_positions = the task's sequence length + the gap,
 // vocab_size = symbols, task_json set).
 Gpt2Config model_config(const TrainConfig& config);
 

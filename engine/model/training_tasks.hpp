@@ -12,6 +12,11 @@ namespace attnlab::model {
 
 enum class TaskKind { Induction, Sort };
 
+// Limits of a task's sizes: far beyond what trains in minutes, small enough that no size computed
+// from them overflows.
+inline constexpr int kMaxTaskLength = 512;
+inline constexpr int kMaxTaskSymbols = 4096;
+
 struct TaskSpec {
   TaskKind kind = TaskKind::Induction;
   // induction: the half length L (a sequence is 2L tokens); sort: N (a sequence is 2N tokens).

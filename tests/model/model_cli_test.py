@@ -7,31 +7,17 @@ import json
 import os
 import shutil
 import struct
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpt2_fixture as fx  # noqa: E402
+from model_checks import check, failures, runner  # noqa: E402
 
 ATTNLAB, WORK = sys.argv[1], sys.argv[2]
 EPS32 = 2.0 ** -24
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(*args, expect=0):
-    p = subprocess.run([ATTNLAB, *args], capture_output=True, text=True, errors="replace")
-    if p.returncode != expect:
-        failures.append(f"{' '.join(args)}: exit {p.returncode}, wanted {expect}; stderr: {p.stderr.strip()}")
-        print("FAIL:", failures[-1])
-    return p
+run = runner(ATTNLAB)
 
 
 def bad(args, *needles):

@@ -5,6 +5,7 @@
 #include "gui/model/model_actions.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/shell/theme.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <imgui_stdlib.h>
@@ -31,6 +32,7 @@ const char* title_of(FilePurpose p) {
     case FilePurpose::OpenMatrixV: return "Open a matrix into V";
     case FilePurpose::SaveLessonCard: return "Export reference card (PDF)";
     case FilePurpose::OpenModel: return "Open a model (its .safetensors file)";
+    case FilePurpose::SaveTrainedModel: return "Save the trained model (a new folder: type its name)";
     case FilePurpose::None: break;
   }
   return "File";
@@ -42,13 +44,15 @@ bool fits(FilePurpose p, const fs::path& file) {
   if (p == FilePurpose::OpenScenario || p == FilePurpose::SaveScenario) return ext == ".json";
   if (p == FilePurpose::SaveLessonCard) return ext == ".pdf";
   if (p == FilePurpose::OpenModel) return ext == ".safetensors";
+  if (p == FilePurpose::SaveTrainedModel) return false;  // a model is a folder: only folders are listed
   return ext == ".npy" || ext == ".csv";
 }
 
 }  // namespace
 
-void use_chosen_file(AppState& state, FilePurpose purpose, const std::string& path) {
+std::string use_chosen_file(AppState& state, FilePurpose purpose, const std::string& path) {
   const FileDialogState& d = state.file_dialog;
+  state.error.clear();
   switch (purpose) {
     case FilePurpose::OpenScenario: open_scenario_file(state, path); break;
     case FilePurpose::SaveScenario: save_scenario_file(state, path); break;
@@ -57,8 +61,14 @@ void use_chosen_file(AppState& state, FilePurpose purpose, const std::string& pa
     case FilePurpose::OpenMatrixV: open_matrix_file(state, Which::V, path); break;
     case FilePurpose::SaveLessonCard: save_lesson_card_file(state, d.card_lesson, path); break;
     case FilePurpose::OpenModel: open_model_file(state, path); break;
+    case FilePurpose::SaveTrainedModel:
+      // Written on the training thread: a refusal known now (the folder exists) keeps the dialog
+      // open; one from writing shows in the Training window.
+      save_trained_model(state, path);
+      return state.training.error;
     case FilePurpose::None: break;
   }
+  return state.error;
 }
 
 void open_file_dialog(AppState& state, FilePurpose purpose) {
@@ -69,6 +79,13 @@ void open_file_dialog(AppState& state, FilePurpose purpose) {
                        : state.scenario_path.empty()          ? std::string("scenario.json")
                                                               : fs::path(state.scenario_path).filename().string();
     use_chosen_file(state, purpose, (web::download_dir() / name).string());
+  } else if (purpose == FilePurpose::SaveTrainedModel) {
+    // A model is a folder: its files are offered one by one once written (poll_training). An
+    // earlier save of the same step was downloaded already: its copy here is replaced.
+    const fs::path dir = web::download_dir() / trained_model_name(state);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    use_chosen_file(state, purpose, dir.string());
   } else {
     web::pick_file(purpose);
   }
@@ -93,6 +110,7 @@ void draw_file_dialog(AppState& state, Services& services) {
     if (d.purpose == FilePurpose::SaveScenario && d.file_name.empty()) {
       d.file_name = state.scenario_path.empty() ? "scenario.json" : fs::path(state.scenario_path).filename().string();
     }
+    if (d.purpose == FilePurpose::SaveTrainedModel) d.file_name = std::string(model::task_name(resolved_form(state).task.kind)) + "-model";
     ImGui::OpenPopup("##file_dialog");
   }
   const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -133,7 +151,8 @@ void draw_file_dialog(AppState& state, Services& services) {
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
   const bool enter = ImGui::InputText("file name", &d.file_name, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
-  const bool saves = d.purpose == FilePurpose::SaveScenario || d.purpose == FilePurpose::SaveLessonCard;
+  const bool saves = d.purpose == FilePurpose::SaveScenario || d.purpose == FilePurpose::SaveLessonCard ||
+                     d.purpose == FilePurpose::SaveTrainedModel;
   const bool ok = ImGui::Button(saves ? "Save" : "Open");
   ImGui::SameLine();
   if (ImGui::Button("Cancel")) {
@@ -142,13 +161,12 @@ void draw_file_dialog(AppState& state, Services& services) {
   }
   if ((ok || enter) && !d.file_name.empty()) chosen = (fs::path(d.directory) / d.file_name).string();
   if (!chosen.empty()) {
-    state.error.clear();
-    use_chosen_file(state, d.purpose, chosen);
-    if (state.error.empty()) {
+    const std::string error = use_chosen_file(state, d.purpose, chosen);
+    if (error.empty()) {
       d.purpose = FilePurpose::None;
       ImGui::CloseCurrentPopup();
     } else {
-      d.error = state.error;
+      d.error = error;
     }
   }
   if (!d.error.empty()) {

@@ -13,6 +13,7 @@ void draw_file_dialog(AppState& state, Services& services);
 // offers a download.
 void open_file_dialog(AppState& state, FilePurpose purpose);
 // Does what `purpose` says with the chosen file (the dialog's Open/Save, the browser's picker).
-void use_chosen_file(AppState& state, FilePurpose purpose, const std::string& path);
+// Returns why it was refused, empty when done (the dialog stays open to say so).
+std::string use_chosen_file(AppState& state, FilePurpose purpose, const std::string& path);
 
 }  // namespace attnlab::gui

@@ -28,5 +28,10 @@ void draw_geometry_view(AppState& state, Services& services);
 void draw_cost_view(AppState& state, Services& services);
 void draw_online_softmax_view(AppState& state, Services& services);
 void draw_model_heads_view(AppState& state, Services& services);  // model_heads_view.cpp
+// train_induction_view.cpp: "Watch an induction head form", stepped by the walk-through's keys.
+void draw_train_induction_view(AppState& state, Services& services);
+// Whether the Lesson view shows the induction lesson: its document, or a head it lifted from it.
+bool induction_lesson_shown(const AppState& state);
+inline constexpr int kInductionSteps = 5;
 
 }  // namespace attnlab::gui

@@ -1,12 +1,15 @@
 // "What heads do in a trained model" ("QKV, Scaled Dot-Product & Causal Masking", Section 2.3,
 // Figure 2.3.1): the hand-made previous-token head of the pipeline named by the detector the Model
 // window uses, then the open model's heads counted by kind with the clearest of each kind one click
-// from the lab; with no model open, where GPT-2 is found (docs/MODELS.md).
+// from the lab. With no model open it opens the built-in `induction` model on its probe sequence, so
+// a fresh install shows real learned heads; and says where GPT-2 is found (docs/MODELS.md).
 #include "engine/model/head_kinds.hpp"
+#include "engine/model/training_tasks.hpp"
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/model/model_actions.hpp"
 #include "gui/shell/panel_registry.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <imgui.h>
@@ -16,6 +19,31 @@
 #include <cstdio>
 
 namespace attnlab::gui {
+
+namespace {
+
+// The built-in induction model (issue 18) on its own task's probe sequence, once per session: the
+// heads a fresh install can show without GPT-2. The Model window stays closed (this view lists the
+// heads); a failure leaves the sentence in the Model window and the hint below.
+void open_builtin_induction(AppState& state) {
+  if (state.lesson.builtin_model_tried) return;
+  state.lesson.builtin_model_tried = true;
+  const auto builtins = model::builtin_models();
+  if (std::none_of(builtins.begin(), builtins.end(), [](const model::BuiltinModel& b) { return b.name == "induction"; })) return;
+  try {
+    const auto probe_model = model::open_model("induction");
+    const model::TaskSpec task = model::parse_task_json(probe_model->config().task_json, "the built-in induction model");
+    state.model.text = probe_text(model::probe_sequence(task));
+  } catch (const InputError& e) {
+    state.model.error = e.what();
+    return;
+  }
+  const bool was_open = window_open(state, "Model");
+  open_model_file(state, "induction");
+  window_open(state, "Model") = was_open;
+}
+
+}  // namespace
 
 void draw_model_heads_view(AppState& state, Services& services) {
   (void)services;
@@ -31,6 +59,7 @@ void draw_model_heads_view(AppState& state, Services& services) {
     text_wrapped_unformatted(line);
   }
   ModelUi& m = state.model;
+  open_builtin_induction(state);
   poll_model_run(state);
   if (!m.model) {
     text_wrapped("No model is open. GPT-2 needs no download if this computer has used it: a Hugging Face cache keeps it in "
@@ -41,6 +70,10 @@ void draw_model_heads_view(AppState& state, Services& services) {
       open_file_dialog(state, FilePurpose::OpenModel);
     }
     return;
+  }
+  if (m.model->config().is_toy()) {
+    text_wrapped_unformatted("This is one of Attention Lab's own models, trained in the app on repeated random symbols (the Training "
+                             "window, F2, trains one while you watch). File > Open model… opens a GPT-2 folder instead.");
   }
   if (ImGui::Button("Show the Model window")) window_open(state, "Model") = true;
   if (!m.run || m.run->kinds.empty()) {

@@ -3,7 +3,6 @@
 // score (BertViz's "model view"), one head enlarged, "Open in the lab", the next-token top 10, and
 // a keyboard chooser (arrows, PageUp/PageDown for a clicker, Enter, Escape).
 //
-// [SECTION] Drawing a map: one head's weights as coloured cells, downsampled when large
 // [SECTION] Opening: the open row, and where to find GPT-2 when none is open
 // [SECTION] Text and tokens
 // [SECTION] The grid and the enlarged head
@@ -11,6 +10,8 @@
 #include "gui/model/model_actions.hpp"
 #include "gui/model/model_job.hpp"
 #include "gui/panels/panels.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"
 
 #include <imgui.h>
@@ -24,47 +25,6 @@
 namespace attnlab::gui {
 
 namespace {
-
-// [SECTION] Drawing a map: one head's weights as coloured cells, downsampled when large
-
-ImU32 colour(const Colormap& map, double v) {
-  const Rgb c = map.at(std::clamp(v, 0.0, 1.0));
-  return IM_COL32(c.r, c.g, c.b, 255);
-}
-
-// Draws A (n × n) into a square of side `side` at `at`, at most `blocks` cells a side (a block
-// shows its cells' mean), the cells above the diagonal (blocked by the causal mask) dark. Returns
-// the cell under the mouse (−1 when none) in A's indices.
-std::pair<int, int> draw_map(const Matrix& A, ImVec2 at, float side, int blocks, const Colormap& map) {
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const int n = static_cast<int>(A.rows());
-  const int b = std::max(1, std::min(n, blocks));
-  const float cell = side / static_cast<float>(b);
-  const ImU32 blocked = IM_COL32(40, 40, 46, 255);
-  for (int bi = 0; bi < b; ++bi) {
-    const int i0 = bi * n / b, i1 = (bi + 1) * n / b;
-    for (int bj = 0; bj < b; ++bj) {
-      const int j0 = bj * n / b, j1 = (bj + 1) * n / b;
-      const ImVec2 p0(at.x + static_cast<float>(bj) * cell, at.y + static_cast<float>(bi) * cell);
-      const ImVec2 p1(p0.x + cell + 0.5f, p0.y + cell + 0.5f);
-      if (j0 > i1 - 1) {
-        dl->AddRectFilled(p0, p1, blocked);
-        continue;
-      }
-      double sum = 0;
-      int count = 0;
-      for (int i = i0; i < i1; ++i) {
-        for (int j = j0; j < std::min(j1, i + 1); ++j) sum += A(i, j), ++count;
-      }
-      dl->AddRectFilled(p0, p1, colour(map, count ? sum / count : 0.0));
-    }
-  }
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
-  if (mouse.x < at.x || mouse.y < at.y || mouse.x >= at.x + side || mouse.y >= at.y + side || !ImGui::IsWindowHovered()) return {-1, -1};
-  const int i = std::min(n - 1, static_cast<int>((mouse.y - at.y) / side * static_cast<float>(n)));
-  const int j = std::min(n - 1, static_cast<int>((mouse.x - at.x) / side * static_cast<float>(n)));
-  return {i, j};
-}
 
 std::string quoted_token(const AppState& state, int id) {
   return "'" + state.model.model->tokenizer().token_text(id) + "'";
@@ -177,7 +137,7 @@ void draw_grid(AppState& state, const Colormap& map) {
     for (int h = 0; h < cfg.n_head; ++h) {
       const ImVec2 at(origin.x + label_w + static_cast<float>(h) * (side + gap), y);
       const auto& A = m.run->trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
-      const auto [i, j] = draw_map(A, at, side, blocks, map);
+      const auto [i, j] = draw_attention_map(A, at, side, blocks, map, palette(state).error);
       const model::HeadVerdict& v = m.run->kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
       // The kind's name, or its first word when the map is too narrow for it ("previous", "first").
       std::string kind(model::head_kind_name(v.kind));
@@ -223,7 +183,7 @@ void draw_enlarged(AppState& state, const Colormap& map) {
   const float side = std::max(fs * 6, std::min(avail.x - label_w, avail.y - fs * 0.5f));
   const ImVec2 at(ImGui::GetCursorScreenPos().x + label_w, ImGui::GetCursorScreenPos().y);
   const Matrix& A = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)].weights;
-  const auto [i, j] = draw_map(A, at, side, 160, map);
+  const auto [i, j] = draw_attention_map(A, at, side, 160, map, palette(state).error);
   if (labels) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float cell = side / static_cast<float>(n);

@@ -53,6 +53,12 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
     draw_walkthrough_view(state, services);
     return;
   }
+  // The induction lesson lifts heads into the document and goes on with them there.
+  if (induction_lesson_shown(state)) {
+    draw_train_induction_view(state, services);
+    return;
+  }
+  state.lesson.induction_active = false;  // another document: the lesson starts over when opened again
   switch (state.doc.scenario.lesson.view) {
     case LessonView::WorkedExample: draw_worked_example_view(state, services); return;
     case LessonView::CompareScaling: draw_compare_scaling_view(state, services); return;
@@ -67,6 +73,7 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
     case LessonView::Cost: draw_cost_view(state, services); return;
     case LessonView::OnlineSoftmax: draw_online_softmax_view(state, services); return;
     case LessonView::ModelHeads: draw_model_heads_view(state, services); return;
+    case LessonView::TrainInduction: draw_train_induction_view(state, services); return;
     case LessonView::Plain: break;
   }
   text_wrapped("This scenario has no special view. Press the button below (or Space after it) to walk through "

@@ -21,5 +21,6 @@ void draw_lesson_panel(AppState& state, Services& services);       // lesson_tex
 void draw_lesson_view_panel(AppState& state, Services& services);  // lesson_view_panel.cpp
 void draw_help_window(AppState& state, Services& services);        // help_window.cpp
 void draw_model_window(AppState& state, Services& services);       // ../model/model_window.cpp
+void draw_training_window(AppState& state, Services& services);    // ../training/training_window.cpp
 
 }  // namespace attnlab::gui

@@ -2,6 +2,7 @@
 // the status bar, floating panels and dialogs. Panels come from the registry in panel_registry.cpp.
 #include "gui/shell/frame_layout.hpp"
 #include "gui/model/model_actions.hpp"
+#include "gui/training/training_actions.hpp"
 
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/dialogs/recovery_prompt.hpp"
@@ -139,6 +140,9 @@ void draw_app(AppState& state, Services& services) {
   state.dropped_files.clear();
   for (const std::string& p : dropped) open_dropped_file(state, p);
   recompute_if_needed(state, services);
+  // The training thread's news (and a lifted head) whether or not its window is open: the
+  // induction lesson trains with it too.
+  poll_training(state);
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float fs = ImGui::GetFontSize();
@@ -227,6 +231,10 @@ void draw_app(AppState& state, Services& services) {
       ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", banner.c_str());
       ImGui::SameLine();
       ImGui::TextDisabled("(a head of the model in the Model window; Ctrl+Z returns to what was here)");
+    } else if (const std::string trained = training_banner(state); !trained.empty()) {
+      ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", trained.c_str());
+      ImGui::SameLine();
+      ImGui::TextDisabled("(a head of the model in the Training window, as it was at that step; Ctrl+Z returns to what was here)");
     }
     draw_slot(state, services, Slot::Main, "##main_tabs");
     ImGui::EndChild();
@@ -248,8 +256,9 @@ void draw_app(AppState& state, Services& services) {
     if (p.slot != Slot::Window) continue;
     bool& open = window_open(state, p.name);
     if (!open) continue;
-    // The Model window's grid of every head needs the screen (a projector's 1024 × 768 included).
-    const bool whole_screen = std::string_view(p.name) == "Model";
+    // The Model and Training windows' grids of every head need the screen (a projector's 1024 × 768
+    // included).
+    const bool whole_screen = std::string_view(p.name) == "Model" || std::string_view(p.name) == "Training";
     ImGui::SetNextWindowSize(whole_screen ? ImVec2(vp->Size.x * 0.96f, size.y * 0.96f) : ImVec2(fs * 34, fs * 26), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.5f), ImGuiCond_FirstUseEver,
                             ImVec2(0.5f, 0.5f));

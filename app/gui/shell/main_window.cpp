@@ -24,6 +24,7 @@
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/theme.hpp"
 #include "gui/state/history.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/widgets/heatmap_renderer.hpp"
 
 #include "gui/shell/gl_api.hpp"
@@ -142,6 +143,18 @@ std::string layout_json(const AppState& state, float scale) {
   out += ", \"walkthrough\": {\"active\": " + std::string(state.lesson.walk.active ? "true" : "false") +
          ", \"step\": " + std::to_string(state.lesson.walk.step) + "}";
   out += ", \"error\": " + json_string(state.error) + ", \"notice\": " + json_string(state.notice);
+  // The Model window's model and its last run, and the Training window's run, for the browser tests.
+  const ModelUi& m = state.model;
+  out += ", \"model\": {\"path\": " + json_string(m.path) + ", \"layers\": " +
+         std::to_string(m.model ? m.model->config().n_layer : 0) + ", \"tokens\": " +
+         std::to_string(m.run ? m.run->trace.ids.size() : 0) + ", \"error\": " + json_string(m.error) + "}";
+  const TrainingView& t = state.training.view;
+  constexpr const char* kPhases[] = {"starting", "paused", "running", "finished", "cancelled", "failed"};
+  out += ", \"training\": {\"phase\": \"" + std::string(kPhases[static_cast<int>(t.phase)]) + "\", \"step\": " + std::to_string(t.step) +
+         ", \"first_loss\": " + (t.points.empty() ? std::string("null") : std::to_string(t.points.front().loss)) +
+         ", \"last_loss\": " + (t.points.empty() ? std::string("null") : std::to_string(t.points.back().loss)) +
+         ", \"changes\": " + std::to_string(t.changes.size()) + ", \"lifted\": " + std::to_string(state.training.lifted_titles.size()) +
+         ", \"error\": " + json_string(t.error.empty() ? state.training.error : t.error) + "}";
   out += "}\n";
   return out;
 }
@@ -348,14 +361,27 @@ struct Loop {
   int frame = 0, busy_frames = 8;
   InputPrint last_print;
   int exit_code = 0;
+  // ATTNLAB_GUI_TRAIN=STEPS (for screenshots and docs): the Training window trains its default form
+  // for that many steps, then pauses; a screenshot's frames start after that.
+  int train_until = 0;
 };
+
+// Whether ATTNLAB_GUI_TRAIN's run is still on its way to its step (pausing it once it is there).
+bool training_for_screenshot(AppState& state, Loop& loop) {
+  if (loop.train_until <= 0) return false;
+  const TrainingView& v = state.training.view;
+  if (!state.training.job || v.phase == TrainingPhase::Failed || v.phase == TrainingPhase::Finished) return false;
+  if (v.step >= loop.train_until && v.phase == TrainingPhase::Running) pause_training(state);
+  return v.step < loop.train_until || training_busy(state);
+}
 
 // One frame: the UI, the GL draw, a requested window screenshot, and in --screenshot mode the PNG
 // after the last frame. Returns false when that was the last frame.
 bool run_frame(GLFWwindow* window, AppState& state, Services& services, const GuiOptions& options, Loop& loop) {
   const bool shooting = !options.screenshot.empty();
   if (shooting || loop.busy_frames > 0) glfwPollEvents();
-  else glfwWaitEventsTimeout(state.job ? 0.1 : 0.5);  // a streaming run's progress: 10 updates a second
+  // A streaming run's progress: 10 updates a second; a model training: its curve at 30 frames a second.
+  else glfwWaitEventsTimeout(training_busy(state) ? 1.0 / 30 : state.job ? 0.1 : 0.5);
   const auto t0 = std::chrono::steady_clock::now();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
@@ -376,9 +402,10 @@ bool run_frame(GLFWwindow* window, AppState& state, Services& services, const Gu
   take_requested_screenshot(state, fw, fh);
   // A screenshot shows the computed document: its N frames start once a streaming run has
   // finished (a dense computation happens before the first frame).
-  loop.frame = shooting && state.job ? 0 : loop.frame + 1;
+  const bool waiting = state.job || training_for_screenshot(state, loop);
+  loop.frame = shooting && waiting ? 0 : loop.frame + 1;
   const bool last = shooting && loop.frame >= options.frames;
-  if (shooting && state.job) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (shooting && waiting) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   double file_ms = 0;  // writing the PNG is not the frame's cost (it tripled the median of 3 frames)
   if (last) {
     glFinish();
@@ -398,7 +425,7 @@ bool run_frame(GLFWwindow* window, AppState& state, Services& services, const Gu
   if (shooting) glFinish();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() - file_ms;
   state.frame_ms = static_cast<float>(ms);
-  if (!state.job) loop.frame_ms.push_back(ms);  // frames that waited on a streaming run are not the UI's cost
+  if (!waiting) loop.frame_ms.push_back(ms);  // frames that waited on a streaming run are not the UI's cost
   const InputPrint print = input_print();
   loop.busy_frames = print == loop.last_print && !state.needs_compute && !state.scaling.running() ? loop.busy_frames - 1 : 8;
   loop.last_print = print;
@@ -472,6 +499,16 @@ void start_run(GuiRun& run) {
     services.renderer = run.renderer.get();
   } catch (const std::exception& e) {
     std::cerr << "attnlab: big heatmaps fall back to coarse previews: " << e.what() << "\n";
+  }
+
+  // ATTNLAB_GUI_TRAIN=N: the Training window open and training its default run up to step N (the
+  // screenshots of docs/ and the tests that shoot it).
+  if (const char* train = std::getenv("ATTNLAB_GUI_TRAIN"); train && std::atoi(train) > 0) {
+    run.loop.train_until = std::atoi(train);
+    window_open(state, "Training") = true;
+    ensure_training_form(state);
+    state.training.form_open = false;
+    start_training(state);
   }
 }
 

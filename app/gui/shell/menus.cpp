@@ -22,6 +22,7 @@ void draw_file_menu(AppState& state, Services& services) {
     window_open(state, "Model") = true;
     open_file_dialog(state, FilePurpose::OpenModel);
   }
+  if (ImGui::MenuItem("Train a model...", "F2")) window_open(state, "Training") = true;
   if (ImGui::MenuItem("Save", "Ctrl+S", false, true)) {
     if (state.scenario_path.empty()) open_file_dialog(state, FilePurpose::SaveScenario);
     else save_scenario_file(state, state.scenario_path);
@@ -97,7 +98,7 @@ void draw_view_menu(AppState& state, Services& services) {
   ImGui::Separator();
   for (const PanelInfo& p : panel_list()) {
     if (p.slot != Slot::Window) continue;
-    ImGui::MenuItem(p.name, nullptr, &window_open(state, p.name));
+    ImGui::MenuItem(p.name, std::string_view(p.name) == "Training" ? "F2" : nullptr, &window_open(state, p.name));
   }
 }
 

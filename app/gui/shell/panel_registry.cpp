@@ -21,6 +21,7 @@ const std::vector<PanelInfo> kPanels = {
     {"Explain a cell", Slot::Bottom, draw_explain_panel},
     {"Saturation", Slot::Bottom, draw_saturation_panel},
     {"Model", Slot::Window, draw_model_window},
+    {"Training", Slot::Window, draw_training_window},
     {"Help", Slot::Window, draw_help_window},
     {"Export", Slot::Window, draw_export_dialog},
 };

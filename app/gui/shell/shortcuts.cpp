@@ -32,6 +32,7 @@ const std::vector<Shortcut> kShortcuts = {
     {"C", "next colormap"},
     {"Esc", "forget the selected cell"},
     {"F1", "this help"},
+    {"F2", "the Training window: train a small model and watch its heads form"},
 };
 
 bool pressed(int key) { return ImGui::IsKeyPressed(key, false); }
@@ -89,6 +90,7 @@ void handle_shortcuts(AppState& state, Services& services) {
   }
   if (pressed(GLFW_KEY_ESCAPE)) state.selected = CellRef{};
   if (pressed(GLFW_KEY_F1)) window_open(state, "Help") = !window_open(state, "Help");
+  if (pressed(GLFW_KEY_F2)) window_open(state, "Training") = !window_open(state, "Training");
 }
 
 }  // namespace attnlab::gui

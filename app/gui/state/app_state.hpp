@@ -14,6 +14,7 @@
 #include "gui/state/lesson_ui.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/state/result_caches.hpp"
+#include "gui/state/training_ui.hpp"
 
 #include <array>
 #include <cstdint>
@@ -95,7 +96,7 @@ struct ViewSettings {
 };
 
 // Which file the in-app file dialog is choosing, and for what.
-enum class FilePurpose { None, OpenScenario, SaveScenario, OpenMatrixQ, OpenMatrixK, OpenMatrixV, SaveLessonCard, OpenModel };
+enum class FilePurpose { None, OpenScenario, SaveScenario, OpenMatrixQ, OpenMatrixK, OpenMatrixV, SaveLessonCard, OpenModel, SaveTrainedModel };
 
 struct FileDialogState {
   FilePurpose purpose = FilePurpose::None;
@@ -258,6 +259,7 @@ struct AppState {
   InputsUi inputs;
   ExportUi export_ui;
   ModelUi model;
+  TrainingUi training;  // the Training window (training_ui.hpp)
   LessonUi lesson;          // the walk-through and the special lesson views (lesson_ui.hpp)
   LessonViewModel lesson_model;  // what the lesson views draw, once per document (lesson_view_model.hpp)
   RecoveryUi recovery;

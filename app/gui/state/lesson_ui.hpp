@@ -96,6 +96,17 @@ struct LessonUi {
   // Online-softmax view: the tile of keys shown (0-based; the keys walk through them).
   int online_step = 0;
 
+  // "Watch an induction head form" (train_induction_view.cpp): its step (the walk-through's keys
+  // move it), the step whose action (start training, lift a head) has been taken, and whether the
+  // lesson is under way, so that the heads it lifts into the document keep its view.
+  int induction_step = 0;
+  int induction_entered = -1;
+  bool induction_active = false;
+  int induction_lift_layer = -1;  // the layer of the head the lesson lifted last
+  // "What heads do in a trained model" opened the built-in induction model (once: a failure is not
+  // retried every frame).
+  bool builtin_model_tried = false;
+
   // Cost view: a measured time of one computation at n = 1024 on the active backend.
   double measured_ms = 0;
   std::string measured_backend;

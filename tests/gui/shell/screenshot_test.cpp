@@ -44,12 +44,13 @@ protected:
     if (!HasFailure()) fs::remove_all(dir);
   }
 
-  Shot take(const std::string& args, const std::string& size) {
+  // `env`: further VAR=value settings for the run ("ATTNLAB_GUI_TRAIN=30").
+  Shot take(const std::string& args, const std::string& size, const std::string& env = "") {
     const fs::path png = dir / "shot.png", layout = dir / "layout.json", out = dir / "out.txt";
     std::ostringstream cmd;
     // A private config folder: a test never reads or writes the user's session.
     cmd << "env XDG_CONFIG_HOME=" << (dir / "config") << " ATTNLAB_GUI_SIZE=" << size << " ATTNLAB_LAYOUT_OUT=" << layout
-        << " ";
+        << " " << env << " ";
     const char* display = std::getenv("DISPLAY");
     if (!display || !*display) cmd << "xvfb-run -a -s '-screen 0 1920x1080x24 -noreset' ";
     cmd << ATTNLAB_EXE << " gui " << args << " --screenshot " << png << " > " << out << " 2>&1";
@@ -194,7 +195,7 @@ TEST_F(Screenshot, PresenterModeAtProjectorSizes) {
 // Lessons open straight from `gui --preset NAME`; their views draw in a real window in presenter
 // mode at the smaller projector size (presenter_layout_test checks that they fit).
 TEST_F(Screenshot, LessonViewsInPresenterModeAt720p) {
-  for (const char* lesson : {"multi-head", "mask-family", "geometry", "cost", "online-softmax"}) {
+  for (const char* lesson : {"multi-head", "mask-family", "geometry", "cost", "online-softmax", "induction-head"}) {
     Shot s = take(std::string("--preset ") + lesson + " --presenter", "1280x720");
     ASSERT_EQ(s.status, 0) << lesson << ": " << s.output;
     EXPECT_EQ(s.width, 1280) << lesson;
@@ -213,6 +214,21 @@ TEST_F(Screenshot, PresenterModeOnAnXgaProjectorGivesThePipelineTheWidth) {
   EXPECT_LT(s.layout["scores"][0].get<double>(), 100.0) << "the inputs column is still there";
   EXPECT_GT(s.layout["output"][2].get<double>(), 900.0);
   EXPECT_GT(distinct_colours(s), 30);
+}
+
+// The Training window in a real window on both projector sizes, after 30 steps of its default
+// model on its thread (ATTNLAB_GUI_TRAIN): the curve and every head's map drawn.
+TEST_F(Screenshot, TrainingWindowInPresenterMode) {
+  for (const char* size : {"1280x720", "1024x768"}) {
+    Shot s = take("--presenter", size, "ATTNLAB_GUI_TRAIN=30");
+    ASSERT_EQ(s.status, 0) << size << ": " << s.output;
+    int w = 0, h = 0;
+    std::sscanf(size, "%dx%d", &w, &h);
+    EXPECT_EQ(s.width, w);
+    EXPECT_EQ(s.height, h);
+    EXPECT_GT(distinct_colours(s), 30) << size << ": the screenshot looks blank";
+    EXPECT_NE(s.output.find("median frame time"), std::string::npos) << s.output;
+  }
 }
 
 TEST_F(Screenshot, UnknownPresetExitsTwoWithoutAWindow) {

@@ -8,6 +8,7 @@
 #include "engine/cpu/dense.hpp"
 #include "engine/model/bpe_tokenizer.hpp"
 #include "engine/model/safetensors.hpp"
+#include "engine/model/training_tasks.hpp"
 #include "gui/persistence/session_file.hpp"
 #include "support/files.hpp"
 
@@ -96,6 +97,8 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
                 .encode(bytes.substr(b + 1));
           },
           name);
+    } else if (kind == "train_task") {
+      expect_clean([&] { model::TaskGenerator(model::parse_task_json(bytes, name), 1).next(2); }, name);
     } else if (kind == "session") {
       expect_clean([&] { gui::parse_session(bytes, name); }, name);
       expect_clean([&] { gui::parse_recovery(bytes, name); }, name);
@@ -110,7 +113,7 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, CorpusReplay, ::testing::Values("scenario", "npy", "csv", "options", "session", "safetensors",
-                                                                       "gpt2_tokenizer"));
+                                                                       "gpt2_tokenizer", "train_task"));
 
 }  // namespace
 }  // namespace attnlab

@@ -1,0 +1,280 @@
+// "Watch an induction head form" ("Query, Key, Value": "A model learns: at this position, what query
+// best retrieves useful past context?"): five steps that the walk-through's keys move through — the
+// task and the hand-made induction head in the pipeline; a two-layer model trained from scratch on
+// the Training window's thread, its loss and maps live; the phase change pointed out on the curve;
+// then layer 0's previous-token head and layer 1's induction head lifted into the lab, one after
+// the other, each shown as the lab computes it.
+#include "engine/model/training_tasks.hpp"
+#include "gui/lessons/lesson_views.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/training/training_actions.hpp"
+#include "gui/training/training_job.hpp"
+#include "gui/training/training_plots.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace attnlab::gui {
+
+namespace {
+
+const char* const kTitles[kInductionSteps] = {"the task", "training from scratch", "the phase change",
+                                              "layer 0: a previous-token head", "layer 1: an induction head"};
+
+// Space / → / PageDown: the next step; ← / PageUp / Backspace: the one before (as the walk-through).
+void handle_keys(int& step) {
+  if (ImGui::GetIO().WantTextInput) return;
+  auto pressed = [](int key) { return ImGui::IsKeyPressed(key, false); };
+  if (pressed(GLFW_KEY_SPACE) || pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_PAGE_DOWN)) ++step;
+  if (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_PAGE_UP) || pressed(GLFW_KEY_BACKSPACE)) --step;
+  step = std::clamp(step, 0, kInductionSteps - 1);
+}
+
+// The lesson's run: the engine's induction defaults, which it tunes to reach 90% on the predictable
+// half in well under a minute.
+bool lesson_run_exists(const AppState& state) {
+  const TrainingUi& t = state.training;
+  if (!t.job || t.view.phase == TrainingPhase::Failed) return false;
+  const model::TrainConfig want = model::resolved(model::TrainConfig{});
+  const model::TrainConfig& have = t.job->config();
+  return have.task.kind == want.task.kind && have.task.length == want.task.length && have.task.symbols == want.task.symbols &&
+         have.n_layer == want.n_layer && have.n_head == want.n_head && have.d_model == want.d_model && have.steps == want.steps &&
+         have.seed == want.seed;
+}
+
+// The head of `layer` that scores highest on `score` (previous-token or induction), or −1.
+int best_head(const TrainingView& v, int layer, double model::HeadScores::*score) {
+  if (layer >= static_cast<int>(v.kinds.size())) return -1;
+  const auto& row = v.kinds[static_cast<std::size_t>(layer)];
+  int best = -1;
+  for (int h = 0; h < static_cast<int>(row.size()); ++h) {
+    if (best < 0 || row[static_cast<std::size_t>(h)].scores.*score > row[static_cast<std::size_t>(best)].scores.*score) best = h;
+  }
+  return best;
+}
+
+// What entering a step does, once: training starts (or resumes) on step 2, a head is lifted on
+// steps 4 and 5 (tried again each frame until the run has maps to choose from).
+void enter_step(AppState& state, int step) {
+  LessonUi& ui = state.lesson;
+  if (ui.induction_entered == step) return;
+  TrainingUi& t = state.training;
+  if (step < 3) ui.induction_entered = step;
+  if (step == 1 || step == 2) {
+    if (!lesson_run_exists(state)) {
+      set_training_task(state, "induction");
+      set_training_config(state, model::resolved(model::TrainConfig{}));
+      start_training(state);
+    } else if (t.view.phase == TrainingPhase::Paused && training_resumable(state)) {
+      start_training(state);  // resumes what a lift paused
+    }
+  }
+  if (step == 3 || step == 4) {
+    const int layer = step == 3 ? 0 : 1;
+    const int head = best_head(t.view, layer, step == 3 ? &model::HeadScores::previous_token : &model::HeadScores::induction);
+    if (head < 0) return;
+    ui.induction_entered = step;
+    ui.induction_lift_layer = layer;
+    lift_training_head(state, layer, head);
+  }
+}
+
+void accent_line(const AppState& state, const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, palette(state).accent);
+  text_wrapped_unformatted(text);
+  ImGui::PopStyleColor();
+}
+
+std::string status_line(const TrainingView& v) {
+  char buf[200];
+  const std::size_t n = v.points.size(), k = std::min<std::size_t>(n, 20);
+  double loss = 0, acc = 0;
+  for (std::size_t i = n - k; i < n; ++i) loss += v.points[i].loss, acc += v.points[i].accuracy;
+  if (k) loss /= static_cast<double>(k), acc /= static_cast<double>(k);
+  std::snprintf(buf, sizeof buf, "step %d of %d%s · loss %.3f · accuracy on the predictable half %.2f", v.step, v.steps,
+                v.phase == TrainingPhase::Running ? "" : v.phase == TrainingPhase::Finished ? " (finished)" : " (paused)", loss, acc);
+  return buf;
+}
+
+// The curve on the left and every head on the right, in `height`.
+void curve_and_maps(AppState& state, float height, bool show_phase) {
+  const TrainingView& v = state.training.view;
+  const float fs = ImGui::GetFontSize();
+  const float w = ImGui::GetContentRegionAvail().x;
+  const PhaseChange phase = find_phase_change(v.points);
+  ImGui::BeginGroup();
+  draw_loss_curve(state, v, ImVec2(w * 0.5f - fs * 0.5f, height), show_phase && phase.found ? &phase : nullptr);
+  ImGui::EndGroup();
+  ImGui::SameLine(0, fs);
+  ImGui::BeginGroup();
+  draw_head_maps(state, v, ImVec2(ImGui::GetContentRegionAvail().x, height), -1, -1);
+  ImGui::EndGroup();
+}
+
+void draw_task(AppState& state, Services& services) {
+  const float fs = ImGui::GetFontSize();
+  const model::TaskSpec task = model::resolved(model::TrainConfig{}).task;
+  char buf[700];
+  std::snprintf(buf, sizeof buf,
+                "The model reads %d symbols: %d drawn at random from %d, then the same %d again. It must predict every next "
+                "symbol. The first half cannot be predicted; the second half can, but only by looking back: find where the "
+                "current symbol was before, and copy the one that followed it.",
+                task.sequence_length(), task.length, task.symbols, task.length);
+  text_wrapped_unformatted(buf);
+  accent_line(state, "One head cannot do it: a key knows its own symbol, not the one before it. Two can. In layer 0 a previous-token "
+                     "head copies into each position the symbol before it; in layer 1 an induction head's query (my symbol) then "
+                     "matches the key that now says \"the symbol before me was yours\", and its value copies what came next.");
+  text_wrapped("That second head is the one in the pipeline, made by hand: its keys hold the symbol before, its queries their own. "
+               "\"Query, Key, Value\" asks what a model learns: \"at this position, what query best retrieves useful past context?\" "
+               "Press Space to let a model find these two heads by gradient descent.");
+  if (state.doc.scenario.lesson.view != LessonView::TrainInduction || !state.has_result) return;
+  const Scenario& s = state.doc.scenario;
+  const auto ql = display_tokens(s.query_tokens, s.Q.rows()), kl = display_tokens(s.key_tokens, s.K.rows());
+  const float side = std::min(ImGui::GetContentRegionAvail().y - fs * 0.5f, ImGui::GetContentRegionAvail().x * 0.45f);
+  if (side < fs * 5) return;
+  draw_lesson_matrix(state, services, "ind_hand", "the hand-made induction head's weights", Stage::Weights, state.result.weights, &state.blocked,
+                     ql, kl, ImVec2(side, side));
+}
+
+void draw_training(AppState& state) {
+  const TrainingView& v = state.training.view;
+  const float fs = ImGui::GetFontSize();
+  text_wrapped("A two-layer GPT-2 with %d heads a layer starts from random weights; its W_Q, W_K and W_V are, as \"Query, Key, "
+               "Value\" says, \"all trained via backpropagation\" on batches of such sequences. "
+               "Watch the loss: flat at first, the model guessing; then it falls. The maps are every head on one repeated "
+               "sequence, redrawn as it trains.",
+               state.training.job ? state.training.job->config().n_head : model::resolved(model::TrainConfig{}).n_head);
+  if (!v.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, palette(state).error);
+    text_wrapped_unformatted(v.error);
+    ImGui::PopStyleColor();
+  }
+  if (v.maps.empty()) {
+    text_wrapped_unformatted("Making the model…");
+    return;
+  }
+  accent_line(state, status_line(v));
+  curve_and_maps(state, ImGui::GetContentRegionAvail().y - fs * 0.3f, false);
+}
+
+void draw_phase_change(AppState& state) {
+  const TrainingView& v = state.training.view;
+  const float fs = ImGui::GetFontSize();
+  const PhaseChange pc = find_phase_change(v.points);
+  if (!pc.sudden()) {
+    text_wrapped("No sudden fall yet at step %d of %d: the loss is still on its plateau. Stay here; the shaded window appears "
+                 "when it falls.",
+                 v.step, v.steps);
+  } else {
+    std::string heads;
+    for (const KindChange& c : v.changes) {
+      // The heads that settled around the fall (a span before it to a span after it).
+      const int span = std::max(1, pc.last_step - pc.first_step);
+      if (c.step < pc.first_step - span || c.step > pc.last_step + span) continue;
+      heads += (heads.empty() ? "" : "; ") + kind_change_text(c);
+    }
+    char buf[400];
+    std::snprintf(buf, sizeof buf,
+                  "The phase change: between steps %d and %d the loss fell from %.2f to %.2f, %.0f%% of its whole fall in a "
+                  "tenth of the run.",
+                  pc.first_step, pc.last_step, pc.loss_before, pc.loss_after, 100 * pc.share);
+    accent_line(state, buf);
+    text_wrapped_unformatted(heads.empty() ? "No head settled into a new kind around it yet: the detector looks every few steps."
+                                           : "Around it: " + heads + ".");
+    text_wrapped_unformatted("Neither head helps alone, so neither is learned alone: they appear together, and the loss drops in a "
+                             "step instead of a slope. Each head has specialized in one relationship, as \"QKV, Scaled Dot-Product & "
+                             "Causal Masking\", Section 2.3, says heads do.");
+  }
+  accent_line(state, status_line(v));
+  curve_and_maps(state, ImGui::GetContentRegionAvail().y - fs * 0.3f, true);
+}
+
+void draw_lifted(AppState& state, Services& services, int step) {
+  const TrainingUi& t = state.training;
+  const float fs = ImGui::GetFontSize();
+  const bool lifted = !training_banner(state).empty() && state.lesson.induction_lift_layer == (step == 3 ? 0 : 1);
+  const bool known = t.layer < static_cast<int>(t.view.kinds.size()) && !t.view.kinds.empty() &&
+                     t.head < static_cast<int>(t.view.kinds[static_cast<std::size_t>(t.layer)].size());
+  if (t.lift_pending || !lifted || !known) {
+    text_wrapped_unformatted(t.lift_pending               ? "Pausing the training and opening the head…"
+                             : !t.job                     ? "There is no model: step back to train one."
+                             : t.view.kinds.size() < 2    ? "This run has no second layer: step back to train the lesson's model."
+                             : t.view.kinds.empty()       ? "Waiting for the model's maps…"
+                                                          : "The lab holds another document now: press ← then → to open this step's head again.");
+    if (!t.error.empty()) text_wrapped_unformatted(t.error);
+    return;
+  }
+  const model::HeadVerdict& v = t.view.kinds[static_cast<std::size_t>(t.layer)][static_cast<std::size_t>(t.head)];
+  char buf[300];
+  std::snprintf(buf, sizeof buf, "L%dH%d at step %d, now in the lab: %s, previous-token score %.2f, induction score %.2f.", t.layer, t.head,
+                t.view.maps_step, std::string(model::head_kind_name(v.kind)).c_str(), v.scores.previous_token, v.scores.induction);
+  accent_line(state, buf);
+  if (step == 3) {
+    text_wrapped_unformatted("Each query puts its weight on the key just before it: the stripe under the diagonal. Its queries and keys "
+                             "come from the positions more than the symbols, so it does this for any sequence. Its output is the "
+                             "previous symbol, added to each position for layer 1 to read. Press Space for layer 1.");
+  } else {
+    text_wrapped_unformatted("In the repeated half each query finds the earlier copy of its symbol and attends one step right of it, to "
+                             "the symbol that came next: the stripe parallel to the diagonal. Its key was written by the previous-token "
+                             "head below it, exactly the hand-made head of the first step. Ctrl+Z returns to layer 0's head.");
+  }
+  const Scenario& s = state.doc.scenario;
+  if (!state.has_result || state.result.weights.rows() != s.Q.rows()) return;
+  const auto ql = display_tokens(s.query_tokens, s.Q.rows()), kl = display_tokens(s.key_tokens, s.K.rows());
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float side = std::min(avail.y - fs * 0.3f, avail.x);
+  if (side < fs * 5) return;
+  draw_lesson_matrix(state, services, step == 3 ? "ind_l0" : "ind_l1", "weights, as the lab computes them from the head's q, k, v",
+                     Stage::Weights, state.result.weights, &state.blocked, ql, kl, ImVec2(side, side));
+}
+
+}  // namespace
+
+bool induction_lesson_shown(const AppState& state) {
+  return state.doc.scenario.lesson.view == LessonView::TrainInduction ||
+         (state.lesson.induction_active && !training_banner(state).empty());
+}
+
+void draw_train_induction_view(AppState& state, Services& services) {
+  LessonUi& ui = state.lesson;
+  if (!ui.induction_active) {
+    // Opened afresh: from the first step.
+    ui.induction_active = true;
+    ui.induction_step = 0;
+    ui.induction_entered = -1;
+    ui.induction_lift_layer = -1;
+  }
+  int& step = ui.induction_step;
+  handle_keys(step);
+  const bool unicode = services.fonts.unicode;
+  // Navigation first, so the buttons stay put whatever the text below does.
+  ImGui::BeginDisabled(step == 0);
+  if (ImGui::Button(unicode ? "← Back" : "< Back")) --step;
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(step == kInductionSteps - 1);
+  if (ImGui::Button(unicode ? "Next →" : "Next >")) ++step;
+  ImGui::EndDisabled();
+  step = std::clamp(step, 0, kInductionSteps - 1);
+  ImGui::SameLine();
+  char title[120];
+  std::snprintf(title, sizeof title, "Step %d of %d: %s", step + 1, kInductionSteps, kTitles[step]);
+  ImGui::TextUnformatted(title);
+  const char* more = "Training window (F2)";
+  same_line_if_fits(ImGui::CalcTextSize(more).x + ImGui::GetStyle().FramePadding.x * 2 + ImGui::GetFontSize());
+  if (ImGui::SmallButton(more)) window_open(state, "Training") = true;
+  enter_step(state, step);
+  switch (step) {
+    case 0: draw_task(state, services); break;
+    case 1: draw_training(state); break;
+    case 2: draw_phase_change(state); break;
+    default: draw_lifted(state, services, step); break;
+  }
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,28 @@
+// What the loss curve shows, worked out without ImGui (the Training window and the induction
+// lesson draw it; tests check it): the steps binned into the plot's columns, and where the loss fell
+// fastest — the phase change of a model forming an induction head.
+#pragma once
+
+#include "gui/state/training_ui.hpp"
+
+#include <vector>
+
+namespace attnlab::gui {
+
+// The points averaged into at most `columns` consecutive bins of equal step count (a long run on a
+// narrow plot), each bin's mean step, loss and accuracy.
+std::vector<TrainingPoint> bin_points(const std::vector<TrainingPoint>& points, int columns);
+
+// The steepest fall of the loss: the window of a tenth of the steps done (at least 5) from whose
+// start to whose end the loss, averaged over that many steps around each point, fell the most.
+struct PhaseChange {
+  bool found = false;    // at least 4 spans of points, and a loss that fell at all
+  int first_step = 0, last_step = 0;
+  double loss_before = 0, loss_after = 0;  // the averaged loss at the window's two ends
+  double share = 0;      // the window's fall as a share of the whole run's (first to last average)
+  // The fall is sudden: over a third of the run's whole fall came in a tenth of its steps.
+  bool sudden() const { return found && share >= 1.0 / 3.0; }
+};
+PhaseChange find_phase_change(const std::vector<TrainingPoint>& points);
+
+}  // namespace attnlab::gui

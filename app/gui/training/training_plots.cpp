@@ -1,0 +1,172 @@
+// The loss curve and the head maps of a training run, drawn with ImGui's draw list (no plotting
+// library: Debian has no ImPlot); see training_plots.hpp.
+#include "gui/training/training_plots.hpp"
+
+#include "gui/shell/theme.hpp"
+#include "gui/training/training_actions.hpp"
+#include "gui/widgets/attention_map.hpp"
+#include "gui/widgets/heatmap.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace attnlab::gui {
+
+namespace {
+
+ImU32 with_alpha(ImU32 c, int alpha) { return (c & ~IM_COL32_A_MASK) | (static_cast<ImU32>(alpha) << IM_COL32_A_SHIFT); }
+
+void dashed_vline(ImDrawList* dl, float x, float y0, float y1, ImU32 colour, float dash) {
+  for (float y = y0; y < y1; y += dash * 2) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(y + dash, y1)), colour, 1.5f);
+}
+
+std::string short_kind(model::HeadKind k) {
+  switch (k) {
+    case model::HeadKind::PreviousToken: return "prev";
+    case model::HeadKind::Induction: return "ind";
+    case model::HeadKind::FirstToken: return "first";
+    case model::HeadKind::Self: return "self";
+    case model::HeadKind::Broad: return "broad";
+    case model::HeadKind::Mixed: return "mixed";
+  }
+  return "";
+}
+
+}  // namespace
+
+void draw_loss_curve(const AppState& state, const TrainingView& v, ImVec2 size, const PhaseChange* phase) {
+  const Palette pal = palette(state);
+  const float fs = ImGui::GetFontSize();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(size);
+  const float left = at.x + ImGui::CalcTextSize("0.00").x + fs * 0.4f, right = at.x + size.x - ImGui::CalcTextSize("1.0").x - fs * 0.4f;
+  const float top = at.y + fs * 1.3f, bottom = at.y + size.y - fs * 1.3f;
+  if (right - left < fs * 4 || bottom - top < fs * 3) return;
+  const ImU32 loss_c = pal.accent, acc_c = pal.good, mark_c = pal.warning;
+  const std::vector<TrainingPoint> bins = bin_points(v.points, static_cast<int>(right - left));
+  float lmax = 0;
+  for (const auto& p : bins) lmax = std::max(lmax, p.loss);
+  lmax = lmax > 0 && std::isfinite(lmax) ? lmax * 1.05f : 1.0f;
+  const float steps = static_cast<float>(std::max(1, v.steps));
+  const auto x_of = [&](double step) { return left + (right - left) * static_cast<float>(step) / steps; };
+  const auto y_loss = [&](double l) { return bottom - (bottom - top) * std::clamp(static_cast<float>(l) / lmax, 0.0f, 1.0f); };
+  const auto y_acc = [&](double a) { return bottom - (bottom - top) * std::clamp(static_cast<float>(a), 0.0f, 1.0f); };
+
+  // The legend and the axes' ends.
+  dl->AddText(ImVec2(left, at.y), loss_c, "loss");
+  const float acc_w = ImGui::CalcTextSize("accuracy").x;
+  dl->AddText(ImVec2(right - acc_w, at.y), acc_c, "accuracy");
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(lmax));
+  dl->AddText(ImVec2(at.x, top - fs * 0.5f), loss_c, buf);
+  dl->AddText(ImVec2(at.x, bottom - fs * 0.5f), loss_c, "0");
+  dl->AddText(ImVec2(right + fs * 0.3f, top - fs * 0.5f), acc_c, "1.0");
+  dl->AddText(ImVec2(right + fs * 0.3f, bottom - fs * 0.5f), acc_c, "0");
+  dl->AddText(ImVec2(left, bottom + fs * 0.15f), pal.text_dim, "step 0");
+  std::snprintf(buf, sizeof buf, "%d", v.steps);
+  dl->AddText(ImVec2(right - ImGui::CalcTextSize(buf).x, bottom + fs * 0.15f), pal.text_dim, buf);
+  dl->AddRect(ImVec2(left, top), ImVec2(right, bottom), pal.cell_border);
+
+  if (phase && phase->found) {
+    const float x0 = x_of(phase->first_step), x1 = std::max(x0 + 2.0f, x_of(phase->last_step));
+    dl->AddRectFilled(ImVec2(x0, top), ImVec2(x1, bottom), with_alpha(pal.accent, 50));
+    const char* label = "phase change";
+    const float w = ImGui::CalcTextSize(label).x;
+    dl->AddText(ImVec2(std::clamp((x0 + x1 - w) * 0.5f, left, right - w), top + fs * 0.2f), pal.text, label);
+  }
+  // A marker per settled kind change, its label staggered so that neighbours do not overlap.
+  for (std::size_t k = 0; k < v.changes.size(); ++k) {
+    const KindChange& c = v.changes[k];
+    const float x = x_of(c.step);
+    dashed_vline(dl, x, top, bottom, mark_c, fs * 0.3f);
+    std::snprintf(buf, sizeof buf, "L%dH%d %s", c.layer, c.head, short_kind(c.kind).c_str());
+    const float w = ImGui::CalcTextSize(buf).x;
+    const float y = bottom - fs * (1.2f + 1.1f * static_cast<float>(k % 3));
+    dl->AddText(ImVec2(std::clamp(x + fs * 0.2f, left, right - w), y), mark_c, buf);
+  }
+  if (bins.size() >= 2) {
+    std::vector<ImVec2> loss_line, acc_line;
+    for (const auto& p : bins) {
+      loss_line.emplace_back(x_of(p.step), y_loss(p.loss));
+      acc_line.emplace_back(x_of(p.step), y_acc(p.accuracy));
+    }
+    dl->AddPolyline(acc_line.data(), static_cast<int>(acc_line.size()), acc_c, 0, 2.0f);
+    dl->AddPolyline(loss_line.data(), static_cast<int>(loss_line.size()), loss_c, 0, 2.0f);
+  }
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (!bins.empty() && ImGui::IsWindowHovered() && mouse.x >= left && mouse.x < right && mouse.y >= top && mouse.y < bottom) {
+    const std::size_t b = std::min(bins.size() - 1, static_cast<std::size_t>((mouse.x - left) / (right - left) * static_cast<float>(bins.size())));
+    ImGui::SetTooltip("step %d: loss %.3f, accuracy %.3f", bins[b].step, static_cast<double>(bins[b].loss), static_cast<double>(bins[b].accuracy));
+  }
+}
+
+std::pair<int, int> draw_head_maps(const AppState& state, const TrainingView& v, ImVec2 size, int chosen_layer, int chosen_head) {
+  std::pair<int, int> clicked{-1, -1};
+  if (v.maps.empty() || v.maps[0].empty()) return clicked;
+  const Palette pal = palette(state);
+  const Colormap& map = stage_colormap(state, Stage::Weights);
+  const float fs = ImGui::GetFontSize();
+  const int L = static_cast<int>(v.maps.size()), H = static_cast<int>(v.maps[0].size());
+  const float label_w = ImGui::CalcTextSize("L00").x + fs * 0.3f;
+  const float gap = fs * 0.45f, small = fs * 0.8f, label_h = small * 1.25f;
+  const float header_h = fs * 1.15f;
+  const float side = std::max(fs * 1.5f, std::min((size.x - label_w) / static_cast<float>(H) - gap,
+                                                  (size.y - header_h) / static_cast<float>(L) - label_h - gap));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  for (int h = 0; h < H; ++h) {
+    const std::string t = "H" + std::to_string(h);
+    dl->AddText(ImVec2(origin.x + label_w + static_cast<float>(h) * (side + gap), origin.y), pal.text_dim, t.c_str());
+  }
+  for (int l = 0; l < L; ++l) {
+    const float y = origin.y + header_h + static_cast<float>(l) * (side + label_h + gap);
+    const std::string t = "L" + std::to_string(l);
+    dl->AddText(ImVec2(origin.x, y + side * 0.5f - fs * 0.5f), pal.text_dim, t.c_str());
+    for (int h = 0; h < H; ++h) {
+      const Matrix& A = v.maps[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+      const ImVec2 at(origin.x + label_w + static_cast<float>(h) * (side + gap), y);
+      // At most one block per 2 pixels: a long probe on a small map shows its blocks' means.
+      const auto [i, j] = draw_attention_map(A, at, side, static_cast<int>(side / 2), map, pal.error);
+      const model::HeadVerdict& verdict = v.kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+      char label[48];
+      std::snprintf(label, sizeof label, "%s %.2f", std::string(model::head_kind_name(verdict.kind)).c_str(), verdict.score);
+      if (ImGui::CalcTextSize(label).x * small / fs > side) {
+        std::snprintf(label, sizeof label, "%s %.2f", short_kind(verdict.kind).c_str(), verdict.score);
+      }
+      const float size_px = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label).x * small / fs + 1.0f)));
+      const bool named = verdict.kind != model::HeadKind::Broad && verdict.kind != model::HeadKind::Mixed;
+      dl->AddText(ImGui::GetFont(), size_px, ImVec2(at.x, at.y + side + 1), named ? pal.text : pal.text_dim, label);
+      if (l == chosen_layer && h == chosen_head) {
+        dl->AddRect(ImVec2(at.x - 2, at.y - 2), ImVec2(at.x + side + 2, at.y + side + 2), pal.accent, 0, 0, 2.5f);
+      }
+      if (i < 0) continue;
+      const auto tok = [&](int k) { return k < static_cast<int>(v.probe.size()) ? v.probe[static_cast<std::size_t>(k)] : -1; };
+      ImGui::BeginTooltip();
+      ImGui::Text("L%dH%d · %s %.2f (step %d)", l, h, std::string(model::head_kind_name(verdict.kind)).c_str(), verdict.score, v.maps_step);
+      ImGui::Text("query %d (symbol %d) → key %d (symbol %d): %s", i, tok(i), j, tok(j), j > i ? "blocked (causal)" : format_cell(A(i, j), 3).c_str());
+      ImGui::TextDisabled("previous-token %.2f · induction %.2f · first-token %.2f · self %.2f · broad %.2f", verdict.scores.previous_token,
+                          verdict.scores.induction, verdict.scores.first_token, verdict.scores.self, verdict.scores.broad);
+      ImGui::TextDisabled("click: pause and open this head in the lab");
+      ImGui::EndTooltip();
+      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) clicked = {l, h};
+    }
+  }
+  ImGui::Dummy(ImVec2(label_w + static_cast<float>(H) * (side + gap), header_h + static_cast<float>(L) * (side + label_h + gap)));
+  return clicked;
+}
+
+void draw_kind_changes(const AppState& state, const TrainingView& v, int most) {
+  const Palette pal = palette(state);
+  const int n = static_cast<int>(v.changes.size());
+  for (int k = std::max(0, n - most); k < n; ++k) {
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
+    ImGui::TextUnformatted(kind_change_text(v.changes[static_cast<std::size_t>(k)]).c_str());
+    ImGui::PopStyleColor();
+  }
+  if (n > most) ImGui::TextDisabled("(%d earlier changes on the curve)", n - most);
+}
+
+}  // namespace attnlab::gui

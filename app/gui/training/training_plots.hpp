@@ -1,0 +1,28 @@
+// What the Training window and the induction lesson draw a run with: the loss curve with accuracy
+// and the kind-change markers, and the layers × heads maps on the probe sequence.
+#pragma once
+
+#include "gui/state/app_state.hpp"
+#include "gui/state/services.hpp"
+#include "gui/training/loss_curve.hpp"
+
+#include <imgui.h>
+
+#include <utility>
+
+namespace attnlab::gui {
+
+// The loss (left axis) and accuracy (right axis, 0 … 1) of every step so far in a box of `size`,
+// the steps binned to the pixels; a dashed line at each settled kind change, labelled "L1H2"; and,
+// when `phase` is found, its window shaded and labelled.
+void draw_loss_curve(const AppState& state, const TrainingView& view, ImVec2 size, const PhaseChange* phase = nullptr);
+
+// Every head's map in a layers × heads grid filling `size` (at most), each labelled with its kind
+// and score, the chosen head outlined; hovering shows a cell's tokens and weight. Returns the head
+// clicked this frame, or {−1, −1}.
+std::pair<int, int> draw_head_maps(const AppState& state, const TrainingView& view, ImVec2 size, int chosen_layer, int chosen_head);
+
+// The settled kind changes as lines of text ("L1H2 became an induction head at step 430").
+void draw_kind_changes(const AppState& state, const TrainingView& view, int most);
+
+}  // namespace attnlab::gui

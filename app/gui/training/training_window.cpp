@@ -1,0 +1,212 @@
+// The Training window (docs/MODELS.md, "The Training window"): a small GPT-2 trained on a task
+// while you watch — the form (task, sizes, steps, batch, learning rate, seed; the engine's sentence
+// in place for a bad value), Start / Pause / Step / Cancel / Reset, the loss and accuracy curve with
+// a marker where a head settles into a kind, and every head's map on the task's probe sequence,
+// a few times a second from the training thread. A click on a map pauses and lifts that head into
+// the lab; "Save model…" and "Open in the Model window" take the model as it is.
+#include "engine/model/training_tasks.hpp"
+#include "gui/dialogs/file_dialog.hpp"
+#include "gui/panels/panels.hpp"
+#include "gui/shell/theme.hpp"
+#include "gui/training/training_actions.hpp"
+#include "gui/training/training_job.hpp"
+#include "gui/training/training_plots.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace attnlab::gui {
+
+namespace {
+
+// An integer field of the form, no +/- buttons (a projector's font makes them wide).
+bool int_field(const char* label, int& value, float width) {
+  ImGui::SetNextItemWidth(width);
+  return ImGui::InputInt(label, &value, 0, 0);
+}
+
+void draw_form(AppState& state) {
+  TrainingUi& t = state.training;
+  const float fs = ImGui::GetFontSize();
+  const float w = fs * 3.6f;
+  model::TrainConfig c = t.config;
+  bool changed = false;
+  const bool induction = c.task.kind == model::TaskKind::Induction;
+  ImGui::SetNextItemWidth(fs * 6.5f);
+  if (ImGui::BeginCombo("task", induction ? "induction" : "sort")) {
+    for (const char* name : {"induction", "sort"}) {
+      if (ImGui::Selectable(name, model::task_name(c.task.kind) == name)) set_training_task(state, name);
+    }
+    ImGui::EndCombo();
+    c = t.config;
+  }
+  ImGui::SameLine();
+  changed |= int_field(induction ? "half length L" : "length N", c.task.length, w);
+  ImGui::SameLine();
+  changed |= int_field("symbols V", c.task.symbols, w);
+  changed |= int_field("layers", c.n_layer, w);
+  ImGui::SameLine();
+  changed |= int_field("heads", c.n_head, w);
+  ImGui::SameLine();
+  changed |= int_field("d_model", c.d_model, w);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(w);
+  changed |= ImGui::InputScalar("seed", ImGuiDataType_U64, &c.seed);
+  changed |= int_field("steps", c.steps, w * 1.2f);
+  ImGui::SameLine();
+  changed |= int_field("batch", c.batch, w);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(w * 1.3f);
+  changed |= ImGui::InputDouble("learning rate", &c.lr, 0, 0, "%.4g");
+  if (changed) set_training_config(state, c);
+  if (!t.config_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, palette(state).error);
+    text_wrapped_unformatted(t.config_error);
+    ImGui::PopStyleColor();
+  }
+}
+
+std::string summary(const model::TrainConfig& c) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%s (%s %d, V %d) · %d layers × %d heads · d_model %d · %d steps of %d · lr %.3g · seed %llu",
+                std::string(model::task_name(c.task.kind)).c_str(), c.task.kind == model::TaskKind::Induction ? "L" : "N", c.task.length,
+                c.task.symbols, c.n_layer, c.n_head, c.d_model, c.steps, c.batch, c.lr, static_cast<unsigned long long>(c.seed));
+  return buf;
+}
+
+void draw_buttons(AppState& state) {
+  TrainingUi& t = state.training;
+  const bool running = training_running(state);
+  const TrainingPhase p = t.view.phase;
+  const bool has_model = static_cast<bool>(t.job) && p != TrainingPhase::Starting && !(p == TrainingPhase::Failed && t.view.maps.empty());
+  ImGui::BeginDisabled(running);
+  if (ImGui::Button(training_resumable(state) && t.view.step > 0 ? "Resume" : "Start")) {
+    start_training(state);
+    t.form_open = false;
+  }
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!running);
+  if (ImGui::Button("Pause")) pause_training(state);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button("Step")) step_training(state);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!t.job || p == TrainingPhase::Cancelled || p == TrainingPhase::Finished || p == TrainingPhase::Failed);
+  if (ImGui::Button("Cancel")) cancel_training(state);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button("Reset")) reset_training(state);
+  ImGui::SameLine();
+  ImGui::TextDisabled("|");
+  ImGui::BeginDisabled(!has_model);
+  const char* save = "Save model…";
+  same_line_if_fits(ImGui::CalcTextSize(save).x + ImGui::GetStyle().FramePadding.x * 2);
+  if (ImGui::Button(save)) open_file_dialog(state, FilePurpose::SaveTrainedModel);
+  const char* open = "Open in the Model window";
+  same_line_if_fits(ImGui::CalcTextSize(open).x + ImGui::GetStyle().FramePadding.x * 2);
+  if (ImGui::Button(open)) open_trained_in_model_window(state);
+  ImGui::EndDisabled();
+}
+
+void draw_status(AppState& state) {
+  TrainingUi& t = state.training;
+  const TrainingView& v = t.view;
+  const Palette pal = palette(state);
+  std::string line;
+  char buf[160];
+  if (!t.job) {
+    line = "Not started: Start trains the model above from step 0; Step takes one step at a time.";
+  } else {
+    const char* phase = v.phase == TrainingPhase::Starting ? "making the model"
+                        : v.phase == TrainingPhase::Paused  ? "paused"
+                        : v.phase == TrainingPhase::Running ? "running"
+                        : v.phase == TrainingPhase::Finished ? "finished"
+                        : v.phase == TrainingPhase::Cancelled ? "cancelled"
+                                                               : "stopped";
+    std::snprintf(buf, sizeof buf, "%s · step %d of %d", phase, v.step, v.steps);
+    line = buf;
+    if (v.phase == TrainingPhase::Running && v.steps_per_second > 0) {
+      std::snprintf(buf, sizeof buf, " · %.0f steps/s", v.steps_per_second);
+      line += buf;
+    }
+    // The last 20 steps' mean: one batch's loss is noisy.
+    const std::size_t n = v.points.size(), k = std::min<std::size_t>(n, 20);
+    if (k > 0) {
+      double loss = 0, acc = 0;
+      for (std::size_t i = n - k; i < n; ++i) loss += v.points[i].loss, acc += v.points[i].accuracy;
+      std::snprintf(buf, sizeof buf, " · loss %.3f · accuracy %.2f", loss / static_cast<double>(k), acc / static_cast<double>(k));
+      line += buf;
+    }
+    if (v.evaluation) {
+      std::snprintf(buf, sizeof buf, " · on %d new sequences: loss %.3f, accuracy %.3f", v.evaluation->sequences, v.evaluation->loss,
+                    v.evaluation->accuracy);
+      line += buf;
+    }
+    if (t.lift_pending) line += " · lifting the head…";
+  }
+  text_wrapped_unformatted(line);
+  for (const std::string* s : {&v.error, static_cast<const std::string*>(&t.error)}) {
+    if (s->empty()) continue;
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
+    text_wrapped_unformatted(*s);
+    ImGui::PopStyleColor();
+  }
+  if (!t.notice.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.good);
+    text_wrapped_unformatted(t.notice);
+    ImGui::PopStyleColor();
+  }
+}
+
+}  // namespace
+
+void draw_training_window(AppState& state, Services& services) {
+  (void)services;
+  TrainingUi& t = state.training;
+  ensure_training_form(state);
+  const float fs = ImGui::GetFontSize();
+  if (t.form_open || !t.job) {
+    draw_form(state);
+    if (t.job && ImGui::SmallButton("Hide the settings")) t.form_open = false;
+  } else {
+    const std::string s = summary(t.job->config());
+    const char* more = "Settings…";
+    ImGui::TextUnformatted(s.c_str());
+    same_line_if_fits(ImGui::CalcTextSize(more).x + ImGui::GetStyle().FramePadding.x * 2);
+    if (ImGui::SmallButton(more)) t.form_open = true;
+  }
+  draw_buttons(state);
+  draw_status(state);
+  const TrainingView& v = t.view;
+  if (v.maps.empty()) return;
+  ImGui::Separator();
+  // The curve on the left, the heads on the right (a projector is wider than it is tall).
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const int shown_changes = 3;
+  const float changes_h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<std::size_t>(v.changes.size(), shown_changes) +
+                                                                                     (v.changes.size() > shown_changes ? 1 : 0));
+  const float curve_w = std::max(fs * 10, avail.x * 0.46f);
+  ImGui::BeginGroup();
+  const PhaseChange phase = find_phase_change(v.points);
+  draw_loss_curve(state, v, ImVec2(curve_w, std::max(fs * 4, avail.y - changes_h - fs * 0.3f)), phase.sudden() ? &phase : nullptr);
+  draw_kind_changes(state, v, shown_changes);
+  ImGui::EndGroup();
+  ImGui::SameLine(0, fs);
+  ImGui::BeginGroup();
+  char title[96];
+  std::snprintf(title, sizeof title, "every head at step %d (click one to open it in the lab)", v.maps_step);
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x);
+  text_wrapped_unformatted(title);
+  ImGui::PopTextWrapPos();
+  const ImVec2 rest = ImGui::GetContentRegionAvail();
+  const auto [l, h] = draw_head_maps(state, v, ImVec2(rest.x, rest.y - fs * 0.2f), t.layer, t.head);
+  ImGui::EndGroup();
+  if (l >= 0) lift_training_head(state, l, h);
+}
+
+}  // namespace attnlab::gui

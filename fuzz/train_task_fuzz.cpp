@@ -1,0 +1,29 @@
+// Fuzzes config.json's "attnlab_task" reader: each text either parses to a task that prints back
+// to the same task and generates valid batches, or throws InputError.
+#include "engine/attention/matrix.hpp"
+#include "engine/model/training_tasks.hpp"
+#include "fuzz/fuzz_check.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace attnlab;
+  using namespace attnlab::model;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    const TaskSpec t = parse_task_json(text, "config.json");
+    FUZZ_CHECK(t.length >= 2 && t.length <= kMaxTaskLength && t.symbols >= 2 && t.symbols <= kMaxTaskSymbols);
+    const TaskSpec back = parse_task_json(task_json(t), "again");
+    FUZZ_CHECK(back.kind == t.kind && back.length == t.length && back.symbols == t.symbols);
+    TaskGenerator g(t, size);
+    const TaskBatch b = g.next(2);
+    FUZZ_CHECK(b.ids.size() == static_cast<std::size_t>(2 * t.sequence_length()));
+    FUZZ_CHECK(std::all_of(b.ids.begin(), b.ids.end(), [&](int id) { return id >= 0 && id < t.symbols; }));
+    FUZZ_CHECK(b.in_loss.size() == static_cast<std::size_t>(t.sequence_length() - 1));
+  } catch (const InputError&) {
+  }
+  return 0;
+}

@@ -1,0 +1,523 @@
+// The Training window on an ImGui context with no window (docs/MODELS.md, "The Training window"):
+// start, pause, step, cancel and reset drive the training thread; a lifted head is in the lab with
+// the trainer's own weights for it; a saved folder reopens with the same attention; bad sizes and a
+// diverging learning rate are refused in place; the window fits a projector in presenter mode; and
+// the lesson "Watch an induction head form" steps with the walk-through's keys.
+//
+// [SECTION] The fixture: a small model, frames until something happens
+// [SECTION] Start, pause, step, cancel, reset
+// [SECTION] Lift, save, open in the Model window
+// [SECTION] Bad input
+// [SECTION] The window on screen (presenter mode) and a click on a map
+// [SECTION] The lesson
+#include "engine/lessons/presets.hpp"
+#include "engine/model/model_report.hpp"
+#include "engine/model/training_tasks.hpp"
+#include "gui/lessons/lesson_views.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/state/edits.hpp"
+#include "gui/state/history.hpp"
+#include "gui/training/loss_curve.hpp"
+#include "gui/training/training_actions.hpp"
+#include "gui/training/training_job.hpp"
+#include "headless_imgui.hpp"
+
+#include <GLFW/glfw3.h>
+#include <gtest/gtest.h>
+#include <imgui_internal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <thread>
+
+namespace attnlab::gui {
+namespace {
+
+namespace fs = std::filesystem;
+
+// [SECTION] The fixture: a small model, frames until something happens
+
+// A model small enough that a test trains hundreds of steps in a second or two.
+model::TrainConfig small_config(int steps = 300) {
+  model::TrainConfig c;
+  c.task = model::default_task("induction");
+  c.task.length = 4;
+  c.task.symbols = 6;
+  c.n_layer = 2;
+  c.n_head = 2;
+  c.d_model = 16;
+  c.steps = steps;
+  c.batch = 8;
+  c.seed = 3;
+  return model::resolved(c);
+}
+
+// What the fixtures share: the app with its training thread, stopped before the app.
+class TrainingApp : protected HeadlessApp {
+protected:
+  void stop_training_app() {
+    state.training.job.reset();
+    state.training.retiring.clear();
+    stop();
+  }
+  // Frames (a few milliseconds apart) until `done` holds; false when a minute passes first, far
+  // beyond any wait here on a loaded two-core machine.
+  bool frames_until(const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      frame();
+      if (done()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+};
+
+class TrainingWindow : public ::testing::Test, protected TrainingApp {
+protected:
+  void SetUp() override {
+    start(ImVec2(1280, 720), TestFonts::Default, load_preset("causal-six"));
+    dir = fs::temp_directory_path() / ("attnlab_training_window_" + std::to_string(::getpid()) + "_" +
+                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    window_open(state, "Training") = true;
+    frame();
+    set_training_config(state, small_config());
+    ASSERT_TRUE(state.training.config_error.empty()) << state.training.config_error;
+  }
+  void TearDown() override {
+    stop_training_app();
+    fs::remove_all(dir);
+  }
+  bool settled() { return state.training.job && state.training.job->idle() && state.training.view.phase != TrainingPhase::Running; }
+  TrainingView& view() { return state.training.view; }
+  fs::path dir;
+};
+
+// The bound on two float32 computations of one softmax row from the same q and k: the logits'
+// rounding (d_head-term dot products) carried through exp, relative to the largest logit.
+double weights_bound(const Result& r) {
+  double max_logit = 0;
+  for (Eigen::Index i = 0; i < r.logits.rows(); ++i)
+    for (Eigen::Index j = 0; j <= i && j < r.logits.cols(); ++j) max_logit = std::max(max_logit, std::abs(static_cast<double>(r.logits(i, j))));
+  return 16.0 * std::numeric_limits<float>::epsilon() * std::sqrt(static_cast<double>(r.d_k)) * (1.0 + max_logit);
+}
+
+// [SECTION] Start, pause, step, cancel, reset
+
+TEST_F(TrainingWindow, StartPauseStepCancelReset) {
+  start_training(state);
+  ASSERT_TRUE(state.training.job);
+  ASSERT_TRUE(frames_until([&] { return view().step >= 5 && view().phase == TrainingPhase::Running; })) << "training did not start";
+  pause_training(state);
+  ASSERT_TRUE(frames_until([&] { return settled(); }));
+  EXPECT_EQ(view().phase, TrainingPhase::Paused);
+  const int paused_at = view().step;
+  EXPECT_EQ(static_cast<int>(view().points.size()), paused_at) << "one point per step";
+  EXPECT_EQ(view().maps_step, paused_at) << "pausing shows the model as it is now";
+  for (int k = 0; k < 20; ++k) frame();
+  EXPECT_EQ(view().step, paused_at) << "a paused run does not step";
+  step_training(state);
+  ASSERT_TRUE(frames_until([&] { return view().step == paused_at + 1 && settled(); }));
+  EXPECT_EQ(view().phase, TrainingPhase::Paused);
+  EXPECT_EQ(view().maps_step, paused_at + 1);
+  // Resume, then cancel: it stops where it is, short of the end, and stays stopped.
+  EXPECT_TRUE(training_resumable(state));
+  start_training(state);
+  ASSERT_TRUE(frames_until([&] { return view().step >= paused_at + 10; }));
+  cancel_training(state);
+  ASSERT_TRUE(frames_until([&] { return settled(); }));
+  EXPECT_EQ(view().phase, TrainingPhase::Cancelled);
+  const int cancelled_at = view().step;
+  EXPECT_LT(cancelled_at, view().steps);
+  step_training(state);  // a cancelled run takes no more steps: Step starts a new one
+  ASSERT_TRUE(frames_until([&] { return settled() && view().step == 1; }));
+  // Reset: step 0, paused, the fresh model's maps shown; every layer × head map is n × n.
+  reset_training(state);
+  ASSERT_TRUE(frames_until([&] { return settled() && view().maps_step == 0; }));
+  EXPECT_EQ(view().phase, TrainingPhase::Paused);
+  EXPECT_TRUE(view().points.empty());
+  const model::TrainConfig c = small_config();
+  ASSERT_EQ(view().maps.size(), static_cast<std::size_t>(c.n_layer));
+  for (const auto& row : view().maps) {
+    ASSERT_EQ(row.size(), static_cast<std::size_t>(c.n_head));
+    for (const Matrix& A : row) EXPECT_EQ(A.rows(), c.task.sequence_length());
+  }
+  EXPECT_EQ(view().probe, model::probe_sequence(c.task));
+  // Replaced runs end on their own; none is left behind.
+  ASSERT_TRUE(frames_until([&] { return state.training.retiring.empty(); }));
+}
+
+TEST_F(TrainingWindow, ARunToTheEndLowersTheLossAndIsEvaluated) {
+  start_training(state);
+  ASSERT_TRUE(frames_until([&] { return view().phase == TrainingPhase::Finished && view().evaluation; }));
+  ASSERT_EQ(static_cast<int>(view().points.size()), view().steps);
+  // The loss of the last tenth of the steps against the first tenth's: learning happened.
+  const auto mean = [&](std::size_t from, std::size_t to) {
+    double s = 0;
+    for (std::size_t i = from; i < to; ++i) s += view().points[i].loss;
+    return s / static_cast<double>(to - from);
+  };
+  const std::size_t n = view().points.size(), tenth = n / 10;
+  EXPECT_LT(mean(n - tenth, n), mean(0, tenth));
+  EXPECT_GT(view().evaluation->sequences, 0);
+  EXPECT_TRUE(std::isfinite(view().evaluation->loss));
+  // Every kind change marked is one the detector's threshold allows, inside the run.
+  for (const KindChange& c : view().changes) {
+    EXPECT_GE(c.step, 0);
+    EXPECT_LE(c.step, view().steps);
+    EXPECT_NE(c.kind, model::HeadKind::Mixed);
+    EXPECT_NE(c.kind, model::HeadKind::Broad);
+    EXPECT_GE(c.score, model::kPatternThreshold);
+  }
+}
+
+// [SECTION] Lift, save, open in the Model window
+
+TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
+  const std::string before = state.doc.scenario.title;
+  start_training(state);
+  ASSERT_TRUE(frames_until([&] { return view().step >= 20; }));
+  // Lifting while it runs pauses it first: the head is the model as the maps show it.
+  lift_training_head(state, 1, 1);
+  ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending; }));
+  ASSERT_TRUE(state.training.error.empty()) << state.training.error;
+  EXPECT_EQ(view().phase, TrainingPhase::Paused);
+  const std::string title = state.doc.scenario.title;
+  EXPECT_NE(title.find("layer 1"), std::string::npos) << title;
+  EXPECT_NE(title.find("head 1"), std::string::npos) << title;
+  EXPECT_EQ(training_banner(state), title);
+  EXPECT_FALSE(window_open(state, "Training")) << "the window steps aside for the lab";
+  const model::TrainConfig c = small_config();
+  EXPECT_EQ(state.doc.scenario.Q.rows(), c.task.sequence_length());
+  EXPECT_EQ(state.doc.scenario.Q.cols(), c.d_model / c.n_head);
+  EXPECT_EQ(state.doc.scenario.options.mask.kind, MaskKind::Causal);
+  // The lab's weights for the lifted q, k, v are the trainer's forward for that head.
+  frame();
+  ASSERT_TRUE(state.has_result);
+  const Result r = services.backend->compute(state.doc.scenario.problem());
+  const Matrix& own = view().maps[1][1];
+  ASSERT_EQ(r.weights.rows(), own.rows());
+  EXPECT_LE((r.weights - own).cwiseAbs().maxCoeff(), weights_bound(r));
+  undo(state);
+  EXPECT_EQ(state.doc.scenario.title, before);
+  EXPECT_TRUE(training_banner(state).empty());
+  // A head past the model is clamped to it, never read out of bounds.
+  lift_training_head(state, 9, 9);
+  ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending; }));
+  EXPECT_NE(state.doc.scenario.title.find("layer 1 · head 1"), std::string::npos) << state.doc.scenario.title;
+}
+
+TEST_F(TrainingWindow, SaveWritesAFolderThatReopensWithTheSameAttention) {
+  step_training(state);
+  ASSERT_TRUE(frames_until([&] { return settled() && view().step == 1; }));
+  const fs::path out = dir / "induction-model";
+  save_trained_model(state, out.string());
+  ASSERT_TRUE(frames_until([&] { return !state.training.notice.empty() || !state.training.error.empty(); }));
+  ASSERT_TRUE(state.training.error.empty()) << state.training.error;
+  EXPECT_EQ(state.training.saved_dir, out.string());
+  auto reopened = model::open_model(out.string());
+  const model::ForwardTrace trace = reopened->forward(view().probe);
+  for (std::size_t l = 0; l < trace.heads.size(); ++l)
+    for (std::size_t h = 0; h < trace.heads[l].size(); ++h)
+      EXPECT_LE((trace.heads[l][h].weights - view().maps[l][h]).cwiseAbs().maxCoeff(), 1e-5) << "L" << l << "H" << h;
+  // The folder exists now: refused once with a sentence, replaced when saved again.
+  state.training.notice.clear();
+  save_trained_model(state, out.string());
+  EXPECT_NE(state.training.error.find("exists"), std::string::npos) << state.training.error;
+  save_trained_model(state, out.string());
+  EXPECT_TRUE(state.training.error.empty());
+  ASSERT_TRUE(frames_until([&] { return !state.training.notice.empty() || !state.training.error.empty(); }));
+  EXPECT_TRUE(state.training.error.empty()) << state.training.error;
+  // Into a folder that cannot be: the sentence in place, the model kept.
+  save_trained_model(state, (dir / "no" / "such" / "parent").string());
+  ASSERT_TRUE(frames_until([&] { return !state.training.error.empty(); }));
+  EXPECT_NE(state.training.error.find("does not exist"), std::string::npos) << state.training.error;
+  EXPECT_FALSE(view().maps.empty());
+}
+
+TEST_F(TrainingWindow, OpensInTheModelWindowOnTheProbe) {
+  step_training(state);
+  ASSERT_TRUE(frames_until([&] { return settled() && view().step == 1; }));
+  choose_training_head(state, 1, 0);
+  open_trained_in_model_window(state);
+  ASSERT_TRUE(frames_until([&] { return state.model.model != nullptr || !state.training.error.empty(); }));
+  ASSERT_TRUE(state.training.error.empty()) << state.training.error;
+  EXPECT_TRUE(window_open(state, "Model"));
+  EXPECT_EQ(state.model.ids, view().probe);
+  EXPECT_EQ(state.model.layer, 1);
+  EXPECT_NE(state.model.model->display_name().find("step-1"), std::string::npos) << state.model.model->display_name();
+  ASSERT_TRUE(frames_until([&] { return state.model.run != nullptr; }));
+  EXPECT_LE((state.model.run->trace.heads[1][0].weights - view().maps[1][0]).cwiseAbs().maxCoeff(), 1e-5);
+}
+
+// [SECTION] Bad input
+
+TEST_F(TrainingWindow, BadSizesAreRefusedInPlace) {
+  model::TrainConfig c = small_config();
+  c.d_model = 18;
+  c.n_head = 4;
+  set_training_config(state, c);
+  EXPECT_NE(state.training.config_error.find("not divisible"), std::string::npos) << state.training.config_error;
+  start_training(state);
+  EXPECT_FALSE(state.training.job) << "a refused form starts nothing";
+  EXPECT_EQ(state.training.error, state.training.config_error);
+  frame();
+  c.n_head = 2;
+  c.n_layer = 0;
+  set_training_config(state, c);
+  EXPECT_NE(state.training.config_error.find("layers"), std::string::npos) << state.training.config_error;
+  c.n_layer = 2;
+  c.task.symbols = 1;
+  set_training_config(state, c);
+  EXPECT_NE(state.training.config_error.find("symbols"), std::string::npos) << state.training.config_error;
+  c.task.symbols = 6;
+  c.lr = -1;
+  set_training_config(state, c);
+  EXPECT_NE(state.training.config_error.find("learning rate"), std::string::npos) << state.training.config_error;
+  c.lr = 0.01;
+  set_training_config(state, c);
+  EXPECT_TRUE(state.training.config_error.empty());
+  set_training_task(state, "no-such-task");
+  EXPECT_NE(state.training.config_error.find("not a training task"), std::string::npos) << state.training.config_error;
+  EXPECT_EQ(state.training.config.task.kind, model::TaskKind::Induction) << "the form keeps its task";
+  frame();
+}
+
+TEST_F(TrainingWindow, ADivergingLearningRateStopsWithASentence) {
+  model::TrainConfig c = small_config(200);
+  c.lr = 1e6;
+  c.warmup = 0;
+  set_training_config(state, c);
+  ASSERT_TRUE(state.training.config_error.empty()) << state.training.config_error;
+  start_training(state);
+  ASSERT_TRUE(frames_until([&] { return settled() && view().phase != TrainingPhase::Starting; }));
+  EXPECT_EQ(view().phase, TrainingPhase::Failed);
+  EXPECT_NE(view().error.find("lr"), std::string::npos) << view().error;
+  EXPECT_LT(view().step, view().steps);
+  // The steps before it stay on the curve, each finite; the maps stay (a model this far gone may
+  // attend with NaN: drawn in the error colour, never read as a colour of the map).
+  for (const TrainingPoint& p : view().points) EXPECT_TRUE(std::isfinite(p.loss));
+  EXPECT_FALSE(view().maps.empty());
+  for (int k = 0; k < 3; ++k) frame();
+}
+
+// [SECTION] The window on screen (presenter mode) and a click on a map
+
+TEST_F(TrainingWindow, AClickOnAMapLiftsThatHead) {
+  step_training(state);
+  ASSERT_TRUE(frames_until([&] { return settled() && view().step == 1; }));
+  const std::string before = state.doc.scenario.title;
+  bool lifted = false;
+  for (float y = 80; y < 700 && !lifted; y += 14) {
+    for (float x = 20; x < 1260 && !lifted; x += 20) {
+      click(ImVec2(x, y));
+      lifted = state.training.lift_pending || state.doc.scenario.title != before;
+    }
+  }
+  ASSERT_TRUE(lifted) << "no map took a click";
+  ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending; }));
+  EXPECT_EQ(training_banner(state), state.doc.scenario.title);
+}
+
+struct Screen {
+  float w, h;
+};
+
+class TrainingPresenter : public ::testing::TestWithParam<Screen>, protected TrainingApp {
+protected:
+  void SetUp() override {
+    start(ImVec2(GetParam().w, GetParam().h), TestFonts::Real, load_preset("causal-six"));
+    state.view.presenter = true;
+    state.style_dirty = true;
+  }
+  void TearDown() override {
+    stop_training_app();
+  }
+  // The named top-level window is on screen and nothing in it runs past its edges.
+  void expect_fits(const char* name, const std::string& what) {
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGuiWindow* w = ImGui::FindWindowByName(name);
+    ASSERT_TRUE(w && w->Active) << what << ": " << name << " is not drawn";
+    EXPECT_GE(w->Pos.x, 0.0f) << what;
+    EXPECT_GE(w->Pos.y, 0.0f) << what;
+    EXPECT_LE(w->Pos.x + w->Size.x, display.x + 0.5f) << what << ": " << name << " runs off the screen";
+    EXPECT_LE(w->Pos.y + w->Size.y, display.y + 0.5f) << what << ": " << name << " runs off the screen";
+    EXPECT_LE(w->ContentSize.x + w->WindowPadding.x * 2 - w->InnerRect.GetWidth(), 2.0f) << what << ": cut at the right edge";
+    EXPECT_LE(w->ContentSize.y + w->WindowPadding.y * 2 - w->InnerRect.GetHeight(), 2.0f) << what << ": needs scrolling";
+  }
+};
+
+TEST_P(TrainingPresenter, TheWindowFitsBeforeDuringAndAfter) {
+  window_open(state, "Training") = true;
+  for (int k = 0; k < 3; ++k) frame();
+  expect_fits("Training", "the form");
+  set_training_config(state, small_config(60));
+  state.training.form_open = false;
+  start_training(state);
+  ASSERT_TRUE(frames_until([&] { return state.training.view.phase == TrainingPhase::Finished; }));
+  frame();
+  expect_fits("Training", "finished, the settings folded");
+  state.training.form_open = true;
+  frame();
+  frame();
+  expect_fits("Training", "finished, the settings open");
+}
+
+// [SECTION] The lesson
+
+// Every step of "Watch an induction head form" on a projector, the lesson's own run training.
+TEST_P(TrainingPresenter, TheLessonFitsAtEveryStep) {
+  actions::load_preset(state, "induction-head");
+  window_open(state, "Lesson view") = true;
+  for (int k = 0; k < 3; ++k) frame();
+  ASSERT_TRUE(induction_lesson_shown(state));
+  expect_fits("Lesson view", "step 1");
+  for (int step = 1; step < kInductionSteps; ++step) {
+    press(GLFW_KEY_SPACE);
+    ASSERT_EQ(state.lesson.induction_step, step);
+    ASSERT_TRUE(frames_until([&] { return !state.training.view.maps.empty() && !state.training.lift_pending; }));
+    frame();
+    expect_fits("Lesson view", "step " + std::to_string(step + 1));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Projectors, TrainingPresenter, ::testing::Values(Screen{1024, 768}, Screen{1280, 720}),
+                         [](const ::testing::TestParamInfo<Screen>& info) {
+                           return std::to_string(static_cast<int>(info.param.w)) + "x" + std::to_string(static_cast<int>(info.param.h));
+                         });
+
+class InductionLesson : public ::testing::Test, protected TrainingApp {
+protected:
+  void SetUp() override { start(ImVec2(1280, 720), TestFonts::Default, default_scenario()); }
+  void TearDown() override {
+    stop_training_app();
+  }
+};
+
+TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
+  actions::load_preset(state, "induction-head");
+  frame();
+  frame();
+  ASSERT_TRUE(window_open(state, "Lesson view"));
+  EXPECT_EQ(state.lesson.induction_step, 0);
+  EXPECT_FALSE(state.training.job) << "the first step only explains";
+  // The hand-made head in the pipeline is an induction head by the detector the model uses.
+  std::vector<int> ids;
+  for (const std::string& t : state.doc.scenario.query_tokens) ids.push_back(std::stoi(t));
+  EXPECT_EQ(model::classify_head(state.result.weights, ids).kind, model::HeadKind::Induction);
+
+  press(GLFW_KEY_SPACE);
+  EXPECT_EQ(state.lesson.induction_step, 1);
+  ASSERT_TRUE(state.training.job) << "step 2 trains";
+  const model::TrainConfig lesson = model::resolved(model::TrainConfig{});
+  EXPECT_EQ(state.training.job->config().n_layer, lesson.n_layer);
+  EXPECT_EQ(state.training.job->config().steps, lesson.steps);
+  ASSERT_TRUE(frames_until([&] { return state.training.view.step >= 3; }));
+  press(GLFW_KEY_RIGHT);
+  EXPECT_EQ(state.lesson.induction_step, 2);
+  EXPECT_EQ(state.training.view.phase, TrainingPhase::Running) << "the phase-change step watches it train";
+
+  press(GLFW_KEY_PAGE_DOWN);  // a presenter's clicker
+  EXPECT_EQ(state.lesson.induction_step, 3);
+  ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending && !training_banner(state).empty(); }));
+  EXPECT_NE(state.doc.scenario.title.find("layer 0"), std::string::npos) << state.doc.scenario.title;
+  EXPECT_EQ(state.training.view.phase, TrainingPhase::Paused) << "lifting pauses";
+  // The lifted head is L0's best previous-token head, as the maps scored it.
+  const auto& l0 = state.training.view.kinds[0];
+  for (const auto& v : l0) EXPECT_LE(v.scores.previous_token, l0[static_cast<std::size_t>(state.training.head)].scores.previous_token);
+  EXPECT_TRUE(induction_lesson_shown(state)) << "the lesson goes on with the lifted head";
+  frame();
+
+  press(GLFW_KEY_SPACE);
+  EXPECT_EQ(state.lesson.induction_step, 4);
+  ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending && state.doc.scenario.title.find("layer 1") != std::string::npos; }));
+  const auto& l1 = state.training.view.kinds[1];
+  for (const auto& v : l1) EXPECT_LE(v.scores.induction, l1[static_cast<std::size_t>(state.training.head)].scores.induction);
+  press(GLFW_KEY_SPACE);
+  EXPECT_EQ(state.lesson.induction_step, 4) << "stops at the last step";
+
+  // Back: layer 0's head again, then training resumes where it paused.
+  press(GLFW_KEY_LEFT);
+  EXPECT_EQ(state.lesson.induction_step, 3);
+  ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending && state.doc.scenario.title.find("layer 0") != std::string::npos; }));
+  const int paused_at = state.training.view.step;
+  press(GLFW_KEY_LEFT);
+  press(GLFW_KEY_LEFT);
+  EXPECT_EQ(state.lesson.induction_step, 1);
+  ASSERT_TRUE(frames_until([&] { return state.training.view.step > paused_at; })) << "going back to training resumes it";
+  // Undo twice, three times: back to the lesson's own document, its view still the lesson's.
+  while (can_undo(state) && state.doc.scenario.title != "Watch an induction head form") undo(state);
+  EXPECT_EQ(state.doc.scenario.title, "Watch an induction head form");
+  frame();
+  EXPECT_TRUE(induction_lesson_shown(state));
+  // Another lesson: the induction lesson lets go, and starts over when opened again.
+  actions::load_preset(state, "causal-six");
+  window_open(state, "Lesson view") = true;
+  frame();
+  frame();
+  EXPECT_FALSE(state.lesson.induction_active);
+}
+
+// "What heads do in a trained model" with no model open: the built-in induction model opens on its
+// task's probe sequence (the Model window left closed: the view lists the heads), and the lesson has
+// real learned heads to show — a previous-token head in layer 0, an induction head in layer 1.
+TEST_F(InductionLesson, RealModelsLessonOpensTheBuiltinInductionModel) {
+  const auto builtins = model::builtin_models();
+  if (std::none_of(builtins.begin(), builtins.end(), [](const auto& b) { return b.name == "induction"; })) {
+    GTEST_SKIP() << "this build embeds no built-in induction model";
+  }
+  actions::load_preset(state, "model-heads");
+  window_open(state, "Lesson view") = true;
+  ASSERT_TRUE(frames_until([&] { return state.model.run != nullptr || !state.model.error.empty(); }));
+  ASSERT_TRUE(state.model.error.empty()) << state.model.error;
+  EXPECT_EQ(state.model.model->family(), "attnlab-toy");
+  EXPECT_FALSE(window_open(state, "Model"));
+  const model::TaskSpec task = model::parse_task_json(state.model.model->config().task_json, "test");
+  EXPECT_EQ(state.model.ids, model::probe_sequence(task));
+  const auto& kinds = state.model.run->kinds;
+  ASSERT_GE(kinds.size(), 2u);
+  double best_previous = 0;
+  for (const auto& v : kinds[0]) best_previous = std::max(best_previous, v.scores.previous_token);
+  EXPECT_GE(best_previous, model::kPatternThreshold) << "layer 0 has a previous-token head";
+  EXPECT_TRUE(std::any_of(kinds[1].begin(), kinds[1].end(), [](const auto& v) { return v.kind == model::HeadKind::Induction; }))
+      << "layer 1 has an induction head";
+  frame();
+}
+
+// The phase change: the steepest fall of the averaged loss, found on a synthetic curve with a
+// plateau, a cliff and a floor, and none on a flat one.
+TEST(LossCurve, FindsTheCliffAndBinsThePoints) {
+  std::vector<TrainingPoint> pts;
+  for (int s = 1; s <= 1000; ++s) {
+    const float loss = s < 400 ? 3.0f : s < 450 ? 3.0f - 2.5f * static_cast<float>(s - 400) / 50.0f : 0.5f;
+    pts.push_back({s, loss + 0.05f * static_cast<float>((s * 7919) % 11) / 11.0f, 0.0f});
+  }
+  const PhaseChange pc = find_phase_change(pts);
+  ASSERT_TRUE(pc.found);
+  EXPECT_TRUE(pc.sudden());
+  // The window of a tenth of the run (100 steps) that holds the cliff (steps 400–450).
+  EXPECT_LE(pc.first_step, 400);
+  EXPECT_GE(pc.last_step, 450);
+  EXPECT_EQ(pc.last_step - pc.first_step, 100);
+  EXPECT_GT(pc.loss_before, pc.loss_after);
+  std::vector<TrainingPoint> flat(pts.size(), TrainingPoint{0, 1.0f, 0.5f});
+  for (std::size_t i = 0; i < flat.size(); ++i) flat[i].step = static_cast<int>(i) + 1;
+  EXPECT_FALSE(find_phase_change(flat).sudden());
+  EXPECT_FALSE(find_phase_change(std::vector<TrainingPoint>(pts.begin(), pts.begin() + 10)).found) << "too few points";
+  const auto bins = bin_points(pts, 7);
+  ASSERT_EQ(bins.size(), 7u);
+  double mean = 0, binned = 0;
+  for (const auto& p : pts) mean += p.loss;
+  for (std::size_t b = 0; b < bins.size(); ++b) binned += bins[b].loss * static_cast<double>((b + 1) * pts.size() / 7 - b * pts.size() / 7);
+  EXPECT_NEAR(binned / static_cast<double>(pts.size()), mean / static_cast<double>(pts.size()), 1e-5);
+  EXPECT_EQ(bin_points(pts, 5000).size(), pts.size()) << "never more bins than points";
+}
+
+}  // namespace
+}  // namespace attnlab::gui

@@ -1,0 +1,340 @@
+// Training (docs/MODELS.md, "Training"): the tasks' generators and their JSON, the backward pass
+// against finite differences in double, a short run lowering the loss, determinism, the saved
+// folder reopened giving the trainer's predictions, and every bad input refused with a sentence.
+#include "engine/model/gpt2_train.hpp"
+#include "engine/model/model_report.hpp"
+#include "engine/model/trainer.hpp"
+#include "engine/model/training_tasks.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include <unistd.h>
+
+namespace attnlab::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// [SECTION] tasks
+
+TEST(TrainingTasks, InductionRepeatsTheFirstHalf) {
+  TaskGenerator g(default_task("induction"), 3);
+  const TaskBatch b = g.next(50);
+  const int L = g.task().length;
+  ASSERT_EQ(b.length, 2 * L);
+  ASSERT_EQ(b.ids.size(), static_cast<std::size_t>(50 * 2 * L));
+  std::vector<int> seen(static_cast<std::size_t>(g.task().symbols), 0);
+  for (int r = 0; r < b.batch; ++r) {
+    const int* s = b.ids.data() + r * b.length;
+    for (int i = 0; i < L; ++i) {
+      EXPECT_EQ(s[i], s[i + L]);
+      ASSERT_GE(s[i], 0);
+      ASSERT_LT(s[i], g.task().symbols);
+      ++seen[static_cast<std::size_t>(s[i])];
+    }
+  }
+  // 600 uniform draws over the symbols: every symbol appears (missing one has probability < 1e-5).
+  for (int c : seen) EXPECT_GT(c, 0);
+  // Loss on every position; accuracy on L … 2L−2.
+  for (int t = 0; t < b.length - 1; ++t) {
+    EXPECT_TRUE(b.in_loss[static_cast<std::size_t>(t)]);
+    EXPECT_EQ(b.in_accuracy[static_cast<std::size_t>(t)] != 0, t >= L && t <= 2 * L - 2) << t;
+  }
+}
+
+TEST(TrainingTasks, SortFollowsWithTheSortedCopy) {
+  TaskGenerator g(default_task("sort"), 4);
+  const TaskBatch b = g.next(40);
+  const int N = g.task().length;
+  for (int r = 0; r < b.batch; ++r) {
+    std::vector<int> first(b.ids.begin() + r * b.length, b.ids.begin() + r * b.length + N);
+    std::vector<int> second(b.ids.begin() + r * b.length + N, b.ids.begin() + (r + 1) * b.length);
+    std::sort(first.begin(), first.end());
+    EXPECT_EQ(first, second);
+  }
+  for (int t = 0; t < b.length - 1; ++t) {
+    const bool scored = t >= N - 1 && t <= 2 * N - 2;
+    EXPECT_EQ(b.in_loss[static_cast<std::size_t>(t)] != 0, scored) << t;
+    EXPECT_EQ(b.in_accuracy[static_cast<std::size_t>(t)] != 0, scored) << t;
+  }
+}
+
+TEST(TrainingTasks, SameSeedSameBatchesOtherSeedOthers) {
+  TaskGenerator a(default_task("induction"), 9), b(default_task("induction"), 9), c(default_task("induction"), 10);
+  const auto x = a.next(8), y = b.next(8), z = c.next(8);
+  EXPECT_EQ(x.ids, y.ids);
+  EXPECT_NE(x.ids, z.ids);
+  EXPECT_EQ(probe_sequence(default_task("sort")), probe_sequence(default_task("sort")));
+}
+
+TEST(TrainingTasks, TaskJsonRoundTripsAndRefusesNonsense) {
+  for (const char* name : {"induction", "sort"}) {
+    TaskSpec t = default_task(name);
+    t.length = 7;
+    t.symbols = 13;
+    const TaskSpec back = parse_task_json(task_json(t), "config.json");
+    EXPECT_EQ(back.kind, t.kind);
+    EXPECT_EQ(back.length, 7);
+    EXPECT_EQ(back.symbols, 13);
+  }
+  EXPECT_NE(error_of([] { parse_task_json(R"({"name": "copy", "length": 4, "symbols": 5})", "c.json"); }).find("not a training task"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_task_json(R"({"name": "sort", "half_length": 4, "symbols": 5})", "c.json"); }).find("\"length\""),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_task_json(R"({"name": "sort", "length": 1, "symbols": 5})", "c.json"); }).find("outside 2 to"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_task_json(R"({"name": "sort", "length": 4, "symbols": 5, "x": 1})", "c.json"); }).find("unknown field"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_task_json("[1]", "c.json"); }).find("must be an object"), std::string::npos);
+  EXPECT_NE(error_of([] { default_task("copy"); }).find("--task: 'copy' is not a training task"), std::string::npos);
+}
+
+// [SECTION] the backward pass against finite differences, in double
+
+TEST(TrainBackward, MatchesCentralDifferencesInDouble) {
+  Gpt2Dims dims;
+  dims.n_layer = 2, dims.n_head = 2, dims.d_model = 8, dims.vocab = 5, dims.positions = 6;
+  Gpt2Weights<double> w(dims), grads(dims);
+  // Weights large enough that every nonlinearity (softmax, GELU, LayerNorm) is far from linear.
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-0.6, 0.6);
+  for (auto& t : w.tensors()) {
+    for (double& x : *t.values) x = u(rng) + (t.name.find("ln_") != std::string::npos && t.name.find("weight") != std::string::npos ? 1.0 : 0.0);
+  }
+  const int B = 2, T = 6;
+  const std::vector<int> ids = {0, 3, 1, 4, 2, 2, 4, 4, 0, 1, 3, 0};
+  std::vector<int> targets = {3, 1, 4, 2, 2, -1, 4, 0, 1, 3, -1, 2};  // some positions out of the loss
+  Gpt2Activations<double> acts;
+  gpt2_train_forward(dims, w, ids.data(), targets.data(), B, T, acts);
+  gpt2_train_backward(dims, w, ids.data(), acts, grads);
+  const auto loss_at = [&] {
+    Gpt2Activations<double> a;
+    return gpt2_train_forward(dims, w, ids.data(), targets.data(), B, T, a).loss;
+  };
+  // Central differences with h = 1e-5: truncation ~h²·|f'''| ≲ 1e-9 and rounding ~ε₆₄·|f|/h ≲ 1e-10
+  // at these magnitudes, so 1e-7·(1 + |g|) leaves room and still catches any wrong term (the
+  // gradients are of order 0.01 to 1).
+  constexpr double h = 1e-5;
+  auto gt = grads.tensors();
+  auto wt = w.tensors();
+  double largest = 0;
+  for (std::size_t k = 0; k < wt.size(); ++k) {
+    for (std::size_t i = 0; i < wt[k].values->size(); ++i) {
+      double& x = (*wt[k].values)[i];
+      const double keep = x;
+      x = keep + h;
+      const double up = loss_at();
+      x = keep - h;
+      const double down = loss_at();
+      x = keep;
+      const double fd = (up - down) / (2 * h), g = (*gt[k].values)[i];
+      largest = std::max(largest, std::abs(g));
+      ASSERT_NEAR(g, fd, 1e-7 * (1 + std::abs(g))) << wt[k].name << "[" << i << "]";
+    }
+  }
+  EXPECT_GT(largest, 1e-2);  // the check saw real gradients
+}
+
+// [SECTION] training
+
+TrainConfig small_induction(int steps) {
+  TrainConfig c;
+  c.task = default_task("induction");
+  c.steps = steps;
+  c.batch = 16;
+  c.seed = 5;
+  // Fixed positions: the task is then learned in a hundred steps (by attending L − 1 back,
+  // docs/MODELS.md "Why a position gap"), which keeps these tests short.
+  c.position_gap = 0;
+  return c;
+}
+
+TEST(Trainer, AShortRunRemovesMostOfTheReducibleLoss) {
+  Trainer t(small_induction(150));
+  const TaskSpec& task = t.config().task;
+  const Evaluation before = t.evaluate(64);
+  // At initialization the predictions are nearly uniform: the loss is ln V.
+  EXPECT_NEAR(before.loss, std::log(task.symbols), 0.1);
+  while (!t.finished()) t.step();
+  const Evaluation after = t.evaluate(64);
+  // L of the 2L − 1 predicted tokens are random draws: ln V each is the least loss possible.
+  const double floor = task.length * std::log(task.symbols) / (2.0 * task.length - 1);
+  EXPECT_LT(after.loss, before.loss - 0.5 * (before.loss - floor));
+  EXPECT_GT(after.loss, floor - 1e-6);
+  EXPECT_GT(after.accuracy, before.accuracy);
+}
+
+TEST(Trainer, SameSeedGivesTheSameWeights) {
+  Trainer a(small_induction(4)), b(small_induction(4));
+  for (int i = 0; i < 4; ++i) {
+    const StepStats x = a.step(), y = b.step();
+    EXPECT_EQ(x.loss, y.loss);
+  }
+  auto pa = a.parameters(), pb = b.parameters();
+  ASSERT_EQ(pa.size(), pb.size());
+  for (std::size_t i = 0; i < pa.size(); ++i) EXPECT_EQ(*pa[i].values, *pb[i].values) << pa[i].name;
+}
+
+TEST(Trainer, LearningRateFollowsWarmUpAndCosineToATenth) {
+  TrainConfig c = small_induction(20);
+  c.lr = 1e-3;
+  c.warmup = 4;
+  Trainer t(c);
+  std::vector<double> lr;
+  while (!t.finished()) lr.push_back(t.step().lr);
+  EXPECT_DOUBLE_EQ(lr[0], 1e-3 / 4);
+  EXPECT_DOUBLE_EQ(lr[3], 1e-3);
+  for (std::size_t i = 4; i + 1 < lr.size(); ++i) EXPECT_LT(lr[i + 1], lr[i]);
+  EXPECT_NEAR(lr.back(), 1e-4, 1e-12);  // 10% of the peak at the last step
+}
+
+TEST(Trainer, SavedFolderReopensWithTheSamePredictions) {
+  Trainer t(small_induction(40));
+  while (!t.finished()) t.step();
+  const fs::path dir = fs::temp_directory_path() / ("attnlab_trainer_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  t.save(dir, false);
+  EXPECT_NE(error_of([&] { t.save(dir, false); }).find("pass --force"), std::string::npos);
+  t.save(dir, true);  // replaces it
+  const auto m = Gpt2Model::open(dir);
+  const TaskSpec saved = parse_task_json(m->config().task_json, "config.json");
+  EXPECT_EQ(saved.kind, t.config().task.kind);
+  EXPECT_EQ(saved.length, t.config().task.length);
+  EXPECT_EQ(saved.symbols, t.config().task.symbols);
+  const std::vector<int> probe = probe_sequence(t.config().task);
+  ForwardOptions o;
+  o.top_k = t.config().task.symbols;
+  const ForwardTrace mine = t.forward(probe, o), theirs = m->forward(probe, o);
+  ASSERT_EQ(mine.next_tokens.size(), theirs.next_tokens.size());
+  for (std::size_t i = 0; i < mine.next_tokens.size(); ++i) {
+    EXPECT_EQ(mine.next_tokens[i].id, theirs.next_tokens[i].id);
+    EXPECT_EQ(mine.next_tokens[i].prob, theirs.next_tokens[i].prob);
+  }
+  // The trainer's head kinds are the detector's on the probe through the same forward.
+  const auto kinds = t.head_kinds();
+  ASSERT_EQ(kinds.size(), 2u);
+  const Scenario s = t.lift_head(probe, 1, 1);
+  EXPECT_EQ(s.Q.rows(), static_cast<Eigen::Index>(probe.size()));
+  EXPECT_NE(s.title.find("layer 1 · head 1"), std::string::npos);
+  EXPECT_NE(s.title.find("step 40"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(Trainer, TrainingForwardAgreesWithTheInferenceForward) {
+  // The evaluation's batched forward (gpt2_train.cpp) and the model's (gpt2_forward.cpp) are two
+  // implementations: on every prefix of a probe their most likely next token must agree wherever
+  // the top two are apart by more than float rounding.
+  Trainer t(small_induction(60));
+  while (!t.finished()) t.step();
+  const auto probe = probe_sequence(t.config().task);
+  TaskBatch b;
+  b.batch = 1;
+  b.length = static_cast<int>(probe.size());
+  b.ids = probe;
+  b.in_loss.assign(probe.size() - 1, 1);
+  b.in_accuracy.assign(probe.size() - 1, 1);
+  const double loss = t.loss(b);
+  double ref = 0;
+  for (std::size_t n = 1; n < probe.size(); ++n) {
+    ForwardOptions o;
+    o.keep_weights = false;
+    o.top_k = t.config().task.symbols;
+    const auto tr = t.forward(std::vector<int>(probe.begin(), probe.begin() + static_cast<std::ptrdiff_t>(n)), o);
+    for (const auto& nt : tr.next_tokens) {
+      if (nt.id == probe[n]) ref -= std::log(static_cast<double>(nt.prob));
+    }
+  }
+  ref /= static_cast<double>(probe.size() - 1);
+  // float32 through two layers of width 64: a relative 1e-4 is far above the rounding and far
+  // below any real difference in the model.
+  EXPECT_NEAR(loss, ref, 1e-4 * (1 + ref));
+}
+
+// [SECTION] built-in models
+
+TEST(BuiltinModels, OpenFromMemoryAndSaveAsAFolderThatOpensTheSame) {
+  const auto models = builtin_models();
+  std::vector<std::string> names;
+  for (const auto& m : models) names.push_back(m.name);
+  ASSERT_NE(std::find(names.begin(), names.end(), "induction"), names.end());
+  ASSERT_NE(std::find(names.begin(), names.end(), "sort"), names.end());
+  for (const auto& b : models) {
+    EXPECT_EQ(b.task, b.name);
+    const auto m = open_model(b.name);
+    ASSERT_NE(m->memory_files(), nullptr);  // embedded, never a temporary file
+    EXPECT_EQ(m->display_name(), b.name);
+    EXPECT_EQ(m->config().parameters(), b.parameters);
+    const fs::path dir = fs::temp_directory_path() / ("attnlab_builtin_" + b.name + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    save_model(*m, dir, false);
+    const auto reopened = Gpt2Model::open(dir);
+    const std::vector<int> probe = probe_sequence(parse_task_json(m->config().task_json, b.name));
+    const ForwardTrace a = m->forward(probe), c = reopened->forward(probe);
+    ASSERT_EQ(a.next_tokens.size(), c.next_tokens.size());
+    for (std::size_t i = 0; i < a.next_tokens.size(); ++i) {
+      EXPECT_EQ(a.next_tokens[i].id, c.next_tokens[i].id);
+      EXPECT_EQ(a.next_tokens[i].prob, c.next_tokens[i].prob);
+    }
+    EXPECT_NE(error_of([&] { save_model(*m, dir, false); }).find("--force"), std::string::npos);
+    fs::remove_all(dir);
+  }
+}
+
+// [SECTION] bad input
+
+TEST(Trainer, RefusesBadConfigsWithASentence) {
+  const auto refused = [](TrainConfig c) { return error_of([&] { Trainer t(c); }); };
+  TrainConfig c = small_induction(10);
+  c.n_head = 5;
+  EXPECT_NE(refused(c).find("--heads: d_model 64 is not divisible by 5 heads"), std::string::npos);
+  c = small_induction(10);
+  c.n_layer = 0;
+  EXPECT_NE(refused(c).find("--layers 0"), std::string::npos);
+  c = small_induction(10);
+  c.n_layer = 1000;
+  EXPECT_NE(refused(c).find("give 1 to 12"), std::string::npos);
+  c = small_induction(10);
+  c.task.symbols = 1;
+  EXPECT_NE(refused(c).find("--symbols 1"), std::string::npos);
+  c = small_induction(10);
+  c.task.length = 100000;
+  EXPECT_NE(refused(c).find("--length 100000"), std::string::npos);
+  c = small_induction(10);
+  c.lr = -1;
+  EXPECT_NE(refused(c).find("--lr"), std::string::npos);
+  c = small_induction(10);
+  c.d_model = 1024, c.n_layer = 12, c.batch = 4096, c.task.length = 512;
+  EXPECT_NE(refused(c).find("lower --batch"), std::string::npos);
+}
+
+TEST(Trainer, ALearningRateThatBlowsUpStopsWithWhatToLower) {
+  TrainConfig c = small_induction(20);
+  c.lr = 1e30;
+  Trainer t(c);
+  std::string message;
+  try {
+    while (!t.finished()) t.step();
+  } catch (const TrainingDiverged& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("lower --lr"), std::string::npos) << message;
+  EXPECT_NE(message.find("at step"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace attnlab::model
