@@ -47,7 +47,10 @@ set_target_properties(PkgConfig::PCRE2 PROPERTIES
   INTERFACE_COMPILE_DEFINITIONS PCRE2_STATIC)
 
 # WebAssembly SIMD for Eigen and the kernels' simd loops; C++ exceptions carry the engine's sentences.
-add_compile_options(-msimd128 -fexceptions)
+# Without the SLP vectorizer: Debian's clang 14 packs straight-line double arithmetic into wasm SIMD
+# wrongly in OnlineRow::raise_max (cpu/online_row.hpp: u2 = α²(u2 + ties) came out as α²·u2, and
+# the streamed Jacobian norm 4% low; docs/WEB.md). Loops still vectorize.
+add_compile_options(-msimd128 -fexceptions -fno-slp-vectorize)
 # C++20 library pieces that emscripten 3.1.6's libc++ lacks (web/platform/libcxx_compat.hpp).
 add_compile_options("SHELL:-include ${PROJECT_SOURCE_DIR}/web/platform/libcxx_compat.hpp")
 add_link_options(-fexceptions -sALLOW_MEMORY_GROWTH=1)

@@ -9,22 +9,35 @@
 #include <initializer_list>
 #include <string>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <vector>
 
 namespace attnlab::test {
 
+// The same numbers from every standard library: std::mt19937's output is fixed by the standard,
+// its distributions' are not (libstdc++ and the browser build's libc++ differ), so a failure seen in
+// one build is the same problem in the other.
+inline int uniform_int(std::mt19937& rng, int lo, int hi) {
+  const auto span = static_cast<std::uint64_t>(hi - lo) + 1;
+  const std::uint64_t wide = (static_cast<std::uint64_t>(rng()) << 32) | rng();
+  return lo + static_cast<int>(wide % span);
+}
+
+// N(0, σ²) by Box–Muller on two uniform draws in (0, 1).
+inline float normal(std::mt19937& rng, float sigma = 1.0f) {
+  const double u1 = (static_cast<double>(rng()) + 0.5) / 4294967296.0, u2 = (static_cast<double>(rng()) + 0.5) / 4294967296.0;
+  return static_cast<float>(sigma * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2));
+}
+
 inline Matrix random_matrix(std::mt19937& rng, Eigen::Index rows, Eigen::Index cols, float sigma = 1.0f) {
-  std::normal_distribution<float> dist(0.0f, sigma);
   Matrix M(rows, cols);
   for (Eigen::Index i = 0; i < rows; ++i) {
-    for (Eigen::Index j = 0; j < cols; ++j) M(i, j) = dist(rng);
+    for (Eigen::Index j = 0; j < cols; ++j) M(i, j) = normal(rng, sigma);
   }
   return M;
 }
-
-inline int uniform_int(std::mt19937& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
 
 // A random mask of the given kind whose parameter is valid for an n × m problem.
 inline Mask random_mask(std::mt19937& rng, MaskKind kind, Eigen::Index n, Eigen::Index m) {

@@ -22,19 +22,10 @@
 namespace attnlab {
 namespace {
 
-Matrix random_matrix(std::mt19937& rng, Eigen::Index rows, Eigen::Index cols, float sigma = 1.0f) {
-  std::normal_distribution<float> dist(0.0f, sigma);
-  Matrix M(rows, cols);
-  for (Eigen::Index i = 0; i < rows; ++i) {
-    for (Eigen::Index j = 0; j < cols; ++j) M(i, j) = dist(rng);
-  }
-  return M;
-}
-
 Mask make_mask(std::mt19937& rng, MaskKind kind, Eigen::Index n, Eigen::Index m) {
   Mask mask;
   mask.kind = kind;
-  const auto pick = [&](Eigen::Index hi) { return std::uniform_int_distribution<int>(0, static_cast<int>(hi))(rng); };
+  const auto pick = [&](Eigen::Index hi) { return test::uniform_int(rng, 0, static_cast<int>(hi)); };
   switch (kind) {
     case MaskKind::Padding:
     case MaskKind::Prefix: mask.param = pick(m); break;
@@ -54,9 +45,9 @@ Mask make_mask(std::mt19937& rng, MaskKind kind, Eigen::Index n, Eigen::Index m)
 Problem make_problem(std::mt19937& rng, Eigen::Index n, Eigen::Index m, Eigen::Index dk, Eigen::Index dv,
                      MaskKind kind, float sigma = 1.0f) {
   Problem p;
-  p.Q = random_matrix(rng, n, dk, sigma);
-  p.K = random_matrix(rng, m, dk, sigma);
-  p.V = random_matrix(rng, m, dv);
+  p.Q = test::random_matrix(rng, n, dk, sigma);
+  p.K = test::random_matrix(rng, m, dk, sigma);
+  p.V = test::random_matrix(rng, m, dv);
   p.options.mask = make_mask(rng, kind, n, m);
   return p;
 }
@@ -303,7 +294,8 @@ TEST(Kernels, EveryVariantMatchesTheLibm) {
     SCOPED_TRACE(k.name);
     EXPECT_EQ(k.row_max(s.data(), 1000), mx);
     const kernels::ExpSums sums = k.exp_row(s.data(), p.data(), 1000, mx, 0.7f, true);
-    double z = 0, t = 0;
+    double z = 0, t = 0, rest = 0, u2 = 0, u3 = 0;
+    int ties = 0;
     for (size_t j = 0; j < s.size(); ++j) {
       const float xf = (s[j] - mx) * 0.7f;  // the kernel's argument, rounded as it rounds it
       const double x = xf;
@@ -311,9 +303,21 @@ TEST(Kernels, EveryVariantMatchesTheLibm) {
       EXPECT_NEAR(p[j], e, 3e-7 * e + 1e-37) << j;
       z += e;
       if (e > 0) t += e * x;
+      if (xf == 0.0f) {
+        ++ties;
+      } else {
+        rest += e;
+        u2 += e * e;
+        u3 += e * e * e;
+      }
     }
     EXPECT_NEAR(sums.z, z, 1e-6 * z);
     EXPECT_NEAR(sums.t, t, 1e-5 * std::abs(t) + 1e-12);
+    // The Jacobian's and the max weight's sums (cpu/online_row.hpp): float sums of positive terms.
+    EXPECT_EQ(sums.ties, ties);
+    EXPECT_NEAR(sums.rest, rest, 1e-6 * rest);
+    EXPECT_NEAR(sums.u2, u2, 1e-6 * u2);
+    EXPECT_NEAR(sums.u3, u3, 1e-6 * u3);
     kernels::ScoreMoments m;
     k.moments(s.data() + 5, 995, m);
     EXPECT_EQ(m.count, 995);
