@@ -23,7 +23,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // CPU time of the calling thread: what it ran, not what other processes took from it.
 double thread_seconds() {
   timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  // The thread's CPU time; where the system has no such clock (the browser: one thread, and
+  // emscripten answers EINVAL) the monotonic clock, else every calibration would read 0 s.
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) clock_gettime(CLOCK_MONOTONIC, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
