@@ -4,6 +4,7 @@
 #include "gui/model/model_job.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
+#include "gui/training/training_actions.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -32,8 +33,18 @@ void open_model_file(AppState& state, const std::string& path) {
     m.layer = m.head = 0;
     m.enlarged = false;
     // The model is open even when the text does not suit it (too long for its positions, a
-    // toy model's symbols): the text box says why, and the next text runs.
-    set_model_text(state, m.text);
+    // toy model's symbols): the text box says why, and the next text runs. A toy model reads its
+    // task's symbols, not words: on text that is not made of them it starts on its task's probe
+    // sequence, the one the Training window shows.
+    std::string text = m.text;
+    if (m.model->config().is_toy()) {
+      try {
+        (void)m.model->tokenize(text, "the text");
+      } catch (const InputError&) {
+        text = probe_text(model::probe_sequence(model::parse_task_json(m.model->config().task_json, path)));
+      }
+    }
+    set_model_text(state, text);
   } catch (const InputError& e) {
     m.error = e.what();
   } catch (const std::bad_alloc&) {
