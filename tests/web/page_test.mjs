@@ -6,7 +6,7 @@
 // node tests/web/page_test.mjs CASE --page build-web/attnlab.html --chromium /usr/bin/chromium
 //      [--desktop build/app/attnlab] [--source-dir .]
 // Cases: ready, heatmap-colours, scale-click, walkthrough-space, scenario-picker, csv-download,
-//        session-reload, preset-causal-six, bad-link.
+//        session-reload, preset-causal-six, bad-link, training, induction-lesson, model-picker.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -214,9 +214,12 @@ const cases = {
     };
     const file = path.join(work, 'picked.json');
     fs.writeFileSync(file, JSON.stringify(scenario));
+    const fileMenu = await findItem(page, (l) => l === 'File', 'the File menu');
     const [chooser] = await Promise.all([
       page.waitForFileChooser({ timeout: 10000 }),
-      page.keyboard.down('Control').then(() => page.keyboard.press('KeyO')).then(() => page.keyboard.up('Control')),
+      // File > Open scenario...: with a Ctrl+O keypress the app asked for the picker, but headless
+      // Chromium 156 opened none (Ctrl+O is its own Open shortcut); a click opens it.
+      clickItem(page, fileMenu).then(async () => clickItem(page, await findItem(page, (l) => l === 'Open scenario...', 'File > Open scenario...'))),
     ]);
     await chooser.accept([file]);
     await page.waitForFunction(() => attnlabWeb.layout().document.title === 'Picked in the browser', { timeout: 10000 });
@@ -302,6 +305,78 @@ const cases = {
         }
       }
     }
+  },
+
+  // The Training window trains in the page (no threads from file://: inside the frames), the page
+  // keeps drawing while it does, the loss falls, and Pause stops it.
+  async training(browser) {
+    const page = await open(browser);
+    await page.keyboard.press('F2');
+    await frames(page, 4);
+    await clickItem(page, await findItem(page, (l) => l === 'Start', 'Start (the Training window)'));
+    await page.waitForFunction(() => attnlabWeb.layout().training.step >= 40, { timeout: 150000 });
+    // Frames go on while it trains: count them over two seconds, with the steps taken meanwhile.
+    const counted = await page.evaluate(() => new Promise((resolve) => {
+      const start = performance.now(), step0 = attnlabWeb.layout().training.step;
+      let n = 0;
+      const tick = () => {
+        ++n;
+        if (performance.now() - start < 2000) requestAnimationFrame(tick);
+        else resolve({ frames: n, seconds: (performance.now() - start) / 1000, steps: attnlabWeb.layout().training.step - step0 });
+      };
+      requestAnimationFrame(tick);
+    }));
+    console.log(`web training: ${(counted.frames / counted.seconds).toFixed(1)} frames/s, ${(counted.steps / counted.seconds).toFixed(1)} steps/s while training`);
+    // At least one step per frame while running, and frames keep coming (several a second).
+    if (counted.steps < counted.frames * 0.5) fail(`${counted.steps} steps in ${counted.frames} frames: training stalls between frames`);
+    if (counted.frames < 4) fail(`only ${counted.frames} frames in ${counted.seconds.toFixed(1)} s while training`);
+    await clickItem(page, await findItem(page, (l) => l === 'Pause', 'Pause (the Training window)'));
+    await page.waitForFunction(() => attnlabWeb.layout().training.phase === 'paused', { timeout: 20000 });
+    const lay = await layout(page);
+    if (lay.training.error) fail(`training says: ${lay.training.error}`);
+    // 40+ steps from random weights: the first batch's loss is about ln(24) = 3.18; it must have fallen.
+    if (!(lay.training.last_loss < lay.training.first_loss)) {
+      fail(`the loss did not fall: ${lay.training.first_loss} at step 1, ${lay.training.last_loss} at step ${lay.training.step}`);
+    }
+    const paused = lay.training.step;
+    await frames(page, 10);
+    if ((await layout(page)).training.step !== paused) fail('training went on after Pause');
+  },
+
+  // The lesson "Watch an induction head form": Space starts training, and two more steps lift
+  // layer 0's and then layer 1's head into the lab.
+  async 'induction-lesson'(browser) {
+    const page = await open(browser, '#preset=induction-head');
+    await page.keyboard.press('Space');  // the lesson view's own steps: training from scratch
+    await page.waitForFunction(() => attnlabWeb.layout().training.step >= 20, { timeout: 150000 });
+    const title = (await layout(page)).document.title;
+    await page.keyboard.press('Space');  // the phase change
+    await frames(page, 3);
+    await page.keyboard.press('Space');  // layer 0's head in the lab
+    await page.waitForFunction(() => attnlabWeb.layout().training.lifted === 1, { timeout: 30000 });
+    let lay = await layout(page);
+    if (lay.document.title === title || !/layer 0|L0/.test(lay.document.title)) fail(`the lab shows "${lay.document.title}" after the first lift`);
+    if (!lay.weights) fail('no weights heatmap for the lifted head');
+    await page.keyboard.press('Space');  // layer 1's
+    await page.waitForFunction(() => attnlabWeb.layout().training.lifted === 2, { timeout: 30000 });
+    lay = await layout(page);
+    if (!/layer 1|L1/.test(lay.document.title)) fail(`the lab shows "${lay.document.title}" after the second lift`);
+  },
+
+  // A model's files chosen together through the picker open in the Model window, which runs it.
+  async 'model-picker'(browser) {
+    const page = await open(browser);
+    await clickItem(page, await findItem(page, (l) => l === 'File', 'the File menu'));
+    const folder = path.join(sourceDir, 'assets/models/induction');
+    const [chooser] = await Promise.all([
+      page.waitForFileChooser({ timeout: 10000 }),
+      clickItem(page, await findItem(page, (l) => l === 'Open model...', 'File > Open model...')),
+    ]);
+    await chooser.accept(['config.json', 'vocab.json', 'model.safetensors'].map((f) => path.join(folder, f)));
+    await page.waitForFunction(() => attnlabWeb.layout().model.layers > 0, { timeout: 30000 });
+    const lay = await layout(page);
+    if (lay.model.layers !== 2) fail(`the Model window opened a model of ${lay.model.layers} layers, not the 2 of induction`);
+    if (lay.model.error) fail(`the Model window says: ${lay.model.error}`);
   },
 
   // A link whose #scenario= is not base64url says so in place, and the app still runs.
