@@ -10,6 +10,8 @@
 #include "engine/io/scenario.hpp"
 #include "gui/dialogs/file_dialog.hpp"
 
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
 #include <emscripten.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <utility>
 
 namespace attnlab::web {
 
@@ -39,6 +42,14 @@ std::string g_timing;  // the last attnlab_web_compute_timing answer
 
 // Saves the session (set by the frame loop, main_window.cpp): the page calls it when hidden.
 std::function<void()> g_save_session;
+
+// install_key_latch's state: keys pressed since the frame began, releases held until it ends.
+struct KeyRelease {
+  int key = 0, scancode = 0, mods = 0;
+};
+GLFWwindow* g_key_window = nullptr;
+std::vector<int> g_keys_down_this_frame;
+std::vector<KeyRelease> g_releases_after_frame;
 
 std::string lower_extension(const fs::path& p) {
   std::string ext = p.extension().string();
@@ -139,7 +150,25 @@ void before_frame(gui::AppState& state) {
   if (!state.dropped_files.empty()) state.dropped_files = group_dropped_model(state.dropped_files);
 }
 
+void install_key_latch(GLFWwindow* window) {
+  g_key_window = window;
+  glfwSetKeyCallback(window, [](GLFWwindow* w, int key, int scancode, int action, int mods) {
+    if (action == GLFW_PRESS) g_keys_down_this_frame.push_back(key);
+    const bool same_frame = std::find(g_keys_down_this_frame.begin(), g_keys_down_this_frame.end(), key) != g_keys_down_this_frame.end();
+    if (action == GLFW_RELEASE && same_frame) {
+      g_releases_after_frame.push_back({key, scancode, mods});
+      return;
+    }
+    ImGui_ImplGlfw_KeyCallback(w, key, scancode, action, mods);
+  });
+}
+
 void after_frame(gui::AppState& state, const gui::Services& services, size_t frames_drawn, std::string layout) {
+  // The frame has seen every key pressed since the last one: pass on their releases now.
+  g_keys_down_this_frame.clear();
+  for (const KeyRelease& r : std::exchange(g_releases_after_frame, {})) {
+    ImGui_ImplGlfw_KeyCallback(g_key_window, r.key, r.scancode, GLFW_RELEASE, r.mods);
+  }
   g_layout = std::move(layout);
   if (!g_announced && frames_drawn > 0) {
     g_announced = true;

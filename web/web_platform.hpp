@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+struct GLFWwindow;
+
 namespace attnlab::web {
 
 // The window's options with the page's URL fragment applied: `#preset=NAME` opens that lesson,
@@ -20,6 +22,12 @@ namespace attnlab::web {
 // file would be). A fragment that cannot be read leaves the options as they are and says why in
 // `error`.
 gui::GuiOptions options_from_url(const gui::GuiOptions& options, std::string& error);
+
+// Keys pressed and released between two frames: ImGui 1.86 sees a key only as down or up when a
+// frame starts, so a quick tap during a slow frame (a model training in the page) would be lost.
+// Installed after ImGui's GLFW callbacks; a release that arrives in the frame of its press is
+// passed on after that frame (after_frame). Mouse buttons need nothing: ImGui latches them.
+void install_key_latch(GLFWwindow* window);
 
 // The frame's browser edges, around the desktop's frame: before it, files the picker delivered go
 // where the desktop's file dialog would send them and a dropped model's files become one folder;

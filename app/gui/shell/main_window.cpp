@@ -555,6 +555,7 @@ int run_gui(const GuiOptions& options) {
   }
   if (!url_error.empty()) run->state.error = url_error;
   web::set_session_saver([run] { save_session_now(run->window, run->state, run->services); });
+  web::install_key_latch(run->window);
   emscripten_set_main_loop_arg(browser_frame, run, 0, false);
   return 0;
 #else
