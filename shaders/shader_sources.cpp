@@ -12,6 +12,18 @@ namespace attnlab {
 
 namespace {
 
+// Calls `line` with each line of `text`, without its '\n'.
+template <class F>
+void for_each_line(std::string_view text, F&& line) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    line(text.substr(pos, eol - pos));
+    pos = eol + 1;
+  }
+}
+
 std::string expand(std::string_view name, int depth) {
   const auto& files = attnlab_shaders::files();
   const auto it = files.find(std::string(name));
@@ -19,11 +31,7 @@ std::string expand(std::string_view name, int depth) {
   if (depth > 8) throw std::runtime_error("shader " + std::string(name) + ": #include nested too deeply");
   const std::string_view text = it->second;
   std::string out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    const std::string_view line = text.substr(pos, eol - pos);
+  for_each_line(text, [&](std::string_view line) {
     const size_t inc = line.find("#include");
     const size_t q1 = line.find('"');
     const size_t q2 = q1 == std::string_view::npos ? q1 : line.find('"', q1 + 1);
@@ -35,8 +43,7 @@ std::string expand(std::string_view name, int depth) {
       out.append(line);
       out += '\n';
     }
-    pos = eol + 1;
-  }
+  });
   return out;
 }
 
@@ -46,18 +53,13 @@ std::string shader_source(std::string_view file_name) { return expand(file_name,
 
 std::string glsl_es_variant(std::string_view desktop_source) {
   std::string out = "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\n";
-  size_t pos = 0;
-  while (pos < desktop_source.size()) {
-    size_t eol = desktop_source.find('\n', pos);
-    if (eol == std::string_view::npos) eol = desktop_source.size();
-    const std::string_view line = desktop_source.substr(pos, eol - pos);
+  for_each_line(desktop_source, [&](std::string_view line) {
     const size_t first = line.find_first_not_of(" \t");
     // The desktop's version line stays as a comment, so the compiler's line numbers still match.
     if (first != std::string_view::npos && line.substr(first).starts_with("#version")) out += "// ";
     out.append(line);
     out += '\n';
-    pos = eol + 1;
-  }
+  });
   return out;
 }
 
