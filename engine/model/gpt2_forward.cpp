@@ -4,6 +4,7 @@
 #include "engine/model/gpt2_model.hpp"
 
 #include "engine/cpu/blas.hpp"
+#include "engine/model/gelu.hpp"
 
 #include <omp.h>
 
@@ -72,16 +73,10 @@ void linear(const float* X, std::int64_t n, std::int64_t in, const float* W, con
   }
 }
 
-// GPT-2's "gelu_new", 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715x³))), written as x·σ(2u) since
-// 0.5·(1 + tanh u) = σ(2u): one exp per element.
+// GPT-2's "gelu_new" in place (engine/model/gelu.hpp).
 void gelu_new(float* x, std::int64_t count) {
-  const float k = std::sqrt(2.0f / static_cast<float>(M_PI));
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < count; ++i) {
-    const float v = x[i];
-    const float u = k * (v + 0.044715f * v * v * v);
-    x[i] = v / (1.0f + std::exp(-2.0f * u));
-  }
+#pragma omp parallel for simd schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) x[i] = gelu::value(x[i]);
 }
 
 // One head's causal attention: S = q kᵀ / √d_head, softmax over keys 0 … i, out = A v.

@@ -15,6 +15,7 @@
 #include "engine/model/gpt2_train.hpp"
 
 #include "engine/cpu/blas.hpp"
+#include "engine/model/gelu.hpp"
 
 #include <omp.h>
 
@@ -254,29 +255,21 @@ void attention_backward(S* dqkv, const S* datty, const S* qkv, const S* att, I B
 // [SECTION] gelu: the tanh GELU
 // -------------------------------------------------------------------------------------------------
 
-// out = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), elementwise over n.
+// out = gelu(inp), elementwise over n (engine/model/gelu.hpp).
 template <class S>
 void gelu_forward(S* out, const S* inp, I n) {
-  const S k = static_cast<S>(std::sqrt(2.0 / M_PI));
   blocks(n, [&](I i0, I i1) {
-    for (I i = i0; i < i1; ++i) {
-      const S x = inp[i];
-      out[i] = S(0.5) * x * (S(1) + std::tanh(k * (x + S(0.044715) * x * x * x)));
-    }
+#pragma omp simd
+    for (I i = i0; i < i1; ++i) out[i] = gelu::value(inp[i]);
   });
 }
 
-// dinp = dout · gelu'(inp) (written), elementwise over n.
+// dinp = dout · gelu′(inp) (written), elementwise over n.
 template <class S>
 void gelu_backward(S* dinp, const S* inp, const S* dout, I n) {
-  const S k = static_cast<S>(std::sqrt(2.0 / M_PI));
   blocks(n, [&](I i0, I i1) {
-    for (I i = i0; i < i1; ++i) {
-      const S x = inp[i];
-      const S th = std::tanh(k * (x + S(0.044715) * x * x * x));
-      const S sech2 = S(1) - th * th;
-      dinp[i] = dout[i] * (S(0.5) * (S(1) + th) + S(0.5) * x * sech2 * k * (S(1) + S(3 * 0.044715) * x * x));
-    }
+#pragma omp simd
+    for (I i = i0; i < i1; ++i) dinp[i] = dout[i] * gelu::derivative(inp[i]);
   });
 }
 
