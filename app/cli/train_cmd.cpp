@@ -58,7 +58,7 @@ Runner add_train_command(CLI::App& app) {
     int layers = model::TrainConfig{}.n_layer, heads = model::TrainConfig{}.n_head, d_model = model::TrainConfig{}.d_model;
     int steps = 0, batch = 0, length = 0, symbols = 0;
     double lr = 0, weight_decay = model::TrainConfig{}.weight_decay;
-    std::uint64_t seed = 1;
+    std::uint64_t seed = model::TrainConfig{}.seed;
     bool force = false, timing = false;
   };
   auto a = std::make_shared<Args>();
@@ -70,7 +70,7 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_option("--batch", a->batch, "Sequences per step (default: the task's)");
   cmd->add_option("--lr", a->lr, "Peak learning rate of AdamW (default: the task's)");
   cmd->add_option("--weight-decay", a->weight_decay, "AdamW's decoupled weight decay on the 2-D weights (default 0.1)");
-  cmd->add_option("--seed", a->seed, "Seed of the weights and the batches (default 1)");
+  cmd->add_option("--seed", a->seed, "Seed of the weights and the batches (default " + std::to_string(model::TrainConfig{}.seed) + ")");
   cmd->add_option("--length", a->length, "The task's length: induction's half length L, sort's N (default: the task's)");
   cmd->add_option("--symbols", a->symbols, "The task's vocabulary size V (default: the task's)");
   cmd->add_option("--out", a->out, "The model folder to write")->required();

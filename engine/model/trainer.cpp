@@ -42,7 +42,7 @@ struct TaskDefaults {
   double lr;
 };
 TaskDefaults defaults_for(TaskKind kind) {
-  if (kind == TaskKind::Induction) return {3000, 32, 3e-3};
+  if (kind == TaskKind::Induction) return {4000, 32, 3e-3};
   return {1000, 32, 3e-3};
 }
 
@@ -229,16 +229,19 @@ StepData step_data(const TaskBatch& b, int half = 0, int gap = 0, std::mt19937_6
     }
   }
   if (gap > 0 && rng) {
+    // Where each sequence sits (docs/MODELS.md, "Why a position gap and a random start"): its
+    // second half shifted by a gap g, and for half of them (a coin) the whole sequence starting at
+    // a position a > 0 too, with a + g ≤ gap. The gap hides the repeat's distance; the start lets
+    // every position up to 2L − 1 hold a first half, where layer 0 must learn to look one back.
+    // The pair (a, g) is drawn first, uniform over the pairs; the coin then keeps it or starts at
+    // 0 with a uniform gap.
     s.positions.resize(n);
+    const int pairs = (gap + 1) * (gap + 2) / 2;
     for (int r = 0; r < s.B; ++r) {
-      // 0 … gap, by rejection as the task generator draws (no modulo bias, no std:: distribution).
-      const auto span = static_cast<std::uint64_t>(gap) + 1;
-      const std::uint64_t limit = UINT64_MAX - UINT64_MAX % span;
-      std::uint64_t x;
-      do x = (*rng)();
-      while (x >= limit);
-      const int g = static_cast<int>(x % span);
-      for (int t = 0; t < s.T; ++t) s.positions[static_cast<std::size_t>(r) * static_cast<std::size_t>(s.T) + static_cast<std::size_t>(t)] = t < half ? t : t + g;
+      int g = uniform(*rng, pairs), a = 0;
+      while (g > gap - a) g -= gap - a + 1, ++a;  // a row a holds the gap − a + 1 pairs (a, 0 … gap − a)
+      if ((*rng)() & 1) a = 0, g = uniform(*rng, gap + 1);
+      for (int t = 0; t < s.T; ++t) s.positions[static_cast<std::size_t>(r) * static_cast<std::size_t>(s.T) + static_cast<std::size_t>(t)] = a + (t < half ? t : t + g);
     }
   }
   return s;

@@ -11,10 +11,6 @@
 
 namespace attnlab::model {
 
-namespace {
-
-// A uniform integer in [0, n) by rejection (no modulo bias; std:: distributions differ between
-// standard libraries, so they are not used).
 int uniform(std::mt19937_64& rng, int n) {
   const auto un = static_cast<std::uint64_t>(n);
   const std::uint64_t limit = UINT64_MAX - UINT64_MAX % un;
@@ -23,6 +19,8 @@ int uniform(std::mt19937_64& rng, int n) {
   while (r >= limit);
   return static_cast<int>(r % un);
 }
+
+namespace {
 
 // One sequence of the task into `out` (2·length ids).
 void draw(const TaskSpec& task, std::mt19937_64& rng, int* out) {

@@ -52,6 +52,10 @@ struct TaskBatch {
   std::vector<unsigned char> in_loss, in_accuracy;
 };
 
+// A uniform integer in [0, n), n ≥ 1, by rejection (no modulo bias; std:: distributions differ
+// between standard libraries, so they are not used): every seeded draw of the tasks and the trainer.
+int uniform(std::mt19937_64& rng, int n);
+
 // Draws batches of a task from a seeded generator: the same seed gives the same batches on every
 // machine (std::mt19937_64 and integer arithmetic only, no std:: distributions).
 class TaskGenerator {

@@ -159,7 +159,7 @@ TrainConfig small_induction(int steps) {
   c.batch = 16;
   c.seed = 5;
   // Fixed positions: the task is then learned in a hundred steps (by attending L − 1 back,
-  // docs/MODELS.md "Why a position gap"), which keeps these tests short.
+  // docs/MODELS.md "Why a position gap and a random start"), which keeps these tests short.
   c.position_gap = 0;
   return c;
 }
