@@ -1,8 +1,8 @@
 """A training step of the default induction model, Attention Lab against PyTorch (CPU, the same
 threads), side by side in one run (docs/PERFORMANCE.md, "Training"). Both take the same shapes
-(batch × 2L − 1 tokens, 2 layers × 2 heads, d_model 64: the defaults, read from the model it writes), the same loss, AdamW and gradient
-clipping; each reports the median of its steps after a warm-up, inside its process (no start-up,
-no file I/O).
+(batch × 2L − 1 tokens; the default 2 layers × 2 heads, d_model 64, read from the model attnlab
+writes), the same loss, AdamW and gradient clipping; each reports the median of its steps after a
+warm-up, inside its process (no start-up, no file I/O).
 Usage: /usr/bin/python3 bench/train_vs_torch.py ATTNLAB [STEPS] [BATCH]"""
 import json
 import os
