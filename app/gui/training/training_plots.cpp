@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace attnlab::gui {
 
@@ -70,12 +71,20 @@ void draw_loss_curve(const AppState& state, const TrainingView& v, ImVec2 size, 
   dl->AddText(ImVec2(right - ImGui::CalcTextSize(buf).x, bottom + fs * 0.15f), pal.text_dim, buf);
   dl->AddRect(ImVec2(left, top), ImVec2(right, bottom), pal.cell_border);
 
+  // Labels go on top of the curves, each on a backdrop of the window's colour so that a curve
+  // passing under it does not cross its letters (on a projector they must read at a glance).
+  struct Label {
+    ImVec2 at;
+    ImU32 colour;
+    std::string text;
+  };
+  std::vector<Label> labels;
   if (phase && phase->found) {
     const float x0 = x_of(phase->first_step), x1 = std::max(x0 + 2.0f, x_of(phase->last_step));
     dl->AddRectFilled(ImVec2(x0, top), ImVec2(x1, bottom), with_alpha(pal.accent, 50));
     const char* label = "phase change";
     const float w = ImGui::CalcTextSize(label).x;
-    dl->AddText(ImVec2(std::clamp((x0 + x1 - w) * 0.5f, left, right - w), top + fs * 0.2f), pal.text, label);
+    labels.push_back({ImVec2(std::clamp((x0 + x1 - w) * 0.5f, left, right - w), top + fs * 0.2f), pal.text, label});
   }
   // A marker per settled kind change, its label staggered so that neighbours do not overlap.
   for (std::size_t k = 0; k < v.changes.size(); ++k) {
@@ -85,7 +94,7 @@ void draw_loss_curve(const AppState& state, const TrainingView& v, ImVec2 size, 
     std::snprintf(buf, sizeof buf, "L%dH%d %s", c.layer, c.head, short_kind(c.kind).c_str());
     const float w = ImGui::CalcTextSize(buf).x;
     const float y = bottom - fs * (1.2f + 1.1f * static_cast<float>(k % 3));
-    dl->AddText(ImVec2(std::clamp(x + fs * 0.2f, left, right - w), y), mark_c, buf);
+    labels.push_back({ImVec2(std::clamp(x + fs * 0.2f, left, right - w), y), mark_c, buf});
   }
   if (bins.size() >= 2) {
     std::vector<ImVec2> loss_line, acc_line;
@@ -95,6 +104,12 @@ void draw_loss_curve(const AppState& state, const TrainingView& v, ImVec2 size, 
     }
     dl->AddPolyline(acc_line.data(), static_cast<int>(acc_line.size()), acc_c, 0, 2.0f);
     dl->AddPolyline(loss_line.data(), static_cast<int>(loss_line.size()), loss_c, 0, 2.0f);
+  }
+  const ImU32 backdrop = with_alpha(ImGui::GetColorU32(ImGuiCol_WindowBg), 215);
+  for (const Label& l : labels) {
+    const ImVec2 size_of = ImGui::CalcTextSize(l.text.c_str());
+    dl->AddRectFilled(ImVec2(l.at.x - fs * 0.15f, l.at.y), ImVec2(l.at.x + size_of.x + fs * 0.15f, l.at.y + size_of.y), backdrop, fs * 0.2f);
+    dl->AddText(l.at, l.colour, l.text.c_str());
   }
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (!bins.empty() && ImGui::IsWindowHovered() && mouse.x >= left && mouse.x < right && mouse.y >= top && mouse.y < bottom) {
