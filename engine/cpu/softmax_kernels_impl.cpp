@@ -3,6 +3,8 @@
 // Everything here has internal linkage except the table, so variants cannot leak into each other.
 #include "engine/cpu/softmax_kernels.hpp"
 
+#include "engine/cpu/exp_float.hpp"
+
 #include <bit>
 #include <cstdint>
 
@@ -14,27 +16,12 @@ namespace attnlab::kernels::ATTNLAB_KERNEL_NS {
 
 namespace {
 
-// exp(x) for x ≤ 0 in float, vectorizable: x = k·ln2 + r with |r| ≤ ln2/2, exp(r) by its degree-7
-// Taylor polynomial (truncation error < 6e-9 relative), 2^k through the exponent bits. Arguments
-// below −87.3 (results under float's smallest normal) give 0, as do −inf and NaN-free underflow.
+// exp(x) for x ≤ 0 (engine/cpu/exp_float.hpp). Arguments below −87.3 (results under float's
+// smallest normal) give 0, as do −inf and NaN-free underflow.
 inline float exp_nonpositive(float x) {
   const bool tiny = x < -87.3f;
   x = tiny ? -87.3f : x;
-  // k = round(x·log2 e) by the 1.5·2^23 trick: adding it pushes the fraction bits out, and unlike
-  // roundf this is plain arithmetic that vectorizes on every instruction set.
-  constexpr float kShift = 12582912.0f;
-  const float k = (x * 1.44269504088896341f + kShift) - kShift;
-  const float r = (x - k * 0.693145751953125f) - k * 1.42860682030941723e-6f;
-  float p = 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  const std::int32_t bits = (static_cast<std::int32_t>(k) + 127) << 23;
-  const float result = p * std::bit_cast<float>(bits);
+  const float result = exp_in_range(x);
   return tiny ? 0.0f : result;
 }
 

@@ -5,6 +5,8 @@
 // expf are scalar calls, and took half of a training step's time).
 #pragma once
 
+#include "engine/cpu/exp_float.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -14,11 +16,10 @@ namespace attnlab::model::gelu {
 inline constexpr double kSqrt2OverPi = 0.79788456080286535588;
 inline constexpr double kCubic = 0.044715;
 
-// exp(x) in float as plain arithmetic that vectorizes: x = k·ln2 + r with |r| ≤ ln2/2, exp(r) by
-// its degree-7 Taylor polynomial (truncation < 6e-9 relative), 2^k through the exponent bits.
-// Below −87 it gives e^−87 ≈ 1.6e−38, above 80 +inf (e^80 ≈ 5.5e34): so neither the result nor
-// σ = 1 / (1 + e) below is ever subnormal (σ is 0 or ≥ 1.8e−35), since a subnormal costs a
-// microcode assist per element. σ is exact to float's precision wherever it exceeds 1.8e−35.
+// exp(x) in float (engine/cpu/exp_float.hpp). Below −87 it gives e^−87 ≈ 1.6e−38, above 80 +inf
+// (e^80 ≈ 5.5e34): so neither the result nor σ = 1 / (1 + e) below is ever subnormal (σ is 0 or
+// ≥ 1.8e−35), since a subnormal costs a microcode assist per element. σ is exact to float's
+// precision wherever it exceeds 1.8e−35.
 inline float exp_clamped(float x) {
   // The clamps blend bits instead of selecting: GCC turns a select into separate code for the
   // clamped case, which vectorizes only without -ftrapping-math and then computes the clamped
@@ -26,19 +27,7 @@ inline float exp_clamped(float x) {
   const auto bits = [](float f) { return std::bit_cast<std::int32_t>(f); };
   const auto blend = [](std::int32_t mask, std::int32_t yes, std::int32_t no) { return (yes & mask) | (no & ~mask); };
   const std::int32_t low = -static_cast<std::int32_t>(x < -87.0f), high = -static_cast<std::int32_t>(x > 80.0f);
-  x = std::bit_cast<float>(blend(low, bits(-87.0f), blend(high, bits(80.0f), bits(x))));
-  constexpr float kShift = 12582912.0f;  // 1.5·2^23: adding it rounds to an integer
-  const float k = (x * 1.44269504088896341f + kShift) - kShift;
-  const float r = (x - k * 0.693145751953125f) - k * 1.42860682030941723e-6f;
-  float p = 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  const float e = p * std::bit_cast<float>((static_cast<std::int32_t>(k) + 127) << 23);
+  const float e = kernels::exp_in_range(std::bit_cast<float>(blend(low, bits(-87.0f), blend(high, bits(80.0f), bits(x)))));
   return std::bit_cast<float>(blend(high, bits(__builtin_inff()), bits(e)));
 }
 inline double exp_clamped(double x) { return std::exp(x); }  // double: the finite-difference checks
