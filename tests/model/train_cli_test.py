@@ -9,6 +9,7 @@ Usage: train_cli_test.py ATTNLAB TRAIN_TOOL WORKDIR"""
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -43,12 +44,17 @@ def bad(args, *needles, out=None, after_progress=False):
 
 # A short run: the summary, the folder.
 out = os.path.join(WORK, "short")
-p = run("train", "--steps", "40", "--batch", "8", "--out", out, "--format", "json")
+p = run("train", "--steps", "40", "--batch", "8", "--out", out, "--format", "json", "--timing")
 summary = json.loads(p.stdout) if p.returncode == 0 else {}
 check(set(summary) == {"task", "steps", "batch", "seconds", "final_loss", "accuracy", "out"}, f"summary keys: {sorted(summary)}")
 check(summary.get("task") == "induction" and summary.get("steps") == 40 and summary.get("batch") == 8, f"summary: {summary}")
 check(summary.get("out") == out and 0 <= summary.get("accuracy", -1) <= 1 and summary.get("final_loss", 0) > 0, f"summary: {summary}")
 check("step 40/40" in p.stderr and "steps/s" in p.stderr, f"no progress on stderr: {p.stderr!r}")
+# --timing: the median step, and when a batch first reached 90% (within the run's steps and seconds).
+check(re.search(r"timing: 40 steps, median [0-9.]+ ms a step on \d+ threads", p.stderr), f"no step timing: {p.stderr!r}")
+at_90 = re.search(r"timing: 90% accuracy on a step's batch (?:first at step (\d+), ([0-9.]+) s|never reached)\n", p.stderr)
+check(at_90 and (at_90.group(1) is None or (1 <= int(at_90.group(1)) <= 40 and float(at_90.group(2)) <= summary.get("seconds", 0))),
+      f"no 90% line, or one outside the run: {p.stderr!r}")
 check(sorted(os.listdir(out)) == ["config.json", "model.safetensors", "vocab.json"], f"folder: {os.listdir(out)}")
 config = json.load(open(os.path.join(out, "config.json")))
 check(config["attnlab_task"]["name"] == "induction" and config["n_layer"] == 2 and config["n_head"] == 2 and config["n_embd"] == 64,
