@@ -235,7 +235,7 @@ void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& 
 // Whether the dense bench covers all query rows at once (dense_wide) rather than with per-thread
 // strips: at large d the products dominate and their operands are large, and per-thread strips
 // would each pack Kᵀ and V again. At d = 256 the strips were still faster under a causal mask
-// (docs/PERFORMANCE.md, session 3). Only while the n × m weights fit in a modest buffer.
+// (docs/PERFORMANCE.md, "The dense CPU path"). Only while the n × m weights fit in a modest buffer.
 bool use_wide(const Problem& p) {
   constexpr Index kWideBudget = Index{256} << 20;  // bytes of weights
   return std::max(p.Q.cols(), p.V.cols()) >= 512 &&
@@ -265,8 +265,9 @@ template <class Cols, class Product>
 void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& product) {
   if (ds.groups == 0 && ds.blocks.size() == 1) {
     // One product, on OpenBLAS's threads (above; faster than OpenMP's column split in alternating
-    // runs, docs/PERFORMANCE.md, session 5). OpenBLAS's worker spins a while after the product,
-    // beside the softmax's OpenMP threads, which sleep while they wait (OMP_WAIT_POLICY=passive).
+    // runs, docs/PERFORMANCE.md, "The dense CPU path"). OpenBLAS's worker spins a while after the
+    // product, beside the softmax's OpenMP threads, which sleep while they wait
+    // (OMP_WAIT_POLICY=passive).
     const Block& blk = ds.blocks.front();
     const blas::OpenBlasThreads pool(omp_get_max_threads());
     product(blk, blk.r0, blk.r1, 0, cols(blk));

@@ -91,7 +91,8 @@ StreamingTiles streaming_tile_sizes(Index d_k, Index d_v) {
   Index rows = 16;
   while (rows < 512 && static_cast<double>(rows * 2) * static_cast<double>(cols) <= cells) rows *= 2;
   // From d = 1024 (the larger of d_k and d_v) twice the rows: OpenBLAS packs a tile's d × cols keys
-  // again for every query tile, and twice the rows halve that (docs/PERFORMANCE.md, session 3).
+  // again for every query tile, and twice the rows halve that (docs/PERFORMANCE.md, "Streaming on
+  // the CPU").
   if (std::max(d_k, d_v) >= 1024) rows = std::min<Index>(rows * 2, 512);
   t.rows = rows;
   t.cols = cols;
@@ -466,7 +467,7 @@ detail::Context detail::make_context(const Problem& p, bool full, const Streamin
   // The CPU's own tile products while a strip of keys (32 · d_k floats, 8 KiB at d_k = 64) fits in
   // half of L1 (d_k ≤ 192 with 48 KiB): every query row of a tile meets the strip there. Beyond,
   // each 8-row panel reads the strip from L2 and the query tile (rows × d_k) from L3, and
-  // OpenBLAS's blocking does better (docs/PERFORMANCE.md, "Relative to the machine's peak").
+  // OpenBLAS's blocking does better (docs/PERFORMANCE.md, "Streaming on the CPU").
   const long l1d = tiles.l1d_bytes > 0 ? tiles.l1d_bytes : 32L << 10;
   const bool own = tile_products().scores && kernels::kKeyStrip * cx.dk * 4 <= l1d / 2;
   if (keys == KeyLayout::Tiled && own) {

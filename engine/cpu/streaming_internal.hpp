@@ -21,7 +21,7 @@ using Index = Eigen::Index;
 
 // Floats on 64-byte boundaries (one cache line, one AVX-512 vector): the tile products' vector
 // loads and stores then never straddle two lines. With malloc's 16-byte boundaries a third of them
-// did, and the products ran markedly slower (docs/PERFORMANCE.md, "Relative to the machine's peak").
+// did, and the products ran markedly slower (docs/PERFORMANCE.md, "Streaming on the CPU").
 class AlignedFloats {
 public:
   void resize(size_t count) {
