@@ -114,8 +114,8 @@ Runner add_train_command(CLI::App& app) {
     TrainProgress progress;
     model::StepStats last;
     std::vector<double> step_ms;
-    // The first step whose batch reached 90% accuracy, and the seconds to it (the goal:
-    // the default induction run there in under a minute).
+    // The first step whose batch reached 90% accuracy, and the seconds to it: how long a student
+    // waits for a working model (docs/PERFORMANCE.md, "Training").
     int step_at_90 = 0;
     double seconds_at_90 = 0;
     while (!trainer.finished()) {
