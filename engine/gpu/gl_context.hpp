@@ -1,4 +1,4 @@
-// A headless OpenGL 4.3 core context through EGL (Mesa surfaceless, or NVIDIA's device platform), for
+// A headless OpenGL 4.3 core context through EGL (an EGL device, or Mesa's surfaceless platform), for
 // the CLI and the tests; the GUI uses its own GLFW context instead.
 #pragma once
 
@@ -8,12 +8,23 @@
 
 namespace attnlab::gpu {
 
+// The ways to a display that a headless context may take.
+enum class HeadlessRoute {
+  // A hardware EGL device (EGL_EXT_platform_device: NVIDIA's EGL, Mesa's GPU render nodes), else
+  // Mesa's surfaceless platform (llvmpipe on a machine with no GPU), else a software EGL device.
+  Best,
+  // EGL devices only, hardware before software: the route NVIDIA's EGL takes, which the tests run
+  // on Mesa's software device where there is no GPU.
+  EglDevice,
+};
+
 // Owns an EGL display and a GL 4.3+ core context with no surface. Move-only.
 class HeadlessContext {
 public:
-  // Creates the context and makes it current on this thread. Throws BackendUnavailable with a
-  // sentence saying why when EGL, the surfaceless platform or GL 4.3 is missing.
-  HeadlessContext();
+  // Creates the context and makes it current on this thread, trying the displays of `route` in
+  // order. Throws BackendUnavailable with a sentence saying why when EGL, a headless display or
+  // GL 4.3 is missing (the most preferred display's reason when several were tried).
+  explicit HeadlessContext(HeadlessRoute route = HeadlessRoute::Best);
   ~HeadlessContext();
   HeadlessContext(HeadlessContext&&) noexcept;
   HeadlessContext& operator=(HeadlessContext&&) noexcept;
@@ -22,6 +33,10 @@ public:
 
   // Makes the context current on the calling thread again (after another context was used).
   void make_current();
+
+  // The display this context is on, in words: "EGL device 1 of 2 (hardware)", "EGL surfaceless
+  // platform".
+  const std::string& display_name() const;
 
 private:
   struct State;

@@ -215,7 +215,7 @@ void GpuScalingSampler::sample(const ScalingOptions& o, int d_k, long long first
 }  // namespace
 
 std::unique_ptr<Backend> make_gpu_backend_headless(const GpuBackendOptions& options) {
-  auto context = std::make_unique<gpu::HeadlessContext>();
+  auto context = std::make_unique<gpu::HeadlessContext>(options.route);
   try {
     return std::make_unique<GpuBackend>(std::move(context), options);
   } catch (const gpu::GpuError& e) {

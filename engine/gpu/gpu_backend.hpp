@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/attention/backend.hpp"
+#include "engine/gpu/gl_context.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -13,9 +14,11 @@ struct GpuBackendOptions {
   // Largest storage buffer the backend allocates, in bytes; 0 means the driver's
   // GL_MAX_SHADER_STORAGE_BLOCK_SIZE. Smaller values force the tiled path (tests).
   std::size_t max_buffer_bytes = 0;
+  // Which displays a headless context may use (make_gpu_backend_headless only).
+  gpu::HeadlessRoute route = gpu::HeadlessRoute::Best;
 };
 
-// The GPU backend on a new headless context (EGL surfaceless), owned by the backend and made
+// The GPU backend on a new headless context (an EGL device or Mesa's surfaceless platform), owned by the backend and made
 // current on the calling thread. Throws BackendUnavailable with one sentence saying why when no
 // GL 4.3 context can be made here.
 std::unique_ptr<Backend> make_gpu_backend_headless(const GpuBackendOptions& options = {});

@@ -24,11 +24,15 @@ namespace gpu {
 
 struct HeadlessContext::State {};
 
-HeadlessContext::HeadlessContext() { throw BackendUnavailable(kWhy); }
+HeadlessContext::HeadlessContext(HeadlessRoute) { throw BackendUnavailable(kWhy); }
 HeadlessContext::~HeadlessContext() = default;
 HeadlessContext::HeadlessContext(HeadlessContext&&) noexcept = default;
 HeadlessContext& HeadlessContext::operator=(HeadlessContext&&) noexcept = default;
 void HeadlessContext::make_current() {}
+const std::string& HeadlessContext::display_name() const {
+  static const std::string none;
+  return none;
+}
 
 bool headless_gl_available(std::string* why) {
   if (why) *why = kWhy;

@@ -191,6 +191,28 @@ TEST(GpuBackendGl, TilingAcrossRowsAndKeysGivesTheSameResult) {
   expect_same(p, compute_cpu(p), tiled->compute(p), "tiled custom");
 }
 
+// The route NVIDIA's EGL takes (EGL_EXT_platform_device), here on whatever devices EGL offers: Mesa's
+// software device on a machine with no GPU. Mesa and NVIDIA's EGL both offer devices, so wherever a
+// headless context opens, one on an EGL device must open too.
+TEST(GpuBackendGl, AnEglDeviceRunsTheKernelsLikeTheCpu) {
+  ATTNLAB_REQUIRE_GPU(best);
+  {
+    gpu::HeadlessContext context(gpu::HeadlessRoute::EglDevice);
+    EXPECT_EQ(context.display_name().rfind("EGL device ", 0), 0u) << context.display_name();
+  }
+  GpuBackendOptions o;
+  o.route = gpu::HeadlessRoute::EglDevice;
+  std::unique_ptr<Backend> device = make_gpu_backend_headless(o);
+  for (const char* spec : {"none", "causal"}) {
+    Problem p = random_problem(37, 53, 96, 20, 31);
+    p.options.mask = parse_mask_spec(spec);
+    const Result cpu = compute_cpu(p);
+    expect_same(p, cpu, device->compute(p), std::string("on an EGL device, ") + spec);
+    // Two backends on two displays take turns on this thread.
+    expect_same(p, cpu, best.compute(p), std::string("on the default display after it, ") + spec);
+  }
+}
+
 TEST(GpuBackendGl, TooWideForTheBufferLimitIsAnInputError) {
   std::unique_ptr<Backend> tiny;
   try {
