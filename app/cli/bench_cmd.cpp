@@ -1,10 +1,10 @@
 // `attnlab bench`: times each stage (scores, softmax, output) on random inputs, after warm-up,
 // and prints medians in milliseconds and GFLOP/s (FLOPs: 2·n·m·d for each product), each as a
-// fraction of this machine's FP32 FMA peak (engine/cpu/fma_peak.hpp) on the CPU backend.
+// fraction of the device's FP32 FMA peak, probed in the same run (Backend::fma_peak: the CPU's
+// engine/cpu/fma_peak.hpp, the GPU's engine/gpu/gpu_fma_peak.hpp).
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
 #include "engine/attention/mask.hpp"
-#include "engine/cpu/fma_peak.hpp"
 #include "engine/cpu/output_only.hpp"
 
 #include <nlohmann/json.hpp>
@@ -118,13 +118,13 @@ Runner add_bench_command(CLI::App& app) {
     // of the counted 4·n·m·d, for a causal square).
     const double useful_flops =
         2 * visible_cells(p.options.mask, args->n, m) * static_cast<double>(args->dk + dv);
-    // The CPU's FMA peak, after the timed runs so that the probe never heats or loads them. It
-    // describes the CPU only: on the GPU backend there is no peak and no fraction (null in JSON).
+    // The device's FMA peak (the CPU's, or the GPU's through a compute shader), after the timed
+    // runs so that the probe never heats or loads them.
     const bool on_cpu = backend->name() == "cpu";
-    const FmaPeak* peak = on_cpu ? &machine_fma_peak() : nullptr;
+    const FmaPeak& peak = backend->fma_peak();
     const auto fraction = [&](double gf) -> nlohmann::ordered_json {
-      if (!peak || !(peak->gflops > 0)) return nullptr;
-      return gf / peak->gflops;
+      if (!(peak.gflops > 0)) return nullptr;
+      return gf / peak.gflops;
     };
     if (args->format == "json") {
       nlohmann::ordered_json out;
@@ -151,19 +151,11 @@ Runner add_bench_command(CLI::App& app) {
       const double total_gflops = gflops(scores_flops + output_flops, total_ms);
       const double useful_gflops = gflops(useful_flops, total_ms);
       out["gflops"] = total_gflops;
-      if (peak) {
-        out["peak_gflops"] = peak->gflops;
-      } else {
-        out["peak_gflops"] = nullptr;
-      }
+      out["peak_gflops"] = peak.gflops;
       out["fraction_of_peak"] = fraction(total_gflops);
       out["useful_gflops"] = useful_gflops;
       out["useful_fraction_of_peak"] = fraction(useful_gflops);
-      if (peak) {
-        out["peak_probe"] = {{"isa", peak->isa}, {"threads", peak->threads}, {"ms", peak->probe_ms}};
-      } else {
-        out["peak_probe"] = nullptr;
-      }
+      out["peak_probe"] = {{"isa", peak.isa}, {"threads", peak.threads}, {"ms", peak.probe_ms}};
       if (fused && on_cpu) {
         // The streaming tiles, from the cache sizes this machine reports (0: not reported).
         const StreamingTiles t = streaming_tile_sizes(args->dk, dv);
@@ -174,9 +166,9 @@ Runner add_bench_command(CLI::App& app) {
       char line[320];
       // "  73.1% of peak" after a GFLOP/s figure, or nothing without a peak.
       const auto of_peak = [&](double gf) -> std::string {
-        if (!peak || !(peak->gflops > 0)) return "";
+        if (!(peak.gflops > 0)) return "";
         char buf[64];
-        std::snprintf(buf, sizeof buf, "  %5.1f%% of peak", 100 * gf / peak->gflops);
+        std::snprintf(buf, sizeof buf, "  %5.1f%% of peak", 100 * gf / peak.gflops);
         return buf;
       };
       std::cout << "bench: " << backend->description() << ", n = " << args->n << ", m = " << m << ", d_k = " << args->dk
@@ -209,12 +201,14 @@ Runner add_bench_command(CLI::App& app) {
                       useful_gflops, of_peak(useful_gflops).c_str());
         std::cout << line;
       }
-      if (peak) {
+      if (on_cpu) {
         std::snprintf(line, sizeof line,
                       "  peak     %8.2f GFLOP/s: this machine's FP32 FMA peak on %d threads (%s, probed in %.0f ms)\n",
-                      peak->gflops, peak->threads, peak->isa.c_str(), peak->probe_ms);
+                      peak.gflops, peak.threads, peak.isa.c_str(), peak.probe_ms);
       } else {
-        std::snprintf(line, sizeof line, "  peak     none: the CPU's FMA peak does not describe the GPU backend\n");
+        std::snprintf(line, sizeof line,
+                      "  peak     %8.2f GFLOP/s: this GPU's FP32 FMA peak over %d invocations (%s, probed in %.0f ms)\n",
+                      peak.gflops, peak.threads, peak.isa.c_str(), peak.probe_ms);
       }
       std::cout << line;
     }

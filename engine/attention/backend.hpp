@@ -7,6 +7,7 @@
 #include "engine/cpu/output_only.hpp"
 #include "engine/lessons/scaling.hpp"
 #include "engine/cpu/dense.hpp"
+#include "engine/cpu/fma_peak.hpp"
 #include "engine/cpu/streaming.hpp"
 
 #include <memory>
@@ -40,6 +41,9 @@ public:
   // The streaming path: output, rows, stats and the downsampled heatmap, never the n × m
   // matrices (Result::dense is false). Result::computed_by says where each part ran.
   virtual Result compute_streaming(const Problem& p, const StreamingOptions& options) = 0;
+  // The FP32 multiply-add peak of the device this backend runs on, measured on the first call
+  // and kept: what `attnlab bench` gives each stage as a fraction of.
+  virtual const FmaPeak& fma_peak() = 0;
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

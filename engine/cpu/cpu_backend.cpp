@@ -35,6 +35,7 @@ public:
   Result compute_streaming(const Problem& p, const StreamingOptions& options) override {
     return compute_streaming_cpu(p, options);
   }
+  const FmaPeak& fma_peak() override { return machine_fma_peak(); }
 };
 
 }  // namespace

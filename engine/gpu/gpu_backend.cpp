@@ -6,6 +6,7 @@
 #include "engine/gpu/gl_context.hpp"
 #include "engine/gpu/gl_objects.hpp"
 #include "engine/gpu/gpu_dense.hpp"
+#include "engine/gpu/gpu_fma_peak.hpp"
 #include "engine/gpu/gpu_streaming.hpp"
 #include "engine/cpu/dense.hpp"
 #include "engine/cpu/streaming.hpp"
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace attnlab {
@@ -120,6 +122,13 @@ public:
     t.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return t;
   }
+  const FmaPeak& fma_peak() override {
+    if (!peak_) {
+      if (context_) context_->make_current();
+      peak_ = gpu::measure_fma_peak();
+    }
+    return *peak_;
+  }
 
 private:
   Result run(const Problem& p, StageTimes* timing);
@@ -130,6 +139,7 @@ private:
   std::unique_ptr<gpu::HeadlessContext> context_;
   size_t limit_ = 0;
   std::string renderer_;
+  std::optional<FmaPeak> peak_;
   ComputeProgram scores_, softmax_, diagnostics_, output_, scaling_dots_, scaling_rows_;
   ComputeProgram stream_update_, stream_output_, stream_heat_, stream_heat_rows_;
 };

@@ -6,6 +6,7 @@ crashes; usage errors add the usage line; and the success paths print what the c
 Usage: cli_test.py ATTNLAB WORK_DIR   (run with /usr/bin/python3, which has Debian's numpy)
 """
 import json
+import math
 import os
 import shutil
 import stat
@@ -267,13 +268,19 @@ def good_paths():
         report(auto["backend"] == "cpu" and code_auto == 0 and auto_err == "",
                "--backend auto takes the CPU engine over llvmpipe, silently", auto_err)
     if code == 0:
-        # The CPU's FMA peak does not describe a GPU: no peak and no fractions, and the text says so.
+        # On the GPU the peak is the GPU's own, probed by a compute shader in the same run (not the
+        # CPU's), and every fraction is a GFLOP/s figure over it.
         code_json, gpu_bench, _ = run("bench", "--backend", "gpu", "--n", "4", "--runs", "1", "--warmup", "0",
                                       "--format", "json")
-        g = json.loads(gpu_bench) if code_json == 0 else {}
-        report(code_json == 0 and g.get("peak_gflops", 0) is None and g.get("fraction_of_peak", 0) is None and
-               g["stages"]["scores"].get("fraction_of_peak", 0) is None and "peak     none" in bench_text,
-               "bench --backend gpu reports no CPU peak and no fraction of it", gpu_bench + bench_text)
+        ok = code_json == 0 and "this GPU's FP32 FMA peak over" in bench_text
+        if ok:
+            g = json.loads(gpu_bench)
+            ok = g["peak_gflops"] > 0 and g["peak_probe"]["isa"] == "GL compute" and g["peak_probe"]["threads"] >= 256
+            ok = ok and math.isclose(g["fraction_of_peak"], g["gflops"] / g["peak_gflops"], rel_tol=1e-9)
+            for stage in ("scores", "output"):
+                st = g["stages"][stage]
+                ok = ok and math.isclose(st["fraction_of_peak"], st["gflops"] / g["peak_gflops"], rel_tol=1e-9)
+        report(ok, "bench --backend gpu gives fractions of the GPU's own FMA peak", gpu_bench + bench_text)
     w = np.array(default["weights"])
     report(np.allclose(w, [[0.401, 0.198, 0.401], [0.198, 0.401, 0.401], [0.248, 0.248, 0.503]], atol=5e-4) and
            np.allclose(default["output"], [[6.02, 3.99], [3.99, 6.02], [5, 5]], atol=1e-2),

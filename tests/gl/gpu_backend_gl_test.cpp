@@ -213,6 +213,17 @@ TEST(GpuBackendGl, AnEglDeviceRunsTheKernelsLikeTheCpu) {
   }
 }
 
+// What `bench --backend gpu` divides by: the device's own FMA peak, probed once per backend.
+TEST(GpuBackendGl, ProbesItsFmaPeakOnceAndKeepsIt) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  const FmaPeak& peak = gpu.fma_peak();
+  EXPECT_TRUE(std::isfinite(peak.gflops) && peak.gflops > 0) << peak.gflops;
+  EXPECT_EQ(peak.isa, "GL compute");
+  EXPECT_GE(peak.threads, 2048 * 256);
+  EXPECT_GT(peak.probe_ms, 0);
+  EXPECT_EQ(&gpu.fma_peak(), &peak);
+}
+
 TEST(GpuBackendGl, TooWideForTheBufferLimitIsAnInputError) {
   std::unique_ptr<Backend> tiny;
   try {
