@@ -30,10 +30,21 @@ using gpu::groups;
 
 class GpuBackend;
 
+// Before the GL objects of a backend on `context` are deleted. Another backend's context may be
+// the current one, and deleting there would delete that context's objects of the same names.
+void make_current_before_deleting(gpu::HeadlessContext* context) noexcept {
+  if (!context) return;
+  try {
+    context->make_current();
+  } catch (const BackendUnavailable&) {
+  }
+}
+
 class GpuScalingSampler final : public ScalingSampler {
 public:
   GpuScalingSampler(const ComputeProgram& dots, const ComputeProgram& rows, size_t limit, gpu::HeadlessContext* context)
       : dots_(dots), rows_(rows), limit_(limit), context_(context) {}
+  ~GpuScalingSampler() override { make_current_before_deleting(context_); }
   void sample(const ScalingOptions& o, int d_k, long long first_trial, long long count, ScalingSums& sums) override;
 
 private:
@@ -90,6 +101,8 @@ public:
     scaling_dots_ = ComputeProgram("scaling_dots.comp");
     scaling_rows_ = ComputeProgram("scaling_rows.comp");
   }
+
+  ~GpuBackend() override { make_current_before_deleting(context_.get()); }
 
   BackendKind kind() const override { return BackendKind::Gpu; }
   std::string device() const override { return renderer_; }

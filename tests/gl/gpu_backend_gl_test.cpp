@@ -211,6 +211,10 @@ TEST(GpuBackendGl, AnEglDeviceRunsTheKernelsLikeTheCpu) {
     // Two backends on two displays take turns on this thread.
     expect_same(p, cpu, best.compute(p), std::string("on the default display after it, ") + spec);
   }
+  // Destroying a backend deletes its own kernels, not those of the context current at the time.
+  device.reset();
+  Problem p = random_problem(12, 20, 8, 4, 32);
+  expect_same(p, compute_cpu(p), best.compute(p), "on the default display after the other was destroyed");
 }
 
 // What `bench --backend gpu` divides by: the device's own FMA peak, probed once per backend.
