@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""The GPU checks of an NVIDIA machine in one short run (docs/PERFORMANCE.md, "On an NVIDIA GPU").
+
+Such a machine is lent for minutes at a time, reaches no package registry, and runs another
+distribution, so the app is built here and travels with the libraries it needs:
+
+  bench/device/kit.py pack            here: build, then write .device/kit.tar.gz (binaries, their
+                                      libraries, libglvnd's .debs, the list of gl-labelled tests)
+  python3 bench/device/kit.py check --out DIR
+                                      there (repository root, .device carried): the GPU's name and
+                                      renderer, what `auto` picks, the gl tests through NVIDIA's EGL,
+                                      the issue's measurements and PyTorch's on the same card;
+                                      DIR/report.md and DIR/results.json
+  bench/device/kit.py check --local   here, on llvmpipe at small sizes: the kit itself works
+
+Every step has its own time limit, and the report is rewritten after each one, so a run cut
+short still returns what it measured.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+KIT = ROOT / ".device" / "kit.tar.gz"
+BINARIES = ["app/attnlab", "tests/gl/gpu_backend_gl_test", "tests/gl/gpu_fallback_gl_test",
+            "tests/gui/compute_job_gl_test"]
+# Libraries the machine itself must provide: glibc, and libglvnd's dispatch libraries, which load
+# the machine's own GL driver (the .debs below supply libglvnd where the image lacks it).
+SYSTEM_LIBS = ("libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so", "ld-linux", "libresolv.so",
+               "libEGL.so", "libGL.so", "libGLX.so", "libOpenGL.so", "libGLdispatch.so", "libGLESv2.so")
+# Used there only where the machine's own are older than the build's (checked by running attnlab).
+FALLBACK_LIBS = ("libstdc++.so", "libgcc_s.so")
+GLVND_DEBS = ["libegl1", "libglvnd0", "libopengl0", "libgl1", "libglx0", "libgles2"]
+NVIDIA_EGL_VENDOR = Path("/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw).stdout
+
+
+def pack(_args):
+    build = ROOT / "build"
+    subprocess.run([str(ROOT / "scripts/setup"), "build"], check=True)
+    stage = Path(tempfile.mkdtemp(prefix="attnlab-kit-"))
+    (stage / "bin").mkdir()
+    (stage / "lib").mkdir()
+    (stage / "lib-fallback").mkdir()
+    (stage / "debs").mkdir()
+    # apt-get download fetches as the _apt user, who must be able to write there.
+    stage.chmod(0o755)
+    (stage / "debs").chmod(0o777)
+    libs = {}
+    for rel in BINARIES:
+        shutil.copy2(build / rel, stage / "bin")
+        for line in sh(["ldd", str(build / rel)]).splitlines():
+            parts = line.split()
+            if "=>" in parts and len(parts) >= 3 and parts[2].startswith("/"):
+                libs[parts[0]] = parts[2]
+    for name, path in sorted(libs.items()):
+        if name.startswith(SYSTEM_LIBS):
+            continue
+        folder = "lib-fallback" if name.startswith(FALLBACK_LIBS) else "lib"
+        shutil.copy2(os.path.realpath(path), stage / folder / name)
+    subprocess.run(["apt-get", "download", "-q", *GLVND_DEBS], cwd=stage / "debs", check=True,
+                   stdout=subprocess.DEVNULL)
+    tests = json.loads(sh(["ctest", "-L", "gl", "--show-only=json-v1"], cwd=build))["tests"]
+    listed = []
+    for t in tests:
+        props = {p["name"]: p["value"] for p in t.get("properties", [])}
+        command = [str(Path(c).name) if c.startswith(str(build)) else c for c in t["command"]]
+        listed.append({"name": t["name"], "command": command, "env": props.get("ENVIRONMENT", [])})
+    (stage / "gl_tests.json").write_text(json.dumps(listed, indent=1))
+    KIT.parent.mkdir(exist_ok=True)
+    tmp = KIT.with_suffix(".tmp")
+    with tarfile.open(tmp, "w:gz") as tar:
+        for item in sorted(stage.iterdir()):
+            tar.add(item, arcname=item.name)
+    tmp.replace(KIT)
+    shutil.rmtree(stage)
+    print(f"{KIT.relative_to(ROOT)}: {KIT.stat().st_size / 2**20:.1f} MiB, {len(listed)} gl tests, "
+          f"{sum(1 for n in libs if not n.startswith(SYSTEM_LIBS))} libraries")
+
+
+class Check:
+    def __init__(self, out, local):
+        self.out = Path(out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.local = local
+        self.results = {"local": local}
+        self.lines = []
+        self.start = time.monotonic()
+
+    def note(self, text):
+        print(text, flush=True)
+        self.lines.append(text)
+        (self.out / "report.md").write_text("\n".join(self.lines) + "\n")
+        (self.out / "results.json").write_text(json.dumps(self.results, indent=1))
+
+    def run(self, cmd, timeout, env=None, cwd=None):
+        t0 = time.monotonic()
+        try:
+            p = subprocess.run(cmd, text=True, capture_output=True, timeout=timeout, env=env or self.env, cwd=cwd)
+            return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+        except subprocess.TimeoutExpired as e:
+            return 124, e.stdout or "", f"timed out after {timeout} s", time.monotonic() - t0
+
+    def unpack(self):
+        self.kit = Path(tempfile.mkdtemp(prefix="attnlab-kit-"))
+        with tarfile.open(KIT) as tar:
+            tar.extractall(self.kit)
+        self.bin = self.kit / "bin"
+        env = dict(os.environ)
+        if not self.local:
+            # libglvnd's dispatch libraries into / where the image has none (a lent machine is
+            # thrown away afterwards; never do this here).
+            if not any(Path(d, "libEGL.so.1").exists() for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64")):
+                for deb in sorted((self.kit / "debs").glob("*.deb")):
+                    subprocess.run(["dpkg", "-x", str(deb), "/"], check=True)
+                subprocess.run(["ldconfig"], check=False)
+                self.note("- libglvnd unpacked from Debian's .debs (the image had no libEGL.so.1)")
+            if NVIDIA_EGL_VENDOR.exists() and "__EGL_VENDOR_LIBRARY_FILENAMES" not in env:
+                env["__EGL_VENDOR_LIBRARY_FILENAMES"] = str(NVIDIA_EGL_VENDOR)
+        env["LD_LIBRARY_PATH"] = str(self.kit / "lib")
+        # Where the image keeps the driver's own libraries outside the loader's path.
+        for driver in (Path("/usr/local/nvidia/lib64"), Path("/usr/local/nvidia/lib")):
+            if not self.local and driver.is_dir():
+                env["LD_LIBRARY_PATH"] += ":" + str(driver)
+        self.env = env
+        code, _, err, _ = self.run([str(self.bin / "attnlab"), "presets"], 30)
+        if code != 0 and any(word in err for word in ("GLIBCXX", "CXXABI", "libstdc++", "libgcc_s")):
+            env["LD_LIBRARY_PATH"] += ":" + str(self.kit / "lib-fallback")
+            code, _, err, _ = self.run([str(self.bin / "attnlab"), "presets"], 30)
+            self.note("- the build's libstdc++ used (the machine's is older)")
+        missing = [l for b in self.bin.iterdir() for l in sh(["ldd", str(b)], env=env).splitlines() if "not found" in l]
+        self.results["missing_libraries"] = sorted(set(missing))
+        if code != 0 or missing:
+            self.note(f"- attnlab does not start: {err.strip()} {sorted(set(missing))}")
+            raise SystemExit(1)
+
+    def attnlab_json(self, key, args, timeout):
+        code, out, err, wall = self.run([str(self.bin / "attnlab"), *args], timeout)
+        entry = {"command": "attnlab " + " ".join(args), "exit": code, "wall_s": round(wall, 3)}
+        if code == 0:
+            try:
+                entry["json"] = json.loads(out)
+            except json.JSONDecodeError:
+                entry["stdout"] = out[-4000:]
+        else:
+            entry["stderr"] = err[-2000:]
+        self.results[key] = entry
+        return entry
+
+    def device(self):
+        self.note(f"# attnlab on {'llvmpipe (local kit check)' if self.local else 'the device'}\n")
+        if shutil.which("nvidia-smi"):
+            q = "name,driver_version,clocks.max.sm,clocks.sm,memory.total,power.limit"
+            code, out, _, _ = self.run(["nvidia-smi", f"--query-gpu={q}", "--format=csv,noheader"], 30)
+            self.results["nvidia_smi"] = out.strip()
+            self.note(f"- nvidia-smi: {out.strip()} ({q})")
+        code, out, err, _ = self.run([str(self.bin / "attnlab"), "bench", "--backend", "gpu", "--n", "8", "--runs",
+                                      "1", "--warmup", "0"], 60)
+        first = (out.splitlines() or [err.strip()])[0]
+        self.results["renderer_line"] = first
+        self.note(f"- `attnlab bench --backend gpu`: {first}")
+        if not self.local and ("llvmpipe" in first or code != 0):
+            self.note("- **the GPU backend is not on the NVIDIA GPU**")
+        auto = self.attnlab_json("auto", ["compute", "--backend", "auto", "--format", "json", "--summary"], 60)
+        self.note(f"- `--backend auto` picks: {auto.get('json', {}).get('backend')}")
+
+    def measure(self):
+        big = not self.local
+        n, dk = (4096, 4096) if big else (512, 512)
+        stream_n = 100000 if big else 4096
+        trials = 100000 if big else 2000
+        steps = [
+            ("bench_gpu", ["bench", "--backend", "gpu", "--n", str(n), "--dk", str(dk), "--runs", "5", "--warmup", "2",
+                           "--format", "json"], 180),
+            ("bench_cpu", ["bench", "--backend", "cpu", "--n", str(n), "--dk", str(dk), "--runs", "3", "--warmup", "1",
+                           "--format", "json"], 180),
+            ("scaling_gpu", ["scaling", "--dk", "65536", "--trials", str(trials), "--backend", "gpu", "--format", "json"], 120),
+            # A tenth of the trials: the CPU draws its normals one by one (2000 trials take 9 s on 2 cores).
+            ("scaling_cpu", ["scaling", "--dk", "65536", "--trials", str(trials // 10), "--backend", "cpu", "--format",
+                             "json"], 120),
+            ("streaming_gpu", ["bench", "--backend", "gpu", "--n", str(stream_n), "--dk", "64", "--mask", "causal",
+                               "--streaming", "--runs", "3", "--warmup", "1", "--format", "json"], 180),
+            ("streaming_cpu", ["bench", "--backend", "cpu", "--n", str(stream_n), "--dk", "64", "--mask", "causal",
+                               "--streaming", "--runs", "3", "--warmup", "1", "--format", "json"], 180),
+            ("model_head_gpu", ["compute", "--model", "induction", "--text", "3 1 4 1 5 9 2 6 3 1 4 1 5 9 2 6",
+                                "--layer", "1", "--head", "1", "--backend", "gpu", "--format", "json"], 60),
+            ("model_head_cpu", ["compute", "--model", "induction", "--text", "3 1 4 1 5 9 2 6 3 1 4 1 5 9 2 6",
+                                "--layer", "1", "--head", "1", "--backend", "cpu", "--format", "json"], 60),
+        ]
+        for key, args, timeout in steps:
+            e = self.attnlab_json(key, args, timeout)
+            j = e.get("json", {})
+            if key.startswith(("bench", "streaming")) and j:
+                self.note(f"- `{e['command']}`: {j['total_ms']:.1f} ms, {j['gflops']:.0f} GFLOP/s, useful "
+                          f"{j['useful_fraction_of_peak'] or 0:.3f} of the {j['peak_gflops']:.0f} GFLOP/s probed peak"
+                          + (f"; scores {j['stages']['scores']['gflops']:.0f} GFLOP/s = "
+                             f"{j['stages']['scores']['fraction_of_peak']:.3f} of peak" if j['stages']['scores']['ms'] else ""))
+            elif key.startswith("scaling") and j:
+                self.note(f"- `{e['command']}`: {e['wall_s']:.2f} s wall, the whole process")
+            elif key == "model_head_cpu" and j and self.results["model_head_gpu"].get("json"):
+                g = self.results["model_head_gpu"]["json"]
+                diff = max(abs(a - b) for ra, rb in zip(g["weights"], j["weights"]) for a, b in zip(ra, rb)
+                           if a is not None and b is not None)
+                self.results["model_head_max_weight_difference"] = diff
+                self.note(f"- built-in induction model, L1H1 on the GPU against the CPU: weights differ by at most {diff:.2e}")
+            elif not j:
+                self.note(f"- `{e['command']}`: exit {e['exit']}: {e.get('stderr', '').strip()[:300]}")
+
+    def gl_tests(self):
+        tests = json.loads((self.kit / "gl_tests.json").read_text())
+        work = Path(tempfile.mkdtemp(prefix="attnlab-gl-"))
+        passed, failed, skipped = [], [], []
+        for t in tests:
+            cmd = [str(self.bin / c) if (self.bin / c).exists() else c for c in t["command"]]
+            env = dict(self.env)
+            env.update(kv.split("=", 1) for kv in t["env"])
+            code, out, err, _ = self.run(cmd, 120, env=env, cwd=work)
+            if code != 0:
+                failed.append(t["name"])
+                (self.out / "gl_failures.txt").open("a").write(f"## {t['name']} (exit {code})\n{out[-3000:]}{err[-2000:]}\n")
+            elif "[  SKIPPED ]" in out:
+                skipped.append(t["name"])
+            else:
+                passed.append(t["name"])
+        self.results["gl_tests"] = {"passed": len(passed), "failed": failed, "skipped": skipped}
+        self.note(f"- gl tests: {len(passed)} passed, {len(failed)} failed {failed}, {len(skipped)} skipped {skipped}")
+
+    def torch(self):
+        script = ROOT / "bench" / "gpu_vs_torch.py"
+        code, out, err, _ = self.run([sys.executable, str(script), "--local" if self.local else "--device"], 240)
+        if code != 0:
+            self.note(f"- PyTorch: exit {code}: {err.strip()[-500:]}")
+            return
+        j = json.loads(out)
+        self.results["torch"] = j
+        for line in j.get("lines", []):
+            self.note(f"- PyTorch: {line}")
+
+
+def check(args):
+    if not KIT.exists():
+        raise SystemExit(f"{KIT}: missing; run bench/device/kit.py pack here first and carry .device")
+    c = Check(args.out, args.local)
+    c.unpack()
+    c.device()
+    c.measure()
+    c.gl_tests()
+    c.torch()
+    c.note(f"\n({time.monotonic() - c.start:.0f} s in all)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="verb", required=True)
+    sub.add_parser("pack")
+    c = sub.add_parser("check")
+    c.add_argument("--out", default=os.environ.get("OUT", "/tmp/attnlab-device-check"))
+    c.add_argument("--local", action="store_true", help="here, on llvmpipe, at small sizes")
+    args = parser.parse_args()
+    {"pack": pack, "check": check}[args.verb](args)
+
+
+if __name__ == "__main__":
+    main()
