@@ -24,14 +24,9 @@ void main() {
   const uint c0 = gl_GlobalInvocationID.x * TILE;  // first value column of the tile
   const uint r0 = gl_GlobalInvocationID.y * TILE;  // first query row of the tile
   const uint columns = dv_vec4 * 4u;
-  if (c0 >= columns || r0 >= rows) return;
-  uint a_first[8], b_first[8];
-  for (uint t = 0u; t < TILE; ++t) {
-    a_first[t] = min(r0 + t, rows - 1u) * w_stride + w_col;
-    b_first[t] = min(c0 + t, columns - 1u) * keys_vec4;
-  }
   vec4 acc[8][2];
-  tile_dot(w_tex, a_first, vt_tex, b_first, keys_vec4, acc);
+  tile_products(w_tex, rows, w_stride, w_col, vt_tex, columns, keys_vec4, keys_vec4, acc);
+  if (c0 >= columns || r0 >= rows) return;
   for (uint r = 0u; r < TILE && r0 + r < rows; ++r) {
     for (uint h = 0u; h < 2u; ++h) {
       const uint c4 = c0 / 4u + h;

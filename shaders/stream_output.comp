@@ -24,14 +24,9 @@ void main() {
   const uint c0 = gl_GlobalInvocationID.x * TILE;
   const uint r0 = gl_GlobalInvocationID.y * TILE;
   const uint columns = dv_vec4 * 4u;
-  if (c0 >= columns || r0 >= rows) return;
-  uint a_first[8], b_first[8];
-  for (uint t = 0u; t < TILE; ++t) {
-    a_first[t] = min(r0 + t, rows - 1u) * p_stride;
-    b_first[t] = min(c0 + t, columns - 1u) * keys_vec4;
-  }
   vec4 acc[8][2];
-  tile_dot(p_tex, a_first, vt_tex, b_first, keys_vec4, acc);
+  tile_products(p_tex, rows, p_stride, 0u, vt_tex, columns, keys_vec4, keys_vec4, acc);
+  if (c0 >= columns || r0 >= rows) return;
   for (uint r = 0u; r < TILE && r0 + r < rows; ++r) {
     const float alpha = floats[(r0 + r) * FLOATS_PER_ROW + ROW_ALPHA];
     for (uint h = 0u; h < 2u; ++h) {

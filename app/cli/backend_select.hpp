@@ -2,6 +2,7 @@
 #pragma once
 
 #include "engine/attention/backend.hpp"
+#include "engine/gpu/gpu_backend.hpp"
 
 #include <memory>
 #include <ostream>
@@ -11,6 +12,7 @@ namespace attnlab::cli {
 
 // "cpu" -> CPU; "gpu" -> GL compute or BackendUnavailable; "auto" -> GPU where a GL 4.3
 // context exists, else CPU with a one-line notice on `notice`. Unknown names throw InputError.
-std::unique_ptr<Backend> select_backend(const std::string& kind, std::ostream& notice);
+// `gpu` configures the GPU backend where one is made.
+std::unique_ptr<Backend> select_backend(const std::string& kind, std::ostream& notice, const GpuBackendOptions& gpu = {});
 
 }  // namespace attnlab::cli

@@ -60,6 +60,7 @@ Runner add_bench_command(CLI::App& app) {
     int runs = 5, warmup = 1;
     bool streaming = false;
     std::string format = "text";
+    std::string gpu_tiles = "auto";
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--n", args->n, "Query rows (default 1024)");
@@ -72,6 +73,10 @@ Runner add_bench_command(CLI::App& app) {
   cmd->add_option("--warmup", args->warmup, "Untimed runs first (default 1)");
   cmd->add_flag("--streaming", args->streaming, "Time the streaming path that never holds n × m matrices");
   cmd->add_option("--format", args->format, "json | text")->check(CLI::IsMember({"json", "text"}));
+  cmd->add_option("--gpu-tiles", args->gpu_tiles,
+                  "How the GPU's products reach their operands: texture | shared | auto (default: texture on a "
+                  "software renderer, shared on a GPU)")
+      ->check(CLI::IsMember({"auto", "texture", "shared"}));
   return [args]() {
     const long long m = args->m > 0 ? args->m : args->n;
     const long long dv = args->dv > 0 ? args->dv : args->dk;
@@ -96,7 +101,10 @@ Runner add_bench_command(CLI::App& app) {
     p.V = random_matrix(m, dv, rng);
     p.options.mask = parse_mask_spec(args->mask, "--mask");
     validate_problem(p);
-    auto backend = select_backend(args->backend, std::cerr);
+    GpuBackendOptions gpu;
+    if (args->gpu_tiles == "texture") gpu.tiles = GpuTiles::Texture;
+    if (args->gpu_tiles == "shared") gpu.tiles = GpuTiles::Shared;
+    auto backend = select_backend(args->backend, std::cerr, gpu);
     const auto once = [&] { return args->streaming ? backend->time_streaming(p) : backend->time_stages(p); };
     for (int i = 0; i < args->warmup; ++i) once();
     std::vector<double> scores, softmax, output, total;
@@ -129,6 +137,7 @@ Runner add_bench_command(CLI::App& app) {
     if (args->format == "json") {
       nlohmann::ordered_json out;
       out["backend"] = std::string(backend->name());
+      out["kernels"] = backend->kernels();
       out["n"] = args->n;
       out["m"] = m;
       out["d_k"] = args->dk;
@@ -171,7 +180,7 @@ Runner add_bench_command(CLI::App& app) {
         std::snprintf(buf, sizeof buf, "  %5.1f%% of peak", 100 * gf / peak.gflops);
         return buf;
       };
-      std::cout << "bench: " << backend->description() << ", n = " << args->n << ", m = " << m << ", d_k = " << args->dk
+      std::cout << "bench: " << backend->description() << (on_cpu ? "" : ", " + backend->kernels()) << ", n = " << args->n << ", m = " << m << ", d_k = " << args->dk
                 << ", d_v = " << dv << ", mask " << mask_spec(p.options.mask) << ", median of " << args->runs
                 << " runs after " << args->warmup << " warm-up\n";
       if (fused) {

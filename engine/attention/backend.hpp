@@ -27,6 +27,9 @@ public:
   virtual std::string device() const = 0;
   // A one-line description for status bars and logs: "CPU (…)", "GPU: …".
   virtual std::string description() const = 0;
+  // What runs the matrix products, in a few words: "OpenBLAS 0.3.21 (SkylakeX kernels)",
+  // "shared-memory tiles" (`attnlab bench` reports it).
+  virtual std::string kernels() const = 0;
   // Every stage of the problem. Throws InputError on bad input.
   virtual Result compute(const Problem& p) = 0;
   // compute(), keeping only the n × m stages named in `keep` where the backend can leave the

@@ -19,6 +19,7 @@ public:
   std::string device() const override { return "one thread, " + blas::description(); }
 #endif
   std::string description() const override { return "CPU (" + device() + ")"; }
+  std::string kernels() const override { return blas::description(); }
   Result compute(const Problem& p) override { return compute_cpu(p); }
   Result compute_keeping(const Problem& p, const DenseStages& keep) override { return compute_cpu(p, keep); }
   StageTimes time_stages(const Problem& p) override {

@@ -73,10 +73,14 @@ public:
     if (options.max_buffer_bytes > 0) limit_ = std::min(limit_, options.max_buffer_bytes);
     const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     renderer_ = renderer ? renderer : "unknown renderer";
-    scores_ = ComputeProgram("scores.comp");
+    // llvmpipe suspends a whole workgroup at each barrier, which the shared-memory tiles need.
+    shared_tiles_ = options.tiles == GpuTiles::Shared ||
+                    (options.tiles == GpuTiles::Auto && !gpu::is_software_renderer(renderer_));
+    const std::string tiles = shared_tiles_ ? "#define TILE_SHARED 1\n" : "";
+    scores_ = ComputeProgram("scores.comp", tiles);
     softmax_ = ComputeProgram("softmax.comp");
     diagnostics_ = ComputeProgram("diagnostics.comp");
-    output_ = ComputeProgram("output.comp");
+    output_ = ComputeProgram("output.comp", tiles);
     // Texture units of the kernels' samplers (fixed: each kernel binds its textures to 0 and 1).
     scores_.use();
     scores_.set("q_tex", GLint{0});
@@ -85,7 +89,7 @@ public:
     output_.set("w_tex", GLint{0});
     output_.set("vt_tex", GLint{1});
     stream_update_ = ComputeProgram("stream_update.comp");
-    stream_output_ = ComputeProgram("stream_output.comp");
+    stream_output_ = ComputeProgram("stream_output.comp", tiles);
     stream_heat_ = ComputeProgram("stream_heat.comp");
     stream_heat_rows_ = ComputeProgram("stream_heat_rows.comp");
     softmax_.use();
@@ -107,6 +111,7 @@ public:
   BackendKind kind() const override { return BackendKind::Gpu; }
   std::string device() const override { return renderer_; }
   std::string description() const override { return "GPU: " + renderer_; }
+  std::string kernels() const override { return shared_tiles_ ? "shared-memory tiles" : "texture tiles"; }
   Result compute(const Problem& p) override { return run(p, nullptr); }
   // The GPU pipeline keeps every stage (its buffers hold them anyway).
   Result compute_keeping(const Problem& p, const DenseStages&) override { return run(p, nullptr); }
@@ -152,6 +157,7 @@ private:
   std::unique_ptr<gpu::HeadlessContext> context_;
   size_t limit_ = 0;
   std::string renderer_;
+  bool shared_tiles_ = false;
   std::optional<FmaPeak> peak_;
   ComputeProgram scores_, softmax_, diagnostics_, output_, scaling_dots_, scaling_rows_;
   ComputeProgram stream_update_, stream_output_, stream_heat_, stream_heat_rows_;

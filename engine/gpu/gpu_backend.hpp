@@ -10,16 +10,25 @@
 
 namespace attnlab {
 
+// How the GPU's products (scores, output, the streamed output) reach their operands
+// (shaders/tile_dot.glsl).
+enum class GpuTiles {
+  Auto,     // Texture on a software renderer (llvmpipe), Shared on a GPU
+  Texture,  // each invocation fetches its own rows from buffer textures
+  Shared,   // a workgroup stages 64 rows of each operand in shared memory, 16 dimensions at a time
+};
+
 struct GpuBackendOptions {
   // Largest storage buffer the backend allocates, in bytes; 0 means the driver's
   // GL_MAX_SHADER_STORAGE_BLOCK_SIZE. Smaller values force the tiled path (tests).
   std::size_t max_buffer_bytes = 0;
   // Which displays a headless context may use (make_gpu_backend_headless only).
   gpu::HeadlessRoute route = gpu::HeadlessRoute::Best;
+  GpuTiles tiles = GpuTiles::Auto;
 };
 
-// The GPU backend on a new headless context (an EGL device or Mesa's surfaceless platform), owned by the backend and made
-// current on the calling thread. Throws BackendUnavailable with one sentence saying why when no
+// The GPU backend on a new headless context (an EGL device or Mesa's surfaceless platform), owned
+// by the backend and made current on the calling thread. Throws BackendUnavailable with one sentence saying why when no
 // GL 4.3 context can be made here.
 std::unique_ptr<Backend> make_gpu_backend_headless(const GpuBackendOptions& options = {});
 

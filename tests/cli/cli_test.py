@@ -281,6 +281,15 @@ def good_paths():
                 st = g["stages"][stage]
                 ok = ok and math.isclose(st["fraction_of_peak"], st["gflops"] / g["peak_gflops"], rel_tol=1e-9)
         report(ok, "bench --backend gpu gives fractions of the GPU's own FMA peak", gpu_bench + bench_text)
+        # The products' kernels: the renderer's default (texture tiles on llvmpipe), or those asked for.
+        code_shared, shared_bench, _ = run("bench", "--backend", "gpu", "--gpu-tiles", "shared", "--n", "70", "--runs",
+                                           "1", "--warmup", "0", "--format", "json")
+        code_bad, _, bad_err = run("bench", "--backend", "gpu", "--gpu-tiles", "wide")
+        ok = code_json == 0 and code_shared == 0 and code_bad == 2 and "--gpu-tiles" in bad_err
+        if ok:
+            expected = "texture tiles" if "llvmpipe" in bench_text.splitlines()[0] else "shared-memory tiles"
+            ok = g["kernels"] == expected and json.loads(shared_bench)["kernels"] == "shared-memory tiles"
+        report(ok, "bench --gpu-tiles picks the GPU's product kernels and says which ran", shared_bench + bad_err)
     w = np.array(default["weights"])
     report(np.allclose(w, [[0.401, 0.198, 0.401], [0.198, 0.401, 0.401], [0.248, 0.248, 0.503]], atol=5e-4) and
            np.allclose(default["output"], [[6.02, 3.99], [3.99, 6.02], [5, 5]], atol=1e-2),

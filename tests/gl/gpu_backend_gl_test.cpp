@@ -217,6 +217,34 @@ TEST(GpuBackendGl, AnEglDeviceRunsTheKernelsLikeTheCpu) {
   expect_same(p, compute_cpu(p), best.compute(p), "on the default display after the other was destroyed");
 }
 
+// The shared-memory tiles (shaders/tile_dot.glsl), a GPU's default, here on every shape around
+// their 64 × 64 blocks and 16-dimension slices, in the scores and the output, and with a buffer
+// limit that splits rows and keys into chunks. The default's choice follows the renderer.
+TEST(GpuBackendGl, SharedMemoryTilesMatchTheCpu) {
+  ATTNLAB_REQUIRE_GPU(best);
+  EXPECT_EQ(best.kernels(), gpu::is_software_renderer(best.device()) ? "texture tiles" : "shared-memory tiles");
+  GpuBackendOptions o;
+  o.tiles = GpuTiles::Shared;
+  std::unique_ptr<Backend> shared = make_gpu_backend_headless(o);
+  EXPECT_EQ(shared->kernels(), "shared-memory tiles");
+  const Shape shapes[] = {{1, 1, 1, 1},    {5, 7, 3, 5},     {17, 33, 64, 8},  {65, 63, 17, 9},
+                          {64, 64, 16, 64}, {70, 130, 33, 70}, {9, 6, 255, 3}, {129, 65, 20, 130}};
+  unsigned seed = 40;
+  for (const Shape& s : shapes) {
+    for (const char* spec : {"none", "causal"}) {
+      Problem p = random_problem(s.n, s.m, s.d_k, s.d_v, seed++);
+      p.options.mask = parse_mask_spec(spec);
+      expect_same(p, compute_cpu(p), shared->compute(p),
+                  "shared n=" + std::to_string(s.n) + " m=" + std::to_string(s.m) + " d_k=" + std::to_string(s.d_k) +
+                      " d_v=" + std::to_string(s.d_v) + " " + spec);
+    }
+  }
+  o.max_buffer_bytes = 4096;
+  std::unique_ptr<Backend> chunked = make_gpu_backend_headless(o);
+  Problem p = random_problem(50, 70, 33, 9, 60);
+  expect_same(p, compute_cpu(p), chunked->compute(p), "shared, in chunks");
+}
+
 // What `bench --backend gpu` divides by: the device's own FMA peak, probed once per backend.
 TEST(GpuBackendGl, ProbesItsFmaPeakOnceAndKeepsIt) {
   ATTNLAB_REQUIRE_GPU(gpu);

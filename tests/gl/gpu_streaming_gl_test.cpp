@@ -172,6 +172,21 @@ TEST(GpuStreamingGl, SmallBufferLimitGivesTheSameResult) {
   }
 }
 
+// The shared-memory tiles (shaders/tile_dot.glsl, a GPU's default) in the streamed output, with
+// tiles of keys small enough that rows and keys both span several 64 × 64 blocks and chunks.
+TEST(GpuStreamingGl, SharedMemoryTilesGiveTheSameResult) {
+  ATTNLAB_REQUIRE_GPU(best);
+  (void)best;
+  GpuBackendOptions o;
+  o.tiles = GpuTiles::Shared;
+  o.max_buffer_bytes = 1 << 16;
+  std::unique_ptr<Backend> shared = make_gpu_backend_headless(o);
+  std::mt19937 rng(31);
+  for (const char* mask : {"none", "causal", "custom"}) {
+    expect_gpu_streaming_matches(*shared, make_problem(rng, 150, 140, 37, 70, mask), 16, 16, mask);
+  }
+}
+
 TEST(GpuStreamingGl, ACancelledRunThrowsCancelled) {
   ATTNLAB_REQUIRE_GPU(gpu);
   std::mt19937 rng(37);
