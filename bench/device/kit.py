@@ -182,6 +182,8 @@ class Check:
         steps = [
             ("bench_gpu", ["bench", "--backend", "gpu", "--n", str(n), "--dk", str(dk), "--runs", "5", "--warmup", "2",
                            "--format", "json"], 180),
+            ("bench_gpu_texture", ["bench", "--backend", "gpu", "--gpu-tiles", "texture", "--n", str(n), "--dk", str(dk),
+                                   "--runs", "5", "--warmup", "2", "--format", "json"], 180),
             ("bench_cpu", ["bench", "--backend", "cpu", "--n", str(n), "--dk", str(dk), "--runs", "3", "--warmup", "1",
                            "--format", "json"], 180),
             ("scaling_gpu", ["scaling", "--dk", "65536", "--trials", str(trials), "--backend", "gpu", "--format", "json"], 120),
@@ -201,7 +203,7 @@ class Check:
             e = self.attnlab_json(key, args, timeout)
             j = e.get("json", {})
             if key.startswith(("bench", "streaming")) and j:
-                self.note(f"- `{e['command']}`: {j['total_ms']:.1f} ms, {j['gflops']:.0f} GFLOP/s, useful "
+                self.note(f"- `{e['command']}` ({j['kernels']}): {j['total_ms']:.1f} ms, {j['gflops']:.0f} GFLOP/s, useful "
                           f"{j['useful_fraction_of_peak'] or 0:.3f} of the {j['peak_gflops']:.0f} GFLOP/s probed peak"
                           + (f"; scores {j['stages']['scores']['gflops']:.0f} GFLOP/s = "
                              f"{j['stages']['scores']['fraction_of_peak']:.3f} of peak" if j['stages']['scores']['ms'] else ""))
