@@ -13,6 +13,7 @@ namespace attnlab::cli {
 // "cpu" -> CPU; "gpu" -> GL compute or BackendUnavailable; "auto" -> GPU where a GL 4.3
 // context exists, else CPU with a one-line notice on `notice`. Unknown names throw InputError.
 // `gpu` configures the GPU backend where one is made.
-std::unique_ptr<Backend> select_backend(const std::string& kind, std::ostream& notice, const GpuBackendOptions& gpu = {});
+std::unique_ptr<Backend> select_backend(const std::string& kind, std::ostream& notice,
+                                        const GpuBackendOptions& gpu = {});
 
 }  // namespace attnlab::cli

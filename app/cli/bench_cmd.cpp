@@ -180,9 +180,10 @@ Runner add_bench_command(CLI::App& app) {
         std::snprintf(buf, sizeof buf, "  %5.1f%% of peak", 100 * gf / peak.gflops);
         return buf;
       };
-      std::cout << "bench: " << backend->description() << (on_cpu ? "" : ", " + backend->kernels()) << ", n = " << args->n << ", m = " << m << ", d_k = " << args->dk
-                << ", d_v = " << dv << ", mask " << mask_spec(p.options.mask) << ", median of " << args->runs
-                << " runs after " << args->warmup << " warm-up\n";
+      std::cout << "bench: " << backend->description() << (on_cpu ? "" : ", " + backend->kernels())
+                << ", n = " << args->n << ", m = " << m << ", d_k = " << args->dk << ", d_v = " << dv << ", mask "
+                << mask_spec(p.options.mask) << ", median of " << args->runs << " runs after " << args->warmup
+                << " warm-up\n";
       if (fused) {
         std::cout << "  streaming: scores, softmax and output interleaved tile by tile";
         if (on_cpu) {

@@ -47,7 +47,8 @@ struct Candidate {
 std::vector<Candidate> candidates(const char* client, HeadlessRoute route) {
   std::vector<Candidate> hardware, software;
   const bool base = has_extension(client, "EGL_EXT_device_base");
-  if (has_extension(client, "EGL_EXT_platform_device") && (base || has_extension(client, "EGL_EXT_device_enumeration"))) {
+  const bool enumeration = base || has_extension(client, "EGL_EXT_device_enumeration");
+  if (has_extension(client, "EGL_EXT_platform_device") && enumeration) {
     using QueryDevices = EGLBoolean (*)(EGLint, EGLDeviceEXT*, EGLint*);
     using QueryDeviceString = const char* (*)(EGLDeviceEXT, EGLint);
     auto query_devices = reinterpret_cast<QueryDevices>(eglGetProcAddress("eglQueryDevicesEXT"));
@@ -113,7 +114,9 @@ private:
     display = get_platform_display(candidate.platform, candidate.native, nullptr);
     if (display == EGL_NO_DISPLAY) return "no GPU backend: EGL could not open a headless display" + on;
     EGLint major = 0, minor = 0;
-    if (!eglInitialize(display, &major, &minor)) return "no GPU backend: EGL could not initialize the headless display" + on;
+    if (!eglInitialize(display, &major, &minor)) {
+      return "no GPU backend: EGL could not initialize the headless display" + on;
+    }
     const char* display_ext = eglQueryString(display, EGL_EXTENSIONS);
     if (!has_extension(display_ext, "EGL_KHR_surfaceless_context")) {
       return "no GPU backend: the EGL display cannot make a context current without a surface" + on;
