@@ -117,6 +117,7 @@ class Check:
             tar.extractall(self.kit)
         self.bin = self.kit / "bin"
         env = dict(os.environ)
+        env["LD_LIBRARY_PATH"] = str(self.kit / "lib")
         if not self.local:
             # libglvnd's dispatch libraries into / where the image has none (a lent machine is
             # thrown away afterwards; never do this here).
@@ -127,11 +128,10 @@ class Check:
                 self.note("- libglvnd unpacked from Debian's .debs (the image had no libEGL.so.1)")
             if NVIDIA_EGL_VENDOR.exists() and "__EGL_VENDOR_LIBRARY_FILENAMES" not in env:
                 env["__EGL_VENDOR_LIBRARY_FILENAMES"] = str(NVIDIA_EGL_VENDOR)
-        env["LD_LIBRARY_PATH"] = str(self.kit / "lib")
-        # Where the image keeps the driver's own libraries outside the loader's path.
-        for driver in (Path("/usr/local/nvidia/lib64"), Path("/usr/local/nvidia/lib")):
-            if not self.local and driver.is_dir():
-                env["LD_LIBRARY_PATH"] += ":" + str(driver)
+            # Where the image keeps the driver's own libraries outside the loader's path.
+            for driver in (Path("/usr/local/nvidia/lib64"), Path("/usr/local/nvidia/lib")):
+                if driver.is_dir():
+                    env["LD_LIBRARY_PATH"] += ":" + str(driver)
         self.env = env
         code, _, err, _ = self.run([str(self.bin / "attnlab"), "presets"], 30)
         if code != 0 and any(word in err for word in ("GLIBCXX", "CXXABI", "libstdc++", "libgcc_s")):
