@@ -5,7 +5,7 @@
 #pragma once
 
 #include "gui/shell/frame_layout.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/app_state.hpp"
 #include "gui/state/history.hpp"
 #include "gui/state/services.hpp"
@@ -29,7 +29,7 @@ inline void start_headless_imgui(Services& services, ImVec2 display, TestFonts f
   io.KeyMap[ImGuiKey_Backspace] = GLFW_KEY_BACKSPACE;
   io.KeyMap[ImGuiKey_Tab] = GLFW_KEY_TAB;
   io.KeyMap[ImGuiKey_A] = GLFW_KEY_A;
-  if (fonts == TestFonts::Real) load_fonts(services);
+  if (fonts == TestFonts::Real) load_fonts(services.fonts, services.glyphs);
   unsigned char* pixels = nullptr;
   int w = 0, h = 0;
   io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);

@@ -5,7 +5,7 @@
 // state. scripts/test runs this under ASan + UBSan too.
 #include "engine/lessons/presets.hpp"
 #include "gui/shell/frame_layout.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"
 #include "headless_imgui.hpp"

@@ -4,11 +4,10 @@
 #include "gui/dialogs/export_dialog.hpp"
 
 #include "engine/figures/colormap.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "gui/state/app_state.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
-#include "gui/shell/gl_api.hpp"
+#include "gui/base/gl_api.hpp"
 #include <imgui.h>
 #include <imgui_stdlib.h>
 #include <stb_image.h>

@@ -2,10 +2,10 @@
 // name field, and the file types that fit its purpose.
 #include "gui/dialogs/file_dialog.hpp"
 
-#include "gui/model/model_actions.hpp"
+#include "gui/state/model_actions.hpp"
 #include "gui/persistence/open_save.hpp"
-#include "gui/shell/theme.hpp"
-#include "gui/training/training_actions.hpp"
+#include "gui/base/theme.hpp"
+#include "gui/state/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <imgui_stdlib.h>
@@ -170,7 +170,7 @@ void draw_file_dialog(AppState& state, Services& services) {
     }
   }
   if (!d.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, palette(state).error);
+    ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).error);
     text_wrapped("%s", d.error.c_str());
     ImGui::PopStyleColor();
   }

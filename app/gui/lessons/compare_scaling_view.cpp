@@ -1,6 +1,6 @@
 // Scaled vs unscaled: the same scenario computed with and without ÷√d_k, in two columns.
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -33,7 +33,7 @@ void draw_compare_scaling_view(AppState& state, Services& services) {
                                            : "unscaled: logits = scores (%s%s%lld left out)%s",
                   services.glyphs.divide, services.glyphs.sqrt, static_cast<long long>(r.d_k),
                   scale ? services.glyphs.divide : "", r.scale_divisor);
-    ImGui::PushStyleColor(ImGuiCol_Text, palette(state).accent);
+    ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).accent);
     ImGui::TextUnformatted(head);
     ImGui::PopStyleColor();
     // Logits over weights, or side by side when that gives bigger cells (wide windows, presenter

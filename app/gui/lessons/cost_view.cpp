@@ -4,7 +4,7 @@
 #include "engine/lessons/random.hpp"
 #include "engine/io/text_format.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -40,7 +40,7 @@ std::string count_text(double v) {
 void draw_cost_view(AppState& state, Services& services) {
   LessonUi& ui = state.lesson;
   const Scenario& s = state.doc.scenario;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const auto rows = cost_table(s.lesson.cost_n, s.lesson.cost_d_k);
   const MachineMemory mem = machine_memory();

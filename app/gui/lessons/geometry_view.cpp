@@ -2,7 +2,7 @@
 // you drag, values are points you drag, and each output is drawn as a point inside the convex hull of the values, live.
 #include "engine/lessons/lesson_math.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/history.hpp"
 #include "gui/widgets/text_layout.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -35,7 +35,7 @@ void draw_geometry_view(AppState& state, Services& services) {
   (void)services;
   LessonUi& ui = state.lesson;
   const Scenario& s = state.doc.scenario;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   if (s.Q.cols() != 2 || s.V.cols() != 2) {
     text_wrapped("The plane needs d_k = d_v = 2 (this scenario has d_k = %lld, d_v = %lld). Set both to 2 in the "

@@ -1,7 +1,7 @@
 // One small matrix under its title, and the lines of numbers beside it (see lesson_matrix.hpp).
 #include "gui/lessons/lesson_matrix.hpp"
 
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/result_caches.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -25,7 +25,7 @@ DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id
                              Stage stage, const Matrix& M, const BlockGrid* blocked,
                              const std::vector<std::string>& rows, const std::vector<std::string>& cols, ImVec2 size,
                              bool fixed_unit_range) {
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   ImGui::PushID(id);
   // The title wraps inside the matrix's width (between words): side-by-side matrices with long
   // titles overlapped one another at presenter sizes.

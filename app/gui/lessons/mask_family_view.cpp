@@ -1,7 +1,7 @@
 // The mask family of "The Query-Key-Value framework" side by side on the same scores: bidirectional, causal, padding,
 // prefix-LM and sliding window, each map's blocked cells hatched and its row sums written under it.
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -38,7 +38,7 @@ void draw_mask_family_view(AppState& state, Services& services) {
       if (params[kind]) title += std::string(", ") + params[kind] + " = " + std::to_string(m.param);
       // Each row's sum stands right of its row (a column "Σ"), not in a line under the map: the
       // line ran into the next map, and the height it took made the cells smaller.
-      const Palette pal = palette(state);
+      const Palette pal = palette(state.view);
       const float sums_w = ImGui::CalcTextSize("1.00").x + fs * 0.8f;
       const DrawnRect d = draw_lesson_matrix(state, services, ("mask" + std::to_string(k)).c_str(), title, Stage::Weights,
                                              r.weights, &blocked, ql, kl, ImVec2(w - fs - sums_w, h - fs * 0.6f));

@@ -7,9 +7,8 @@
 #include "engine/model/training_tasks.hpp"
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/model/model_actions.hpp"
-#include "gui/shell/panel_registry.hpp"
-#include "gui/training/training_actions.hpp"
+#include "gui/state/model_actions.hpp"
+#include "gui/state/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <imgui.h>

@@ -2,7 +2,7 @@
 // editable), a grid of per-head attention maps, concat-then-W_O beside the sum of per-head slabs,
 // and the switch that makes every head share its projections.
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -65,7 +65,7 @@ void weight_editor(AppState& state) {
 void draw_multihead_view(AppState& state, Services& services) {
   LessonUi& ui = state.lesson;
   const Scenario& s = state.doc.scenario;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const Eigen::Index d_model = s.Q.cols();
   // Controls: h (a divisor of d_model), the seed, and sharing.

@@ -1,7 +1,7 @@
 // Normalizers side by side ("The Query-Key-Value framework"'s table): softmax, sparsemax (exact zeros), sigmoid (rows
 // need not sum to 1) and hardmax on the same logits.
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/lesson_view_model.hpp"
 

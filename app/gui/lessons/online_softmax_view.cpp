@@ -4,7 +4,7 @@
 // e^(m_old − m_new) highlighted where a tile raised the max; at the last tile o ÷ ℓ beside the
 // dense output, and how many scores each way holds. The walk-through keys step between tiles.
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -100,7 +100,7 @@ struct Column {
 
 void draw_online_softmax_view(AppState& state, Services& services) {
   const Glyphs& g = services.glyphs;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const OnlineSoftmaxModel& model = online_softmax_model(state);
   if (!model.ok()) {

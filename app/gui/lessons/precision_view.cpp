@@ -7,7 +7,7 @@
 // what broke) beside the chosen run's weights; under both, the chosen run's verdict in full.
 #include "engine/lessons/precision.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -98,7 +98,7 @@ void draw_runs_grid(LessonUi& ui, const std::vector<PrecisionRun>& runs, const P
 void draw_precision_view(AppState& state, Services& services) {
   LessonUi& ui = state.lesson;
   const Scenario& s = state.doc.scenario;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const ImVec4 bad = ImGui::ColorConvertU32ToFloat4(pal.error);
   if (ui.precision_version != state.result_version) {
     try {

@@ -1,9 +1,7 @@
-// Exercise 2.3.1 as a lesson: opens the Scaling lab when this build has it, and shows a small CPU
-// sweep of the exercise either way.
+// Exercise 2.3.1 as a lesson: opens the Scaling lab, and shows a small CPU sweep of the exercise.
 #include "engine/lessons/lesson_math.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/panel_registry.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/app_state.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -16,15 +14,9 @@ namespace attnlab::gui {
 
 void draw_scaling_lab_view(AppState& state, Services& services) {
   const Scenario& s = state.doc.scenario;
-  for (const PanelInfo& p : panel_list()) {
-    if (std::string(p.name).find("Scaling") == std::string::npos) continue;
-    if (ImGui::Button("Open the Scaling lab")) {
-      if (p.slot == Slot::Window) window_open(state, p.name) = true;
-      else state.focus_panel = p.name;
-    }
-    ImGui::SameLine();
-    ImGui::TextDisabled("sweep d_k with many trials, on the GPU when there is one");
-  }
+  if (ImGui::Button("Open the Scaling lab")) window_open(state, "Scaling lab") = true;
+  ImGui::SameLine();
+  ImGui::TextDisabled("sweep d_k with many trials, on the GPU when there is one");
   // This scenario's own draw, both ways.
   const ViewResult& vu = view_result(state, services, "unscaled", 0, [](Problem& p) { p.options.scale = false; });
   const ViewResult& vsc = view_result(state, services, "scaled", 0, [](Problem& p) { p.options.scale = true; });

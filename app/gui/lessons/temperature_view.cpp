@@ -3,7 +3,7 @@
 // sweep written as numbered PNG frames.
 #include "engine/lessons/lesson_export.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -22,7 +22,7 @@ constexpr double kSweepSeconds = 6.0;  // one way, τ_min → τ_max
 void draw_temperature_view(AppState& state, Services& services) {
   LessonUi& ui = state.lesson;
   const Scenario& s = state.doc.scenario;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const double lo = s.lesson.tau_min, hi = s.lesson.tau_max;
   const char* tau = services.glyphs.tau;

@@ -6,10 +6,9 @@
 // the other, each shown as the lab computes it.
 #include "engine/model/training_tasks.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/panel_registry.hpp"
-#include "gui/shell/theme.hpp"
-#include "gui/training/training_actions.hpp"
-#include "gui/training/training_job.hpp"
+#include "gui/base/theme.hpp"
+#include "gui/state/training_actions.hpp"
+#include "gui/state/training_job.hpp"
 #include "gui/training/training_plots.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -85,7 +84,7 @@ void enter_step(AppState& state, int step) {
 }
 
 void accent_line(const AppState& state, const std::string& text) {
-  ImGui::PushStyleColor(ImGuiCol_Text, palette(state).accent);
+  ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).accent);
   text_wrapped_unformatted(text);
   ImGui::PopStyleColor();
 }
@@ -150,7 +149,7 @@ void draw_training(AppState& state) {
                "sequence, redrawn as it trains.",
                state.training.job ? state.training.job->config().n_head : model::resolved(model::TrainConfig{}).n_head);
   if (!v.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, palette(state).error);
+    ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).error);
     text_wrapped_unformatted(v.error);
     ImGui::PopStyleColor();
   }

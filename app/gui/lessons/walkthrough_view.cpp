@@ -2,8 +2,8 @@
 // with the cells that changed outlined, the formula with today's numbers above. Works at 1280×720
 // in presenter mode.
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/lessons/walkthrough_steps.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/state/walkthrough_steps.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -50,7 +50,7 @@ float width_at(const WalkMatrix& m, const std::string& title, float h) {
 }  // namespace
 
 void draw_walkthrough_view(AppState& state, Services& services) {
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const WalkFrame f = walk_frame(state.doc.scenario, state.result, state.lesson.walk.step, services.glyphs);
 

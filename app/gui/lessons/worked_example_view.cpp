@@ -3,8 +3,8 @@
 #include "engine/attention/explain.hpp"
 #include "engine/lessons/lesson_math.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/lessons/walkthrough_steps.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/state/walkthrough_steps.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -14,7 +14,7 @@ namespace attnlab::gui {
 void draw_worked_example_view(AppState& state, Services& services) {
   const Scenario& s = state.doc.scenario;
   const Result& r = state.result;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   int row = state.selected.valid() ? std::clamp(state.selected.row, 0, static_cast<int>(r.n) - 1) : 0;
   if (ImGui::Button("Walk through step by step")) walk_start(state);

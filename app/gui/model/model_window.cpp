@@ -7,10 +7,10 @@
 // [SECTION] Text and tokens
 // [SECTION] The grid and the enlarged head
 // [SECTION] Next tokens, keyboard, the window
-#include "gui/model/model_actions.hpp"
-#include "gui/model/model_job.hpp"
-#include "gui/panels/panels.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/state/model_actions.hpp"
+#include "gui/state/model_job.hpp"
+#include "gui/model/model_window.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"
 
@@ -137,7 +137,7 @@ void draw_grid(AppState& state, const Colormap& map) {
     for (int h = 0; h < cfg.n_head; ++h) {
       const ImVec2 at(origin.x + label_w + static_cast<float>(h) * (side + gap), y);
       const auto& A = m.run->trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
-      const auto [i, j] = draw_attention_map(A, at, side, blocks, map, palette(state).error);
+      const auto [i, j] = draw_attention_map(A, at, side, blocks, map, palette(state.view).error);
       const model::HeadVerdict& v = m.run->kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
       // The kind's name, or its first word when the map is too narrow for it ("previous", "first").
       std::string kind(model::head_kind_name(v.kind));
@@ -183,7 +183,7 @@ void draw_enlarged(AppState& state, const Colormap& map) {
   const float side = std::max(fs * 6, std::min(avail.x - label_w, avail.y - fs * 0.5f));
   const ImVec2 at(ImGui::GetCursorScreenPos().x + label_w, ImGui::GetCursorScreenPos().y);
   const Matrix& A = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)].weights;
-  const auto [i, j] = draw_attention_map(A, at, side, 160, map, palette(state).error);
+  const auto [i, j] = draw_attention_map(A, at, side, 160, map, palette(state.view).error);
   if (labels) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float cell = side / static_cast<float>(n);

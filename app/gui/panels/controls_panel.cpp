@@ -1,7 +1,7 @@
 // Controls: √d_k scaling, temperature (log slider), mask kind and parameter, normalizer.
 #include "engine/attention/explain.hpp"
 #include "gui/panels/panels.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -50,7 +50,7 @@ const char* label_for(const char* label, const char* hint, const char* id, bool 
 void draw_controls_panel(AppState& state, Services& services) {
   const Options& o = state.doc.scenario.options;
   const Glyphs& g = services.glyphs;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const bool presenter = state.view.presenter;
   const int dk = actions::dim_value(state, Dim::Dk);
   const double sqrt_dk = std::sqrt(static_cast<double>(dk));

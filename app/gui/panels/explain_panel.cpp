@@ -1,7 +1,7 @@
 // The "Explain a cell" panel: follows the hovered cell, else the clicked one.
 #include "engine/attention/explain.hpp"
 #include "gui/panels/panels.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
@@ -25,7 +25,7 @@ void draw_explain_panel(AppState& state, Services& services) {
   }
   const Explanation e = explain_cell(state.doc.scenario.problem(), r, cell, query_labels(state), key_labels(state),
                                      services.glyphs);
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
   text_wrapped("%s", e.heading.c_str());
   ImGui::PopStyleColor();

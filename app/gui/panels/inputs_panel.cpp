@@ -1,7 +1,7 @@
 // Inputs: the sizes (+/−), self-attention, Q/K/V as editable grids with token labels, fills,
 // and a sentence split into tokens.
 #include "gui/panels/panels.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -140,7 +140,7 @@ void matrix_grid(AppState& state, Which w) {
 void draw_inputs_panel(AppState& state, Services& services) {
   const Scenario& sc = state.doc.scenario;
   const Glyphs& g = services.glyphs;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
 
   const bool presenter = state.view.presenter;
   bool self = state.doc.self_attention;

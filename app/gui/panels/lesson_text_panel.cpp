@@ -2,13 +2,12 @@
 // scenario's description when it has none), the way into its special view and the walk-through,
 // and the previous/next lesson.
 #include "engine/lessons/presets.hpp"
-#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/state/walkthrough_steps.hpp"
 #include "gui/panels/panels.hpp"
-#include "gui/shell/panel_registry.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/widgets/wrapped_text.hpp"
-#include "gui/widgets/lesson_text_view.hpp"
+#include "gui/panels/lesson_text_view.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -49,7 +48,7 @@ void draw_lesson_panel(AppState& state, Services& services) {
   const float top = ImGui::GetCursorPosY();
   // Title and place in the course on one line, then the text, goal first; the buttons come last:
   // at projector size on a 720-pixel screen the tab may show only the first few lines.
-  ImGui::PushStyleColor(ImGuiCol_Text, palette(state).accent);
+  ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).accent);
   text_wrapped("%s", s.title.empty() ? "Untitled scenario" : s.title.c_str());
   ImGui::PopStyleColor();
   if (here >= 0) {

@@ -1,9 +1,9 @@
 // The "Lesson view" window: the walk-through while it runs, else the special view of the open lesson,
 // else a pointer to the lessons that have one.
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/state/walkthrough_steps.hpp"
 #include "gui/panels/panels.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 

@@ -19,8 +19,5 @@ void draw_saturation_panel(AppState& state, Services& services);   // saturation
 void draw_scaling_panel(AppState& state, Services& services);      // scaling_lab_panel.cpp
 void draw_lesson_panel(AppState& state, Services& services);       // lesson_text_panel.cpp
 void draw_lesson_view_panel(AppState& state, Services& services);  // lesson_view_panel.cpp
-void draw_help_window(AppState& state, Services& services);        // help_window.cpp
-void draw_model_window(AppState& state, Services& services);       // ../model/model_window.cpp
-void draw_training_window(AppState& state, Services& services);    // ../training/training_window.cpp
 
 }  // namespace attnlab::gui

@@ -1,7 +1,7 @@
 // The pipeline: scores → logits → weights → output side by side, each with its formula written
 // with the current numbers, a colour bar, and clickable cells.
 #include "gui/panels/panels.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/text_layout.hpp"
@@ -318,7 +318,7 @@ void report_needs(AppState& state, const Stages& S, const Plan& one_row) {
 
 // Title, formula and numbers line of stage k, wrapped at `w` from (x, y).
 void draw_stage_header(const AppState& state, const Stages& S, int k, float x, float w) {
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const StageText& t = S.text[k];
   ImGui::PushTextWrapPos(x + w - ImGui::GetWindowPos().x + ImGui::GetScrollX());  // window-local
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
@@ -387,7 +387,7 @@ void draw_arrow(const AppState& state, const Services& services, const DrawnRect
   const char* arrow = services.glyphs.arrow;
   const ImVec2 as = ImGui::CalcTextSize(arrow);
   ImGui::GetWindowDrawList()->AddText(ImVec2((d.x1 + next_x) * 0.5f - as.x * 0.5f, (d.y0 + d.y1) * 0.5f - as.y * 0.5f),
-                                      palette(state).text_dim, arrow);
+                                      palette(state.view).text_dim, arrow);
 }
 
 // Hover feeds the explain panel; a click selects (and, shift or a custom mask, blocks) the cell.
@@ -420,7 +420,7 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   }
   // Any ±∞ in the stages below comes with its reason, above them (engine/attention/overflow_notes.hpp).
   if (!state.overflow.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, palette(state).warning);
+    ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).warning);
     for (const std::string& note : state.overflow.sentences) text_wrapped("%s", note.c_str());
     ImGui::PopStyleColor();
   }

@@ -1,7 +1,7 @@
 // Saturation: the a(1−a) heatmap beside the per-row diagnostics, saturated and fully-masked rows
 // marked, so switching √d_k scaling off at large d_k shows the collapse at a glance.
 #include "gui/panels/panels.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/app_state.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -14,7 +14,7 @@ namespace attnlab::gui {
 void draw_saturation_panel(AppState& state, Services& services) {
   if (!state.has_result) return;
   const Result& r = state.result;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const BlockGrid& blocked = state.blocked;

@@ -4,7 +4,7 @@
 // bar and Cancel, so the window stays responsive. A floating window (View menu), so the pipeline
 // keeps the main area to itself.
 #include "gui/panels/panels.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -207,7 +207,7 @@ void draw_scaling_panel(AppState& state, Services& services) {
   ImGui::TextDisabled("backend: %s%s%s", services.backend->description().c_str(), lab.status.empty() ? "" : "   |   ",
                       lab.status.c_str());
   if (!lab.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, palette(state).error);
+    ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).error);
     text_wrapped("%s", lab.error.c_str());
     ImGui::PopStyleColor();
   }

@@ -4,7 +4,7 @@
 #include "engine/io/text_format.hpp"
 #include "engine/cpu/streaming.hpp"
 #include "gui/panels/panels.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/state/compute_job.hpp"
 #include "gui/widgets/heatmap.hpp"
@@ -44,7 +44,7 @@ std::string scientific(double v) {
 }  // namespace
 
 bool draw_compute_progress(AppState& state, Services& services) {
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   if (state.job) {
     const ComputeJob& job = *state.job;
@@ -78,7 +78,7 @@ void draw_streaming_view(AppState& state, Services& services) {
   const Result& r = state.result;
   const StreamedViews& sv = state.streamed;
   const Glyphs& g = services.glyphs;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const char* log10 = services.fonts.unicode ? "log₁₀" : "log10";
   state.pipeline_wants_height = 1e9f;  // as much of the column as the host gives

@@ -3,7 +3,7 @@
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/matrix_io.hpp"
-#include "gui/model/model_actions.hpp"
+#include "gui/state/model_actions.hpp"
 #include "gui/state/edits.hpp"
 #include "engine/lessons/lesson_card.hpp"
 

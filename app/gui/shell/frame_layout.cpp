@@ -1,8 +1,8 @@
 // The frame: menus, the tiled layout (inputs column | pipeline over explain/saturation tabs),
 // the status bar, floating panels and dialogs. Panels come from the registry in panel_registry.cpp.
 #include "gui/shell/frame_layout.hpp"
-#include "gui/model/model_actions.hpp"
-#include "gui/training/training_actions.hpp"
+#include "gui/state/model_actions.hpp"
+#include "gui/state/training_actions.hpp"
 
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/dialogs/recovery_prompt.hpp"
@@ -10,7 +10,7 @@
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/shortcuts.hpp"
 #include "gui/shell/status_bar.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/state/edits.hpp"
 #include "engine/io/text_format.hpp"
@@ -130,10 +130,22 @@ void draw_drop_choice(AppState& state) {
   }
 }
 
+// Rebuilds the ImGui style when the look changed (theme, presenter) or the window crossed the
+// small-screen size (presenter mode's font depends on it).
+void refresh_style(AppState& state, Services& services) {
+  if (const bool small = small_screen(ImGui::GetIO().DisplaySize); small != state.small_screen) {
+    state.small_screen = small;
+    state.style_dirty = state.style_dirty || state.view.presenter;
+  }
+  if (!state.style_dirty) return;
+  state.style_dirty = false;
+  set_style(state.view, state.small_screen, services.fonts);
+}
+
 }  // namespace
 
 void draw_app(AppState& state, Services& services) {
-  apply_style(state, services);
+  refresh_style(state, services);
   state.hovered = CellRef{};
   handle_shortcuts(state, services);
   const std::vector<std::string> dropped = std::move(state.dropped_files);

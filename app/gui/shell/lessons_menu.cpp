@@ -3,7 +3,7 @@
 #include "gui/shell/lessons_menu.hpp"
 
 #include "engine/lessons/presets.hpp"
-#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/state/walkthrough_steps.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 

@@ -12,8 +12,8 @@
 #include "engine/io/matrix_io.hpp"
 #include "engine/io/text_format.hpp"
 #include "engine/lessons/presets.hpp"
-#include "gui/model/model_actions.hpp"
-#include "gui/model/model_job.hpp"
+#include "gui/state/model_actions.hpp"
+#include "gui/state/model_job.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/persistence/instance_lock.hpp"
 #include "gui/persistence/recovery_store.hpp"
@@ -22,12 +22,12 @@
 #include "gui/shell/frame_layout.hpp"
 #include "gui/shell/gui_command.hpp"
 #include "gui/shell/panel_registry.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/history.hpp"
-#include "gui/training/training_actions.hpp"
+#include "gui/state/training_actions.hpp"
 #include "gui/widgets/heatmap_renderer.hpp"
 
-#include "gui/shell/gl_api.hpp"
+#include "gui/base/gl_api.hpp"
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
@@ -321,7 +321,7 @@ void start_imgui(GLFWwindow* window, Services& services) {
     services.ini_path = (services.config_dir / "imgui.ini").string();
     io.IniFilename = services.ini_path.c_str();
   }
-  load_fonts(services);
+  load_fonts(services.fonts, services.glyphs);
 #ifdef __EMSCRIPTEN__
   web::start_item_probe();
 #endif

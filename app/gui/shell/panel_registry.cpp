@@ -2,10 +2,13 @@
 #include "gui/shell/panel_registry.hpp"
 
 #include "gui/dialogs/export_dialog.hpp"
+#include "gui/model/model_window.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/shell/backend_menu.hpp"
+#include "gui/shell/help_window.hpp"
 #include "gui/shell/lessons_menu.hpp"
 #include "gui/shell/menus.hpp"
+#include "gui/training/training_window.hpp"
 
 namespace attnlab::gui {
 
@@ -39,7 +42,5 @@ const std::vector<MenuInfo> kMenus = {
 
 const std::vector<PanelInfo>& panel_list() { return kPanels; }
 const std::vector<MenuInfo>& menu_list() { return kMenus; }
-
-bool& window_open(AppState& state, const char* name) { return state.view.open_windows[name]; }
 
 }  // namespace attnlab::gui

@@ -33,7 +33,4 @@ struct MenuInfo {
 const std::vector<PanelInfo>& panel_list();
 const std::vector<MenuInfo>& menu_list();
 
-// Floating (Slot::Window) panels are shown while this is true.
-bool& window_open(AppState& state, const char* name);
-
 }  // namespace attnlab::gui

@@ -3,7 +3,6 @@
 
 #include "engine/figures/colormap.hpp"
 #include "gui/dialogs/file_dialog.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"
 

@@ -1,7 +1,7 @@
 // The status bar: backend, last recompute time, frame time, sizes, and the last error in place.
 #include "gui/shell/status_bar.hpp"
 
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/widgets/text_layout.hpp"
 
 #include <cstdio>
@@ -16,7 +16,7 @@ void draw_status_bar(AppState& state, Services& services, float height) {
   ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, height));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 3));
   if (ImGui::Begin("##status", nullptr, flags)) {
     // Presenter mode: the bar is for the teacher at the laptop, not the room; at the normal size

@@ -44,6 +44,8 @@ std::vector<std::string> key_labels(const AppState& s) {
   return display_tokens(s.doc.scenario.key_tokens, s.doc.scenario.K.rows());
 }
 
+bool& window_open(AppState& state, const char* name) { return state.view.open_windows[name]; }
+
 bool inputs_column_hidden(const AppState& s) { return s.view.inputs_hidden || s.inputs_auto_folded; }
 
 void toggle_inputs_column(AppState& s) {

@@ -11,6 +11,7 @@
 #include "engine/lessons/scaling.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/model/model_report.hpp"
+#include "gui/base/look.hpp"
 #include "gui/state/lesson_ui.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/state/result_caches.hpp"
@@ -38,8 +39,6 @@ const char* which_name(Which w);
 // The four sizes a user can change.
 enum class Dim { N, M, Dk, Dv };
 const char* dim_name(Dim d);  // "n", "m", "d_k", "d_v"
-
-enum class Theme { Dark, Light };
 
 
 // The document: what undo/redo restores and the session keeps.
@@ -76,10 +75,9 @@ struct DrawnRect {
   bool labels_rotated = false;  // the column labels read upwards (too wide to fit across a cell)
 };
 
-// Settings that are not part of the document: kept in the session file, never undone.
-struct ViewSettings {
-  bool presenter = false;
-  Theme theme = Theme::Dark;
+// Settings that are not part of the document: kept in the session file, never undone. The Look
+// (presenter mode, theme) is what every drawing depends on.
+struct ViewSettings : Look {
   std::string sequential = "viridis";
   std::string diverging = "blue-white-red";
   bool numbers_in_cells = true;
@@ -282,6 +280,9 @@ bool stage_is_signed(Stage s);
 // The display labels of query rows and key columns (the scenario's, or t1, t2, ...).
 std::vector<std::string> query_labels(const AppState& s);
 std::vector<std::string> key_labels(const AppState& s);
+
+// Floating windows ("Help", "Model", ...: the registry's Slot::Window panels) are shown while this is true.
+bool& window_open(AppState& state, const char* name);
 
 // Whether the inputs column is folded away this frame: by the user (I) or by presenter mode.
 bool inputs_column_hidden(const AppState& s);

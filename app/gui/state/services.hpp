@@ -4,6 +4,7 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/text_format.hpp"
+#include "gui/base/theme.hpp"
 
 #include <imgui.h>
 
@@ -14,17 +15,6 @@
 namespace attnlab::gui {
 
 class HeatmapRenderer;
-
-struct Fonts {
-  ImFont* normal = nullptr;     // body text, normal mode
-  ImFont* presenter = nullptr;  // body text, presenter mode (large)
-  // Presenter mode on a screen below 1280 × 720 (an XGA projector's 1024 × 768): smaller in pixels
-  // by the screen's ratio, so the same size on the wall, and the 1280 × 720 layouts fit.
-  ImFont* presenter_small = nullptr;
-  bool unicode = false;         // DejaVu Sans was found: the Glyphs are real symbols
-  std::string font_path;
-  ImVector<ImWchar> ranges;     // must outlive the font atlas build
-};
 
 struct Services {
   std::unique_ptr<Backend> backend;

@@ -2,8 +2,8 @@
 // library: Debian has no ImPlot); see training_plots.hpp.
 #include "gui/training/training_plots.hpp"
 
-#include "gui/shell/theme.hpp"
-#include "gui/training/training_actions.hpp"
+#include "gui/base/theme.hpp"
+#include "gui/state/training_actions.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"
 
@@ -38,7 +38,7 @@ std::string short_kind(model::HeadKind k) {
 }  // namespace
 
 void draw_loss_curve(const AppState& state, const TrainingView& v, ImVec2 size, const PhaseChange* phase) {
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -121,7 +121,7 @@ void draw_loss_curve(const AppState& state, const TrainingView& v, ImVec2 size, 
 std::pair<int, int> draw_head_maps(const AppState& state, const TrainingView& v, ImVec2 size, int chosen_layer, int chosen_head) {
   std::pair<int, int> clicked{-1, -1};
   if (v.maps.empty() || v.maps[0].empty()) return clicked;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const Colormap& map = stage_colormap(state, Stage::Weights);
   const float fs = ImGui::GetFontSize();
   const int L = static_cast<int>(v.maps.size()), H = static_cast<int>(v.maps[0].size());
@@ -174,7 +174,7 @@ std::pair<int, int> draw_head_maps(const AppState& state, const TrainingView& v,
 }
 
 void draw_kind_changes(const AppState& state, const TrainingView& v, int most) {
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const int n = static_cast<int>(v.changes.size());
   for (int k = std::max(0, n - most); k < n; ++k) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);

@@ -6,10 +6,10 @@
 // the lab; "Save model…" and "Open in the Model window" take the model as it is.
 #include "engine/model/training_tasks.hpp"
 #include "gui/dialogs/file_dialog.hpp"
-#include "gui/panels/panels.hpp"
-#include "gui/shell/theme.hpp"
-#include "gui/training/training_actions.hpp"
-#include "gui/training/training_job.hpp"
+#include "gui/training/training_window.hpp"
+#include "gui/base/theme.hpp"
+#include "gui/state/training_actions.hpp"
+#include "gui/state/training_job.hpp"
 #include "gui/training/training_plots.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -64,7 +64,7 @@ void draw_form(AppState& state) {
   changed |= ImGui::InputDouble("learning rate", &c.lr, 0, 0, "%.4g");
   if (changed) set_training_config(state, c);
   if (!t.config_error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, palette(state).error);
+    ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).error);
     text_wrapped_unformatted(t.config_error);
     ImGui::PopStyleColor();
   }
@@ -116,7 +116,7 @@ void draw_buttons(AppState& state) {
 void draw_status(AppState& state) {
   TrainingUi& t = state.training;
   const TrainingView& v = t.view;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   std::string line;
   char buf[160];
   if (!t.job) {

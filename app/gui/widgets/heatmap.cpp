@@ -2,7 +2,7 @@
 #include "gui/widgets/heatmap.hpp"
 
 #include "gui/dialogs/export_dialog.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/widgets/heatmap_renderer.hpp"
 #include "gui/widgets/text_layout.hpp"
 
@@ -531,7 +531,7 @@ void draw_highlights(const AppState& state, const HeatmapSpec& spec, const Heatm
 // ---------------------------------------------------------------------------------------------
 
 HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpec& spec) {
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   ImGui::PushID(spec.id);
   const HeatmapLayout L = layout_heatmap(spec);
   DrawnRect drawn{L.g0.x, L.g0.y, L.g1.x, L.g1.y, L.rows, L.cols, true, 0, L.origin.x, L.origin.y, false, false};
@@ -560,7 +560,7 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
 // ---------------------------------------------------------------------------------------------
 
 void draw_colorbar(const AppState& state, const Colormap& map, double lo, double hi, bool diverging, float width) {
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
   const ImVec2 a = ImGui::GetCursorScreenPos();

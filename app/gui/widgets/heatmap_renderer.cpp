@@ -3,7 +3,7 @@
 
 #include "shaders/shader_sources.hpp"
 
-#include "gui/shell/gl_api.hpp"
+#include "gui/base/gl_api.hpp"
 
 #include <stdexcept>
 #include <utility>

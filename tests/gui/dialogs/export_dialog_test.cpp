@@ -4,7 +4,6 @@
 #include "engine/lessons/presets.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/shell/frame_layout.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/state/history.hpp"
 #include "headless_imgui.hpp"

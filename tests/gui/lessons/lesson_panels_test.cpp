@@ -3,9 +3,8 @@
 // forward and back with the keys a presenter uses.
 #include "engine/lessons/presets.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/state/walkthrough_steps.hpp"
 #include "gui/shell/frame_layout.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"
 #include "gui/state/lesson_view_model.hpp"

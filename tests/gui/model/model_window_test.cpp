@@ -3,11 +3,10 @@
 // lab" lifts it into the document with its banner, undo takes both away, and bad input is refused
 // in place keeping the last good state.
 #include "engine/lessons/presets.hpp"
-#include "gui/model/model_actions.hpp"
-#include "gui/model/model_job.hpp"
-#include "gui/panels/panels.hpp"
+#include "gui/state/model_actions.hpp"
+#include "gui/state/model_job.hpp"
+#include "gui/model/model_window.hpp"
 #include "gui/persistence/open_save.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "gui/state/history.hpp"
 #include "headless_imgui.hpp"
 

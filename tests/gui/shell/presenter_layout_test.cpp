@@ -13,10 +13,9 @@
 // [SECTION] Multi-head, settling, the tabs, long tokens
 #include "engine/lessons/presets.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/state/walkthrough_steps.hpp"
 #include "gui/shell/frame_layout.hpp"
-#include "gui/shell/panel_registry.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"
 #include "headless_imgui.hpp"

@@ -14,12 +14,11 @@
 #include "engine/model/model_report.hpp"
 #include "engine/model/training_tasks.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"
-#include "gui/training/loss_curve.hpp"
-#include "gui/training/training_actions.hpp"
-#include "gui/training/training_job.hpp"
+#include "gui/state/loss_curve.hpp"
+#include "gui/state/training_actions.hpp"
+#include "gui/state/training_job.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>

@@ -1,5 +1,5 @@
 // The forward pass on its own thread; see model_job.hpp.
-#include "gui/model/model_job.hpp"
+#include "gui/state/model_job.hpp"
 #include "gui/state/worker_thread.hpp"
 
 namespace attnlab::gui {

@@ -1,5 +1,5 @@
 // Themes and fonts: DejaVu Sans found at run time, presenter mode scales everything up.
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -30,9 +30,9 @@ std::string find_font() {
 
 }  // namespace
 
-Palette palette(const AppState& state) {
-  const bool dark = state.view.theme == Theme::Dark;
-  const bool hc = state.view.presenter;  // presenter mode pushes contrast to the maximum
+Palette palette(const Look& look) {
+  const bool dark = look.theme == Theme::Dark;
+  const bool hc = look.presenter;  // presenter mode pushes contrast to the maximum
   Palette p{};
   if (dark) {
     p.text = hc ? IM_COL32(255, 255, 255, 255) : IM_COL32(235, 235, 235, 255);
@@ -66,9 +66,8 @@ Palette palette(const AppState& state) {
   return p;
 }
 
-void load_fonts(Services& services) {
+void load_fonts(Fonts& f, Glyphs& glyphs) {
   ImGuiIO& io = ImGui::GetIO();
-  Fonts& f = services.fonts;
   f.font_path = find_font();
   if (f.font_path.empty()) {
     ImFontConfig cfg;
@@ -79,7 +78,7 @@ void load_fonts(Services& services) {
     cfg.SizePixels = 20.0f;
     f.presenter_small = io.Fonts->AddFontDefault(&cfg);
     f.unicode = false;
-    services.glyphs = Glyphs::ascii();
+    glyphs = Glyphs::ascii();
     return;
   }
   ImFontGlyphRangesBuilder builder;
@@ -106,33 +105,27 @@ void load_fonts(Services& services) {
   if (!f.normal || !f.presenter || !f.presenter_small) {
     io.Fonts->Clear();
     f.font_path.clear();
-    load_fonts(services);
+    load_fonts(f, glyphs);
     return;
   }
   f.unicode = true;
-  services.glyphs = Glyphs{};
+  glyphs = Glyphs{};
 }
 
 bool small_screen(ImVec2 display) {
   return display.x > 0 && display.y > 0 && (display.x < 1280.0f * 0.95f || display.y < 720.0f * 0.95f);
 }
 
-ImFont* body_font(const AppState& state, const Services& services) {
-  ImFont* f = !state.view.presenter ? services.fonts.normal
-              : state.small_screen && services.fonts.presenter_small ? services.fonts.presenter_small
-                                                                     : services.fonts.presenter;
+ImFont* body_font(const Look& look, bool small, const Fonts& fonts) {
+  ImFont* f = !look.presenter ? fonts.normal
+              : small && fonts.presenter_small ? fonts.presenter_small
+                                               : fonts.presenter;
   return f ? f : ImGui::GetIO().Fonts->Fonts.empty() ? nullptr : ImGui::GetIO().Fonts->Fonts[0];
 }
 
-void apply_style(AppState& state, Services& services) {
-  if (const bool small = small_screen(ImGui::GetIO().DisplaySize); small != state.small_screen) {
-    state.small_screen = small;
-    state.style_dirty = state.style_dirty || state.view.presenter;
-  }
-  if (!state.style_dirty) return;
-  state.style_dirty = false;
+void set_style(const Look& look, bool small, const Fonts& fonts) {
   ImGuiStyle style;
-  if (state.view.theme == Theme::Dark) ImGui::StyleColorsDark(&style);
+  if (look.theme == Theme::Dark) ImGui::StyleColorsDark(&style);
   else ImGui::StyleColorsLight(&style);
   style.WindowRounding = 0;
   style.FrameRounding = 3;
@@ -140,25 +133,25 @@ void apply_style(AppState& state, Services& services) {
   style.FramePadding = ImVec2(6, 4);
   style.ItemSpacing = ImVec2(8, 6);
   style.WindowBorderSize = 0;
-  if (state.view.theme == Theme::Light) {
+  if (look.theme == Theme::Light) {
     style.Colors[ImGuiCol_WindowBg] = ImVec4(0.97f, 0.97f, 0.96f, 1);
   } else {
     style.Colors[ImGuiCol_WindowBg] = ImVec4(0.09f, 0.09f, 0.10f, 1);
   }
-  if (state.view.presenter) {
+  if (look.presenter) {
     // High contrast: pure text colours and stronger frames.
-    const bool dark = state.view.theme == Theme::Dark;
+    const bool dark = look.theme == Theme::Dark;
     style.Colors[ImGuiCol_Text] = dark ? ImVec4(1, 1, 1, 1) : ImVec4(0, 0, 0, 1);
     style.Colors[ImGuiCol_WindowBg] = dark ? ImVec4(0, 0, 0, 1) : ImVec4(1, 1, 1, 1);
     style.FrameBorderSize = 1;
     // Paddings and spacings grow with the font (1.5 at the presenter size).
-    const ImFont* body = body_font(state, services);
-    style.ScaleAllSizes(body && services.fonts.presenter ? 1.5f * body->FontSize / services.fonts.presenter->FontSize : 1.5f);
+    const ImFont* body = body_font(look, small, fonts);
+    style.ScaleAllSizes(body && fonts.presenter ? 1.5f * body->FontSize / fonts.presenter->FontSize : 1.5f);
   }
   // Child windows sit on the cleared background: an opaque ChildBg would only cost fill rate.
   style.Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
   ImGui::GetStyle() = style;
-  ImGui::GetIO().FontDefault = body_font(state, services);
+  ImGui::GetIO().FontDefault = body_font(look, small, fonts);
 }
 
 }  // namespace attnlab::gui

@@ -1,7 +1,6 @@
 // The walk-through's steps: scores → ÷√d_k → mask → softmax → ·V, each with what changed.
-#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/state/walkthrough_steps.hpp"
 
-#include "gui/shell/panel_registry.hpp"
 #include "gui/state/app_state.hpp"
 #include "engine/io/text_format.hpp"
 

@@ -1,12 +1,12 @@
 // Drawing a lesson's text: the four parts with bullets and highlighted numbers, the edit notice,
 // and Help's lesson index with each lesson's reference card.
-#include "gui/widgets/lesson_text_view.hpp"
+#include "gui/panels/lesson_text_view.hpp"
 
 #include "engine/lessons/presets.hpp"
 #include "engine/cpu/dense.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/panels/panels.hpp"
-#include "gui/shell/theme.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -114,7 +114,7 @@ void draw_lesson_text(AppState& state, Services& services) {
   refresh_lesson_text(state);
   state.lesson.reset_x0 = state.lesson.reset_x1 = 0;
   const LessonUi& ui = state.lesson;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   if (!ui.text_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
     text_wrapped("%s", ui.text_error.c_str());
@@ -159,7 +159,7 @@ void draw_lesson_text(AppState& state, Services& services) {
 void draw_lesson_index(AppState& state, Services& services) {
   (void)services;
   LessonUi& ui = state.lesson;
-  const Palette pal = palette(state);
+  const Palette pal = palette(state.view);
   const auto presets = list_presets();
   if (ui.card_lesson.empty() && !presets.empty()) ui.card_lesson = presets.front().name;
   ImGui::TextUnformatted("Lessons: choose one for its reference card");

@@ -1,11 +1,10 @@
 // The Training window's actions; see training_actions.hpp.
-#include "gui/training/training_actions.hpp"
+#include "gui/state/training_actions.hpp"
 
 #include "engine/model/training_tasks.hpp"
-#include "gui/model/model_actions.hpp"
-#include "gui/shell/panel_registry.hpp"
+#include "gui/state/model_actions.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/training/training_job.hpp"
+#include "gui/state/training_job.hpp"
 
 #include <unistd.h>
 

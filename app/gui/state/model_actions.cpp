@@ -1,10 +1,9 @@
 // The Model window's actions; see model_actions.hpp.
-#include "gui/model/model_actions.hpp"
+#include "gui/state/model_actions.hpp"
 
-#include "gui/model/model_job.hpp"
-#include "gui/shell/panel_registry.hpp"
+#include "gui/state/model_job.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/training/training_actions.hpp"
+#include "gui/state/training_actions.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,9 +1,10 @@
 // The Help window: what the app shows, every keyboard shortcut, and the lesson index with each
 // lesson's reference card.
-#include "gui/panels/panels.hpp"
+#include "gui/shell/help_window.hpp"
+
+#include "gui/panels/lesson_text_view.hpp"
 #include "gui/shell/shortcuts.hpp"
 #include "gui/widgets/wrapped_text.hpp"
-#include "gui/widgets/lesson_text_view.hpp"
 
 namespace attnlab::gui {
 

@@ -1,0 +1,51 @@
+// The ground floor of the GUI: light/dark themes, presenter mode (large fonts, high contrast) and the
+// fonts they use. Knows nothing of the app's state: callers pass the Look they draw with.
+#pragma once
+
+#include "engine/io/text_format.hpp"
+#include "gui/base/look.hpp"
+
+#include <imgui.h>
+
+#include <string>
+
+namespace attnlab::gui {
+
+// Colours panels draw with, for a look.
+struct Palette {
+  ImU32 text, text_dim, accent, error, warning, good;
+  ImU32 hatch_a, hatch_b;  // blocked cells: stripes of these two
+  ImU32 selected, hovered, cell_border;
+  ImU32 flagged_row_bg;  // saturated / fully-masked rows in tables
+  ImU32 number;          // numbers in a lesson's text, filled from the current result
+};
+Palette palette(const Look& look);
+
+struct Fonts {
+  ImFont* normal = nullptr;     // body text, normal mode
+  ImFont* presenter = nullptr;  // body text, presenter mode (large)
+  // Presenter mode on a screen below 1280 × 720 (an XGA projector's 1024 × 768): smaller in pixels
+  // by the screen's ratio, so the same size on the wall, and the 1280 × 720 layouts fit.
+  ImFont* presenter_small = nullptr;
+  bool unicode = false;         // DejaVu Sans was found: the Glyphs are real symbols
+  std::string font_path;
+  ImVector<ImWchar> ranges;     // must outlive the font atlas build
+};
+
+// Loads DejaVu Sans (from fonts-dejavu-core; $ATTNLAB_FONT overrides) at a normal and a presenter
+// size with the symbols the formulas use, into the current ImGui context's atlas, and sets `glyphs`
+// to the symbols it can draw. Falls back to ImGui's default font and ASCII symbol names when the
+// file is missing.
+void load_fonts(Fonts& fonts, Glyphs& glyphs);
+
+// Whether a window of this size is a small screen for presenter mode: below 95% of 1280 × 720 in
+// either direction (1024 × 768 is; 1280 × 800, 1366 × 768 and larger are not).
+bool small_screen(ImVec2 display);
+
+// The body font for a look (and, in presenter mode, the screen size).
+ImFont* body_font(const Look& look, bool small, const Fonts& fonts);
+
+// Makes the ImGui style and default font those of `look` on a screen that is `small` or not.
+void set_style(const Look& look, bool small, const Fonts& fonts);
+
+}  // namespace attnlab::gui
