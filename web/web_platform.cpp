@@ -1,6 +1,6 @@
-// The browser's side of the GUI's edges (web/web_platform.hpp): C++ here, JavaScript in
-// browser_glue.js (the `attnlabWeb` object), joined by EM_JS calls one way and two exported C
-// functions the other (the picker's files, the page being hidden).
+// The browser's Platform (app/gui/state/platform.hpp): C++ here, JavaScript in browser_glue.js (the
+// `attnlabWeb` object), joined by EM_JS calls one way and exported C functions the other (the
+// picker's files, the page being hidden, the tests' read-outs).
 #include "web/web_platform.hpp"
 
 #include "bench/compute_timing.hpp"
@@ -9,10 +9,14 @@
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/scenario.hpp"
 #include "gui/dialogs/file_dialog.hpp"
+#include "gui/shell/gui_command.hpp"
+#include "gui/state/platform.hpp"
+#include "gui/state/training_actions.hpp"
 
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
 #include <emscripten.h>
+#include <emscripten/html5.h>
 
 #include <algorithm>
 #include <array>
@@ -29,7 +33,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Files the picker delivered, waiting for the next frame (JavaScript calls in between frames).
+// A file the picker delivered, waiting for the next frame (JavaScript calls in between frames).
+struct PickedFile {
+  std::string path;  // in the page's in-memory file system
+  gui::FilePurpose purpose = gui::FilePurpose::None;
+};
 std::vector<PickedFile> g_picked;
 
 // The recovery file's version last copied to local storage (after_frame).
@@ -40,8 +48,10 @@ bool g_announced = false;
 std::string g_layout;
 std::string g_timing;  // the last attnlab_web_compute_timing answer
 
-// Saves the session (set by the frame loop, main_window.cpp): the page calls it when hidden.
+// Saves the session (given to Platform::run_frames): the page calls it when hidden.
 std::function<void()> g_save_session;
+// The frame (given to Platform::run_frames), which the page calls once per display refresh.
+std::function<bool()> g_frame;
 
 // install_key_latch's state: keys pressed since the frame began, releases held until it ends.
 struct KeyRelease {
@@ -122,137 +132,7 @@ const char* mime_for(const fs::path& name) {
 
 constexpr std::string_view kBase64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-}  // namespace
-
-gui::GuiOptions options_from_url(const gui::GuiOptions& options, std::string& error) {
-  gui::GuiOptions out = options;
-  const std::string fragment = url_fragment();
-  try {
-    if (fragment.starts_with("preset=")) {
-      out.preset = fragment.substr(7);
-    } else if (fragment.starts_with("scenario=")) {
-      const std::string json = base64url_decode(fragment.substr(9), "the link's #scenario=");
-      const fs::path file = "/shared/scenario.json";
-      std::error_code ec;
-      fs::create_directories(file.parent_path(), ec);
-      write_file_atomic(file, json);
-      out.scenario = file.string();
-    }
-  } catch (const InputError& e) {
-    error = e.what();
-    return options;
-  }
-  return out;
-}
-
-void before_frame(gui::AppState& state) {
-  for (const PickedFile& f : take_picked_files()) gui::use_chosen_file(state, f.purpose, f.path);
-  if (!state.dropped_files.empty()) state.dropped_files = group_dropped_model(state.dropped_files);
-}
-
-void install_key_latch(GLFWwindow* window) {
-  g_key_window = window;
-  glfwSetKeyCallback(window, [](GLFWwindow* w, int key, int scancode, int action, int mods) {
-    if (action == GLFW_PRESS) g_keys_down_this_frame.push_back(key);
-    const bool same_frame = std::find(g_keys_down_this_frame.begin(), g_keys_down_this_frame.end(), key) != g_keys_down_this_frame.end();
-    if (action == GLFW_RELEASE && same_frame) {
-      g_releases_after_frame.push_back({key, scancode, mods});
-      return;
-    }
-    ImGui_ImplGlfw_KeyCallback(w, key, scancode, action, mods);
-  });
-}
-
-void after_frame(gui::AppState& state, const gui::Services& services, size_t frames_drawn, std::string layout) {
-  // The frame has seen every key pressed since the last one: pass on their releases now.
-  g_keys_down_this_frame.clear();
-  for (const KeyRelease& r : std::exchange(g_releases_after_frame, {})) {
-    ImGui_ImplGlfw_KeyCallback(g_key_window, r.key, r.scancode, GLFW_RELEASE, r.mods);
-  }
-  g_layout = std::move(layout);
-  if (!g_announced && frames_drawn > 0) {
-    g_announced = true;
-    announce_ready();
-  }
-  // The recovery file changed (recovery_store.cpp wrote it this frame): keep it in local storage,
-  // so a tab that is killed still offers its work back on the next visit.
-  if (!g_persisted_once || state.recovery.written_version != g_persisted_version) {
-    g_persisted_once = true;
-    g_persisted_version = state.recovery.written_version;
-    persist_config_dir(services.config_dir);
-  }
-}
-
-void pick_file(gui::FilePurpose purpose) {
-  js_pick_file(static_cast<int>(purpose), accept_for(purpose), purpose == gui::FilePurpose::OpenModel ? 1 : 0);
-}
-
-std::vector<PickedFile> take_picked_files() {
-  std::vector<PickedFile> out;
-  out.swap(g_picked);
-  return out;
-}
-
-std::vector<std::string> group_dropped_model(const std::vector<std::string>& paths) {
-  const auto is_weights = [](const std::string& p) { return lower_extension(p) == ".safetensors"; };
-  if (std::none_of(paths.begin(), paths.end(), is_weights)) return paths;
-  const fs::path folder = fresh_folder("/uploads/models");
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const std::string& p : paths) {
-    const fs::path moved = folder / fs::path(p).filename();
-    fs::rename(p, moved, ec);
-    if (ec) fs::copy_file(p, moved, fs::copy_options::overwrite_existing, ec);
-    if (is_weights(p)) out.push_back(moved.string());
-  }
-  return out;
-}
-
-fs::path download_dir() { return "/downloads"; }
-
-void offer_download(const fs::path& path, const std::string& name) {
-  js_download(path.c_str(), name.c_str(), mime_for(name));
-}
-
-void offer_folder_download(const fs::path& dir) {
-  std::error_code ec;
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file(ec)) files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  for (const fs::path& f : files) offer_download(f, f.filename().string());
-}
-
-void download_export(const Scenario& scenario, const Result& result, const ExportOptions& options,
-                     const std::string& name) {
-  const fs::path file = download_dir() / fs::path(name).filename();
-  std::error_code ec;
-  fs::create_directories(download_dir(), ec);
-  const ExportFormat format = export_format_for(file);
-  if (format == ExportFormat::Png) {
-    // The engine's figure as SVG, drawn by the browser: the same layout and colours as every
-    // other export, and no rasterizer of our own.
-    const fs::path svg = fs::path(file).replace_extension(".svg");
-    write_file_atomic(svg, export_bytes(scenario, result, options, ExportFormat::Svg));
-    js_download_png_from_svg(svg.c_str(), file.filename().c_str(), options.width_px);
-    return;
-  }
-  write_file_atomic(file, export_bytes(scenario, result, options, format));
-  offer_download(file, file.filename().string());
-}
-
-void persist_config_dir(const fs::path& dir) {
-  if (dir.empty()) return;
-  js_persist_files(dir.c_str(), "session.json\nrecovery.json\nimgui.ini");
-}
-
-std::string url_fragment() { return take_js_string(js_url_fragment()); }
-
-std::string share_link(const Scenario& scenario) {
-  return take_js_string(js_share_link(("scenario=" + base64url_encode(scenario_to_json(scenario))).c_str()));
-}
-
+// base64url (RFC 4648 §5, no padding) of bytes, and back: the shared scenario in the URL.
 std::string base64url_encode(const std::string& bytes) {
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
@@ -273,6 +153,7 @@ std::string base64url_encode(const std::string& bytes) {
   return out;
 }
 
+// Throws InputError naming `where`.
 std::string base64url_decode(const std::string& text, const std::string& where) {
   std::string out;
   unsigned v = 0;
@@ -294,9 +175,264 @@ std::string base64url_decode(const std::string& text, const std::string& where) 
   return out;
 }
 
-void announce_ready() { js_ready(); }
+std::string url_fragment() { return take_js_string(js_url_fragment()); }
 
-void set_session_saver(std::function<void()> save) { g_save_session = std::move(save); }
+// The window's options with the page's URL fragment applied: `#preset=NAME` opens that lesson,
+// `#scenario=<base64url JSON>` that scenario (written to the in-memory file system and opened as a
+// file would be). A fragment that cannot be read leaves the options as they are and says why.
+gui::GuiOptions options_from_url(const gui::GuiOptions& options, std::string& error) {
+  gui::GuiOptions out = options;
+  const std::string fragment = url_fragment();
+  try {
+    if (fragment.starts_with("preset=")) {
+      out.preset = fragment.substr(7);
+    } else if (fragment.starts_with("scenario=")) {
+      const std::string json = base64url_decode(fragment.substr(9), "the link's #scenario=");
+      const fs::path file = "/shared/scenario.json";
+      std::error_code ec;
+      fs::create_directories(file.parent_path(), ec);
+      write_file_atomic(file, json);
+      out.scenario = file.string();
+    }
+  } catch (const InputError& e) {
+    error = e.what();
+    return options;
+  }
+  return out;
+}
+
+// Files dropped onto the page together: a model's files become one folder (its .safetensors is
+// what the GUI opens), everything else passes through unchanged.
+std::vector<std::string> group_dropped_model(const std::vector<std::string>& paths) {
+  const auto is_weights = [](const std::string& p) { return lower_extension(p) == ".safetensors"; };
+  if (std::none_of(paths.begin(), paths.end(), is_weights)) return paths;
+  const fs::path folder = fresh_folder("/uploads/models");
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const std::string& p : paths) {
+    const fs::path moved = folder / fs::path(p).filename();
+    fs::rename(p, moved, ec);
+    if (ec) fs::copy_file(p, moved, fs::copy_options::overwrite_existing, ec);
+    if (is_weights(p)) out.push_back(moved.string());
+  }
+  return out;
+}
+
+// Where files the user saves go before they are offered as downloads.
+fs::path download_dir() { return "/downloads"; }
+
+// Offers a file of the in-memory file system as a download named `name`.
+void offer_download(const fs::path& path, const std::string& name) {
+  js_download(path.c_str(), name.c_str(), mime_for(name));
+}
+
+// Offers every file of a folder as a download, by its own name (a trained model's files).
+void offer_folder_download(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec)) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) offer_download(f, f.filename().string());
+}
+
+// A stage as a download named `name` (its extension picks the format). PNG is drawn by the browser
+// from the engine's SVG (`width_px`: 0 for two pixels per point); PDF needs the desktop and says so.
+void download_export(const Scenario& scenario, const Result& result, const ExportOptions& options,
+                     const std::string& name) {
+  const fs::path file = download_dir() / fs::path(name).filename();
+  std::error_code ec;
+  fs::create_directories(download_dir(), ec);
+  const ExportFormat format = export_format_for(file);
+  if (format == ExportFormat::Png) {
+    // The engine's figure as SVG, drawn by the browser: the same layout and colours as every
+    // other export, and no rasterizer of our own.
+    const fs::path svg = fs::path(file).replace_extension(".svg");
+    write_file_atomic(svg, export_bytes(scenario, result, options, ExportFormat::Svg));
+    js_download_png_from_svg(svg.c_str(), file.filename().c_str(), options.width_px);
+    return;
+  }
+  write_file_atomic(file, export_bytes(scenario, result, options, format));
+  offer_download(file, file.filename().string());
+}
+
+// The settings folder is restored from local storage before main() runs; this writes its files back
+// (session.json, recovery.json, imgui.ini; a file no longer there is removed from storage).
+void persist_config_dir(const fs::path& dir) {
+  if (dir.empty()) return;
+  js_persist_files(dir.c_str(), "session.json\nrecovery.json\nimgui.ini");
+}
+
+// Keys pressed and released between two frames: ImGui 1.86 sees a key only as down or up when a
+// frame starts, so a quick tap during a slow frame (a model training in the page) would be lost.
+// Installed after ImGui's GLFW callbacks; a release that arrives in the frame of its press is
+// passed on after that frame (release_latched_keys). Mouse buttons need nothing: ImGui latches them.
+void install_key_latch(GLFWwindow* window) {
+  g_key_window = window;
+  glfwSetKeyCallback(window, [](GLFWwindow* w, int key, int scancode, int action, int mods) {
+    if (action == GLFW_PRESS) g_keys_down_this_frame.push_back(key);
+    const bool same_frame = std::find(g_keys_down_this_frame.begin(), g_keys_down_this_frame.end(), key) != g_keys_down_this_frame.end();
+    if (action == GLFW_RELEASE && same_frame) {
+      g_releases_after_frame.push_back({key, scancode, mods});
+      return;
+    }
+    ImGui_ImplGlfw_KeyCallback(w, key, scancode, action, mods);
+  });
+}
+
+// The frame has seen every key pressed since the last one: pass on their releases now.
+void release_latched_keys() {
+  g_keys_down_this_frame.clear();
+  for (const KeyRelease& r : std::exchange(g_releases_after_frame, {})) {
+    ImGui_ImplGlfw_KeyCallback(g_key_window, r.key, r.scancode, GLFW_RELEASE, r.mods);
+  }
+}
+
+// The canvas fills the browser window (shell.html); its drawing buffer follows when that changes.
+void follow_canvas_size(GLFWwindow* window) {
+  double css_w = 0, css_h = 0;
+  int w = 0, h = 0;
+  emscripten_get_element_css_size("#canvas", &css_w, &css_h);
+  glfwGetWindowSize(window, &w, &h);
+  if (css_w >= 1 && css_h >= 1 && (static_cast<int>(css_w) != w || static_cast<int>(css_h) != h)) {
+    glfwSetWindowSize(window, static_cast<int>(css_w), static_cast<int>(css_h));
+  }
+}
+
+// A file the app wrote for the user, offered as a download; the notice says so.
+void deliver(gui::AppState& state, const gui::Delivery& d) {
+  const std::string name = fs::path(d.path).filename().string();
+  switch (d.kind) {
+    case gui::DeliveryKind::Scenario:
+      offer_download(d.path, name);
+      state.notice = "Downloaded " + name;
+      break;
+    case gui::DeliveryKind::WindowScreenshot:
+      offer_download(d.path, name);
+      state.notice = "Downloaded the window as " + name;
+      break;
+    case gui::DeliveryKind::TrainedModel:
+      // The browser keeps downloads where it keeps them: the folder's files, one download each.
+      offer_folder_download(d.path);
+      state.training.notice = "Saved the model at step " + std::to_string(d.step) +
+                              " as three downloads (config.json, vocab.json, model.safetensors); drop them onto the page together to open it again";
+      break;
+  }
+}
+
+void call_frame(void*) { g_frame(); }
+
+class BrowserPlatform final : public gui::Platform {
+public:
+  gui::PlatformTraits traits() const override {
+    gui::PlatformTraits t;
+    t.threads = false;  // a page opened from file:// is not cross-origin isolated
+    t.file_picker = true;
+    t.folders = false;
+    t.quit = false;
+    t.share_links = true;
+    return t;
+  }
+
+  gui::GuiOptions start_options(const gui::GuiOptions& options, std::string& error) override {
+    return options_from_url(options, error);
+  }
+
+  // The page's canvas with a WebGL2 context (OpenGL ES 3.0), sized to the browser window.
+  GLFWwindow* open_window(int width, int height, bool, std::string& why) override {
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+    window_ = glfwCreateWindow(width, height, "Attention Lab", nullptr, nullptr);
+    if (!window_) {
+      why = "no WebGL2 context could be created";
+      return nullptr;
+    }
+    glfwMakeContextCurrent(window_);
+    return window_;
+  }
+
+  const char* glsl_version() const override { return "#version 300 es"; }
+  bool gles() const override { return true; }
+
+  void after_imgui_start(GLFWwindow* window) override {
+    start_item_probe();
+    install_key_latch(window);
+  }
+
+  bool run_frames(std::function<bool()> frame, std::function<void()> save_session) override {
+    g_frame = std::move(frame);
+    g_save_session = std::move(save_session);
+    emscripten_set_main_loop_arg(call_frame, nullptr, 0, false);
+    return false;
+  }
+
+  // Files the picker delivered go where the desktop's file dialog would send them, and a dropped
+  // model's files become one folder.
+  void before_frame(gui::AppState& state) override {
+    if (window_) follow_canvas_size(window_);
+    for (const PickedFile& f : std::exchange(g_picked, {})) gui::use_chosen_file(state, f.purpose, f.path);
+    if (!state.dropped_files.empty()) state.dropped_files = group_dropped_model(state.dropped_files);
+  }
+
+  // Files written this frame become downloads; the first frame announces itself; a changed recovery
+  // file goes to local storage, so a tab that is killed still offers its work back on the next visit.
+  void after_frame(gui::AppState& state, const gui::Services& services, std::size_t frames_drawn,
+                   const std::function<std::string()>& layout) override {
+    release_latched_keys();
+    for (const gui::Delivery& d : std::exchange(state.deliveries, {})) deliver(state, d);
+    g_layout = layout();
+    if (!g_announced && frames_drawn > 0) {
+      g_announced = true;
+      js_ready();
+    }
+    if (!g_persisted_once || state.recovery.written_version != g_persisted_version) {
+      g_persisted_once = true;
+      g_persisted_version = state.recovery.written_version;
+      persist_config_dir(services.config_dir);
+    }
+  }
+
+  void session_saved(const fs::path& config_dir) override { persist_config_dir(config_dir); }
+
+  // Opening asks the browser's picker (the file arrives on a later frame); a save is written to the
+  // downloads folder and offered as a download.
+  void pick_file(gui::AppState& state, gui::FilePurpose purpose) override {
+    using gui::FilePurpose;
+    if (purpose == FilePurpose::SaveScenario || purpose == FilePurpose::SaveLessonCard) {
+      const std::string name = purpose == FilePurpose::SaveLessonCard ? state.file_dialog.card_lesson + ".pdf"
+                               : state.scenario_path.empty()          ? std::string("scenario.json")
+                                                                      : fs::path(state.scenario_path).filename().string();
+      gui::use_chosen_file(state, purpose, (download_dir() / name).string());
+    } else if (purpose == FilePurpose::SaveTrainedModel) {
+      // A model is a folder: its files are offered one by one once written (poll_training). An
+      // earlier save of the same step was downloaded already: its copy here is replaced.
+      const fs::path dir = download_dir() / gui::trained_model_name(state);
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+      gui::use_chosen_file(state, purpose, dir.string());
+    } else {
+      js_pick_file(static_cast<int>(purpose), accept_for(purpose), purpose == FilePurpose::OpenModel ? 1 : 0);
+    }
+  }
+
+  std::string export_stage(const Scenario& scenario, const Result& result, const ExportOptions& options,
+                           const std::string& path) override {
+    const std::string name = fs::path(path).filename().string();
+    download_export(scenario, result, options, name);
+    return "Downloaded " + std::string(stage_name(options.stage)) + " as " + name;
+  }
+
+  std::string share_link(const Scenario& scenario) override {
+    return take_js_string(js_share_link(("scenario=" + base64url_encode(scenario_to_json(scenario))).c_str()));
+  }
+
+private:
+  GLFWwindow* window_ = nullptr;
+};
+
+}  // namespace
 
 // Called by browser_glue.js (unmangled names, inside the namespace for its file-local state).
 extern "C" {
@@ -323,3 +459,5 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_web_compute_timing(int runs) {
 }  // extern "C"
 
 }  // namespace attnlab::web
+
+std::unique_ptr<attnlab::gui::Platform> attnlab::gui::make_platform() { return std::make_unique<attnlab::web::BrowserPlatform>(); }

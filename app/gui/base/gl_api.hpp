@@ -1,12 +1,9 @@
-// OpenGL for the GUI: through libepoxy on the desktop, WebGL2 as OpenGL ES 3.0 in the browser
-// (emscripten's <GLES3/gl3.h>). Include this, not a GL header, so both builds see one API.
+// OpenGL for the GUI: include this, not a GL header, so that the desktop (libepoxy) and the browser
+// (WebGL2 as OpenGL ES 3.0) see one API. Which header that is, is the platform's: CMake puts the
+// desktop's platform_gl.hpp (app/gui/shell/desktop/) or the browser's (web/) on the include path.
 #pragma once
 
-#ifdef __EMSCRIPTEN__
-#include <GLES3/gl3.h>
-#else
-#include <epoxy/gl.h>
-#endif
+#include "platform_gl.hpp"
 // After the GL header: GLFW must not pull in its own.
 #ifndef GLFW_INCLUDE_NONE
 #define GLFW_INCLUDE_NONE

@@ -16,10 +16,6 @@
 #include <filesystem>
 #include <memory>
 
-#ifdef __EMSCRIPTEN__
-#include "web/web_platform.hpp"
-#endif
-
 namespace attnlab::gui {
 
 namespace fs = std::filesystem;
@@ -125,31 +121,20 @@ void open_export_dialog(AppState& state, Stage stage) {
   window_open(state, "Export") = true;
 }
 
-bool export_to_file(AppState& state, bool overwrite) {
+bool export_to_file(AppState& state, Platform& platform, bool overwrite) {
   ExportUi& ui = state.export_ui;
   ui.error = check_choices(state);
   if (!ui.error.empty()) return false;
   const std::string path = export_path(ui);
   ExportOptions o = export_options(ui);
   o.force = overwrite;
-#ifdef __EMSCRIPTEN__
-  // The browser: a download of that name (PNG drawn by the browser from the SVG; PDF refused).
-  try {
-    web::download_export(state.doc.scenario, state.result, o, ui.file_name);
-  } catch (const std::exception& e) {
-    ui.error = e.what();
-    return false;
-  }
-  state.notice = "Downloaded " + std::string(stage_name(o.stage)) + " as " + ui.file_name;
-  return true;
-#endif
   try {
     std::error_code ec;
-    if (!overwrite && fs::exists(path, ec)) {
+    if (state.platform.folders && !overwrite && fs::exists(path, ec)) {
       ui.confirm_overwrite = true;  // the dialog asks; nothing is written yet
       return false;
     }
-    export_stage(state.doc.scenario, state.result, o, path);
+    state.notice = platform.export_stage(state.doc.scenario, state.result, o, path);
   } catch (const InputError& e) {
     ui.error = e.what();
     return false;
@@ -158,7 +143,6 @@ bool export_to_file(AppState& state, bool overwrite) {
     return false;
   }
   ui.confirm_overwrite = false;
-  state.notice = "Exported " + std::string(stage_name(o.stage)) + " to " + path;
   return true;
 }
 
@@ -243,12 +227,12 @@ void draw_export_dialog(AppState& state, Services& services) {
     ui.format = kFormats[format];
     set_extension(ui);
   }
-#ifndef __EMSCRIPTEN__  // the browser saves downloads where it keeps them
-  ImGui::TextUnformatted("Folder");
-  ImGui::InputText("##folder", &ui.directory);
-#endif
+  if (state.platform.folders) {  // the browser saves downloads where it keeps them
+    ImGui::TextUnformatted("Folder");
+    ImGui::InputText("##folder", &ui.directory);
+  }
   ImGui::TextUnformatted("File name");
-  if (ImGui::InputText("##file", &ui.file_name, ImGuiInputTextFlags_EnterReturnsTrue)) export_to_file(state, false);
+  if (ImGui::InputText("##file", &ui.file_name, ImGuiInputTextFlags_EnterReturnsTrue)) export_to_file(state, *services.platform, false);
   ImGui::Separator();
   ImGui::TextUnformatted("Title (empty: the scenario's)");
   ImGui::InputText("##title", &ui.title);
@@ -279,7 +263,7 @@ void draw_export_dialog(AppState& state, Services& services) {
 
   const std::string problem = check_choices(state);
   ImGui::BeginDisabled(!problem.empty());
-  if (ImGui::Button("Export")) export_to_file(state, false);
+  if (ImGui::Button("Export")) export_to_file(state, *services.platform, false);
   ImGui::EndDisabled();
   ImGui::SameLine();
   const bool one_stage = ui.stage != Stage::Pipeline && state.has_result;
@@ -298,7 +282,7 @@ void draw_export_dialog(AppState& state, Services& services) {
 
   if (ui.confirm_overwrite) {
     text_wrapped("%s exists. Replace it?", export_path(ui).c_str());
-    if (ImGui::Button("Replace")) export_to_file(state, true);
+    if (ImGui::Button("Replace")) export_to_file(state, *services.platform, true);
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) ui.confirm_overwrite = false;
   }

@@ -22,7 +22,7 @@ std::string export_path(const ExportUi& ui);
 void open_export_dialog(AppState& state, Stage stage);
 // Writes the dialog's file. An existing file is replaced only when `overwrite`; otherwise the
 // dialog asks first. Failures land in state.export_ui.error (one sentence); returns success.
-bool export_to_file(AppState& state, bool overwrite);
+bool export_to_file(AppState& state, Platform& platform, bool overwrite);
 // A stage of the current result as LaTeX (bmatrix, `decimals` digits) or CSV, for the clipboard.
 std::string stage_clipboard_text(const AppState& state, Stage stage, ExportFormat format, int decimals);
 // Asks the host to write the window's pixels (without the dialog) to a new PNG in the dialog's folder.

@@ -13,10 +13,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#ifdef __EMSCRIPTEN__
-#include "web/web_platform.hpp"
-#endif
-
 namespace attnlab::gui {
 
 namespace fs = std::filesystem;
@@ -72,32 +68,18 @@ std::string use_chosen_file(AppState& state, FilePurpose purpose, const std::str
 }
 
 void open_file_dialog(AppState& state, FilePurpose purpose) {
-#ifdef __EMSCRIPTEN__
-  // The browser: its own picker opens files; a save becomes a download of the file's name.
-  if (purpose == FilePurpose::SaveScenario || purpose == FilePurpose::SaveLessonCard) {
-    std::string name = purpose == FilePurpose::SaveLessonCard ? state.file_dialog.card_lesson + ".pdf"
-                       : state.scenario_path.empty()          ? std::string("scenario.json")
-                                                              : fs::path(state.scenario_path).filename().string();
-    use_chosen_file(state, purpose, (web::download_dir() / name).string());
-  } else if (purpose == FilePurpose::SaveTrainedModel) {
-    // A model is a folder: its files are offered one by one once written (poll_training). An
-    // earlier save of the same step was downloaded already: its copy here is replaced.
-    const fs::path dir = web::download_dir() / trained_model_name(state);
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    use_chosen_file(state, purpose, dir.string());
-  } else {
-    web::pick_file(purpose);
-  }
-  return;
-#endif
   state.file_dialog.purpose = purpose;
   state.file_dialog.request_open = true;
 }
 
 void draw_file_dialog(AppState& state, Services& services) {
-  (void)services;
   FileDialogState& d = state.file_dialog;
+  if (d.request_open && state.platform.file_picker) {
+    // The platform chooses files itself (the browser's picker; a save becomes a download).
+    d.request_open = false;
+    services.platform->pick_file(state, d.purpose);
+    return;
+  }
   if (d.request_open) {
     d.request_open = false;
     d.error.clear();

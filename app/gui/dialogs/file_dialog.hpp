@@ -9,8 +9,8 @@ namespace attnlab::gui {
 
 void draw_file_dialog(AppState& state, Services& services);
 // Opens the dialog on the next frame to choose a file for `purpose` (File menu, Ctrl+O, Ctrl+S).
-// In the browser, opening asks the browser's picker instead (web/web_platform.hpp) and saving
-// offers a download.
+// A platform with its own picker (PlatformTraits::file_picker: the browser) is asked instead, and
+// there a save becomes a download.
 void open_file_dialog(AppState& state, FilePurpose purpose);
 // Does what `purpose` says with the chosen file (the dialog's Open/Save, the browser's picker).
 // Returns why it was refused, empty when done (the dialog stays open to say so).

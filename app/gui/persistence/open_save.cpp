@@ -10,10 +10,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#ifdef __EMSCRIPTEN__
-#include "web/web_platform.hpp"
-#endif
-
 namespace attnlab::gui {
 
 namespace {
@@ -76,12 +72,7 @@ void save_scenario_file(AppState& state, const std::string& path) {
     add_recent_file(state, path);
     state.error.clear();
     state.notice = "Saved " + path;
-#ifdef __EMSCRIPTEN__
-    // The browser keeps files in memory only: the saved scenario goes to the user as a download.
-    const std::string name = std::filesystem::path(path).filename().string();
-    web::offer_download(path, name);
-    state.notice = "Downloaded " + name;
-#endif
+    state.deliveries.push_back({DeliveryKind::Scenario, path});
   } catch (const InputError& e) {
     state.error = e.what();
   }

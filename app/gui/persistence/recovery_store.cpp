@@ -69,7 +69,8 @@ void recovery_tick(AppState& state, const fs::path& dir, double now) {
           std::error_code ec;
           fs::create_directories(file.parent_path(), ec);
           write_file_atomic(file, recovery_json(*doc, path, saved_at, pid));
-        });
+        },
+        state.platform.threads);
   } else {
     try {
       std::error_code ec;
@@ -86,8 +87,8 @@ void recovery_tick(AppState& state, const fs::path& dir, double now) {
 
 void finish_recovery_writes(AppState& state) { state.recovery.in_flight.reset(); }
 
-BackgroundWrite::BackgroundWrite(std::function<void()> work)
-    : thread_(start_worker([this, work = std::move(work)] {
+BackgroundWrite::BackgroundWrite(std::function<void()> work, bool threaded)
+    : thread_(start_worker(threaded, [this, work = std::move(work)] {
         try {
           work();
         } catch (const std::exception& e) {

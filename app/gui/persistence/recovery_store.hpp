@@ -50,10 +50,11 @@ void finish_recovery_writes(AppState& state);
 // 100 000 × 64 document is 220 MB of JSON and takes seconds, which would freeze the window.
 inline constexpr long kBackgroundRecoveryNumbers = 1 << 20;
 
-// One write of the recovery file on its own thread; the destructor waits for it.
+// One write of the recovery file on its own thread (inline without `threaded`); the destructor waits
+// for it.
 class BackgroundWrite {
 public:
-  explicit BackgroundWrite(std::function<void()> work);
+  BackgroundWrite(std::function<void()> work, bool threaded);
   ~BackgroundWrite();
   BackgroundWrite(const BackgroundWrite&) = delete;
   BackgroundWrite& operator=(const BackgroundWrite&) = delete;

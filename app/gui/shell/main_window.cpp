@@ -1,7 +1,7 @@
-// The window: GLFW + OpenGL (through libepoxy) + ImGui's GLFW/OpenGL3 backends, the frame loop,
-// session save/restore, and the --screenshot mode used by tests and docs. The same program runs in
-// the browser (emscripten's GLFW on WebGL2): there the frame is a function the page calls, and the
-// few differences are behind __EMSCRIPTEN__ here and in web/web_platform.*.
+// The window: GLFW + OpenGL + ImGui's GLFW/OpenGL3 backends, the frame, session save/restore, and
+// the --screenshot mode used by tests and docs. The same program runs in the browser (emscripten's
+// GLFW on WebGL2); what differs there (the GL context, the frame loop, files) is the Platform's
+// (state/platform.hpp: shell/desktop/desktop_platform.cpp, web/web_platform.cpp).
 
 // Index of this file:
 // [SECTION] Errors, drops and the screenshot's files
@@ -28,6 +28,7 @@
 #include "gui/widgets/heatmap_renderer.hpp"
 
 #include "gui/base/gl_api.hpp"
+#include "gui/state/platform.hpp"
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
@@ -45,13 +46,6 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
-
-#ifdef __EMSCRIPTEN__
-#include "web/web_platform.hpp"
-
-#include <emscripten.h>
-#include <emscripten/html5.h>
-#endif
 
 namespace attnlab::gui {
 
@@ -262,54 +256,24 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
   size_from_env(geometry);
 }
 
-// The window with a GL 4.3 core context (what the GPU backend wants), else 3.3 (what the GUI needs).
 // [SECTION] The window and the frame loop
 
-GLFWwindow* open_window(const WindowGeometry& geometry, bool shooting, AppState& state) {
+// The platform's window with its GL context current; drops onto it go to state.dropped_files.
+GLFWwindow* open_window(Platform& platform, const WindowGeometry& geometry, bool shooting, AppState& state) {
   glfwSetErrorCallback(remember_glfw_error);
   if (!glfwInit()) throw window_failure("GLFW could not connect to the display server");
-#ifdef __EMSCRIPTEN__
-  // The page's canvas with a WebGL2 context (OpenGL ES 3.0), sized to the browser window.
-  (void)shooting;
-  glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
-  GLFWwindow* window = glfwCreateWindow(geometry.width, geometry.height, "Attention Lab", nullptr, nullptr);
-  if (!window) throw window_failure("no WebGL2 context could be created");
-  glfwMakeContextCurrent(window);
-  glfwSetWindowUserPointer(window, &state);
-  return window;
-#else
-  glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_API);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-  // The window's X11 class is the .desktop entry's StartupWMClass, so docks group it under the
-  // menu entry and its icon (assets/desktop/attnlab.desktop).
-  glfwWindowHintString(GLFW_X11_CLASS_NAME, "attnlab");
-  glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "attnlab");
-  const std::string title = "Attention Lab";
-  GLFWwindow* window = glfwCreateWindow(geometry.width, geometry.height, title.c_str(), nullptr, nullptr);
-  if (!window) {
-    // The GUI itself only needs GL 3.3; the GPU backend is what wants 4.3.
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-    window = glfwCreateWindow(geometry.width, geometry.height, title.c_str(), nullptr, nullptr);
-  }
+  std::string why;
+  GLFWwindow* window = platform.open_window(geometry.width, geometry.height, !shooting, why);
   if (!window) {
     glfwTerminate();
-    throw window_failure("no OpenGL 3.3 core context could be created");
+    throw window_failure(why);
   }
-  glfwMakeContextCurrent(window);
-  glfwSwapInterval(shooting ? 0 : 1);
   glfwSetWindowUserPointer(window, &state);
   return window;
-#endif
 }
 
 // ImGui on the window: its ini file beside the session, the fonts, the GLFW and OpenGL3 backends.
-void start_imgui(GLFWwindow* window, Services& services) {
+void start_imgui(GLFWwindow* window, Platform& platform, Services& services) {
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
@@ -322,16 +286,10 @@ void start_imgui(GLFWwindow* window, Services& services) {
     io.IniFilename = services.ini_path.c_str();
   }
   load_fonts(services.fonts, services.glyphs);
-#ifdef __EMSCRIPTEN__
-  web::start_item_probe();
-#endif
   ImGui_ImplGlfw_InitForOpenGL(window, true);
-#ifdef __EMSCRIPTEN__
-  ImGui_ImplOpenGL3_Init("#version 300 es");
-#else
-  ImGui_ImplOpenGL3_Init("#version 330 core");
-#endif
+  ImGui_ImplOpenGL3_Init(platform.glsl_version());
   glfwSetDropCallback(window, on_drop);  // after ImGui installs its callbacks (it does not use this one)
+  platform.after_imgui_start(window);
 }
 
 // File > Save window screenshot (export_dialog.cpp): read this frame's pixels once the Export window
@@ -343,10 +301,7 @@ void take_requested_screenshot(AppState& state, int fw, int fh) {
   try {
     write_png(ex.screenshot_path, fw, fh);
     state.notice = "Saved the window to " + ex.screenshot_path;
-#ifdef __EMSCRIPTEN__
-    web::offer_download(ex.screenshot_path, std::filesystem::path(ex.screenshot_path).filename().string());
-    state.notice = "Downloaded the window as " + std::filesystem::path(ex.screenshot_path).filename().string();
-#endif
+    state.deliveries.push_back({DeliveryKind::WindowScreenshot, ex.screenshot_path});
   } catch (const InputError& e) {
     state.error = e.what();
   }
@@ -375,10 +330,31 @@ bool training_for_screenshot(AppState& state, Loop& loop) {
   return v.step < loop.train_until || training_busy(state);
 }
 
+// One run of the window: everything a frame needs. The desktop keeps it on run_gui's stack; in the
+// browser it lives as long as the page, since the page calls the frame function after main returns.
+struct GuiRun {
+  GuiRun(const GuiOptions& o, std::unique_ptr<Platform> p) : options(o), platform(*p) { services.platform = std::move(p); }
+  GuiOptions options;
+  Platform& platform;  // services.platform
+  AppState state;
+  Services services;
+  WindowGeometry geometry;
+  InstanceLock lock;  // held until the window has saved the session on exit
+  GLFWwindow* window = nullptr;
+  std::unique_ptr<HeatmapRenderer> renderer;
+  Loop loop;
+};
+
 // One frame: the UI, the GL draw, a requested window screenshot, and in --screenshot mode the PNG
 // after the last frame. Returns false when that was the last frame.
-bool run_frame(GLFWwindow* window, AppState& state, Services& services, const GuiOptions& options, Loop& loop) {
+bool run_frame(GuiRun& run) {
+  GLFWwindow* window = run.window;
+  AppState& state = run.state;
+  Services& services = run.services;
+  const GuiOptions& options = run.options;
+  Loop& loop = run.loop;
   const bool shooting = !options.screenshot.empty();
+  run.platform.before_frame(state);
   if (shooting || loop.busy_frames > 0) glfwPollEvents();
   // A streaming run's progress: 10 updates a second; a model training: its curve at 30 frames a second.
   else glfwWaitEventsTimeout(training_busy(state) ? 1.0 / 30 : state.job ? 0.1 : 0.5);
@@ -429,15 +405,19 @@ bool run_frame(GLFWwindow* window, AppState& state, Services& services, const Gu
   const InputPrint print = input_print();
   loop.busy_frames = print == loop.last_print && !state.needs_compute && !state.scaling.running() ? loop.busy_frames - 1 : 8;
   loop.last_print = print;
+  run.platform.after_frame(state, services, loop.frame_ms.size(),
+                           [&] { return layout_json(state, static_cast<float>(fw) / std::max(ImGui::GetIO().DisplaySize.x, 1.0f)); });
   return !last;
 }
 
 // Saves the session (which then holds the work, so the recovery file goes unless its offer is still
 // unanswered): at the end of a desktop run, and whenever the browser hides or closes the page.
-void save_session_now(GLFWwindow* window, AppState& state, const Services& services) {
+void save_session_now(GuiRun& run) {
+  const Services& services = run.services;
+  AppState& state = run.state;
   if (services.config_dir.empty()) return;
   int w = 0, h = 0;
-  glfwGetWindowSize(window, &w, &h);
+  glfwGetWindowSize(run.window, &w, &h);
   try {
     save_session(state, WindowGeometry{w, h}, services.config_dir);
     finish_recovery_writes(state);
@@ -445,48 +425,46 @@ void save_session_now(GLFWwindow* window, AppState& state, const Services& servi
   } catch (const InputError& e) {
     std::cerr << "attnlab: the session was not saved: " << e.what() << "\n";
   }
-#ifdef __EMSCRIPTEN__
-  web::persist_config_dir(services.config_dir);
-#endif
+  run.platform.session_saved(services.config_dir);
 }
 
-#ifndef __EMSCRIPTEN__  // a page is never finished: it saves the session when hidden (save_session_now)
-// After the loop: --screenshot prints its median frame time; a normal run saves the session.
-void finish_run(GLFWwindow* window, AppState& state, const Services& services, const Loop& loop, bool shooting) {
-  if (shooting) {
+// After the last frame (a page has none: it saves the session when hidden): --screenshot prints its
+// median frame time; a normal run saves the session; then everything with GL objects goes while the
+// window's context still exists.
+int finish_run(GuiRun& run) {
+  const Loop& loop = run.loop;
+  if (!run.options.screenshot.empty()) {
     std::vector<double> sorted = loop.frame_ms;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
     std::printf("median frame time: %.2f ms\n", median);
   } else {
-    save_session_now(window, state, services);
+    save_session_now(run);
   }
+  release_export_preview(run.state);
+  run.services.renderer = nullptr;
+  run.renderer.reset();
+  // A GPU backend owns GL objects of this window's context: free them while it still exists.
+  run.services.scaling_sampler.reset();
+  run.services.backend = make_cpu_backend();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(run.window);
+  glfwTerminate();
+  return loop.exit_code;
 }
-#endif
-
-// One run of the window: everything a frame needs. The desktop keeps it on main's stack; in the
-// browser it lives as long as the page, since the page calls the frame function after main returns.
-struct GuiRun {
-  explicit GuiRun(const GuiOptions& o) : options(o) {}
-  GuiOptions options;
-  AppState state;
-  Services services;
-  WindowGeometry geometry;
-  InstanceLock lock;  // held until the window has saved the session on exit
-  GLFWwindow* window = nullptr;
-  std::unique_ptr<HeatmapRenderer> renderer;
-  Loop loop;
-};
 
 // Everything up to the first frame: the document, the window, ImGui, the backend, the renderer.
 void start_run(GuiRun& run) {
   const bool shooting = !run.options.screenshot.empty();
   AppState& state = run.state;
   Services& services = run.services;
+  state.platform = run.platform.traits();
   services.backend = make_cpu_backend();
   start_document(state, services, run.geometry, run.options, run.lock);
-  run.window = open_window(run.geometry, shooting, state);
-  start_imgui(run.window, services);
+  run.window = open_window(run.platform, run.geometry, shooting, state);
+  start_imgui(run.window, run.platform, services);
 
   // gui --backend: the same switch as the Backend menu, now that the window's context exists (a GPU
   // that cannot be had shows its reason in place and the CPU stays, as from the menu).
@@ -495,7 +473,7 @@ void start_run(GuiRun& run) {
   if (state.backend_description.empty()) state.backend_description = services.backend->description();
 
   try {
-    run.renderer = std::make_unique<HeatmapRenderer>();
+    run.renderer = std::make_unique<HeatmapRenderer>(run.platform.gles());
     services.renderer = run.renderer.get();
   } catch (const std::exception& e) {
     std::cerr << "attnlab: big heatmaps fall back to coarse previews: " << e.what() << "\n";
@@ -512,76 +490,35 @@ void start_run(GuiRun& run) {
   }
 }
 
-#ifdef __EMSCRIPTEN__
-// The browser's frame: the page calls it once per display refresh (emscripten_set_main_loop_arg).
-void browser_frame(void* arg) {
-  GuiRun& run = *static_cast<GuiRun*>(arg);
-  // The canvas fills the browser window (shell.html); its drawing buffer follows when that changes.
-  double css_w = 0, css_h = 0;
-  int w = 0, h = 0;
-  emscripten_get_element_css_size("#canvas", &css_w, &css_h);
-  glfwGetWindowSize(run.window, &w, &h);
-  if (css_w >= 1 && css_h >= 1 && (static_cast<int>(css_w) != w || static_cast<int>(css_h) != h)) {
-    glfwSetWindowSize(run.window, static_cast<int>(css_w), static_cast<int>(css_h));
-  }
-  web::before_frame(run.state);
-  run_frame(run.window, run.state, run.services, run.options, run.loop);
-  int fw = 0, fh = 0;
-  glfwGetFramebufferSize(run.window, &fw, &fh);
-  const float scale = static_cast<float>(fw) / std::max(ImGui::GetIO().DisplaySize.x, 1.0f);
-  web::after_frame(run.state, run.services, run.loop.frame_ms.size(), layout_json(run.state, scale));
-}
-#endif
-
 }  // namespace
 
 // [SECTION] run_gui
 
 int run_gui(const GuiOptions& options) {
-#ifdef __EMSCRIPTEN__
-  // The page's URL opens a lesson or a shared scenario; a bad one is said in place, and the app
-  // starts as it would without it (the browser has no exit code to give).
-  std::string url_error;
-  const GuiOptions from_url = web::options_from_url(options, url_error);
-  auto* run = new GuiRun(from_url);  // lives as long as the page
+  // The platform may add to the options (the browser's URL opens a lesson or a shared scenario); a
+  // bad addition is said in place, and the app starts as it would without it.
+  std::unique_ptr<Platform> platform = make_platform();
+  std::string added_error;
+  const GuiOptions start = platform->start_options(options, added_error);
+  auto run = std::make_unique<GuiRun>(start, std::move(platform));
   try {
     start_run(*run);
   } catch (const InputError& e) {
-    if (from_url.scenario == options.scenario && from_url.preset == options.preset) throw;
-    url_error = std::string("the link's lesson or scenario could not be opened: ") + e.what();
-    delete run;
-    run = new GuiRun(options);
+    if (start.scenario == options.scenario && start.preset == options.preset) throw;
+    added_error = std::string("the link's lesson or scenario could not be opened: ") + e.what();
+    run = std::make_unique<GuiRun>(options, std::move(run->services.platform));
     start_run(*run);
   }
-  if (!url_error.empty()) run->state.error = url_error;
-  web::set_session_saver([run] { save_session_now(run->window, run->state, run->services); });
-  web::install_key_latch(run->window);
-  emscripten_set_main_loop_arg(browser_frame, run, 0, false);
-  return 0;
-#else
-  const bool shooting = !options.screenshot.empty();
-  GuiRun run(options);
-  start_run(run);
-  AppState& state = run.state;
-  Services& services = run.services;
-  while (!glfwWindowShouldClose(run.window) && !state.quit_requested) {
-    if (!run_frame(run.window, state, services, run.options, run.loop)) break;
+  if (!added_error.empty()) run->state.error = added_error;
+  GuiRun& r = *run;
+  const bool finished = r.platform.run_frames(
+      [&r] { return !glfwWindowShouldClose(r.window) && !r.state.quit_requested && run_frame(r); },
+      [&r] { save_session_now(r); });
+  if (!finished) {
+    (void)run.release();  // the page calls the frame from now on: the run lives as long as the page
+    return 0;
   }
-  finish_run(run.window, state, services, run.loop, shooting);
-
-  release_export_preview(state);
-  services.renderer = nullptr;
-  run.renderer.reset();
-  // A GPU backend owns GL objects of this window's context: free them while it still exists.
-  services.scaling_sampler.reset();
-  services.backend = make_cpu_backend();
-  ImGui_ImplOpenGL3_Shutdown();
-  ImGui_ImplGlfw_Shutdown();
-  ImGui::DestroyContext();
-  glfwDestroyWindow(run.window);
-  glfwTerminate();
-  return run.loop.exit_code;
-#endif
+  return finish_run(r);
 }
 
 }  // namespace attnlab::gui

@@ -8,14 +8,9 @@
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/history.hpp"
 
-#ifdef __EMSCRIPTEN__
-#include "web/web_platform.hpp"
-#endif
-
 namespace attnlab::gui {
 
 void draw_file_menu(AppState& state, Services& services) {
-  (void)services;
   if (ImGui::MenuItem("Open scenario...", "Ctrl+O")) open_file_dialog(state, FilePurpose::OpenScenario);
   if (ImGui::MenuItem("Open model...")) {
     // The Model window says where GPT-2 lives in a Hugging Face cache; the dialog picks the file.
@@ -48,18 +43,14 @@ void draw_file_menu(AppState& state, Services& services) {
     }
     ImGui::EndMenu();
   }
-#ifdef __EMSCRIPTEN__
-  // The browser: a link that opens this scenario (the page closes like any other tab).
   ImGui::Separator();
-  if (ImGui::MenuItem("Share link")) {
-    const std::string link = web::share_link(state.doc.scenario);
+  // The browser: a link that opens this scenario (a page closes like any other tab: no Quit).
+  if (state.platform.share_links && ImGui::MenuItem("Share link")) {
+    const std::string link = services.platform->share_link(state.doc.scenario);
     state.notice = "Copied a link to this scenario (" + std::to_string(link.size()) +
                    " characters); it is in the address bar too";
   }
-#else
-  ImGui::Separator();
-  if (ImGui::MenuItem("Quit")) state.quit_requested = true;
-#endif
+  if (state.platform.quit && ImGui::MenuItem("Quit")) state.quit_requested = true;
 }
 
 void draw_edit_menu(AppState& state, Services& services) {

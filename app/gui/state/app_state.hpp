@@ -189,6 +189,24 @@ struct ModelUi {
   std::vector<std::string> lifted_titles;  // titles of heads lifted into the lab (the banner)
 };
 
+// What the platform this build runs on can do (state/platform.hpp), as plain data any action reads.
+struct PlatformTraits {
+  bool threads = true;       // background work on threads (a page opened from file:// has none: inline)
+  bool file_picker = false;  // the platform chooses files itself (the browser's picker): no in-app dialog
+  bool folders = true;       // files are saved into folders the user names (the browser downloads them)
+  bool quit = true;          // File > Quit (a page closes like any other tab)
+  bool share_links = false;  // File > Share link
+};
+
+// A file the app wrote for the user: the platform hands it over after the frame (the browser offers
+// it as a download and says so).
+enum class DeliveryKind { Scenario, WindowScreenshot, TrainedModel };
+struct Delivery {
+  DeliveryKind kind = DeliveryKind::Scenario;
+  std::string path;  // a file, or a trained model's folder
+  int step = 0;      // TrainedModel: the training step it was saved at
+};
+
 // A document left behind by a run that did not exit cleanly (crash, kill -9, power cut).
 struct RecoveredWork {
   Document doc;
@@ -265,6 +283,8 @@ struct AppState {
   PendingResize pending_resize;
   std::vector<std::string> recent_files;  // most recent first
   std::vector<std::string> dropped_files;  // from the window, handled next frame
+  PlatformTraits platform;              // set once at start-up from the platform
+  std::vector<Delivery> deliveries;     // written this frame, handed over by the platform after it
 
   float frame_ms = 0;  // the last frame's time
   bool quit_requested = false;

@@ -56,7 +56,8 @@ void start_streaming(AppState& state, const Services& services) {
     validate_problem(problem);
     if (state.result.n != problem.Q.rows() || state.result.m != problem.K.rows()) state.has_result = false;
     state.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version,
-                                             services.backend && services.backend->kind() == BackendKind::Gpu);
+                                             services.backend && services.backend->kind() == BackendKind::Gpu,
+                                             state.platform.threads);
   } catch (const InputError& e) {
     state.error = e.what();
   } catch (const std::bad_alloc&) {

@@ -21,12 +21,12 @@ double now_ms() {
 
 }  // namespace
 
-ComputeJob::ComputeJob(Problem problem, std::uint64_t doc_version, bool on_gpu)
+ComputeJob::ComputeJob(Problem problem, std::uint64_t doc_version, bool on_gpu, bool threaded)
     : problem_(std::move(problem)),
       doc_version_(doc_version),
       on_gpu_(on_gpu),
       started_ms_(now_ms()),
-      thread_(start_worker([this] { run(); })) {}
+      thread_(start_worker(threaded, [this] { run(); })) {}
 
 ComputeJob::~ComputeJob() {
   cancel_ = true;

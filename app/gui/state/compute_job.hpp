@@ -18,7 +18,8 @@ public:
   // Starts the streaming computation of `problem` at once; `doc_version` names the document it
   // computes. On the GPU (on_gpu): on a headless context of the thread's own (the window's
   // context belongs to the window's thread), or on the CPU where none can be made, saying why.
-  ComputeJob(Problem problem, std::uint64_t doc_version, bool on_gpu = false);
+  // Without `threaded` (PlatformTraits::threads) it runs inside the constructor.
+  ComputeJob(Problem problem, std::uint64_t doc_version, bool on_gpu = false, bool threaded = true);
   // Cancels the computation and waits for the thread (a cancelled run stops at its next tile).
   ~ComputeJob();
   ComputeJob(const ComputeJob&) = delete;

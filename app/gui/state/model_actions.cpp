@@ -71,7 +71,7 @@ void start_model_run(AppState& state) {
   if (!m.model || m.ids.empty()) return;
   m.job.reset();  // cancels and joins the run in progress
   m.cancelled = false;
-  m.job = std::make_shared<ModelJob>(m.model, m.ids);
+  m.job = std::make_shared<ModelJob>(m.model, m.ids, state.platform.threads);
 }
 
 bool poll_model_run(AppState& state) {

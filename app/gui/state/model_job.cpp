@@ -4,8 +4,8 @@
 
 namespace attnlab::gui {
 
-ModelJob::ModelJob(std::shared_ptr<const model::Gpt2Model> m, std::vector<int> ids)
-    : model_(std::move(m)), ids_(std::move(ids)), thread_(start_worker([this] { run(); })) {}
+ModelJob::ModelJob(std::shared_ptr<const model::Gpt2Model> m, std::vector<int> ids, bool threaded)
+    : model_(std::move(m)), ids_(std::move(ids)), thread_(start_worker(threaded, [this] { run(); })) {}
 
 ModelJob::~ModelJob() {
   cancel_ = true;

@@ -17,8 +17,9 @@ namespace attnlab::gui {
 
 class ModelJob {
 public:
-  // Starts at once: every head's weights and kinds, and the top 10 next tokens, of `ids`.
-  ModelJob(std::shared_ptr<const model::Gpt2Model> model, std::vector<int> ids);
+  // Starts at once: every head's weights and kinds, and the top 10 next tokens, of `ids` (on a
+  // thread when `threaded`, PlatformTraits::threads; else inside the constructor).
+  ModelJob(std::shared_ptr<const model::Gpt2Model> model, std::vector<int> ids, bool threaded);
   // Cancels and waits for the thread (a cancelled run stops after its current layer).
   ~ModelJob();
   ModelJob(const ModelJob&) = delete;

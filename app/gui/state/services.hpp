@@ -5,6 +5,7 @@
 #include "engine/attention/backend.hpp"
 #include "engine/io/text_format.hpp"
 #include "gui/base/theme.hpp"
+#include "gui/state/platform.hpp"
 
 #include <imgui.h>
 
@@ -17,6 +18,7 @@ namespace attnlab::gui {
 class HeatmapRenderer;
 
 struct Services {
+  std::unique_ptr<Platform> platform = make_platform();  // the desktop's or the browser's (platform.hpp)
   std::unique_ptr<Backend> backend;
   // The Scaling lab's sampler, made from `backend` on first use; reset whenever the backend
   // changes (a GPU sampler uses its backend's GL programs).

@@ -11,10 +11,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#ifdef __EMSCRIPTEN__
-#include "web/web_platform.hpp"
-#endif
-
 namespace attnlab::gui {
 
 namespace fs = std::filesystem;
@@ -61,7 +57,7 @@ bool new_run(AppState& state, bool run) {
   t.saved_step = -1;
   t.lift_pending = false;
   t.open_after_save = false;
-  t.job = std::make_shared<TrainingJob>(resolved_form(state), run);
+  t.job = std::make_shared<TrainingJob>(resolved_form(state), run, state.platform.threads);
   return true;
 }
 
@@ -181,14 +177,8 @@ bool poll_training(AppState& state) {
       if (then_open) {
         open_in_model_window(state, save->dir);
       } else {
-#ifdef __EMSCRIPTEN__
-        // The browser keeps downloads where it keeps them: the folder's files, one download each.
-        web::offer_folder_download(save->dir);
-        t.notice = "Saved the model at step " + std::to_string(save->step) +
-                   " as three downloads (config.json, vocab.json, model.safetensors); drop them onto the page together to open it again";
-#else
         t.notice = "Saved the model at step " + std::to_string(save->step) + " to " + save->dir;
-#endif
+        state.deliveries.push_back({DeliveryKind::TrainedModel, save->dir, save->step});
       }
     }
   }

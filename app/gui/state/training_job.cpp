@@ -21,9 +21,10 @@ int TrainingJob::shared_maps_step() const {
   return shared_.maps_step;
 }
 
-TrainingJob::TrainingJob(model::TrainConfig config, bool run) : config_(std::move(config)), running_(run) {
-  // In the browser there is no thread: advance() does the thread's work inside each frame.
-  if (!kInFrame) thread_ = std::thread([this] { thread_main(); });
+TrainingJob::TrainingJob(model::TrainConfig config, bool run, bool threaded)
+    : config_(std::move(config)), in_frame_(!threaded), running_(run) {
+  // Without threads, advance() does the thread's work inside each frame.
+  if (!in_frame_) thread_ = std::thread([this] { thread_main(); });
 }
 
 TrainingJob::~TrainingJob() {
@@ -35,7 +36,7 @@ void TrainingJob::stop() {
   {
     std::lock_guard<std::mutex> lock(request_mutex_);
     quit_ = true;
-    if (kInFrame) done_ = true;  // nothing runs between frames: it has ended now
+    if (in_frame_) done_ = true;  // nothing runs between frames: it has ended now
   }
   wake_.notify_all();
 }
@@ -96,9 +97,7 @@ void TrainingJob::request_save(const std::string& dir, bool force) {
 }
 
 bool TrainingJob::poll(TrainingView& view) {
-#ifdef __EMSCRIPTEN__
-  advance(kFrameSeconds);
-#endif
+  if (in_frame_) advance(kFrameSeconds);
   std::lock_guard<std::mutex> lock(view_mutex_);
   bool changed = view.phase != shared_.phase || view.step != shared_.step || view.error != shared_.error ||
                  view.changes.size() != shared_.changes.size() || view.evaluation.has_value() != shared_.evaluation.has_value();
@@ -240,7 +239,6 @@ void TrainingJob::thread_main() {
   finish();
 }
 
-#ifdef __EMSCRIPTEN__
 void TrainingJob::advance(double seconds) {
   if (done_) return;
   if (!trainer_ && !make_trainer()) return;
@@ -249,7 +247,6 @@ void TrainingJob::advance(double seconds) {
   }
   if (quit_) finish();
 }
-#endif
 
 bool TrainingJob::pass(bool wait) {
   model::Trainer& trainer = *trainer_;

@@ -29,7 +29,9 @@ namespace attnlab::gui {
 class TrainingJob {
 public:
   // Starts the thread, which makes the Trainer for `config` and waits paused (or runs at once).
-  explicit TrainingJob(model::TrainConfig config, bool run = false);
+  // Without `threaded` (PlatformTraits::threads: a page from file://) there is no thread: poll()
+  // does the thread's work inside each frame, for about kFrameSeconds.
+  TrainingJob(model::TrainConfig config, bool run, bool threaded);
   // Stops the thread after the step in progress and joins it.
   ~TrainingJob();
   TrainingJob(const TrainingJob&) = delete;
@@ -75,12 +77,7 @@ public:
   // seed gives the same markers), and the maps at least this often in time while running.
   static int check_every(int steps);
   static constexpr double kMapsSeconds = 0.2;
-#ifdef __EMSCRIPTEN__
-  static constexpr bool kInFrame = true;
   static constexpr double kFrameSeconds = 0.03;
-#else
-  static constexpr bool kInFrame = false;
-#endif
 
 private:
   void thread_main();
@@ -92,13 +89,12 @@ private:
   bool make_trainer();
   void set_phase(TrainingPhase phase, const std::string& error = {});
   void finish();  // nothing will step again: idle and done
-#ifdef __EMSCRIPTEN__
-  void advance(double seconds);  // the thread's work inside the browser's frame, for about `seconds`
-#endif
+  void advance(double seconds);  // the thread's work inside a frame, for about `seconds` (no threads)
   void publish_maps(model::Trainer& trainer, bool check_kinds);
   int shared_maps_step() const;
 
   model::TrainConfig config_;
+  bool in_frame_;  // no thread: the work is done inside poll()
   // Requests from the window (guarded by request_mutex_, signalled by wake_).
   mutable std::mutex request_mutex_;
   std::condition_variable wake_;

@@ -58,12 +58,9 @@ Texture new_texture() {
   return Texture(id);
 }
 
-Shader compile(GLenum type, const char* file_name) {
-#ifdef __EMSCRIPTEN__
-  const std::string src = attnlab::glsl_es_variant(attnlab::shader_source(file_name));  // WebGL2
-#else
-  const std::string src = attnlab::shader_source(file_name);
-#endif
+// `gles`: OpenGL ES (WebGL2), whose shaders need the ES variant of the source.
+Shader compile(GLenum type, const char* file_name, bool gles) {
+  const std::string src = gles ? attnlab::glsl_es_variant(attnlab::shader_source(file_name)) : attnlab::shader_source(file_name);
   Shader s(glCreateShader(type));
   const char* text = src.c_str();
   glShaderSource(s.get(), 1, &text, nullptr);
@@ -128,9 +125,9 @@ struct HeatmapRenderer::Impl {
   }
 };
 
-HeatmapRenderer::HeatmapRenderer() : impl_(std::make_unique<Impl>()) {
-  Shader vs = compile(GL_VERTEX_SHADER, "heatmap.vert");
-  Shader fs = compile(GL_FRAGMENT_SHADER, "heatmap.frag");
+HeatmapRenderer::HeatmapRenderer(bool gles) : impl_(std::make_unique<Impl>()) {
+  Shader vs = compile(GL_VERTEX_SHADER, "heatmap.vert", gles);
+  Shader fs = compile(GL_FRAGMENT_SHADER, "heatmap.frag", gles);
   impl_->program = Program(glCreateProgram());
   const GLuint p = impl_->program.get();
   glAttachShader(p, vs.get());

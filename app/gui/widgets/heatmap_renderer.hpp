@@ -36,9 +36,9 @@ struct HeatmapRequest {
 
 class HeatmapRenderer {
 public:
-  // Needs a current GL 3.3+ context. Throws std::runtime_error naming the shader and the
-  // driver's log when the heatmap shaders do not compile or link.
-  HeatmapRenderer();
+  // Needs a current GL 3.3+ context (OpenGL ES 3.0 when `gles`: WebGL2). Throws std::runtime_error
+  // naming the shader and the driver's log when the heatmap shaders do not compile or link.
+  explicit HeatmapRenderer(bool gles);
   ~HeatmapRenderer();
   HeatmapRenderer(const HeatmapRenderer&) = delete;
   HeatmapRenderer& operator=(const HeatmapRenderer&) = delete;

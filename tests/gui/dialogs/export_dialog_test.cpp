@@ -54,7 +54,7 @@ TEST_F(ExportDialog, PngIsByteIdenticalToTheCli) {
   // The preview is the PNG as it will be written (no GL here, so only its size is kept).
   EXPECT_EQ(ui.preview_w, 640);
   EXPECT_TRUE(ui.preview_error.empty()) << ui.preview_error;
-  ASSERT_TRUE(export_to_file(state, false)) << ui.error;
+  ASSERT_TRUE(export_to_file(state, *services.platform, false)) << ui.error;
 
   const fs::path cli = dir / "cli.png";
   const std::string cmd = std::string("\"") + ATTNLAB_EXE + "\" export --preset causal-six --backend cpu --stage weights" +
@@ -71,7 +71,7 @@ TEST_F(ExportDialog, PngIsByteIdenticalToTheCli) {
   ui.annotate = false;
   ui.colormap.clear();
   ui.width_px = 0;
-  ASSERT_TRUE(export_to_file(state, false)) << ui.error;
+  ASSERT_TRUE(export_to_file(state, *services.platform, false)) << ui.error;
   const std::string cmd2 = std::string("\"") + ATTNLAB_EXE + "\" export --preset causal-six --backend cpu --stage pipeline --out \"" +
                            (dir / "cli-pipeline.png").string() + "\"";
   ASSERT_EQ(std::system(cmd2.c_str()), 0) << cmd2;
@@ -84,24 +84,24 @@ TEST_F(ExportDialog, AsksBeforeReplacingAndExplainsRefusals) {
   ui.directory = dir.string();
   ui.format = ExportFormat::Csv;
   ui.file_name = "w.csv";
-  ASSERT_TRUE(export_to_file(state, false)) << ui.error;
+  ASSERT_TRUE(export_to_file(state, *services.platform, false)) << ui.error;
   const std::string first = slurp(dir / "w.csv");
   ui.stage = Stage::Scores;
-  EXPECT_FALSE(export_to_file(state, false));
+  EXPECT_FALSE(export_to_file(state, *services.platform, false));
   EXPECT_TRUE(ui.confirm_overwrite);
   EXPECT_EQ(slurp(dir / "w.csv"), first);
   frame();  // the question is shown
-  ASSERT_TRUE(export_to_file(state, true)) << ui.error;
+  ASSERT_TRUE(export_to_file(state, *services.platform, true)) << ui.error;
   EXPECT_NE(slurp(dir / "w.csv"), first);
   EXPECT_FALSE(ui.confirm_overwrite);
 
   ui.directory = (dir / "missing").string();
-  EXPECT_FALSE(export_to_file(state, false));
+  EXPECT_FALSE(export_to_file(state, *services.platform, false));
   EXPECT_NE(ui.error.find("does not exist"), std::string::npos) << ui.error;
 
   ui.directory = dir.string();
   ui.stage = Stage::Pipeline;  // as CSV
-  EXPECT_FALSE(export_to_file(state, false));
+  EXPECT_FALSE(export_to_file(state, *services.platform, false));
   EXPECT_NE(ui.error.find("pipeline"), std::string::npos) << ui.error;
 
   ui.stage = Stage::Weights;
@@ -110,7 +110,7 @@ TEST_F(ExportDialog, AsksBeforeReplacingAndExplainsRefusals) {
   ui.fixed_range = true;
   ui.range_lo = 1;
   ui.range_hi = 0;
-  EXPECT_FALSE(export_to_file(state, false));
+  EXPECT_FALSE(export_to_file(state, *services.platform, false));
   EXPECT_NE(ui.error.find("Range"), std::string::npos) << ui.error;
   frame();  // drawn with the error in place, no preview of an impossible range
   size_t files = 0;

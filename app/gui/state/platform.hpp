@@ -1,0 +1,69 @@
+// What differs between the desktop app and the browser page (docs/WEB.md): background threads, how
+// files are chosen and handed to the user, exports, the window and its frame loop. One interface,
+// two implementations: shell/desktop_platform.cpp and web/web_platform.cpp (CMake links one of them),
+// so no file of the GUI asks which build it is in.
+#pragma once
+
+#include "engine/io/export.hpp"
+#include "gui/state/app_state.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+struct GLFWwindow;
+
+namespace attnlab::gui {
+
+struct GuiOptions;  // shell/gui_command.hpp
+struct Services;    // services.hpp
+
+class Platform {
+public:
+  virtual ~Platform() = default;
+
+  // What the platform can do, as plain data every action can read (AppState::platform).
+  virtual PlatformTraits traits() const = 0;
+
+  // The window's options with what the platform adds: the browser's URL fragment (#preset=,
+  // #scenario=). A fragment that cannot be read leaves them as they are and says why in `error`.
+  virtual GuiOptions start_options(const GuiOptions& options, std::string& error) = 0;
+  // A window `width` × `height` with its GL context current (GLFW is initialized), or null with
+  // `why` saying what could not be had.
+  virtual GLFWwindow* open_window(int width, int height, bool vsync, std::string& why) = 0;
+  // The GLSL version line ImGui's OpenGL3 backend compiles its shaders with.
+  virtual const char* glsl_version() const = 0;
+  // Whether GL is OpenGL ES (WebGL2): shaders are then rewritten for it (shader_sources.hpp).
+  virtual bool gles() const = 0;
+  // Once ImGui's context and backends exist (the browser latches keys and records items' places).
+  virtual void after_imgui_start(GLFWwindow* window) = 0;
+  // Runs `frame` until it returns false (the desktop, returning true), or hands it to the page, which
+  // calls it once per display refresh after this returns (the browser, returning false: the caller
+  // must then keep everything `frame` uses alive). `save_session` saves the session now (the page
+  // calls it when it is hidden or closed).
+  virtual bool run_frames(std::function<bool()> frame, std::function<void()> save_session) = 0;
+  // Around each frame: files the platform's picker delivered, files the app wrote for the user
+  // (AppState::deliveries) handed over, the first frame announced. `layout` is where the frame drew
+  // each heatmap (the screenshot tests' JSON), made only when the platform asks for it.
+  virtual void before_frame(AppState& state) = 0;
+  virtual void after_frame(AppState& state, const Services& services, std::size_t frames_drawn,
+                           const std::function<std::string()>& layout) = 0;
+  // After the session was saved in `config_dir` (the browser keeps it in local storage).
+  virtual void session_saved(const std::filesystem::path& config_dir) = 0;
+
+  // Asks for a file for `purpose` (only where traits().file_picker): the browser's picker, or for a
+  // save, a download.
+  virtual void pick_file(AppState& state, FilePurpose purpose) = 0;
+  // Writes a stage's export to `path` (the browser: a download of that file name; PNG drawn by the
+  // browser from the engine's SVG) and returns the sentence that says where it went. Throws
+  // InputError.
+  virtual std::string export_stage(const Scenario& scenario, const Result& result, const ExportOptions& options,
+                                   const std::string& path) = 0;
+  // A link that opens this scenario (only where traits().share_links); empty elsewhere.
+  virtual std::string share_link(const Scenario& scenario) = 0;
+};
+
+// The platform this build runs on.
+std::unique_ptr<Platform> make_platform();
+
+}  // namespace attnlab::gui
