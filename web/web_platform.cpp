@@ -408,7 +408,7 @@ public:
     } else if (purpose == FilePurpose::SaveTrainedModel) {
       // A model is a folder: its files are offered one by one once written (poll_training). An
       // earlier save of the same step was downloaded already: its copy here is replaced.
-      const fs::path dir = download_dir() / gui::trained_model_name(state);
+      const fs::path dir = download_dir() / gui::trained_model_name(state.training);
       std::error_code ec;
       fs::remove_all(dir, ec);
       gui::use_chosen_file(state, purpose, dir.string());

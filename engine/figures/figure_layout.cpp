@@ -6,6 +6,7 @@
 // [SECTION] One stage's panel
 // [SECTION] stage_data, layout_figure
 #include "engine/figures/figure.hpp"
+#include "engine/io/text_format.hpp"
 
 #include "engine/attention/matrix.hpp"
 
@@ -39,23 +40,6 @@ const Rgb kHatchBackground{246, 246, 246};
 const Rgb kHatchInk{165, 165, 165};
 
 // [SECTION] Numbers, labels and colour scales
-
-std::string join_utf8_minus(std::string s) {
-  // A typographic minus (U+2212) instead of a hyphen, as in printed mathematics.
-  if (!s.empty() && s[0] == '-') s = "\xE2\x88\x92" + s.substr(1);
-  return s;
-}
-
-std::string format_fixed(double v, int decimals) {
-  if (std::isinf(v)) return v < 0 ? "\xE2\x88\x92\xE2\x88\x9E" : "\xE2\x88\x9E";
-  if (std::isnan(v)) return "nan";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
-  // "-0.00" reads as a sign error; a rounded zero has no sign.
-  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
-  return join_utf8_minus(s);
-}
 
 int auto_decimals(const Matrix& values) {
   double biggest = 0;
@@ -201,8 +185,8 @@ struct Panel {
   bool blocked(Eigen::Index i, Eigen::Index j) const { return data.blocked.size() && data.blocked(i, j); }
 
   std::string cell_text(Eigen::Index i, Eigen::Index j) const {
-    if (blocked(i, j)) return data.stage == Stage::Logits ? format_fixed(-INFINITY, 0) : std::string();
-    return format_fixed(data.values(i, j), decimals);
+    if (blocked(i, j)) return data.stage == Stage::Logits ? format_number(-INFINITY, NumberUse::Axis, 0) : std::string();
+    return format_number(data.values(i, j), NumberUse::Axis, decimals);
   }
 
   void measure(double cell_size) {
@@ -251,7 +235,7 @@ struct Panel {
     bar_h = std::max(grid_h, 100.0);
     ticks = nice_ticks(scale.lo, scale.hi, tick_decimals);
     tick_w = 0;
-    for (double t : ticks) tick_w = std::max(tick_w, text_width(format_fixed(t, tick_decimals), kTickSize));
+    for (double t : ticks) tick_w = std::max(tick_w, text_width(format_number(t, NumberUse::Axis, tick_decimals), kTickSize));
 
     grid_x = row_axis_w + (show_row_labels ? row_label_w + 6 : 0);
     grid_y = title_h;
@@ -358,7 +342,7 @@ struct Panel {
     for (double t : ticks) {
       const double y = by + bar_h * (1.0 - (t - scale.lo) / (scale.hi - scale.lo));
       items.push_back(LineItem{bx + kBarWidth, y, bx + kBarWidth + 3.5, y, 0.6, frame});
-      items.push_back(TextItem{bx + kBarWidth + 6, y + kMiddle * kTickSize, format_fixed(t, tick_decimals), kTickSize, HAlign::Left,
+      items.push_back(TextItem{bx + kBarWidth + 6, y + kMiddle * kTickSize, format_number(t, NumberUse::Axis, tick_decimals), kTickSize, HAlign::Left,
                                0, kInk, false, "tick"});
     }
     items.push_back(TextItem{bx + kBarWidth + 10 + tick_w + kTickSize * 0.9, by + bar_h / 2, data.name, kTickSize, HAlign::Center, 90,
@@ -463,15 +447,8 @@ StageData stage_data(const Scenario& s, const Result& r, Stage stage) {
   d.formula = stage_formula(stage, s);
   d.row_labels = display_tokens(s.query_tokens, r.n);
   d.row_axis = "queries";
-  switch (stage) {
-    case Stage::Scores: d.values = r.scores; break;
-    case Stage::Logits: d.values = r.logits; break;
-    case Stage::Weights: d.values = r.weights; break;
-    case Stage::Saturation: d.values = r.saturation; break;
-    case Stage::Output: d.values = r.output; break;
-    case Stage::Pipeline: break;
-  }
-  d.signed_values = stage == Stage::Scores || stage == Stage::Logits || stage == Stage::Output;
+  if (stage != Stage::Pipeline) d.values = stage_matrix(r, stage);
+  d.signed_values = stage_is_signed(stage);
   if (stage == Stage::Output) {
     for (Eigen::Index j = 0; j < r.d_v; ++j) d.col_labels.push_back("v" + std::to_string(j + 1));
     d.col_axis = "output dimensions";

@@ -1,5 +1,6 @@
 // Export of stages to files: choosing the format, building the bytes, writing them atomically.
 #include "engine/io/export.hpp"
+#include "engine/io/text_format.hpp"
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/attention/matrix.hpp"
@@ -53,20 +54,11 @@ std::string_view export_format_name(ExportFormat f) {
 
 std::string latex_bmatrix(const Matrix& M, int decimals) {
   std::string out = "\\begin{bmatrix}";
-  char buf[64];
   for (Eigen::Index i = 0; i < M.rows(); ++i) {
     if (i) out += "\\\\";
     for (Eigen::Index j = 0; j < M.cols(); ++j) {
       if (j) out += " & ";
-      const double v = M(i, j);
-      if (std::isinf(v)) {
-        out += v < 0 ? "-\\infty" : "\\infty";
-        continue;
-      }
-      std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-      std::string s = buf;
-      if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);  // no "-0.000"
-      out += s;
+      out += format_number(M(i, j), NumberUse::Latex, decimals);
     }
   }
   out += "\\end{bmatrix}\n";

@@ -101,14 +101,8 @@ std::string fit(const std::string& s, size_t width) {
 // `bare_zero`: print exact zeros as "0" (weights and saturation, where an exact zero is a
 // blocked cell or exp(−∞) and must stand apart from a rounded 0.0000).
 std::string cell_text(float v, int decimals, bool bare_zero) {
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  if (std::isnan(v)) return "nan";
   if (v == 0 && bare_zero) return "0";
-  char buf[48];
-  const double a = std::abs(static_cast<double>(v));
-  if (a != 0 && (a >= 1e6 || a < std::pow(10.0, -decimals) * 0.5)) std::snprintf(buf, sizeof buf, "%.3e", static_cast<double>(v));
-  else std::snprintf(buf, sizeof buf, "%.*f", decimals, static_cast<double>(v));
-  return buf;
+  return format_number(v, NumberUse::Terminal, decimals);
 }
 
 void matrix_text(std::ostream& out, const Cells& M, const std::vector<std::string>& row_labels,
@@ -136,16 +130,7 @@ void matrix_text(std::ostream& out, const Cells& M, const std::vector<std::strin
   }
 }
 
-// Fixed decimals, or 4 significant digits in scientific notation from 10^7 on (scores near
-// float32's limit printed 39-digit integers).
-std::string num(double v, int decimals = 4) {
-  if (std::isfinite(v) && std::fabs(v) >= 1e7) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3e", v);
-    return buf;
-  }
-  return fixed_decimals(v, decimals);
-}
+std::string num(double v, int decimals = 4) { return format_number(v, NumberUse::Statistic, decimals); }
 
 }  // namespace
 

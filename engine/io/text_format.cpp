@@ -1,6 +1,7 @@
 // Shortest round-trip numbers, JSON string escaping, and the numbers people read.
 #include "engine/io/text_format.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -101,6 +102,69 @@ std::string trimmed_decimals(double v, int decimals) {
   return s;
 }
 
+namespace {
+
+// "-0.00" reads as a sign error: a rounded zero has no sign.
+std::string unsigned_zero(std::string s) {
+  if (!s.empty() && s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
+}
+
+std::string cell_number(double v, int decimals, const Glyphs& g) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v < 0 ? std::string(g.minus) + g.infinity : g.infinity;
+  char buf[32];
+  const double a = std::abs(v);
+  if (a >= 1000) std::snprintf(buf, sizeof buf, "%.3g", v);
+  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (a >= 10) std::snprintf(buf, sizeof buf, "%.*f", std::max(0, decimals - 1), v);
+  else std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return unsigned_zero(buf);
+}
+
+std::string axis_number(double v, int decimals, const Glyphs& g) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v < 0 ? std::string(g.minus) + g.infinity : g.infinity;
+  std::string s = unsigned_zero(fixed_decimals(v, decimals));
+  return s[0] == '-' ? g.minus + s.substr(1) : s;
+}
+
+std::string latex_number(double v, int decimals) {
+  if (std::isinf(v)) return v < 0 ? "-\\infty" : "\\infty";
+  return unsigned_zero(fixed_decimals(v, decimals));
+}
+
+std::string statistic_number(double v, int decimals) {
+  if (std::isfinite(v) && std::fabs(v) >= 1e7) return scientific(v, 3);
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  return fixed_decimals(v, decimals);
+}
+
+std::string terminal_number(double v, int decimals) {
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  if (std::isnan(v)) return "nan";
+  const double a = std::abs(v);
+  if (a != 0 && (a >= 1e6 || a < std::pow(10.0, -decimals) * 0.5)) return scientific(v, 3);
+  return fixed_decimals(v, decimals);
+}
+
+}  // namespace
+
+std::string format_number(double v, NumberUse use, int decimals) { return format_number(v, use, decimals, Glyphs{}); }
+
+std::string format_number(double v, NumberUse use, int decimals, const Glyphs& glyphs) {
+  switch (use) {
+    case NumberUse::Cell: return cell_number(v, decimals, glyphs);
+    case NumberUse::Axis: return axis_number(v, decimals, glyphs);
+    case NumberUse::Latex: return latex_number(v, decimals);
+    case NumberUse::Terminal: return terminal_number(v, decimals);
+    case NumberUse::Statistic: return statistic_number(v, decimals);
+    case NumberUse::Prose: return hand_number(v);
+    case NumberUse::Json: return double_json(v);
+  }
+  return double_json(v);
+}
+
 std::string hand_number(double v) {
   const double a = std::fabs(v);
   if (std::isfinite(v) && a != 0 && (a >= 1e7 || a < 5e-5)) {
@@ -135,6 +199,30 @@ std::string scaled(double v, double base, const std::array<const char*, 6>& unit
 std::string human_bytes(double bytes) {
   if (bytes < 1024) return fixed_decimals(bytes, 0) + " B";
   return scaled(bytes / 1024, 1024, {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"});
+}
+
+std::string both_units(double bytes) { return human_bytes(bytes) + " (" + decimal_bytes(bytes) + ")"; }
+
+std::string count_in_words(double v) {
+  char buf[48];
+  if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.3g billion", v / 1e9);
+  else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.3g million", v / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+std::string three_digits(double v) { return significant(v, 3); }
+
+std::string significant(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+std::string scientific(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*e", digits, v);
+  return buf;
 }
 
 std::string decimal_bytes(double bytes) {

@@ -1,11 +1,43 @@
-// How numbers and symbols are written, for every writer: shortest round-trip floats for files, JSON
-// strings, and the numbers people read (by-hand arithmetic, tables, byte sizes).
+// How numbers and symbols are written, for every writer: one rule per use of a number (format_number:
+// a heatmap's cell, an axis, LaTeX, a terminal's table, prose, JSON), JSON strings, byte sizes, and
+// the symbols (Glyphs) with their ASCII stand-ins. No other file formats a number its own way.
 #pragma once
 
 #include <string>
 #include <string_view>
 
 namespace attnlab {
+
+struct Glyphs;
+
+// Where a number is written. Each use has one rule, so the same number reads the same everywhere it
+// is used that way; infinity is written as each use writes it.
+enum class NumberUse {
+  // Inside a heatmap's cell (the GUI, figures' annotations): `decimals` below 10, one fewer to 100,
+  // none to 1000, then 3 significant digits; never "-0"; −∞, ∞ and NaN.
+  Cell,
+  // On axes, colour bars and by-step tables: exactly `decimals`, never "-0", a typographic minus
+  // (Glyphs::minus: U+2212, or '-' for an ASCII font); −∞, ∞ and NaN.
+  Axis,
+  // In a LaTeX bmatrix: exactly `decimals`, never "-0"; -\infty, \infty and nan.
+  Latex,
+  // In a terminal's aligned matrices: `decimals`, or %.3e from 10^6 on and for values that would
+  // round to 0; -inf, inf and nan in ASCII.
+  Terminal,
+  // A statistic or setting quoted in a report (compute --format text): `decimals`, or %.3e from
+  // 10^7 on (scores near float32's limit would print 39-digit integers); -inf and inf in ASCII.
+  Statistic,
+  // In a sentence: the course texts' by-hand digits (hand_number); −∞, ∞ and NaN.
+  Prose,
+  // In JSON and data files: the shortest decimals that read back as the same number; null for
+  // infinities and NaN.
+  Json,
+};
+
+// `v` written for `use`. `decimals` applies to Cell, Axis, Latex and Terminal; `glyphs` gives Axis
+// and Cell their minus and infinity (the default set is Unicode).
+std::string format_number(double v, NumberUse use, int decimals = 3);
+std::string format_number(double v, NumberUse use, int decimals, const Glyphs& glyphs);
 
 // Shortest decimal that reads back as the same float ("0.1", "1e+30"); non-finite -> "null".
 std::string float_json(float v);
@@ -30,6 +62,17 @@ std::string hand_number(double v);
 std::string human_bytes(double bytes);
 // The same size in decimal units, as the course texts write them: "12.6 GB".
 std::string decimal_bytes(double bytes);
+// Both: "18.6 GiB (20 GB)", binary units as the machine counts, decimal ones as "13.2 Scaled
+// dot-product attention" writes them.
+std::string both_units(double bytes);
+// A large count in words: "1.07 billion", "16.8 million", "4096".
+std::string count_in_words(double v);
+// 3 significant digits, "%.3g": a quick read-out ("3.05e-05", "0.125").
+std::string three_digits(double v);
+// `digits` significant digits ("%.*g"), and scientific with `digits` after the point ("%.*e"): the
+// figures a message quotes ("65504", "3.2e-04").
+std::string significant(double v, int digits);
+std::string scientific(double v, int digits);
 
 // Text for symbols that need a Unicode font (DejaVu Sans); ASCII stand-ins where only a basic font is
 // there (the GUI without DejaVu). The default is the Unicode set, as files and the terminal print it.

@@ -4,6 +4,7 @@
 // [SECTION] The report: lesson_view_numbers, lesson_report
 // [SECTION] The report as text for a terminal (write_lesson_text)
 #include "engine/lessons/lesson_report.hpp"
+#include "engine/lessons/lesson_numbers.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/trainer.hpp"
 #include "engine/model/training_tasks.hpp"
@@ -57,21 +58,25 @@ json plain(const Result& r) {
   return {{"weights", matrix_to_json(r.weights)}, {"output", matrix_to_json(r.output)}, {"row_sums", row_sums(r.weights)}};
 }
 
-json worked_example(const Scenario& s, const Result& r) {
-  const Problem p = s.problem();
+// A variant's numbers; one that could not be computed makes the report fail with its sentence.
+const Result& computed(const LessonVariant& v) {
+  if (!v.ok()) throw InputError(v.error);
+  return v.result;
+}
+
+json worked_example(const WorkedExampleNumbers& w, const Result& r) {
   json rows = json::array();
-  for (Eigen::Index i = 0; i < r.n; ++i) {
+  for (size_t i = 0; i < w.weight_lines.size(); ++i) {
+    const auto& keys = w.weight_lines[i];
     json lines = json::array();
     // Every score and logit of the row, then the row's exps once, then each quotient.
-    for (Eigen::Index j = 0; j < r.m; ++j) {
-      const auto e = explain_weight(p, r, i, j);
-      lines.push_back(e[0]);
-      lines.push_back(e[1]);
+    for (const auto& k : keys) {
+      lines.push_back(k[0]);
+      lines.push_back(k[1]);
     }
-    const auto first = explain_weight(p, r, i, 0);
-    if (first.size() > 3) lines.push_back(first[2]);
-    for (Eigen::Index j = 0; j < r.m; ++j) lines.push_back(explain_weight(p, r, i, j).back());
-    for (const auto& l : explain_output(p, r, i)) lines.push_back(l);
+    if (!keys.empty() && keys[0].size() > 3) lines.push_back(keys[0][2]);
+    for (const auto& k : keys) lines.push_back(k.back());
+    for (const auto& l : w.output_lines[i]) lines.push_back(l);
     rows.push_back(lines);
   }
   json j = plain(r);
@@ -79,43 +84,36 @@ json worked_example(const Scenario& s, const Result& r) {
   return j;
 }
 
-json compare_scaling(const Scenario& s) {
+json compare_scaling(const CompareScalingNumbers& n) {
   json j;
-  for (const bool scale : {true, false}) {
-    Problem p = s.problem();
-    p.options.scale = scale;
-    const Result r = compute_cpu(p);
-    j[scale ? "scaled" : "unscaled"] = {{"effective_temperature", r.effective_temperature},
-                                        {"logits", matrix_to_json(r.logits)},
-                                        {"weights", matrix_to_json(r.weights)},
-                                        {"output", matrix_to_json(r.output)},
-                                        {"logits_std", r.stats.logits.std},
-                                        {"rows", rows_json(r)}};
+  for (const LessonVariant* v : {&n.scaled, &n.unscaled}) {
+    const Result& r = computed(*v);
+    j[v == &n.scaled ? "scaled" : "unscaled"] = {{"effective_temperature", r.effective_temperature},
+                                                 {"logits", matrix_to_json(r.logits)},
+                                                 {"weights", matrix_to_json(r.weights)},
+                                                 {"output", matrix_to_json(r.output)},
+                                                 {"logits_std", r.stats.logits.std},
+                                                 {"rows", rows_json(r)}};
   }
   return j;
 }
 
-json scaling_lab(const Scenario& s, bool complete) {
+json scaling_lab(const ScalingLabNumbers& n, const Scenario& s, bool complete) {
   const LessonSpec& l = s.lesson;
   json j;
   // This scenario's own draw, both ways (one query row against its keys).
   json draw;
-  for (const bool scale : {false, true}) {
-    Problem p = s.problem();
-    p.options.scale = scale;
-    const Result r = compute_cpu(p);
+  for (const LessonVariant* v : {&n.unscaled, &n.scaled}) {
+    const Result& r = computed(*v);
     double mx = 0;
     for (const auto& d : r.rows) mx = std::max(mx, static_cast<double>(d.max_weight));
-    // The course text prints torch's .std(), the sample standard deviation (divides by count − 1).
-    const double count = static_cast<double>(r.stats.logits.count);
-    const double sample_std = count > 1 ? r.stats.logits.std * std::sqrt(count / (count - 1)) : 0.0;
-    draw[scale ? "scaled" : "unscaled"] = {{"logits_std", sample_std}, {"max_prob", mx}};
+    draw[v == &n.scaled ? "scaled" : "unscaled"] = {{"logits_std", sample_std(r.stats.logits)}, {"max_prob", mx}};
   }
   draw["d_k"] = s.Q.cols();
   j["this_draw"] = draw;
-  if (!complete) return j;  // the sweep takes about half a second: reports only, not every recompute
+  if (!complete) return j;
   json sweep = json::array();
-  for (const auto& row : lesson_scaling_sweep(l.dk, l.keys, l.trials, l.seed)) {
+  for (const auto& row : n.sweep) {
     sweep.push_back({{"d_k", row.d_k},
                      {"unscaled_std", row.unscaled_std},
                      {"scaled_std", row.scaled_std},
@@ -124,12 +122,12 @@ json scaling_lab(const Scenario& s, bool complete) {
   }
   j["sweep"] = sweep;
   j["keys"] = l.keys;
-  j["trials"] = l.trials;
+  j["trials"] = n.sweep_trials;
   j["seed"] = l.seed;
   return j;
 }
 
-json multi_head(const Scenario& s) {
+json multi_head(const MultiHeadNumbers& n, const Scenario& s) {
   const LessonSpec& l = s.lesson;
   json j;
   j["d_model"] = s.Q.cols();
@@ -137,8 +135,9 @@ json multi_head(const Scenario& s) {
   j["d_head"] = s.Q.cols() / std::max<long long>(1, l.heads);
   j["seed"] = l.seed;
   for (const bool share : {false, true}) {
-    const auto w = random_multihead_weights(s.Q.cols(), static_cast<int>(l.heads), l.seed, share);
-    const auto r = compute_multihead(s.Q, w, s.options);
+    const bool mine = share == l.share_projections;
+    const MultiHeadWeights& w = mine ? n.this_weights : n.switched_weights;
+    const MultiHeadResult& r = mine ? n.this_lesson : n.switched;
     json heads = json::array();
     for (int i = 0; i < w.heads(); ++i) heads.push_back(matrix_to_json(r.heads[static_cast<size_t>(i)].weights));
     json v = {{"share_projections", share},
@@ -150,29 +149,25 @@ json multi_head(const Scenario& s) {
               {"max_abs_output", r.max_abs_output},
               {"output_rank", r.output_rank},
               {"heads_identical", r.heads_identical}};
-    j[share == l.share_projections ? "this_lesson" : "switched"] = v;
+    j[mine ? "this_lesson" : "switched"] = v;
   }
   return j;
 }
 
-json self_cross(const Scenario& s) {
-  const Scenario self = self_attention_twin(s);
-  const Result rc = compute_cpu(s.problem());
-  const Result rs = compute_cpu(self.problem());
+json self_cross(const SelfCrossNumbers& n, const Scenario& s) {
+  const Result& rc = computed(n.cross);
+  const Result& rs = computed(n.self);
   return {{"cross", {{"shape", {rc.n, rc.m}}, {"square", rc.n == rc.m}, {"weights", matrix_to_json(rc.weights)},
                      {"query_tokens", display_tokens(s.query_tokens, rc.n)}, {"key_tokens", display_tokens(s.key_tokens, rc.m)}}},
           {"self", {{"shape", {rs.n, rs.m}}, {"square", rs.n == rs.m}, {"weights", matrix_to_json(rs.weights)},
-                    {"tokens", display_tokens(self.query_tokens, rs.n)}}}};
+                    {"tokens", display_tokens(n.self_twin.query_tokens, rs.n)}}}};
 }
 
-json mask_family(const Scenario& s) {
+json mask_family(const MaskFamilyNumbers& n) {
   json list = json::array();
-  for (const auto& spec : s.lesson.masks) {
-    Problem p = s.problem();
-    p.options.mask = parse_mask_spec(spec, "lesson.masks");
-    validate_mask(p.options.mask, p.Q.rows(), p.K.rows(), "lesson.masks");
-    const Result r = compute_cpu(p);
-    const BlockGrid g = mask_grid(p.options.mask, r.n, r.m);
+  for (size_t k = 0; k < n.specs.size(); ++k) {
+    const Result& r = computed(n.variants[k]);
+    const BlockGrid& g = n.variants[k].blocked;
     json grid = json::array();
     for (Eigen::Index i = 0; i < g.rows(); ++i) {
       json row = json::array();
@@ -183,20 +178,15 @@ json mask_family(const Scenario& s) {
     for (Eigen::Index i = 0; i < r.n; ++i) {
       if (r.rows[static_cast<size_t>(i)].padding) padding_rows.push_back(i);
     }
-    list.push_back({{"mask", spec}, {"blocked", grid}, {"weights", matrix_to_json(r.weights)},
+    list.push_back({{"mask", n.specs[k]}, {"blocked", grid}, {"weights", matrix_to_json(r.weights)},
                     {"row_sums", row_sums(r.weights)}, {"padding_rows", padding_rows}});
   }
   return {{"masks", list}};
 }
 
-json temperature(const Scenario& s) {
-  const LessonSpec& l = s.lesson;
-  const Problem p = s.problem();
-  const auto taus = log_spaced(l.tau_min, l.tau_max, l.frames);
-  const auto frames = temperature_sweep(p, taus);
-  const Matrix hot = one_hot_limit(p), uni = uniform_limit(p);
+json temperature(const TemperatureNumbers& n) {
   json list = json::array();
-  for (const auto& f : frames) {
+  for (const auto& f : n.frames) {
     double mx = 0, h = 0;
     for (size_t i = 0; i < f.max_weight.size(); ++i) {
       mx += f.max_weight[i];
@@ -207,34 +197,33 @@ json temperature(const Scenario& s) {
                     {"effective_temperature", f.effective},
                     {"mean_max_weight", mx / rows},
                     {"mean_entropy", h / rows},
-                    {"distance_to_one_hot", static_cast<double>((f.weights - hot).cwiseAbs().maxCoeff())},
-                    {"distance_to_uniform", static_cast<double>((f.weights - uni).cwiseAbs().maxCoeff())}});
+                    {"distance_to_one_hot", static_cast<double>((f.weights - n.one_hot).cwiseAbs().maxCoeff())},
+                    {"distance_to_uniform", static_cast<double>((f.weights - n.uniform).cwiseAbs().maxCoeff())}});
   }
   return {{"frames", list},
-          {"first_weights", matrix_to_json(frames.front().weights)},
-          {"last_weights", matrix_to_json(frames.back().weights)},
-          {"one_hot_limit", matrix_to_json(hot)},
-          {"uniform_limit", matrix_to_json(uni)}};
+          {"first_weights", matrix_to_json(n.frames.front().weights)},
+          {"last_weights", matrix_to_json(n.frames.back().weights)},
+          {"one_hot_limit", matrix_to_json(n.one_hot)},
+          {"uniform_limit", matrix_to_json(n.uniform)}};
 }
 
-json normalizers(const Scenario& s) {
+json normalizers(const NormalizersNumbers& n) {
   json j;
-  for (const Normalizer n : {Normalizer::Softmax, Normalizer::Sparsemax, Normalizer::Sigmoid, Normalizer::Hardmax}) {
-    Problem p = s.problem();
-    p.options.normalizer = n;
-    const Result r = compute_cpu(p);
+  for (size_t k = 0; k < n.normalizers.size(); ++k) {
+    const Result& r = computed(n.variants[k]);
+    const Mask& mask = n.variants[k].options.mask;
     long long zeros = 0;
     for (Eigen::Index i = 0; i < r.weights.rows(); ++i)
-      for (Eigen::Index c = 0; c < r.weights.cols(); ++c) zeros += r.weights(i, c) == 0.0f && !p.options.mask.is_blocked(i, c);
-    j[std::string(normalizer_name(n))] = {{"weights", matrix_to_json(r.weights)},
-                                          {"row_sums", row_sums(r.weights)},
-                                          {"exact_zeros", zeros},
-                                          {"output", matrix_to_json(r.output)}};
+      for (Eigen::Index c = 0; c < r.weights.cols(); ++c) zeros += r.weights(i, c) == 0.0f && !mask.is_blocked(i, c);
+    j[std::string(normalizer_name(n.normalizers[k]))] = {{"weights", matrix_to_json(r.weights)},
+                                                         {"row_sums", row_sums(r.weights)},
+                                                         {"exact_zeros", zeros},
+                                                         {"output", matrix_to_json(r.output)}};
   }
   return {{"normalizers", j}};
 }
 
-json precision(const Scenario& s, bool complete) {
+json precision(const PrecisionNumbers& n, bool complete) {
   json limits = json::object();
   for (const Precision p : {Precision::Float32, Precision::Float16, Precision::BFloat16}) {
     const FormatLimits l = format_limits(p);
@@ -245,7 +234,7 @@ json precision(const Scenario& s, bool complete) {
   }
   if (!complete) return {{"formats", limits}};  // the 18 emulated runs are the costly part
   json runs = json::array();
-  for (const auto& r : precision_table(s.problem())) {
+  for (const auto& r : n.runs) {
     runs.push_back({{"precision", precision_name(r.options.precision)},
                     {"subtract_max", r.options.subtract_max},
                     {"mask_fill", mask_fill_name(r.options.fill)},
@@ -259,26 +248,17 @@ json precision(const Scenario& s, bool complete) {
   return {{"formats", limits}, {"runs", runs}};
 }
 
-json geometry(const Scenario& s, const Result& r) {
-  const GeometryView g = geometry_view(s.problem(), r);
+json geometry(const GeometryNumbers& n) {
+  const GeometryView& g = n.geometry;
   json inside = json::array();
   for (const bool b : g.inside) inside.push_back(b);
   return {{"queries", point_list(g.queries)}, {"keys", point_list(g.keys)},   {"values", point_list(g.values)},
           {"outputs", point_list(g.outputs)}, {"values_hull", point_list(g.hull)}, {"inside_hull", inside}};
 }
 
-// "18.6 GiB (20 GB)": binary units as the machine counts, decimal ones as "13.2 Scaled dot-product
-// attention" writes them.
-std::string both_units(double b) { return human_bytes(b) + " (" + decimal_bytes(b) + ")"; }
-
-// "What heads do in a trained model": the hand-made head's kind by the same detector the Model
-// window uses (docs/MODELS.md, "Head kinds"; tokens with equal labels share an id), and where to
-// find GPT-2, for a terminal with no model open.
-json model_heads(const Scenario& s, const Result& r) {
-  std::vector<int> ids;
-  const auto labels = display_tokens(s.query_tokens, r.n);
-  for (const auto& l : labels) ids.push_back(static_cast<int>(std::find(labels.begin(), labels.end(), l) - labels.begin()));
-  const model::HeadVerdict v = model::classify_head(r.weights, ids);
+// The head's kind by the same detector the Model window uses (docs/MODELS.md, "Head kinds"), and
+// where to find GPT-2, for a terminal with no model open.
+json model_heads(const model::HeadVerdict& v, const Result& r) {
   json out = plain(r);
   out["example_head"] = {{"kind", std::string(model::head_kind_name(v.kind))}, {"score", short_double(v.score)}};
   out["get_gpt2"] = "attnlab model ~/.cache/huggingface/hub/models--gpt2/snapshots/<revision> --text \"...\": the folder holds "
@@ -286,15 +266,14 @@ json model_heads(const Scenario& s, const Result& r) {
   return out;
 }
 
-// "Watch an induction head form": the hand-made induction head's kind by the same detector, and
-// the run the GUI trains live (the engine's induction defaults), for a terminal to repeat it with
-// `attnlab train`.
-json train_induction(const Scenario& s, const Result& r) {
-  json out = model_heads(s, r);
+// The hand-made induction head's kind, and the run the GUI trains live, for a terminal to repeat
+// it with `attnlab train`.
+json train_induction(const TrainInductionNumbers& n, const Result& r) {
+  json out = model_heads(n.example, r);
   out.erase("get_gpt2");
-  const model::TrainConfig c = model::resolved(model::TrainConfig{});
+  const model::TrainConfig& c = n.train;
   json probe = json::array();
-  for (const int id : model::probe_sequence(c.task)) probe.push_back(id);
+  for (const int id : n.probe) probe.push_back(id);
   out["train"] = {{"task", std::string(model::task_name(c.task.kind))},
                   {"half_length", c.task.length},
                   {"symbols", c.task.symbols},
@@ -310,10 +289,9 @@ json train_induction(const Scenario& s, const Result& r) {
   return out;
 }
 
-json cost(const Scenario& s) {
-  const MachineMemory mem = machine_memory();
+json cost(const CostNumbers& n, const Scenario& s) {
   json rows = json::array();
-  for (const auto& c : cost_table(s.lesson.cost_n, s.lesson.cost_d_k)) {
+  for (const auto& c : n.rows) {
     rows.push_back({{"n", c.n},
                     {"entries", c.entries},
                     {"bytes_fp32", c.bytes_fp32},
@@ -324,6 +302,7 @@ json cost(const Scenario& s) {
                     {"engine_dense_bytes", c.engine_dense_bytes},
                     {"fits_dense_here", c.fits_dense}});
   }
+  const MachineMemory& mem = n.machine;
   return {{"d_k", s.lesson.cost_d_k},
           {"per_head", rows},
           {"machine", {{"physical_bytes", mem.physical_bytes},
@@ -331,6 +310,28 @@ json cost(const Scenario& s) {
                        {"dense_limit_bytes", mem.dense_limit_bytes},
                        {"dense_limit", both_units(mem.dense_limit_bytes)}}}};
 }
+
+// The JSON of one view's numbers.
+struct ViewJson {
+  const Scenario& s;
+  const Result& r;
+  bool complete;
+  json operator()(const PlainNumbers&) const { return plain(r); }
+  json operator()(const WorkedExampleNumbers& n) const { return worked_example(n, r); }
+  json operator()(const CompareScalingNumbers& n) const { return compare_scaling(n); }
+  json operator()(const ScalingLabNumbers& n) const { return scaling_lab(n, s, complete); }
+  json operator()(const MultiHeadNumbers& n) const { return multi_head(n, s); }
+  json operator()(const SelfCrossNumbers& n) const { return self_cross(n, s); }
+  json operator()(const MaskFamilyNumbers& n) const { return mask_family(n); }
+  json operator()(const TemperatureNumbers& n) const { return temperature(n); }
+  json operator()(const NormalizersNumbers& n) const { return normalizers(n); }
+  json operator()(const PrecisionNumbers& n) const { return precision(n, complete); }
+  json operator()(const GeometryNumbers& n) const { return geometry(n); }
+  json operator()(const CostNumbers& n) const { return cost(n, s); }
+  json operator()(const OnlineSoftmaxNumbers& n) const { return online_softmax_json(n.lesson); }
+  json operator()(const ModelHeadsNumbers& n) const { return model_heads(n.example, r); }
+  json operator()(const TrainInductionNumbers& n) const { return train_induction(n, r); }
+};
 
 }  // namespace
 
@@ -354,24 +355,10 @@ json matrix_to_json(const Matrix& M) {
 }
 
 json lesson_view_numbers(const Scenario& s, const Result& r, bool complete) {
-  switch (s.lesson.view) {
-    case LessonView::Plain: return plain(r);
-    case LessonView::WorkedExample: return worked_example(s, r);
-    case LessonView::CompareScaling: return compare_scaling(s);
-    case LessonView::ScalingLab: return scaling_lab(s, complete);
-    case LessonView::MultiHead: return multi_head(s);
-    case LessonView::SelfCross: return self_cross(s);
-    case LessonView::MaskFamily: return mask_family(s);
-    case LessonView::Temperature: return temperature(s);
-    case LessonView::Normalizers: return normalizers(s);
-    case LessonView::Precision: return precision(s, complete);
-    case LessonView::Geometry: return geometry(s, r);
-    case LessonView::Cost: return cost(s);
-    case LessonView::OnlineSoftmax: return online_softmax_json(online_softmax_lesson(s.problem(), s.lesson.tile, r.output));
-    case LessonView::ModelHeads: return model_heads(s, r);
-    case LessonView::TrainInduction: return train_induction(s, r);
-  }
-  return json::object();
+  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  LessonDetail detail;
+  detail.complete = complete;
+  return std::visit(ViewJson{s, r, complete}, compute_lesson(s.lesson.view, s, r, *cpu, detail));
 }
 
 json lesson_report(const std::string& name, const Scenario& s) {

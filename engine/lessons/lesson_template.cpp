@@ -1,5 +1,6 @@
 // Parsing and filling lesson text templates ("{weights[2][0]:.3f}"): see lesson_template.hpp.
 #include "engine/lessons/lesson_template.hpp"
+#include "engine/io/text_format.hpp"
 
 #include "engine/attention/matrix.hpp"
 
@@ -153,8 +154,7 @@ std::string RenderedText::plain() const {
 }
 
 std::string format_template_number(double v, std::string_view format) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "∞" : "−∞";
+  if (!std::isfinite(v)) return format_number(v, NumberUse::Prose);  // "∞", "−∞", "NaN"
   char buf[64];
   if (format == "d") {
     std::snprintf(buf, sizeof buf, "%.0f", v);

@@ -1,5 +1,6 @@
 // Filling a lesson's text from the current result, and telling an edited lesson from its original.
 #include "engine/lessons/lesson_text.hpp"
+#include "engine/io/text_format.hpp"
 #include "engine/cpu/dense.hpp"
 
 #include "engine/lessons/lesson_report.hpp"
@@ -20,8 +21,7 @@ constexpr double kViewNumbersMaxCells = 65536;
 
 json number(double v) {
   if (std::isfinite(v)) return short_double(static_cast<float>(v));
-  if (std::isnan(v)) return "NaN";
-  return v > 0 ? "∞" : "−∞";
+  return format_number(v, NumberUse::Prose);  // "∞", "−∞", "NaN"
 }
 
 json matrix_values(const Matrix& M) {

@@ -1,5 +1,6 @@
 // Emulated low-precision attention: every operation's result is rounded to the format.
 #include "engine/lessons/precision.hpp"
+#include "engine/io/text_format.hpp"
 #include "engine/cpu/dense.hpp"
 
 #include <cmath>
@@ -30,11 +31,6 @@ double max_finite_of(const Format& f) {
   return (2.0 - std::ldexp(1.0, 1 - f.precision_bits)) * std::ldexp(1.0, f.emax);
 }
 
-std::string number(double v, const char* fmt = "%.4g") {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
 
 }  // namespace
 
@@ -197,12 +193,12 @@ PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& o) {
   const FormatLimits lim = format_limits(o.precision);
   if (run.scores_health.inf + run.scores_health.nan > 0) {
     run.verdict = "scores overflow " + fmt + ": " + std::to_string(run.scores_health.inf) + " cells of QKᵀ pass " +
-                  number(lim.max_finite) + " and become ±inf";
+                  significant(lim.max_finite, 4) + " and become ±inf";
   } else if (run.logits_health.nan > 0) {
     run.verdict = "−1e9 is −inf in " + fmt + ", so mask·(−1e9) is 0·(−inf) = NaN in " +
                   std::to_string(run.logits_health.nan) + " visible cells: the whole row is NaN";
   } else if (run.exps_health.inf > 0) {
-    run.verdict = "exp overflows " + fmt + " (logits above " + number(lim.exp_overflow, "%.2f") + "): " +
+    run.verdict = "exp overflows " + fmt + " (logits above " + fixed_decimals(lim.exp_overflow, 2) + "): " +
                   std::to_string(run.exps_health.inf) + " exps are inf and inf/inf = NaN";
   } else if (!run.finite) {
     run.verdict = "a fully blocked row has nothing to normalize: " +
@@ -211,7 +207,7 @@ PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& o) {
     run.verdict = std::to_string(leaked_rows) + " fully blocked row(s) spread their weight over blocked keys: "
                   "a finite fill leaks instead of giving zeros";
   } else {
-    run.verdict = "matches the reference to " + number(run.max_weight_error, "%.1e") + " in the weights";
+    run.verdict = "matches the reference to " + scientific(run.max_weight_error, 1) + " in the weights";
   }
   return run;
 }

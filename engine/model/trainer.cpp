@@ -10,6 +10,7 @@
 // [SECTION] the model in memory: forward, head kinds, lift, save
 // [SECTION] the gradient checks' access
 #include "engine/model/trainer.hpp"
+#include "engine/io/text_format.hpp"
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/model/gpt2_train.hpp"
@@ -20,7 +21,6 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
-#include <sstream>
 
 namespace attnlab::model {
 
@@ -52,12 +52,6 @@ std::int64_t physical_memory() {
   return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : 0;
 }
 
-std::string gib(double bytes) {
-  std::ostringstream s;
-  s.precision(bytes < 1e9 ? 2 : 3);
-  s << bytes / (1024.0 * 1024.0 * 1024.0) << " GiB";
-  return s.str();
-}
 
 Gpt2Dims dims_of(const TrainConfig& c) {
   Gpt2Dims d;
@@ -127,8 +121,8 @@ void check_train_config(const TrainConfig& c) {
   const std::int64_t have = physical_memory();
   if (have > 0 && need > static_cast<double>(have) / 2) {
     throw InputError("--batch " + std::to_string(c.batch) + ", --d-model " + std::to_string(c.d_model) + ", --layers " +
-                     std::to_string(c.n_layer) + ": training would need " + gib(need) + " (weights, optimizer state, activations), more than half of this machine's " +
-                     gib(static_cast<double>(have)) + "; lower --batch, --d-model or --layers");
+                     std::to_string(c.n_layer) + ": training would need " + human_bytes(need) + " (weights, optimizer state, activations), more than half of this machine's " +
+                     human_bytes(static_cast<double>(have)) + "; lower --batch, --d-model or --layers");
   }
 }
 
@@ -291,11 +285,6 @@ double learning_rate(const TrainConfig& c, int step) {
   return floor + 0.5 * (1 + std::cos(M_PI * progress)) * (c.lr - floor);
 }
 
-std::string number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 }  // namespace
 
@@ -309,7 +298,7 @@ StepStats Trainer::step() {
   const double lr = learning_rate(c, s.steps_done);
   const auto diverged = [&](const char* what) {
     return TrainingDiverged(std::string(what) + " became " + (std::isnan(loss.loss) ? "NaN" : "infinite") + " at step " +
-                            std::to_string(step_number) + " with --lr " + number(c.lr) + "; lower --lr");
+                            std::to_string(step_number) + " with --lr " + significant(c.lr, 6) + "; lower --lr");
   };
   if (!std::isfinite(loss.loss)) throw diverged("the loss");
   StepStats stats;
@@ -332,7 +321,7 @@ StepStats Trainer::step() {
   }
   if (!std::isfinite(norm2)) {
     throw TrainingDiverged("a gradient became " + std::string(std::isnan(norm2) ? "NaN" : "infinite") + " at step " +
-                           std::to_string(step_number) + " with --lr " + number(c.lr) + "; lower --lr");
+                           std::to_string(step_number) + " with --lr " + significant(c.lr, 6) + "; lower --lr");
   }
   const double norm = std::sqrt(norm2);
   const auto clip = static_cast<float>(norm > 1.0 ? 1.0 / norm : 1.0);

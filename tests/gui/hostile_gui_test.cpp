@@ -34,8 +34,8 @@ protected:
 
   void after_frame() override {
     check_invariants();
-    if (!state.needs_compute && state.computed_doc) {
-      const Scenario &shown = state.computed_doc->scenario, &doc = state.doc.scenario;
+    if (!state.results.needs_compute && state.results.computed_doc) {
+      const Scenario &shown = state.results.computed_doc->scenario, &doc = state.doc.scenario;
       EXPECT_TRUE(doc.Q.rows() == shown.Q.rows() && doc.Q.cols() == shown.Q.cols() && doc.K.rows() == shown.K.rows())
           << "the document and the result disagree";
       if (doc.Q.size() <= 4096) {
@@ -47,10 +47,10 @@ protected:
   // What must hold after every frame, whatever was typed (the n × m scans once per new result).
   std::uint64_t checked_version = ~std::uint64_t{0};
   void check_invariants() {
-    ASSERT_TRUE(state.has_result);
-    if (state.result_version == checked_version) return;
-    checked_version = state.result_version;
-    const Result& r = state.result;
+    ASSERT_TRUE(state.results.has_result);
+    if (state.results.result_version == checked_version) return;
+    checked_version = state.results.result_version;
+    const Result& r = state.results.result;
     const Scenario& sc = state.doc.scenario;
     for (const Matrix* M : {&sc.Q, &sc.K, &sc.V}) EXPECT_TRUE(M->allFinite()) << "the document holds a non-finite input";
     bool infinite = false;
@@ -63,13 +63,13 @@ protected:
     bool unexplained = false;
     for (Eigen::Index i = 0; i < r.n && r.dense; ++i) {
       for (Eigen::Index j = 0; j < r.m; ++j) {
-        const bool blocked = state.blocked.size() && state.blocked(i, j);
+        const bool blocked = state.results.blocked.size() && state.results.blocked(i, j);
         if ((!blocked && !std::isfinite(r.logits(i, j))) || !std::isfinite(r.scores(i, j))) unexplained = true;
       }
     }
     unexplained |= !r.output.allFinite();
     if (unexplained) {
-      EXPECT_FALSE(state.overflow.empty()) << "a stage shows infinity with no sentence saying why";
+      EXPECT_FALSE(state.results.overflow.empty()) << "a stage shows infinity with no sentence saying why";
     }
     (void)infinite;
     for (const RowDiagnostics& d : r.rows) {
@@ -129,7 +129,7 @@ protected:
     return w == Which::Q ? s.Q : w == Which::K ? s.K : s.V;
   }
   bool any_note(const std::string& words) const {
-    for (const std::string& s : state.overflow.sentences) {
+    for (const std::string& s : state.results.overflow.sentences) {
       if (s.find(words) != std::string::npos) return true;
     }
     return false;
@@ -174,11 +174,11 @@ TEST_F(Hostile, AllPositiveHugeScoresShareTheRowAndSayWhy) {
     }
   }
   ASSERT_TRUE(state.error.empty()) << state.error;
-  const Result& r = state.result;
+  const Result& r = state.results.result;
   EXPECT_TRUE(std::isinf(r.scores(0, 0)));
   EXPECT_TRUE(any_note("scores overflow float32")) << "no sentence for +inf scores";
   for (int j = 0; j < 3; ++j) EXPECT_NEAR(r.weights(1, j), 1.0 / 3, 1e-6);
-  EXPECT_EQ(state.overflow.rows[0], RowOverflow::ScoresPosInf);
+  EXPECT_EQ(state.results.overflow.rows[0], RowOverflow::ScoresPosInf);
 }
 
 TEST_F(Hostile, ARowWhoseVisibleScoresAreAllMinusInfinityIsNotMasked) {
@@ -191,11 +191,11 @@ TEST_F(Hostile, ARowWhoseVisibleScoresAreAllMinusInfinityIsNotMasked) {
   actions::load_scenario(state, s, "", "negative keys");
   frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
-  const Result& r = state.result;
+  const Result& r = state.results.result;
   EXPECT_EQ(r.scores(0, 1), -INFINITY);
   EXPECT_FALSE(r.rows[0].fully_masked) << "an overflowed row is not a masked row";
-  EXPECT_EQ(state.overflow.rows[0], RowOverflow::ScoresAllNegInf);
-  EXPECT_TRUE(any_note("not masked")) << (state.overflow.empty() ? "" : state.overflow.sentences[0]);
+  EXPECT_EQ(state.results.overflow.rows[0], RowOverflow::ScoresAllNegInf);
+  EXPECT_TRUE(any_note("not masked")) << (state.results.overflow.empty() ? "" : state.results.overflow.sentences[0]);
   EXPECT_NEAR(r.weights.row(0).sum(), 1.0, 1e-6);
 }
 
@@ -222,7 +222,7 @@ TEST_F(Hostile, TinyTemperatureWithoutScalingExplainsInfiniteLogits) {
   actions::set_temperature(state, 0.05);
   frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
-  const Result& r = state.result;
+  const Result& r = state.results.result;
   EXPECT_DOUBLE_EQ(r.effective_temperature, 0.05);
   EXPECT_TRUE(std::isfinite(r.scores(0, 0)));
   EXPECT_TRUE(std::isinf(r.logits(0, 0)));
@@ -234,8 +234,8 @@ TEST_F(Hostile, TinyTemperatureWithoutScalingExplainsInfiniteLogits) {
   actions::set_temperature(state, 0.0001);  // clamped to 0.05
   frame();
   EXPECT_DOUBLE_EQ(state.doc.scenario.options.temperature, 0.05);
-  EXPECT_TRUE(state.overflow.empty());
-  EXPECT_GT(state.result.weights(2, 2), 0.99f);
+  EXPECT_TRUE(state.results.overflow.empty());
+  EXPECT_GT(state.results.result.weights(2, 2), 0.99f);
 }
 
 TEST_F(Hostile, DkOf65536) {
@@ -243,13 +243,13 @@ TEST_F(Hostile, DkOf65536) {
   ASSERT_TRUE(actions::resize(state, Dim::Dk, 65536));
   frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
-  EXPECT_EQ(state.result.d_k, 65536);
-  EXPECT_NEAR(state.result.scale_divisor, 256.0, 1e-9);
+  EXPECT_EQ(state.results.result.d_k, 65536);
+  EXPECT_NEAR(state.results.result.scale_divisor, 256.0, 1e-9);
   actions::fill(state, FillTarget::All, actions::Fill::Random, 1.0f, 3);
   actions::set_scale(state, false);  // unscaled at d_k = 65536: saturated rows, nothing broken
   frame();
   int saturated = 0;
-  for (const RowDiagnostics& d : state.result.rows) saturated += d.saturated;
+  for (const RowDiagnostics& d : state.results.result.rows) saturated += d.saturated;
   EXPECT_GT(saturated, 0);
   // Beyond the limit: refused, naming d_k, sizes kept.
   EXPECT_FALSE(actions::resize(state, Dim::Dk, 65537));
@@ -282,10 +282,10 @@ TEST_F(Hostile, EveryMaskWithEverySize) {
           EXPECT_NE(state.error.find("mask"), std::string::npos) << state.error;
           EXPECT_EQ(state.doc.scenario.options.mask, before);
         }
-        const Result& r = state.result;
+        const Result& r = state.results.result;
         ASSERT_EQ(r.n, n);
         for (Eigen::Index i = 0; i < r.n; ++i) {
-          const bool all_blocked = (state.blocked.row(i).array() != 0).all();
+          const bool all_blocked = (state.results.blocked.row(i).array() != 0).all();
           EXPECT_EQ(r.rows[static_cast<size_t>(i)].fully_masked, all_blocked) << "row " << i;
           EXPECT_NEAR(r.weights.row(i).sum(), all_blocked ? 0.0 : 1.0, 1e-5) << "row " << i;
         }
@@ -299,18 +299,18 @@ TEST_F(Hostile, CustomMaskBlockingWholeRows) {
   for (int j = 0; j < 3; ++j) actions::toggle_blocked(state, 1, j);  // row 2: every key blocked
   for (int i : {0, 2}) actions::toggle_blocked(state, i, 2);         // and the rest of a column
   frame();
-  const Result& r = state.result;
+  const Result& r = state.results.result;
   EXPECT_TRUE(r.rows[1].fully_masked);
   EXPECT_EQ(r.weights.row(1).sum(), 0.0f);
   EXPECT_EQ(r.output.row(1).sum(), 0.0f);
   EXPECT_FALSE(r.rows[0].fully_masked);
-  EXPECT_TRUE(state.overflow.empty()) << "masked cells are not overflows";
+  EXPECT_TRUE(state.results.overflow.empty()) << "masked cells are not overflows";
   // Everything blocked: every row flagged, nothing NaN.
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 2; ++j)
       if (!state.doc.scenario.options.mask.blocked(i, j)) actions::toggle_blocked(state, i, j);
   frame();
-  for (const RowDiagnostics& d : state.result.rows) EXPECT_TRUE(d.fully_masked);
+  for (const RowDiagnostics& d : state.results.result.rows) EXPECT_TRUE(d.fully_masked);
 }
 
 TEST_F(Hostile, OneByOne) {
@@ -318,14 +318,14 @@ TEST_F(Hostile, OneByOne) {
   ASSERT_TRUE(actions::resize(state, Dim::Dk, 1));
   ASSERT_TRUE(actions::resize(state, Dim::Dv, 1));
   frame();
-  EXPECT_EQ(state.result.n, 1);
-  EXPECT_EQ(state.result.m, 1);
-  EXPECT_EQ(state.result.weights(0, 0), 1.0f);
+  EXPECT_EQ(state.results.result.n, 1);
+  EXPECT_EQ(state.results.result.m, 1);
+  EXPECT_EQ(state.results.result.weights(0, 0), 1.0f);
   type_into_cell(Which::Q, 0, 0, "-1e38");
   type_into_cell(Which::K, 0, 0, "1e38");
-  EXPECT_EQ(state.result.scores(0, 0), -INFINITY);
-  EXPECT_EQ(state.result.weights(0, 0), 1.0f) << "the only key takes the whole row";
-  EXPECT_EQ(state.overflow.rows[0], RowOverflow::ScoresAllNegInf);
+  EXPECT_EQ(state.results.result.scores(0, 0), -INFINITY);
+  EXPECT_EQ(state.results.result.weights(0, 0), 1.0f) << "the only key takes the whole row";
+  EXPECT_EQ(state.results.overflow.rows[0], RowOverflow::ScoresAllNegInf);
   EXPECT_FALSE(actions::resize(state, Dim::N, 0));
   EXPECT_NE(state.error.find("n must be at least 1"), std::string::npos) << state.error;
   frame();
@@ -339,8 +339,8 @@ TEST_F(Hostile, N4096) {
   ASSERT_TRUE(actions::resize(state, Dim::N, 4096)) << "256 MiB of stages should not need asking";
   frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
-  ASSERT_EQ(state.result.n, 4096);
-  ASSERT_EQ(state.result.m, 4096);
+  ASSERT_EQ(state.results.result.n, 4096);
+  ASSERT_EQ(state.results.result.m, 4096);
   actions::set_mask_kind(state, MaskKind::Padding);
   actions::set_mask_param(state, 5000);
   EXPECT_NE(state.error.find("padding length 5000 is larger than the number of keys (4096)"), std::string::npos)
@@ -348,17 +348,17 @@ TEST_F(Hostile, N4096) {
   actions::set_mask_param(state, 0);
   end_merge(state);
   frame();
-  for (const RowDiagnostics& d : state.result.rows) ASSERT_TRUE(d.fully_masked);
+  for (const RowDiagnostics& d : state.results.result.rows) ASSERT_TRUE(d.fully_masked);
   actions::set_mask_kind(state, MaskKind::Window);
   actions::set_mask_param(state, 4096);
   end_merge(state);
   frame();
-  EXPECT_FLOAT_EQ(state.result.weights(0, 0), 1.0f);
-  EXPECT_EQ(state.result.weights(0, 1), 0.0f);
+  EXPECT_FLOAT_EQ(state.results.result.weights(0, 0), 1.0f);
+  EXPECT_EQ(state.results.result.weights(0, 1), 0.0f);
   actions::toggle_blocked(state, 4095, 4095);
   frame();
   EXPECT_EQ(state.doc.scenario.options.mask.kind, MaskKind::Custom);
-  EXPECT_EQ(state.result.weights(4095, 4095), 0.0f);
+  EXPECT_EQ(state.results.result.weights(4095, 4095), 0.0f);
   EXPECT_TRUE(state.error.empty()) << state.error;
 }
 

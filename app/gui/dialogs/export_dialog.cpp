@@ -36,7 +36,7 @@ void set_extension(ExportUi& ui) {
 }
 
 std::string preview_key(const AppState& state, const ExportOptions& o) {
-  std::string key = std::to_string(state.result_version) + "|" + std::string(stage_name(o.stage)) + "|" +
+  std::string key = std::to_string(state.results.result_version) + "|" + std::string(stage_name(o.stage)) + "|" +
                     (o.figure.annotate ? "a" : "-") + "|" + o.figure.colormap + "|" + o.figure.title + "|" +
                     std::to_string(o.width_px) + "|" + std::to_string(o.figure.decimals);
   if (o.figure.range) key += "|" + std::to_string(o.figure.range->first) + ":" + std::to_string(o.figure.range->second);
@@ -51,7 +51,7 @@ void update_preview(AppState& state, Services& services, const ExportOptions& o)
   ui.preview_key = key;
   ui.preview_error.clear();
   try {
-    const std::string png = render_png_bytes(state.doc.scenario, state.result, o);
+    const std::string png = render_png_bytes(shown_scenario(state), state.results.result, o);
     int w = 0, h = 0, channels = 0;
     std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
         stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(png.data()), static_cast<int>(png.size()), &w, &h, &channels, 4),
@@ -79,7 +79,7 @@ void update_preview(AppState& state, Services& services, const ExportOptions& o)
 // Validates what the widgets hold; returns the sentence that stops an export, or empty.
 std::string check_choices(const AppState& state) {
   const ExportUi& ui = state.export_ui;
-  if (!state.has_result) return "Nothing to export yet: the scenario has no result.";
+  if (!state.results.has_result) return "Nothing to export yet: the scenario has no result.";
   if (ui.fixed_range && !(ui.range_lo < ui.range_hi)) return "Range: the low end must be below the high end.";
   if (ui.width_px != 0 && (ui.width_px < 16 || ui.width_px > 20000)) return "Width: from 16 to 20000 pixels, or 0 for automatic.";
   if (ui.stage == Stage::Pipeline && !is_figure_format(ui.format)) {
@@ -118,7 +118,7 @@ void open_export_dialog(AppState& state, Stage stage) {
   set_extension(ui);
   ui.error.clear();
   ui.confirm_overwrite = false;
-  window_open(state, "Export") = true;
+  window_open(state.view, "Export") = true;
 }
 
 bool export_to_file(AppState& state, Platform& platform, bool overwrite) {
@@ -134,7 +134,7 @@ bool export_to_file(AppState& state, Platform& platform, bool overwrite) {
       ui.confirm_overwrite = true;  // the dialog asks; nothing is written yet
       return false;
     }
-    state.notice = platform.export_stage(state.doc.scenario, state.result, o, path);
+    state.notice = platform.export_stage(shown_scenario(state), state.results.result, o, path);
   } catch (const InputError& e) {
     ui.error = e.what();
     return false;
@@ -147,8 +147,8 @@ bool export_to_file(AppState& state, Platform& platform, bool overwrite) {
 }
 
 std::string stage_clipboard_text(const AppState& state, Stage stage, ExportFormat format, int decimals) {
-  if (!state.has_result) return {};
-  const StageData d = stage_data(state.doc.scenario, state.result, stage);
+  if (!state.results.has_result) return {};
+  const StageData d = stage_data(shown_scenario(state), state.results.result, stage);
   return format == ExportFormat::Tex ? latex_bmatrix(d.values, decimals) : stage_csv(d);
 }
 
@@ -166,22 +166,24 @@ void request_window_screenshot(AppState& state) {
   // The dialog closes for the shot and comes back after it: the next frame is drawn without
   // it, then its pixels are read (see the host loop).
   ui.screenshot_countdown = 2;
-  bool& open = window_open(state, "Export");
+  bool& open = window_open(state.view, "Export");
   ui.reopen_after_screenshot = open;
   open = false;
 }
 
-void draw_heatmap_context_items(AppState& state, Stage s) {
-  if (ImGui::MenuItem("Export this stage...")) open_export_dialog(state, s);
-  if (ImGui::MenuItem("Export the pipeline figure...")) open_export_dialog(state, Stage::Pipeline);
-  ImGui::Separator();
-  if (ImGui::MenuItem("Copy as LaTeX")) {
-    ImGui::SetClipboardText(stage_clipboard_text(state, s, ExportFormat::Tex, state.export_ui.decimals).c_str());
-    state.notice = "Copied " + std::string(stage_name(s)) + " as LaTeX";
-  }
-  if (ImGui::MenuItem("Copy as CSV")) {
-    ImGui::SetClipboardText(stage_clipboard_text(state, s, ExportFormat::Csv, 0).c_str());
-    state.notice = "Copied " + std::string(stage_name(s)) + " as CSV";
+void handle_heatmap_menu(AppState& state, Stage s, HeatmapMenu menu) {
+  switch (menu) {
+    case HeatmapMenu::None: break;
+    case HeatmapMenu::ExportStage: open_export_dialog(state, s); break;
+    case HeatmapMenu::ExportPipeline: open_export_dialog(state, Stage::Pipeline); break;
+    case HeatmapMenu::CopyLatex:
+      ImGui::SetClipboardText(stage_clipboard_text(state, s, ExportFormat::Tex, state.export_ui.decimals).c_str());
+      state.notice = "Copied " + std::string(stage_name(s)) + " as LaTeX";
+      break;
+    case HeatmapMenu::CopyCsv:
+      ImGui::SetClipboardText(stage_clipboard_text(state, s, ExportFormat::Csv, 0).c_str());
+      state.notice = "Copied " + std::string(stage_name(s)) + " as CSV";
+      break;
   }
 }
 
@@ -266,7 +268,7 @@ void draw_export_dialog(AppState& state, Services& services) {
   if (ImGui::Button("Export")) export_to_file(state, *services.platform, false);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  const bool one_stage = ui.stage != Stage::Pipeline && state.has_result;
+  const bool one_stage = ui.stage != Stage::Pipeline && state.results.has_result;
   ImGui::BeginDisabled(!one_stage);
   if (ImGui::Button("Copy as LaTeX")) {
     ImGui::SetClipboardText(stage_clipboard_text(state, ui.stage, ExportFormat::Tex, ui.decimals).c_str());
@@ -296,7 +298,7 @@ void draw_export_dialog(AppState& state, Services& services) {
 
   ImGui::SameLine();
   ImGui::BeginChild("export_preview", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
-  if (state.has_result) {
+  if (state.results.has_result) {
     ExportOptions o = export_options(ui);
     bool previewable = ui.fixed_range ? ui.range_lo < ui.range_hi : true;
     if (previewable) {

@@ -5,6 +5,7 @@
 #include "engine/io/export.hpp"
 #include "gui/state/app_state.hpp"
 #include "gui/state/services.hpp"
+#include "gui/widgets/heatmap.hpp"
 
 #include <string>
 
@@ -28,8 +29,9 @@ std::string stage_clipboard_text(const AppState& state, Stage stage, ExportForma
 // Asks the host to write the window's pixels (without the dialog) to a new PNG in the dialog's folder.
 void request_window_screenshot(AppState& state);
 
-// The items of a heatmap's right-click menu (between BeginPopup and EndPopup).
-void draw_heatmap_context_items(AppState& state, Stage stage);
+// What a heatmap's right-click menu asked for, done: the Export dialog on the stage or the pipeline
+// figure, or the result's stage copied as LaTeX or CSV.
+void handle_heatmap_menu(AppState& state, Stage stage, HeatmapMenu menu);
 // Frees the preview texture; call with the GL context current, before it goes away.
 void release_export_preview(AppState& state);
 

@@ -60,7 +60,7 @@ std::string use_chosen_file(AppState& state, FilePurpose purpose, const std::str
     case FilePurpose::SaveTrainedModel:
       // Written on the training thread: a refusal known now (the folder exists) keeps the dialog
       // open; one from writing shows in the Training window.
-      save_trained_model(state, path);
+      save_trained_model(state.training, path);
       return state.training.error;
     case FilePurpose::None: break;
   }
@@ -92,7 +92,7 @@ void draw_file_dialog(AppState& state, Services& services) {
     if (d.purpose == FilePurpose::SaveScenario && d.file_name.empty()) {
       d.file_name = state.scenario_path.empty() ? "scenario.json" : fs::path(state.scenario_path).filename().string();
     }
-    if (d.purpose == FilePurpose::SaveTrainedModel) d.file_name = std::string(model::task_name(resolved_form(state).task.kind)) + "-model";
+    if (d.purpose == FilePurpose::SaveTrainedModel) d.file_name = std::string(model::task_name(resolved_form(state.training).task.kind)) + "-model";
     ImGui::OpenPopup("##file_dialog");
   }
   const ImGuiViewport* vp = ImGui::GetMainViewport();

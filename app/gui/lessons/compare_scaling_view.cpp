@@ -10,7 +10,13 @@
 namespace attnlab::gui {
 
 void draw_compare_scaling_view(AppState& state, Services& services) {
-  const Scenario& s = state.doc.scenario;
+  std::string error;
+  const CompareScalingNumbers* numbers = lesson_numbers<CompareScalingNumbers>(state, services, error);
+  if (!numbers) {
+    text_wrapped("%s", error.c_str());
+    return;
+  }
+  const Scenario& s = shown_scenario(state);
   const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 top = ImGui::GetCursorScreenPos();
@@ -18,8 +24,7 @@ void draw_compare_scaling_view(AppState& state, Services& services) {
   const auto ql = display_tokens(s.query_tokens, s.Q.rows()), kl = display_tokens(s.key_tokens, s.K.rows());
   for (int k = 0; k < 2; ++k) {
     const bool scale = k == 0;
-    const ViewResult& v = view_result(state, services, scale ? "scaled" : "unscaled", 0,
-                                      [&](Problem& p) { p.options.scale = scale; });
+    const LessonVariant& v = scale ? numbers->scaled : numbers->unscaled;
     if (!v.ok()) {
       text_wrapped("%s", v.error.c_str());
       return;

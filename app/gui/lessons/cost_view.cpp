@@ -4,6 +4,7 @@
 #include "engine/lessons/random.hpp"
 #include "engine/io/text_format.hpp"
 #include "gui/lessons/lesson_views.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -19,7 +20,7 @@ namespace {
 
 // A number and its unit are joined by a no-break space (U+00A0): wrapped text split "12.6" from "GB".
 std::string bytes_text(double b) {
-  std::string s = b >= 1024.0 * 1024 * 1024 ? human_bytes(b) + " (" + decimal_bytes(b) + ")" : human_bytes(b);
+  std::string s = b >= 1024.0 * 1024 * 1024 ? both_units(b) : human_bytes(b);
   for (size_t at = s.find(' '); at != std::string::npos; at = s.find(' ', at)) {
     if (at > 0 && std::isdigit(static_cast<unsigned char>(s[at - 1]))) s.replace(at, 1, "\u00a0");
     ++at;
@@ -27,23 +28,20 @@ std::string bytes_text(double b) {
   return s;
 }
 
-std::string count_text(double v) {
-  char buf[48];
-  if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.3g billion", v / 1e9);
-  else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.3g million", v / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.0f", v);
-  return buf;
-}
-
 }  // namespace
 
 void draw_cost_view(AppState& state, Services& services) {
   LessonUi& ui = state.lesson;
-  const Scenario& s = state.doc.scenario;
+  std::string error;
+  const CostNumbers* numbers = lesson_numbers<CostNumbers>(state, services, error);
+  if (!numbers) {
+    text_wrapped("%s", error.c_str());
+    return;
+  }
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
-  const auto rows = cost_table(s.lesson.cost_n, s.lesson.cost_d_k);
-  const MachineMemory mem = machine_memory();
+  const auto& rows = numbers->rows;
+  const MachineMemory& mem = numbers->machine;
   text_wrapped("this machine: %s of memory; the engine holds the n%sn stages only up to %s (half of it)",
               bytes_text(mem.physical_bytes).c_str(), services.glyphs.times, bytes_text(mem.dense_limit_bytes).c_str());
   if (ImGui::Button("Measure")) {
@@ -80,7 +78,7 @@ void draw_cost_view(AppState& state, Services& services) {
       ImGui::TableNextColumn();
       ImGui::Text("%lld", c.n);
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(count_text(c.entries).c_str());
+      ImGui::TextUnformatted(count_in_words(c.entries).c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(bytes_text(c.bytes_fp32).c_str());
       ImGui::TableNextColumn();

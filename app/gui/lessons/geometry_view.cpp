@@ -2,6 +2,7 @@
 // you drag, values are points you drag, and each output is drawn as a point inside the convex hull of the values, live.
 #include "engine/lessons/lesson_math.hpp"
 #include "gui/lessons/lesson_views.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/history.hpp"
 #include "gui/widgets/text_layout.hpp"
@@ -32,9 +33,8 @@ void arrow(ImDrawList* dl, ImVec2 from, ImVec2 to, ImU32 col, float thick) {
 }  // namespace
 
 void draw_geometry_view(AppState& state, Services& services) {
-  (void)services;
   LessonUi& ui = state.lesson;
-  const Scenario& s = state.doc.scenario;
+  const Scenario& s = shown_scenario(state);
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   if (s.Q.cols() != 2 || s.V.cols() != 2) {
@@ -43,7 +43,13 @@ void draw_geometry_view(AppState& state, Services& services) {
                        static_cast<long long>(s.Q.cols()), static_cast<long long>(s.V.cols()));
     return;
   }
-  const GeometryView g = geometry_view(s.problem(), state.result);
+  std::string error;
+  const GeometryNumbers* numbers = lesson_numbers<GeometryNumbers>(state, services, error);
+  if (!numbers) {
+    text_wrapped("%s", error.c_str());
+    return;
+  }
+  const GeometryView& g = numbers->geometry;
   // The plane's extent: all points with a margin, frozen while dragging.
   if (!ui.drag_kind || ui.plane_half <= 0) {
     double half = 1;

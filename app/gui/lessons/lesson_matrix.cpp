@@ -5,6 +5,8 @@
 #include "gui/state/result_caches.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+#include "gui/state/view_style.hpp"
+#include "gui/dialogs/export_dialog.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -57,7 +59,7 @@ DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id
   spec.blocked = grid;
   spec.row_labels = rows;
   spec.col_labels = cols;
-  spec.map = &stage_colormap(state, stage);
+  spec.map = &stage_colormap(state.view, stage);
   spec.diverging = stage_is_signed(stage) && !fixed_unit_range;
   if (fixed_unit_range || stage == Stage::Weights) {
     spec.lo = 0;
@@ -73,7 +75,10 @@ DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id
   spec.size = ImVec2(std::max(size.x, 40.0f), std::max(size.y - title_h, 30.0f));
   spec.max_cell = lesson_matrix_max_cell();
   spec.blocked_text = stage == Stage::Logits ? (services.fonts.unicode ? "−∞" : "-inf") : nullptr;
-  out = draw_heatmap(state, services, spec).drawn;
+  const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(state, services));
+  keep_drawn(state, stage, ev);
+  handle_heatmap_menu(state, stage, ev.menu);
+  out = ev.drawn;
   ImGui::PopID();
   return out;
 }

@@ -1,6 +1,7 @@
-// The special views of the built-in lessons, one file each; what they draw with is in
-// lesson_matrix.hpp, what they compute in state/lesson_view_model.hpp. The "Lesson view" window
-// (panels/lesson_view_panel.cpp) shows the walk-through while it runs, else the view the lesson names.
+// The special views of the built-in lessons, one file each, and their registry; what they draw with
+// is in lesson_matrix.hpp, their numbers in state/lesson_view_model.hpp (the engine's
+// compute_lesson). The "Lesson view" window (panels/lesson_view_panel.cpp) shows the walk-through
+// while it runs, else the view the lesson names.
 #pragma once
 
 #include "gui/lessons/lesson_matrix.hpp"
@@ -33,5 +34,10 @@ void draw_train_induction_view(AppState& state, Services& services);
 // Whether the Lesson view shows the induction lesson: its document, or a head it lifted from it.
 bool induction_lesson_shown(const AppState& state);
 inline constexpr int kInductionSteps = 5;
+
+// The registry: which function draws each view (LessonView::Plain has none). Adding a view is one
+// file here and one line in lesson_view_registry.cpp's list.
+using LessonViewFn = void (*)(AppState&, Services&);
+LessonViewFn lesson_view_drawer(LessonView view);
 
 }  // namespace attnlab::gui

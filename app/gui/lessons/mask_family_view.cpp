@@ -11,8 +11,14 @@
 namespace attnlab::gui {
 
 void draw_mask_family_view(AppState& state, Services& services) {
-  const Scenario& s = state.doc.scenario;
-  const std::vector<std::string>& specs = s.lesson.masks;
+  std::string error;
+  const MaskFamilyNumbers* numbers = lesson_numbers<MaskFamilyNumbers>(state, services, error);
+  if (!numbers) {
+    text_wrapped("%s", error.c_str());
+    return;
+  }
+  const Scenario& s = shown_scenario(state);
+  const std::vector<std::string>& specs = numbers->specs;
   const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 top = ImGui::GetCursorScreenPos();
@@ -24,9 +30,7 @@ void draw_mask_family_view(AppState& state, Services& services) {
   for (int k = 0; k < count; ++k) {
     ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(k % cols) * w, top.y + static_cast<float>(k / cols) * h));
     ImGui::BeginGroup();
-    const ViewResult& v = view_result(state, services, "mask " + std::to_string(k), 0, [&](Problem& p) {
-      p.options.mask = parse_mask_spec(specs[static_cast<size_t>(k)], "lesson.masks");
-    });
+    const LessonVariant& v = numbers->variants[static_cast<size_t>(k)];
     if (v.ok()) {
       const Result& r = v.result;
       const BlockGrid& blocked = v.blocked;

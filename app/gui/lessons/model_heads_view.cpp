@@ -7,6 +7,7 @@
 #include "engine/model/training_tasks.hpp"
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/lessons/lesson_views.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -37,21 +38,18 @@ void open_builtin_induction(AppState& state) {
     state.model.error = e.what();
     return;
   }
-  const bool was_open = window_open(state, "Model");
+  const bool was_open = window_open(state.view, "Model");
   open_model_file(state, "induction");
-  window_open(state, "Model") = was_open;
+  window_open(state.view, "Model") = was_open;
 }
 
 }  // namespace
 
 void draw_model_heads_view(AppState& state, Services& services) {
-  (void)services;
-  const Scenario& s = state.doc.scenario;
-  if (state.has_result && state.result.weights.rows() >= 2) {
-    std::vector<int> ids;
-    const auto labels = display_tokens(s.query_tokens, state.result.n);
-    for (const auto& l : labels) ids.push_back(static_cast<int>(std::find(labels.begin(), labels.end(), l) - labels.begin()));
-    const model::HeadVerdict v = model::classify_head(state.result.weights, ids);
+  std::string error;
+  const ModelHeadsNumbers* numbers = lesson_numbers<ModelHeadsNumbers>(state, services, error);
+  if (numbers && state.results.result.weights.rows() >= 2) {
+    const model::HeadVerdict& v = numbers->example;
     char line[160];
     std::snprintf(line, sizeof line, "The pipeline's head, by the Model window's detector: %s, score %.2f.",
                   std::string(model::head_kind_name(v.kind)).c_str(), v.score);
@@ -59,13 +57,13 @@ void draw_model_heads_view(AppState& state, Services& services) {
   }
   ModelUi& m = state.model;
   open_builtin_induction(state);
-  poll_model_run(state);
+  poll_model_run(state.model);
   if (!m.model) {
     text_wrapped("No model is open. GPT-2 needs no download if this computer has used it: a Hugging Face cache keeps it in "
                  "~/.cache/huggingface/hub/models--gpt2/snapshots/<revision>/ (or under $HF_HOME), a folder holding config.json, "
                  "model.safetensors, vocab.json and merges.txt. Open that folder's model.safetensors, or drop the folder on the window.");
     if (ImGui::Button("Open model…")) {
-      window_open(state, "Model") = true;
+      window_open(state.view, "Model") = true;
       open_file_dialog(state, FilePurpose::OpenModel);
     }
     return;
@@ -74,7 +72,7 @@ void draw_model_heads_view(AppState& state, Services& services) {
     text_wrapped_unformatted("This is one of Attention Lab's own models, trained in the app on repeated random symbols (the Training "
                              "window, F2, trains one while you watch). File > Open model… opens a GPT-2 folder instead.");
   }
-  if (ImGui::Button("Show the Model window")) window_open(state, "Model") = true;
+  if (ImGui::Button("Show the Model window")) window_open(state.view, "Model") = true;
   if (!m.run || m.run->kinds.empty()) {
     text_wrapped_unformatted(m.job ? "Running the model on its text…" : "Type a text in the Model window to see its heads.");
     return;
@@ -109,7 +107,7 @@ void draw_model_heads_view(AppState& state, Services& services) {
     ImGui::SameLine();
     ImGui::PushID(k);
     if (ImGui::SmallButton("Open in the lab")) {
-      choose_head(state, l, h);
+      choose_head(state.model, l, h);
       lift_chosen_head(state);
     }
     ImGui::PopID();

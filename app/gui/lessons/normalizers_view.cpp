@@ -10,11 +10,16 @@
 namespace attnlab::gui {
 
 void draw_normalizers_view(AppState& state, Services& services) {
-  const Scenario& s = state.doc.scenario;
+  std::string error;
+  const NormalizersNumbers* numbers = lesson_numbers<NormalizersNumbers>(state, services, error);
+  if (!numbers) {
+    ImGui::TextDisabled("%s", error.c_str());
+    return;
+  }
+  const Scenario& s = shown_scenario(state);
   const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 top = ImGui::GetCursorScreenPos();
-  const Normalizer all[] = {Normalizer::Softmax, Normalizer::Sparsemax, Normalizer::Sigmoid, Normalizer::Hardmax};
   const char* notes[] = {"smooth, dense, sums to 1", "projection onto the simplex: exact zeros",
                          "each key on its own: rows need not sum to 1", "1 on the largest logit, 0 elsewhere"};
   const float w = avail.x / 2.0f, h = avail.y / 2.0f;
@@ -22,8 +27,8 @@ void draw_normalizers_view(AppState& state, Services& services) {
   for (int k = 0; k < 4; ++k) {
     ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(k % 2) * w, top.y + static_cast<float>(k / 2) * h));
     ImGui::BeginGroup();
-    const ViewResult& v = view_result(state, services, "normalizer " + std::to_string(k), 0,
-                                      [&](Problem& p) { p.options.normalizer = all[k]; });
+    const LessonVariant& v = numbers->variants[static_cast<size_t>(k)];
+    const Normalizer normalizer = numbers->normalizers[static_cast<size_t>(k)];
     if (!v.ok()) {
       ImGui::TextDisabled("%s", v.error.c_str());
       ImGui::EndGroup();
@@ -37,15 +42,15 @@ void draw_normalizers_view(AppState& state, Services& services) {
       sums.push_back(r.weights.row(i).cast<double>().sum());
       for (Eigen::Index j = 0; j < r.m; ++j) zeros += r.weights(i, j) == 0.0f && !blocked(i, j);
     }
-    const std::string title = std::string(normalizer_name(all[k])) + ": " + notes[k];
-    draw_lesson_matrix(state, services, normalizer_name(all[k]).data(), title, Stage::Weights, r.weights, &blocked, ql, kl,
+    const std::string title = std::string(normalizer_name(normalizer)) + ": " + notes[k];
+    draw_lesson_matrix(state, services, normalizer_name(normalizer).data(), title, Stage::Weights, r.weights, &blocked, ql, kl,
                        ImVec2(w - fs, h - fs * 1.6f));
     char label[64];
     std::snprintf(label, sizeof label, "exact zeros %lld; row sums", zeros);
     lesson_numbers_line(label, sums, 3);
-    if (all[k] != s.options.normalizer) {
+    if (normalizer != s.options.normalizer) {
       ImGui::SameLine();
-      if (ImGui::SmallButton(("use##" + std::string(normalizer_name(all[k]))).c_str())) actions::set_normalizer(state, all[k]);
+      if (ImGui::SmallButton(("use##" + std::string(normalizer_name(normalizer))).c_str())) actions::set_normalizer(state, normalizer);
     }
     ImGui::EndGroup();
   }

@@ -22,15 +22,6 @@ namespace {
 
 using Index = Eigen::Index;
 
-// A number with the typographic minus (the font has it; ASCII fonts get '-'), −∞ for −inf.
-std::string num(double v, const Glyphs& g, int decimals = 3) {
-  if (std::isinf(v)) return std::string(v < 0 ? g.minus : "") + g.infinity;
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, std::fabs(v) < 0.5 * std::pow(10.0, -decimals) ? 0.0 : v);
-  std::string s = buf;
-  return s[0] == '-' ? g.minus + s.substr(1) : s;
-}
-
 // "(0.123, −0.456)"; past four entries the rest as "…".
 std::string vector_text(const float* v, Index count, const Glyphs& g, int decimals = 3) {
   std::string s = "(";
@@ -39,7 +30,7 @@ std::string vector_text(const float* v, Index count, const Glyphs& g, int decima
       s += std::string(", ") + g.ellipsis;
       break;
     }
-    s += (j ? ", " : "") + num(v[j], g, decimals);
+    s += (j ? ", " : "") + format_number(v[j], NumberUse::Axis, decimals, g);
   }
   return s + ")";
 }
@@ -102,13 +93,14 @@ void draw_online_softmax_view(AppState& state, Services& services) {
   const Glyphs& g = services.glyphs;
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
-  const OnlineSoftmaxModel& model = online_softmax_model(state);
-  if (!model.ok()) {
-    text_wrapped("The online softmax cannot run on this scenario: %s.", model.error.c_str());
+  std::string error;
+  const OnlineSoftmaxNumbers* numbers = lesson_numbers<OnlineSoftmaxNumbers>(state, services, error);
+  if (!numbers) {
+    text_wrapped("The online softmax cannot run on this scenario: %s.", error.c_str());
     return;
   }
-  const OnlineSoftmaxLesson& l = model.lesson;
-  const Scenario& s = state.doc.scenario;
+  const OnlineSoftmaxLesson& l = numbers->lesson;
+  const Scenario& s = shown_scenario(state);
   const Index n = s.Q.rows(), m = s.K.rows(), dv = s.V.cols();
   const int steps = static_cast<int>(l.steps.size());
   int& k = state.lesson.online_step;
@@ -152,9 +144,9 @@ void draw_online_softmax_view(AppState& state, Services& services) {
   }
   for (Index i = 0; i < n; ++i) {
     const OnlineSoftmaxRow& r = st.rows[static_cast<size_t>(i)];
-    std::vector<std::string> texts{num(r.running_max, g), num(r.running_sum, g)};
+    std::vector<std::string> texts{format_number(r.running_max, NumberUse::Axis, 3, g), format_number(r.running_sum, NumberUse::Axis, 3, g)};
     if (!last) texts.push_back(vector_text(r.output.data(), dv, g));
-    texts.push_back(r.rescale ? g.times + (r.max_raised() ? num(*r.rescale, g) : std::string("1")) : std::string("first keys"));
+    texts.push_back(r.rescale ? g.times + (r.max_raised() ? format_number(*r.rescale, NumberUse::Axis, 3, g) : std::string("1")) : std::string("first keys"));
     if (!r.rescale && r.visible == 0) texts.back() = "no keys yet";
     if (last) {
       texts.push_back(vector_text(l.output.row(i).data(), dv, g));

@@ -8,6 +8,7 @@
 #include "engine/lessons/precision.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -22,14 +23,6 @@ namespace {
 constexpr Precision kFormats[] = {Precision::Float32, Precision::Float16, Precision::BFloat16};
 constexpr MaskFill kFills[] = {MaskFill::NegInf, MaskFill::NegBig, MaskFill::AddNegBig};
 constexpr int kRows = 16, kCols = 32;  // the most weights written out
-
-std::string cell(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, std::fabs(v) >= 1e5 ? "%.3g" : "%.4f", v);
-  return buf;
-}
 
 // "mask -inf", "mask -1e9", "+mask*-1e9": the names the weights' title and the CLI use.
 std::string fill_header(MaskFill f) {
@@ -97,20 +90,15 @@ void draw_runs_grid(LessonUi& ui, const std::vector<PrecisionRun>& runs, const P
 
 void draw_precision_view(AppState& state, Services& services) {
   LessonUi& ui = state.lesson;
-  const Scenario& s = state.doc.scenario;
   const Palette pal = palette(state.view);
   const ImVec4 bad = ImGui::ColorConvertU32ToFloat4(pal.error);
-  if (ui.precision_version != state.result_version) {
-    try {
-      ui.precision_runs = precision_table(s.problem());
-    } catch (const InputError& e) {
-      ui.precision_runs.clear();
-      text_wrapped("%s", e.what());
-      return;
-    }
-    ui.precision_version = state.result_version;
+  std::string error;
+  const PrecisionNumbers* numbers = lesson_numbers<PrecisionNumbers>(state, services, error);
+  if (!numbers) {
+    text_wrapped("%s", error.c_str());
+    return;
   }
-  const std::vector<PrecisionRun>& runs = ui.precision_runs;
+  const std::vector<PrecisionRun>& runs = numbers->runs;
   if (runs.empty()) return;
   ui.precision_run = std::clamp(ui.precision_run, 0, static_cast<int>(runs.size()) - 1);
   const PrecisionRun& sel = runs[static_cast<size_t>(ui.precision_run)];
@@ -139,7 +127,7 @@ void draw_precision_view(AppState& state, Services& services) {
     }
     ImGui::EndTable();
   }
-  ImGui::Text("largest logit here: %.2f", static_cast<double>(state.result.stats.logits.max));
+  ImGui::Text("largest logit here: %.2f", static_cast<double>(state.results.result.stats.logits.max));
   const char* hint = "each run: its weights' largest error, or what broke; click one";
   same_line_if_fits(ImGui::CalcTextSize(hint).x);
   ImGui::TextDisabled("%s", hint);
@@ -158,6 +146,7 @@ void draw_precision_view(AppState& state, Services& services) {
   const float grid_w = cells_width({head_w, yes_w, fill_w[0], fill_w[1], fill_w[2]});
 
   const Eigen::Index rows = std::min<Eigen::Index>(sel.weights.rows(), kRows), cols = std::min<Eigen::Index>(sel.weights.cols(), kCols);
+  const Scenario& s = shown_scenario(state);
   const auto ql = display_tokens(s.query_tokens, sel.weights.rows()), kl = display_tokens(s.key_tokens, sel.weights.cols());
   std::vector<std::string> texts(static_cast<size_t>(rows * cols));
   float label_w = 0;
@@ -167,7 +156,7 @@ void draw_precision_view(AppState& state, Services& services) {
   for (Eigen::Index i = 0; i < rows; ++i) {
     for (Eigen::Index j = 0; j < cols; ++j) {
       std::string& t = texts[static_cast<size_t>(i * cols + j)];
-      t = cell(sel.weights(i, j));
+      t = format_number(sel.weights(i, j), NumberUse::Cell, 4);
       col_w[static_cast<size_t>(j)] = std::max(col_w[static_cast<size_t>(j)], ImGui::CalcTextSize(t.c_str()).x);
     }
   }

@@ -13,36 +13,28 @@
 namespace attnlab::gui {
 
 void draw_scaling_lab_view(AppState& state, Services& services) {
-  const Scenario& s = state.doc.scenario;
-  if (ImGui::Button("Open the Scaling lab")) window_open(state, "Scaling lab") = true;
+  if (ImGui::Button("Open the Scaling lab")) window_open(state.view, "Scaling lab") = true;
   ImGui::SameLine();
   ImGui::TextDisabled("sweep d_k with many trials, on the GPU when there is one");
+  std::string error;
+  const ScalingLabNumbers* numbers = lesson_numbers<ScalingLabNumbers>(state, services, error);
+  if (!numbers) {
+    ImGui::TextDisabled("%s", error.c_str());
+    return;
+  }
   // This scenario's own draw, both ways.
-  const ViewResult& vu = view_result(state, services, "unscaled", 0, [](Problem& p) { p.options.scale = false; });
-  const ViewResult& vsc = view_result(state, services, "scaled", 0, [](Problem& p) { p.options.scale = true; });
+  const LessonVariant &vu = numbers->unscaled, &vsc = numbers->scaled;
   if (!vu.ok() || !vsc.ok()) {
     ImGui::TextDisabled("%s", (vu.ok() ? vsc : vu).error.c_str());
     return;
   }
   const Result &ru = vu.result, &rs = vsc.result;
-  auto sample_std = [](const MomentStats& m) {
-    const double c = static_cast<double>(m.count);
-    return c > 1 ? m.std * std::sqrt(c / (c - 1)) : 0.0;
-  };
   ImGui::Text("This draw, d_k = %lld, %lld keys:", static_cast<long long>(ru.d_k), static_cast<long long>(ru.m));
   ImGui::Text("  unscaled: std of the logits %.2f, max probability %.4f", sample_std(ru.stats.logits), ru.rows[0].max_weight);
   ImGui::Text("  scaled:   std of the logits %.2f, max probability %.4f", sample_std(rs.stats.logits), rs.rows[0].max_weight);
   ImGui::Spacing();
   ImGui::TextUnformatted("The exercise, means over trials (seeded, CPU):");
-  const long long trials = std::min<long long>(s.lesson.trials, 200);
-  std::string key = std::to_string(s.lesson.keys) + "/" + std::to_string(trials) + "/" + std::to_string(s.lesson.seed);
-  for (const long long d : s.lesson.dk) key += "/" + std::to_string(d);
-  LessonUi& ui = state.lesson;
-  if (ui.sweep_key != key) {
-    ui.sweep_rows = lesson_scaling_sweep(s.lesson.dk, s.lesson.keys, trials, s.lesson.seed);
-    ui.sweep_key = key;
-  }
-  const auto& rows = ui.sweep_rows;
+  const auto& rows = numbers->sweep;
   if (ImGui::BeginTable("sweep", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     for (const char* h : {"d_k", "unscaled std", "scaled std", "unscaled max prob", "scaled max prob"}) ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();

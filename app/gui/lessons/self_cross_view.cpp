@@ -8,10 +8,15 @@
 namespace attnlab::gui {
 
 void draw_self_cross_view(AppState& state, Services& services) {
-  const Scenario& cross = state.doc.scenario;
-  const Scenario self = self_attention_twin(cross);
-  const ViewResult& vc = view_result(state, services, "document", 0, [](Problem&) {});
-  const ViewResult& vs = view_result(state, services, "self-attention twin", 0, [&](Problem& p) { p = self.problem(); });
+  std::string error;
+  const SelfCrossNumbers* numbers = lesson_numbers<SelfCrossNumbers>(state, services, error);
+  if (!numbers) {
+    text_wrapped("%s", error.c_str());
+    return;
+  }
+  const Scenario& cross = shown_scenario(state);
+  const Scenario& self = numbers->self_twin;
+  const LessonVariant &vc = numbers->cross, &vs = numbers->self;
   if (!vc.ok() || !vs.ok()) {
     text_wrapped("%s", (vc.ok() ? vs : vc).error.c_str());
     return;

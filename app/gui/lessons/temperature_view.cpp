@@ -21,7 +21,13 @@ constexpr double kSweepSeconds = 6.0;  // one way, τ_min → τ_max
 
 void draw_temperature_view(AppState& state, Services& services) {
   LessonUi& ui = state.lesson;
-  const Scenario& s = state.doc.scenario;
+  std::string error;
+  const TemperatureNumbers* numbers = lesson_numbers<TemperatureNumbers>(state, services, error);
+  if (!numbers) {
+    text_wrapped("%s", error.c_str());
+    return;
+  }
+  const Scenario& s = shown_scenario(state);
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const double lo = s.lesson.tau_min, hi = s.lesson.tau_max;
@@ -48,7 +54,7 @@ void draw_temperature_view(AppState& state, Services& services) {
     ui.tau = t;
     ui.playing = false;
   }
-  const ViewResult& v = view_result(state, services, "temperature", ui.tau, [&](Problem& p) { p.options.temperature = ui.tau; });
+  const LessonVariant& v = lesson_at_temperature(state, services, ui.tau);
   if (!v.ok()) {
     text_wrapped("%s", v.error.c_str());
     return;
@@ -72,8 +78,7 @@ void draw_temperature_view(AppState& state, Services& services) {
   ImGui::EndGroup();
 
   // The curves over the whole sweep, with the current τ marked.
-  const TemperatureCurves& curves = temperature_curves(state, services, 81);
-  const std::vector<float>&maxw = curves.max_weight, &ent = curves.entropy;
+  const std::vector<float>&maxw = numbers->curve_max_weight, &ent = numbers->curve_entropy;
   double max_entropy = std::log(static_cast<double>(std::max<Eigen::Index>(r.m, 2)));
   ImGui::SetCursorScreenPos(ImVec2(top.x + left_w, top.y));
   ImGui::BeginGroup();

@@ -66,11 +66,11 @@ void enter_step(AppState& state, int step) {
   if (step < 3) ui.induction_entered = step;
   if (step == 1 || step == 2) {
     if (!lesson_run_exists(state)) {
-      set_training_task(state, "induction");
-      set_training_config(state, model::resolved(model::TrainConfig{}));
-      start_training(state);
-    } else if (t.view.phase == TrainingPhase::Paused && training_resumable(state)) {
-      start_training(state);  // resumes what a lift paused
+      set_training_task(state.training, "induction");
+      set_training_config(state.training, model::resolved(model::TrainConfig{}));
+      start_training(state.training, state.platform.threads);
+    } else if (t.view.phase == TrainingPhase::Paused && training_resumable(state.training)) {
+      start_training(state.training, state.platform.threads);  // resumes what a lift paused
     }
   }
   if (step == 3 || step == 4) {
@@ -79,7 +79,7 @@ void enter_step(AppState& state, int step) {
     if (head < 0) return;
     ui.induction_entered = step;
     ui.induction_lift_layer = layer;
-    lift_training_head(state, layer, head);
+    lift_training_head(state.training, layer, head);
   }
 }
 
@@ -107,11 +107,11 @@ void curve_and_maps(AppState& state, float height, bool show_phase) {
   const float w = ImGui::GetContentRegionAvail().x;
   const PhaseChange phase = find_phase_change(v.points);
   ImGui::BeginGroup();
-  draw_loss_curve(state, v, ImVec2(w * 0.5f - fs * 0.5f, height), show_phase && phase.found ? &phase : nullptr);
+  draw_loss_curve(state.view, v, ImVec2(w * 0.5f - fs * 0.5f, height), show_phase && phase.found ? &phase : nullptr);
   ImGui::EndGroup();
   ImGui::SameLine(0, fs);
   ImGui::BeginGroup();
-  draw_head_maps(state, v, ImVec2(ImGui::GetContentRegionAvail().x, height), -1, -1);
+  draw_head_maps(state.view, v, ImVec2(ImGui::GetContentRegionAvail().x, height), -1, -1);
   ImGui::EndGroup();
 }
 
@@ -131,12 +131,12 @@ void draw_task(AppState& state, Services& services) {
   text_wrapped("That second head is the one in the pipeline, made by hand: its keys hold the symbol before, its queries their own. "
                "\"Query, Key, Value\" asks what a model learns: \"at this position, what query best retrieves useful past context?\" "
                "Press Space to let a model find these two heads by gradient descent.");
-  if (state.doc.scenario.lesson.view != LessonView::TrainInduction || !state.has_result) return;
+  if (state.doc.scenario.lesson.view != LessonView::TrainInduction || !state.results.has_result) return;
   const Scenario& s = state.doc.scenario;
   const auto ql = display_tokens(s.query_tokens, s.Q.rows()), kl = display_tokens(s.key_tokens, s.K.rows());
   const float side = std::min(ImGui::GetContentRegionAvail().y - fs * 0.5f, ImGui::GetContentRegionAvail().x * 0.45f);
   if (side < fs * 5) return;
-  draw_lesson_matrix(state, services, "ind_hand", "the hand-made induction head's weights", Stage::Weights, state.result.weights, &state.blocked,
+  draw_lesson_matrix(state, services, "ind_hand", "the hand-made induction head's weights", Stage::Weights, state.results.result.weights, &state.results.blocked,
                      ql, kl, ImVec2(side, side));
 }
 
@@ -223,13 +223,13 @@ void draw_lifted(AppState& state, Services& services, int step) {
                              "head below it, exactly the hand-made head of the first step. Ctrl+Z returns to layer 0's head.");
   }
   const Scenario& s = state.doc.scenario;
-  if (!state.has_result || state.result.weights.rows() != s.Q.rows()) return;
+  if (!state.results.has_result || state.results.result.weights.rows() != s.Q.rows()) return;
   const auto ql = display_tokens(s.query_tokens, s.Q.rows()), kl = display_tokens(s.key_tokens, s.K.rows());
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::min(avail.y - fs * 0.3f, avail.x);
   if (side < fs * 5) return;
   draw_lesson_matrix(state, services, step == 3 ? "ind_l0" : "ind_l1", "weights, as the lab computes them from the head's q, k, v",
-                     Stage::Weights, state.result.weights, &state.blocked, ql, kl, ImVec2(side, side));
+                     Stage::Weights, state.results.result.weights, &state.results.blocked, ql, kl, ImVec2(side, side));
 }
 
 }  // namespace
@@ -266,7 +266,7 @@ void draw_train_induction_view(AppState& state, Services& services) {
   ImGui::TextUnformatted(title);
   const char* more = "Training window (F2)";
   same_line_if_fits(ImGui::CalcTextSize(more).x + ImGui::GetStyle().FramePadding.x * 2 + ImGui::GetFontSize());
-  if (ImGui::SmallButton(more)) window_open(state, "Training") = true;
+  if (ImGui::SmallButton(more)) window_open(state.view, "Training") = true;
   enter_step(state, step);
   switch (step) {
     case 0: draw_task(state, services); break;

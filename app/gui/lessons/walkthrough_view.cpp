@@ -52,7 +52,7 @@ float width_at(const WalkMatrix& m, const std::string& title, float h) {
 void draw_walkthrough_view(AppState& state, Services& services) {
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
-  const WalkFrame f = walk_frame(state.doc.scenario, state.result, state.lesson.walk.step, services.glyphs);
+  const WalkFrame f = walk_frame(state.doc.scenario, state.results.result, state.lesson.walk.step, services.glyphs);
 
   // Navigation first, so the buttons stay put whatever the text below does.
   if (ImGui::Button(services.fonts.unicode ? "← Back" : "< Back")) walk_back(state);
@@ -108,7 +108,7 @@ void draw_walkthrough_view(AppState& state, Services& services) {
   }
   const float right_w = avail.x - left_w - (has_before ? gap : 0.0f);
 
-  state.walk_inputs_drawn.clear();
+  state.pipeline.walk_inputs_drawn.clear();
   if (has_before) {
     // Several inputs one above the other or side by side, whichever gives the smaller one larger cells.
     const float count = static_cast<float>(f.before.size());
@@ -126,7 +126,7 @@ void draw_walkthrough_view(AppState& state, Services& services) {
       ImGui::SetCursorScreenPos(side_by_side ? ImVec2(top.x + step * (each.x + gap), top.y)
                                              : ImVec2(top.x, top.y + step * (each.y + fs * 0.5f)));
       ImGui::BeginGroup();
-      state.walk_inputs_drawn.push_back(draw_lesson_matrix(state, services, ("before" + std::to_string(k)).c_str(), m.name,
+      state.pipeline.walk_inputs_drawn.push_back(draw_lesson_matrix(state, services, ("before" + std::to_string(k)).c_str(), m.name,
                                                            m.stage, m.values, m.blocked.size() ? &m.blocked : nullptr,
                                                            m.row_labels, m.col_labels, each));
       ImGui::EndGroup();

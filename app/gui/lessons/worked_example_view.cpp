@@ -1,8 +1,8 @@
 // Worked examples (Section 2.3 and "13.2 Scaled dot-product attention"): one row of the weights
 // done by hand, in the course texts' digits.
-#include "engine/attention/explain.hpp"
 #include "engine/lessons/lesson_math.hpp"
 #include "gui/lessons/lesson_views.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/state/walkthrough_steps.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -12,11 +12,17 @@
 namespace attnlab::gui {
 
 void draw_worked_example_view(AppState& state, Services& services) {
-  const Scenario& s = state.doc.scenario;
-  const Result& r = state.result;
+  std::string error;
+  const WorkedExampleNumbers* numbers = lesson_numbers<WorkedExampleNumbers>(state, services, error);
+  if (!numbers) {
+    text_wrapped("%s", error.c_str());
+    return;
+  }
+  const Scenario& s = shown_scenario(state);
+  const Result& r = state.results.result;
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
-  int row = state.selected.valid() ? std::clamp(state.selected.row, 0, static_cast<int>(r.n) - 1) : 0;
+  int row = state.pipeline.selected.valid() ? std::clamp(state.pipeline.selected.row, 0, static_cast<int>(r.n) - 1) : 0;
   if (ImGui::Button("Walk through step by step")) walk_start(state);
   ImGui::SameLine();
   ImGui::TextDisabled("By hand, row:");
@@ -24,30 +30,29 @@ void draw_worked_example_view(AppState& state, Services& services) {
     ImGui::SameLine();
     if (ImGui::RadioButton(std::to_string(i + 1).c_str(), row == i)) {
       row = i;
-      state.selected = CellRef{Stage::Weights, i, 0};
+      state.pipeline.selected = CellRef{Stage::Weights, i, 0};
     }
   }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float map_w = std::min(avail.x * 0.34f, fs * 16.0f);
   const ImVec2 top = ImGui::GetCursorScreenPos();
   ImGui::BeginGroup();
-  const Problem p = s.problem();
+  const auto& keys = numbers->weight_lines[static_cast<size_t>(row)];
   // Window-local wrap position (PushTextWrapPos takes local x), and wrapping between words only:
   // a by-hand line must never break inside a number.
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + avail.x - map_w - fs);
   for (Eigen::Index j = 0; j < r.m && j < 12; ++j) {
-    const auto lines = explain_weight(p, r, row, j);
+    const auto& lines = keys[static_cast<size_t>(j)];
     text_wrapped_unformatted(lines[0]);
     ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
     text_wrapped_unformatted(lines[1]);
     ImGui::PopStyleColor();
   }
-  const auto first = explain_weight(p, r, row, 0);
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-  if (first.size() > 3) text_wrapped("%s", first[2].c_str());
-  for (Eigen::Index j = 0; j < r.m && j < 12; ++j) text_wrapped_unformatted(explain_weight(p, r, row, j).back());
+  if (keys[0].size() > 3) text_wrapped("%s", keys[0][2].c_str());
+  for (Eigen::Index j = 0; j < r.m && j < 12; ++j) text_wrapped_unformatted(keys[static_cast<size_t>(j)].back());
   ImGui::PopStyleColor();
-  for (const auto& line : explain_output(p, r, row)) text_wrapped("%s", line.c_str());
+  for (const auto& line : numbers->output_lines[static_cast<size_t>(row)]) text_wrapped("%s", line.c_str());
   ImGui::PopTextWrapPos();
   ImGui::EndGroup();
   ImGui::SetCursorScreenPos(ImVec2(top.x + avail.x - map_w, top.y));

@@ -13,6 +13,7 @@
 #include "gui/base/theme.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"
+#include "gui/state/view_style.hpp"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -38,9 +39,9 @@ void cell_tooltip(const AppState& state, int layer, int head, int i, int j) {
   ImGui::BeginTooltip();
   ImGui::Text("L%dH%d · %s %.2f", layer, head, std::string(model::head_kind_name(v.kind)).c_str(), v.score);
   ImGui::Text("%s (query %d) → %s (key %d): %s", quoted_token(state, ids[static_cast<std::size_t>(i)]).c_str(), i,
-              quoted_token(state, ids[static_cast<std::size_t>(j)]).c_str(), j, j > i ? "blocked (causal)" : format_cell(A(i, j), 3).c_str());
+              quoted_token(state, ids[static_cast<std::size_t>(j)]).c_str(), j, j > i ? "blocked (causal)" : format_number(A(i, j), NumberUse::Cell, 3).c_str());
   ImGui::TextDisabled("previous-token %.2f · induction %s · first-token %.2f · self %.2f · broad %.2f", v.scores.previous_token,
-                      v.scores.induction_rows ? format_cell(v.scores.induction, 2).c_str() : "n/a", v.scores.first_token, v.scores.self,
+                      v.scores.induction_rows ? format_number(v.scores.induction, NumberUse::Cell, 2).c_str() : "n/a", v.scores.first_token, v.scores.self,
                       v.scores.broad);
   ImGui::EndTooltip();
 }
@@ -74,7 +75,7 @@ void draw_text_and_tokens(AppState& state) {
   ModelUi& m = state.model;
   const float fs = ImGui::GetFontSize();
   std::string text = m.text;
-  if (ImGui::InputTextMultiline("##model_text", &text, ImVec2(-1, fs * 2.4f))) set_model_text(state, text);
+  if (ImGui::InputTextMultiline("##model_text", &text, ImVec2(-1, fs * 2.4f))) set_model_text(state.model, text, state.platform.threads);
   // The chips: each token's text and id, wrapped to the width, in a box two rows high that
   // scrolls, so that a long text leaves the screen to the heads.
   const float pad = fs * 0.25f, line_h = fs * 1.8f + pad * 2;
@@ -157,7 +158,7 @@ void draw_grid(AppState& state, const Colormap& map) {
       if (i >= 0) {
         cell_tooltip(state, l, h, i, j);
         if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-          choose_head(state, l, h);
+          choose_head(state.model, l, h);
           m.enlarged = true;
         }
       }
@@ -228,12 +229,12 @@ void handle_keys(AppState& state) {
   ModelUi& m = state.model;
   if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) || ImGui::GetIO().WantTextInput) return;
   const auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k)); };
-  if (pressed(ImGuiKey_RightArrow)) choose_head(state, m.layer, m.head + 1);
-  if (pressed(ImGuiKey_LeftArrow)) choose_head(state, m.layer, m.head - 1);
-  if (pressed(ImGuiKey_DownArrow)) choose_head(state, m.layer + 1, m.head);
-  if (pressed(ImGuiKey_UpArrow)) choose_head(state, m.layer - 1, m.head);
-  if (pressed(ImGuiKey_PageDown)) step_head(state, 1);
-  if (pressed(ImGuiKey_PageUp)) step_head(state, -1);
+  if (pressed(ImGuiKey_RightArrow)) choose_head(state.model, m.layer, m.head + 1);
+  if (pressed(ImGuiKey_LeftArrow)) choose_head(state.model, m.layer, m.head - 1);
+  if (pressed(ImGuiKey_DownArrow)) choose_head(state.model, m.layer + 1, m.head);
+  if (pressed(ImGuiKey_UpArrow)) choose_head(state.model, m.layer - 1, m.head);
+  if (pressed(ImGuiKey_PageDown)) step_head(state.model, 1);
+  if (pressed(ImGuiKey_PageUp)) step_head(state.model, -1);
   if (pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter)) m.enlarged = !m.enlarged;
   if (pressed(ImGuiKey_Escape)) m.enlarged = false;
 }
@@ -243,7 +244,7 @@ void handle_keys(AppState& state) {
 void draw_model_window(AppState& state, Services& services) {
   (void)services;
   ModelUi& m = state.model;
-  const bool running = poll_model_run(state);
+  const bool running = poll_model_run(state.model);
   if (!m.model) {
     draw_no_model(state);
     if (!m.error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", m.error.c_str());
@@ -266,7 +267,7 @@ void draw_model_window(AppState& state, Services& services) {
     std::snprintf(overlay, sizeof overlay, "layer %d of %d", static_cast<int>(m.job->progress() * cfg.n_layer + 0.5), cfg.n_layer);
     ImGui::ProgressBar(static_cast<float>(m.job->progress()), ImVec2(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6, 0), overlay);
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) cancel_model_run(state);
+    if (ImGui::Button("Cancel")) cancel_model_run(state.model);
   } else if (m.cancelled) {
     ImGui::TextDisabled("Cancelled: the maps show the text before the last change.");
   }
@@ -274,10 +275,10 @@ void draw_model_window(AppState& state, Services& services) {
   handle_keys(state);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   int layer = m.layer, head = m.head;
-  if (ImGui::InputInt("layer", &layer)) choose_head(state, layer, m.head);
+  if (ImGui::InputInt("layer", &layer)) choose_head(state.model, layer, m.head);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-  if (ImGui::InputInt("head", &head)) choose_head(state, m.layer, head);
+  if (ImGui::InputInt("head", &head)) choose_head(state.model, m.layer, head);
   ImGui::SameLine();
   if (ImGui::Button(m.enlarged ? "All heads" : "Enlarge")) m.enlarged = !m.enlarged;
   ImGui::SameLine();
@@ -285,7 +286,7 @@ void draw_model_window(AppState& state, Services& services) {
   ImGui::SameLine();
   ImGui::TextDisabled("arrows, PageUp/PageDown: choose · Enter: enlarge");
   // The heads on the left, the next tokens beside them (a projector is wider than it is tall).
-  const Colormap& map = stage_colormap(state, Stage::Weights);
+  const Colormap& map = stage_colormap(state.view, Stage::Weights);
   const float next_w = std::min(ImGui::GetFontSize() * 13, ImGui::GetContentRegionAvail().x * 0.3f);
   ImGui::BeginChild("##heads", ImVec2(ImGui::GetContentRegionAvail().x - next_w, 0), false);
   if (m.enlarged) draw_enlarged(state, map);

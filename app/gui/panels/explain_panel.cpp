@@ -7,9 +7,9 @@
 namespace attnlab::gui {
 
 void draw_explain_panel(AppState& state, Services& services) {
-  if (!state.has_result) return;
-  const CellRef cell = state.hovered.valid() ? state.hovered : state.selected;
-  const Result& r = state.result;
+  if (!state.results.has_result) return;
+  const CellRef cell = state.pipeline.hovered.valid() ? state.pipeline.hovered : state.pipeline.selected;
+  const Result& r = state.results.result;
   if (!r.dense) {
     text_wrapped("This document was streamed: its n %s m stages were never stored, so single cells cannot be "
                        "worked by hand here. Hover over the weights map for each block's mean and largest weight; "
@@ -23,8 +23,9 @@ void draw_explain_panel(AppState& state, Services& services) {
                        "texts do it by hand. Click a cell to keep it here.");
     return;
   }
-  const Explanation e = explain_cell(state.doc.scenario.problem(), r, cell, query_labels(state), key_labels(state),
-                                     services.glyphs);
+  // The result's own document: the live one may have shrunk since (an edit before its recompute).
+  const Scenario& shown = shown_scenario(state);
+  const Explanation e = explain_cell(shown.problem(), r, cell, query_labels(shown), key_labels(shown), services.glyphs);
   const Palette pal = palette(state.view);
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
   text_wrapped("%s", e.heading.c_str());

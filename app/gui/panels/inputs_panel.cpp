@@ -81,7 +81,7 @@ void matrix_grid(AppState& state, Which w) {
   const Matrix& M = w == Which::Q ? sc.Q : w == Which::K ? sc.K : sc.V;
   const int rows = static_cast<int>(M.rows()), cols = static_cast<int>(M.cols());
   const float fs = ImGui::GetFontSize();
-  const std::vector<std::string> labels = w == Which::Q ? query_labels(state) : key_labels(state);
+  const std::vector<std::string> labels = w == Which::Q ? query_labels(state.doc.scenario) : key_labels(state.doc.scenario);
   const bool labels_editable = w == Which::Q || !state.doc.self_attention;
   const float label_w = fs * 4.5f, spacing = ImGui::GetStyle().ItemSpacing.x;
   const float row_h = ImGui::GetFrameHeightWithSpacing();

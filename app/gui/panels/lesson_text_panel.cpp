@@ -33,7 +33,7 @@ void draw_lesson_panel(AppState& state, Services& services) {
   const std::string key = s.title + "\n" + s.lesson.raw_json;
   if (state.lesson.shown_key != key) {
     state.lesson.shown_key = key;
-    if (s.lesson.view != LessonView::Plain && s.lesson.view != LessonView::WorkedExample) window_open(state, "Lesson view") = true;
+    if (s.lesson.view != LessonView::Plain && s.lesson.view != LessonView::WorkedExample) window_open(state.view, "Lesson view") = true;
   }
   // ATTNLAB_GUI_WALK=STEP starts the walk-through at that step (1-based), for screenshots and docs.
   if (!state.lesson.env_checked) {
@@ -62,7 +62,7 @@ void draw_lesson_panel(AppState& state, Services& services) {
   else if (!state.doc.scenario.description.empty()) text_wrapped("%s", state.doc.scenario.description.c_str());
   ImGui::Spacing();
   const LessonView view = s.lesson.view;
-  if (view != LessonView::Plain && ImGui::Button("Open the lesson view")) window_open(state, "Lesson view") = true;
+  if (view != LessonView::Plain && ImGui::Button("Open the lesson view")) window_open(state.view, "Lesson view") = true;
   if (view != LessonView::Plain) same_line_if_fits(ImGui::CalcTextSize("Leave the walk-through").x + ImGui::GetFontSize());
   if (!state.lesson.walk.active) {
     if (ImGui::Button("Walk through")) walk_start(state);

@@ -17,11 +17,6 @@ namespace attnlab::gui {
 
 namespace {
 
-const Scenario& computed_scenario(const AppState& state) {
-  // The result belongs to the last document that computed; the current one may still be waiting.
-  return state.computed_doc ? state.computed_doc->scenario : state.doc.scenario;
-}
-
 void heading(const char* text, const Palette& pal) {
   ImGui::Spacing();
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
@@ -41,15 +36,15 @@ void bullets(const std::vector<RenderedText>& lines, const Palette& pal) {
 
 void refresh_lesson_text(AppState& state) {
   LessonUi& ui = state.lesson;
-  if (ui.text_result_version == state.result_version && ui.text_doc_version == state.doc_version) return;
+  if (ui.text_result_version == state.results.result_version && ui.text_doc_version == state.doc_version) return;
   const bool doc_changed = ui.text_doc_version != state.doc_version;
-  ui.text_result_version = state.result_version;
+  ui.text_result_version = state.results.result_version;
   ui.text_doc_version = state.doc_version;
   ui.text_error.clear();
   if (doc_changed) ui.origin = lesson_origin(state.doc.scenario);
-  const Scenario& s = computed_scenario(state);
+  const Scenario& s = shown_scenario(state);
   try {
-    const nlohmann::ordered_json values = state.has_result ? lesson_values(s, state.result) : nlohmann::ordered_json::object();
+    const nlohmann::ordered_json values = state.results.has_result ? lesson_values(s, state.results.result) : nlohmann::ordered_json::object();
     ui.text = render_lesson_text(state.doc.scenario, values, ui.origin.edited);
   } catch (const InputError& e) {
     ui.text = RenderedLesson{};

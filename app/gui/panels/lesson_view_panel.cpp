@@ -38,11 +38,11 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
     return;
   }
   handle_walk_keys(state);
-  if (!state.has_result) {
+  if (!state.results.has_result) {
     text_wrapped("Nothing computed yet.");
     return;
   }
-  if (!state.result.dense) {
+  if (!state.results.result.dense) {
     text_wrapped("This document is streamed (its n %s m stages are never stored), and the lesson views and the "
                        "walk-through show every cell. Undo the resize or open a lesson to use them; the pipeline shows "
                        "the streamed result.",
@@ -59,22 +59,9 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
     return;
   }
   state.lesson.induction_active = false;  // another document: the lesson starts over when opened again
-  switch (state.doc.scenario.lesson.view) {
-    case LessonView::WorkedExample: draw_worked_example_view(state, services); return;
-    case LessonView::CompareScaling: draw_compare_scaling_view(state, services); return;
-    case LessonView::ScalingLab: draw_scaling_lab_view(state, services); return;
-    case LessonView::MultiHead: draw_multihead_view(state, services); return;
-    case LessonView::SelfCross: draw_self_cross_view(state, services); return;
-    case LessonView::MaskFamily: draw_mask_family_view(state, services); return;
-    case LessonView::Temperature: draw_temperature_view(state, services); return;
-    case LessonView::Normalizers: draw_normalizers_view(state, services); return;
-    case LessonView::Precision: draw_precision_view(state, services); return;
-    case LessonView::Geometry: draw_geometry_view(state, services); return;
-    case LessonView::Cost: draw_cost_view(state, services); return;
-    case LessonView::OnlineSoftmax: draw_online_softmax_view(state, services); return;
-    case LessonView::ModelHeads: draw_model_heads_view(state, services); return;
-    case LessonView::TrainInduction: draw_train_induction_view(state, services); return;
-    case LessonView::Plain: break;
+  if (const LessonViewFn draw = lesson_view_drawer(state.doc.scenario.lesson.view)) {
+    draw(state, services);
+    return;
   }
   text_wrapped("This scenario has no special view. Press the button below (or Space after it) to walk through "
                      "the pipeline one step at a time, or open a lesson from the Lessons menu: multi-head attention, "

@@ -7,6 +7,8 @@
 #include "gui/widgets/text_layout.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 #include "engine/io/text_format.hpp"
+#include "gui/state/view_style.hpp"
+#include "gui/dialogs/export_dialog.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -34,8 +36,8 @@ struct StageText {
 
 StageText stage_text(const AppState& state, const Services& services, Stage stage) {
   const Glyphs& g = services.glyphs;
-  const Result& r = state.result;
-  const Options& o = state.doc.scenario.options;
+  const Result& r = state.results.result;
+  const Options& o = shown_scenario(state).options;
   const std::string dims = std::to_string(r.n) + g.times + std::to_string(stage == Stage::Output ? r.d_v : r.m);
   StageText t;
   t.title = stage_name(stage);
@@ -107,12 +109,12 @@ struct Stages {
 };
 
 void measure_stages(Stages& S, const AppState& state, const Services& services) {
-  const Result& r = state.result;
+  const Result& r = state.results.result;
   S.r = &r;
   S.fs = ImGui::GetFontSize();
   S.avail = ImGui::GetContentRegionAvail();
-  S.ql = query_labels(state);
-  S.kl = key_labels(state);
+  S.ql = query_labels(shown_scenario(state));
+  S.kl = key_labels(shown_scenario(state));
   for (Eigen::Index c = 0; c < r.d_v; ++c) S.vl.push_back("v" + std::to_string(c + 1));
   for (int k = 0; k < 4; ++k) {
     S.text[k] = stage_text(state, services, S.stage[k]);
@@ -127,7 +129,7 @@ void measure_stages(Stages& S, const AppState& state, const Services& services) 
   S.row_w = heatmap_row_label_width(S.ql, S.n);
   if (S.n <= 16 && r.m <= 16 && r.d_v <= 16) {
     for (Stage st : S.stage) {
-      const BlockGrid* b = st == Stage::Logits || st == Stage::Weights ? &state.blocked : nullptr;
+      const BlockGrid* b = st == Stage::Logits || st == Stage::Weights ? &state.results.blocked : nullptr;
       const float widest = widest_number(stage_matrix(r, st), b);  // measured once for both sizes
       S.readable = std::max(S.readable, std::ceil(cell_px_for_text(min_number_size(), widest)));
       S.comfortable = std::max(S.comfortable, std::ceil(cell_px_for_text(min_number_size() * 1.25f, widest)));
@@ -300,16 +302,16 @@ Plans choose_plan(const Stages& S) {
 // (presenter mode) the inputs column's width when the numbers need that.
 void report_needs(AppState& state, const Stages& S, const Plan& one_row) {
   const float usable = std::min(one_row.cell_w, S.max_cell);
-  state.pipeline_wants_height = row_height(S, one_row, 0, usable) + S.fs * 0.5f;
+  state.layout.pipeline_wants_height = row_height(S, one_row, 0, usable) + S.fs * 0.5f;
   // (Only when the width lets the numbers in: twelve tokens at 1280 pixels never show them.)
-  state.pipeline_needs_height = S.readable > 0 && usable >= S.readable
+  state.layout.pipeline_needs_height = S.readable > 0 && usable >= S.readable
                                     ? row_height(S, one_row, 0, std::min(usable, std::floor(S.readable * 1.2f))) + S.fs * 0.5f
                                     : 0.0f;
   float width = 3 * S.gap + S.row_w;  // the scores' row labels only
   for (int k = 0; k < 4; ++k) width += static_cast<float>(S.cols[k]) * S.readable;
   // (The full line, not the share of this width: what is needed must not depend on what is given.)
   width += std::max(0.0f, S.output_line_full - static_cast<float>(S.cols[3]) * S.readable);
-  state.pipeline_needs_width = S.readable > 0 ? width + 1.0f : 0.0f;
+  state.layout.pipeline_needs_width = S.readable > 0 ? width + 1.0f : 0.0f;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -341,12 +343,12 @@ HeatmapSpec stage_spec(const AppState& state, const Services& services, const St
   spec.id = stage_name(st).data();
   spec.stage = st;
   spec.values = &stage_matrix(*S.r, st);
-  spec.blocked = st == Stage::Logits || st == Stage::Weights ? &state.blocked : nullptr;
+  spec.blocked = st == Stage::Logits || st == Stage::Weights ? &state.results.blocked : nullptr;
   if (plan.label_w[k] > 0 || plan.texture_h > 0) spec.row_labels = S.ql;
   spec.row_label_width = plan.texture_h > 0 ? -1.0f : plan.label_w[k];
   spec.col_labels = *S.col_names[k];
-  spec.map = &stage_colormap(state, st);
-  std::tie(spec.lo, spec.hi) = stage_range(state, st, &state.blocked);
+  spec.map = &stage_colormap(state.view, st);
+  std::tie(spec.lo, spec.hi) = stage_range(state.results, st);
   spec.diverging = stage_is_signed(st);
   // Half a pixel more than the cells need, so that rounding never costs a whole pixel per cell.
   spec.size = ImVec2(plan.label_w[k] + static_cast<float>(S.cols[k]) * plan.cell + 0.5f,
@@ -372,12 +374,14 @@ HeatmapEvents draw_stage(AppState& state, Services& services, const Stages& S, c
   if (plan.texture_h <= 0) {
     ImGui::SetCursorScreenPos(ImVec2(x, y + plan.header_h[row] + row_labels_height(S, plan, row, plan.cell) - labels_height(S, k, plan.cell)));
   }
-  const HeatmapEvents ev = draw_heatmap(state, services, spec);
+  const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(state, services));
+  keep_drawn(state, spec.stage, ev);
+  handle_heatmap_menu(state, spec.stage, ev.menu);
   const DrawnRect& d = ev.drawn;
   ImGui::SetCursorScreenPos(ImVec2(d.x0, d.y1 + S.fs * 0.4f));
   // As wide as the heatmap, never wider: a wider bar ran past the window's edge beside a narrow
   // output; the bar fits its labels to its width instead.
-  draw_colorbar(state, *spec.map, spec.lo, spec.hi, spec.diverging, std::max(S.fs * 2, d.x1 - d.x0));
+  draw_colorbar(palette(state.view), *spec.map, spec.lo, spec.hi, spec.diverging, std::max(S.fs * 2, d.x1 - d.x0));
   ImGui::EndGroup();
   return ev;
 }
@@ -394,9 +398,9 @@ void draw_arrow(const AppState& state, const Services& services, const DrawnRect
 void handle_events(AppState& state, const HeatmapEvents (&events)[4]) {
   const bool shift = ImGui::GetIO().KeyShift;
   for (const HeatmapEvents& ev : events) {
-    if (ev.hovered.valid()) state.hovered = ev.hovered;
+    if (ev.hovered.valid()) state.pipeline.hovered = ev.hovered;
     if (!ev.clicked.valid()) continue;
-    state.selected = ev.clicked;
+    state.pipeline.selected = ev.clicked;
     state.focus_panel = "Explain a cell";
     const bool maskable = ev.clicked.stage != Stage::Output;
     if (maskable && (shift || state.doc.scenario.options.mask.kind == MaskKind::Custom)) {
@@ -408,20 +412,20 @@ void handle_events(AppState& state, const HeatmapEvents (&events)[4]) {
 }  // namespace
 
 void draw_pipeline_panel(AppState& state, Services& services) {
-  state.pipeline_needs_height = state.pipeline_needs_width = 0;
+  state.layout.pipeline_needs_height = state.layout.pipeline_needs_width = 0;
   if (draw_compute_progress(state, services)) return;
-  if (!state.has_result) {
+  if (!state.results.has_result) {
     text_wrapped("Nothing computed yet.");
     return;
   }
-  if (!state.result.dense) {
+  if (!state.results.result.dense) {
     draw_streaming_view(state, services);
     return;
   }
   // Any ±∞ in the stages below comes with its reason, above them (engine/attention/overflow_notes.hpp).
-  if (!state.overflow.empty()) {
+  if (!state.results.overflow.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).warning);
-    for (const std::string& note : state.overflow.sentences) text_wrapped("%s", note.c_str());
+    for (const std::string& note : state.results.overflow.sentences) text_wrapped("%s", note.c_str());
     ImGui::PopStyleColor();
   }
   Stages S;

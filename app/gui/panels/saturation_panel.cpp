@@ -5,6 +5,8 @@
 #include "gui/state/app_state.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+#include "gui/state/view_style.hpp"
+#include "gui/dialogs/export_dialog.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -12,12 +14,12 @@
 namespace attnlab::gui {
 
 void draw_saturation_panel(AppState& state, Services& services) {
-  if (!state.has_result) return;
-  const Result& r = state.result;
+  if (!state.results.has_result) return;
+  const Result& r = state.results.result;
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const BlockGrid& blocked = state.blocked;
+  const BlockGrid& blocked = state.results.blocked;
 
   int saturated = 0, masked = 0;
   for (const RowDiagnostics& d : r.rows) {
@@ -34,18 +36,20 @@ void draw_saturation_panel(AppState& state, Services& services) {
     spec.stage = Stage::Saturation;
     spec.values = &r.saturation;
     spec.blocked = &blocked;
-    spec.row_labels = query_labels(state);
-    spec.col_labels = key_labels(state);
-    spec.map = &stage_colormap(state, Stage::Saturation);
-    std::tie(spec.lo, spec.hi) = stage_range(state, Stage::Saturation, &blocked);
+    spec.row_labels = query_labels(shown_scenario(state));
+    spec.col_labels = key_labels(shown_scenario(state));
+    spec.map = &stage_colormap(state.view, Stage::Saturation);
+    std::tie(spec.lo, spec.hi) = stage_range(state.results, Stage::Saturation);
     spec.size = ImVec2(heat_w, std::max(40.0f, avail.y - fs * 2.4f));
     spec.max_cell = fs * 4.0f;
-    const HeatmapEvents ev = draw_heatmap(state, services, spec);
-    const DrawnRect& d = state.drawn[static_cast<size_t>(Stage::Saturation)];
-    draw_colorbar(state, *spec.map, spec.lo, spec.hi, false, std::max(40.0f, d.x1 - d.x0));
+    const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(state, services));
+    keep_drawn(state, Stage::Saturation, ev);
+    handle_heatmap_menu(state, Stage::Saturation, ev.menu);
+    const DrawnRect& d = ev.drawn;
+    draw_colorbar(palette(state.view), *spec.map, spec.lo, spec.hi, false, std::max(40.0f, d.x1 - d.x0));
     ImGui::EndGroup();
-    if (ev.hovered.valid()) state.hovered = ev.hovered;
-    if (ev.clicked.valid()) state.selected = ev.clicked;
+    if (ev.hovered.valid()) state.pipeline.hovered = ev.hovered;
+    if (ev.clicked.valid()) state.pipeline.selected = ev.clicked;
     ImGui::SameLine(0, fs);
   }
 
@@ -53,7 +57,7 @@ void draw_saturation_panel(AppState& state, Services& services) {
   text_wrapped("a(1%sa) is the softmax's local slope: 0 where a weight is pinned at 0 or 1, 0.25 at a = 0.5.",
                      services.glyphs.minus);
   // The pipeline panel gives the sentences; here the rows are flagged (engine/attention/overflow_notes.hpp).
-  for (const std::string& note : state.overflow.sentences) {
+  for (const std::string& note : state.results.overflow.sentences) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
     text_wrapped("%s", note.c_str());
     ImGui::PopStyleColor();
@@ -70,7 +74,7 @@ void draw_saturation_panel(AppState& state, Services& services) {
                                 ImGuiTableFlags_SizingStretchProp;
   // Labels of the visible rows only: a streamed document has up to 10⁶ rows, drawn every frame.
   const auto row_label = [&](int i) {
-    return display_token(state.doc.scenario.query_tokens, state.doc.scenario.Q.rows(), i);
+    return display_token(shown_scenario(state).query_tokens, shown_scenario(state).Q.rows(), i);
   };
   if (ImGui::BeginTable("rows", 6, flags, ImVec2(0, std::max(fs * 4, ImGui::GetContentRegionAvail().y)))) {
     ImGui::TableSetupScrollFreeze(0, 1);
@@ -99,8 +103,8 @@ void draw_saturation_panel(AppState& state, Services& services) {
         ImGui::TableNextColumn();
         ImGui::Text("%.3f", row.jacobian_norm);
         ImGui::TableNextColumn();
-        const RowOverflow overflow = static_cast<size_t>(i) < state.overflow.rows.size()
-                                         ? state.overflow.rows[static_cast<size_t>(i)]
+        const RowOverflow overflow = static_cast<size_t>(i) < state.results.overflow.rows.size()
+                                         ? state.results.overflow.rows[static_cast<size_t>(i)]
                                          : RowOverflow::None;
         if (row.fully_masked) ImGui::TextUnformatted("fully masked");
         else if (overflow != RowOverflow::None) ImGui::TextUnformatted(row_overflow_label(overflow));

@@ -9,6 +9,8 @@
 #include "gui/state/compute_job.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+#include "gui/state/view_style.hpp"
+#include "gui/dialogs/export_dialog.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -35,19 +37,14 @@ std::string cell_span(const char* one, const char* many, Eigen::Index p, Eigen::
   return std::string(many) + " " + grouped(a + 1) + (g.minus[0] == '-' ? "-" : "–") + grouped(b + 1);
 }
 
-std::string scientific(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
 
 }  // namespace
 
 bool draw_compute_progress(AppState& state, Services& services) {
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
-  if (state.job) {
-    const ComputeJob& job = *state.job;
+  if (state.results.job) {
+    const ComputeJob& job = *state.results.job;
     ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
     text_wrapped("Streaming n %s m = %s %s %s on the %s: tiles of queries and keys with an online softmax, never "
                        "the whole n %s m matrix.",
@@ -60,28 +57,28 @@ bool draw_compute_progress(AppState& state, Services& services) {
     ImGui::ProgressBar(static_cast<float>(frac), ImVec2(std::min(ImGui::GetContentRegionAvail().x, fs * 30), 0), overlay);
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) cancel_streaming(state);
-    if (state.has_result) ImGui::TextDisabled("Until it finishes, the result from before the last change is shown.");
-    return !state.has_result;
+    if (state.results.has_result) ImGui::TextDisabled("Until it finishes, the result from before the last change is shown.");
+    return !state.results.has_result;
   }
-  if (state.job_cancelled) {
+  if (state.results.job_cancelled) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
-    text_wrapped(state.has_result ? "Cancelled: the result shown is from before the last change."
+    text_wrapped(state.results.has_result ? "Cancelled: the result shown is from before the last change."
                                         : "Cancelled: this document has not been computed.");
     ImGui::PopStyleColor();
     if (ImGui::Button("Compute it")) start_streaming(state, services);
-    return !state.has_result;
+    return !state.results.has_result;
   }
   return false;
 }
 
 void draw_streaming_view(AppState& state, Services& services) {
-  const Result& r = state.result;
-  const StreamedViews& sv = state.streamed;
+  const Result& r = state.results.result;
+  const StreamedViews& sv = state.results.streamed;
   const Glyphs& g = services.glyphs;
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const char* log10 = services.fonts.unicode ? "log₁₀" : "log10";
-  state.pipeline_wants_height = 1e9f;  // as much of the column as the host gives
+  state.layout.pipeline_wants_height = 1e9f;  // as much of the column as the host gives
 
   // Maps on the left, as tall as the area allows; the words in a column on their right.
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -106,18 +103,20 @@ void draw_streaming_view(AppState& state, Services& services) {
     spec.stage = Stage::Weights;
     spec.values = &shown;
     spec.blocked = &sv.empty;
-    spec.map = &stage_colormap(state, Stage::Weights);
+    spec.map = &stage_colormap(state.view, Stage::Weights);
     std::tie(spec.lo, spec.hi) = show_max ? sv.max_range : sv.mean_range;
     spec.size = ImVec2(weights_w, map_h);
     spec.describe = [&r, &hm, &g](int y, int x) {
       return cell_span("query", "queries", y, r.n, hm.mean.rows(), g) + " " + g.times + " " +
-             cell_span("key", "keys", x, r.m, hm.mean.cols(), g) + "\nlargest weight " + scientific(hm.max(y, x)) +
-             ", mean " + scientific(hm.mean(y, x));
+             cell_span("key", "keys", x, r.m, hm.mean.cols(), g) + "\nlargest weight " + three_digits(hm.max(y, x)) +
+             ", mean " + three_digits(hm.mean(y, x));
     };
-    draw_heatmap(state, services, spec);
-    const DrawnRect& d = state.drawn[static_cast<size_t>(Stage::Weights)];
+    const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(state, services));
+    keep_drawn(state, Stage::Weights, ev);
+    handle_heatmap_menu(state, Stage::Weights, ev.menu);
+    const DrawnRect& d = ev.drawn;
     ImGui::SetCursorScreenPos(ImVec2(d.x0, d.y1 + fs * 0.4f));
-    draw_colorbar(state, *spec.map, spec.lo, spec.hi, false, std::max(fs * 5, d.x1 - d.x0));
+    draw_colorbar(pal, *spec.map, spec.lo, spec.hi, false, std::max(fs * 5, d.x1 - d.x0));
   } else {
     text_wrapped("No heatmap (the run kept none).");
   }
@@ -136,8 +135,8 @@ void draw_streaming_view(AppState& state, Services& services) {
     spec.id = "streamed_output";
     spec.stage = Stage::Output;
     spec.values = &out;
-    spec.map = &stage_colormap(state, Stage::Output);
-    std::tie(spec.lo, spec.hi) = stage_range(state, Stage::Output, nullptr);
+    spec.map = &stage_colormap(state.view, Stage::Output);
+    std::tie(spec.lo, spec.hi) = stage_range(state.results, Stage::Output);
     spec.diverging = true;
     spec.size = ImVec2(output_w, map_h);
     spec.max_cell = fs * 4;
@@ -146,10 +145,12 @@ void draw_streaming_view(AppState& state, Services& services) {
       return cell_span("query", "queries", y, n, rows, g) + ", v" + std::to_string(x + 1) + "\n" +
              (rows < n ? "mean output " : "output ") + fixed_decimals(out(y, x), 4);
     };
-    draw_heatmap(state, services, spec);
-    const DrawnRect& d = state.drawn[static_cast<size_t>(Stage::Output)];
+    const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(state, services));
+    keep_drawn(state, Stage::Output, ev);
+    handle_heatmap_menu(state, Stage::Output, ev.menu);
+    const DrawnRect& d = ev.drawn;
     ImGui::SetCursorScreenPos(ImVec2(d.x0, d.y1 + fs * 0.4f));
-    draw_colorbar(state, *spec.map, spec.lo, spec.hi, true, std::max(fs * 5, d.x1 - d.x0));
+    draw_colorbar(pal, *spec.map, spec.lo, spec.hi, true, std::max(fs * 5, d.x1 - d.x0));
   }
   ImGui::EndGroup();
   x = ImGui::GetItemRectMax().x + gap;
@@ -163,7 +164,7 @@ void draw_streaming_view(AppState& state, Services& services) {
   ImGui::Text("n %s m = %s %s %s", g.times, grouped(r.n).c_str(), g.times, grouped(r.m).c_str());
   ImGui::PopStyleColor();
   ImGui::Text("d_k = %d, d_v = %d", static_cast<int>(r.d_k), static_cast<int>(r.d_v));
-  ImGui::Text("computed in %.1f s", state.last_compute_ms / 1000.0);
+  ImGui::Text("computed in %.1f s", state.results.last_compute_ms / 1000.0);
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
   text_wrapped("Scores, logits, weights and saturation would take %s as n %s m matrices, so they were computed "
                      "tile by tile with an online softmax and never stored.",
@@ -179,11 +180,11 @@ void draw_streaming_view(AppState& state, Services& services) {
   ImGui::PopStyleColor();
   ImGui::Spacing();
   ImGui::TextUnformatted("Each pixel shows its block's");
-  if (ImGui::RadioButton("largest weight", show_max)) state.streamed.show_max = true;
+  if (ImGui::RadioButton("largest weight", show_max)) state.results.streamed.show_max = true;
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("A sharp weight on one key disappears in a block's mean; the largest keeps it visible.");
   }
-  if (ImGui::RadioButton("mean weight", !show_max)) state.streamed.show_max = false;
+  if (ImGui::RadioButton("mean weight", !show_max)) state.results.streamed.show_max = false;
   ImGui::EndChild();
 }
 

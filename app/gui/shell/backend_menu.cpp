@@ -34,9 +34,9 @@ void select_backend(AppState& state, Services& services, BackendChoice choice) {
   state.scaling.job.reset();  // a running lab used the old backend's sampler
   services.scaling_sampler.reset();
   services.backend = std::move(next);
-  state.backend_choice = choice;
-  state.backend_description = services.backend->description();
-  state.needs_compute = true;
+  state.results.backend_choice = choice;
+  state.results.backend_description = services.backend->description();
+  state.results.needs_compute = true;
   if (state.error.rfind("no GPU backend", 0) == 0) state.error.clear();
 }
 
@@ -52,7 +52,7 @@ void draw_backend_menu(AppState& state, Services& services) {
       {"Auto", BackendChoice::Auto, "A hardware GPU where OpenGL 4.3 is available, else the CPU."},
   };
   for (const Item& item : items) {
-    if (ImGui::MenuItem(item.label, nullptr, state.backend_choice == item.choice)) select_backend(state, services, item.choice);
+    if (ImGui::MenuItem(item.label, nullptr, state.results.backend_choice == item.choice)) select_backend(state, services, item.choice);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", item.tip);
   }
   ImGui::Separator();

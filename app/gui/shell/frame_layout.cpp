@@ -146,7 +146,7 @@ void refresh_style(AppState& state, Services& services) {
 
 void draw_app(AppState& state, Services& services) {
   refresh_style(state, services);
-  state.hovered = CellRef{};
+  state.pipeline.hovered = CellRef{};
   handle_shortcuts(state, services);
   const std::vector<std::string> dropped = std::move(state.dropped_files);
   state.dropped_files.clear();
@@ -193,8 +193,8 @@ void draw_app(AppState& state, Services& services) {
     // Presenter mode folds the column away while the pipeline beside it would be too narrow for
     // the numbers in its cells and the whole width is wide enough (measured last frame; the width
     // it needs does not depend on the width it gets, so this cannot flicker).
-    state.inputs_auto_folded = state.view.presenter && state.view.inputs_auto_fold && !state.view.inputs_hidden &&
-                               state.pipeline_needs_width > avail.x - lw - split - 6 && state.pipeline_needs_width <= avail.x;
+    state.layout.inputs_auto_folded = state.view.presenter && state.view.inputs_auto_fold && !state.view.inputs_hidden &&
+                               state.layout.pipeline_needs_width > avail.x - lw - split - 6 && state.layout.pipeline_needs_width <= avail.x;
     if (!inputs_column_hidden(state)) {
       ImGui::BeginChild("##left", ImVec2(lw, avail.y), false);
       for (const PanelInfo& p : panel_list()) {
@@ -219,18 +219,18 @@ void draw_app(AppState& state, Services& services) {
     if (bh <= 0) {
       // Automatic: the pipeline gets what its heatmaps can use (45% to 72%), and more when its
       // numbers need it (a six-token lesson on a 720-pixel-high projector); the tabs the rest.
-      const float main_h = state.pipeline_wants_height > 0 ? std::clamp(state.pipeline_wants_height, right_h * 0.45f, right_h * 0.72f)
+      const float main_h = state.layout.pipeline_wants_height > 0 ? std::clamp(state.layout.pipeline_wants_height, right_h * 0.45f, right_h * 0.72f)
                                                            : right_h * 0.7f;
       const float overhead = split + ImGui::GetStyle().ItemSpacing.y * 2;  // the splitter and the spacing around it
       bh = std::max(right_h - overhead - main_h, fs * 6.0f);
-      const float for_numbers = right_h - overhead - state.pipeline_needs_height;
-      if (state.pipeline_needs_height > 0 && for_numbers < bh) bh = std::max(for_numbers, min_bottom);
+      const float for_numbers = right_h - overhead - state.layout.pipeline_needs_height;
+      if (state.layout.pipeline_needs_height > 0 && for_numbers < bh) bh = std::max(for_numbers, min_bottom);
       // The Lesson tab in view (drawn last frame) gets the height its whole text needs when the
       // pipeline can spare it and keep its numbers' height and 45% of the column; a text that
       // would not fit even then scrolls, and the pipeline keeps its size.
       const bool lesson_shown = state.lesson.panel_drawn_frame >= ImGui::GetFrameCount() - 1;
       const float lesson_h = state.lesson.panel_needs_height + ImGui::GetFrameHeightWithSpacing();
-      const float keep = std::max(state.pipeline_needs_height, right_h * 0.45f);
+      const float keep = std::max(state.layout.pipeline_needs_height, right_h * 0.45f);
       if (lesson_shown && lesson_h > bh && lesson_h <= right_h - overhead - keep) bh = lesson_h;
     }
     if (state.view.tabs_enlarged) bh = std::max(bh, right_h * 0.55f);
@@ -266,7 +266,7 @@ void draw_app(AppState& state, Services& services) {
 
   for (const PanelInfo& p : panel_list()) {
     if (p.slot != Slot::Window) continue;
-    bool& open = window_open(state, p.name);
+    bool& open = window_open(state.view, p.name);
     if (!open) continue;
     // The Model and Training windows' grids of every head need the screen (a projector's 1024 × 768
     // included).

@@ -22,7 +22,7 @@ void draw_lessons_menu(AppState& state, Services& services) {
       state.lesson.walk.active = false;
       // A lesson with a special view opens on it.
       try {
-        if (load_preset(p.name).lesson.view != LessonView::Plain) window_open(state, "Lesson view") = true;
+        if (load_preset(p.name).lesson.view != LessonView::Plain) window_open(state.view, "Lesson view") = true;
       } catch (const InputError&) {
       }
     }

@@ -116,7 +116,7 @@ void write_png(const std::string& path, int w, int h) {
 std::string layout_json(const AppState& state, float scale) {
   std::string out = "{";
   for (int k = 0; k < kStageCount; ++k) {
-    const DrawnRect& d = state.drawn[static_cast<size_t>(k)];
+    const DrawnRect& d = state.pipeline.drawn[static_cast<size_t>(k)];
     if (!d.drawn) continue;
     char buf[200];
     std::snprintf(buf, sizeof buf, "%s\"%s\": [%.0f, %.0f, %.0f, %.0f]", out.size() > 1 ? ", " : "",
@@ -124,7 +124,7 @@ std::string layout_json(const AppState& state, float scale) {
     out += buf;
   }
   // The active backend's description, for tests of `gui --backend` (no quotes or backslashes).
-  std::string backend = state.backend_description;
+  std::string backend = state.results.backend_description;
   backend.erase(std::remove_if(backend.begin(), backend.end(), [](char ch) { return ch == '"' || ch == '\\'; }),
                 backend.end());
   out += std::string(out.size() > 1 ? ", " : "") + "\"backend\": \"" + backend + "\"";
@@ -186,16 +186,16 @@ bool is_matrix_file(const std::string& path) {
 void open_start_model(AppState& state, const GuiOptions& options) {
   open_model_file(state, options.model);
   if (!state.model.model) throw InputError("--model " + state.model.error);
-  if (!options.model_text.empty()) set_model_text(state, options.model_text);
+  if (!options.model_text.empty()) set_model_text(state.model, options.model_text, state.platform.threads);
   if (!state.model.error.empty()) throw InputError(state.model.error);
   if (state.model.job) {
     while (!state.model.job->done()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  poll_model_run(state);
+  poll_model_run(state.model);
   if (!state.model.error.empty()) throw InputError(state.model.error);
   if (options.model_layer >= 0 || options.model_head >= 0) {
     model::check_head(*state.model.model, options.model_layer, options.model_head);
-    choose_head(state, options.model_layer, options.model_head);
+    choose_head(state.model, options.model_layer, options.model_head);
     state.model.enlarged = true;
     if (options.lift) lift_chosen_head(state);
   }
@@ -306,7 +306,7 @@ void take_requested_screenshot(AppState& state, int fw, int fh) {
     state.error = e.what();
   }
   ex.screenshot_path.clear();
-  if (ex.reopen_after_screenshot) window_open(state, "Export") = true;
+  if (ex.reopen_after_screenshot) window_open(state.view, "Export") = true;
   ex.reopen_after_screenshot = false;
 }
 
@@ -326,8 +326,8 @@ bool training_for_screenshot(AppState& state, Loop& loop) {
   if (loop.train_until <= 0) return false;
   const TrainingView& v = state.training.view;
   if (!state.training.job || v.phase == TrainingPhase::Failed || v.phase == TrainingPhase::Finished) return false;
-  if (v.step >= loop.train_until && v.phase == TrainingPhase::Running) pause_training(state);
-  return v.step < loop.train_until || training_busy(state);
+  if (v.step >= loop.train_until && v.phase == TrainingPhase::Running) pause_training(state.training);
+  return v.step < loop.train_until || training_busy(state.training);
 }
 
 // One run of the window: everything a frame needs. The desktop keeps it on run_gui's stack; in the
@@ -357,7 +357,7 @@ bool run_frame(GuiRun& run) {
   run.platform.before_frame(state);
   if (shooting || loop.busy_frames > 0) glfwPollEvents();
   // A streaming run's progress: 10 updates a second; a model training: its curve at 30 frames a second.
-  else glfwWaitEventsTimeout(training_busy(state) ? 1.0 / 30 : state.job ? 0.1 : 0.5);
+  else glfwWaitEventsTimeout(training_busy(state.training) ? 1.0 / 30 : state.results.job ? 0.1 : 0.5);
   const auto t0 = std::chrono::steady_clock::now();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
@@ -378,7 +378,7 @@ bool run_frame(GuiRun& run) {
   take_requested_screenshot(state, fw, fh);
   // A screenshot shows the computed document: its N frames start once a streaming run has
   // finished (a dense computation happens before the first frame).
-  const bool waiting = state.job || training_for_screenshot(state, loop);
+  const bool waiting = state.results.job || training_for_screenshot(state, loop);
   loop.frame = shooting && waiting ? 0 : loop.frame + 1;
   const bool last = shooting && loop.frame >= options.frames;
   if (shooting && waiting) std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -403,7 +403,7 @@ bool run_frame(GuiRun& run) {
   state.frame_ms = static_cast<float>(ms);
   if (!waiting) loop.frame_ms.push_back(ms);  // frames that waited on a streaming run are not the UI's cost
   const InputPrint print = input_print();
-  loop.busy_frames = print == loop.last_print && !state.needs_compute && !state.scaling.running() ? loop.busy_frames - 1 : 8;
+  loop.busy_frames = print == loop.last_print && !state.results.needs_compute && !state.scaling.running() ? loop.busy_frames - 1 : 8;
   loop.last_print = print;
   run.platform.after_frame(state, services, loop.frame_ms.size(),
                            [&] { return layout_json(state, static_cast<float>(fw) / std::max(ImGui::GetIO().DisplaySize.x, 1.0f)); });
@@ -470,7 +470,7 @@ void start_run(GuiRun& run) {
   // that cannot be had shows its reason in place and the CPU stays, as from the menu).
   if (run.options.backend == "gpu") select_backend(state, services, BackendChoice::Gpu);
   if (run.options.backend == "auto") select_backend(state, services, BackendChoice::Auto);
-  if (state.backend_description.empty()) state.backend_description = services.backend->description();
+  if (state.results.backend_description.empty()) state.results.backend_description = services.backend->description();
 
   try {
     run.renderer = std::make_unique<HeatmapRenderer>(run.platform.gles());
@@ -483,10 +483,10 @@ void start_run(GuiRun& run) {
   // screenshots of docs/ and the tests that shoot it).
   if (const char* train = std::getenv("ATTNLAB_GUI_TRAIN"); train && std::atoi(train) > 0) {
     run.loop.train_until = std::atoi(train);
-    window_open(state, "Training") = true;
-    ensure_training_form(state);
+    window_open(state.view, "Training") = true;
+    ensure_training_form(state.training);
     state.training.form_open = false;
-    start_training(state);
+    start_training(state.training, state.platform.threads);
   }
 }
 

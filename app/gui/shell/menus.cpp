@@ -14,10 +14,10 @@ void draw_file_menu(AppState& state, Services& services) {
   if (ImGui::MenuItem("Open scenario...", "Ctrl+O")) open_file_dialog(state, FilePurpose::OpenScenario);
   if (ImGui::MenuItem("Open model...")) {
     // The Model window says where GPT-2 lives in a Hugging Face cache; the dialog picks the file.
-    window_open(state, "Model") = true;
+    window_open(state.view, "Model") = true;
     open_file_dialog(state, FilePurpose::OpenModel);
   }
-  if (ImGui::MenuItem("Train a model...", "F2")) window_open(state, "Training") = true;
+  if (ImGui::MenuItem("Train a model...", "F2")) window_open(state.view, "Training") = true;
   if (ImGui::MenuItem("Save", "Ctrl+S", false, true)) {
     if (state.scenario_path.empty()) open_file_dialog(state, FilePurpose::SaveScenario);
     else save_scenario_file(state, state.scenario_path);
@@ -28,10 +28,10 @@ void draw_file_menu(AppState& state, Services& services) {
   if (ImGui::MenuItem("Open .npy/.csv into K...")) open_file_dialog(state, FilePurpose::OpenMatrixK);
   if (ImGui::MenuItem("Open .npy/.csv into V...")) open_file_dialog(state, FilePurpose::OpenMatrixV);
   ImGui::Separator();
-  if (ImGui::MenuItem("Export figure or data...", nullptr, false, state.has_result)) {
+  if (ImGui::MenuItem("Export figure or data...", nullptr, false, state.results.has_result)) {
     open_export_dialog(state, state.export_ui.stage);
   }
-  if (ImGui::MenuItem("Export the pipeline figure...", nullptr, false, state.has_result)) {
+  if (ImGui::MenuItem("Export the pipeline figure...", nullptr, false, state.results.has_result)) {
     open_export_dialog(state, Stage::Pipeline);
   }
   if (ImGui::MenuItem("Save window screenshot")) request_window_screenshot(state);
@@ -89,13 +89,13 @@ void draw_view_menu(AppState& state, Services& services) {
   ImGui::Separator();
   for (const PanelInfo& p : panel_list()) {
     if (p.slot != Slot::Window) continue;
-    ImGui::MenuItem(p.name, std::string_view(p.name) == "Training" ? "F2" : nullptr, &window_open(state, p.name));
+    ImGui::MenuItem(p.name, std::string_view(p.name) == "Training" ? "F2" : nullptr, &window_open(state.view, p.name));
   }
 }
 
 void draw_help_menu(AppState& state, Services& services) {
   (void)services;
-  if (ImGui::MenuItem("Help and shortcuts", "F1")) window_open(state, "Help") = true;
+  if (ImGui::MenuItem("Help and shortcuts", "F1")) window_open(state.view, "Help") = true;
 }
 
 }  // namespace attnlab::gui

@@ -87,9 +87,9 @@ void handle_shortcuts(AppState& state, Services& services) {
       }
     }
   }
-  if (pressed(GLFW_KEY_ESCAPE)) state.selected = CellRef{};
-  if (pressed(GLFW_KEY_F1)) window_open(state, "Help") = !window_open(state, "Help");
-  if (pressed(GLFW_KEY_F2)) window_open(state, "Training") = !window_open(state, "Training");
+  if (pressed(GLFW_KEY_ESCAPE)) state.pipeline.selected = CellRef{};
+  if (pressed(GLFW_KEY_F1)) window_open(state.view, "Help") = !window_open(state.view, "Help");
+  if (pressed(GLFW_KEY_F2)) window_open(state.view, "Training") = !window_open(state.view, "Training");
 }
 
 }  // namespace attnlab::gui

@@ -26,11 +26,11 @@ void draw_status_bar(AppState& state, Services& services, float height) {
       ImGui::PushFont(small);
       ImGui::SetCursorPosY((height - ImGui::GetFontSize()) * 0.5f);
     }
-    const Result& r = state.result;
-    ImGui::Text("%s", state.backend_description.empty() ? services.backend->description().c_str()
-                                                       : state.backend_description.c_str());
+    const Result& r = state.results.result;
+    ImGui::Text("%s", state.results.backend_description.empty() ? services.backend->description().c_str()
+                                                       : state.results.backend_description.c_str());
     ImGui::SameLine(0, 24);
-    ImGui::Text("recompute %.2f ms", state.last_compute_ms);
+    ImGui::Text("recompute %.2f ms", state.results.last_compute_ms);
     ImGui::SameLine(0, 24);
     ImGui::Text("frame %.1f ms", state.frame_ms);
     ImGui::SameLine(0, 24);

@@ -12,6 +12,7 @@
 #include "engine/io/scenario.hpp"
 #include "engine/model/model_report.hpp"
 #include "gui/base/look.hpp"
+#include "gui/widgets/drawn_rect.hpp"
 #include "gui/state/lesson_ui.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/state/result_caches.hpp"
@@ -62,18 +63,6 @@ struct History {
   static constexpr size_t kMaxEntries = 200;
 };
 
-// Where a heatmap was drawn last frame (screen pixels): the automatic layout, tests and the screenshot
-// check read it.
-struct DrawnRect {
-  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  int rows = 0, cols = 0;
-  bool drawn = false;
-  float number_size = 0;        // the font size of the numbers inside the cells; 0: none drawn
-  float left = 0;               // the left edge of the row labels (x0 when there are none)
-  float top = 0;                // the top edge of the column labels (y0 when there are none)
-  bool labels_cut = false;      // some token label was drawn shortened
-  bool labels_rotated = false;  // the column labels read upwards (too wide to fit across a cell)
-};
 
 // Settings that are not part of the document: kept in the session file, never undone. The Look
 // (presenter mode, theme) is what every drawing depends on.
@@ -224,85 +213,98 @@ struct RecoveryUi {
   std::shared_ptr<BackgroundWrite> in_flight;  // a large document's write, running (recovery_store.hpp)
 };
 
-struct AppState {
-  Document doc;
-  std::uint64_t doc_version = 0;  // bumped by every change to doc (undo, redo and resets too)
-  std::string scenario_path;   // where it was opened from / saved to; empty for a new one
-
-  // The result of the last good computation of the document; kept when a computation fails.
-  Result result;
+// The results: the last good computation of the document, what is derived from it once (not per
+// frame: n × m scans cost at n = 1024), the streaming run under way and the lesson views' numbers.
+// A result carries the document it was computed from (`computed_doc`): whatever explains, labels or
+// exports a result uses that, never the live document, which an edit may already have moved on.
+struct Results {
+  Result result;  // kept when a computation fails
   bool has_result = false;
-  // Derived from the result once per computation, not per frame (n × m scans cost at n = 1024):
+  // The document the result was computed from. An edit whose computation is refused as bad input
+  // (scores that are not a number, sizes that cannot fit) is also rolled back to it.
+  std::optional<Document> computed_doc;
   BlockGrid blocked;  // n × m, the mask the result was computed with
   std::array<std::pair<double, double>, kStageCount> ranges{};  // finite min/max of each stage
   OverflowNotes overflow;  // why any stage shows ±∞ (float32 overflow), one sentence per kind
-  // The document the result was computed from: an edit whose computation is refused as bad input
-  // (scores that are not a number, sizes that cannot fit) is rolled back to it.
-  std::optional<Document> computed_doc;
+  StreamedViews streamed;  // derived from a streamed result once (result_caches.hpp)
   bool needs_compute = true;
   std::uint64_t result_version = 0;  // bumped on every new result (GL textures re-upload on change)
   double last_compute_ms = 0;
   std::string backend_description;
   BackendChoice backend_choice = BackendChoice::Cpu;
   // A document too large for dense stages (compute_job.hpp: gui_streams) is computed by streaming
-  // on a background thread; set while that runs. The result stays the last good one meanwhile
-  // (has_result is false when its sizes differ from the document's).
+  // on a background thread; set while that runs, with the document it computes. The result stays
+  // the last good one meanwhile (has_result is false when its sizes differ from the document's).
   std::shared_ptr<ComputeJob> job;
+  std::optional<Document> job_doc;
   bool job_cancelled = false;  // the user cancelled the last streaming run: nothing is computing
-  StreamedViews streamed;  // derived from a streamed result once (result_caches.hpp)
+  LessonViewModel lesson_model;  // what the lesson views draw, once per document (lesson_view_model.hpp)
+};
 
-  ScalingLabState scaling;
-
-  // The one-sentence reason the last edit, file or computation was refused (shown in place).
-  std::string error;
-  std::string notice;  // a short confirmation ("Saved lesson.json")
-
-  History history;
-  ViewSettings view;
-  std::array<DrawnRect, kStageCount> drawn{};
+// The pipeline's heatmaps as the user sees and points at them.
+struct PipelineUi {
+  std::array<DrawnRect, kStageCount> drawn{};  // each stage's heatmap as drawn last frame
   // The walk-through step's inputs as drawn last frame, top or left first: `drawn` keeps one per
   // stage, and a step's inputs share their stage with its result.
   std::vector<DrawnRect> walk_inputs_drawn;
   CellRef hovered;   // under the mouse this frame
   CellRef selected;  // clicked: the explain panel follows it when nothing is hovered
-  std::string focus_panel;
-  // Measured by the pipeline panel each frame, used by the host's automatic layout on the next:
+};
+
+// Measured by the pipeline panel each frame, used by the host's automatic layout on the next.
+struct LayoutUi {
   float pipeline_wants_height = 0;  // the height its heatmaps can use
   float pipeline_needs_height = 0;  // the height below which the numbers in its cells get too small
   float pipeline_needs_width = 0;   // the width below which the numbers in its cells get too small
   bool inputs_auto_folded = false;  // the host folded the inputs column this frame (inputs_auto_fold)
+};
 
+// The app: the document and its history, the results, the view settings, a UI struct per window,
+// and what the shell keeps (the status line, files, the frame).
+struct AppState {
+  Document doc;
+  std::uint64_t doc_version = 0;  // bumped by every change to doc (undo, redo and resets too)
+  std::string scenario_path;   // where it was opened from / saved to; empty for a new one
+  History history;
+
+  Results results;
+
+  ViewSettings view;
+  PipelineUi pipeline;
+  LayoutUi layout;
   InputsUi inputs;
   ExportUi export_ui;
   ModelUi model;
   TrainingUi training;  // the Training window (training_ui.hpp)
-  LessonUi lesson;          // the walk-through and the special lesson views (lesson_ui.hpp)
-  LessonViewModel lesson_model;  // what the lesson views draw, once per document (lesson_view_model.hpp)
+  LessonUi lesson;      // the walk-through and the special lesson views (lesson_ui.hpp)
+  ScalingLabState scaling;
   RecoveryUi recovery;
   FileDialogState file_dialog;
   PendingResize pending_resize;
-  std::vector<std::string> recent_files;  // most recent first
-  std::vector<std::string> dropped_files;  // from the window, handled next frame
-  PlatformTraits platform;              // set once at start-up from the platform
-  std::vector<Delivery> deliveries;     // written this frame, handed over by the platform after it
 
+  // The one-sentence reason the last edit, file or computation was refused (shown in place).
+  std::string error;
+  std::string notice;  // a short confirmation ("Saved lesson.json")
+  std::string focus_panel;  // a tab to bring forward on the next frame
+  std::vector<std::string> recent_files;   // most recent first
+  std::vector<std::string> dropped_files;  // from the window, handled next frame
+  PlatformTraits platform;                 // set once at start-up from the platform
+  std::vector<Delivery> deliveries;        // written this frame, handed over by the platform after it
   float frame_ms = 0;  // the last frame's time
   bool quit_requested = false;
   bool style_dirty = true;  // theme or presenter changed: rebuild the ImGui style
   bool small_screen = false;  // small_screen(display size) at the last frame (presenter mode's smaller font)
 };
 
-// The stage's matrix in the current result (saturation included).
-const Matrix& stage_matrix(const Result& r, Stage s);
-// True for the signed stages drawn with the diverging colormap (scores, logits, output).
-bool stage_is_signed(Stage s);
-
+// The scenario the shown result was computed from (the live one until a first result): what labels,
+// explanations and exports of the result use, since an edit may already have changed the live one.
+const Scenario& shown_scenario(const AppState& s);
 // The display labels of query rows and key columns (the scenario's, or t1, t2, ...).
-std::vector<std::string> query_labels(const AppState& s);
-std::vector<std::string> key_labels(const AppState& s);
+std::vector<std::string> query_labels(const Scenario& s);
+std::vector<std::string> key_labels(const Scenario& s);
 
 // Floating windows ("Help", "Model", ...: the registry's Slot::Window panels) are shown while this is true.
-bool& window_open(AppState& state, const char* name);
+bool& window_open(ViewSettings& view, const char* name);
 
 // Whether the inputs column is folded away this frame: by the user (I) or by presenter mode.
 bool inputs_column_hidden(const AppState& s);

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <new>
+#include <utility>
 
 namespace attnlab::gui {
 
@@ -17,8 +18,8 @@ namespace {
 // document goes back to the one the shown result belongs to, so what is on screen stays consistent
 // and the next frame does not retry. The refused edit's undo entry stays (undoing it is harmless).
 void roll_back_to_computed(AppState& state) {
-  if (!state.computed_doc) return;
-  state.doc = *state.computed_doc;
+  if (!state.results.computed_doc) return;
+  state.doc = *state.results.computed_doc;
   ++state.doc_version;
   state.history.merge_key.clear();
   state.error += "; the edit was not applied";
@@ -26,36 +27,38 @@ void roll_back_to_computed(AppState& state) {
 
 // Takes a finished streaming run's result (or its error) into the state.
 void poll_job(AppState& state) {
-  if (!state.job || !state.job->done()) return;
-  const std::shared_ptr<ComputeJob> job = std::move(state.job);
+  if (!state.results.job || !state.results.job->done()) return;
+  const std::shared_ptr<ComputeJob> job = std::move(state.results.job);
   std::optional<Result> r = job->take_result();
   if (!r) {
-    if (job->error() == "cancelled") state.job_cancelled = true;
+    if (job->error() == "cancelled") state.results.job_cancelled = true;
     else state.error = job->error();
     return;
   }
-  state.blocked = BlockGrid();  // n × m would not fit: the streaming views never need it
-  for (int k = 0; k < kStageCount; ++k) state.ranges[static_cast<size_t>(k)] = {0.0, 1.0};
-  state.ranges[static_cast<size_t>(Stage::Output)] = finite_range(r->output, nullptr);
-  state.streamed = streamed_views(*r);
-  state.result = std::move(*r);
-  state.has_result = true;
-  ++state.result_version;
-  state.last_compute_ms = job->elapsed_ms();
-  state.backend_description = job->description();
+  state.results.blocked = BlockGrid();  // n × m would not fit: the streaming views never need it
+  for (int k = 0; k < kStageCount; ++k) state.results.ranges[static_cast<size_t>(k)] = {0.0, 1.0};
+  state.results.ranges[static_cast<size_t>(Stage::Output)] = finite_range(r->output, nullptr);
+  state.results.streamed = streamed_views(*r);
+  state.results.result = std::move(*r);
+  state.results.has_result = true;
+  state.results.computed_doc = std::exchange(state.results.job_doc, std::nullopt);
+  ++state.results.result_version;
+  state.results.last_compute_ms = job->elapsed_ms();
+  state.results.backend_description = job->description();
   if (!job->fallback_note().empty()) state.notice = job->fallback_note();
 }
 
 }  // namespace
 
 void start_streaming(AppState& state, const Services& services) {
-  state.job.reset();  // cancels a stale run and waits for its current tile
-  state.job_cancelled = false;
+  state.results.job.reset();  // cancels a stale run and waits for its current tile
+  state.results.job_cancelled = false;
   try {
     Problem problem = state.doc.scenario.problem();
     validate_problem(problem);
-    if (state.result.n != problem.Q.rows() || state.result.m != problem.K.rows()) state.has_result = false;
-    state.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version,
+    if (state.results.result.n != problem.Q.rows() || state.results.result.m != problem.K.rows()) state.results.has_result = false;
+    state.results.job_doc = state.doc;
+    state.results.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version,
                                              services.backend && services.backend->kind() == BackendKind::Gpu,
                                              state.platform.threads);
   } catch (const InputError& e) {
@@ -66,37 +69,37 @@ void start_streaming(AppState& state, const Services& services) {
 }
 
 void cancel_streaming(AppState& state) {
-  if (!state.job) return;
-  state.job.reset();
-  state.job_cancelled = true;
+  if (!state.results.job) return;
+  state.results.job.reset();
+  state.results.job_cancelled = true;
 }
 
 void recompute_if_needed(AppState& state, Services& services) {
   poll_job(state);
-  if (!state.needs_compute) return;
-  state.needs_compute = false;
+  if (!state.results.needs_compute) return;
+  state.results.needs_compute = false;
   if (gui_streams(state.doc.scenario.Q.rows(), state.doc.scenario.K.rows())) {
     start_streaming(state, services);
     return;
   }
-  state.job.reset();  // a dense document makes a streaming run stale
-  state.job_cancelled = false;
+  state.results.job.reset();  // a dense document makes a streaming run stale
+  state.results.job_cancelled = false;
   const auto t0 = std::chrono::steady_clock::now();
   try {
     const Problem problem = state.doc.scenario.problem();
     Result r = services.backend->compute(problem);
-    state.blocked = mask_grid(problem.options.mask, r.n, r.m);
+    state.results.blocked = mask_grid(problem.options.mask, r.n, r.m);
     for (int k = 0; k < kStageCount; ++k) {
       const Stage st = static_cast<Stage>(k);
-      state.ranges[static_cast<size_t>(k)] =
-          r.dense || st == Stage::Output ? finite_range(stage_matrix(r, st), st == Stage::Logits ? &state.blocked : nullptr)
+      state.results.ranges[static_cast<size_t>(k)] =
+          r.dense || st == Stage::Output ? finite_range(stage_matrix(r, st), st == Stage::Logits ? &state.results.blocked : nullptr)
                                          : std::pair<double, double>{0.0, 1.0};
     }
-    state.overflow = overflow_notes(r, state.blocked, query_labels(state));
-    state.result = std::move(r);
-    state.has_result = true;
-    ++state.result_version;
-    state.computed_doc = state.doc;
+    state.results.overflow = overflow_notes(r, state.results.blocked, query_labels(state.doc.scenario));
+    state.results.result = std::move(r);
+    state.results.has_result = true;
+    ++state.results.result_version;
+    state.results.computed_doc = state.doc;
   } catch (const InputError& e) {
     state.error = e.what();
     roll_back_to_computed(state);
@@ -106,8 +109,8 @@ void recompute_if_needed(AppState& state, Services& services) {
   } catch (const std::exception& e) {
     state.error = std::string("the ") + services.backend->description() + " backend failed: " + e.what();
   }
-  state.last_compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  state.backend_description = services.backend->description();
+  state.results.last_compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  state.results.backend_description = services.backend->description();
 }
 
 }  // namespace attnlab::gui

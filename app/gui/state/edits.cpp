@@ -310,7 +310,7 @@ void load_scenario(AppState& s, const Scenario& scenario, const std::string& pat
   });
   if (ok) {
     s.scenario_path = path;
-    s.selected = CellRef{};
+    s.pipeline.selected = CellRef{};
   }
 }
 

@@ -51,7 +51,7 @@ bool apply(AppState& state, std::string_view name, const std::function<void(Docu
   h.redo.clear();
   h.merge_key = std::string(merge_key);
   state.doc = std::move(next);
-  state.needs_compute = true;
+  state.results.needs_compute = true;
   ++state.doc_version;
   state.error.clear();
   state.notice.clear();
@@ -76,7 +76,7 @@ void step(AppState& state, std::vector<Snapshot>& from, std::vector<Snapshot>& t
   to.push_back(Snapshot{snap.action, std::move(state.doc)});
   state.doc = std::move(snap.doc);
   state.history.merge_key.clear();
-  state.needs_compute = true;
+  state.results.needs_compute = true;
   ++state.doc_version;
   state.error.clear();
   state.notice = std::string(verb) + " " + snap.action;
@@ -94,9 +94,9 @@ void reset_document(AppState& state, Scenario scenario, std::string path) {
                              display_tokens(s.query_tokens, s.Q.rows()) == display_tokens(s.key_tokens, s.K.rows());
   state.scenario_path = std::move(path);
   state.history = History{};
-  state.needs_compute = true;
+  state.results.needs_compute = true;
   ++state.doc_version;
-  state.selected = CellRef{};
+  state.pipeline.selected = CellRef{};
 }
 
 }  // namespace attnlab::gui

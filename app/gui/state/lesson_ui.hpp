@@ -76,10 +76,6 @@ struct LessonUi {
 
   // Precision view: which of the 18 runs is shown cell by cell.
   int precision_run = 9;  // float16, no max-subtraction, −∞: the overflow
-  // The 18 emulated runs, made once per result (AppState::result_version): redoing them every
-  // frame made the view take seconds per frame on a loaded machine.
-  std::vector<PrecisionRun> precision_runs;
-  std::uint64_t precision_version = UINT64_MAX;
 
   // Geometry view: the point being dragged (a query, key or value: its matrix and row; none when
   // nothing is dragged) and the plane's half-width, frozen while dragging so the plane does not
@@ -87,11 +83,6 @@ struct LessonUi {
   std::optional<Which> drag_kind;
   int drag_index = -1;
   double plane_half = 0;
-
-  // d_k sweep view: the exercise's means over trials, computed once per lesson (it takes about half
-  // a second on the CPU, far too long to repeat every frame).
-  std::vector<ScalingSweepRow> sweep_rows;
-  std::string sweep_key;
 
   // Online-softmax view: the tile of keys shown (0-based; the keys walk through them).
   int online_step = 0;

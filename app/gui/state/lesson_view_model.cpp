@@ -1,12 +1,10 @@
-// The lesson views' derived results (see lesson_view_model.hpp).
+// The lesson views' numbers, kept per result (see lesson_view_model.hpp).
 #include "gui/state/lesson_view_model.hpp"
 
-#include "engine/lessons/lesson_math.hpp"
 #include "gui/state/app_state.hpp"
 #include "gui/state/services.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <new>
 
@@ -14,84 +12,61 @@ namespace attnlab::gui {
 
 namespace {
 
-// The problem computed on the chosen backend; a refusal or a backend failure becomes the sentence.
-ViewResult compute_variant(Services& services, const Problem& p) {
-  ViewResult v;
-  v.options = p.options;
-  try {
-    v.result = services.backend->compute(p);
-    v.blocked = mask_grid(p.options.mask, v.result.n, v.result.m);
-  } catch (const InputError& e) {
-    v.error = e.what();
-  } catch (const std::bad_alloc&) {
-    v.error = "this view's computation ran out of memory";
-  } catch (const std::exception& e) {
-    v.error = "the " + services.backend->description() + " backend failed: " + e.what();
-  }
-  return v;
-}
-
-// Forgets everything computed for an older document.
+// Forgets everything computed for an older result.
 LessonViewModel& current(AppState& state) {
-  LessonViewModel& m = state.lesson_model;
-  if (m.doc_version != state.doc_version) {
+  LessonViewModel& m = state.results.lesson_model;
+  if (m.result_version != state.results.result_version) {
+    const MultiHeadView multihead = std::move(m.multihead);  // keyed by the document and its weights
     m = LessonViewModel{};
-    m.doc_version = state.doc_version;
+    m.multihead = multihead;
+    m.result_version = state.results.result_version;
   }
   return m;
 }
 
 }  // namespace
 
-const ViewResult& view_result(AppState& state, Services& services, const std::string& name, double param,
-                              const std::function<void(Problem&)>& change) {
+const LessonNumbers* lesson_numbers_any(AppState& state, Services& services, std::string& error) {
   LessonViewModel& m = current(state);
-  auto it = m.variants.find(name);
-  if (it != m.variants.end() && it->second.param == param) return it->second.value;
-  ViewResult v;
-  try {
-    Problem p = state.doc.scenario.problem();
-    change(p);
-    v = compute_variant(services, p);
-  } catch (const InputError& e) {
-    v.error = e.what();
+  if (!m.numbers && m.error.empty()) {
+    if (!state.results.has_result) {
+      m.error = "nothing computed yet";
+    } else {
+      // The GUI's d_k sweep averages over at most 200 trials: enough for the table, and quick.
+      LessonDetail detail;
+      detail.max_sweep_trials = 200;
+      const Scenario& s = shown_scenario(state);
+      try {
+        m.numbers = compute_lesson(s.lesson.view, s, state.results.result, *services.backend, detail);
+      } catch (const InputError& e) {
+        m.error = e.what();
+      } catch (const std::bad_alloc&) {
+        m.error = "this view's computation ran out of memory";
+      }
+    }
   }
-  LessonViewModel::Variant& slot = m.variants[name];
-  slot.param = param;
-  slot.value = std::move(v);
-  return slot.value;
+  error = m.error;
+  return m.numbers ? &*m.numbers : nullptr;
 }
 
-const TemperatureCurves& temperature_curves(AppState& state, Services& services, int count) {
+const LessonVariant& lesson_at_temperature(AppState& state, Services& services, double tau) {
   LessonViewModel& m = current(state);
-  if (m.has_curves) return m.curves;
-  m.has_curves = true;
-  TemperatureCurves& c = m.curves;
-  const Scenario& s = state.doc.scenario;
-  c.taus = log_spaced(s.lesson.tau_min, s.lesson.tau_max, count);
-  for (const double tau : c.taus) {
-    Problem p = s.problem();
-    p.options.temperature = tau;
-    const ViewResult v = compute_variant(services, p);
-    if (!v.ok()) {
-      c = TemperatureCurves{};
-      c.error = v.error;
-      break;
+  if (m.tau != tau) {
+    m.tau = tau;
+    try {
+      Problem p = shown_scenario(state).problem();
+      p.options.temperature = tau;
+      m.at_tau = compute_variant(*services.backend, p);
+    } catch (const InputError& e) {
+      m.at_tau = LessonVariant{};
+      m.at_tau.error = e.what();
     }
-    double a = 0, b = 0;
-    for (const RowDiagnostics& row : v.result.rows) {
-      a += row.max_weight;
-      b += row.entropy;
-    }
-    const auto rows = static_cast<double>(v.result.rows.size());
-    c.max_weight.push_back(static_cast<float>(a / rows));
-    c.entropy.push_back(static_cast<float>(b / rows));
   }
-  return c;
+  return m.at_tau;
 }
 
 const MultiHeadView& multihead_view(AppState& state) {
-  MultiHeadView& view = state.lesson_model.multihead;
+  MultiHeadView& view = state.results.lesson_model.multihead;
   const LessonUi& ui = state.lesson;
   if (view.doc_version == state.doc_version && view.weights_version == ui.weights_version) return view;
   view.doc_version = state.doc_version;
@@ -104,22 +79,6 @@ const MultiHeadView& multihead_view(AppState& state) {
     view.error = e.what();
   }
   return view;
-}
-
-const OnlineSoftmaxModel& online_softmax_model(AppState& state) {
-  LessonViewModel& m = current(state);
-  if (m.online_result_version == state.result_version) return m.online;
-  m.online_result_version = state.result_version;
-  m.online = OnlineSoftmaxModel{};
-  try {
-    if (!state.has_result) throw InputError("nothing computed yet");
-    m.online.lesson = online_softmax_lesson(state.doc.scenario.problem(), state.doc.scenario.lesson.tile, state.result.output);
-  } catch (const InputError& e) {
-    m.online.error = e.what();
-  } catch (const std::bad_alloc&) {
-    m.online.error = "the online softmax ran out of memory";
-  }
-  return m.online;
 }
 
 void sync_lesson_ui(AppState& state) {

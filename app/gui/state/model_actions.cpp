@@ -19,7 +19,7 @@ bool is_model_path(const std::string& path) {
 
 void open_model_file(AppState& state, const std::string& path) {
   ModelUi& m = state.model;
-  window_open(state, "Model") = true;
+  window_open(state.view, "Model") = true;
   try {
     std::shared_ptr<const model::Gpt2Model> opened = model::open_model(path);
     m.job.reset();
@@ -43,7 +43,7 @@ void open_model_file(AppState& state, const std::string& path) {
         text = probe_text(model::probe_sequence(model::parse_task_json(m.model->config().task_json, path)));
       }
     }
-    set_model_text(state, text);
+    set_model_text(m, text, state.platform.threads);
   } catch (const InputError& e) {
     m.error = e.what();
   } catch (const std::bad_alloc&) {
@@ -51,8 +51,7 @@ void open_model_file(AppState& state, const std::string& path) {
   }
 }
 
-void set_model_text(AppState& state, const std::string& text) {
-  ModelUi& m = state.model;
+void set_model_text(ModelUi& m, const std::string& text, bool threaded) {
   m.text = text;
   if (!m.model) return;
   try {
@@ -60,27 +59,25 @@ void set_model_text(AppState& state, const std::string& text) {
     m.error.clear();
     if (ids == m.ids && (m.run || m.job)) return;
     m.ids = std::move(ids);
-    start_model_run(state);
+    start_model_run(m, threaded);
   } catch (const InputError& e) {
     m.error = e.what();
   }
 }
 
-void start_model_run(AppState& state) {
-  ModelUi& m = state.model;
+void start_model_run(ModelUi& m, bool threaded) {
   if (!m.model || m.ids.empty()) return;
   m.job.reset();  // cancels and joins the run in progress
   m.cancelled = false;
-  m.job = std::make_shared<ModelJob>(m.model, m.ids, state.platform.threads);
+  m.job = std::make_shared<ModelJob>(m.model, m.ids, threaded);
 }
 
-bool poll_model_run(AppState& state) {
-  ModelUi& m = state.model;
+bool poll_model_run(ModelUi& m) {
   if (!m.job) return false;
   if (!m.job->done()) return true;
   if (auto run = m.job->take_run()) {
     m.run = std::move(run);
-    choose_head(state, m.layer, m.head);
+    choose_head(m, m.layer, m.head);
   } else if (!m.job->cancelled()) {
     m.error = m.job->error();
   }
@@ -88,25 +85,23 @@ bool poll_model_run(AppState& state) {
   return false;
 }
 
-void cancel_model_run(AppState& state) {
-  if (!state.model.job) return;
-  state.model.job.reset();
-  state.model.cancelled = true;
+void cancel_model_run(ModelUi& m) {
+  if (!m.job) return;
+  m.job.reset();
+  m.cancelled = true;
 }
 
-void choose_head(AppState& state, int layer, int head) {
-  ModelUi& m = state.model;
+void choose_head(ModelUi& m, int layer, int head) {
   if (!m.model) return;
   m.layer = std::clamp(layer, 0, m.model->config().n_layer - 1);
   m.head = std::clamp(head, 0, m.model->config().n_head - 1);
 }
 
-void step_head(AppState& state, int step) {
-  ModelUi& m = state.model;
+void step_head(ModelUi& m, int step) {
   if (!m.model) return;
   const int H = m.model->config().n_head, all = m.model->config().n_layer * H;
   const int at = ((m.layer * H + m.head + step) % all + all) % all;
-  choose_head(state, at / H, at % H);
+  choose_head(m, at / H, at % H);
 }
 
 void lift_chosen_head(AppState& state) {
@@ -128,7 +123,7 @@ void lift_chosen_head(AppState& state) {
       actions::open_model_head(state, model::lift_head(*m.model, run, m.layer, m.head));
     }
     // The lab is where the head now is: the window steps aside (View > Model brings it back).
-    if (state.doc_version != before) window_open(state, "Model") = false;
+    if (state.doc_version != before) window_open(state.view, "Model") = false;
   } catch (const InputError& e) {
     m.error = e.what();
   } catch (const std::bad_alloc&) {

@@ -15,17 +15,17 @@ void open_model_file(AppState& state, const std::string& path);
 // True for what a drop should open as a model: a folder, or a .safetensors file.
 bool is_model_path(const std::string& path);
 // A new text: tokenized at once (a refused text keeps the last good tokens and says why), and a
-// background run started when the tokens changed.
-void set_model_text(AppState& state, const std::string& text);
+// background run started when the tokens changed (on a thread when `threaded`: PlatformTraits).
+void set_model_text(ModelUi& m, const std::string& text, bool threaded);
 // Starts a run of the current tokens (cancelling any in progress).
-void start_model_run(AppState& state);
+void start_model_run(ModelUi& m, bool threaded);
 // Takes a finished run; call once a frame. Returns true while a run is in progress.
-bool poll_model_run(AppState& state);
-void cancel_model_run(AppState& state);
+bool poll_model_run(ModelUi& m);
+void cancel_model_run(ModelUi& m);
 // Chooses a head, clamped to the model; `step` moves through heads in reading order (PageDown on
 // a clicker: the next head, then the next layer).
-void choose_head(AppState& state, int layer, int head);
-void step_head(AppState& state, int step);
+void choose_head(ModelUi& m, int layer, int head);
+void step_head(ModelUi& m, int step);
 // "Open in the lab": the chosen head's q, k, v (kept by the run, or recomputed for a long text) lifted into the
 // document (one undoable action) and closes the Model window so the pipeline shows. The banner is
 // the lifted title while the document is it.

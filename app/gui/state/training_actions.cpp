@@ -42,8 +42,7 @@ void retire(TrainingUi& t) {
 
 // A new run of the form from step 0, running or paused. False (and the sentence in place) when the
 // form is refused.
-bool new_run(AppState& state, bool run) {
-  TrainingUi& t = state.training;
+bool new_run(TrainingUi& t, bool run, bool threaded) {
   check_form(t);
   if (!t.config_error.empty()) {
     t.error = t.config_error;
@@ -57,7 +56,7 @@ bool new_run(AppState& state, bool run) {
   t.saved_step = -1;
   t.lift_pending = false;
   t.open_after_save = false;
-  t.job = std::make_shared<TrainingJob>(resolved_form(state), run, state.platform.threads);
+  t.job = std::make_shared<TrainingJob>(resolved_form(t), run, threaded);
   return true;
 }
 
@@ -66,13 +65,12 @@ void open_in_model_window(AppState& state, const std::string& dir) {
   // A toy model's text is its symbols separated by spaces: the probe the maps here show.
   state.model.text = probe_text(t.view.probe);
   open_model_file(state, dir);
-  if (state.model.model && state.model.error.empty()) choose_head(state, t.layer, t.head);
+  if (state.model.model && state.model.error.empty()) choose_head(state.model, t.layer, t.head);
 }
 
 }  // namespace
 
-void set_training_task(AppState& state, const std::string& name) {
-  TrainingUi& t = state.training;
+void set_training_task(TrainingUi& t, const std::string& name) {
   try {
     t.config.task = model::default_task(name);
     t.config.steps = t.config.batch = 0;
@@ -88,61 +86,58 @@ void set_training_task(AppState& state, const std::string& name) {
   }
 }
 
-void ensure_training_form(AppState& state) {
-  if (state.training.config.task.length == 0) set_training_task(state, "induction");
+void ensure_training_form(TrainingUi& t) {
+  if (t.config.task.length == 0) set_training_task(t, "induction");
 }
 
-void set_training_config(AppState& state, const model::TrainConfig& config) {
-  state.training.config = config;
-  check_form(state.training);
+void set_training_config(TrainingUi& t, const model::TrainConfig& config) {
+  t.config = config;
+  check_form(t);
 }
 
-model::TrainConfig resolved_form(const AppState& state) {
+model::TrainConfig resolved_form(const TrainingUi& t) {
   try {
-    return model::resolved(state.training.config);
+    return model::resolved(t.config);
   } catch (const InputError&) {
-    return state.training.config;
+    return t.config;
   }
 }
 
-bool training_resumable(const AppState& state) {
-  const TrainingUi& t = state.training;
+bool training_resumable(const TrainingUi& t) {
   if (!t.job || !t.config_error.empty()) return false;
   const TrainingPhase p = t.view.phase;
   return (p == TrainingPhase::Starting || p == TrainingPhase::Paused || p == TrainingPhase::Running) &&
-         same_config(t.job->config(), resolved_form(state));
+         same_config(t.job->config(), resolved_form(t));
 }
 
-bool training_running(const AppState& state) { return state.training.job && state.training.view.phase == TrainingPhase::Running; }
+bool training_running(const TrainingUi& t) { return t.job && t.view.phase == TrainingPhase::Running; }
 
-bool training_busy(const AppState& state) { return state.training.job && !state.training.job->idle(); }
+bool training_busy(const TrainingUi& t) { return t.job && !t.job->idle(); }
 
-void start_training(AppState& state) {
-  TrainingUi& t = state.training;
-  if (training_resumable(state)) {
+void start_training(TrainingUi& t, bool threaded) {
+  if (training_resumable(t)) {
     t.error.clear();
     t.job->run();
     return;
   }
-  new_run(state, true);
+  new_run(t, true, threaded);
 }
 
-void pause_training(AppState& state) {
-  if (state.training.job) state.training.job->pause();
+void pause_training(TrainingUi& t) {
+  if (t.job) t.job->pause();
 }
 
-void step_training(AppState& state) {
-  TrainingUi& t = state.training;
-  if (!training_resumable(state) && !new_run(state, false)) return;
+void step_training(TrainingUi& t, bool threaded) {
+  if (!training_resumable(t) && !new_run(t, false, threaded)) return;
   t.error.clear();
   t.job->step_once();
 }
 
-void cancel_training(AppState& state) {
-  if (state.training.job) state.training.job->cancel();
+void cancel_training(TrainingUi& t) {
+  if (t.job) t.job->cancel();
 }
 
-void reset_training(AppState& state) { new_run(state, false); }
+void reset_training(TrainingUi& t, bool threaded) { new_run(t, false, threaded); }
 
 bool poll_training(AppState& state) {
   TrainingUi& t = state.training;
@@ -150,7 +145,7 @@ bool poll_training(AppState& state) {
                    t.retiring.end());
   if (!t.job) return false;
   t.job->poll(t.view);
-  choose_training_head(state, t.layer, t.head);
+  choose_training_head(t, t.layer, t.head);
   if (auto lift = t.job->take_lift()) {
     t.lift_pending = false;
     if (lift->scenario) {
@@ -160,7 +155,7 @@ bool poll_training(AppState& state) {
       if (state.doc_version != before) {
         t.lifted_titles.push_back(title);
         // The lab is where the head now is: the window steps aside (F2 brings it back).
-        window_open(state, "Training") = false;
+        window_open(state.view, "Training") = false;
       }
     } else {
       t.error = lift->error;
@@ -185,27 +180,24 @@ bool poll_training(AppState& state) {
   return !t.job->idle();
 }
 
-void choose_training_head(AppState& state, int layer, int head) {
-  TrainingUi& t = state.training;
+void choose_training_head(TrainingUi& t, int layer, int head) {
   if (t.view.maps.empty() || t.view.maps[0].empty()) return;
   t.layer = std::clamp(layer, 0, static_cast<int>(t.view.maps.size()) - 1);
   t.head = std::clamp(head, 0, static_cast<int>(t.view.maps[0].size()) - 1);
 }
 
-void lift_training_head(AppState& state, int layer, int head) {
-  TrainingUi& t = state.training;
+void lift_training_head(TrainingUi& t, int layer, int head) {
   if (!t.job) {
     t.error = "There is no model to lift a head from yet: press Start or Step first.";
     return;
   }
-  choose_training_head(state, layer, head);
+  choose_training_head(t, layer, head);
   t.error.clear();
   t.lift_pending = true;
   t.job->request_lift(t.layer, t.head);
 }
 
-void save_trained_model(AppState& state, const std::string& dir) {
-  TrainingUi& t = state.training;
+void save_trained_model(TrainingUi& t, const std::string& dir) {
   if (!t.job) {
     t.error = "There is no model to save yet: press Start or Step first.";
     return;
@@ -231,7 +223,7 @@ void open_trained_in_model_window(AppState& state) {
     return;
   }
   std::error_code ec;
-  if (!t.saved_dir.empty() && t.saved_step == t.view.step && !training_running(state) && fs::exists(t.saved_dir, ec)) {
+  if (!t.saved_dir.empty() && t.saved_step == t.view.step && !training_running(t) && fs::exists(t.saved_dir, ec)) {
     open_in_model_window(state, t.saved_dir);
     return;
   }
@@ -246,15 +238,14 @@ void open_trained_in_model_window(AppState& state) {
     scratch->path = path;
     t.scratch = std::move(scratch);
   }
-  const std::string name = trained_model_name(state) + (t.scratch_count ? "-" + std::to_string(t.scratch_count) : "");
+  const std::string name = trained_model_name(t) + (t.scratch_count ? "-" + std::to_string(t.scratch_count) : "");
   ++t.scratch_count;
   t.error.clear();
   t.open_after_save = true;
   t.job->request_save((t.scratch->path / name).string(), true);
 }
 
-std::string trained_model_name(const AppState& state) {
-  const TrainingUi& t = state.training;
+std::string trained_model_name(const TrainingUi& t) {
   if (!t.job) return "model";
   return std::string(model::task_name(t.job->config().task.kind)) + "-step-" + std::to_string(t.view.step);
 }

@@ -129,7 +129,7 @@ WalkFrame walk_frame(const Scenario& s, const Result& r, int step, const Glyphs&
 void walk_start(AppState& state) {
   state.lesson.walk.active = true;
   state.lesson.walk.step = 0;
-  window_open(state, "Lesson view") = true;
+  window_open(state.view, "Lesson view") = true;
 }
 
 void walk_stop(AppState& state) { state.lesson.walk.active = false; }

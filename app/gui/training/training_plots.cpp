@@ -6,6 +6,7 @@
 #include "gui/state/training_actions.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"
+#include "gui/state/view_style.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -37,8 +38,8 @@ std::string short_kind(model::HeadKind k) {
 
 }  // namespace
 
-void draw_loss_curve(const AppState& state, const TrainingView& v, ImVec2 size, const PhaseChange* phase) {
-  const Palette pal = palette(state.view);
+void draw_loss_curve(const ViewSettings& look, const TrainingView& v, ImVec2 size, const PhaseChange* phase) {
+  const Palette pal = palette(look);
   const float fs = ImGui::GetFontSize();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -118,11 +119,11 @@ void draw_loss_curve(const AppState& state, const TrainingView& v, ImVec2 size, 
   }
 }
 
-std::pair<int, int> draw_head_maps(const AppState& state, const TrainingView& v, ImVec2 size, int chosen_layer, int chosen_head) {
+std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView& v, ImVec2 size, int chosen_layer, int chosen_head) {
   std::pair<int, int> clicked{-1, -1};
   if (v.maps.empty() || v.maps[0].empty()) return clicked;
-  const Palette pal = palette(state.view);
-  const Colormap& map = stage_colormap(state, Stage::Weights);
+  const Palette pal = palette(look);
+  const Colormap& map = stage_colormap(look, Stage::Weights);
   const float fs = ImGui::GetFontSize();
   const int L = static_cast<int>(v.maps.size()), H = static_cast<int>(v.maps[0].size());
   const float label_w = ImGui::CalcTextSize("L00").x + fs * 0.3f;
@@ -161,7 +162,7 @@ std::pair<int, int> draw_head_maps(const AppState& state, const TrainingView& v,
       const auto tok = [&](int k) { return k < static_cast<int>(v.probe.size()) ? v.probe[static_cast<std::size_t>(k)] : -1; };
       ImGui::BeginTooltip();
       ImGui::Text("L%dH%d · %s %.2f (step %d)", l, h, std::string(model::head_kind_name(verdict.kind)).c_str(), verdict.score, v.maps_step);
-      ImGui::Text("query %d (symbol %d) → key %d (symbol %d): %s", i, tok(i), j, tok(j), j > i ? "blocked (causal)" : format_cell(A(i, j), 3).c_str());
+      ImGui::Text("query %d (symbol %d) → key %d (symbol %d): %s", i, tok(i), j, tok(j), j > i ? "blocked (causal)" : format_number(A(i, j), NumberUse::Cell, 3).c_str());
       ImGui::TextDisabled("previous-token %.2f · induction %.2f · first-token %.2f · self %.2f · broad %.2f", verdict.scores.previous_token,
                           verdict.scores.induction, verdict.scores.first_token, verdict.scores.self, verdict.scores.broad);
       ImGui::TextDisabled("click: pause and open this head in the lab");
@@ -173,8 +174,8 @@ std::pair<int, int> draw_head_maps(const AppState& state, const TrainingView& v,
   return clicked;
 }
 
-void draw_kind_changes(const AppState& state, const TrainingView& v, int most) {
-  const Palette pal = palette(state.view);
+void draw_kind_changes(const ViewSettings& look, const TrainingView& v, int most) {
+  const Palette pal = palette(look);
   const int n = static_cast<int>(v.changes.size());
   for (int k = std::max(0, n - most); k < n; ++k) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);

@@ -15,14 +15,14 @@ namespace attnlab::gui {
 // The loss (left axis) and accuracy (right axis, 0 … 1) of every step so far in a box of `size`,
 // the steps binned to the pixels; a dashed line at each settled kind change, labelled "L1H2"; and,
 // when `phase` is found, its window shaded and labelled.
-void draw_loss_curve(const AppState& state, const TrainingView& view, ImVec2 size, const PhaseChange* phase = nullptr);
+void draw_loss_curve(const ViewSettings& look, const TrainingView& view, ImVec2 size, const PhaseChange* phase = nullptr);
 
 // Every head's map in a layers × heads grid filling `size` (at most), each labelled with its kind
 // and score, the chosen head outlined; hovering shows a cell's tokens and weight. Returns the head
 // clicked this frame, or {−1, −1}.
-std::pair<int, int> draw_head_maps(const AppState& state, const TrainingView& view, ImVec2 size, int chosen_layer, int chosen_head);
+std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView& view, ImVec2 size, int chosen_layer, int chosen_head);
 
 // The settled kind changes as lines of text ("L1H2 became an induction head at step 430").
-void draw_kind_changes(const AppState& state, const TrainingView& view, int most);
+void draw_kind_changes(const ViewSettings& look, const TrainingView& view, int most);
 
 }  // namespace attnlab::gui

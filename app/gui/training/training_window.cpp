@@ -39,7 +39,7 @@ void draw_form(AppState& state) {
   ImGui::SetNextItemWidth(fs * 6.5f);
   if (ImGui::BeginCombo("task", induction ? "induction" : "sort")) {
     for (const char* name : {"induction", "sort"}) {
-      if (ImGui::Selectable(name, model::task_name(c.task.kind) == name)) set_training_task(state, name);
+      if (ImGui::Selectable(name, model::task_name(c.task.kind) == name)) set_training_task(state.training, name);
     }
     ImGui::EndCombo();
     c = t.config;
@@ -62,7 +62,7 @@ void draw_form(AppState& state) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(w * 1.3f);
   changed |= ImGui::InputDouble("learning rate", &c.lr, 0, 0, "%.4g");
-  if (changed) set_training_config(state, c);
+  if (changed) set_training_config(state.training, c);
   if (!t.config_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).error);
     text_wrapped_unformatted(t.config_error);
@@ -80,27 +80,27 @@ std::string summary(const model::TrainConfig& c) {
 
 void draw_buttons(AppState& state) {
   TrainingUi& t = state.training;
-  const bool running = training_running(state);
+  const bool running = training_running(state.training);
   const TrainingPhase p = t.view.phase;
   const bool has_model = static_cast<bool>(t.job) && p != TrainingPhase::Starting && !(p == TrainingPhase::Failed && t.view.maps.empty());
   ImGui::BeginDisabled(running);
-  if (ImGui::Button(training_resumable(state) && t.view.step > 0 ? "Resume" : "Start")) {
-    start_training(state);
+  if (ImGui::Button(training_resumable(state.training) && t.view.step > 0 ? "Resume" : "Start")) {
+    start_training(state.training, state.platform.threads);
     t.form_open = false;
   }
   ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::BeginDisabled(!running);
-  if (ImGui::Button("Pause")) pause_training(state);
+  if (ImGui::Button("Pause")) pause_training(state.training);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button("Step")) step_training(state);
+  if (ImGui::Button("Step")) step_training(state.training, state.platform.threads);
   ImGui::SameLine();
   ImGui::BeginDisabled(!t.job || p == TrainingPhase::Cancelled || p == TrainingPhase::Finished || p == TrainingPhase::Failed);
-  if (ImGui::Button("Cancel")) cancel_training(state);
+  if (ImGui::Button("Cancel")) cancel_training(state.training);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button("Reset")) reset_training(state);
+  if (ImGui::Button("Reset")) reset_training(state.training, state.platform.threads);
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::BeginDisabled(!has_model);
@@ -168,7 +168,7 @@ void draw_status(AppState& state) {
 void draw_training_window(AppState& state, Services& services) {
   (void)services;
   TrainingUi& t = state.training;
-  ensure_training_form(state);
+  ensure_training_form(state.training);
   const float fs = ImGui::GetFontSize();
   if (t.form_open || !t.job) {
     draw_form(state);
@@ -193,8 +193,8 @@ void draw_training_window(AppState& state, Services& services) {
   const float curve_w = std::max(fs * 10, avail.x * 0.46f);
   ImGui::BeginGroup();
   const PhaseChange phase = find_phase_change(v.points);
-  draw_loss_curve(state, v, ImVec2(curve_w, std::max(fs * 4, avail.y - changes_h - fs * 0.3f)), phase.sudden() ? &phase : nullptr);
-  draw_kind_changes(state, v, shown_changes);
+  draw_loss_curve(state.view, v, ImVec2(curve_w, std::max(fs * 4, avail.y - changes_h - fs * 0.3f)), phase.sudden() ? &phase : nullptr);
+  draw_kind_changes(state.view, v, shown_changes);
   ImGui::EndGroup();
   ImGui::SameLine(0, fs);
   ImGui::BeginGroup();
@@ -204,9 +204,9 @@ void draw_training_window(AppState& state, Services& services) {
   text_wrapped_unformatted(title);
   ImGui::PopTextWrapPos();
   const ImVec2 rest = ImGui::GetContentRegionAvail();
-  const auto [l, h] = draw_head_maps(state, v, ImVec2(rest.x, rest.y - fs * 0.2f), t.layer, t.head);
+  const auto [l, h] = draw_head_maps(state.view, v, ImVec2(rest.x, rest.y - fs * 0.2f), t.layer, t.head);
   ImGui::EndGroup();
-  if (l >= 0) lift_training_head(state, l, h);
+  if (l >= 0) lift_training_head(state.training, l, h);
 }
 
 }  // namespace attnlab::gui

@@ -1,7 +1,6 @@
 // The heatmap widget: immediate cells for small matrices, GL textures for big ones.
 #include "gui/widgets/heatmap.hpp"
 
-#include "gui/dialogs/export_dialog.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/heatmap_renderer.hpp"
 #include "gui/widgets/text_layout.hpp"
@@ -19,7 +18,7 @@
 // [SECTION] Input: hover, click, the export menu, pan and zoom
 // [SECTION] Draw: labels, cells or texture, highlights and read-out
 // [SECTION] The widget: draw_heatmap
-// [SECTION] Colour bar and stage colours
+// [SECTION] Colour bar
 
 namespace attnlab::gui {
 
@@ -103,19 +102,6 @@ double position(const HeatmapSpec& spec, double v) {
 // [SECTION] Measures
 // ---------------------------------------------------------------------------------------------
 
-std::string format_cell(double v, int decimals) {
-  char buf[32];
-  if (!std::isfinite(v)) return v < 0 ? "−∞" : v > 0 ? "∞" : "nan";
-  const double a = std::abs(v);
-  if (a >= 1000) std::snprintf(buf, sizeof buf, "%.3g", v);
-  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else if (a >= 10) std::snprintf(buf, sizeof buf, "%.*f", std::max(0, decimals - 1), v);
-  else std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
-  if (s == "-0.000" || s == "-0.00" || s == "-0.0" || s == "-0") s.erase(0, 1);
-  return s;
-}
-
 float min_number_size() { return std::max(11.0f, ImGui::GetFontSize() * 0.5f); }
 
 ColumnLabels column_label_layout(const std::vector<std::string>& labels, int cols, float cell_w) {
@@ -156,7 +142,7 @@ float widest_number(const Matrix& values, const BlockGrid* blocked) {
     for (Eigen::Index j = 0; j < values.cols(); ++j) {
       const float v = values(i, j);
       if (!std::isfinite(v) || (blocked && (*blocked)(i, j))) continue;
-      widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, format_cell(v, 2).c_str()).x);
+      widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, format_number(v, NumberUse::Cell, 2).c_str()).x);
     }
   }
   return widest;
@@ -333,7 +319,7 @@ bool is_click(ImGuiMouseButton button) {
 
 // The mouse over the grid: hover and click (not the end of a pan), the right-click export menu,
 // and on the texture path wheel zoom about the cursor, drag to pan, double-click to reset.
-HeatmapEvents handle_input(AppState& state, const HeatmapSpec& spec, const HeatmapLayout& L, HeatmapView& view) {
+HeatmapEvents handle_input(const HeatmapSpec& spec, const HeatmapLayout& L, HeatmapView& view) {
   HeatmapEvents ev;
   ImGui::SetCursorScreenPos(L.g0);
   const bool pressed =
@@ -342,7 +328,11 @@ HeatmapEvents handle_input(AppState& state, const HeatmapSpec& spec, const Heatm
   const ImGuiIO& io = ImGui::GetIO();
   if (hovered && is_click(ImGuiMouseButton_Right)) ImGui::OpenPopup("heatmap_context");
   if (ImGui::BeginPopup("heatmap_context")) {
-    draw_heatmap_context_items(state, spec.stage);
+    if (ImGui::MenuItem("Export this stage...")) ev.menu = HeatmapMenu::ExportStage;
+    if (ImGui::MenuItem("Export the pipeline figure...")) ev.menu = HeatmapMenu::ExportPipeline;
+    ImGui::Separator();
+    if (ImGui::MenuItem("Copy as LaTeX")) ev.menu = HeatmapMenu::CopyLatex;
+    if (ImGui::MenuItem("Copy as CSV")) ev.menu = HeatmapMenu::CopyCsv;
     ImGui::EndPopup();
   }
   if (L.immediate) view = HeatmapView{};
@@ -386,10 +376,10 @@ HeatmapEvents handle_input(AppState& state, const HeatmapSpec& spec, const Heatm
 // Numbers grow with the cells up to the body font size and shrink down to a still-legible size
 // (larger in presenter mode), one size for the whole heatmap; below that they give way to the
 // hover read-out. Size 0: no numbers.
-CellText cell_text(const AppState& state, const HeatmapSpec& spec, const HeatmapLayout& L) {
+CellText cell_text(const HeatmapStyle& style, const HeatmapSpec& spec, const HeatmapLayout& L) {
   const float fs = ImGui::GetFontSize(), min_size = min_number_size();
   // Cells too small for the shortest number ("0.00" at min_size) skip the measuring.
-  if (!state.view.numbers_in_cells || L.cell < min_size * 2.0f) return CellText{};
+  if (!style.numbers_in_cells || L.cell < min_size * 2.0f) return CellText{};
   ImFont* font = ImGui::GetFont();
   const Matrix& M = *spec.values;
   float widest[2] = {0, 0};  // 2 and 3 decimals, at font size 1
@@ -397,7 +387,7 @@ CellText cell_text(const AppState& state, const HeatmapSpec& spec, const Heatmap
     for (int j = 0; j < L.cols; ++j) {
       if (is_blocked(spec, i, j)) continue;
       for (int d = 2; d <= 3; ++d) {
-        const std::string txt = format_cell(M(i, j), d);
+        const std::string txt = format_number(M(i, j), NumberUse::Cell, d);
         widest[d - 2] = std::max(widest[d - 2], font->CalcTextSizeA(1.0f, FLT_MAX, 0, txt.c_str()).x);
       }
     }
@@ -412,7 +402,7 @@ void draw_blocked_cell(const HeatmapSpec& spec, const Palette& pal, ImVec2 a, fl
   ImFont* font = ImGui::GetFont();
   hatch(dl, a, ImVec2(a.x + cell, a.y + cell), pal.hatch_a, pal.hatch_b, std::max(5.0f, cell / 6.0f));
   const bool masked = spec.blocked && (*spec.blocked)(i, j);
-  const std::string overflow = masked ? std::string() : format_cell((*spec.values)(i, j), 0);
+  const std::string overflow = masked ? std::string() : format_number((*spec.values)(i, j), NumberUse::Cell, 0);
   const char* text = masked ? spec.blocked_text : overflow.c_str();
   // At the body size in big cells, smaller in smaller ones (a projector's six-token lesson).
   const float size = std::min(ImGui::GetFontSize(), cell * 0.5f);
@@ -425,11 +415,12 @@ void draw_blocked_cell(const HeatmapSpec& spec, const Palette& pal, ImVec2 a, fl
 }
 
 // Small matrices: every cell a rectangle with its number. Returns the numbers' font size (0: none).
-float draw_cells(const AppState& state, const HeatmapSpec& spec, const HeatmapLayout& L, const Palette& pal) {
+float draw_cells(const HeatmapStyle& style, const HeatmapSpec& spec, const HeatmapLayout& L) {
+  const Palette& pal = style.palette;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImFont* font = ImGui::GetFont();
   const Matrix& M = *spec.values;
-  const CellText ct = cell_text(state, spec, L);
+  const CellText ct = cell_text(style, spec, L);
   const float cell = L.cell;
   for (int i = 0; i < L.rows; ++i) {
     for (int j = 0; j < L.cols; ++j) {
@@ -442,7 +433,7 @@ float draw_cells(const AppState& state, const HeatmapSpec& spec, const HeatmapLa
         const Rgb c = spec.map->at(position(spec, v));
         dl->AddRectFilled(a, b, to_u32(c));
         if (ct.size > 0) {
-          const std::string txt = format_cell(v, ct.decimals);
+          const std::string txt = format_number(v, NumberUse::Cell, ct.decimals);
           const ImVec2 ts = font->CalcTextSizeA(ct.size, FLT_MAX, 0, txt.c_str());
           dl->AddText(font, ct.size, ImVec2(std::round(a.x + (cell - ts.x) * 0.5f), std::round(a.y + (cell - ts.y) * 0.5f)),
                       text_on(c), txt.c_str());
@@ -455,14 +446,14 @@ float draw_cells(const AppState& state, const HeatmapSpec& spec, const HeatmapLa
 }
 
 // Big matrices: the GL texture of the visible part (window-less tests: a coarse preview instead).
-void draw_texture(const AppState& state, Services& services, const HeatmapSpec& spec, const HeatmapLayout& L,
-                  const HeatmapView& view, const Palette& pal) {
+void draw_texture(const HeatmapStyle& style, const HeatmapSpec& spec, const HeatmapLayout& L, const HeatmapView& view) {
+  const Palette& pal = style.palette;
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  if (services.renderer) {
+  if (style.renderer) {
     HeatmapRequest rq;
     rq.values = spec.values;
     rq.blocked = spec.blocked;
-    rq.version = state.result_version * 8 + static_cast<std::uint64_t>(spec.stage);
+    rq.version = style.version * 8 + static_cast<std::uint64_t>(spec.stage);
     rq.map = spec.map;
     rq.lo = spec.lo;
     rq.hi = spec.hi;
@@ -472,7 +463,7 @@ void draw_texture(const AppState& state, Services& services, const HeatmapSpec& 
     rq.height = static_cast<int>(L.gh);
     rq.hatch_a = from_u32(pal.hatch_a);
     rq.hatch_b = from_u32(pal.hatch_b);
-    dl->AddImage(services.renderer->render(ImGui::GetID("grid"), rq), L.g0, L.g1);
+    dl->AddImage(style.renderer->render(ImGui::GetID("grid"), rq), L.g0, L.g1);
     return;
   }
   // At most 32 × 32 blocks.
@@ -490,8 +481,9 @@ void draw_texture(const AppState& state, Services& services, const HeatmapSpec& 
 
 // Hovered and selected cells outlined (immediate path, or big cells when zoomed in), and the hover
 // read-out: the spec's own, or for cells too small to print their number, the value and its tokens.
-void draw_highlights(const AppState& state, const HeatmapSpec& spec, const HeatmapLayout& L, const HeatmapView& view,
-                     const HeatmapEvents& ev, const Palette& pal) {
+void draw_highlights(const HeatmapStyle& style, const HeatmapSpec& spec, const HeatmapLayout& L, const HeatmapView& view,
+                     const HeatmapEvents& ev) {
+  const Palette& pal = style.palette;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   auto outline = [&](const CellRef& c, ImU32 col, float thick) {
     if (!c.valid() || c.stage != spec.stage || c.row >= L.rows || c.col >= L.cols) return;
@@ -504,7 +496,7 @@ void draw_highlights(const AppState& state, const HeatmapSpec& spec, const Heatm
     dl->AddRect(a, ImVec2(a.x + cw, a.y + ch), col, 0, 0, thick);
     dl->PopClipRect();
   };
-  outline(state.selected, pal.selected, 3.0f);
+  outline(style.selected, pal.selected, 3.0f);
   outline(ev.hovered, pal.hovered, 2.0f);
 
   if (!ev.hovered.valid()) return;
@@ -518,7 +510,7 @@ void draw_highlights(const AppState& state, const HeatmapSpec& spec, const Heatm
     const std::string rl = i < static_cast<int>(spec.row_labels.size()) ? spec.row_labels[static_cast<size_t>(i)] : "";
     const std::string cl = j < static_cast<int>(spec.col_labels.size()) ? spec.col_labels[static_cast<size_t>(j)] : "";
     ImGui::Text("%s[%d][%d] = %s", stage_name(spec.stage).data(), i, j,
-                spec.blocked && (*spec.blocked)(i, j) ? "blocked" : format_cell((*spec.values)(i, j), 4).c_str());
+                spec.blocked && (*spec.blocked)(i, j) ? "blocked" : format_number((*spec.values)(i, j), NumberUse::Cell, 4).c_str());
     if (!rl.empty() || !cl.empty()) ImGui::TextDisabled("%s → %s", rl.c_str(), cl.c_str());
     ImGui::EndTooltip();
   }
@@ -530,24 +522,21 @@ void draw_highlights(const AppState& state, const HeatmapSpec& spec, const Heatm
 // [SECTION] The widget
 // ---------------------------------------------------------------------------------------------
 
-HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpec& spec) {
-  const Palette pal = palette(state.view);
+HeatmapEvents draw_heatmap(const HeatmapSpec& spec, const HeatmapStyle& style) {
+  const Palette& pal = style.palette;
   ImGui::PushID(spec.id);
   const HeatmapLayout L = layout_heatmap(spec);
   DrawnRect drawn{L.g0.x, L.g0.y, L.g1.x, L.g1.y, L.rows, L.cols, true, 0, L.origin.x, L.origin.y, false, false};
   draw_labels(spec, L, pal, drawn);
 
   HeatmapView view = load_view();
-  HeatmapEvents ev = handle_input(state, spec, L, view);
+  HeatmapEvents ev = handle_input(spec, L, view);
   store_view(view);
 
-  if (L.immediate) drawn.number_size = draw_cells(state, spec, L, pal);
-  else draw_texture(state, services, spec, L, view, pal);
+  if (L.immediate) drawn.number_size = draw_cells(style, spec, L);
+  else draw_texture(style, spec, L, view);
   ImGui::GetWindowDrawList()->AddRect(ImVec2(L.g0.x - 1, L.g0.y - 1), ImVec2(L.g1.x + 1, L.g1.y + 1), pal.text_dim, 0, 0, 1.0f);
-  draw_highlights(state, spec, L, view, ev, pal);
-
-  // The last heatmap of each stage, for the automatic layout, the tests and the screenshot check.
-  state.drawn[static_cast<size_t>(spec.stage)] = drawn;
+  draw_highlights(style, spec, L, view, ev);
   ev.drawn = drawn;
   ImGui::SetCursorScreenPos(ImVec2(L.origin.x, L.g1.y + ImGui::GetStyle().ItemSpacing.y));
   ImGui::Dummy(ImVec2(L.label_w + L.gw, 0));
@@ -556,11 +545,10 @@ HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpe
 }
 
 // ---------------------------------------------------------------------------------------------
-// [SECTION] Colour bar and stage colours
+// [SECTION] Colour bar
 // ---------------------------------------------------------------------------------------------
 
-void draw_colorbar(const AppState& state, const Colormap& map, double lo, double hi, bool diverging, float width) {
-  const Palette pal = palette(state.view);
+void draw_colorbar(const Palette& pal, const Colormap& map, double lo, double hi, bool diverging, float width) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
   const ImVec2 a = ImGui::GetCursorScreenPos();
@@ -585,7 +573,7 @@ void draw_colorbar(const AppState& state, const Colormap& map, double lo, double
   bool zero = diverging;
   const float zw = ImGui::CalcTextSize("0").x;
   for (int d = 2; d >= 0; --d) {
-    const std::string tl = format_cell(l, d), tr = format_cell(r, d);
+    const std::string tl = format_number(l, NumberUse::Cell, d), tr = format_number(r, NumberUse::Cell, d);
     // Fewer decimals only while the ends still read as the range (0.4 must not become "0").
     if (d < 2 && ((l != 0 && std::strtod(tl.c_str(), nullptr) == 0) || (r != 0 && std::strtod(tr.c_str(), nullptr) == 0))) break;
     sl = tl;
@@ -605,23 +593,6 @@ void draw_colorbar(const AppState& state, const Colormap& map, double lo, double
   dl->AddText(font, size, ImVec2(a.x + width - rs.x, ty), pal.text_dim, sr.c_str());
   if (zero) dl->AddText(font, size, ImVec2(a.x + width * 0.5f - zw * 0.5f, ty), pal.text_dim, "0");
   ImGui::Dummy(ImVec2(width, h + fs + 4));
-}
-
-const Colormap& stage_colormap(const AppState& state, Stage stage) {
-  const bool div = stage_is_signed(stage);
-  const std::string& name = div ? state.view.diverging : state.view.sequential;
-  for (const Colormap& m : colormaps()) {
-    if (m.name == name) return m;
-  }
-  return colormap(div ? kDefaultDiverging : kDefaultSequential);
-}
-
-std::pair<double, double> stage_range(const AppState& state, Stage stage, const BlockGrid* blocked) {
-  // Fixed ranges for weights and saturation so that toggling scaling changes colours, not the scale.
-  if (stage == Stage::Weights) return {0.0, 1.0};
-  if (stage == Stage::Saturation) return {0.0, 0.25};
-  (void)blocked;
-  return state.ranges[static_cast<size_t>(stage)];  // computed once per result (recompute_if_needed)
 }
 
 }  // namespace attnlab::gui

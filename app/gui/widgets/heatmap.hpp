@@ -1,11 +1,14 @@
-// The heatmap widget shared by the pipeline and saturation panels: token labels on both axes,
-// numbers in cells when they fit, hatched blocked cells, hover/click, and for big matrices a GL
-// texture with pan/zoom (see heatmap_renderer.hpp).
+// The heatmap widget shared by the pipeline, saturation and lesson views: token labels on both axes,
+// numbers in cells when they fit, hatched blocked cells, hover/click, a right-click menu, and for big
+// matrices a GL texture with pan/zoom (see heatmap_renderer.hpp). Like Dear ImGui's own widgets it
+// takes what it draws and a style, and returns what happened.
 #pragma once
 
+#include "engine/attention/matrix.hpp"
+#include "engine/attention/stage.hpp"
 #include "engine/figures/colormap.hpp"
-#include "gui/state/app_state.hpp"
-#include "gui/state/services.hpp"
+#include "gui/base/theme.hpp"
+#include "gui/widgets/drawn_rect.hpp"
 
 #include <imgui.h>
 
@@ -32,10 +35,25 @@ struct HeatmapSpec {
   std::function<std::string(int row, int col)> describe;
 };
 
+class HeatmapRenderer;
+
+// How a heatmap is drawn beyond its values.
+struct HeatmapStyle {
+  Palette palette;
+  bool numbers_in_cells = true;
+  CellRef selected;                     // outlined when it is a cell of this heatmap's stage
+  std::uint64_t version = 0;            // the values' version: the GL texture is redrawn when it changes
+  HeatmapRenderer* renderer = nullptr;  // null: big matrices get a coarse preview (window-less tests)
+};
+
+// What the right-click menu asked for.
+enum class HeatmapMenu { None, ExportStage, ExportPipeline, CopyLatex, CopyCsv };
+
 struct HeatmapEvents {
   CellRef hovered;  // row/col −1 when the mouse is elsewhere
   CellRef clicked;  // a click without dragging
-  DrawnRect drawn;  // where it was drawn (also kept as AppState::drawn[stage], the stage's last one)
+  DrawnRect drawn;  // where it was drawn
+  HeatmapMenu menu = HeatmapMenu::None;
 };
 
 // Matrices with more cells than this, or cells smaller than kMinCellPx, go through the GL path.
@@ -43,7 +61,7 @@ inline constexpr long kMaxImmediateCells = 48 * 48;
 inline constexpr float kMinCellPx = 5.0f;
 
 // Each heatmap (by `spec.id` in the current ImGui ID scope) keeps its own pan/zoom.
-HeatmapEvents draw_heatmap(AppState& state, Services& services, const HeatmapSpec& spec);
+HeatmapEvents draw_heatmap(const HeatmapSpec& spec, const HeatmapStyle& style);
 
 // How a heatmap writes its column labels above cells `cell_w` pixels wide (current font): across at
 // the body size when they fit, smaller down to 60%, else reading upwards (rotated a quarter turn)
@@ -70,15 +88,7 @@ float cell_for_numbers(const Matrix& values, const BlockGrid* blocked, float siz
 float min_number_size();
 
 // A horizontal colour bar `width` wide with its range written under it.
-void draw_colorbar(const AppState& state, const Colormap& map, double lo, double hi, bool diverging, float width);
+void draw_colorbar(const Palette& pal, const Colormap& map, double lo, double hi, bool diverging, float width);
 
-// Formats v compactly for a cell: 3 significant decimals for |v| < 10, fewer for larger values.
-std::string format_cell(double v, int decimals);
-
-// The colormap a stage is drawn with: the chosen diverging map for signed stages, the chosen
-// sequential one otherwise (falling back to the defaults when a name is unknown).
-const Colormap& stage_colormap(const AppState& state, Stage stage);
-// The colour range of a stage: weights [0, 1], saturation [0, 0.25], signed stages their range.
-std::pair<double, double> stage_range(const AppState& state, Stage stage, const BlockGrid* blocked);
 
 }  // namespace attnlab::gui

@@ -40,9 +40,9 @@ protected:
 };
 
 TEST_F(ExportDialog, PngIsByteIdenticalToTheCli) {
-  ASSERT_TRUE(state.has_result);
+  ASSERT_TRUE(state.results.has_result);
   open_export_dialog(state, attnlab::Stage::Weights);
-  EXPECT_TRUE(window_open(state, "Export"));
+  EXPECT_TRUE(window_open(state.view, "Export"));
   ExportUi& ui = state.export_ui;
   ui.annotate = true;
   ui.colormap = "cividis";
@@ -120,10 +120,10 @@ TEST_F(ExportDialog, AsksBeforeReplacingAndExplainsRefusals) {
 
 TEST_F(ExportDialog, ClipboardTextIsTheEnginesLatexAndCsv) {
   const std::string tex = stage_clipboard_text(state, attnlab::Stage::Weights, ExportFormat::Tex, 2);
-  EXPECT_EQ(tex, latex_bmatrix(state.result.weights, 2));
+  EXPECT_EQ(tex, latex_bmatrix(state.results.result.weights, 2));
   EXPECT_EQ(tex.rfind("\\begin{bmatrix}1.00 & 0.00", 0), 0u) << tex;
   const std::string csv = stage_clipboard_text(state, attnlab::Stage::Scores, ExportFormat::Csv, 0);
-  EXPECT_EQ(csv, stage_csv(stage_data(state.doc.scenario, state.result, attnlab::Stage::Scores)));
+  EXPECT_EQ(csv, stage_csv(stage_data(state.doc.scenario, state.results.result, attnlab::Stage::Scores)));
   ImGui::SetClipboardText(tex.c_str());
   EXPECT_EQ(std::string(ImGui::GetClipboardText()), tex);
 }
@@ -134,7 +134,7 @@ TEST_F(ExportDialog, ScreenshotRequestLeavesTheDialogOutOfTheNextFrame) {
   frame();
   request_window_screenshot(state);
   EXPECT_EQ(fs::path(state.export_ui.screenshot_path).parent_path(), dir);
-  EXPECT_FALSE(window_open(state, "Export"));
+  EXPECT_FALSE(window_open(state.view, "Export"));
   EXPECT_TRUE(state.export_ui.reopen_after_screenshot);
   frame();
 }

@@ -32,14 +32,14 @@ TEST_F(LessonPanels, EveryLessonOpensOnItsView) {
     ASSERT_TRUE(state.error.empty()) << state.error;
     EXPECT_EQ(state.doc.scenario.title, p.title);
     for (int k = 0; k < 3; ++k) frame();
-    EXPECT_TRUE(state.has_result);
+    EXPECT_TRUE(state.results.has_result);
     EXPECT_TRUE(state.error.empty()) << state.error;
     // Lessons with a view of their own open it.
     const LessonView v = state.doc.scenario.lesson.view;
     if (v != LessonView::Plain && v != LessonView::WorkedExample) {
-      EXPECT_TRUE(window_open(state, "Lesson view")) << "the Lesson view did not open";
+      EXPECT_TRUE(window_open(state.view, "Lesson view")) << "the Lesson view did not open";
     }
-    window_open(state, "Lesson view") = false;
+    window_open(state.view, "Lesson view") = false;
   }
 }
 
@@ -48,7 +48,7 @@ TEST_F(LessonPanels, PresenterModeDrawsEveryView) {
   state.style_dirty = true;
   for (const PresetInfo& p : list_presets()) {
     actions::load_preset(state, p.name);
-    window_open(state, "Lesson view") = true;
+    window_open(state.view, "Lesson view") = true;
     frame();
     frame();
     EXPECT_TRUE(state.error.empty()) << p.name << ": " << state.error;
@@ -89,11 +89,13 @@ TEST_F(LessonPanels, OnlineSoftmaxViewStepsTileByTile) {
   actions::load_preset(state, "online-softmax");
   frame();
   frame();
-  ASSERT_TRUE(window_open(state, "Lesson view"));
+  ASSERT_TRUE(window_open(state.view, "Lesson view"));
   ASSERT_FALSE(state.lesson.walk.active);
-  const OnlineSoftmaxModel& model = online_softmax_model(state);
-  ASSERT_TRUE(model.ok()) << model.error;
-  ASSERT_EQ(model.lesson.steps.size(), 3u);
+  std::string error;
+  const auto online = [&] { return lesson_numbers<OnlineSoftmaxNumbers>(state, services, error); };
+  const OnlineSoftmaxNumbers* model = online();
+  ASSERT_TRUE(model) << error;
+  ASSERT_EQ(model->lesson.steps.size(), 3u);
   EXPECT_EQ(state.lesson.online_step, 0);
   press(GLFW_KEY_SPACE);
   EXPECT_EQ(state.lesson.online_step, 1);
@@ -108,30 +110,30 @@ TEST_F(LessonPanels, OnlineSoftmaxViewStepsTileByTile) {
   EXPECT_EQ(state.lesson.online_step, 0) << "stops at the first tile";
   EXPECT_FALSE(state.lesson.walk.active) << "the tile keys are not the walk-through's";
 
-  EXPECT_FALSE(online_softmax_model(state).lesson.steps[2].rows[3].max_raised());
+  EXPECT_FALSE(online()->lesson.steps[2].rows[3].max_raised());
   actions::set_cell(state, Which::K, 9, 0, -3.0f);
   end_merge(state);
   frame();
   frame();
-  const OnlineSoftmaxModel& edited = online_softmax_model(state);
-  ASSERT_TRUE(edited.ok()) << edited.error;
-  EXPECT_TRUE(edited.lesson.steps[2].rows[3].max_raised());
+  const OnlineSoftmaxNumbers* edited = online();
+  ASSERT_TRUE(edited) << error;
+  EXPECT_TRUE(edited->lesson.steps[2].rows[3].max_raised());
   // The view's dense output is the document's own result.
-  EXPECT_EQ(edited.lesson.dense_output, state.result.output);
+  EXPECT_EQ(edited->lesson.dense_output, state.results.result.output);
 
   // Another normalizer: the view says why in place, and the app keeps going.
   actions::set_normalizer(state, Normalizer::Sparsemax);
   frame();
   frame();
-  EXPECT_FALSE(online_softmax_model(state).ok());
-  EXPECT_NE(online_softmax_model(state).error.find("sparsemax"), std::string::npos);
+  EXPECT_EQ(online(), nullptr);
+  EXPECT_NE(error.find("sparsemax"), std::string::npos);
   EXPECT_TRUE(state.error.empty()) << state.error;
 }
 
 TEST_F(LessonPanels, EachStepHighlightsWhatChanged) {
   actions::load_preset(state, "causal-six");
   frame();
-  const Result& r = state.result;
+  const Result& r = state.results.result;
   const Glyphs g;
   // Scores: every cell is new. ÷√d_k: every non-zero score changes. Mask: exactly the upper triangle.
   EXPECT_EQ(walk_frame(state.doc.scenario, r, 1, g).changed_count, 36);
@@ -150,7 +152,7 @@ TEST_F(LessonPanels, EachStepHighlightsWhatChanged) {
   // Without a mask the mask step changes nothing.
   actions::set_mask_kind(state, MaskKind::None);
   frame();
-  EXPECT_EQ(walk_frame(state.doc.scenario, state.result, 3, g).changed_count, 0);
+  EXPECT_EQ(walk_frame(state.doc.scenario, state.results.result, 3, g).changed_count, 0);
 }
 
 // The lesson's text in the Lesson tab: numbers follow an edit, a quiet line says the numbers were
@@ -178,7 +180,7 @@ TEST_F(LessonPanels, EditedLessonShowsTheNoticeAndResetRestoresIt) {
   EXPECT_EQ(row1.find("0.4011, 0.1978"), std::string::npos) << "a stale number: " << row1;
   // The text quotes the numbers now on screen.
   char weight[32];
-  std::snprintf(weight, sizeof weight, "%.4f", state.result.weights(0, 0));
+  std::snprintf(weight, sizeof weight, "%.4f", state.results.result.weights(0, 0));
   EXPECT_NE(row1.find(weight), std::string::npos) << row1 << " lacks " << weight;
   ASSERT_GT(state.lesson.reset_x1, state.lesson.reset_x0) << "Reset lesson was not drawn";
 
@@ -219,7 +221,7 @@ TEST_F(LessonPanels, LessonTextSurvivesAResize) {
 
 // Help's lesson index shows a card for the chosen lesson.
 TEST_F(LessonPanels, HelpShowsEachLessonsReferenceCard) {
-  window_open(state, "Help") = true;
+  window_open(state.view, "Help") = true;
   for (const PresetInfo& p : list_presets()) {
     state.lesson.card_lesson = p.name;
     frame();

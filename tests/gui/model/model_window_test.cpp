@@ -141,14 +141,14 @@ TEST_F(ModelWindow, OpensAndFillsTheGrid) {
   EXPECT_EQ(state.model.run->trace.next_tokens.size(), 10u);
   frame();  // the grid, drawn
   // Retokenized as it is typed: a new text, a new run; an empty one is refused in place.
-  set_model_text(state, "abcabc");
+  set_model_text(state.model, "abcabc", state.platform.threads);
   EXPECT_EQ(state.model.ids, (std::vector<int>{'a', 'b', 'c', 'a', 'b', 'c'}));
   wait_for_run();
   EXPECT_EQ(state.model.run->trace.ids.size(), 6u);
-  set_model_text(state, "");
+  set_model_text(state.model, "", state.platform.threads);
   EXPECT_NE(state.model.error.find("no tokens"), std::string::npos) << state.model.error;
   EXPECT_EQ(state.model.ids.size(), 6u) << "the last good tokens stay";
-  set_model_text(state, std::string(kPositions + 1, 'x'));
+  set_model_text(state.model, std::string(kPositions + 1, 'x'), state.platform.threads);
   EXPECT_NE(state.model.error.find("positions"), std::string::npos) << state.model.error;
   frame();
 }
@@ -156,13 +156,13 @@ TEST_F(ModelWindow, OpensAndFillsTheGrid) {
 TEST_F(ModelWindow, ClickAndKeysChooseAHead) {
   open_model_file(state, dir.string());
   wait_for_run();
-  step_head(state, 1);
+  step_head(state.model, 1);
   EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), std::make_pair(0, 1));
-  step_head(state, kHeads);
+  step_head(state.model, kHeads);
   EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), std::make_pair(1, 1));
-  step_head(state, -kHeads * kLayers);  // wraps around
+  step_head(state.model, -kHeads * kLayers);  // wraps around
   EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), std::make_pair(1, 1));
-  choose_head(state, 99, -4);  // clamped
+  choose_head(state.model, 99, -4);  // clamped
   EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), std::make_pair(kLayers - 1, 0));
   // A click on the last head's map in the grid enlarges it: find where the grid put it by
   // sweeping the mouse down the window until a map reports a hover (its tooltip) and click there.
@@ -182,9 +182,9 @@ TEST_F(ModelWindow, ClickAndKeysChooseAHead) {
 TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
   const std::string before = state.doc.scenario.title;
   open_model_file(state, dir.string());
-  set_model_text(state, "the cat sat");
+  set_model_text(state.model, "the cat sat", state.platform.threads);
   wait_for_run();
-  choose_head(state, 1, 2);
+  choose_head(state.model, 1, 2);
   lift_chosen_head(state);
   ASSERT_TRUE(state.model.error.empty()) << state.model.error;
   EXPECT_EQ(state.doc.scenario.title, "GPT-2 · layer 1 · head 2");
@@ -206,10 +206,10 @@ TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
   const Matrix kept_q = state.doc.scenario.Q;
   state.model.run = std::make_shared<model::ModelRun>(model::run_model(*state.model.model, state.model.ids, model::ForwardOptions{}));
   ASSERT_EQ(state.model.run->trace.heads[0][1].q.size(), 0);
-  choose_head(state, 0, 1);
+  choose_head(state.model, 0, 1);
   lift_chosen_head(state);
   EXPECT_EQ(state.doc.scenario.title, "GPT-2 · layer 0 · head 1");
-  choose_head(state, 1, 2);
+  choose_head(state.model, 1, 2);
   lift_chosen_head(state);
   EXPECT_EQ(state.doc.scenario.Q, kept_q);
 }
@@ -217,7 +217,7 @@ TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
 TEST_F(ModelWindow, ADroppedFolderOrSafetensorsOpens) {
   open_dropped_file(state, (dir / "model.safetensors").string());
   ASSERT_TRUE(state.model.model) << state.model.error;
-  EXPECT_TRUE(window_open(state, "Model"));
+  EXPECT_TRUE(window_open(state.view, "Model"));
   state.model.model.reset();
   open_dropped_file(state, dir.string());
   EXPECT_TRUE(state.model.model) << state.model.error;

@@ -54,12 +54,12 @@ protected:
   void TearDown() override { stop(); }
 
   ImVec2 cell_center(Stage s, int i, int j) const {
-    const DrawnRect& d = state.drawn[static_cast<size_t>(s)];
+    const DrawnRect& d = state.pipeline.drawn[static_cast<size_t>(s)];
     EXPECT_TRUE(d.drawn) << stage_name(s);
     return ImVec2(d.x0 + (d.x1 - d.x0) * (static_cast<float>(j) + 0.5f) / static_cast<float>(d.cols),
                   d.y0 + (d.y1 - d.y0) * (static_cast<float>(i) + 0.5f) / static_cast<float>(d.rows));
   }
-  const Result& result() const { return state.result; }
+  const Result& result() const { return state.results.result; }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -67,9 +67,9 @@ protected:
 // ---------------------------------------------------------------------------------------------
 
 TEST_F(Harness, DefaultLessonShowsEveryStageWithSeedNumbers) {
-  ASSERT_TRUE(state.has_result);
+  ASSERT_TRUE(state.results.has_result);
   for (Stage s : {Stage::Scores, Stage::Logits, Stage::Weights, Stage::Output}) {
-    EXPECT_TRUE(state.drawn[static_cast<size_t>(s)].drawn) << stage_name(s);
+    EXPECT_TRUE(state.pipeline.drawn[static_cast<size_t>(s)].drawn) << stage_name(s);
   }
   EXPECT_EQ(result().n, 3);
   // Section 2.3, row 3: exp(0.707), exp(0.707), exp(1.414) normalize to (0.248 0.248 0.503).
@@ -137,7 +137,7 @@ TEST_F(Harness, ShiftClickBlocksACellAndUndoUnblocks) {
   EXPECT_EQ(mask.blocked(0, 1), 1);
   EXPECT_EQ(result().weights(0, 1), 0.0f);
   EXPECT_NEAR(result().weights(0, 0) + result().weights(0, 2), 1.0, 1e-6);
-  EXPECT_EQ(state.selected, (CellRef{Stage::Weights, 0, 1}));
+  EXPECT_EQ(state.pipeline.selected, (CellRef{Stage::Weights, 0, 1}));
   // With a custom mask a plain click toggles too.
   click(cell_center(Stage::Logits, 2, 0));
   EXPECT_EQ(state.doc.scenario.options.mask.blocked(2, 0), 1);
@@ -155,9 +155,9 @@ TEST_F(Harness, HoverFeedsTheExplanation) {
   ImGui::GetIO().MousePos = cell_center(Stage::Weights, 0, 0);
   frame();
   frame();
-  ASSERT_EQ(state.hovered, (CellRef{Stage::Weights, 0, 0}));
-  const Explanation e = explain_cell(state.doc.scenario.problem(), result(), state.hovered, query_labels(state),
-                                     key_labels(state), services.glyphs);
+  ASSERT_EQ(state.pipeline.hovered, (CellRef{Stage::Weights, 0, 0}));
+  const Explanation e = explain_cell(state.doc.scenario.problem(), result(), state.pipeline.hovered, query_labels(state.doc.scenario),
+                                     key_labels(state.doc.scenario), services.glyphs);
   std::string all = e.heading;
   for (const auto& s : e.steps) all += "\n" + s;
   // Section 2.3's row 1 by hand: (e^0.707, e^0, e^0.707) = (2.028, 1, 2.028), sum 5.056, 0.401.
@@ -169,7 +169,7 @@ TEST_F(Harness, HoverFeedsTheExplanation) {
 
 TEST_F(Harness, OutputExplanationIsTheWeightedSumOfValueRows) {
   const Explanation e = explain_cell(state.doc.scenario.problem(), result(), CellRef{Stage::Output, 1, 0},
-                                     query_labels(state), key_labels(state), services.glyphs);
+                                     query_labels(state.doc.scenario), key_labels(state.doc.scenario), services.glyphs);
   ASSERT_FALSE(e.steps.empty());
   // Output row 2 is (3.98 6.02) (the course text rounds it to 3.99): the book left out 0.401·(5, 5).
   EXPECT_NE(e.steps[0].find("= 3.983"), std::string::npos) << e.steps[0];
@@ -209,7 +209,7 @@ TEST_F(Harness, CrossAttentionHasItsOwnKeyCount) {
   frame();
   EXPECT_EQ(result().n, 3);
   EXPECT_EQ(result().m, 7);
-  EXPECT_EQ(state.drawn[static_cast<size_t>(Stage::Weights)].cols, 7);
+  EXPECT_EQ(state.pipeline.drawn[static_cast<size_t>(Stage::Weights)].cols, 7);
 }
 
 TEST_F(Harness, HugeSizesAskFirstAndKeepTheDocument) {
@@ -293,7 +293,7 @@ TEST_F(Harness, PresenterAndThemeKeysSwitchStyle) {
   press(GLFW_KEY_T);
   EXPECT_EQ(state.view.theme, Theme::Light);
   press(GLFW_KEY_F1);
-  EXPECT_TRUE(window_open(state, "Help"));
+  EXPECT_TRUE(window_open(state.view, "Help"));
   frame();
 }
 
@@ -315,9 +315,9 @@ TEST_F(Harness, BigMatricesDrawWithoutGlAndHoverReadsOut) {
   ImGui::GetIO().MousePos = cell_center(Stage::Weights, 150, 20);
   frame();
   frame();
-  EXPECT_EQ(state.hovered.stage, Stage::Weights);
-  EXPECT_NEAR(state.hovered.row, 150, 1);
-  EXPECT_NEAR(state.hovered.col, 20, 1);
+  EXPECT_EQ(state.pipeline.hovered.stage, Stage::Weights);
+  EXPECT_NEAR(state.pipeline.hovered.row, 150, 1);
+  EXPECT_NEAR(state.pipeline.hovered.col, 20, 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -387,7 +387,7 @@ TEST_F(Harness, EveryLessonOpensAndDraws) {
     actions::load_preset(state, p.name);
     frame();
     EXPECT_TRUE(state.error.empty()) << p.name << ": " << state.error;
-    EXPECT_TRUE(state.drawn[static_cast<size_t>(Stage::Weights)].drawn) << p.name;
+    EXPECT_TRUE(state.pipeline.drawn[static_cast<size_t>(Stage::Weights)].drawn) << p.name;
   }
 }
 
@@ -398,12 +398,12 @@ TEST_F(Harness, InputsColumnFoldsAwayForBiggerHeatmaps) {
   actions::load_preset(state, "causal-six");
   frame();
   frame();
-  const DrawnRect before = state.drawn[static_cast<size_t>(Stage::Weights)];
+  const DrawnRect before = state.pipeline.drawn[static_cast<size_t>(Stage::Weights)];
   ASSERT_TRUE(before.drawn);
   press(GLFW_KEY_I);
   EXPECT_TRUE(state.view.inputs_hidden);
   frame();
-  const DrawnRect after = state.drawn[static_cast<size_t>(Stage::Weights)];
+  const DrawnRect after = state.pipeline.drawn[static_cast<size_t>(Stage::Weights)];
   EXPECT_GT(after.x1 - after.x0, (before.x1 - before.x0) * 1.15f);
   press(GLFW_KEY_I);
   EXPECT_FALSE(state.view.inputs_hidden);
@@ -462,25 +462,25 @@ TEST_F(Harness, TooLargeForDenseStagesStreamsInTheBackground) {
   state.pending_resize.active = false;
   ASSERT_TRUE(actions::resize(state, Dim::N, n, true));
   frame();
-  ASSERT_TRUE(state.job != nullptr);
-  EXPECT_FALSE(state.has_result);  // the 3-token result is not shown for a 9000-token document
+  ASSERT_TRUE(state.results.job != nullptr);
+  EXPECT_FALSE(state.results.has_result);  // the 3-token result is not shown for a 9000-token document
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (state.job && std::chrono::steady_clock::now() < deadline) {
+  while (state.results.job && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     frame();
   }
-  ASSERT_EQ(state.job, nullptr) << "the streaming run did not finish";
-  ASSERT_TRUE(state.has_result) << state.error;
+  ASSERT_EQ(state.results.job, nullptr) << "the streaming run did not finish";
+  ASSERT_TRUE(state.results.has_result) << state.error;
   EXPECT_FALSE(result().dense);
   EXPECT_EQ(result().n, n);
   EXPECT_EQ(result().rows.size(), static_cast<size_t>(n));
   EXPECT_EQ(result().heatmap.mean.rows(), 1024);
-  EXPECT_EQ(state.streamed.output.rows(), 1024);
+  EXPECT_EQ(state.results.streamed.output.rows(), 1024);
   // The causal mask's empty blocks (above the diagonal) are hatched; none below it.
-  ASSERT_EQ(state.streamed.empty.rows(), 1024);
-  EXPECT_TRUE(state.streamed.empty(0, 1023));
-  EXPECT_FALSE(state.streamed.empty(1023, 0));
-  EXPECT_LT(state.streamed.max_range.first, state.streamed.max_range.second);
+  ASSERT_EQ(state.results.streamed.empty.rows(), 1024);
+  EXPECT_TRUE(state.results.streamed.empty(0, 1023));
+  EXPECT_FALSE(state.results.streamed.empty(1023, 0));
+  EXPECT_LT(state.results.streamed.max_range.first, state.results.streamed.max_range.second);
   EXPECT_EQ(result().scores.size(), 0);
   // Rows of weights sum to 1, so across a pixel row the block means times the keys each covers sum to 1.
   const Heatmap& hm = result().heatmap;
@@ -492,8 +492,8 @@ TEST_F(Harness, TooLargeForDenseStagesStreamsInTheBackground) {
     EXPECT_NEAR(sum, 1.0, 1e-3) << "pixel row " << y;
   }
   frame();
-  EXPECT_TRUE(state.drawn[static_cast<size_t>(Stage::Weights)].drawn);
-  EXPECT_TRUE(state.drawn[static_cast<size_t>(Stage::Output)].drawn);
+  EXPECT_TRUE(state.pipeline.drawn[static_cast<size_t>(Stage::Weights)].drawn);
+  EXPECT_TRUE(state.pipeline.drawn[static_cast<size_t>(Stage::Output)].drawn);
   // Hover and click the downsampled weights: read-out, no per-cell arithmetic, no crash.
   const ImVec2 p = cell_center(Stage::Weights, 500, 500);
   click(p);
@@ -506,12 +506,12 @@ TEST_F(Harness, TooLargeForDenseStagesStreamsInTheBackground) {
   // Toggling scaling recomputes in the background and keeps the streamed result meanwhile.
   actions::toggle_scale(state);
   frame();
-  ASSERT_TRUE(state.job != nullptr);
-  EXPECT_TRUE(state.has_result);
+  ASSERT_TRUE(state.results.job != nullptr);
+  EXPECT_TRUE(state.results.has_result);
   cancel_streaming(state);
   frame();
-  EXPECT_TRUE(state.job_cancelled);
-  EXPECT_EQ(state.job, nullptr);
+  EXPECT_TRUE(state.results.job_cancelled);
+  EXPECT_EQ(state.results.job, nullptr);
   // Undo back to three tokens: computed at once, dense again.
   actions::toggle_scale(state);
   undo(state);
@@ -519,8 +519,8 @@ TEST_F(Harness, TooLargeForDenseStagesStreamsInTheBackground) {
   undo(state);
   undo(state);
   frame();
-  EXPECT_EQ(state.job, nullptr);
-  ASSERT_TRUE(state.has_result);
+  EXPECT_EQ(state.results.job, nullptr);
+  ASSERT_TRUE(state.results.has_result);
   EXPECT_TRUE(result().dense);
   EXPECT_EQ(result().n, 3);
   EXPECT_NEAR(result().weights(2, 2), 0.503, 1e-3);
@@ -540,8 +540,8 @@ TEST_F(Harness, AbsurdSizesAreRefusedWithTheMemoryTheyNeed) {
   EXPECT_NE(state.error.find("Q, K and V need"), std::string::npos) << state.error;
   EXPECT_EQ(state.doc.scenario.Q.rows(), 3);
   frame();
-  EXPECT_TRUE(state.has_result);
-  EXPECT_EQ(state.job, nullptr);
+  EXPECT_TRUE(state.results.has_result);
+  EXPECT_EQ(state.results.job, nullptr);
 }
 
 }  // namespace

@@ -150,7 +150,7 @@ TEST_P(PresenterLayout, EveryLessonViewFitsTheScreen) {
   for (const PresetInfo& p : list_presets()) {
     SCOPED_TRACE(p.name);
     actions::load_preset(state, p.name);
-    window_open(state, "Lesson view") = true;
+    window_open(state.view, "Lesson view") = true;
     for (int k = 0; k < 3; ++k) frame();
     ASSERT_TRUE(state.error.empty()) << state.error;
     expect_fits(p.name.c_str());
@@ -173,8 +173,8 @@ TEST_P(PresenterLayout, WalkThroughInputsShowTheirNumbers) {
       state.lesson.walk.step = step;
       frame();
       frame();
-      ASSERT_FALSE(state.walk_inputs_drawn.empty());
-      for (const DrawnRect& d : state.walk_inputs_drawn) {
+      ASSERT_FALSE(state.pipeline.walk_inputs_drawn.empty());
+      for (const DrawnRect& d : state.pipeline.walk_inputs_drawn) {
         ASSERT_TRUE(d.drawn);
         EXPECT_GE(d.number_size, fs * 0.5f) << "cells of " << (d.x1 - d.x0) / static_cast<float>(d.cols) << " px hide the numbers";
       }
@@ -186,7 +186,7 @@ TEST_P(PresenterLayout, WalkThroughInputsShowTheirNumbers) {
 // view, which must still fit (the time's line ran past the right edge, the table past the window).
 TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
   actions::load_preset(state, "cost");
-  window_open(state, "Lesson view") = true;
+  window_open(state.view, "Lesson view") = true;
   state.lesson.measured_ms = 18.4;
   state.lesson.measured_backend = services.backend->description();
   for (int k = 0; k < 3; ++k) frame();
@@ -198,7 +198,7 @@ TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
 // output to the table, which must still fit with every row shown and no cell cut.
 TEST_P(PresenterLayout, OnlineSoftmaxViewFitsAtEveryTile) {
   actions::load_preset(state, "online-softmax");
-  window_open(state, "Lesson view") = true;
+  window_open(state.view, "Lesson view") = true;
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   for (int step = 0; step < 3; ++step) {
@@ -218,7 +218,7 @@ TEST_P(PresenterLayout, EveryWalkThroughStepFitsTheScreen) {
     actions::load_preset(state, lesson);
     frame();
     walk_start(state);
-    window_open(state, "Lesson view") = true;
+    window_open(state.view, "Lesson view") = true;
     for (int step = 0; step < kWalkSteps; ++step) {
       state.lesson.walk.step = step;
       frame();
@@ -265,7 +265,7 @@ TEST_P(PresenterLayout, PipelineShowsNumbersAndWholeLabels) {
         << "the pipeline runs past the bottom of its area";
     for (Stage st : {Stage::Scores, Stage::Logits, Stage::Weights, Stage::Output}) {
       SCOPED_TRACE(stage_name(st));
-      const DrawnRect& d = state.drawn[static_cast<size_t>(st)];
+      const DrawnRect& d = state.pipeline.drawn[static_cast<size_t>(st)];
       ASSERT_TRUE(d.drawn);
       // Numbers at half the body size or more: what the heatmap writes at all in presenter mode.
       EXPECT_GE(d.number_size, fs * 0.5f) << "cells of " << (d.x1 - d.x0) / static_cast<float>(d.cols) << " px hide the numbers";
@@ -275,7 +275,7 @@ TEST_P(PresenterLayout, PipelineShowsNumbersAndWholeLabels) {
       EXPECT_LE(d.y1 + fs * 2.0f, w->InnerRect.Max.y + 0.5f) << "the heatmap or its colour bar is cut at the bottom";
     }
     // One cell size for the four stages: a row of the scores lines up with the same row of the output.
-    const DrawnRect &s = state.drawn[static_cast<size_t>(Stage::Scores)], &o = state.drawn[static_cast<size_t>(Stage::Output)];
+    const DrawnRect &s = state.pipeline.drawn[static_cast<size_t>(Stage::Scores)], &o = state.pipeline.drawn[static_cast<size_t>(Stage::Output)];
     EXPECT_NEAR((s.y1 - s.y0) / static_cast<float>(s.rows), (o.y1 - o.y0) / static_cast<float>(o.rows), 0.5f);
     EXPECT_NEAR(s.y0, o.y0, 0.5f);
   }
@@ -291,10 +291,10 @@ TEST_P(PresenterLayout, InputsColumnFoldsForTheNumbersOnlyWhenNeeded) {
   for (int k = 0; k < 3; ++k) frame();
   if (!inputs_column_hidden(state)) {
     // Not folded (1920 × 1080, 1366 × 768): then the numbers already fit beside the column.
-    EXPECT_GE(state.drawn[static_cast<size_t>(Stage::Weights)].number_size, ImGui::GetFontSize() * 0.5f);
+    EXPECT_GE(state.pipeline.drawn[static_cast<size_t>(Stage::Weights)].number_size, ImGui::GetFontSize() * 0.5f);
     return;
   }
-  EXPECT_TRUE(state.inputs_auto_folded);
+  EXPECT_TRUE(state.layout.inputs_auto_folded);
   EXPECT_TRUE(windows("/##left").empty());
   toggle_inputs_column(state);
   for (int k = 0; k < 3; ++k) frame();
@@ -318,7 +318,7 @@ TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
   const float fs = ImGui::GetFontSize();
   actions::load_preset(state, "multi-head");
-  window_open(state, "Lesson view") = true;
+  window_open(state.view, "Lesson view") = true;
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   const auto views = windows("Lesson view");
@@ -328,9 +328,9 @@ TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {
     EXPECT_LE(overflow_y(w), 2.0f) << "the view needs scrolling";
   }
   // The heads' maps (the first tab when they are tabs) write their numbers.
-  EXPECT_GE(state.drawn[static_cast<size_t>(Stage::Weights)].number_size, fs * 0.5f);
+  EXPECT_GE(state.pipeline.drawn[static_cast<size_t>(Stage::Weights)].number_size, fs * 0.5f);
   if (GetParam().w >= 1920) {
-    EXPECT_GE(state.drawn[static_cast<size_t>(Stage::Output)].number_size, fs * 0.5f) << "concat, A and B at 1920 x 1080";
+    EXPECT_GE(state.pipeline.drawn[static_cast<size_t>(Stage::Output)].number_size, fs * 0.5f) << "concat, A and B at 1920 x 1080";
   }
 }
 
@@ -344,12 +344,12 @@ TEST_P(PresenterLayout, LayoutSettlesAtEverySize) {
       SCOPED_TRACE(std::string(lesson) + " at " + std::to_string(static_cast<int>(size.x)) + "x" + std::to_string(static_cast<int>(size.y)));
       ImGui::GetIO().DisplaySize = size;
       for (int k = 0; k < 6; ++k) frame();
-      const bool folded = state.inputs_auto_folded;
-      const DrawnRect before = state.drawn[static_cast<size_t>(Stage::Scores)];
+      const bool folded = state.layout.inputs_auto_folded;
+      const DrawnRect before = state.pipeline.drawn[static_cast<size_t>(Stage::Scores)];
       for (int k = 0; k < 3; ++k) {
         frame();
-        EXPECT_EQ(state.inputs_auto_folded, folded);
-        const DrawnRect& now = state.drawn[static_cast<size_t>(Stage::Scores)];
+        EXPECT_EQ(state.layout.inputs_auto_folded, folded);
+        const DrawnRect& now = state.pipeline.drawn[static_cast<size_t>(Stage::Scores)];
         EXPECT_EQ(now.x0, before.x0);
         EXPECT_EQ(now.x1, before.x1);
         EXPECT_EQ(now.y1, before.y1);
@@ -399,7 +399,7 @@ TEST_P(PresenterLayout, LongTokensTurnUpwardsInsteadOfBeingCut) {
   ASSERT_TRUE(state.error.empty()) << state.error;
   for (Stage st : {Stage::Scores, Stage::Logits, Stage::Weights}) {
     SCOPED_TRACE(stage_name(st));
-    const DrawnRect& d = state.drawn[static_cast<size_t>(st)];
+    const DrawnRect& d = state.pipeline.drawn[static_cast<size_t>(st)];
     ASSERT_TRUE(d.drawn);
     EXPECT_TRUE(d.labels_rotated);
     EXPECT_FALSE(d.labels_cut) << "a token (row or column) is cut short";

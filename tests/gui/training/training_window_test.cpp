@@ -84,9 +84,9 @@ protected:
                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir);
     fs::create_directories(dir);
-    window_open(state, "Training") = true;
+    window_open(state.view, "Training") = true;
     frame();
-    set_training_config(state, small_config());
+    set_training_config(state.training, small_config());
     ASSERT_TRUE(state.training.config_error.empty()) << state.training.config_error;
   }
   void TearDown() override {
@@ -110,10 +110,10 @@ double weights_bound(const Result& r) {
 // [SECTION] Start, pause, step, cancel, reset
 
 TEST_F(TrainingWindow, StartPauseStepCancelReset) {
-  start_training(state);
+  start_training(state.training, state.platform.threads);
   ASSERT_TRUE(state.training.job);
   ASSERT_TRUE(frames_until([&] { return view().step >= 5 && view().phase == TrainingPhase::Running; })) << "training did not start";
-  pause_training(state);
+  pause_training(state.training);
   ASSERT_TRUE(frames_until([&] { return settled(); }));
   EXPECT_EQ(view().phase, TrainingPhase::Paused);
   const int paused_at = view().step;
@@ -121,23 +121,23 @@ TEST_F(TrainingWindow, StartPauseStepCancelReset) {
   EXPECT_EQ(view().maps_step, paused_at) << "pausing shows the model as it is now";
   for (int k = 0; k < 20; ++k) frame();
   EXPECT_EQ(view().step, paused_at) << "a paused run does not step";
-  step_training(state);
+  step_training(state.training, state.platform.threads);
   ASSERT_TRUE(frames_until([&] { return view().step == paused_at + 1 && settled(); }));
   EXPECT_EQ(view().phase, TrainingPhase::Paused);
   EXPECT_EQ(view().maps_step, paused_at + 1);
   // Resume, then cancel: it stops where it is, short of the end, and stays stopped.
-  EXPECT_TRUE(training_resumable(state));
-  start_training(state);
+  EXPECT_TRUE(training_resumable(state.training));
+  start_training(state.training, state.platform.threads);
   ASSERT_TRUE(frames_until([&] { return view().step >= paused_at + 10; }));
-  cancel_training(state);
+  cancel_training(state.training);
   ASSERT_TRUE(frames_until([&] { return settled(); }));
   EXPECT_EQ(view().phase, TrainingPhase::Cancelled);
   const int cancelled_at = view().step;
   EXPECT_LT(cancelled_at, view().steps);
-  step_training(state);  // a cancelled run takes no more steps: Step starts a new one
+  step_training(state.training, state.platform.threads);  // a cancelled run takes no more steps: Step starts a new one
   ASSERT_TRUE(frames_until([&] { return settled() && view().step == 1; }));
   // Reset: step 0, paused, the fresh model's maps shown; every layer × head map is n × n.
-  reset_training(state);
+  reset_training(state.training, state.platform.threads);
   ASSERT_TRUE(frames_until([&] { return settled() && view().maps_step == 0; }));
   EXPECT_EQ(view().phase, TrainingPhase::Paused);
   EXPECT_TRUE(view().points.empty());
@@ -153,7 +153,7 @@ TEST_F(TrainingWindow, StartPauseStepCancelReset) {
 }
 
 TEST_F(TrainingWindow, ARunToTheEndLowersTheLossAndIsEvaluated) {
-  start_training(state);
+  start_training(state.training, state.platform.threads);
   ASSERT_TRUE(frames_until([&] { return view().phase == TrainingPhase::Finished && view().evaluation; }));
   ASSERT_EQ(static_cast<int>(view().points.size()), view().steps);
   // The loss of the last tenth of the steps against the first tenth's: learning happened.
@@ -180,10 +180,10 @@ TEST_F(TrainingWindow, ARunToTheEndLowersTheLossAndIsEvaluated) {
 
 TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
   const std::string before = state.doc.scenario.title;
-  start_training(state);
+  start_training(state.training, state.platform.threads);
   ASSERT_TRUE(frames_until([&] { return view().step >= 20; }));
   // Lifting while it runs pauses it first: the head is the model as the maps show it.
-  lift_training_head(state, 1, 1);
+  lift_training_head(state.training, 1, 1);
   ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending; }));
   ASSERT_TRUE(state.training.error.empty()) << state.training.error;
   EXPECT_EQ(view().phase, TrainingPhase::Paused);
@@ -191,14 +191,14 @@ TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
   EXPECT_NE(title.find("layer 1"), std::string::npos) << title;
   EXPECT_NE(title.find("head 1"), std::string::npos) << title;
   EXPECT_EQ(training_banner(state), title);
-  EXPECT_FALSE(window_open(state, "Training")) << "the window steps aside for the lab";
+  EXPECT_FALSE(window_open(state.view, "Training")) << "the window steps aside for the lab";
   const model::TrainConfig c = small_config();
   EXPECT_EQ(state.doc.scenario.Q.rows(), c.task.sequence_length());
   EXPECT_EQ(state.doc.scenario.Q.cols(), c.d_model / c.n_head);
   EXPECT_EQ(state.doc.scenario.options.mask.kind, MaskKind::Causal);
   // The lab's weights for the lifted q, k, v are the trainer's forward for that head.
   frame();
-  ASSERT_TRUE(state.has_result);
+  ASSERT_TRUE(state.results.has_result);
   const Result r = services.backend->compute(state.doc.scenario.problem());
   const Matrix& own = view().maps[1][1];
   ASSERT_EQ(r.weights.rows(), own.rows());
@@ -207,16 +207,16 @@ TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
   EXPECT_EQ(state.doc.scenario.title, before);
   EXPECT_TRUE(training_banner(state).empty());
   // A head past the model is clamped to it, never read out of bounds.
-  lift_training_head(state, 9, 9);
+  lift_training_head(state.training, 9, 9);
   ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending; }));
   EXPECT_NE(state.doc.scenario.title.find("layer 1 · head 1"), std::string::npos) << state.doc.scenario.title;
 }
 
 TEST_F(TrainingWindow, SaveWritesAFolderThatReopensWithTheSameAttention) {
-  step_training(state);
+  step_training(state.training, state.platform.threads);
   ASSERT_TRUE(frames_until([&] { return settled() && view().step == 1; }));
   const fs::path out = dir / "induction-model";
-  save_trained_model(state, out.string());
+  save_trained_model(state.training, out.string());
   ASSERT_TRUE(frames_until([&] { return !state.training.notice.empty() || !state.training.error.empty(); }));
   ASSERT_TRUE(state.training.error.empty()) << state.training.error;
   EXPECT_EQ(state.training.saved_dir, out.string());
@@ -227,27 +227,27 @@ TEST_F(TrainingWindow, SaveWritesAFolderThatReopensWithTheSameAttention) {
       EXPECT_LE((trace.heads[l][h].weights - view().maps[l][h]).cwiseAbs().maxCoeff(), 1e-5) << "L" << l << "H" << h;
   // The folder exists now: refused once with a sentence, replaced when saved again.
   state.training.notice.clear();
-  save_trained_model(state, out.string());
+  save_trained_model(state.training, out.string());
   EXPECT_NE(state.training.error.find("exists"), std::string::npos) << state.training.error;
-  save_trained_model(state, out.string());
+  save_trained_model(state.training, out.string());
   EXPECT_TRUE(state.training.error.empty());
   ASSERT_TRUE(frames_until([&] { return !state.training.notice.empty() || !state.training.error.empty(); }));
   EXPECT_TRUE(state.training.error.empty()) << state.training.error;
   // Into a folder that cannot be: the sentence in place, the model kept.
-  save_trained_model(state, (dir / "no" / "such" / "parent").string());
+  save_trained_model(state.training, (dir / "no" / "such" / "parent").string());
   ASSERT_TRUE(frames_until([&] { return !state.training.error.empty(); }));
   EXPECT_NE(state.training.error.find("does not exist"), std::string::npos) << state.training.error;
   EXPECT_FALSE(view().maps.empty());
 }
 
 TEST_F(TrainingWindow, OpensInTheModelWindowOnTheProbe) {
-  step_training(state);
+  step_training(state.training, state.platform.threads);
   ASSERT_TRUE(frames_until([&] { return settled() && view().step == 1; }));
-  choose_training_head(state, 1, 0);
+  choose_training_head(state.training, 1, 0);
   open_trained_in_model_window(state);
   ASSERT_TRUE(frames_until([&] { return state.model.model != nullptr || !state.training.error.empty(); }));
   ASSERT_TRUE(state.training.error.empty()) << state.training.error;
-  EXPECT_TRUE(window_open(state, "Model"));
+  EXPECT_TRUE(window_open(state.view, "Model"));
   EXPECT_EQ(state.model.ids, view().probe);
   EXPECT_EQ(state.model.layer, 1);
   EXPECT_NE(state.model.model->display_name().find("step-1"), std::string::npos) << state.model.model->display_name();
@@ -261,28 +261,28 @@ TEST_F(TrainingWindow, BadSizesAreRefusedInPlace) {
   model::TrainConfig c = small_config();
   c.d_model = 18;
   c.n_head = 4;
-  set_training_config(state, c);
+  set_training_config(state.training, c);
   EXPECT_NE(state.training.config_error.find("not divisible"), std::string::npos) << state.training.config_error;
-  start_training(state);
+  start_training(state.training, state.platform.threads);
   EXPECT_FALSE(state.training.job) << "a refused form starts nothing";
   EXPECT_EQ(state.training.error, state.training.config_error);
   frame();
   c.n_head = 2;
   c.n_layer = 0;
-  set_training_config(state, c);
+  set_training_config(state.training, c);
   EXPECT_NE(state.training.config_error.find("layers"), std::string::npos) << state.training.config_error;
   c.n_layer = 2;
   c.task.symbols = 1;
-  set_training_config(state, c);
+  set_training_config(state.training, c);
   EXPECT_NE(state.training.config_error.find("symbols"), std::string::npos) << state.training.config_error;
   c.task.symbols = 6;
   c.lr = -1;
-  set_training_config(state, c);
+  set_training_config(state.training, c);
   EXPECT_NE(state.training.config_error.find("learning rate"), std::string::npos) << state.training.config_error;
   c.lr = 0.01;
-  set_training_config(state, c);
+  set_training_config(state.training, c);
   EXPECT_TRUE(state.training.config_error.empty());
-  set_training_task(state, "no-such-task");
+  set_training_task(state.training, "no-such-task");
   EXPECT_NE(state.training.config_error.find("not a training task"), std::string::npos) << state.training.config_error;
   EXPECT_EQ(state.training.config.task.kind, model::TaskKind::Induction) << "the form keeps its task";
   frame();
@@ -292,9 +292,9 @@ TEST_F(TrainingWindow, ADivergingLearningRateStopsWithASentence) {
   model::TrainConfig c = small_config(200);
   c.lr = 1e6;
   c.warmup = 0;
-  set_training_config(state, c);
+  set_training_config(state.training, c);
   ASSERT_TRUE(state.training.config_error.empty()) << state.training.config_error;
-  start_training(state);
+  start_training(state.training, state.platform.threads);
   ASSERT_TRUE(frames_until([&] { return settled() && view().phase != TrainingPhase::Starting; }));
   EXPECT_EQ(view().phase, TrainingPhase::Failed);
   EXPECT_NE(view().error.find("lr"), std::string::npos) << view().error;
@@ -309,7 +309,7 @@ TEST_F(TrainingWindow, ADivergingLearningRateStopsWithASentence) {
 // [SECTION] The window on screen (presenter mode) and a click on a map
 
 TEST_F(TrainingWindow, AClickOnAMapLiftsThatHead) {
-  step_training(state);
+  step_training(state.training, state.platform.threads);
   ASSERT_TRUE(frames_until([&] { return settled() && view().step == 1; }));
   const std::string before = state.doc.scenario.title;
   bool lifted = false;
@@ -353,12 +353,12 @@ protected:
 };
 
 TEST_P(TrainingPresenter, TheWindowFitsBeforeDuringAndAfter) {
-  window_open(state, "Training") = true;
+  window_open(state.view, "Training") = true;
   for (int k = 0; k < 3; ++k) frame();
   expect_fits("Training", "the form");
-  set_training_config(state, small_config(60));
+  set_training_config(state.training, small_config(60));
   state.training.form_open = false;
-  start_training(state);
+  start_training(state.training, state.platform.threads);
   ASSERT_TRUE(frames_until([&] { return state.training.view.phase == TrainingPhase::Finished; }));
   frame();
   expect_fits("Training", "finished, the settings folded");
@@ -373,7 +373,7 @@ TEST_P(TrainingPresenter, TheWindowFitsBeforeDuringAndAfter) {
 // Every step of "Watch an induction head form" on a projector, the lesson's own run training.
 TEST_P(TrainingPresenter, TheLessonFitsAtEveryStep) {
   actions::load_preset(state, "induction-head");
-  window_open(state, "Lesson view") = true;
+  window_open(state.view, "Lesson view") = true;
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(induction_lesson_shown(state));
   expect_fits("Lesson view", "step 1");
@@ -403,13 +403,13 @@ TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
   actions::load_preset(state, "induction-head");
   frame();
   frame();
-  ASSERT_TRUE(window_open(state, "Lesson view"));
+  ASSERT_TRUE(window_open(state.view, "Lesson view"));
   EXPECT_EQ(state.lesson.induction_step, 0);
   EXPECT_FALSE(state.training.job) << "the first step only explains";
   // The hand-made head in the pipeline is an induction head by the detector the model uses.
   std::vector<int> ids;
   for (const std::string& t : state.doc.scenario.query_tokens) ids.push_back(std::stoi(t));
-  EXPECT_EQ(model::classify_head(state.result.weights, ids).kind, model::HeadKind::Induction);
+  EXPECT_EQ(model::classify_head(state.results.result.weights, ids).kind, model::HeadKind::Induction);
 
   press(GLFW_KEY_SPACE);
   EXPECT_EQ(state.lesson.induction_step, 1);
@@ -457,7 +457,7 @@ TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
   EXPECT_TRUE(induction_lesson_shown(state));
   // Another lesson: the induction lesson lets go, and starts over when opened again.
   actions::load_preset(state, "causal-six");
-  window_open(state, "Lesson view") = true;
+  window_open(state.view, "Lesson view") = true;
   frame();
   frame();
   EXPECT_FALSE(state.lesson.induction_active);
@@ -472,11 +472,11 @@ TEST_F(InductionLesson, RealModelsLessonOpensTheBuiltinInductionModel) {
     GTEST_SKIP() << "this build embeds no built-in induction model";
   }
   actions::load_preset(state, "model-heads");
-  window_open(state, "Lesson view") = true;
+  window_open(state.view, "Lesson view") = true;
   ASSERT_TRUE(frames_until([&] { return state.model.run != nullptr || !state.model.error.empty(); }));
   ASSERT_TRUE(state.model.error.empty()) << state.model.error;
   EXPECT_EQ(state.model.model->family(), "attnlab-toy");
-  EXPECT_FALSE(window_open(state, "Model"));
+  EXPECT_FALSE(window_open(state.view, "Model"));
   const model::TaskSpec task = model::parse_task_json(state.model.model->config().task_json, "test");
   EXPECT_EQ(state.model.ids, model::probe_sequence(task));
   const auto& kinds = state.model.run->kinds;
