@@ -4,6 +4,8 @@
 // tokenizer: symbols separated by spaces, a token's id its symbol's value.
 #pragma once
 
+#include "engine/model/tokenizer.hpp"
+
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -13,7 +15,7 @@
 
 namespace attnlab::model {
 
-class BpeTokenizer {
+class BpeTokenizer : public Tokenizer {
 public:
   // Parses vocab.json (symbol → id) and merges.txt (one "a b" pair a line, by rank, an optional
   // "#version" first line). Throws InputError naming the file and the line or entry.
@@ -25,12 +27,12 @@ public:
 
   // The token ids of UTF-8 `text`. Throws InputError when the text is not valid UTF-8, or, for a
   // toy model, names a symbol the vocabulary lacks.
-  std::vector<int> encode(std::string_view text) const;
+  std::vector<int> encode(std::string_view text) const override;
   // The text a token stands for, as valid UTF-8: a byte that does not complete a UTF-8 character
   // on its own (a piece of an emoji split between tokens) is written \xNN.
-  std::string token_text(int id) const;
+  std::string token_text(int id) const override;
   // The largest id plus one.
-  int vocab_size() const { return static_cast<int>(symbols_.size()); }
+  int vocab_size() const override { return static_cast<int>(symbols_.size()); }
   bool is_symbols() const { return symbols_only_; }
 
 private:
