@@ -132,6 +132,13 @@ std::vector<double> rope_frequencies(double theta, const RopeScaling& scaling, s
       }
     }
   }
+  // A θ far below 1 or a factor near 0 could push a frequency past double's range (θ = 1e-300
+  // and d = 64 already gives 1e290): angles of ∞ would turn every later number into NaN.
+  for (double x : f) {
+    if (!std::isfinite(x)) {
+      throw InputError("rotary positions with theta " + json(theta).dump() + " and this scaling give frequencies beyond any number");
+    }
+  }
   return f;
 }
 

@@ -48,7 +48,7 @@ std::string rope_settings_json(const RopeSettings& rope);
 // each by the factor; llama3 divides the low frequencies (wavelength 2π/f above
 // original_max_position_embeddings / low_freq_factor) by the factor, keeps the high ones
 // (wavelength below original / high_freq_factor) and blends in between. Throws InputError when d
-// is odd or not positive, or θ is not a positive finite number.
+// is odd or not positive, θ is not a positive finite number, or a frequency would overflow.
 std::vector<double> rope_frequencies(double theta, const RopeScaling& scaling, std::int64_t d);
 
 // cos a and sin a, a = p·f_i, for each of `count` positions: count × d/2 each, row-major. The

@@ -132,6 +132,11 @@ ModelConfig read_llama_config(const json& j, const std::string& family, const st
   c.norm_eps = number_or(j, "rms_norm_eps", 1e-6, 1, source);
   c.rope_theta = number_or(j, "rope_theta", 10000, 1e300, source);
   if (!absent(j, "rope_scaling")) c.rope_scaling = parse_rope_scaling(j["rope_scaling"].dump(), source + ": \"rope_scaling\"");
+  try {
+    (void)rope_frequencies(c.rope_theta, c.rope_scaling, c.d_head);  // an overflow shows here, not as NaN later
+  } catch (const InputError& e) {
+    throw InputError(source + ": " + e.what());
+  }
   c.tied = flag(j, "tie_word_embeddings", source);
   const bool attention_bias = t.has_attention_bias && flag(j, "attention_bias", source);
   c.qkv_bias = t.qkv_bias_always || attention_bias;
