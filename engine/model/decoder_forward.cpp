@@ -65,8 +65,9 @@ void DecoderModel::layer_forward(int l, Activations& a, const ForwardOptions& op
     project(a.h.data(), d, t.v, kvw, v, a.ld);
   }
   if (c.qk_norm) {
-    for (int h = 0; h < c.n_head; ++h) blocks::norm(NormKind::Rms, q + h * dh, a.ld, n, dh, w(t.q_norm, 4), nullptr, c.norm_eps, q + h * dh, a.ld);
-    for (int g = 0; g < c.n_kv_head; ++g) blocks::norm(NormKind::Rms, k + g * dh, a.ld, n, dh, w(t.k_norm, 5), nullptr, c.norm_eps, k + g * dh, a.ld);
+    const float *qn = w(t.q_norm, 4), *kn = w(t.k_norm, 5);
+    for (int h = 0; h < c.n_head; ++h) blocks::norm(NormKind::Rms, q + h * dh, a.ld, n, dh, qn, nullptr, c.norm_eps, q + h * dh, a.ld);
+    for (int g = 0; g < c.n_kv_head; ++g) blocks::norm(NormKind::Rms, k + g * dh, a.ld, n, dh, kn, nullptr, c.norm_eps, k + g * dh, a.ld);
   }
   auto& heads = trace.heads[static_cast<std::size_t>(l)];
   for (int h = 0; h < c.n_head; ++h) {

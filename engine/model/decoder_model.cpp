@@ -37,7 +37,7 @@ LoadedTokenizer load_tokenizer(const fs::path& folder, const ModelConfig& c) {
   const auto none = [](const fs::path& file, const std::string& why) { return LoadedTokenizer{nullptr, file.string() + ": " + why}; };
   if (c.family == "gpt2" || c.is_toy()) {
     const fs::path vocab = folder / "vocab.json", merges = folder / "merges.txt";
-    const char* why = "missing; --text needs the model's tokenizer there (--ids needs none)";
+    const char* why = "missing; a text needs the model's tokenizer there (attnlab model … --ids runs without one)";
     if (!has_file(vocab)) return none(vocab, why);
     if (!c.is_toy() && !has_file(merges)) return none(merges, why);
     auto bpe = std::make_unique<BpeTokenizer>(c.is_toy() ? BpeTokenizer::parse_symbols(read_file(vocab), vocab.string())
@@ -49,8 +49,8 @@ LoadedTokenizer load_tokenizer(const fs::path& folder, const ModelConfig& c) {
     return {std::move(bpe), ""};
   }
   const fs::path json = folder / "tokenizer.json";
-  if (!has_file(json)) return none(json, "missing; --text needs the model's tokenizer there (--ids needs none)");
-  return none(json, "this build of Attention Lab does not read tokenizer.json yet; give the tokens as --ids");
+  if (!has_file(json)) return none(json, "missing; a text needs the model's tokenizer there (attnlab model … --ids runs without one)");
+  return none(json, "this build of Attention Lab does not read tokenizer.json yet (attnlab model … --ids runs without it)");
 }
 
 }  // namespace

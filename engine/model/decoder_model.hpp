@@ -38,6 +38,7 @@ public:
   const ModelConfig& config() const override { return config_; }
   std::string display_name() const override;
   const Tokenizer* tokenizer() const override { return tokenizer_.get(); }
+  std::string missing_tokenizer() const override { return missing_tokenizer_; }
   ForwardTrace forward(const std::vector<int>& ids, const ForwardOptions& options = {}, KvCache* cache = nullptr) const override;
   std::int64_t parameters() const override;
   void save(const std::filesystem::path& dir, bool force) const override;
@@ -47,8 +48,6 @@ public:
   // Set for a model opened with open_memory: its files' bytes.
   const ModelFiles* memory_files() const { return memory_ ? &*memory_ : nullptr; }
 
-protected:
-  std::string missing_tokenizer() const override { return missing_tokenizer_; }
 
 private:
   DecoderModel(ModelConfig config, WeightFiles weights, std::filesystem::path folder);

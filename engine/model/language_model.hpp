@@ -70,6 +70,8 @@ public:
   virtual std::string display_name() const = 0;
   // Its tokenizer; null when its folder has none (then only --ids runs it).
   virtual const Tokenizer* tokenizer() const = 0;
+  // Why tokenizer() is null, one sentence naming the file: "DIR/tokenizer.json: missing; …".
+  virtual std::string missing_tokenizer() const = 0;
   // The forward pass over `ids` at positions start … start + n − 1, where start is the cache's
   // length (0 without one); checked first (check_ids). With a cache, every layer attends over the
   // cached K/V and the new positions' own, and appends the new ones. Memory: the weights are read
@@ -97,10 +99,6 @@ public:
   // cols·inner for each projection, QKᵀ and AV over every head's full rows (what runs), and the
   // last position's logits.
   double forward_flops(std::int64_t n, std::int64_t start = 0) const;
-
-protected:
-  // Why tokenizer() is null: "DIR/tokenizer.json: missing; …".
-  virtual std::string missing_tokenizer() const = 0;
 };
 
 }  // namespace attnlab::model

@@ -23,6 +23,8 @@ void open_model_file(AppState& state, const std::string& path) {
   window_open(state, "Model") = true;
   try {
     std::shared_ptr<const model::LanguageModel> opened = model::open_model(path);
+    // The window runs text, so a model without its tokenizer files cannot run here.
+    if (!opened->tokenizer()) throw InputError(opened->missing_tokenizer());
     m.job.reset();
     m.model = std::move(opened);
     m.path = path;
