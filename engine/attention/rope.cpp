@@ -109,7 +109,9 @@ std::string rope_settings_json(const RopeSettings& rope) {
 }
 
 std::vector<double> rope_frequencies(double theta, const RopeScaling& scaling, std::int64_t d) {
-  if (d <= 0 || d % 2 != 0) throw InputError("rotary positions pair the two halves of each row, so its width must be even, not " + std::to_string(d));
+  if (d <= 0 || d % 2 != 0) {
+    throw InputError("rotary positions pair the two halves of each row, so its width must be even, not " + std::to_string(d));
+  }
   if (!std::isfinite(theta) || theta <= 0) throw InputError("rotary positions need a positive finite theta, not " + json(theta).dump());
   std::vector<double> f(static_cast<std::size_t>(d / 2));
   for (std::size_t i = 0; i < f.size(); ++i) f[i] = std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(d));
