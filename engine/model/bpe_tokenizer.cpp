@@ -1,4 +1,4 @@
-// GPT-2's byte-level BPE, written from its published description (docs/MODELS.md, "Tokenizers").
+// GPT-2's byte-level BPE, written from its published description (docs/MODELS.md, "Tokenizer").
 #include "engine/model/bpe_tokenizer.hpp"
 
 #include "engine/attention/matrix.hpp"

@@ -1,4 +1,4 @@
-// GPT-2's byte-level BPE tokenizer (docs/MODELS.md, "Tokenizers"): a pre-tokenizer regex with
+// GPT-2's byte-level BPE tokenizer (docs/MODELS.md, "Tokenizer"): a pre-tokenizer regex with
 // Unicode letter and number classes (PCRE2's), every byte mapped to a printable character, then
 // the ranked merges of merges.txt applied in rank order inside each piece (the BPE core that
 // tokenizer.json's byte-level models share, tokenizer/bpe.hpp). Also the toy models' tokenizer:

