@@ -6,7 +6,7 @@
 // space) and so do not apply to one token's label.
 #pragma once
 
-#include <memory>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,12 +14,6 @@
 namespace attnlab::model {
 
 class JsonField;
-
-class DecoderStep {
-public:
-  virtual ~DecoderStep() = default;
-  virtual std::string decode(std::string token) const = 0;
-};
 
 class TokenDecoder {
 public:
@@ -29,7 +23,8 @@ public:
   std::string decode(std::string_view token) const;
 
 private:
-  std::vector<std::shared_ptr<const DecoderStep>> steps_;
+  // One per decoder the file names, in order: a token's text in, its rewritten text out.
+  std::vector<std::function<std::string(std::string)>> steps_;
 };
 
 }  // namespace attnlab::model

@@ -55,6 +55,14 @@ JsonField JsonField::operator[](std::size_t i) const {
   return JsonField((*value_)[i], source_, path_ + "[" + std::to_string(i) + "]");
 }
 
+std::vector<JsonField> JsonField::sequence(std::string_view key, int depth) const {
+  const JsonField list = at(key);
+  if (depth >= kMaxNesting) fail("nests Sequences more than " + std::to_string(kMaxNesting) + " deep");
+  std::vector<JsonField> items;
+  for (std::size_t i = 0; i < list.array().size(); ++i) items.push_back(list[i]);
+  return items;
+}
+
 const nlohmann::json::object_t& JsonField::object() const {
   if (!value_->is_object()) fail(std::string("is ") + kind_of(*value_) + ", not an object");
   return value_->get_ref<const nlohmann::json::object_t&>();

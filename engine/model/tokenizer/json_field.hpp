@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attnlab::model {
 
@@ -37,6 +38,9 @@ public:
   // An element of an array.
   JsonField operator[](std::size_t i) const;
   std::size_t size() const { return value_->size(); }
+  // The components a Sequence lists under `key`, for a reader at nesting `depth` (it reads them at
+  // depth + 1); refuses Sequences nested more than kMaxNesting deep.
+  std::vector<JsonField> sequence(std::string_view key, int depth) const;
 
   // The value as a type; anything else is refused with a sentence.
   const nlohmann::json::object_t& object() const;

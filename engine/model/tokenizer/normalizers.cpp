@@ -56,10 +56,8 @@ std::unique_ptr<Normalizer> read_normalizer(const JsonField& field, int depth) {
   if (type == "Prepend") return std::make_unique<PrependNormalizer>(field.at("prepend").string());
   if (type == "Replace") return std::make_unique<ReplaceNormalizer>(read_pattern(field.at("pattern")), field.at("content").string());
   if (type == "Sequence") {
-    const JsonField list = field.at("normalizers");
     std::vector<std::unique_ptr<Normalizer>> steps;
-    if (depth >= kMaxNesting) field.fail("nests Sequences more than " + std::to_string(kMaxNesting) + " deep");
-    for (std::size_t i = 0; i < list.array().size(); ++i) steps.push_back(read_normalizer(list[i], depth + 1));
+    for (const JsonField& item : field.sequence("normalizers", depth)) steps.push_back(read_normalizer(item, depth + 1));
     return std::make_unique<SequenceNormalizer>(std::move(steps));
   }
   field.unsupported("normalizer", type, "NFC, Prepend, Replace and Sequence");

@@ -45,11 +45,9 @@ Template read(const JsonField& field, const std::function<bool(int)>& is_token, 
   if (type == "TemplateProcessing") return read_template(field, is_token);
   if (type == "ByteLevel") return {};  // it trims offsets only; the ids stay
   if (type == "Sequence") {
-    const JsonField list = field.at("processors");
-    if (depth >= kMaxNesting) field.fail("nests Sequences more than " + std::to_string(kMaxNesting) + " deep");
     Template all;
-    for (std::size_t i = 0; i < list.array().size(); ++i) {
-      Template t = read(list[i], is_token, depth + 1);
+    for (const JsonField& item : field.sequence("processors", depth)) {
+      Template t = read(item, is_token, depth + 1);
       all.before.insert(all.before.begin(), t.before.begin(), t.before.end());
       all.after.insert(all.after.end(), t.after.begin(), t.after.end());
     }

@@ -216,10 +216,8 @@ std::unique_ptr<PreTokenizer> read_pre_tokenizer(const JsonField& field, int dep
   if (type == "Metaspace") return read_metaspace(field);
   if (type == "Digits") return std::make_unique<DigitsPreTokenizer>(field.boolean_or("individual_digits", false));
   if (type == "Sequence") {
-    const JsonField list = field.at("pretokenizers");
-    if (depth >= kMaxNesting) field.fail("nests Sequences more than " + std::to_string(kMaxNesting) + " deep");
     std::vector<std::unique_ptr<PreTokenizer>> steps;
-    for (std::size_t i = 0; i < list.array().size(); ++i) steps.push_back(read_pre_tokenizer(list[i], depth + 1));
+    for (const JsonField& item : field.sequence("pretokenizers", depth)) steps.push_back(read_pre_tokenizer(item, depth + 1));
     return std::make_unique<SequencePreTokenizer>(std::move(steps));
   }
   field.unsupported("pre-tokenizer", type, "Split, ByteLevel, Metaspace, Digits and Sequence");
