@@ -11,7 +11,6 @@ namespace attnlab::model {
 
 namespace {
 
-std::string shown(std::string_view s) { return "'" + printable_utf8(s.substr(0, 60)) + "'"; }
 
 std::string hex_byte(int b) { return {"0123456789abcdef"[b >> 4], "0123456789abcdef"[b & 15]}; }
 
@@ -52,14 +51,14 @@ BpeTokenizer BpeTokenizer::parse(std::string_view vocab_json, std::string_view m
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || (line_no == 1 && line.substr(0, 8) == "#version")) continue;
     const auto pair = split_merge(line);
-    if (!pair) throw InputError(msrc + ": line " + std::to_string(line_no) + " is " + shown(line) + ", not two symbols separated by one space");
+    if (!pair) throw InputError(msrc + ": line " + std::to_string(line_no) + " is " + in_quotes(line) + ", not two symbols separated by one space");
     if (const auto refusal = t.model_.add_merge(pair->first, pair->second)) {
       if (refusal->repeats >= 0) {
-        throw InputError(msrc + ": line " + std::to_string(line_no) + " repeats the merge " + shown(line) + " of line " +
+        throw InputError(msrc + ": line " + std::to_string(line_no) + " repeats the merge " + in_quotes(line) + " of line " +
                          std::to_string(line_of_rank[static_cast<std::size_t>(refusal->repeats)]));
       }
-      throw InputError(msrc + ": line " + std::to_string(line_no) + " merges " + shown(line) + " but " + vsrc + " has no token " +
-                       shown(refusal->missing));
+      throw InputError(msrc + ": line " + std::to_string(line_no) + " merges " + in_quotes(line) + " but " + vsrc + " has no token " +
+                       in_quotes(refusal->missing));
     }
     line_of_rank.push_back(line_no);
   }
@@ -81,12 +80,12 @@ BpeTokenizer BpeTokenizer::parse_symbols(std::string_view vocab_json, std::strin
   t.symbols_only_ = true;
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() >= static_cast<std::int64_t>(j.size())) {
-      throw InputError(src + ": token " + shown(it.key()) + " has id " + it->dump() + "; ids run from 0 to " + std::to_string(j.size() - 1));
+      throw InputError(src + ": token " + in_quotes(it.key()) + " has id " + it->dump() + "; ids run from 0 to " + std::to_string(j.size() - 1));
     }
     if (it.key().empty()) throw InputError(src + ": a token is the empty string");
     const int id = static_cast<int>(it->get<std::int64_t>());
     if (!t.model_.add_token(it.key(), id)) {
-      throw InputError(src + ": id " + std::to_string(id) + " belongs to two tokens, " + shown(*t.model_.token(id)) + " and " + shown(it.key()));
+      throw InputError(src + ": id " + std::to_string(id) + " belongs to two tokens, " + in_quotes(*t.model_.token(id)) + " and " + in_quotes(it.key()));
     }
   }
   return t;
@@ -108,7 +107,7 @@ std::vector<int> BpeTokenizer::encode(std::string_view text) const {
       if (j == i) break;
       const int id = model_.id(text.substr(i, j - i));
       if (id < 0) {
-        throw InputError("the text's symbol " + shown(text.substr(i, j - i)) + " is not in this model's vocabulary (symbols 0 to " +
+        throw InputError("the text's symbol " + in_quotes(text.substr(i, j - i)) + " is not in this model's vocabulary (symbols 0 to " +
                          std::to_string(vocab_size() - 1) + ", separated by spaces)");
       }
       ids.push_back(id);

@@ -79,6 +79,7 @@ std::vector<Segment> AddedTokens::Matcher::split(std::string_view text, bool at_
 }
 
 AddedTokens::AddedTokens(std::vector<AddedToken> tokens, const Normalizer* normalizer, bool split_special) : tokens_(std::move(tokens)) {
+  for (std::size_t i = 0; i < tokens_.size(); ++i) by_id_.emplace(tokens_[i].id, i);
   for (const AddedToken& t : tokens_) {
     if (split_special && t.special) continue;
     AddedToken m = t;
@@ -104,8 +105,8 @@ std::vector<Segment> AddedTokens::split(std::string_view text, const Normalizer*
 }
 
 const AddedToken* AddedTokens::find(int id) const {
-  const auto it = std::find_if(tokens_.begin(), tokens_.end(), [&](const AddedToken& t) { return t.id == id; });
-  return it == tokens_.end() ? nullptr : &*it;
+  const auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : &tokens_[it->second];
 }
 
 }  // namespace attnlab::model

@@ -7,6 +7,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace attnlab::model {
@@ -56,6 +57,7 @@ private:
     int longest_at(std::string_view text, std::size_t i) const;
   };
   std::vector<AddedToken> tokens_;
+  std::unordered_map<int, std::size_t> by_id_;  // id → its place in tokens_
   Matcher raw_, normalized_;
 };
 

@@ -13,6 +13,10 @@
 
 namespace attnlab::model {
 
+// The largest id a tokenizer.json may give a token: ids index rows of an embedding, and the
+// largest vocabularies today are a few hundred thousand.
+inline constexpr int kMaxTokenId = (1 << 22) - 1;
+
 // Byte-level BPE's alphabet (GPT-2's): bytes '!'…'~', '¡'…'¬', '®'…'ÿ' stand for themselves, the
 // other 68 take the code points from U+0100 up in byte order (a space is 'Ġ'), so every byte is a
 // visible character and no piece of text holds a space. Each entry is that character in UTF-8.

@@ -34,7 +34,7 @@ void JsonField::fail(std::string_view what) const {
 }
 
 void JsonField::unsupported(std::string_view kind, std::string_view type, std::string_view known) const {
-  throw InputError(source_ + ": unsupported " + std::string(kind) + " \"" + printable_utf8(type.substr(0, 60)) + "\" (at " + path_ +
+  throw InputError(source_ + ": unsupported " + std::string(kind) + " " + in_quotes(type) + " (at " + path_ +
                    "); Attention Lab reads " + std::string(known));
 }
 

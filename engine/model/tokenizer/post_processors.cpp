@@ -2,6 +2,7 @@
 #include "engine/model/tokenizer/post_processors.hpp"
 
 #include "engine/model/tokenizer/json_field.hpp"
+#include "engine/model/tokenizer/unicode.hpp"
 
 #include <cstdint>
 #include <string>
@@ -21,14 +22,14 @@ Template read_template(const JsonField& field, const std::function<bool(int)>& i
     const JsonField item = single[i];
     if (const auto sequence = item.find("Sequence")) {
       const JsonField id = sequence->at("id");
-      if (id.string() != "A") id.fail("is \"" + id.string() + "\", but one text has only the sequence \"A\"");
+      if (id.string() != "A") id.fail("is " + in_quotes(id.string()) + ", but one text has only the sequence \"A\"");
       if (seen_text) item.fail("is a second \"A\"");
       seen_text = true;
       continue;
     }
     const JsonField name = item.at("SpecialToken").at("id");
     const auto special = specials.find(name.string());
-    if (!special) name.fail("names \"" + name.string() + "\", which special_tokens does not define");
+    if (!special) name.fail("names " + in_quotes(name.string()) + ", which special_tokens does not define");
     const JsonField ids = special->at("ids");
     for (std::size_t k = 0; k < ids.array().size(); ++k) {
       const int id = static_cast<int>(ids[k].integer(0, INT32_MAX));

@@ -185,7 +185,7 @@ Behavior read_behavior(const JsonField& field) {
   if (name == "MergedWithPrevious") return Behavior::merged_with_previous;
   if (name == "MergedWithNext") return Behavior::merged_with_next;
   if (name == "Contiguous") return Behavior::contiguous;
-  field.fail("is \"" + name + "\", not Removed, Isolated, MergedWithPrevious, MergedWithNext or Contiguous");
+  field.fail("is " + in_quotes(name) + ", not Removed, Isolated, MergedWithPrevious, MergedWithNext or Contiguous");
 }
 
 std::unique_ptr<PreTokenizer> read_metaspace(const JsonField& field) {
@@ -199,7 +199,7 @@ std::unique_ptr<PreTokenizer> read_metaspace(const JsonField& field) {
     if (s == "always") prepend = MetaspacePreTokenizer::Prepend::always;
     else if (s == "first") prepend = MetaspacePreTokenizer::Prepend::first;
     else if (s == "never") prepend = MetaspacePreTokenizer::Prepend::never;
-    else scheme->fail("is \"" + s + "\", not always, first or never");
+    else scheme->fail("is " + in_quotes(s) + ", not always, first or never");
   }
   return std::make_unique<MetaspacePreTokenizer>(std::move(r), prepend, field.boolean_or("split", true));
 }

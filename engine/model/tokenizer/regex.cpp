@@ -42,7 +42,7 @@ Regex::Regex(std::string_view pattern, std::string_view where) {
   PCRE2_SIZE at = 0;
   c->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_UCP, &err, &at, nullptr);
   if (!c->code) {
-    throw InputError(std::string(where) + ": the pattern '" + printable_utf8(pattern.substr(0, 80)) + "' does not compile (PCRE2: " +
+    throw InputError(std::string(where) + ": the pattern " + in_quotes(pattern) + " does not compile (PCRE2: " +
                      pcre2_message(err) + " at offset " + std::to_string(at) + ")");
   }
   pcre2_jit_compile(c->code, PCRE2_JIT_COMPLETE);  // optional: the interpreter runs it otherwise

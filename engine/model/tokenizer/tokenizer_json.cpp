@@ -15,14 +15,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace attnlab::model {
 
 namespace {
 
-constexpr std::int64_t kMaxId = (1 << 22) - 1;  // as the model's vocabulary (word_model.cpp)
-
-std::string shown(std::string_view s) { return "'" + printable_utf8(s.substr(0, 60)) + "'"; }
 
 class JsonTokenizer : public Tokenizer {
 public:
@@ -75,12 +74,13 @@ AddedToken read_added_token(const JsonField& item, int id) {
 std::vector<AddedToken> read_added_tokens(const std::optional<JsonField>& list) {
   std::vector<AddedToken> tokens;
   if (!list) return tokens;
+  std::unordered_set<int> ids;
+  std::unordered_set<std::string> contents;
   for (std::size_t i = 0; i < list->array().size(); ++i) {
     const JsonField item = (*list)[i];
-    AddedToken t = read_added_token(item, static_cast<int>(item.at("id").integer(0, kMaxId)));
-    for (const AddedToken& other : tokens) {
-      if (other.id == t.id || other.content == t.content) item.fail("repeats the added token " + shown(other.content) + " (id " + std::to_string(other.id) + ")");
-    }
+    AddedToken t = read_added_token(item, static_cast<int>(item.at("id").integer(0, kMaxTokenId)));
+    if (!ids.insert(t.id).second) item.fail("repeats the id " + std::to_string(t.id) + " of an earlier added token");
+    if (!contents.insert(t.content).second) item.fail("repeats the added token " + in_quotes(t.content));
     tokens.push_back(std::move(t));
   }
   return tokens;
@@ -93,7 +93,7 @@ int token_id(const JsonTokenizer& t, const std::vector<AddedToken>& added, const
     if (a.content == content) return a.id;
   }
   const int id = t.model.bpe().id(content);
-  if (id < 0) name.fail("is " + shown(content) + ", which is no token of tokenizer.json");
+  if (id < 0) name.fail("is " + in_quotes(content) + ", which is no token of tokenizer.json");
   return id;
 }
 
@@ -120,18 +120,22 @@ std::optional<Template> llama_template(const JsonField& config, const JsonTokeni
 void add_config_tokens(const JsonField& config, const JsonTokenizer& t, std::vector<AddedToken>& added) {
   const auto decoder = config.find("added_tokens_decoder");
   if (!decoder) return;
+  std::unordered_map<int, std::string> known;  // id → content, from tokenizer.json
+  for (const AddedToken& a : added) known.emplace(a.id, a.content);
   for (const auto& [key, value] : decoder->object()) {
-    const JsonField item(value, config.source(), decoder->path() + "[\"" + printable_utf8(key.substr(0, 20)) + "\"]");
-    const JsonField id_text(key, config.source(), item.path());
     char* end = nullptr;
     const long long id = std::strtoll(key.c_str(), &end, 10);
-    if (key.empty() || *end != '\0' || id < 0 || id > kMaxId) id_text.fail("is not an id from 0 to " + std::to_string(kMaxId));
+    if (key.empty() || *end != '\0' || id < 0 || id > kMaxTokenId) {
+      decoder->fail("has the key " + in_quotes(key) + ", not an id from 0 to " + std::to_string(kMaxTokenId));
+    }
+    const JsonField item(value, config.source(), decoder->path() + "[" + in_quotes(key) + "]");
     AddedToken token = read_added_token(item, static_cast<int>(id));
-    const auto same_id = std::find_if(added.begin(), added.end(), [&](const AddedToken& a) { return a.id == token.id; });
-    const std::string* in_vocab = t.model.bpe().token(token.id);
-    const std::string* known = same_id != added.end() ? &same_id->content : in_vocab;
-    if (known && *known != token.content) item.fail("is " + shown(token.content) + " but tokenizer.json's token " + std::to_string(id) + " is " + shown(*known));
-    if (same_id == added.end()) added.push_back(std::move(token));
+    const auto it = known.find(token.id);
+    const std::string* before = it != known.end() ? &it->second : t.model.bpe().token(token.id);
+    if (before && *before != token.content) {
+      item.fail("is " + in_quotes(token.content) + " but tokenizer.json's token " + std::to_string(id) + " is " + in_quotes(*before));
+    }
+    if (it == known.end()) added.push_back(std::move(token));
   }
 }
 
@@ -144,9 +148,9 @@ std::unique_ptr<Tokenizer> build(const JsonField& root, const std::optional<Json
   for (const AddedToken& a : added) t->size = std::max(t->size, a.id + 1);
   if (const auto n = root.find("normalizer")) t->normalizer = make_normalizer(*n);
   if (const auto p = root.find("pre_tokenizer")) t->pre_tokenizer = make_pre_tokenizer(*p);
-  const auto is_token = [&](int id) {
-    return t->model.bpe().token(id) || std::any_of(added.begin(), added.end(), [&](const AddedToken& a) { return a.id == id; });
-  };
+  std::unordered_set<int> added_ids;
+  for (const AddedToken& a : added) added_ids.insert(a.id);
+  const auto is_token = [&](int id) { return t->model.bpe().token(id) || added_ids.count(id); };
   if (const auto p = root.find("post_processor")) t->post = read_post_processor(*p, is_token);
   const auto decoder = root.find("decoder");
   t->decoder = TokenDecoder::read(decoder ? &*decoder : nullptr);

@@ -2,6 +2,7 @@
 #include "engine/model/tokenizer/unicode.hpp"
 
 #include "engine/attention/matrix.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <utf8proc.h>
 
@@ -81,6 +82,8 @@ std::string printable_utf8(std::string_view bytes) {
   }
   return out;
 }
+
+std::string in_quotes(std::string_view s) { return "'" + one_line(s.substr(0, 60)) + "'"; }
 
 bool is_whitespace(char32_t cp) {
   if ((cp >= 0x09 && cp <= 0x0d) || cp == 0x85) return true;

@@ -12,18 +12,13 @@ namespace attnlab::model {
 
 namespace {
 
-// The largest id a tokenizer.json may give a token: ids index rows of an embedding, and the
-// largest vocabularies today are a few hundred thousand.
-constexpr std::int64_t kMaxId = (1 << 22) - 1;
-
-std::string shown(std::string_view s) { return "'" + printable_utf8(s.substr(0, 60)) + "'"; }
 
 void read_vocab(const JsonField& field, BpeModel& bpe) {
   for (const auto& [token, value] : field.object()) {
-    const JsonField id_field(value, field.source(), field.path() + "[" + shown(token) + "]");
-    const int id = static_cast<int>(id_field.integer(0, kMaxId));
+    const JsonField id_field(value, field.source(), field.path() + "[" + in_quotes(token) + "]");
+    const int id = static_cast<int>(id_field.integer(0, kMaxTokenId));
     if (token.empty()) field.fail("has an empty token");
-    if (!bpe.add_token(token, id)) field.fail("gives id " + std::to_string(id) + " to two tokens, " + shown(*bpe.token(id)) + " and " + shown(token));
+    if (!bpe.add_token(token, id)) field.fail("gives id " + std::to_string(id) + " to two tokens, " + in_quotes(*bpe.token(id)) + " and " + in_quotes(token));
   }
 }
 
@@ -39,13 +34,13 @@ void read_merges(const JsonField& field, BpeModel& bpe) {
     } else {  // before: "a b"
       const std::string line = merge.string();
       const auto pair = split_merge(line);
-      if (!pair) merge.fail("is " + shown(line) + ", not two tokens separated by one space");
+      if (!pair) merge.fail("is " + in_quotes(line) + ", not two tokens separated by one space");
       a = pair->first;
       b = pair->second;
     }
     if (const auto refusal = bpe.add_merge(a, b)) {
-      if (refusal->repeats >= 0) merge.fail("repeats the merge " + shown(a + " " + b) + " of " + field.path() + "[" + std::to_string(refusal->repeats) + "]");
-      merge.fail("merges " + shown(a + " " + b) + " but the vocabulary has no token " + shown(refusal->missing));
+      if (refusal->repeats >= 0) merge.fail("repeats the merge " + in_quotes(a + " " + b) + " of " + field.path() + "[" + std::to_string(refusal->repeats) + "]");
+      merge.fail("merges " + in_quotes(a + " " + b) + " but the vocabulary has no token " + in_quotes(refusal->missing));
     }
   }
 }
@@ -74,7 +69,7 @@ WordModel WordModel::read(const JsonField& field) {
   read_merges(field.at("merges"), m.bpe_);
   if (const auto unk = field.find("unk_token")) {
     m.unk_ = m.bpe_.id(unk->string());
-    if (m.unk_ < 0) unk->fail("is " + shown(unk->string()) + ", which is not in the vocabulary");
+    if (m.unk_ < 0) unk->fail("is " + in_quotes(unk->string()) + ", which is not in the vocabulary");
   }
   m.fuse_unk_ = field.boolean_or("fuse_unk", false);
   m.byte_fallback_ = field.boolean_or("byte_fallback", false);
@@ -111,7 +106,7 @@ void WordModel::encode_word(std::string_view word, std::vector<int>& ids) const 
       continue;
     }
     if (unk_ < 0) {
-      throw InputError("the text's character " + shown(c) + " is not in the tokenizer's vocabulary, which has no unknown token for it");
+      throw InputError("the text's character " + in_quotes(c) + " is not in the tokenizer's vocabulary, which has no unknown token for it");
     }
     if (!(fuse_unk_ && after_unk)) symbols.push_back(unk_);
     after_unk = true;

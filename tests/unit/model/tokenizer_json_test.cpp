@@ -296,23 +296,25 @@ void expect_refusal(const json& file, std::initializer_list<const char*> words) 
 }
 
 TEST(TokenizerJsonRefusals, OtherModelsAreNamed) {
-  expect_refusal({{"model", {{"type", "Unigram"}, {"vocab", json::array()}}}}, {"unsupported model \"Unigram\"", "BPE"});
-  expect_refusal({{"model", {{"type", "WordPiece"}, {"vocab", json::object()}}}}, {"unsupported model \"WordPiece\""});
+  expect_refusal({{"model", {{"type", "Unigram"}, {"vocab", json::array()}}}}, {"unsupported model 'Unigram'", "BPE"});
+  expect_refusal({{"model", {{"type", "WordPiece"}, {"vocab", json::object()}}}}, {"unsupported model 'WordPiece'"});
 }
 
 TEST(TokenizerJsonRefusals, UnknownComponentsAreNamedWithWhere) {
   json f = byte_level_file();
   f["pre_tokenizer"] = {{"type", "Sequence"}, {"pretokenizers", {{{"type", "Whitespace"}}}}};
-  expect_refusal(f, {"unsupported pre-tokenizer \"Whitespace\"", "pre_tokenizer.pretokenizers[0]"});
+  expect_refusal(f, {"unsupported pre-tokenizer 'Whitespace'", "pre_tokenizer.pretokenizers[0]"});
   f = byte_level_file();
   f["normalizer"] = {{"type", "NFKC"}};
-  expect_refusal(f, {"unsupported normalizer \"NFKC\"", "(at normalizer)"});
+  expect_refusal(f, {"unsupported normalizer 'NFKC'", "(at normalizer)"});
   f = byte_level_file();
   f["post_processor"] = {{"type", "RobertaProcessing"}};
-  expect_refusal(f, {"unsupported post-processor \"RobertaProcessing\""});
+  expect_refusal(f, {"unsupported post-processor 'RobertaProcessing'"});
   f = byte_level_file();
   f["decoder"] = {{"type", "WordPiece"}};
-  expect_refusal(f, {"unsupported decoder \"WordPiece\""});
+  expect_refusal(f, {"unsupported decoder 'WordPiece'"});
+  f["decoder"] = {{"type", "Word\nPiece"}};  // what a file says is quoted on one line
+  expect_refusal(f, {"unsupported decoder 'Word\\x0APiece'"});
 }
 
 TEST(TokenizerJsonRefusals, MalformedFiles) {
@@ -336,7 +338,7 @@ TEST(TokenizerJsonRefusals, MalformedFiles) {
   f["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "(unclosed"}}}, {"behavior", "Isolated"}};
   expect_refusal(f, {"pre_tokenizer.pattern.Regex", "does not compile"});
   f["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"String", "-"}}}, {"behavior", "Sideways"}};
-  expect_refusal(f, {"pre_tokenizer.behavior", "\"Sideways\""});
+  expect_refusal(f, {"pre_tokenizer.behavior", "'Sideways'"});
   f = byte_level_file();
   f["model"]["dropout"] = 0.1;
   expect_refusal(f, {"model.dropout", "at random"});
@@ -345,7 +347,7 @@ TEST(TokenizerJsonRefusals, MalformedFiles) {
   expect_refusal(f, {"model.end_of_word_suffix"});
   f = byte_level_file();
   f["post_processor"]["processors"][1]["single"].push_back({{"Sequence", {{"id", "B"}, {"type_id", 1}}}});
-  expect_refusal(f, {"post_processor.processors[1].single[2].Sequence.id", "\"B\""});
+  expect_refusal(f, {"post_processor.processors[1].single[2].Sequence.id", "'B'"});
   json nested = {{"type", "NFC"}};
   for (int i = 0; i < 20; ++i) nested = {{"type", "Sequence"}, {"normalizers", {nested}}};
   f = byte_level_file();
