@@ -4,6 +4,7 @@
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/model/bpe_tokenizer.hpp"
+#include "engine/model/tokenizer/tokenizer_json.hpp"
 
 #include <set>
 
@@ -31,8 +32,9 @@ struct LoadedTokenizer {
 };
 
 // GPT-2's vocab.json + merges.txt, a toy model's vocab.json of symbols, or the other families'
-// tokenizer.json. Files that are there must be right (InputError); files that are not leave the
-// model without a tokenizer, and --text then says which is missing.
+// tokenizer.json (with tokenizer_config.json when there is one). Files that are there must be
+// right (InputError); files that are not leave the model without a tokenizer, and --text then says
+// which is missing.
 LoadedTokenizer load_tokenizer(const fs::path& folder, const ModelConfig& c) {
   const auto none = [](const fs::path& file, const std::string& why) { return LoadedTokenizer{nullptr, file.string() + ": " + why}; };
   if (c.family == "gpt2" || c.is_toy()) {
@@ -48,9 +50,11 @@ LoadedTokenizer load_tokenizer(const fs::path& folder, const ModelConfig& c) {
     }
     return {std::move(bpe), ""};
   }
+  // A tokenizer.json with more tokens than the embedding has rows is not refused here (some carry
+  // unused added tokens): an id it gives beyond vocab_size is refused by check_ids instead.
   const fs::path json = folder / "tokenizer.json";
   if (!has_file(json)) return none(json, "missing; a text needs the model's tokenizer there (attnlab model … --ids runs without one)");
-  return none(json, "this build of Attention Lab does not read tokenizer.json yet (attnlab model … --ids runs without it)");
+  return {load_tokenizer_json(folder), ""};
 }
 
 }  // namespace

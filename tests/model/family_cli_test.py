@@ -150,16 +150,46 @@ def families(rng):
     return folders
 
 
+def text_runs(folder):
+    """A tokenizer.json in GPT-2's byte-level form, written from the same small BPE as a GPT-2
+    folder's vocab.json and merges.txt: --text gives the ids GPT-2's tokenizer gives, runs as those
+    ids do, and a text longer than max_position_embeddings is refused."""
+    vocab, merges = fx.small_tokenizer(merges=30)
+    with_json = os.path.join(WORK, "with-tokenizer-json")
+    shutil.copytree(folder, with_json)
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    eot = vocab["<|endoftext|>"]
+    tok = {"version": "1.0", "truncation": None, "padding": None, "normalizer": None, "pre_tokenizer": byte_level,
+           "post_processor": byte_level, "decoder": byte_level,
+           "added_tokens": [{"id": eot, "content": "<|endoftext|>", "single_word": False, "lstrip": False, "rstrip": False,
+                             "normalized": False, "special": True}],
+           "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "", "end_of_word_suffix": "",
+                     "fuse_unk": False, "byte_fallback": False, "vocab": vocab, "merges": [f"{a} {b}" for a, b in merges]}}
+    json.dump(tok, open(os.path.join(with_json, "tokenizer.json"), "w", encoding="utf-8"), ensure_ascii=False)
+    gpt2 = os.path.join(WORK, "gpt2-same-bpe")
+    fx.write_model(gpt2, seed=4, n_layer=1, n_head=2, n_embd=16, n_positions=64, vocab_merges=(vocab, merges))
+    text = "the cat sat on the mat. hello world!"
+    mine = run("model", with_json, "--text", text, "--format", "json")
+    theirs = run("model", gpt2, "--text", text, "--format", "json")
+    if mine.returncode == 0 and theirs.returncode == 0:
+        a, b = json.loads(mine.stdout), json.loads(theirs.stdout)
+        check(a["tokens"] == b["tokens"] and len(a["tokens"]) > 5, f"tokenizer.json tokens {a['tokens']} differ from GPT-2's {b['tokens']}")
+        by_ids = json.loads(run("model", with_json, "--ids", ",".join(str(t["id"]) for t in a["tokens"]), "--format", "json").stdout)
+        check(by_ids["attention"] == a["attention"] and by_ids["next_token"] == a["next_token"], "--text runs otherwise than its --ids")
+    bad(["model", with_json, "--text", "the " * 70], "--text", "more than this model's 64 positions", "max_position_embeddings")
+
+
 def tokenizers_and_saving(folders):
     folder, config, stored = folders["llama-linear-bias-tied-bf16-sharded"]
     ids = "5,17,42,8"
     out = json.loads(run("model", folder, "--ids", ids, "--format", "json").stdout)
     check([t["text"] for t in out["tokens"]] == ["<5>", "<17>", "<42>", "<8>"], f"tokens without a tokenizer: {out['tokens']}")
     bad(["model", folder, "--text", "hello"], "tokenizer.json", "missing", "--ids")
-    with_json = os.path.join(WORK, "with-tokenizer-json")
-    shutil.copytree(folder, with_json)
-    open(os.path.join(with_json, "tokenizer.json"), "w").write("{}")
-    bad(["model", with_json, "--text", "hello"], "tokenizer.json", "--ids")
+    broken = os.path.join(WORK, "broken-tokenizer-json")
+    shutil.copytree(folder, broken)
+    open(os.path.join(broken, "tokenizer.json"), "w").write("{}")
+    bad(["model", broken, "--ids", ids], "tokenizer.json")  # files that are there must be right
+    text_runs(folder)
     # --save copies the shards and their index; the copy gives the same numbers.
     saved = os.path.join(WORK, "saved-sharded")
     run("model", folder, "--ids", ids, "--save", saved)
