@@ -223,8 +223,12 @@ void write_model_text(std::ostream& out, const LanguageModel& model, const Model
           << (v->scores.induction_rows ? fixed(v->scores.induction, 2) : "n/a") << ", first-token " << fixed(v->scores.first_token, 2)
           << ", self " << fixed(v->scores.self, 2) << ", broad " << fixed(v->scores.broad, 2) << ")";
     }
-    out << "\n  (its q, k, v: --format json; the whole pipeline: attnlab compute --model … --layer " << layer << " --head " << head
-        << ")\n";
+    if (model.rope()) {
+      out << "\n  (its q and k before the rotation, and its K/V group's k and v: --format json)\n";
+    } else {
+      out << "\n  (its q, k, v: --format json; the whole pipeline: attnlab compute --model … --layer " << layer << " --head " << head
+          << ")\n";
+    }
   }
 }
 
