@@ -1,7 +1,7 @@
 # The browser build's dependencies (included by the top-level CMakeLists.txt under emscripten;
 # scripts/web configures it, docs/WEB.md explains it). Everything comes from Debian: the header-only
-# libraries from /usr/include, Dear ImGui's and PCRE2's sources from their Debian source packages
-# (scripts/web fetches them into ~/.cache/attnlab), GoogleTest from /usr/src/googletest.
+# libraries from /usr/include, Dear ImGui's, PCRE2's and utf8proc's sources from their Debian source
+# packages (scripts/web fetches them into ~/.cache/attnlab), GoogleTest from /usr/src/googletest.
 set(ATTNLAB_IMGUI_SOURCE_DIR "" CACHE PATH "Dear ImGui 1.86's source tree (Debian's imgui source package)")
 set(ATTNLAB_PCRE2_PREFIX "" CACHE PATH "PCRE2 built with emcc (include/ and lib/libpcre2-8.a)")
 if(NOT EXISTS "${ATTNLAB_IMGUI_SOURCE_DIR}/imgui.h")
@@ -9,6 +9,10 @@ if(NOT EXISTS "${ATTNLAB_IMGUI_SOURCE_DIR}/imgui.h")
 endif()
 if(NOT EXISTS "${ATTNLAB_PCRE2_PREFIX}/lib/libpcre2-8.a")
   message(FATAL_ERROR "ATTNLAB_PCRE2_PREFIX must name PCRE2 built with emcc (scripts/web builds it)")
+endif()
+set(ATTNLAB_UTF8PROC_SOURCE_DIR "" CACHE PATH "utf8proc's source tree (Debian's utf8proc source package)")
+if(NOT EXISTS "${ATTNLAB_UTF8PROC_SOURCE_DIR}/utf8proc.c")
+  message(FATAL_ERROR "ATTNLAB_UTF8PROC_SOURCE_DIR must name utf8proc's source tree (scripts/web fetches it)")
 endif()
 
 # The compiler must not see /usr/include itself (glibc's headers would shadow emscripten's libc),
@@ -45,6 +49,13 @@ set_target_properties(PkgConfig::PCRE2 PROPERTIES
   IMPORTED_LOCATION ${ATTNLAB_PCRE2_PREFIX}/lib/libpcre2-8.a
   INTERFACE_INCLUDE_DIRECTORIES ${ATTNLAB_PCRE2_PREFIX}/include
   INTERFACE_COMPILE_DEFINITIONS PCRE2_STATIC)
+
+# utf8proc (NFC and the character classes of tokenizer.json's pipeline), compiled from the source of
+# the library the desktop links (libutf8proc-dev): one C file, which includes its Unicode tables.
+add_library(attnlab_utf8proc STATIC ${ATTNLAB_UTF8PROC_SOURCE_DIR}/utf8proc.c)
+target_include_directories(attnlab_utf8proc SYSTEM PUBLIC ${ATTNLAB_UTF8PROC_SOURCE_DIR})
+target_compile_definitions(attnlab_utf8proc PUBLIC UTF8PROC_STATIC)
+add_library(PkgConfig::UTF8PROC ALIAS attnlab_utf8proc)
 
 # WebAssembly SIMD for Eigen and the kernels' simd loops; C++ exceptions carry the engine's sentences.
 # Without the SLP vectorizer: Debian's clang 14 packs straight-line double arithmetic into wasm SIMD

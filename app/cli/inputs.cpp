@@ -14,7 +14,8 @@ void add_input_options(CLI::App& cmd, InputArgs& args, bool with_backend) {
   cmd.add_option("--q", args.q_path, "Q matrix file (.npy or .csv), n × d_k");
   cmd.add_option("--k", args.k_path, "K matrix file (.npy or .csv), m × d_k");
   cmd.add_option("--v", args.v_path, "V matrix file (.npy or .csv), m × d_v");
-  cmd.add_option("--model", args.model, "One head of a model (folder, .safetensors or built-in) as Q, K, V; with --layer, --head")
+  cmd.add_option("--model", args.model,
+                 "One head of a model (folder, .safetensors, built-in, or a Hugging Face repo id in the local cache) as Q, K, V; with --layer, --head")
       ->group("Model input");
   cmd.add_option("--text", args.model_text, "With --model: the text to run")
       ->each([&args](const std::string&) { args.have_model_text = true; })
@@ -37,7 +38,7 @@ Scenario model_head_scenario(const InputArgs& a) {
   if (a.layer < 0 || a.head < 0) throw InputError("--model needs --layer L and --head H (both from 0) to choose a head");
   if (a.have_model_text == !a.model_ids.empty()) throw InputError("--model needs its input as --text TEXT or as --ids I,J,…, one of them");
   const auto m = model::open_model(a.model);
-  model::check_head(*m, a.layer, a.head);
+  model::check_liftable(*m, a.layer, a.head, "--model");
   std::vector<int> ids;
   if (a.have_model_text) {
     ids = m->tokenize(a.model_text, "--text");
@@ -51,7 +52,7 @@ Scenario model_head_scenario(const InputArgs& a) {
   opt.qkv_head = a.head;
   opt.top_k = 0;
   const model::ModelRun run = model::run_model(*m, ids, opt);
-  return model::lift_head(*m, run, a.layer, a.head);
+  return model::lift_head(*m, run, a.layer, a.head).lab_scenario("--model");
 }
 
 }  // namespace

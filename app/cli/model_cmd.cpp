@@ -1,5 +1,6 @@
-// `attnlab models` (the built-in models) and `attnlab model` (a GPT-2's every head, its head
-// kinds and next tokens, as JSON or text): DESIGN's "Real models" contract, docs/MODELS.md.
+// `attnlab models` (the built-in models) and `attnlab model` (a language model's every head, its
+// head kinds and next tokens, as JSON or text, whatever its family): DESIGN's "Real models" and
+// "Model families" contracts, docs/MODELS.md.
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "engine/cpu/fma_peak.hpp"
@@ -38,14 +39,16 @@ Runner add_models_command(CLI::App& app) {
 }
 
 Runner add_model_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("model", "Run a GPT-2 on a text: every head's attention, its kind, the next tokens");
+  auto* cmd = app.add_subcommand("model", "Run a language model on a text: every head's attention, its kind, the next tokens");
   struct Args {
     std::string model, text, ids, save, format = "text";
     int layer = -1, head = -1, top = 10;
     bool have_text = false, force = false, timing = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("MODEL", a->model, "A model folder (Hugging Face GPT-2 layout), its .safetensors file, or a built-in model")
+  cmd->add_option("MODEL", a->model,
+                  "A model folder in the Hugging Face layout (GPT-2, Llama, Mistral, Qwen2, Qwen3), its .safetensors file, a built-in "
+                  "model, or a Hugging Face repo id in the local cache (HuggingFaceTB/SmolLM2-135M)")
       ->required();
   cmd->add_option("--text", a->text, "The text to tokenize and run")->each([a](const std::string&) { a->have_text = true; });
   cmd->add_option("--ids", a->ids, "Token ids instead of text: 15496,995");
@@ -83,12 +86,10 @@ Runner add_model_command(CLI::App& app) {
     const auto run = model::run_model(*m, ids, opt);
     const auto t3 = Clock::now();
     if (a->timing) {
-      // The forward's matrix products, as docs/PERFORMANCE.md counts them: per layer 24·n·d² for
-      // the four Conv1D products and 4·n²·d for QKᵀ and AV over every head (the full n × n, which
-      // is what runs), plus 2·d·V for the next-token logits of the last position.
-      const auto& c = m->config();
-      const double n = static_cast<double>(ids.size()), d = c.n_embd;
-      const double flops = c.n_layer * (24 * n * d * d + 4 * n * n * d) + 2 * d * c.vocab_size;
+      // The forward's matrix products, as docs/PERFORMANCE.md counts them (GPT-2: per layer 24·n·d²
+      // for the four Conv1D products and 4·n²·d for QKᵀ and AV over every head, the full n × n,
+      // which is what runs; plus 2·d·V for the next-token logits of the last position).
+      const double flops = m->forward_flops(static_cast<std::int64_t>(ids.size()));
       const double load_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
       const double forward_ms = std::chrono::duration<double, std::milli>(t3 - t2).count();
       const FmaPeak& peak = machine_fma_peak();
@@ -97,7 +98,7 @@ Runner add_model_command(CLI::App& app) {
                 << fixed_decimals(gflops, 1) << " GFLOP/s, " << fixed_decimals(gflops / peak.gflops, 3) << " of the FMA peak "
                 << fixed_decimals(peak.gflops, 1) << " GFLOP/s on " << peak.threads << " threads)\n";
     }
-    if (!a->save.empty()) model::save_model(*m, a->save, a->force);
+    if (!a->save.empty()) m->save(a->save, a->force);
     if (a->format == "json") model::write_model_json(std::cout, *m, run, a->layer, a->head);
     else model::write_model_text(std::cout, *m, run, a->layer, a->head);
     std::cout.flush();

@@ -1,19 +1,23 @@
 // GPT-2's byte-level BPE tokenizer (docs/MODELS.md, "Tokenizer"): a pre-tokenizer regex with
 // Unicode letter and number classes (PCRE2's), every byte mapped to a printable character, then
-// the ranked merges of merges.txt applied in rank order inside each piece. Also the toy models'
-// tokenizer: symbols separated by spaces, a token's id its symbol's value.
+// the ranked merges of merges.txt applied in rank order inside each piece (the BPE core that
+// tokenizer.json's byte-level models share, tokenizer/bpe.hpp). Also the toy models' tokenizer:
+// symbols separated by spaces, a token's id its symbol's value.
 #pragma once
 
+#include "engine/model/tokenizer.hpp"
+#include "engine/model/tokenizer/bpe.hpp"
+#include "engine/model/tokenizer/unicode.hpp"
+
+#include <array>
 #include <filesystem>
-#include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace attnlab::model {
 
-class BpeTokenizer {
+class BpeTokenizer : public Tokenizer {
 public:
   // Parses vocab.json (symbol → id) and merges.txt (one "a b" pair a line, by rank, an optional
   // "#version" first line). Throws InputError naming the file and the line or entry.
@@ -25,28 +29,22 @@ public:
 
   // The token ids of UTF-8 `text`. Throws InputError when the text is not valid UTF-8, or, for a
   // toy model, names a symbol the vocabulary lacks.
-  std::vector<int> encode(std::string_view text) const;
+  std::vector<int> encode(std::string_view text) const override;
   // The text a token stands for, as valid UTF-8: a byte that does not complete a UTF-8 character
   // on its own (a piece of an emoji split between tokens) is written \xNN.
-  std::string token_text(int id) const;
+  std::string token_text(int id) const override;
   // The largest id plus one.
-  int vocab_size() const { return static_cast<int>(symbols_.size()); }
+  int vocab_size() const override { return model_.size(); }
   bool is_symbols() const { return symbols_only_; }
 
 private:
-  std::vector<std::string> bpe(const std::string& piece) const;
-  std::unordered_map<std::string, int> vocab_;
-  std::vector<std::string> symbols_;  // id → vocab symbol
-  std::unordered_map<std::string, int> ranks_;  // "a b" → merge rank
-  std::string byte_symbol_[256];    // byte → its printable character (UTF-8)
-  std::unordered_map<std::string, unsigned char> symbol_byte_;
+  BpeModel model_;                 // vocab.json's tokens and merges.txt's merges
+  std::array<int, 256> byte_ids_{};  // byte → the id of its character in the alphabet
   bool symbols_only_ = false;
 };
 
-// GPT-2's pre-tokenizer pieces of `text` (for tests): "Hello world" → "Hello", " world".
+// GPT-2's pre-tokenizer pieces of `text` (for tests): "Hello world" → "Hello", " world". Throws
+// InputError when `text` is not valid UTF-8.
 std::vector<std::string> pretokenize(std::string_view text);
-
-// `bytes` as valid UTF-8, bytes that start no valid character written \xNN.
-std::string printable_utf8(std::string_view bytes);
 
 }  // namespace attnlab::model

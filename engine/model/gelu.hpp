@@ -1,5 +1,5 @@
 // GPT-2's "gelu_new", 0.5·x·(1 + tanh u) with u = √(2/π)·(x + 0.044715·x³), and its derivative:
-// the one home of the activation for the inference forward (gpt2_forward.cpp) and training
+// the one home of the activation for the inference forward (decoder_blocks.cpp) and training
 // (gpt2_train.cpp). Written as x·σ(2u), since 0.5·(1 + tanh u) = σ(2u): one exp per element, no
 // cancellation where tanh u is near −1, and for float an exp that vectorizes (libm's tanhf and
 // expf are scalar calls, and took half of a training step's time).

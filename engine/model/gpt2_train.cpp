@@ -90,7 +90,7 @@ void encoder_backward(S* dwte, S* dwpe, const S* dout, const int* ids, const int
 // -------------------------------------------------------------------------------------------------
 
 // out (N × C) = (inp − mean) · rstd · w + b per row, with mean and rstd (N each) kept; the mean and
-// the biased variance accumulate in double, as the inference forward's (gpt2_forward.cpp).
+// the biased variance accumulate in double, as the inference forward's (decoder_blocks.cpp).
 template <class S>
 void layernorm_forward(S* out, S* mean, S* rstd, const S* inp, const S* w, const S* b, I N, I C, double eps) {
   blocks(N, [&](I r0, I r1) {

@@ -1,9 +1,13 @@
-// `attnlab model`'s JSON and text, the head kinds of a run, lifting a head, built-in models.
+// `attnlab model`'s JSON and text, the head kinds of a run, lifting a head, built-in models, and
+// MODEL as the command line names it (a folder, a built-in model, a Hugging Face repo id).
 #include "engine/model/model_report.hpp"
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/text_format.hpp"
 
+#include "engine/model/decoder_model.hpp"
+#include "engine/model/gpt2_config.hpp"
+#include "engine/model/hf_cache.hpp"
 #include "engine/model/training_tasks.hpp"
 
 #include <algorithm>
@@ -37,7 +41,7 @@ std::string fixed(double v, int decimals) { return fixed_decimals(v, decimals); 
 
 }  // namespace
 
-ModelRun run_model(const Gpt2Model& model, const std::vector<int>& ids, const ForwardOptions& options) {
+ModelRun run_model(const LanguageModel& model, const std::vector<int>& ids, const ForwardOptions& options) {
   ModelRun run;
   run.trace = model.forward(ids, options);
   if (options.keep_weights && !run.trace.cancelled) {
@@ -49,7 +53,7 @@ ModelRun run_model(const Gpt2Model& model, const std::vector<int>& ids, const Fo
   return run;
 }
 
-void check_head(const Gpt2Model& model, int layer, int head) {
+void check_head(const LanguageModel& model, int layer, int head) {
   const auto& c = model.config();
   if (layer < 0 || layer >= c.n_layer) {
     throw InputError("--layer " + std::to_string(layer) + ": this model has layers 0 to " + std::to_string(c.n_layer - 1));
@@ -59,25 +63,28 @@ void check_head(const Gpt2Model& model, int layer, int head) {
   }
 }
 
-std::string head_title(const Gpt2Model& model, int layer, int head) {
+std::string head_title(const LanguageModel& model, int layer, int head) {
   return model.display_name() + " · layer " + std::to_string(layer) + " · head " + std::to_string(head);
 }
 
-std::vector<std::string> token_labels(const Gpt2Model& model, const std::vector<int>& ids) {
+std::vector<std::string> token_labels(const LanguageModel& model, const std::vector<int>& ids) {
   std::vector<std::string> out;
   out.reserve(ids.size());
-  for (int id : ids) out.push_back(model.tokenizer().token_text(id));
+  for (int id : ids) out.push_back(model.token_text(id));
   return out;
 }
 
-Scenario lift_head(const Gpt2Model& model, const ModelRun& run, int layer, int head) {
+LiftedHead lift_head(const LanguageModel& model, const ModelRun& run, int layer, int head) {
   check_head(model, layer, head);
   const HeadTrace& h = run.trace.heads.at(static_cast<std::size_t>(layer)).at(static_cast<std::size_t>(head));
   if (h.q.size() == 0) throw std::logic_error("lift_head: the run did not keep this head's q, k, v");
-  Scenario s;
+  const int window = model.config().window(layer);
+  LiftedHead lifted;
+  Scenario& s = lifted.scenario;
   s.title = head_title(model, layer, head);
   s.description = "Layer " + std::to_string(layer) + ", head " + std::to_string(head) + " of " + model.display_name() +
-                  ": its own queries, keys and values on this text, with the causal mask the model uses.";
+                  ": its own queries, keys and values on this text, with the " + (window ? "sliding window" : "causal mask") +
+                  " the model uses.";
   s.Q = h.q;
   s.K = h.k;
   s.V = h.v;
@@ -85,19 +92,45 @@ Scenario lift_head(const Gpt2Model& model, const ModelRun& run, int layer, int h
   s.key_tokens = s.query_tokens;
   s.options.scale = true;
   s.options.temperature = 1.0;
-  s.options.mask.kind = MaskKind::Causal;
-  return s;
+  s.options.mask.kind = window ? MaskKind::Window : MaskKind::Causal;
+  s.options.mask.param = window;
+  lifted.rope = model.rope();
+  return lifted;
 }
 
-void write_model_json(std::ostream& out, const Gpt2Model& model, const ModelRun& run, int layer, int head) {
+namespace {
+
+// Until the lab has its rotary stage, a rotated head lifted without it would show other scores.
+[[noreturn]] void refuse_rotary(std::string_view what, const std::string& title, const RopeSettings& rope) {
+  throw InputError(std::string(what) + ": " + title + " turns its q and k by rotary positions (theta " + fixed_decimals(rope.theta, 0) +
+                   "), which the lab does not apply yet, so its scores there would not be the model's; attnlab model shows this head's "
+                   "own weights");
+}
+
+}  // namespace
+
+Scenario LiftedHead::lab_scenario(std::string_view what) const {
+  if (rope) refuse_rotary(what, scenario.title, *rope);
+  return scenario;
+}
+
+void check_liftable(const LanguageModel& model, int layer, int head, std::string_view what) {
+  check_head(model, layer, head);
+  if (const auto rope = model.rope()) refuse_rotary(what, head_title(model, layer, head), *rope);
+}
+
+void write_model_json(std::ostream& out, const LanguageModel& model, const ModelRun& run, int layer, int head) {
   const auto& c = model.config();
   const auto& ids = run.trace.ids;
+  const bool rope = c.positions == PositionKind::Rope;
   out << "{\n\"model\": {\"name\": " << json_string(model.display_name()) << ", \"family\": " << json_string(model.family())
-      << ", \"n_layer\": " << c.n_layer << ", \"n_head\": " << c.n_head << ", \"d_model\": " << c.n_embd << ", \"d_head\": " << c.d_head()
-      << ", \"n_ctx\": " << c.n_positions << ", \"vocab_size\": " << c.vocab_size << ", \"parameters\": " << c.parameters()
+      << ", \"n_layer\": " << c.n_layer << ", \"n_head\": " << c.n_head << ", \"n_kv_head\": " << c.n_kv_head << ", \"d_model\": " << c.d_model
+      << ", \"d_head\": " << c.d_head << ", \"n_ctx\": " << c.n_ctx << ", \"vocab_size\": " << c.vocab_size << ", \"parameters\": "
+      << model.parameters() << ", \"positions\": " << (rope ? "\"rope\"" : "\"learned\"") << ", \"rope_theta\": "
+      << (rope ? double_json(c.rope_theta) : "null") << ", \"sliding_window\": " << (c.sliding_window ? std::to_string(c.sliding_window) : "null")
       << ", \"task\": " << (c.is_toy() ? c.task_json : "null") << "},\n\"tokens\": [";
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    out << (i ? ", " : "") << "{\"id\": " << ids[i] << ", \"text\": " << json_string(model.tokenizer().token_text(ids[i])) << "}";
+    out << (i ? ", " : "") << "{\"id\": " << ids[i] << ", \"text\": " << json_string(model.token_text(ids[i])) << "}";
   }
   out << "],\n\"attention\": [";
   for (std::size_t l = 0; l < run.trace.heads.size(); ++l) {
@@ -113,14 +146,15 @@ void write_model_json(std::ostream& out, const Gpt2Model& model, const ModelRun&
     out << (l ? ",\n [" : "\n [");
     for (std::size_t h = 0; h < run.kinds[l].size(); ++h) {
       const HeadVerdict& v = run.kinds[l][h];
-      out << (h ? ", " : "") << "{\"kind\": " << json_string(head_kind_name(v.kind)) << ", \"score\": " << double_json(v.score) << "}";
+      out << (h ? ", " : "") << "{\"kind\": " << json_string(head_kind_name(v.kind)) << ", \"score\": " << double_json(v.score)
+          << ", \"kv_group\": " << c.kv_group(static_cast<int>(h)) << "}";
     }
     out << "]";
   }
   out << "],\n\"next_token\": [";
   for (std::size_t i = 0; i < run.trace.next_tokens.size(); ++i) {
     const NextToken& t = run.trace.next_tokens[i];
-    out << (i ? ",\n " : "\n ") << "{\"id\": " << t.id << ", \"text\": " << json_string(model.tokenizer().token_text(t.id))
+    out << (i ? ",\n " : "\n ") << "{\"id\": " << t.id << ", \"text\": " << json_string(model.token_text(t.id))
         << ", \"prob\": " << float_json(t.prob) << "}";
   }
   out << "]";
@@ -136,14 +170,18 @@ void write_model_json(std::ostream& out, const Gpt2Model& model, const ModelRun&
   out << "\n}\n";
 }
 
-void write_model_text(std::ostream& out, const Gpt2Model& model, const ModelRun& run, int layer, int head) {
+void write_model_text(std::ostream& out, const LanguageModel& model, const ModelRun& run, int layer, int head) {
   const auto& c = model.config();
   const auto& ids = run.trace.ids;
-  out << model.display_name() << ": " << c.n_layer << " layers × " << c.n_head << " heads, d_model " << c.n_embd << ", d_head "
-      << c.d_head() << ", " << c.parameters() << " parameters\n\n";
+  out << model.display_name() << ": " << c.n_layer << " layers × " << c.n_head << " heads, d_model " << c.d_model << ", d_head " << c.d_head
+      << ", " << model.parameters() << " parameters\n";
+  if (c.n_kv_head != c.n_head) out << "  " << c.n_head / c.n_kv_head << " query heads share each of " << c.n_kv_head << " K/V heads\n";
+  if (c.positions == PositionKind::Rope) out << "  rotary positions, theta " << fixed(c.rope_theta, 0) << "\n";
+  if (c.sliding_window) out << "  sliding window of " << c.sliding_window << " positions\n";
+  out << "\n";
   out << "Tokens (" << ids.size() << "):\n";
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    out << "  " << i << "  " << ids[i] << "  " << json_string(model.tokenizer().token_text(ids[i])) << "\n";
+    out << "  " << i << "  " << ids[i] << "  " << json_string(model.token_text(ids[i])) << "\n";
   }
   if (!run.kinds.empty()) {
     // Compact enough for GPT-2 small's 12 heads on one line: a short name and the score.
@@ -173,9 +211,9 @@ void write_model_text(std::ostream& out, const Gpt2Model& model, const ModelRun&
       out << "\n";
     }
   }
-  out << "\nNext token after " << json_string(model.tokenizer().token_text(ids.back())) << ":\n";
+  out << "\nNext token after " << json_string(model.token_text(ids.back())) << ":\n";
   for (const NextToken& t : run.trace.next_tokens) {
-    out << "  " << fixed(t.prob, 4) << "  " << t.id << "  " << json_string(model.tokenizer().token_text(t.id)) << "\n";
+    out << "  " << fixed(t.prob, 4) << "  " << t.id << "  " << json_string(model.token_text(t.id)) << "\n";
   }
   if (layer >= 0 && head >= 0) {
     const HeadVerdict* v = run.kinds.empty() ? nullptr : &run.kinds[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
@@ -185,8 +223,12 @@ void write_model_text(std::ostream& out, const Gpt2Model& model, const ModelRun&
           << (v->scores.induction_rows ? fixed(v->scores.induction, 2) : "n/a") << ", first-token " << fixed(v->scores.first_token, 2)
           << ", self " << fixed(v->scores.self, 2) << ", broad " << fixed(v->scores.broad, 2) << ")";
     }
-    out << "\n  (its q, k, v: --format json; the whole pipeline: attnlab compute --model … --layer " << layer << " --head " << head
-        << ")\n";
+    if (model.rope()) {
+      out << "\n  (its q and k before the rotation, and its K/V group's k and v: --format json)\n";
+    } else {
+      out << "\n  (its q, k, v: --format json; the whole pipeline: attnlab compute --model … --layer " << layer << " --head " << head
+          << ")\n";
+    }
   }
 }
 
@@ -232,39 +274,18 @@ std::vector<BuiltinModel> builtin_models() {
   return out;
 }
 
-std::unique_ptr<Gpt2Model> open_model(const std::string& spec) {
-  if (spec.empty()) throw InputError("--model: give a model folder, a .safetensors file or a built-in model's name");
-  // A folder or file of that name comes first: a built-in model's name is a fallback, so that a
-  // folder the user made called "sort" still opens.
+std::unique_ptr<LanguageModel> open_model(const std::string& spec) {
+  if (spec.empty()) throw InputError("--model: give a model folder, a .safetensors file, a built-in model's name or a Hugging Face repo id");
+  // A folder or file of that name comes first: a built-in model's name and a repo id are
+  // fallbacks, so that a folder the user made called "sort" or "gpt2" still opens.
   std::error_code ec;
-  if (!fs::exists(spec, ec)) {
-    if (auto files = builtin_files(spec)) return Gpt2Model::open_memory(*files, spec);
+  if (fs::exists(spec, ec)) return DecoderModel::open(spec);
+  if (auto files = builtin_files(spec)) return DecoderModel::open_memory(*files, spec);
+  if (is_repo_id(spec)) {
+    if (auto snapshot = find_in_hf_cache(spec)) return DecoderModel::open(*snapshot, spec);
+    throw InputError(hf_cache_miss(spec));
   }
-  return Gpt2Model::open(spec);
-}
-
-void save_model(const Gpt2Model& model, const fs::path& dir, bool force) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw InputError("--save " + dir.string() + ": cannot create the folder (" + ec.message() + ")");
-  if (const ModelFiles* mem = model.memory_files()) {
-    const std::pair<const char*, std::string_view> files[] = {
-        {"config.json", mem->config_json}, {"model.safetensors", mem->weights}, {"vocab.json", mem->vocab_json}};
-    for (const auto& [name, bytes] : files) {
-      if (!force && fs::exists(dir / name, ec)) throw InputError("--save " + (dir / name).string() + ": the file exists; pass --force to replace it");
-    }
-    for (const auto& [name, bytes] : files) write_file_atomic(dir / name, bytes);
-    return;
-  }
-  const fs::path src = model.folder();
-  std::vector<std::pair<fs::path, fs::path>> files = {{src / "config.json", dir / "config.json"},
-                                                      {model.weights().path(), dir / "model.safetensors"},
-                                                      {src / "vocab.json", dir / "vocab.json"}};
-  if (!model.config().is_toy()) files.emplace_back(src / "merges.txt", dir / "merges.txt");
-  for (const auto& [from, to] : files) {
-    if (!force && fs::exists(to, ec)) throw InputError("--save " + to.string() + ": the file exists; pass --force to replace it");
-  }
-  for (const auto& [from, to] : files) write_file_atomic(to, read_file(from));
+  return DecoderModel::open(spec);
 }
 
 std::vector<int> parse_ids(std::string_view list, std::string_view what) {

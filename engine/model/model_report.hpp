@@ -1,14 +1,16 @@
 // A model run as the command line and the GUI show it (docs/MODELS.md): every head's weights and
-// kind, the next tokens, `attnlab model`'s JSON and text, and a head lifted into a Scenario.
+// kind, the next tokens, `attnlab model`'s JSON and text, a head lifted into a Scenario, and MODEL
+// as the command line names it. Only the LanguageModel interface is used, whatever the family.
 #pragma once
 
 #include "engine/io/scenario.hpp"
-#include "engine/model/gpt2_model.hpp"
 #include "engine/model/head_kinds.hpp"
+#include "engine/model/language_model.hpp"
 
 #include <filesystem>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,26 +22,38 @@ struct ModelRun {
 };
 
 // Runs the forward pass and classifies every head (when the weights are kept).
-ModelRun run_model(const Gpt2Model& model, const std::vector<int>& ids, const ForwardOptions& options);
+ModelRun run_model(const LanguageModel& model, const std::vector<int>& ids, const ForwardOptions& options);
 
 // Checks a layer and head against the model; `what` prefixes the sentence ("--layer").
-void check_head(const Gpt2Model& model, int layer, int head);
+void check_head(const LanguageModel& model, int layer, int head);
 
 // "GPT-2 · layer 5 · head 1": the lifted scenario's title and the GUI's banner.
-std::string head_title(const Gpt2Model& model, int layer, int head);
+std::string head_title(const LanguageModel& model, int layer, int head);
 
-// The head's q, k, v as Q, K, V with the tokens as labels, a causal mask, scaling on and T = 1:
-// its weights are the model's own. The run must have kept that head's q, k, v.
-Scenario lift_head(const Gpt2Model& model, const ModelRun& run, int layer, int head);
+// A head lifted out of a run: its q and k before any rotation, its K/V group's k and v, as Q, K,
+// V with the tokens as labels, the mask the model uses (causal, or its sliding window), scaling
+// on and T = 1; and the rotary settings its q and k turn by (none for learned positions). With
+// those settings applied by the lab, its weights are the model's own.
+struct LiftedHead {
+  Scenario scenario;
+  std::optional<RopeSettings> rope;
+  // The scenario the lab runs as it is: refuses (InputError, one sentence naming `what`) a head
+  // with rotary positions, whose scores without the rotation would not be the model's.
+  Scenario lab_scenario(std::string_view what = "--model") const;
+};
+// The run must have kept that head's q, k, v.
+LiftedHead lift_head(const LanguageModel& model, const ModelRun& run, int layer, int head);
+// Throws what LiftedHead::lab_scenario would, before any forward is run for it.
+void check_liftable(const LanguageModel& model, int layer, int head, std::string_view what = "--model");
 
-// The token labels of `ids` (GPT-2's text of each token).
-std::vector<std::string> token_labels(const Gpt2Model& model, const std::vector<int>& ids);
+// The token labels of `ids` (each token's text, or "<id>" for a model without a tokenizer).
+std::vector<std::string> token_labels(const LanguageModel& model, const std::vector<int>& ids);
 
 // {"model": {...}, "tokens", "attention", "heads", "next_token"} (and "q", "k", "v" when a head
 // is chosen): `attnlab model --format json`, DESIGN's contract.
-void write_model_json(std::ostream& out, const Gpt2Model& model, const ModelRun& run, int layer, int head);
+void write_model_json(std::ostream& out, const LanguageModel& model, const ModelRun& run, int layer, int head);
 // Tokens, a layers × heads table of head kinds, the top next tokens.
-void write_model_text(std::ostream& out, const Gpt2Model& model, const ModelRun& run, int layer, int head);
+void write_model_text(std::ostream& out, const LanguageModel& model, const ModelRun& run, int layer, int head);
 
 // The built-in models (`attnlab models`): assets/models/NAME/, embedded in the binary, made by
 // `attnlab train` (docs/MODELS.md, "Built-in models").
@@ -50,11 +64,11 @@ struct BuiltinModel {
 };
 std::vector<BuiltinModel> builtin_models();
 
-// MODEL as the command line takes it: a built-in model's name, a folder, or a .safetensors file.
-std::unique_ptr<Gpt2Model> open_model(const std::string& spec);
-
-// Writes the model's files into `dir` (created; existing files are refused unless `force`).
-void save_model(const Gpt2Model& model, const std::filesystem::path& dir, bool force);
+// MODEL as the command line takes it: a folder or a .safetensors file; else a built-in model's
+// name; else a Hugging Face repo id ("HuggingFaceTB/SmolLM2-135M", "gpt2") in the local cache
+// (hf_cache.hpp). Throws InputError; a repo id not in the cache is answered with the folder
+// searched and the command that would fetch it.
+std::unique_ptr<LanguageModel> open_model(const std::string& spec);
 
 // Parses "--ids 1,2,3". Throws InputError naming `what`.
 std::vector<int> parse_ids(std::string_view list, std::string_view what);

@@ -1,7 +1,7 @@
 // The Trainer (docs/MODELS.md, "Training"): the config's defaults and limits, GPT-2's
 // initialization, AdamW with warm-up and a cosine decay, evaluation, and the model it has so far
 // as a toy model in memory, so the forward pass, head kinds, lifting and saving are the ones
-// every other model goes through (gpt2_forward.cpp, model_report.cpp).
+// every other model goes through (decoder_forward.cpp, model_report.cpp).
 //
 // [SECTION] defaults and limits
 // [SECTION] the state: weights, AdamW, the batch stream
@@ -13,6 +13,7 @@
 #include "engine/io/text_format.hpp"
 
 #include "engine/io/atomic_file.hpp"
+#include "engine/model/decoder_model.hpp"
 #include "engine/model/gpt2_train.hpp"
 #include "engine/model/model_report.hpp"
 
@@ -151,12 +152,12 @@ struct Trainer::State {
   std::mt19937_64 gaps;  // each training sequence's position gap
   int steps_done = 0;
   // The model as it is now, in memory, made on first use after each step.
-  mutable std::unique_ptr<Gpt2Model> model;
+  mutable std::unique_ptr<DecoderModel> model;
 
   explicit State(const TrainConfig& c)
       : config(c), dims(dims_of(c)), weights(dims), grads(dims), m(dims), v(dims), batches(c.task, c.seed ^ 0xda7a'5eedULL), gaps(c.seed ^ 0x6a95'0000ULL) {}
 
-  const Gpt2Model& current_model();
+  const DecoderModel& current_model();
 };
 
 namespace {
@@ -242,7 +243,7 @@ StepData step_data(const TaskBatch& b, int half = 0, int gap = 0, std::mt19937_6
 }
 
 // Counts argmax(probs) == target over the rows whose accuracy target is set (ties: the lower id,
-// as Gpt2Model::forward ranks them).
+// as the inference forward ranks them).
 void count_correct(const std::vector<float>& probs, const std::vector<int>& targets, int V, std::int64_t& right, std::int64_t& counted) {
   for (std::size_t i = 0; i < targets.size(); ++i) {
     if (targets[i] < 0) continue;
@@ -407,7 +408,7 @@ struct OwnedFiles {
 
 }  // namespace
 
-const Gpt2Model& Trainer::State::current_model() {
+const DecoderModel& Trainer::State::current_model() {
   if (!model) {
     auto files = std::make_shared<OwnedFiles>();
     files->config = config_json_text(model_config(config));
@@ -416,7 +417,7 @@ const Gpt2Model& Trainer::State::current_model() {
     for (const auto& t : weights.tensors()) tensors.push_back({t.name, t.shape, t.values->data()});
     files->weights = safetensors_f32_bytes(tensors, {{"format", "pt"}});
     ModelFiles mf{files->config, files->vocab, files->weights, files};
-    model = Gpt2Model::open_memory(mf, std::string(task_name(config.task.kind)) + " · step " + std::to_string(steps_done));
+    model = DecoderModel::open_memory(mf, std::string(task_name(config.task.kind)) + " · step " + std::to_string(steps_done));
   }
   return *model;
 }
@@ -432,18 +433,18 @@ std::vector<std::vector<HeadVerdict>> Trainer::head_kinds() const {
 }
 
 Scenario Trainer::lift_head(const std::vector<int>& ids, int layer, int head) const {
-  const Gpt2Model& m = state_->current_model();
+  const DecoderModel& m = state_->current_model();
   check_head(m, layer, head);
   ForwardOptions o;
   o.keep_weights = false;
   o.qkv_layer = layer;
   o.qkv_head = head;
   o.top_k = 0;
-  return model::lift_head(m, run_model(m, ids, o), layer, head);
+  return model::lift_head(m, run_model(m, ids, o), layer, head).lab_scenario();
 }
 
 void Trainer::save(const fs::path& dir, bool force) const {
-  const Gpt2Model& m = state_->current_model();
+  const DecoderModel& m = state_->current_model();
   const ModelFiles& files = *m.memory_files();
   std::error_code ec;
   const bool exists = fs::exists(fs::symlink_status(dir, ec));

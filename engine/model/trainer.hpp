@@ -7,7 +7,8 @@
 
 #include "engine/io/scenario.hpp"
 #include "engine/model/gpt2_config.hpp"
-#include "engine/model/gpt2_model.hpp"
+#include "engine/model/gpt2_config.hpp"
+#include "engine/model/language_model.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/training_tasks.hpp"
 
@@ -90,7 +91,7 @@ public:
   Evaluation evaluate(int sequences = 512) const;
 
   // The forward pass over `ids` with every head's weights (and q, k, v when asked), as
-  // Gpt2Model::forward gives it: the Training window's maps and the head detector.
+  // the inference forward gives it (LanguageModel::forward): the Training window's maps and the head detector.
   ForwardTrace forward(const std::vector<int>& ids, const ForwardOptions& options = {}) const;
   // Every head's kind on the task's probe sequence, [layer][head].
   std::vector<std::vector<HeadVerdict>> head_kinds() const;

@@ -1,5 +1,6 @@
 """What the model tests share: each failed check said on one line and kept for the summary, and the
 real attnlab run with the exit status it should give."""
+import os
 import subprocess
 
 failures = []
@@ -12,10 +13,12 @@ def check(cond, what):
 
 
 def runner(attnlab):
-    """run(*args, expect=0): attnlab with `args`; an exit status other than `expect` is a failure."""
+    """run(*args, expect=0, env=None, cwd=None): attnlab with `args` (in `env` and `cwd` when
+    given); an exit status other than `expect` is a failure."""
+    attnlab = os.path.abspath(attnlab)
 
-    def run(*args, expect=0):
-        p = subprocess.run([attnlab, *args], capture_output=True, text=True, errors="replace")
+    def run(*args, expect=0, env=None, cwd=None):
+        p = subprocess.run([attnlab, *args], capture_output=True, text=True, errors="replace", env=env, cwd=cwd)
         if p.returncode != expect:
             check(False, f"{' '.join(args)}: exit {p.returncode}, wanted {expect}; stderr: {p.stderr.strip()[-500:]}")
         return p

@@ -28,7 +28,7 @@ namespace attnlab::gui {
 namespace {
 
 std::string quoted_token(const AppState& state, int id) {
-  return "'" + state.model.model->tokenizer().token_text(id) + "'";
+  return "'" + state.model.model->token_text(id) + "'";
 }
 
 void cell_tooltip(const AppState& state, int layer, int head, int i, int j) {
@@ -85,7 +85,7 @@ void draw_text_and_tokens(AppState& state) {
   float row_x = 0;
   int rows = 1;
   for (std::size_t i = 0; i < shown; ++i) {
-    std::string t = m.model->tokenizer().token_text(m.ids[i]);
+    std::string t = m.model->token_text(m.ids[i]);
     std::replace(t.begin(), t.end(), '\n', ' ');
     if (!t.empty() && t[0] == ' ') t = "·" + t.substr(1);  // a leading space is part of GPT-2's token
     widths[i] = std::max(ImGui::CalcTextSize(t.c_str()).x, ImGui::CalcTextSize(std::to_string(m.ids[i]).c_str()).x * 0.7f) + pad * 2;
@@ -177,7 +177,7 @@ void draw_enlarged(AppState& state, const Colormap& map) {
   const bool labels = n <= 64;
   float label_w = 0;
   if (labels) {
-    for (int id : ids) label_w = std::max(label_w, ImGui::CalcTextSize(m.model->tokenizer().token_text(id).c_str()).x);
+    for (int id : ids) label_w = std::max(label_w, ImGui::CalcTextSize(m.model->token_text(id).c_str()).x);
     label_w += fs * 0.4f;
   }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -191,7 +191,7 @@ void draw_enlarged(AppState& state, const Colormap& map) {
     // The query tokens down the side, as small as the rows need (at least 60% of the body size).
     const float size = std::min(fs, cell * 0.95f);
     for (int r = 0; r < n && size >= fs * 0.6f; ++r) {
-      const std::string t = m.model->tokenizer().token_text(ids[static_cast<std::size_t>(r)]);
+      const std::string t = m.model->token_text(ids[static_cast<std::size_t>(r)]);
       const float tw = ImGui::CalcTextSize(t.c_str()).x * size / fs;
       dl->AddText(ImGui::GetFont(), size, ImVec2(at.x - tw - fs * 0.2f, at.y + (static_cast<float>(r) + 0.5f) * cell - size * 0.5f),
                   ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
@@ -251,7 +251,7 @@ void draw_model_window(AppState& state, Services& services) {
     return;
   }
   const auto& cfg = m.model->config();
-  ImGui::Text("%s · %d layers × %d heads · d_head %d · %zu tokens", m.model->display_name().c_str(), cfg.n_layer, cfg.n_head, cfg.d_head(),
+  ImGui::Text("%s · %d layers × %d heads · d_head %d · %zu tokens", m.model->display_name().c_str(), cfg.n_layer, cfg.n_head, cfg.d_head,
               m.ids.size());
   ImGui::SameLine();
   ImGui::TextDisabled("%s", m.path.c_str());

@@ -164,7 +164,7 @@ struct ExportUi {
 // The Model window (model/model_window.cpp, docs/MODELS.md): the open model, its text and the
 // last run. Never part of the document; "Open in the lab" lifts a head into it (actions::open_model_head).
 struct ModelUi {
-  std::shared_ptr<const model::Gpt2Model> model;  // null until one opens
+  std::shared_ptr<const model::LanguageModel> model;  // null until one opens
   std::string path;        // where it was opened from
   std::string path_input;  // the window's "open" field
   std::string error;       // why the last open, text or run was refused (the last good state stays)

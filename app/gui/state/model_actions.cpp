@@ -21,7 +21,9 @@ void open_model_file(AppState& state, const std::string& path) {
   ModelUi& m = state.model;
   window_open(state.view, "Model") = true;
   try {
-    std::shared_ptr<const model::Gpt2Model> opened = model::open_model(path);
+    std::shared_ptr<const model::LanguageModel> opened = model::open_model(path);
+    // The window runs text, so a model without its tokenizer files cannot run here.
+    if (!opened->tokenizer()) throw InputError(opened->missing_tokenizer());
     m.job.reset();
     m.model = std::move(opened);
     m.path = path;
@@ -111,7 +113,7 @@ void lift_chosen_head(AppState& state) {
     const std::uint64_t before = state.doc_version;
     const auto& kept = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)];
     if (kept.q.size() > 0) {
-      actions::open_model_head(state, model::lift_head(*m.model, *m.run, m.layer, m.head));
+      actions::open_model_head(state, model::lift_head(*m.model, *m.run, m.layer, m.head).lab_scenario("Open in the lab"));
     } else {
       // A long text's run kept no q, k, v (model_job.cpp): this head's, computed now.
       model::ForwardOptions opt;
@@ -120,7 +122,7 @@ void lift_chosen_head(AppState& state) {
       opt.qkv_head = m.head;
       opt.top_k = 0;
       const model::ModelRun run = model::run_model(*m.model, m.run->trace.ids, opt);
-      actions::open_model_head(state, model::lift_head(*m.model, run, m.layer, m.head));
+      actions::open_model_head(state, model::lift_head(*m.model, run, m.layer, m.head).lab_scenario("Open in the lab"));
     }
     // The lab is where the head now is: the window steps aside (View > Model brings it back).
     if (state.doc_version != before) window_open(state.view, "Model") = false;

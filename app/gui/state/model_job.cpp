@@ -4,7 +4,7 @@
 
 namespace attnlab::gui {
 
-ModelJob::ModelJob(std::shared_ptr<const model::Gpt2Model> m, std::vector<int> ids, bool threaded)
+ModelJob::ModelJob(std::shared_ptr<const model::LanguageModel> m, std::vector<int> ids, bool threaded)
     : model_(std::move(m)), ids_(std::move(ids)), thread_(start_worker(threaded, [this] { run(); })) {}
 
 ModelJob::~ModelJob() {
@@ -19,7 +19,7 @@ void ModelJob::run() {
     // Every head's q, k, v when they are small (64 tokens of GPT-2 small: 7 MiB), so that "Open
     // in the lab" lifts at once; a long text's are recomputed for the one head lifted.
     const auto& c = model_->config();
-    const double qkv_bytes = 4.0 * 3 * static_cast<double>(ids_.size()) * c.n_embd * c.n_layer;
+    const double qkv_bytes = 4.0 * 3 * static_cast<double>(ids_.size()) * c.q_width() * c.n_layer;
     opt.keep_all_qkv = qkv_bytes <= 64.0 * 1024 * 1024;
     opt.progress = [this](int done, int all) {
       progress_ = static_cast<double>(done) / all;

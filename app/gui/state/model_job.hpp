@@ -19,7 +19,7 @@ class ModelJob {
 public:
   // Starts at once: every head's weights and kinds, and the top 10 next tokens, of `ids` (on a
   // thread when `threaded`, PlatformTraits::threads; else inside the constructor).
-  ModelJob(std::shared_ptr<const model::Gpt2Model> model, std::vector<int> ids, bool threaded);
+  ModelJob(std::shared_ptr<const model::LanguageModel> model, std::vector<int> ids, bool threaded);
   // Cancels and waits for the thread (a cancelled run stops after its current layer).
   ~ModelJob();
   ModelJob(const ModelJob&) = delete;
@@ -36,7 +36,7 @@ public:
 
 private:
   void run();
-  std::shared_ptr<const model::Gpt2Model> model_;
+  std::shared_ptr<const model::LanguageModel> model_;
   std::vector<int> ids_;
   std::atomic<bool> cancel_{false}, done_{false};
   std::atomic<double> progress_{0.0};

@@ -6,9 +6,13 @@
 #include "engine/io/matrix_io.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/cpu/dense.hpp"
+#include "engine/attention/rope.hpp"
 #include "engine/model/bpe_tokenizer.hpp"
+#include "engine/model/model_config.hpp"
 #include "engine/model/safetensors.hpp"
+#include "engine/model/tokenizer/tokenizer_json.hpp"
 #include "engine/model/training_tasks.hpp"
+#include "engine/model/weight_files.hpp"
 #include "gui/persistence/session_file.hpp"
 #include "support/files.hpp"
 
@@ -97,6 +101,26 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
                 .encode(bytes.substr(b + 1));
           },
           name);
+    } else if (kind == "shard_index") {
+      expect_clean([&] { model::parse_shard_index(bytes, name); }, name);
+    } else if (kind == "model_config") {
+      expect_clean([&] { model::parse_model_config(bytes, name); }, name);
+    } else if (kind == "rope") {
+      expect_clean(
+          [&] {
+            const RopeSettings r = parse_rope_settings(bytes, name);
+            rope_frequencies(r.theta, r.scaling, 8);
+          },
+          name);
+    } else if (kind == "tokenizer_json") {
+      // The fuzz target's layout: tokenizer.json, tokenizer_config.json and a text, split at zero bytes.
+      const std::size_t a = bytes.find('\0'), b = a == std::string::npos ? a : bytes.find('\0', a + 1);
+      expect_clean(
+          [&] {
+            model::parse_tokenizer_json(bytes.substr(0, a), a == std::string::npos ? "" : bytes.substr(a + 1, b - a - 1), "tokenizer.json")
+                ->encode(b == std::string::npos ? "Hello world" : bytes.substr(b + 1));
+          },
+          name);
     } else if (kind == "train_task") {
       expect_clean([&] { model::TaskGenerator(model::parse_task_json(bytes, name), 1).next(2); }, name);
     } else if (kind == "session") {
@@ -113,7 +137,8 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, CorpusReplay, ::testing::Values("scenario", "npy", "csv", "options", "session", "safetensors",
-                                                                       "gpt2_tokenizer", "train_task"));
+                                                                       "gpt2_tokenizer", "train_task", "tokenizer_json", "shard_index",
+                                                                       "model_config", "rope"));
 
 }  // namespace
 }  // namespace attnlab

@@ -1,6 +1,7 @@
 // Training (docs/MODELS.md, "Training"): the tasks' generators and their JSON, the backward pass
 // against finite differences in double, a short run lowering the loss, determinism, the saved
 // folder reopened giving the trainer's predictions, and every bad input refused with a sentence.
+#include "engine/model/decoder_model.hpp"
 #include "engine/model/gpt2_train.hpp"
 #include "engine/model/model_report.hpp"
 #include "engine/model/trainer.hpp"
@@ -211,7 +212,7 @@ TEST(Trainer, SavedFolderReopensWithTheSamePredictions) {
   t.save(dir, false);
   EXPECT_NE(error_of([&] { t.save(dir, false); }).find("pass --force"), std::string::npos);
   t.save(dir, true);  // replaces it
-  const auto m = Gpt2Model::open(dir);
+  const auto m = DecoderModel::open(dir);
   const TaskSpec saved = parse_task_json(m->config().task_json, "config.json");
   EXPECT_EQ(saved.kind, t.config().task.kind);
   EXPECT_EQ(saved.length, t.config().task.length);
@@ -276,13 +277,14 @@ TEST(BuiltinModels, OpenFromMemoryAndSaveAsAFolderThatOpensTheSame) {
   for (const auto& b : models) {
     EXPECT_EQ(b.task, b.name);
     const auto m = open_model(b.name);
-    ASSERT_NE(m->memory_files(), nullptr);  // embedded, never a temporary file
+    const auto* decoder = dynamic_cast<const DecoderModel*>(m.get());
+    ASSERT_TRUE(decoder && decoder->memory_files());  // embedded, never a temporary file
     EXPECT_EQ(m->display_name(), b.name);
-    EXPECT_EQ(m->config().parameters(), b.parameters);
+    EXPECT_EQ(m->parameters(), b.parameters);
     const fs::path dir = fs::temp_directory_path() / ("attnlab_builtin_" + b.name + "_" + std::to_string(::getpid()));
     fs::remove_all(dir);
-    save_model(*m, dir, false);
-    const auto reopened = Gpt2Model::open(dir);
+    m->save(dir, false);
+    const auto reopened = DecoderModel::open(dir);
     const std::vector<int> probe = probe_sequence(parse_task_json(m->config().task_json, b.name));
     const ForwardTrace a = m->forward(probe), c = reopened->forward(probe);
     ASSERT_EQ(a.next_tokens.size(), c.next_tokens.size());
@@ -290,7 +292,7 @@ TEST(BuiltinModels, OpenFromMemoryAndSaveAsAFolderThatOpensTheSame) {
       EXPECT_EQ(a.next_tokens[i].id, c.next_tokens[i].id);
       EXPECT_EQ(a.next_tokens[i].prob, c.next_tokens[i].prob);
     }
-    EXPECT_NE(error_of([&] { save_model(*m, dir, false); }).find("--force"), std::string::npos);
+    EXPECT_NE(error_of([&] { m->save(dir, false); }).find("--force"), std::string::npos);
     fs::remove_all(dir);
   }
 }

@@ -1,0 +1,159 @@
+// The decoder's shared blocks; see decoder_blocks.hpp. Shapes are in each function's comment there.
+#include "engine/model/decoder_blocks.hpp"
+
+#include "engine/cpu/blas.hpp"
+#include "engine/model/gelu.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace attnlab::model::blocks {
+
+const float* floats(TensorRef t, std::int64_t r0, std::int64_t r1, std::int64_t row_len, std::vector<float>& scratch) {
+  const std::byte* at = t.file->data(*t.info) + static_cast<std::size_t>(r0 * row_len) * dtype_size(t.info->dtype);
+  const auto count = static_cast<std::size_t>((r1 - r0) * row_len);
+  if (t.info->dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(at) % alignof(float) == 0) return reinterpret_cast<const float*>(at);
+  scratch.resize(count);
+  // Converted by every thread, a slice each (inside the logits' parallel loop this runs on the
+  // one thread that asked: OpenMP does not nest by default).
+  const std::size_t chunk = std::size_t{1} << 16, size = dtype_size(t.info->dtype);
+  const auto chunks = static_cast<std::int64_t>((count + chunk - 1) / chunk);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::size_t first = static_cast<std::size_t>(c) * chunk;
+    to_float(t.info->dtype, at + first * size, std::min(chunk, count - first), scratch.data() + first);
+  }
+  return scratch.data();
+}
+
+const float* whole(TensorRef t, std::vector<float>& scratch) { return t ? floats(t, 0, 1, t.info->elements(), scratch) : nullptr; }
+
+void norm(NormKind kind, const float* x, std::int64_t ldx, std::int64_t n, std::int64_t d, const float* w, const float* b, double eps,
+          float* y, std::int64_t ldy) {
+#pragma omp parallel for schedule(static) if (n * d > 4096)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float* xi = x + i * ldx;
+    float* yi = y + i * ldy;
+    double mean = 0, var = 0;
+    if (kind == NormKind::Layer) {
+      for (std::int64_t c = 0; c < d; ++c) mean += xi[c];
+      mean /= static_cast<double>(d);
+    }
+    for (std::int64_t c = 0; c < d; ++c) var += (xi[c] - mean) * (xi[c] - mean);
+    const double inv = 1.0 / std::sqrt(var / static_cast<double>(d) + eps);
+    for (std::int64_t c = 0; c < d; ++c) yi[c] = static_cast<float>((xi[c] - mean) * inv) * w[c] + (b ? b[c] : 0.0f);
+  }
+}
+
+void linear(const float* X, std::int64_t n, std::int64_t in, const float* W, Layout layout, const float* b, std::int64_t out, float* Y,
+            std::int64_t ldy) {
+  const int threads = omp_get_max_threads();
+  const std::int64_t chunk = ((out + threads - 1) / threads + 15) / 16 * 16;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c0 = 0; c0 < out; c0 += chunk) {
+    const std::int64_t c1 = std::min(out, c0 + chunk);
+    if (layout == Layout::InOut) blas::gemm_nn(n, c1 - c0, in, X, in, W + c0, out, 0.0f, Y + c0, ldy);
+    else blas::gemm_nt(n, c1 - c0, in, X, in, W + c0 * in, in, 0.0f, Y + c0, ldy);
+    if (!b) continue;
+    for (std::int64_t i = 0; i < n; ++i) {
+      float* yi = Y + i * ldy;
+      for (std::int64_t c = c0; c < c1; ++c) yi[c] += b[c];
+    }
+  }
+}
+
+void gelu(float* x, std::int64_t count) {
+#pragma omp parallel for simd schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) x[i] = gelu::value(x[i]);
+}
+
+void silu_gate(float* gate, const float* up, std::int64_t count) {
+#pragma omp parallel for simd schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+namespace {
+
+// Row i of one head's scores in place: scaled, the visible keys [lo, hi] softmaxed (row max
+// subtracted, the sum in double), every other key 0.
+void softmax_row(float* a, std::int64_t m, std::int64_t lo, std::int64_t hi, float scale) {
+  float mx = -INFINITY;
+  for (std::int64_t j = lo; j <= hi; ++j) mx = std::max(mx, a[j] * scale);
+  double sum = 0;
+  for (std::int64_t j = lo; j <= hi; ++j) {
+    a[j] = std::exp(a[j] * scale - mx);
+    sum += a[j];
+  }
+  const auto inv = static_cast<float>(1.0 / sum);
+  for (std::int64_t j = lo; j <= hi; ++j) a[j] *= inv;
+  std::fill(a, a + lo, 0.0f);
+  std::fill(a + hi + 1, a + m, 0.0f);
+}
+
+}  // namespace
+
+void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
+               float* const* weights, float* out, std::int64_t ldo) {
+  const std::int64_t n = s.n, m = s.start + s.n, dh = s.d_head;
+  const int group = s.n_head / s.n_kv_head;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  std::vector<std::vector<float>> scratch(weights ? 0 : static_cast<std::size_t>(omp_get_max_threads()));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int h = 0; h < s.n_head; ++h) {
+    float* A = weights ? weights[h] : nullptr;
+    if (!A) {
+      auto& buf = scratch[static_cast<std::size_t>(omp_get_thread_num())];
+      buf.resize(static_cast<std::size_t>(n * m));
+      A = buf.data();
+    }
+    const std::int64_t g = h / group;
+    blas::gemm_nt(n, m, dh, q + h * dh, ldq, k + g * dh, ldk, 0.0f, A, m);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t hi = s.start + i, lo = s.window > 0 ? std::max<std::int64_t>(0, hi - s.window + 1) : 0;
+      softmax_row(A + i * m, m, lo, hi, scale);
+    }
+    blas::gemm_nn(n, dh, m, A, m, v + g * dh, ldv, 0.0f, out + h * dh, ldo);
+  }
+}
+
+std::vector<NextToken> top_tokens(const float* x, std::int64_t d, TensorRef lm_head, std::int64_t V, int k) {
+  std::vector<float> logits(static_cast<std::size_t>(V));
+  constexpr std::int64_t kChunk = 1024;  // 3 MiB of F32 rows per thread when the matrix must be converted
+#pragma omp parallel
+  {
+    std::vector<float> rows;
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t r0 = 0; r0 < V; r0 += kChunk) {
+      const std::int64_t r1 = std::min(V, r0 + kChunk);
+      blas::gemm_nt(1, r1 - r0, d, x, d, floats(lm_head, r0, r1, d, rows), d, 0.0f, logits.data() + r0, V);
+    }
+  }
+  // Weights holding NaN or ∞ (a broken file) must not break the sort below: NaN ranks last.
+  for (float& l : logits) {
+    if (std::isnan(l)) l = -INFINITY;
+  }
+  const float mx = *std::max_element(logits.begin(), logits.end());
+  double sum = 0;
+  if (std::isfinite(mx)) {
+    for (float l : logits) sum += std::exp(static_cast<double>(l) - mx);
+  }
+  std::vector<int> order(static_cast<std::size_t>(V));
+  std::iota(order.begin(), order.end(), 0);
+  const auto top = static_cast<std::size_t>(std::clamp<std::int64_t>(k, 0, V));
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(), [&](int a, int b) {
+    const float la = logits[static_cast<std::size_t>(a)], lb = logits[static_cast<std::size_t>(b)];
+    return la != lb ? la > lb : a < b;
+  });
+  std::vector<NextToken> out;
+  for (std::size_t i = 0; i < top; ++i) {
+    const int id = order[i];
+    const double p = sum > 0 ? std::exp(static_cast<double>(logits[static_cast<std::size_t>(id)]) - mx) / sum : 0.0;
+    out.push_back({id, static_cast<float>(p)});
+  }
+  return out;
+}
+
+}  // namespace attnlab::model::blocks

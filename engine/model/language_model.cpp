@@ -1,0 +1,61 @@
+// What every language model shares on top of its config and tokenizer: rotary settings, checking
+// and tokenizing input, token labels, the FLOPs of a forward.
+#include "engine/model/language_model.hpp"
+
+namespace attnlab::model {
+
+std::optional<RopeSettings> LanguageModel::rope() const {
+  const ModelConfig& c = config();
+  if (c.positions != PositionKind::Rope) return std::nullopt;
+  RopeSettings r;
+  r.theta = c.rope_theta;
+  r.scaling = c.rope_scaling;
+  return r;
+}
+
+void LanguageModel::check_ids(const std::vector<int>& ids, std::string_view what, std::int64_t start) const {
+  const ModelConfig& c = config();
+  const std::string w(what);
+  if (ids.empty()) throw InputError(w + ": gives no tokens; the model needs at least one");
+  const char* field = c.family == "gpt2" || c.is_toy() ? "n_positions" : "max_position_embeddings";
+  if (start + static_cast<std::int64_t>(ids.size()) > c.n_ctx) {
+    throw InputError(w + ": " + std::to_string(ids.size()) + " tokens" + (start ? " after " + std::to_string(start) + " already run" : "") +
+                     ", more than this model's " + std::to_string(c.n_ctx) + " positions (" + field + ")");
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= c.vocab_size) {
+      throw InputError(w + ": token " + std::to_string(i) + " has id " + std::to_string(ids[i]) + ", beyond the vocabulary (ids 0 to " +
+                       std::to_string(c.vocab_size - 1) + ")");
+    }
+  }
+}
+
+std::vector<int> LanguageModel::tokenize(std::string_view text, std::string_view what) const {
+  const Tokenizer* t = tokenizer();
+  if (!t) throw InputError(std::string(what) + ": " + missing_tokenizer());
+  std::vector<int> ids;
+  try {
+    ids = t->encode(text);
+  } catch (const InputError& e) {
+    throw InputError(std::string(what) + ": " + e.what());
+  }
+  check_ids(ids, what);
+  return ids;
+}
+
+std::string LanguageModel::token_text(int id) const {
+  const Tokenizer* t = tokenizer();
+  return t ? t->token_text(id) : "<" + std::to_string(id) + ">";
+}
+
+double LanguageModel::forward_flops(std::int64_t n_, std::int64_t start) const {
+  const ModelConfig& c = config();
+  const double n = static_cast<double>(n_), m = static_cast<double>(start + n_), d = c.d_model;
+  const double qw = c.q_width(), kvw = c.kv_width(), ff = c.d_ff;
+  const double projections = 2 * n * d * (qw + 2 * kvw) + 2 * n * qw * d;
+  const double mlp = (c.ffn == FfnKind::SiluGated ? 3 : 2) * 2 * n * d * ff;
+  const double attention = 4 * n * m * qw;  // QKᵀ and AV, every key of every row
+  return c.n_layer * (projections + mlp + attention) + 2 * d * c.vocab_size;
+}
+
+}  // namespace attnlab::model

@@ -1,0 +1,25 @@
+// Fuzzes the shard index reader (model.safetensors.index.json): any text either gives a non-empty
+// map whose every file is a plain .safetensors name beside the index (no folder part, nothing that
+// climbs out of the model folder), or an InputError. Any other exception, crash or sanitizer
+// report is a bug.
+#include "engine/attention/matrix.hpp"
+#include "engine/model/weight_files.hpp"
+#include "fuzz/fuzz_check.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    const auto map = attnlab::model::parse_shard_index(text, "model.safetensors.index.json");
+    FUZZ_CHECK(!map.empty());
+    for (const auto& [tensor, file] : map) {
+      FUZZ_CHECK(file.size() > 12 && file.compare(file.size() - 12, 12, ".safetensors") == 0);
+      FUZZ_CHECK(file.find('/') == std::string::npos && file.find('\\') == std::string::npos && file.front() != '.');
+    }
+  } catch (const attnlab::InputError&) {
+  }
+  return 0;
+}

@@ -1,0 +1,244 @@
+// The model families' engine side (docs/MODELS.md, "Model families"): config.json of each family
+// (defaults, what tells them apart, the sentences), the shard index, repo ids, and the KV cache: a
+// forward continued from cached K/V heads gives what one forward over the whole text gives.
+#include "engine/model/decoder_model.hpp"
+#include "engine/model/hf_cache.hpp"
+#include "engine/model/model_report.hpp"
+#include "engine/model/weight_files.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+
+namespace attnlab::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string llama_json(const std::string& extra = "") {
+  return R"({"model_type": "llama", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+             "intermediate_size": 48, "max_position_embeddings": 40, "vocab_size": 50)" +
+         extra + "}";
+}
+
+TEST(ModelConfig, LlamaDefaultsAndFields) {
+  const ModelConfig c = parse_model_config(llama_json(), "config.json");
+  EXPECT_EQ(c.family, "llama");
+  EXPECT_EQ(c.n_kv_head, 4);  // defaults to the head count
+  EXPECT_EQ(c.d_head, 8);     // hidden_size / heads
+  EXPECT_EQ(c.rope_theta, 10000);
+  EXPECT_FALSE(c.tied);
+  EXPECT_FALSE(c.qkv_bias);
+  EXPECT_EQ(c.sliding_window, 0);
+  EXPECT_EQ(c.positions, PositionKind::Rope);
+  const ModelConfig g = parse_model_config(llama_json(R"(, "num_key_value_heads": 2, "head_dim": 12, "rope_theta": 500000,
+      "tie_word_embeddings": true, "attention_bias": true, "rope_scaling": {"rope_type": "linear", "factor": 2})"),
+                                           "c");
+  EXPECT_EQ(g.n_kv_head, 2);
+  EXPECT_EQ(g.d_head, 12);
+  EXPECT_EQ(g.q_width(), 48);
+  EXPECT_EQ(g.kv_group(1), 0);
+  EXPECT_EQ(g.kv_group(2), 1);
+  EXPECT_TRUE(g.tied && g.qkv_bias && g.o_bias);
+  EXPECT_EQ(g.rope_scaling.type, RopeScalingType::Linear);
+}
+
+TEST(ModelConfig, WhatTellsTheFamiliesApart) {
+  const auto of = [](const std::string& type, const std::string& extra = "") {
+    std::string j = llama_json(extra);
+    j.replace(j.find("llama"), 5, type);
+    return parse_model_config(j, "c");
+  };
+  EXPECT_TRUE(of("qwen2").qkv_bias);
+  EXPECT_FALSE(of("qwen2").o_bias);
+  EXPECT_FALSE(of("qwen2", R"(, "attention_bias": true)").o_bias);  // qwen2 has no such field
+  EXPECT_TRUE(of("qwen3").qk_norm);
+  EXPECT_EQ(of("mistral", R"(, "sliding_window": 7)").window(0), 7);
+  EXPECT_EQ(of("mistral", R"(, "sliding_window": null)").window(0), 0);
+  EXPECT_EQ(of("llama", R"(, "sliding_window": 7)").window(0), 0);
+  EXPECT_EQ(of("qwen2", R"(, "sliding_window": 7)").window(1), 0);  // only with use_sliding_window
+  const ModelConfig q = of("qwen2", R"(, "sliding_window": 7, "use_sliding_window": true, "max_window_layers": 1)");
+  EXPECT_EQ(q.window(0), 0);
+  EXPECT_EQ(q.window(1), 7);
+  EXPECT_EQ(of("qwen2", R"(, "sliding_window": 7, "use_sliding_window": true)").window(1), 0);  // default max_window_layers 28
+  const ModelConfig gpt2 = parse_model_config(R"({"n_layer": 1, "n_head": 2, "n_embd": 8, "n_positions": 4, "vocab_size": 9})", "c");
+  EXPECT_EQ(gpt2.family, "gpt2");  // no model_type: GPT-2
+  EXPECT_TRUE(gpt2.fused_qkv && gpt2.tied && gpt2.positions == PositionKind::Learned);
+}
+
+TEST(ModelConfig, EveryBadFieldIsOneSentence) {
+  const auto err = [](const std::string& j) { return error_of([&] { parse_model_config(j, "m/config.json"); }); };
+  EXPECT_NE(err(llama_json(R"(, "num_key_value_heads": 3)")).find("\"num_attention_heads\" 4 is not a multiple of \"num_key_value_heads\" 3"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"model_type": "llama", "hidden_size": 30, "num_hidden_layers": 2, "num_attention_heads": 4,
+                    "intermediate_size": 48, "max_position_embeddings": 40, "vocab_size": 50})")
+                .find("\"hidden_size\" 30 is not \"num_attention_heads\" 4 times a whole head width"),
+            std::string::npos);
+  EXPECT_NE(err(llama_json(R"(, "head_dim": 9)")).find("head width 9 is odd"), std::string::npos);
+  EXPECT_NE(err(R"({"model_type": "phi3"})").find("\"model_type\" is \"phi3\"; Attention Lab opens the families gpt2, llama, mistral, qwen2 and qwen3"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"model_type": 3})").find("\"model_type\" must be a string"), std::string::npos);
+  EXPECT_NE(err(llama_json(R"(, "rope_scaling": {"rope_type": "dynamic", "factor": 2})")).find("rope_type \"dynamic\""), std::string::npos);
+  EXPECT_NE(err(llama_json(R"(, "rope_theta": 0)")).find("\"rope_theta\" must be a positive number"), std::string::npos);
+  EXPECT_NE(err(llama_json(R"(, "hidden_act": "gelu")")).find("\"hidden_act\" is \"gelu\""), std::string::npos);
+  EXPECT_NE(err(R"({"model_type": "llama", "hidden_size": 32})").find("\"num_hidden_layers\" is missing"), std::string::npos);
+  EXPECT_NE(err(llama_json(R"(, "vocab_size": 1e9)")).find("\"vocab_size\""), std::string::npos);
+  for (const std::string& e : {err(llama_json(R"(, "head_dim": 9)")), err(R"({"model_type": "x"})")}) {
+    EXPECT_EQ(e.rfind("m/config.json: ", 0), 0u) << e;
+  }
+}
+
+TEST(ShardIndex, ParsesTheWeightMapAndRefusesWithASentence) {
+  const auto map = parse_shard_index(R"({"metadata": {"total_size": 12}, "weight_map": {"a": "m-1.safetensors", "b": "m-2.safetensors"}})", "i");
+  EXPECT_EQ(map.at("b"), "m-2.safetensors");
+  const auto err = [](const char* j) { return error_of([&] { parse_shard_index(j, "idx.json"); }); };
+  EXPECT_NE(err(R"({"weight_map": {"a": "x.safetensors", "a": "y.safetensors"}})").find("names tensor 'a' twice"), std::string::npos);
+  EXPECT_NE(err(R"({"weight_map": {"a": "../x.safetensors"}})").find("not the name of a .safetensors file beside the index"), std::string::npos);
+  EXPECT_NE(err(R"({"weight_map": {"a": "sub/x.safetensors"}})").find("beside the index"), std::string::npos);
+  EXPECT_NE(err(R"({"weight_map": {"a": "x.bin"}})").find("beside the index"), std::string::npos);
+  EXPECT_NE(err(R"({"weight_map": {"a": 3}})").find("beside the index"), std::string::npos);
+  EXPECT_NE(err(R"({"weight_map": {}})").find("names no tensors"), std::string::npos);
+  EXPECT_NE(err(R"({"metadata": {}})").find("needs a \"weight_map\" object"), std::string::npos);
+  EXPECT_NE(err("[").find("not JSON"), std::string::npos);
+  // The same key in another object is no duplicate.
+  EXPECT_EQ(err(R"({"metadata": {"a": 1}, "weight_map": {"a": "x.safetensors"}})"), "");
+}
+
+TEST(HfCache, RepoIds) {
+  for (const char* ok : {"gpt2", "HuggingFaceTB/SmolLM2-135M", "Qwen/Qwen2.5-0.5B", "a_b/c.d-e"}) EXPECT_TRUE(is_repo_id(ok)) << ok;
+  for (const char* no : {"", "/abs", "./x", "a/b/c", "../x", "x/..", ".hidden", "a b", "org/", "/name", "a..b"}) {
+    EXPECT_FALSE(is_repo_id(no)) << no;
+  }
+  EXPECT_EQ(hf_repo_folder("/c", "org/name"), fs::path("/c/models--org--name"));
+}
+
+// A random model of `family` written with the engine's own F32 writer into a fresh folder.
+struct RandomModel {
+  fs::path dir;
+  RandomModel(const std::string& family, const std::string& extra, std::uint32_t seed) {
+    dir = fs::temp_directory_path() / ("attnlab_decoder_test_" + family + "_" + std::to_string(::getpid()) + "_" + std::to_string(seed));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::string config = llama_json(R"(, "num_key_value_heads": 2, "tie_word_embeddings": true)" + extra);
+    config.replace(config.find("llama"), 5, family);
+    std::ofstream(dir / "config.json") << config;
+    const ModelConfig c = parse_model_config(config, "config.json");
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes = {{"model.embed_tokens.weight", {c.vocab_size, c.d_model}},
+                                                                             {"model.norm.weight", {c.d_model}}};
+    for (int l = 0; l < c.n_layer; ++l) {
+      const std::string p = "model.layers." + std::to_string(l) + ".";
+      for (const char* n : {"input_layernorm.weight", "post_attention_layernorm.weight"}) shapes.push_back({p + n, {c.d_model}});
+      shapes.push_back({p + "self_attn.q_proj.weight", {c.q_width(), c.d_model}});
+      shapes.push_back({p + "self_attn.k_proj.weight", {c.kv_width(), c.d_model}});
+      shapes.push_back({p + "self_attn.v_proj.weight", {c.kv_width(), c.d_model}});
+      shapes.push_back({p + "self_attn.o_proj.weight", {c.d_model, c.q_width()}});
+      if (c.qk_norm) {
+        shapes.push_back({p + "self_attn.q_norm.weight", {c.d_head}});
+        shapes.push_back({p + "self_attn.k_norm.weight", {c.d_head}});
+      }
+      shapes.push_back({p + "mlp.gate_proj.weight", {c.d_ff, c.d_model}});
+      shapes.push_back({p + "mlp.up_proj.weight", {c.d_ff, c.d_model}});
+      shapes.push_back({p + "mlp.down_proj.weight", {c.d_model, c.d_ff}});
+    }
+    std::vector<std::vector<float>> data;
+    std::vector<F32Tensor> tensors;
+    for (const auto& [name, shape] : shapes) {
+      std::int64_t count = 1;
+      for (auto s : shape) count *= s;
+      auto& v = data.emplace_back(static_cast<std::size_t>(count));
+      const bool norm = shape.size() == 1;
+      for (float& x : v) x = norm ? 1.0f + 0.1f * normal(gen) : 0.3f * normal(gen);
+    }
+    for (std::size_t i = 0; i < shapes.size(); ++i) tensors.push_back({shapes[i].first, shapes[i].second, data[i].data()});
+    std::ofstream(dir / "model.safetensors", std::ios::binary) << safetensors_f32_bytes(tensors);
+  }
+  ~RandomModel() { fs::remove_all(dir); }
+};
+
+// Two float32 paths over the same sums in other orders (a product over 12 keys or over 5): each
+// weight moves by a few roundings of logits that are below 10 here, far below this.
+constexpr float kSameSums = 1e-5f;
+
+void expect_continues(const LanguageModel& m, const std::vector<int>& ids, std::size_t split) {
+  ForwardOptions opt;
+  opt.top_k = 5;
+  const ForwardTrace whole = m.forward(ids, opt);
+  KvCache cache;
+  const ForwardTrace first = m.forward({ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(split)}, opt, &cache);
+  EXPECT_EQ(cache.length, static_cast<std::int64_t>(split));
+  // One token at a time from the split on, as generation will run.
+  for (std::size_t t = split; t < ids.size(); ++t) {
+    const ForwardTrace step = m.forward({ids[t]}, opt, &cache);
+    EXPECT_EQ(step.start, static_cast<std::int64_t>(t));
+    for (std::size_t l = 0; l < whole.heads.size(); ++l) {
+      for (std::size_t h = 0; h < whole.heads[l].size(); ++h) {
+        const Matrix& w = step.heads[l][h].weights;
+        ASSERT_EQ(w.rows(), 1);
+        ASSERT_EQ(w.cols(), static_cast<Eigen::Index>(t + 1));
+        const auto row = whole.heads[l][h].weights.row(static_cast<Eigen::Index>(t)).head(static_cast<Eigen::Index>(t + 1));
+        EXPECT_LE((w.row(0) - row).cwiseAbs().maxCoeff(), kSameSums) << "L" << l << "H" << h << " at " << t;
+      }
+    }
+  }
+  EXPECT_EQ(cache.length, static_cast<std::int64_t>(ids.size()));
+  // The cache holds K/V heads, not a copy per query head.
+  for (const auto& k : cache.k) EXPECT_EQ(k.size(), ids.size() * static_cast<std::size_t>(m.config().kv_width()));
+  const ForwardTrace last = [&] {
+    KvCache c2;
+    m.forward({ids.begin(), ids.end() - 1}, opt, &c2);
+    return m.forward({ids.back()}, opt, &c2);
+  }();
+  ASSERT_EQ(last.next_tokens.size(), whole.next_tokens.size());
+  for (std::size_t i = 0; i < last.next_tokens.size(); ++i) {
+    EXPECT_EQ(last.next_tokens[i].id, whole.next_tokens[i].id);
+    EXPECT_NEAR(last.next_tokens[i].prob, whole.next_tokens[i].prob, kSameSums);
+  }
+}
+
+TEST(KvCache, ContinuingFromTheCacheGivesTheWholeForward) {
+  const std::vector<int> ids = {3, 14, 15, 9, 26, 5, 35, 8, 9, 7, 9, 3};
+  const RandomModel llama("llama", R"(, "rope_scaling": {"rope_type": "linear", "factor": 2})", 1);
+  expect_continues(*DecoderModel::open(llama.dir), ids, 7);
+  const RandomModel mistral("mistral", R"(, "sliding_window": 4)", 2);
+  expect_continues(*DecoderModel::open(mistral.dir), ids, 3);
+  const RandomModel qwen3("qwen3", R"(, "head_dim": 12)", 3);
+  expect_continues(*DecoderModel::open(qwen3.dir), ids, 1);
+  // GPT-2's learned positions: the built-in toy model, when this build has it.
+  if (!builtin_models().empty()) expect_continues(*open_model(builtin_models().front().name), {1, 2, 3, 1, 2, 3, 4}, 4);
+}
+
+TEST(KvCache, ACancelledForwardLeavesTheCacheAsItWas) {
+  const RandomModel llama("llama", "", 4);
+  const auto m = DecoderModel::open(llama.dir);
+  KvCache cache;
+  m->forward({1, 2, 3}, {}, &cache);
+  const std::vector<float> k0 = cache.k[0];
+  ForwardOptions stop;
+  stop.progress = [](int done, int) { return done < 1; };
+  EXPECT_TRUE(m->forward({4, 5}, stop, &cache).cancelled);
+  EXPECT_EQ(cache.length, 3);
+  EXPECT_EQ(cache.k[0], k0);
+  EXPECT_EQ(cache.v[1].size(), 3u * static_cast<std::size_t>(m->config().kv_width()));
+  EXPECT_NE(error_of([&] { m->forward(std::vector<int>(38, 1), {}, &cache); }).find("after 3 already run, more than this model's 40 positions"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace attnlab::model
