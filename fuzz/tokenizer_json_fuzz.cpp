@@ -38,7 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t a = all.find('\0');
   const std::size_t b = a == std::string_view::npos ? a : all.find('\0', a + 1);
   const std::string_view json = all.substr(0, a);
-  const std::string_view config = a == std::string_view::npos ? std::string_view() : all.substr(a + 1, b == std::string_view::npos ? b : b - a - 1);
+  const std::string_view config =
+      a == std::string_view::npos ? std::string_view() : all.substr(a + 1, b == std::string_view::npos ? b : b - a - 1);
   const std::string_view text = b == std::string_view::npos ? std::string_view() : all.substr(b + 1);
   std::unique_ptr<attnlab::model::Tokenizer> tok;
   try {

@@ -51,7 +51,9 @@ BpeTokenizer BpeTokenizer::parse(std::string_view vocab_json, std::string_view m
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || (line_no == 1 && line.substr(0, 8) == "#version")) continue;
     const auto pair = split_merge(line);
-    if (!pair) throw InputError(msrc + ": line " + std::to_string(line_no) + " is " + in_quotes(line) + ", not two symbols separated by one space");
+    if (!pair) {
+      throw InputError(msrc + ": line " + std::to_string(line_no) + " is " + in_quotes(line) + ", not two symbols separated by one space");
+    }
     if (const auto refusal = t.model_.add_merge(pair->first, pair->second)) {
       if (refusal->repeats >= 0) {
         throw InputError(msrc + ": line " + std::to_string(line_no) + " repeats the merge " + in_quotes(line) + " of line " +
@@ -80,12 +82,14 @@ BpeTokenizer BpeTokenizer::parse_symbols(std::string_view vocab_json, std::strin
   t.symbols_only_ = true;
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() >= static_cast<std::int64_t>(j.size())) {
-      throw InputError(src + ": token " + in_quotes(it.key()) + " has id " + it->dump() + "; ids run from 0 to " + std::to_string(j.size() - 1));
+      throw InputError(src + ": token " + in_quotes(it.key()) + " has id " + it->dump() + "; ids run from 0 to " +
+                       std::to_string(j.size() - 1));
     }
     if (it.key().empty()) throw InputError(src + ": a token is the empty string");
     const int id = static_cast<int>(it->get<std::int64_t>());
     if (!t.model_.add_token(it.key(), id)) {
-      throw InputError(src + ": id " + std::to_string(id) + " belongs to two tokens, " + in_quotes(*t.model_.token(id)) + " and " + in_quotes(it.key()));
+      throw InputError(src + ": id " + std::to_string(id) + " belongs to two tokens, " + in_quotes(*t.model_.token(id)) + " and " +
+                       in_quotes(it.key()));
     }
   }
   return t;

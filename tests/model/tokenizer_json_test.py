@@ -6,8 +6,9 @@ the encode() that reads them (transformers.js's). Variants the test writes from 
 three files leave out: today's Llama 3 template with its BOS, the Metaspace pre-tokenizer of newer
 SentencePiece-style files, SmolLM2's Digits + ByteLevel pre-tokenizer. Hundreds of seeded strings
 per tokenizer (ASCII, contractions in capitals, long digit runs, whitespace runs and newlines, code,
-NFD accents, CJK, emoji, the tokenizer's own special and added tokens, long runs of one letter) must
-give the reference's ids, and the tokens' texts must spell the text.
+NFD accents, CJK, emoji, the tokenizer's own special and added tokens, long runs of one letter, and
+short strings of characters where pre-tokenizers part easily) must give the reference's ids, and
+the tokens' texts must spell the text.
 Usage: tokenizer_json_test.py TOKENIZE_TOOL WORKDIR"""
 import copy
 import json
@@ -47,11 +48,16 @@ EMOJI = ["👍", "👍🏽", "👨‍👩‍👧", "🎉", "❤️", "🇫🇷",
 POOLS = {"ascii": ASCII_WORDS, "contractions": CONTRACTIONS, "digits": DIGITS, "whitespace": SPACES, "punctuation": PUNCT,
          "code": CODE, "nfd": NFD, "accented": ACCENTED, "cjk": CJK, "emoji": EMOJI}
 LONG = ["a" * 10000, "ab" * 3000, " " * 2000, "1" * 3000, "\n" * 500, "漢" * 2000, "😀" * 500, "x y " * 1000]
+# Short strings drawn character by character from where pre-tokenizers disagree most easily:
+# contractions' edges, case-folded letters (K, the Kelvin sign), controls and separators the two
+# regex engines both count as space or both do not, combining marks next to letters.
+TRICKY = list("aAbZ's tTlLdD09 ") + ["  ", "\n", "\r\n", "\t", "\u2028", "\u2029", "\u00a0", "\u000b", "\u000c", "\u001c", "\u212a",
+                                       "\u0301", "é", "😀", "漢", "'", "'S", "'ll", "'RE"]
 
 
 def generate(count, seed, specials, numbers):
-    """count seeded strings, each a mix of the pools with one in focus; specials and near-misses
-    of them join the mix."""
+    """count seeded strings, each a mix of the pools with one in focus (specials and near misses
+    of them join the mix), and as many short ones drawn from TRICKY and the specials."""
     rng = random.Random(seed)
     pools = dict(POOLS, digits=DIGITS + numbers, specials=specials + [s[:-1] for s in specials] + [" " + s for s in specials])
     names = sorted(pools)
@@ -66,7 +72,8 @@ def generate(count, seed, specials, numbers):
         out.append("".join(parts))
     edges = ["", " ", "   ", "\n", "a", " a", "a ", "a  b", "  leading", "trailing  ", "x\n\ny", "\t\tt", "Hello world",
              " Hello world", "Hello, my dog is cute"]
-    return out + edges + specials + ["".join(specials)] + LONG
+    tricky = ["".join(rng.choice(TRICKY + specials) for _ in range(rng.randint(1, 12))) for _ in range(count)]
+    return out + edges + specials + ["".join(specials)] + LONG + tricky
 
 
 def pinned_versions():

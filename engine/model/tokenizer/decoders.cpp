@@ -22,7 +22,9 @@ std::string byte_level(std::string token) {
 // ByteFallback: "<0x0A>" → the byte 0x0A (SentencePiece's byte tokens).
 std::string byte_fallback(std::string token) {
   if (token.size() != 6 || token.compare(0, 3, "<0x") != 0 || token[5] != '>') return token;
-  const auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+  const auto hex = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+  };
   const int hi = hex(token[3]), lo = hex(token[4]);
   return hi < 0 || lo < 0 ? token : std::string(1, static_cast<char>(hi * 16 + lo));
 }
@@ -68,7 +70,9 @@ bool read_steps(const JsonField& field, std::vector<Step>& steps, int depth) {
   } else if (type == "Sequence") {
     bool per_token = true;
     std::vector<Step> after_fuse;  // still read, so that an unsupported one is refused all the same
-    for (const JsonField& item : field.sequence("decoders", depth)) per_token = read_steps(item, per_token ? steps : after_fuse, depth + 1) && per_token;
+    for (const JsonField& item : field.sequence("decoders", depth)) {
+      per_token = read_steps(item, per_token ? steps : after_fuse, depth + 1) && per_token;
+    }
     return per_token;
   } else {
     field.unsupported("decoder", type, "ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace and Sequence");

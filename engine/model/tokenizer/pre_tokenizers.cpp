@@ -193,12 +193,13 @@ std::unique_ptr<PreTokenizer> read_metaspace(const JsonField& field) {
   std::string r = replacement.string();
   if (r.empty() || utf8_char_length(r, 0) != r.size()) replacement.fail("is not one character");
   // Files written before prepend_scheme existed say add_prefix_space instead.
-  auto prepend = field.boolean_or("add_prefix_space", true) ? MetaspacePreTokenizer::Prepend::always : MetaspacePreTokenizer::Prepend::never;
+  using Prepend = MetaspacePreTokenizer::Prepend;
+  auto prepend = field.boolean_or("add_prefix_space", true) ? Prepend::always : Prepend::never;
   if (const auto scheme = field.find("prepend_scheme")) {
     const std::string s = scheme->string();
-    if (s == "always") prepend = MetaspacePreTokenizer::Prepend::always;
-    else if (s == "first") prepend = MetaspacePreTokenizer::Prepend::first;
-    else if (s == "never") prepend = MetaspacePreTokenizer::Prepend::never;
+    if (s == "always") prepend = Prepend::always;
+    else if (s == "first") prepend = Prepend::first;
+    else if (s == "never") prepend = Prepend::never;
     else scheme->fail("is " + in_quotes(s) + ", not always, first or never");
   }
   return std::make_unique<MetaspacePreTokenizer>(std::move(r), prepend, field.boolean_or("split", true));

@@ -164,7 +164,8 @@ std::unique_ptr<Tokenizer> build(const JsonField& root, const std::optional<Json
 
 }  // namespace
 
-std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view tokenizer_json, std::string_view tokenizer_config_json, std::string_view source) {
+std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view tokenizer_json, std::string_view tokenizer_config_json,
+                                                std::string_view source) {
   const std::string src(source);
   const std::string config_src = (std::filesystem::path(src).parent_path() / "tokenizer_config.json").string();
   const nlohmann::json root = parse_json(tokenizer_json, src);

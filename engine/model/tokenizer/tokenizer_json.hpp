@@ -17,7 +17,8 @@ namespace attnlab::model {
 // `source` names tokenizer.json in errors (tokenizer_config.json is named as its sibling). A file
 // that is not JSON, a malformed field or a component Attention Lab does not read (Unigram and
 // WordPiece models among them) is an InputError with one sentence naming the file and the field.
-std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view tokenizer_json, std::string_view tokenizer_config_json, std::string_view source);
+std::unique_ptr<Tokenizer> parse_tokenizer_json(std::string_view tokenizer_json, std::string_view tokenizer_config_json,
+                                                std::string_view source);
 // Reads <folder>/tokenizer.json and, when present, <folder>/tokenizer_config.json.
 std::unique_ptr<Tokenizer> load_tokenizer_json(const std::filesystem::path& folder);
 

@@ -12,13 +12,14 @@ namespace attnlab::model {
 
 namespace {
 
-
 void read_vocab(const JsonField& field, BpeModel& bpe) {
   for (const auto& [token, value] : field.object()) {
     const JsonField id_field(value, field.source(), field.path() + "[" + in_quotes(token) + "]");
     const int id = static_cast<int>(id_field.integer(0, kMaxTokenId));
     if (token.empty()) field.fail("has an empty token");
-    if (!bpe.add_token(token, id)) field.fail("gives id " + std::to_string(id) + " to two tokens, " + in_quotes(*bpe.token(id)) + " and " + in_quotes(token));
+    if (!bpe.add_token(token, id)) {
+      field.fail("gives id " + std::to_string(id) + " to two tokens, " + in_quotes(*bpe.token(id)) + " and " + in_quotes(token));
+    }
   }
 }
 
@@ -39,7 +40,9 @@ void read_merges(const JsonField& field, BpeModel& bpe) {
       b = pair->second;
     }
     if (const auto refusal = bpe.add_merge(a, b)) {
-      if (refusal->repeats >= 0) merge.fail("repeats the merge " + in_quotes(a + " " + b) + " of " + field.path() + "[" + std::to_string(refusal->repeats) + "]");
+      if (refusal->repeats >= 0) {
+        merge.fail("repeats the merge " + in_quotes(a + " " + b) + " of " + field.path() + "[" + std::to_string(refusal->repeats) + "]");
+      }
       merge.fail("merges " + in_quotes(a + " " + b) + " but the vocabulary has no token " + in_quotes(refusal->missing));
     }
   }
@@ -62,7 +65,9 @@ void refuse_unused_options(const JsonField& field) {
 
 WordModel WordModel::read(const JsonField& field) {
   const std::string type = field.at("type").string();
-  if (type != "BPE") field.unsupported("model", type, "BPE models (byte-level as in Llama 3 and Qwen, SentencePiece-style as in Llama 2 and Mistral)");
+  if (type != "BPE") {
+    field.unsupported("model", type, "BPE models (byte-level as in Llama 3 and Qwen, SentencePiece-style as in Llama 2 and Mistral)");
+  }
   refuse_unused_options(field);
   WordModel m;
   read_vocab(field.at("vocab"), m.bpe_);

@@ -44,7 +44,8 @@ using Words = std::vector<std::string>;
 
 TEST(TokenizerJsonComponents, SplitBehaviorsAsTokenizersDocumentsThem) {
   const auto split = [](const char* behavior, bool invert = false) {
-    return pre_tokenize({{"type", "Split"}, {"pattern", {{"String", "-"}}}, {"behavior", behavior}, {"invert", invert}}, "the-final--countdown");
+    const json split = {{"type", "Split"}, {"pattern", {{"String", "-"}}}, {"behavior", behavior}, {"invert", invert}};
+    return pre_tokenize(split, "the-final--countdown");
   };
   EXPECT_EQ(split("Removed"), (Words{"the", "final", "countdown"}));
   EXPECT_EQ(split("Isolated"), (Words{"the", "-", "final", "-", "-", "countdown"}));
@@ -67,7 +68,8 @@ TEST(TokenizerJsonComponents, SplitRegexRunsAsTheFileWritesIt) {
 
 TEST(TokenizerJsonComponents, ByteLevelMapsBytesAndCanSplitAsGpt2) {
   EXPECT_EQ(pre_tokenize({{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}, "a b\n"), (Words{"aĠbĊ"}));
-  EXPECT_EQ(pre_tokenize({{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}, "Hello world"), (Words{"Hello", "Ġworld"}));
+  EXPECT_EQ(pre_tokenize({{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}, "Hello world"),
+            (Words{"Hello", "Ġworld"}));
   EXPECT_EQ(pre_tokenize({{"type", "ByteLevel"}, {"add_prefix_space", true}, {"use_regex", true}}, "Hello"), (Words{"ĠHello"}));
   EXPECT_EQ(pre_tokenize({{"type", "ByteLevel"}, {"use_regex", false}}, "é"), (Words{"ĠÃ©"}));  // defaults: prefix space on
 }
@@ -90,8 +92,16 @@ TEST(TokenizerJsonComponents, DigitsAloneOrInRunsThenSequence) {
   EXPECT_EQ(pre_tokenize({{"type", "Digits"}, {"individual_digits", true}}, "ab123c٣"), (Words{"ab", "1", "2", "3", "c", "٣"}));
   EXPECT_EQ(pre_tokenize({{"type", "Digits"}, {"individual_digits", false}}, "ab123c4"), (Words{"ab", "123", "c", "4"}));
   const json smollm = {{"type", "Sequence"},
-                       {"pretokenizers", {{{"type", "Digits"}, {"individual_digits", true}}, {{"type", "ByteLevel"}, {"add_prefix_space", false}}}}};
+                       {"pretokenizers",
+                        {{{"type", "Digits"}, {"individual_digits", true}}, {{"type", "ByteLevel"}, {"add_prefix_space", false}}}}};
   EXPECT_EQ(pre_tokenize(smollm, "in 2024 ok"), (Words{"in", "Ġ", "2", "0", "2", "4", "Ġok"}));
+}
+
+// Llama 2's: a '▁' before the text, and every space a '▁'.
+json llama2_normalizer() {
+  const json prepend = {{"type", "Prepend"}, {"prepend", "▁"}};
+  const json replace = {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}};
+  return {{"type", "Sequence"}, {"normalizers", {prepend, replace}}};
 }
 
 TEST(TokenizerJsonComponents, Normalizers) {
@@ -99,9 +109,7 @@ TEST(TokenizerJsonComponents, Normalizers) {
   EXPECT_EQ(normalize({{"type", "Prepend"}, {"prepend", "▁"}}, "hi"), "▁hi");
   EXPECT_EQ(normalize({{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}}, "a b  c"), "a▁b▁▁c");
   EXPECT_EQ(normalize({{"type", "Replace"}, {"pattern", {{"Regex", " {2,}"}}}, {"content", " "}}, "a  b   c d"), "a b c d");
-  const json llama2 = {{"type", "Sequence"},
-                       {"normalizers", {{{"type", "Prepend"}, {"prepend", "▁"}}, {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}}}}};
-  EXPECT_EQ(normalize(llama2, "Hello world"), "▁Hello▁world");
+  EXPECT_EQ(normalize(llama2_normalizer(), "Hello world"), "▁Hello▁world");
 }
 
 // --- The pipeline --------------------------------------------------------------------------------
@@ -190,9 +198,7 @@ json sentencepiece_file() {
            {{{"id", 0}, {"content", "<unk>"}, {"special", true}, {"normalized", false}},
             {{"id", 1}, {"content", "<s>"}, {"special", true}, {"normalized", false}},
             {{"id", 2}, {"content", "</s>"}, {"special", true}, {"normalized", false}}}},
-          {"normalizer",
-           {{"type", "Sequence"},
-            {"normalizers", {{{"type", "Prepend"}, {"prepend", "▁"}}, {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", "▁"}}}}}},
+          {"normalizer", llama2_normalizer()},
           {"post_processor", bos_template("<s>", 1)},
           {"decoder",
            {{"type", "Sequence"},
