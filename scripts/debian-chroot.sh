@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by scripts/check-deb and scripts/check-first-start: a fresh minimal Debian 12 to run in.
 # A debootstrapped bookworm (minbase) is made once and cached, never modified, in
 # $ATTNLAB_CHROOT_CACHE (default /var/tmp/attnlab-bookworm-base); each run copies it to a new folder,
