@@ -2,12 +2,12 @@
 """The README's install path, exactly as written (issue 36): `scripts/run`, then `cmake --install
 build`, from a clean build folder. scripts/run builds the attnlab target alone; the install must
 then find everything it copies (the man page and the completion are written by building attnlab).
-The commands are read from README.md, so the test follows the README; the build folder is a fresh
-one under WORK_DIR (ATTNLAB_BUILD_DIR), there is no display (so scripts/run prints the default lesson
+The commands are read from README.md, so the test follows the README; the build folder is BUILD_DIR,
+emptied first (ATTNLAB_BUILD_DIR), there is no display (so scripts/run prints the default lesson
 and returns instead of opening the window), and the install goes to a staging folder (DESTDIR)
 rather than through sudo.
 
-Usage: readme_install_test.py SOURCE_DIR WORK_DIR   (run with /usr/bin/python3)
+Usage: readme_install_test.py SOURCE_DIR BUILD_DIR   (run with /usr/bin/python3)
 """
 import os
 import re
@@ -15,8 +15,8 @@ import shutil
 import subprocess
 import sys
 
-SOURCE, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-BUILD, STAGE = os.path.join(WORK, "build"), os.path.join(WORK, "stage")
+SOURCE, BUILD = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+STAGE = os.path.join(BUILD, "stage")
 failures = []
 
 
@@ -41,8 +41,7 @@ check("sudo cmake --install build" in commands, "the README installs with `sudo 
 if failures:
     sys.exit(1)
 
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
+shutil.rmtree(BUILD, ignore_errors=True)
 env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
 env["ATTNLAB_BUILD_DIR"] = BUILD
 p = subprocess.run(["scripts/run"], cwd=SOURCE, env=env, capture_output=True, text=True, timeout=3000)
