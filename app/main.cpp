@@ -47,7 +47,8 @@ int run(int argc, const char* const* argv) {
   using namespace attnlab;
   CLI::App app{"Attention Lab: scaled dot-product attention you can touch"};
   app.require_subcommand(0, 1);
-  app.set_version_flag("--version", "attnlab " ATTNLAB_VERSION);
+  app.set_version_flag("--version", "attnlab " ATTNLAB_VERSION "\n" ATTNLAB_COPYRIGHT "\n" ATTNLAB_LICENSE
+                       " License: you may use, copy, change and share it, keeping this notice; it comes with no warranty.");
   // The man page and the bash completion come from these very definitions (cli/cli_docs.hpp); the
   // build runs these hidden flags to write them (docs/INSTALL.md).
   bool help_man = false, help_completion = false;

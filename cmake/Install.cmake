@@ -13,30 +13,31 @@ set(ATTNLAB_SCREENSHOT_URL "${ATTNLAB_HOMEPAGE_URL}/screenshot.png" CACHE STRING
 set(ATTNLAB_MAINTAINER "Attention Lab maintainers <attnlab@example.org>" CACHE STRING
     "The .deb's Maintainer field")
 
-set(ATTNLAB_SHARE_OUT ${PROJECT_BINARY_DIR}/share)
 configure_file(${PROJECT_SOURCE_DIR}/assets/desktop/attnlab.metainfo.xml
                ${ATTNLAB_SHARE_OUT}/metainfo/attnlab.metainfo.xml @ONLY)
 
-# The man page and the completion are printed by the executable from its own CLI11 definitions
-# (app/cli/cli_docs.hpp), written to a temporary name and renamed so a failed run leaves nothing.
-# In a sanitizer build the run checks memory but not leaks (Mesa and OpenBLAS keep allocations until
-# exit; tests/sanitizer/lsan.supp is for the tests). The fuzz build's executable is instrumented for
-# libFuzzer and never run at build time.
+# /usr/share/doc/attnlab/copyright: LICENSE in Debian's machine-readable format (DEP-5), written from
+# LICENSE itself so the two cannot drift: the copyright line's holder and year, the SPDX name, and the
+# permission text as the License field's body (each line indented, blank lines as " .").
+file(READ ${PROJECT_SOURCE_DIR}/LICENSE license_text)
+string(REGEX REPLACE "^.*\n(Permission )" "\\1" license_body "${license_text}")
+string(STRIP "${license_body}" license_body)
+string(REPLACE "\n\n" "\n.\n" license_body "${license_body}")
+string(REPLACE "\n" "\n " license_body "${license_body}")
+string(REGEX REPLACE "^Copyright \\(c\\) " "" copyright_holder "${ATTNLAB_COPYRIGHT}")
+file(WRITE ${ATTNLAB_SHARE_OUT}/doc/attnlab/copyright
+  "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+  "Upstream-Name: attnlab\n"
+  "Source: ${ATTNLAB_HOMEPAGE_URL}\n"
+  "\n"
+  "Files: *\n"
+  "Copyright: ${copyright_holder}\n"
+  "License: ${ATTNLAB_LICENSE}\n"
+  " ${license_body}\n")
+install(FILES ${ATTNLAB_SHARE_OUT}/doc/attnlab/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# The man page and the completion: written by the attnlab target itself (cmake/CliDocs.cmake).
 if(NOT ATTNLAB_FUZZ)
-  set(ATTNLAB_MAN_PAGE ${ATTNLAB_SHARE_OUT}/man/man1/attnlab.1)
-  set(ATTNLAB_COMPLETION ${ATTNLAB_SHARE_OUT}/bash-completion/completions/attnlab)
-  add_custom_command(
-    OUTPUT ${ATTNLAB_MAN_PAGE} ${ATTNLAB_COMPLETION}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${ATTNLAB_SHARE_OUT}/man/man1
-            ${ATTNLAB_SHARE_OUT}/bash-completion/completions
-    COMMAND sh -c "ASAN_OPTIONS=detect_leaks=0 \"$1\" --help-man > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"" sh
-            $<TARGET_FILE:attnlab> ${ATTNLAB_MAN_PAGE}
-    COMMAND sh -c "ASAN_OPTIONS=detect_leaks=0 \"$1\" --help-bash-completion > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"" sh
-            $<TARGET_FILE:attnlab> ${ATTNLAB_COMPLETION}
-    DEPENDS attnlab
-    COMMENT "Writing attnlab(1) and the bash completion from the command line's definitions"
-    VERBATIM)
-  add_custom_target(attnlab_docs ALL DEPENDS ${ATTNLAB_MAN_PAGE} ${ATTNLAB_COMPLETION})
   install(FILES ${ATTNLAB_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
   install(FILES ${ATTNLAB_COMPLETION} DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 endif()

@@ -3,20 +3,22 @@
 format is defined by (docs/INSTALL.md): the paths of the installing contract, the .desktop entry
 (desktop-file-validate), the AppStream metainfo (appstreamcli validate), the icon rendered at 16
 and 256 px (rsvg-convert), the .npy MIME type (update-mime-database), the man page (man -l, with
-every subcommand and option that `--help` lists) and the bash completion (run in bash).
+every subcommand and option that `--help` lists), the bash completion (run in bash) and the licence
+(LICENSE, named in the metainfo, the copyright file and `attnlab --version`).
 
-Usage: install_test.py BUILD_DIR WORK_DIR   (run with /usr/bin/python3)
+Usage: install_test.py BUILD_DIR WORK_DIR SOURCE_DIR   (run with /usr/bin/python3)
 """
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-import zlib
 
-BUILD, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from png_read import read_png  # noqa: E402
+
+BUILD, WORK, SOURCE = (os.path.abspath(a) for a in sys.argv[1:4])
 STAGE = os.path.join(WORK, "stage")
 PREFIX = STAGE + "/usr"
 failures = []
@@ -31,42 +33,6 @@ def check(ok, label, detail=""):
 def run(*args, env=None, stdin=None):
     proc = subprocess.run(list(args), capture_output=True, text=True, timeout=300, env=env, input=stdin)
     return proc.returncode, proc.stdout, proc.stderr
-
-
-def read_png(path):
-    """(width, height, rows of RGBA tuples) of an 8-bit RGB or RGBA PNG, as rsvg-convert writes."""
-    data = open(path, "rb").read()
-    pos, idat = 8, b""
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-        if kind == b"IHDR":
-            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
-        elif kind == b"IDAT":
-            idat += body
-    assert depth == 8 and colour in (2, 6), f"{path}: unexpected PNG format"
-    bpp = 4 if colour == 6 else 3
-    raw, rows, prev, k = zlib.decompress(idat), [], bytearray(width * bpp), 0
-    for _ in range(height):
-        kind, line = raw[k], bytearray(raw[k + 1:k + 1 + width * bpp])
-        k += 1 + width * bpp
-        for x in range(len(line)):
-            a = line[x - bpp] if x >= bpp else 0
-            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
-            if kind == 1:
-                line[x] = (line[x] + a) & 255
-            elif kind == 2:
-                line[x] = (line[x] + b) & 255
-            elif kind == 3:
-                line[x] = (line[x] + (a + b) // 2) & 255
-            elif kind == 4:
-                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append([tuple(line[x * bpp:x * bpp + 3]) + ((line[x * bpp + 3],) if bpp == 4 else (255,))
-                     for x in range(width)])
-        prev = line
-    return width, height, rows
 
 
 def help_definitions(exe):
@@ -95,7 +61,8 @@ def install():
     check(code == 0, "cmake --install into a staging folder", out + err)
     for rel in ("bin/attnlab", "share/applications/attnlab.desktop", "share/icons/hicolor/scalable/apps/attnlab.svg",
                 "share/metainfo/attnlab.metainfo.xml", "share/man/man1/attnlab.1",
-                "share/bash-completion/completions/attnlab", "share/mime/packages/attnlab.xml"):
+                "share/bash-completion/completions/attnlab", "share/mime/packages/attnlab.xml",
+                "share/doc/attnlab/copyright"):
         check(os.path.isfile(os.path.join(PREFIX, rel)), f"installs {rel}")
     code, out, err = run(PREFIX + "/bin/attnlab", "--version")
     check(code == 0 and out.startswith("attnlab "), "the installed binary says its version", out + err)
@@ -122,6 +89,10 @@ def metainfo():
     check(code == 0, "appstreamcli validate accepts the metainfo", out + err)
     root = ET.parse(path).getroot()
     check(root.findtext("launchable") == "attnlab.desktop", "the metainfo launches attnlab.desktop")
+    # The licence as AppStream names it: the SPDX name of LICENSE's text ("MIT License" is MIT).
+    spdx = open(os.path.join(SOURCE, "LICENSE")).readline().split()[0]
+    check(root.findtext("project_license") == spdx == "MIT", "the metainfo's project_license is LICENSE's (MIT)",
+          f"{root.findtext('project_license')!r} vs LICENSE's {spdx!r}")
     images = [i.text for i in root.iter("image")]
     check(len(images) >= 1 and all(i.startswith("https://") for i in images), "the metainfo has a screenshot", str(images))
 
@@ -200,7 +171,15 @@ def completion(subs, options):
         check("three-tokens" in got, "completing `--preset three` names the built-in lessons", str(got))
 
 
+def licence():
+    lines = open(os.path.join(SOURCE, "LICENSE")).read().splitlines()
+    code, out, err = run(PREFIX + "/bin/attnlab", "--version")
+    check(code == 0 and lines[2] in out and "MIT License" in out,
+          "`attnlab --version` names the licence and its copyright line", out + err)
+
+
 install()
+licence()
 subs, options = help_definitions(PREFIX + "/bin/attnlab")
 check(len(subs) >= 5, "--help lists the subcommands", str(subs))
 desktop_entry()
