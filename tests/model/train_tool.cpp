@@ -5,6 +5,7 @@
 // instead the trainer's own most probable next token at every position of N held-out-style
 // sequences, as JSON, for comparing with `attnlab model` on the saved folder.
 // Usage: attnlab_train_tool grads|predict TASK LAYERS HEADS D_MODEL BATCH SEED LENGTH SYMBOLS STEPS OUT
+#include "engine/model/safetensors.hpp"
 #include "engine/model/trainer.hpp"
 #include "engine/attention/matrix.hpp"
 #include "engine/io/atomic_file.hpp"
