@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 namespace attnlab::model {
@@ -71,10 +72,11 @@ TrainConfig resolved(TrainConfig c) {
   if (c.task.length == 0 && c.task.symbols == 0) c.task = default_task(task_name(c.task.kind));
   const TaskDefaults d = defaults_for(c.task.kind);
   if (c.steps == 0) c.steps = d.steps;
+  if (std::getenv("X_WARM")) c.warmup = std::atoi(std::getenv("X_WARM"));
   if (c.batch == 0) c.batch = d.batch;
   if (c.lr == 0) c.lr = d.lr;
   if (c.warmup < 0) c.warmup = std::max(1, c.steps / 10);
-  if (c.position_gap < 0) c.position_gap = c.task.kind == TaskKind::Induction ? c.task.length : 0;
+  if (c.position_gap < 0) c.position_gap = std::getenv("X_GAP") ? std::atoi(std::getenv("X_GAP")) : 0;
   return c;
 }
 
@@ -219,8 +221,8 @@ StepData step_data(const TaskBatch& b, int half = 0, int gap = 0, std::mt19937_6
     for (int t = 0; t < s.T; ++t) {
       const auto at = static_cast<std::size_t>(r) * static_cast<std::size_t>(s.T) + static_cast<std::size_t>(t);
       s.inputs[at] = seq[t];
-      s.targets[at] = b.in_loss[static_cast<std::size_t>(t)] ? seq[t + 1] : -1;
-      s.accuracy_targets[at] = b.in_accuracy[static_cast<std::size_t>(t)] ? seq[t + 1] : -1;
+      s.targets[at] = b.in_loss[at] ? seq[t + 1] : -1;
+      s.accuracy_targets[at] = b.in_accuracy[at] ? seq[t + 1] : -1;
     }
   }
   if (gap > 0 && rng) {
@@ -368,7 +370,7 @@ Evaluation Trainer::evaluate(int sequences) const {
   std::int64_t loss_count = 0, right = 0, counted = 0;
   for (int done = 0; done < sequences;) {
     const int b = std::min(sequences - done, std::max(1, s.config.batch));
-    const StepData d = step_data(held_out.next(b));
+    const StepData d = step_data(held_out.judged(b));
     const Gpt2Loss l = gpt2_train_forward(s.dims, s.weights, d.inputs.data(), d.targets.data(), d.B, d.T, acts);
     loss_sum += l.loss * l.counted;
     loss_count += l.counted;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace attnlab::model {
 
@@ -22,12 +23,59 @@ int uniform(std::mt19937_64& rng, int n) {
 
 namespace {
 
-// One sequence of the task into `out` (2·length ids).
-void draw(const TaskSpec& task, std::mt19937_64& rng, int* out) {
+// EXPERIMENT knobs (removed before commit).
+int knob(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : fallback;
+}
+
+// One training sequence of the induction task into `out` (2L ids) and its accuracy mask (2L − 1).
+void draw_induction(const TaskSpec& task, std::mt19937_64& rng, int* out, unsigned char* acc) {
+  const int n = 2 * task.length, L = task.length;
+  const int mode = knob("X_MODE", 0), smin = knob("X_SMIN", 2), distinct = knob("X_DISTINCT", 0);
+  for (int i = 0; i < n; ++i) out[i] = uniform(rng, task.symbols);
+  std::fill(acc, acc + n - 1, 0);
+  if (mode == 9) {  // the old task
+    std::copy(out, out + L, out + L);
+    for (int t = L; t <= n - 2; ++t) acc[t] = 1;
+    return;
+  }
+  const int s = smin + uniform(rng, L - smin + 1);
+  if (distinct) {
+    std::vector<int> pool(static_cast<std::size_t>(task.symbols));
+    for (int i = 0; i < task.symbols; ++i) pool[static_cast<std::size_t>(i)] = i;
+    for (int i = 0; i < s && i < task.symbols; ++i) std::swap(pool[static_cast<std::size_t>(i)], pool[static_cast<std::size_t>(i + uniform(rng, task.symbols - i))]);
+    for (int i = 0; i < s; ++i) out[i] = pool[static_cast<std::size_t>(i % task.symbols)];
+  }
+  int d = s, p = 0;
+  if (mode == 1) {  // period s, random start
+    p = uniform(rng, n - 2 * s + 1);
+  } else {  // 0: one copy, noise between; 2: copies every d while they fit (the last truncated)
+    d = s + uniform(rng, n - 2 * s + 1);
+    p = uniform(rng, n - s - d + 1);
+  }
+  if (distinct || true) {
+    std::vector<int> span(out, out + s);
+    if (!distinct) span.assign(out + p, out + p + s);
+    std::copy(span.begin(), span.end(), out + p);
+  }
+  const int copies = mode == 0 ? 1 : n;
+  for (int k = 1; k <= copies; ++k) {
+    const int q = p + k * d;
+    if (q >= n) break;
+    for (int o = 0; o < s && q + o < n; ++o) {
+      out[q + o] = out[p + o];
+      if (o >= 1) acc[q + o - 1] = 1;
+    }
+  }
+}
+
+// One sequence of the sort task into `out` (2N ids).
+void draw_sort(const TaskSpec& task, std::mt19937_64& rng, int* out) {
   const int n = task.length;
   for (int i = 0; i < n; ++i) out[i] = uniform(rng, task.symbols);
   std::copy(out, out + n, out + n);
-  if (task.kind == TaskKind::Sort) std::sort(out + n, out + 2 * n);
+  std::sort(out + n, out + 2 * n);
 }
 
 }  // namespace
@@ -106,15 +154,44 @@ TaskBatch TaskGenerator::next(int batch) {
   TaskBatch b;
   b.batch = batch;
   b.length = task_.sequence_length();
-  b.ids.resize(static_cast<std::size_t>(batch) * static_cast<std::size_t>(b.length));
-  for (int r = 0; r < batch; ++r) draw(task_, rng_, b.ids.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(b.length));
-  const int positions = b.length - 1;
-  b.in_loss.assign(static_cast<std::size_t>(positions), 0);
-  b.in_accuracy.assign(static_cast<std::size_t>(positions), 0);
-  const int first_loss = task_.kind == TaskKind::Induction ? 0 : task_.first_scored();
-  for (int t = 0; t < positions; ++t) {
-    b.in_loss[static_cast<std::size_t>(t)] = t >= first_loss;
-    b.in_accuracy[static_cast<std::size_t>(t)] = t >= task_.first_scored() && t <= task_.last_scored();
+  const auto rows = static_cast<std::size_t>(batch);
+  const auto len = static_cast<std::size_t>(b.length), positions = len - 1;
+  b.ids.resize(rows * len);
+  b.in_loss.assign(rows * positions, 0);
+  b.in_accuracy.assign(rows * positions, 0);
+  for (std::size_t r = 0; r < rows; ++r) {
+    int* ids = b.ids.data() + r * len;
+    unsigned char* loss = b.in_loss.data() + r * positions;
+    unsigned char* acc = b.in_accuracy.data() + r * positions;
+    if (task_.kind == TaskKind::Induction) {
+      draw_induction(task_, rng_, ids, acc);
+      if (knob("X_LOSSACC", 0)) std::copy(acc, acc + positions, loss);
+      else std::fill(loss, loss + positions, 1);
+    } else {
+      draw_sort(task_, rng_, ids);
+      for (int t = task_.first_scored(); t <= task_.last_scored(); ++t) loss[t] = acc[t] = 1;
+    }
+  }
+  return b;
+}
+
+TaskBatch TaskGenerator::judged(int batch) {
+  if (task_.kind != TaskKind::Induction) return next(batch);
+  TaskBatch b;
+  b.batch = batch;
+  b.length = task_.sequence_length();
+  const auto rows = static_cast<std::size_t>(batch);
+  const auto len = static_cast<std::size_t>(b.length), positions = len - 1;
+  b.ids.resize(rows * len);
+  b.in_loss.assign(rows * positions, 0);
+  b.in_accuracy.assign(rows * positions, 0);
+  const int L = task_.length, lo = std::min(4, L);
+  for (std::size_t r = 0; r < rows; ++r) {
+    int* ids = b.ids.data() + r * len;
+    const int s = lo + uniform(rng_, L - lo + 1);
+    for (std::size_t i = 0; i < len; ++i) ids[i] = uniform(rng_, task_.symbols);
+    std::copy(ids, ids + s, ids + s);
+    for (int t = s; t <= 2 * s - 2; ++t) b.in_loss[r * positions + static_cast<std::size_t>(t)] = b.in_accuracy[r * positions + static_cast<std::size_t>(t)] = 1;
   }
   return b;
 }

@@ -47,7 +47,7 @@ TaskSpec parse_task_json(std::string_view json_text, std::string_view source);
 struct TaskBatch {
   int batch = 0, length = 0;  // rows, tokens per row
   std::vector<int> ids;
-  // Per position of a row (length − 1 entries: position t predicts token t+1): whether the loss
+  // Per row and position (batch × (length − 1): position t predicts token t+1): whether the loss
   // counts it, and whether accuracy counts it.
   std::vector<unsigned char> in_loss, in_accuracy;
 };
@@ -62,6 +62,7 @@ class TaskGenerator {
 public:
   TaskGenerator(const TaskSpec& task, std::uint64_t seed);
   TaskBatch next(int batch);
+  TaskBatch judged(int batch);
   const TaskSpec& task() const { return task_; }
 
 private:
