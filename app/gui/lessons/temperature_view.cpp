@@ -17,6 +17,31 @@ namespace {
 
 constexpr double kSweepSeconds = 6.0;  // one way, τ_min → τ_max
 
+// Play/Pause and the log slider for τ in [lo, hi]: the animation sweeps it there and back.
+void draw_tau_controls(LessonUi& ui, double lo, double hi, const char* tau) {
+  if (ui.playing) {
+    ui.play_time += ImGui::GetIO().DeltaTime;
+    const double phase = std::fmod(ui.play_time / kSweepSeconds, 2.0);
+    const double x = phase < 1 ? phase : 2 - phase;  // there and back
+    ui.tau = std::exp(std::log(lo) + x * (std::log(hi) - std::log(lo)));
+  }
+  if (ImGui::Button(ui.playing ? "Pause" : "Play")) {
+    ui.playing = !ui.playing;
+    // Start the animation from where the slider is.
+    const double x = (std::log(std::clamp(ui.tau, lo, hi)) - std::log(lo)) / (std::log(hi) - std::log(lo));
+    ui.play_time = x * kSweepSeconds;
+  }
+  ImGui::SameLine();
+  float t = static_cast<float>(std::clamp(ui.tau, lo, hi));
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
+  const std::string label = std::string(tau) + "##tau";
+  if (ImGui::SliderFloat(label.c_str(), &t, static_cast<float>(lo), static_cast<float>(hi), "%.3f",
+                         ImGuiSliderFlags_Logarithmic)) {
+    ui.tau = t;
+    ui.playing = false;
+  }
+}
+
 }  // namespace
 
 void draw_temperature_view(AppState& state, Services& services) {
@@ -33,27 +58,7 @@ void draw_temperature_view(AppState& state, Services& services) {
   const double lo = s.lesson.tau_min, hi = s.lesson.tau_max;
   const char* tau = services.glyphs.tau;
 
-  if (ui.playing) {
-    ui.play_time += ImGui::GetIO().DeltaTime;
-    const double phase = std::fmod(ui.play_time / kSweepSeconds, 2.0);
-    const double x = phase < 1 ? phase : 2 - phase;  // there and back
-    ui.tau = std::exp(std::log(lo) + x * (std::log(hi) - std::log(lo)));
-  }
-  if (ImGui::Button(ui.playing ? "Pause" : "Play")) {
-    ui.playing = !ui.playing;
-    // Start the animation from where the slider is.
-    const double x = (std::log(std::clamp(ui.tau, lo, hi)) - std::log(lo)) / (std::log(hi) - std::log(lo));
-    ui.play_time = x * kSweepSeconds;
-  }
-  ImGui::SameLine();
-  float t = static_cast<float>(std::clamp(ui.tau, lo, hi));
-  ImGui::SetNextItemWidth(fs * 16);
-  const std::string label = std::string(tau) + "##tau";
-  if (ImGui::SliderFloat(label.c_str(), &t, static_cast<float>(lo), static_cast<float>(hi), "%.3f",
-                         ImGuiSliderFlags_Logarithmic)) {
-    ui.tau = t;
-    ui.playing = false;
-  }
+  draw_tau_controls(ui, lo, hi, tau);
   const LessonVariant& v = lesson_at_temperature(state, services, ui.tau);
   if (!v.ok()) {
     text_wrapped("%s", v.error.c_str());
