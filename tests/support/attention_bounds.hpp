@@ -55,6 +55,28 @@ struct AttentionBounds {
   double scores_stat = 0, logits_stat = 0;  // on the mean, std, min and max of scores and logits
 };
 
+// Row i's diagnostics' bounds from its weights' bounds (b.weights): max weight, entropy
+// H = −Σ a log a, exp(H), and ‖diag(a) − a aᵀ‖²_F.
+inline void row_diagnostic_bounds(const Result& ref, Eigen::Index i, double g_m, AttentionBounds& b) {
+  const double u = kUnitRoundoff;
+  const auto I = static_cast<size_t>(i);
+  double H = 0, dH = 0, dJ2 = 0, J2 = 0, sum_sq = 0;
+  for (Eigen::Index j = 0; j < ref.m; ++j) {
+    const double a = ref.weights(i, j), bw = b.weights(i, j);
+    b.max_weight[I] = std::max(b.max_weight[I], bw);
+    const double t = std::max(a, bw);
+    dH += bw * (std::abs(std::log(t)) + 1);
+    if (a > 0) H -= a * std::log(a);
+    dJ2 += 6 * bw * (a + bw);
+    J2 += a * a * (1 - a) * (1 - a);
+    sum_sq += a * a;
+  }
+  J2 += sum_sq * sum_sq;
+  b.entropy[I] = dH + 2 * g_m * (H + 1) + 4 * u;
+  b.effective_keys[I] = std::exp(H) * std::expm1(std::min(b.entropy[I], 700.0)) + 4 * u * std::exp(H);
+  b.jacobian_norm_squared[I] = dJ2 + 4 * g_m * (J2 + 1);
+}
+
 // Bounds for comparing any result of `p` with `ref`, a dense result of the same problem
 // (compute_cpu keeps every stage).
 inline AttentionBounds attention_bounds(const Problem& p, const Result& ref) {
@@ -135,23 +157,7 @@ inline AttentionBounds attention_bounds(const Problem& p, const Result& ref) {
         b.output(i, k) += (bound + 2 * g_m * a) * std::abs(static_cast<double>(p.V(j, k)));
       }
     }
-    // Diagnostics: max weight, entropy H = −Σ a log a, exp(H), and ‖diag(a) − a aᵀ‖²_F.
-    const auto I = static_cast<size_t>(i);
-    double H = 0, dH = 0, dJ2 = 0, J2 = 0, sum_sq = 0;
-    for (Eigen::Index j = 0; j < m; ++j) {
-      const double a = ref.weights(i, j), bw = b.weights(i, j);
-      b.max_weight[I] = std::max(b.max_weight[I], bw);
-      const double t = std::max(a, bw);
-      dH += bw * (std::abs(std::log(t)) + 1);
-      if (a > 0) H -= a * std::log(a);
-      dJ2 += 6 * bw * (a + bw);
-      J2 += a * a * (1 - a) * (1 - a);
-      sum_sq += a * a;
-    }
-    J2 += sum_sq * sum_sq;
-    b.entropy[I] = dH + 2 * g_m * (H + 1) + 4 * u;
-    b.effective_keys[I] = std::exp(H) * std::expm1(std::min(b.entropy[I], 700.0)) + 4 * u * std::exp(H);
-    b.jacobian_norm_squared[I] = dJ2 + 4 * g_m * (J2 + 1);
+    row_diagnostic_bounds(ref, i, g_m, b);
   }
   // Statistics move by at most the largest change of one cell (mean, std, min and max are
   // 1-Lipschitz in the largest cell), plus their own double rounding.
