@@ -50,7 +50,7 @@ void check_liftable(const LanguageModel& model, int layer, int head, std::string
 std::vector<std::string> token_labels(const LanguageModel& model, const std::vector<int>& ids);
 
 // {"model": {...}, "tokens", "attention", "heads", "next_token"} (and "q", "k", "v" when a head
-// is chosen): `attnlab model --format json`, DESIGN's contract.
+// is chosen): `attnlab model --format json`, docs/CLI.md's contract.
 void write_model_json(std::ostream& out, const LanguageModel& model, const ModelRun& run, int layer, int head);
 // Tokens, a layers × heads table of head kinds, the top next tokens.
 void write_model_text(std::ostream& out, const LanguageModel& model, const ModelRun& run, int layer, int head);

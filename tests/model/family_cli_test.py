@@ -1,5 +1,5 @@
-"""attnlab model on random Llama, Mistral, Qwen2 and Qwen3 models written here (DESIGN.md, "Model
-families"; docs/MODELS.md): every head's attention weights, a head's q, k, v and the next-token
+"""attnlab model on random Llama, Mistral, Qwen2 and Qwen3 models written here (docs/MODELS.md, "The
+families"): every head's attention weights, a head's q, k, v and the next-token
 probabilities against a float64 decoder from PyTorch primitives (family_fixture.py), within bounds
 derived from the magnitudes, at several sequence lengths; the bounds shown to catch a wrong
 rotation and a wrong K/V grouping; the Hugging Face cache lookup; every bad input of issue 34

@@ -110,12 +110,8 @@ void draw_cost_bars(const std::vector<CostRow>& rows, const MachineMemory& mem, 
 
 void draw_cost_view(AppState& state, Services& services) {
   LessonUi& ui = state.lesson;
-  std::string error;
-  const CostNumbers* numbers = lesson_numbers<CostNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("%s", error.c_str());
-    return;
-  }
+  const CostNumbers* numbers = view_numbers<CostNumbers>(state, services);
+  if (!numbers) return;
   const Palette pal = palette(state.view);
   const auto& rows = numbers->rows;
   const MachineMemory& mem = numbers->machine;

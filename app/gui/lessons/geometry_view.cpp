@@ -199,12 +199,8 @@ void draw_geometry_view(AppState& state, Services& services) {
                        static_cast<long long>(s.Q.cols()), static_cast<long long>(s.V.cols()));
     return;
   }
-  std::string error;
-  const GeometryNumbers* numbers = lesson_numbers<GeometryNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("%s", error.c_str());
-    return;
-  }
+  const GeometryNumbers* numbers = view_numbers<GeometryNumbers>(state, services);
+  if (!numbers) return;
   const GeometryView& g = numbers->geometry;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   Plane pl;

@@ -207,12 +207,8 @@ void draw_online_softmax_view(AppState& state, Services& services) {
   const Glyphs& g = services.glyphs;
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
-  std::string error;
-  const OnlineSoftmaxNumbers* numbers = lesson_numbers<OnlineSoftmaxNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("The online softmax cannot run on this scenario: %s.", error.c_str());
-    return;
-  }
+  const OnlineSoftmaxNumbers* numbers = view_numbers<OnlineSoftmaxNumbers>(state, services, "The online softmax cannot run on this scenario: ");
+  if (!numbers) return;
   const OnlineSoftmaxLesson& l = numbers->lesson;
   const Scenario& s = shown_scenario(state);
   const Index n = s.Q.rows(), m = s.K.rows(), dv = s.V.cols();

@@ -200,12 +200,8 @@ void draw_precision_view(AppState& state, Services& services) {
   LessonUi& ui = state.lesson;
   const Palette pal = palette(state.view);
   const ImVec4 bad = ImGui::ColorConvertU32ToFloat4(pal.error);
-  std::string error;
-  const PrecisionNumbers* numbers = lesson_numbers<PrecisionNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("%s", error.c_str());
-    return;
-  }
+  const PrecisionNumbers* numbers = view_numbers<PrecisionNumbers>(state, services);
+  if (!numbers) return;
   const std::vector<PrecisionRun>& runs = numbers->runs;
   if (runs.empty()) return;
   ui.precision_run = std::clamp(ui.precision_run, 0, static_cast<int>(runs.size()) - 1);

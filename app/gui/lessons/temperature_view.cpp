@@ -46,12 +46,8 @@ void draw_tau_controls(LessonUi& ui, double lo, double hi, const char* tau) {
 
 void draw_temperature_view(AppState& state, Services& services) {
   LessonUi& ui = state.lesson;
-  std::string error;
-  const TemperatureNumbers* numbers = lesson_numbers<TemperatureNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("%s", error.c_str());
-    return;
-  }
+  const TemperatureNumbers* numbers = view_numbers<TemperatureNumbers>(state, services);
+  if (!numbers) return;
   const Scenario& s = shown_scenario(state);
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
