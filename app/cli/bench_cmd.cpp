@@ -1,11 +1,12 @@
 // `attnlab bench`: times each stage (scores, softmax, output) on random inputs, after warm-up,
 // and prints medians in milliseconds and GFLOP/s (FLOPs: 2·n·m·d for each product), each as a
-// fraction of the device's FP32 FMA peak, probed in the same run (Backend::fma_peak: the CPU's
+// fraction of the device's FP32 FMA peak, probed in the same run (BackendBench::fma_peak: the CPU's
 // engine/cpu/fma_peak.hpp, the GPU's engine/gpu/gpu_fma_peak.hpp).
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
 #include "engine/attention/mask.hpp"
-#include "engine/cpu/output_only.hpp"
+#include "engine/cpu/streaming.hpp"
+#include "engine/gpu/backend_choice.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -105,7 +106,8 @@ Runner add_bench_command(CLI::App& app) {
     if (args->gpu_tiles == "texture") gpu.tiles = GpuTiles::Texture;
     if (args->gpu_tiles == "shared") gpu.tiles = GpuTiles::Shared;
     auto backend = select_backend(args->backend, std::cerr, gpu);
-    const auto once = [&] { return args->streaming ? backend->time_streaming(p) : backend->time_stages(p); };
+    const std::unique_ptr<BackendBench> bench = make_bench(*backend);
+    const auto once = [&] { return args->streaming ? bench->time_streaming(p) : bench->time_stages(p); };
     for (int i = 0; i < args->warmup; ++i) once();
     std::vector<double> scores, softmax, output, total;
     bool fused = false;
@@ -128,8 +130,8 @@ Runner add_bench_command(CLI::App& app) {
         2 * visible_cells(p.options.mask, args->n, m) * static_cast<double>(args->dk + dv);
     // The device's FMA peak (the CPU's, or the GPU's through a compute shader), after the timed
     // runs so that the probe never heats or loads them.
-    const bool on_cpu = backend->name() == "cpu";
-    const FmaPeak& peak = backend->fma_peak();
+    const bool on_cpu = backend->kind() == BackendKind::Cpu;
+    const FmaPeak& peak = bench->fma_peak();
     const auto fraction = [&](double gf) -> nlohmann::ordered_json {
       if (!(peak.gflops > 0)) return nullptr;
       return gf / peak.gflops;
@@ -137,7 +139,7 @@ Runner add_bench_command(CLI::App& app) {
     if (args->format == "json") {
       nlohmann::ordered_json out;
       out["backend"] = std::string(backend->name());
-      out["kernels"] = backend->kernels();
+      out["kernels"] = bench->kernels();
       out["n"] = args->n;
       out["m"] = m;
       out["d_k"] = args->dk;
@@ -180,7 +182,7 @@ Runner add_bench_command(CLI::App& app) {
         std::snprintf(buf, sizeof buf, "  %5.1f%% of peak", 100 * gf / peak.gflops);
         return buf;
       };
-      std::cout << "bench: " << backend->description() << (on_cpu ? "" : ", " + backend->kernels())
+      std::cout << "bench: " << backend->description() << (on_cpu ? "" : ", " + bench->kernels())
                 << ", n = " << args->n << ", m = " << m << ", d_k = " << args->dk << ", d_v = " << dv << ", mask "
                 << mask_spec(p.options.mask) << ", median of " << args->runs << " runs after " << args->warmup
                 << " warm-up\n";

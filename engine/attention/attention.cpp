@@ -173,6 +173,11 @@ double effective_temperature(Eigen::Index d_k, const Options& options) {
   return s * options.temperature;
 }
 
+float fast_inverse_divisor(double divisor) {
+  const float c = static_cast<float>(1.0 / divisor);
+  return std::isnormal(c) ? c : 0.0f;
+}
+
 double dense_bytes(Eigen::Index n, Eigen::Index m) {
   return 4.0 * static_cast<double>(n) * static_cast<double>(m) * sizeof(float);
 }

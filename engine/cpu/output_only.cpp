@@ -417,7 +417,7 @@ Matrix attention_output_cpu(const Problem& p, bool streaming, StageTimes* timing
   t = StageTimes{};
   const auto start = std::chrono::steady_clock::now();
   if (p.options.normalizer != Normalizer::Softmax ||
-      detail::fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0 || detail::ScoreOverflowGuard(p).active()) {
+      fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0 || ScoreOverflowGuard(p).active()) {
     // The exact rows, and scores that may overflow float32 (their scan lives in the tiled pass and
     // the exact rows; compute_streaming_cpu makes its own context: none built here for nothing).
     Matrix output = compute_streaming_cpu(p).output;

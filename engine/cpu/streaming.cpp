@@ -460,8 +460,8 @@ detail::Context detail::make_context(const Problem& p, bool full, const Streamin
   cx.dk = p.Q.cols();
   cx.dv = p.V.cols();
   cx.divisor = effective_temperature(cx.dk, p.options);
-  cx.c = detail::fast_inverse_divisor(cx.divisor);
-  cx.guard = detail::ScoreOverflowGuard(p);
+  cx.c = fast_inverse_divisor(cx.divisor);
+  cx.guard = ScoreOverflowGuard(p);
   cx.full = full;
   const StreamingTiles tiles = streaming_tile_sizes(cx.dk, cx.dv);
   // The CPU's own tile products while a strip of keys (32 · d_k floats, 8 KiB at d_k = 64) fits in
@@ -609,18 +609,6 @@ double detail::ms_since(std::chrono::steady_clock::time_point t0) {
 
 // [SECTION] compute_streaming_cpu, downsample_weights
 
-RowDiagnostics diagnostics_from_online_sums(double z, double rest, double ties, double t, double u2,
-                                                    double u3) {
-  OnlineRow st;
-  st.z = z;
-  st.rest = rest;
-  st.ties = ties;
-  st.t = t;
-  st.u2 = u2;
-  st.u3 = u3;
-  return diagnostics_from_sums(st);
-}
-
 Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options) {
   validate_problem(p);
   Result r = result_header(p);
@@ -630,7 +618,7 @@ Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options) 
   r.rows.assign(static_cast<size_t>(r.n), RowDiagnostics{});
   ThreadAcc acc = run_rows(cx, r.output, r.rows, options.progress, options.cancel);
   if (options.cancel && options.cancel->load()) throw Cancelled();
-  r.stats = detail::stats_from_moments(acc.all, acc.visible, cx.divisor);
+  r.stats = stats_from_moments(acc.all, acc.visible, cx.divisor);
   if (cx.hcols > 0) {
     r.heatmap.mean = Eigen::Map<Matrix>(acc.heat_sum.data(), cx.hrows, cx.hcols);
     r.heatmap.max = Eigen::Map<Matrix>(acc.heat_max.data(), cx.hrows, cx.hcols);

@@ -53,7 +53,7 @@ struct Context {
   Index n = 0, m = 0, dk = 0, dv = 0;
   double divisor = 1;
   float c = 0;        // 1/(s·T) as a normal float, or 0: every row then goes the exact path
-  detail::ScoreOverflowGuard guard;  // scores whose float32 sum may overflow
+  ScoreOverflowGuard guard;  // scores whose float32 sum may overflow
   bool full = false;  // compute mode: stats, diagnostics and heatmap; bench mode: output only
   Index hrows = 0, hcols = 0;
   std::vector<std::int32_t> pixel_col;  // key j → heatmap column (narrow pixels only)

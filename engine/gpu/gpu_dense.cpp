@@ -2,7 +2,8 @@
 // buffers of one computation and runs it chunk of query rows by chunk, one method per stage.
 #include "engine/gpu/gpu_dense.hpp"
 
-#include "engine/cpu/cpu_internal.hpp"
+#include "engine/attention/overflow_guard.hpp"
+#include "engine/attention/stats.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -59,23 +60,6 @@ std::vector<float> transposed_padded(const Matrix& V, size_t first, size_t count
   return out;
 }
 
-// Welford's running mean and squared deviations, as compute_cpu keeps its statistics.
-void accumulate(MomentStats& s, double& mean, double& m2, double v) {
-  if (s.count == 0) s.min = s.max = v;
-  s.min = std::min(s.min, v);
-  s.max = std::max(s.max, v);
-  ++s.count;
-  const double delta = v - mean;
-  mean += delta / static_cast<double>(s.count);
-  m2 += delta * (v - mean);
-}
-
-void finish(MomentStats& s, double mean, double m2) {
-  if (s.count == 0) return;
-  s.mean = mean;
-  s.std = std::sqrt(std::max(0.0, m2 / static_cast<double>(s.count)));
-}
-
 class DenseRun {
 public:
   DenseRun(const DensePrograms& k, const Problem& p, size_t limit, StageTimes* timing);
@@ -100,7 +84,7 @@ private:
   size_t n_, m_, dk4_, dv4_, m4_;
   size_t keys_per_chunk_ = 0, rows_per_chunk_ = 0;
   bool normalize_on_cpu_ = false;
-  detail::ScoreOverflowGuard guard_;
+  ScoreOverflowGuard guard_;
   // K chunks as given (keys × dk4), V chunks transposed (dv4 × keys, zero-padded): output.comp
   // computes A V as rows of A dotted with rows of Vᵀ.
   std::vector<Buffer> k_chunks_, vt_chunks_;
@@ -215,7 +199,7 @@ void DenseRun::upload_queries(size_t row0, size_t rows) {
 }
 
 // S = Q Kᵀ for the chunk, key chunk by key chunk; scores whose float32 sum could overflow then get
-// their exact value on the CPU, as compute_cpu gives them (detail::ScoreOverflowGuard).
+// their exact value on the CPU, as compute_cpu gives them (ScoreOverflowGuard).
 void DenseRun::scores(size_t row0, size_t rows) {
   const BufferTexture q_tex(q_buf_);
   k_.scores.use();
@@ -358,26 +342,8 @@ void DenseRun::read_back(size_t row0, size_t rows) {
   }
 }
 
-// Global statistics in double precision, exactly as compute_cpu defines them.
-void DenseRun::statistics() {
-  double s_mean = 0, s_m2 = 0, l_mean = 0, l_m2 = 0;
-  for (Eigen::Index i = 0; i < r_.n; ++i) {
-    for (Eigen::Index j = 0; j < r_.m; ++j) {
-      const double s = r_.scores(i, j);
-      accumulate(r_.stats.scores, s_mean, s_m2, s);
-      // The visible scores; logits = scores / (s·T) follow from them (as on the CPU), which
-      // stays finite where the logits' squares would overflow (T = 1e-300).
-      if (!o_.mask.is_blocked(i, j)) accumulate(r_.stats.logits, l_mean, l_m2, s);
-    }
-  }
-  finish(r_.stats.scores, s_mean, s_m2);
-  finish(r_.stats.logits, l_mean, l_m2);
-  const double d = r_.effective_temperature;
-  r_.stats.logits.mean /= d;
-  r_.stats.logits.std /= d;
-  r_.stats.logits.min /= d;
-  r_.stats.logits.max /= d;
-}
+// The global statistics of the scores read back, as every path defines them (attention/stats.hpp).
+void DenseRun::statistics() { r_.stats = dense_score_stats(r_.scores, o_.mask, r_.effective_temperature); }
 
 }  // namespace
 

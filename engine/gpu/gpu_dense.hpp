@@ -4,7 +4,7 @@
 #pragma once
 
 #include "engine/attention/attention.hpp"
-#include "engine/cpu/output_only.hpp"
+#include "engine/attention/bench.hpp"
 #include "engine/gpu/gl_objects.hpp"
 
 #include <cstddef>

@@ -2,10 +2,11 @@
 // (S tile), stream_update.comp (online softmax: P = exp((s − M')·c), rescaled sums, moments),
 // stream_output.comp (O ← α·O + P·V) and, for the heatmap, stream_heat.comp; after the last tile
 // stream_heat_rows.comp adds the chunk's finished rows to the heatmap. The sums and the formulas
-// that turn them into diagnostics are the CPU path's (OnlineRow, engine/cpu/online_row.hpp), so both agree.
+// that turn them into diagnostics are every streaming path's (attention/online_softmax.hpp), so both agree.
 #include "engine/gpu/gpu_streaming.hpp"
 
-#include "engine/cpu/cpu_internal.hpp"
+#include "engine/attention/online_softmax.hpp"
+#include "engine/attention/stats.hpp"
 #include "engine/cpu/streaming.hpp"
 
 #include <algorithm>
@@ -40,7 +41,7 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
   const size_t n = static_cast<size_t>(p.Q.rows()), m = static_cast<size_t>(p.K.rows());
   const size_t dk = static_cast<size_t>(p.Q.cols()), dv = static_cast<size_t>(p.V.cols());
   const double divisor = effective_temperature(p.Q.cols(), o);
-  const float c = detail::fast_inverse_divisor(divisor);
+  const float c = fast_inverse_divisor(divisor);
   const size_t dk4 = round4(dk), dv4 = round4(dv), widest = std::max(dk4, dv4) * sizeof(float);
   const size_t hrows = static_cast<size_t>(std::clamp<Index>(options.heatmap_rows, 0, p.Q.rows()));
   const size_t hcols = static_cast<size_t>(std::clamp<Index>(options.heatmap_cols, 0, p.K.rows()));
@@ -116,7 +117,7 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
   std::vector<float> q_staging, o_staging(chunk * dv4), floats(chunk * kFloatsPerRow);
   std::vector<double> sums(chunk * kSumsPerRow);
   std::vector<GLuint> flags(chunk);
-  kernels::ScoreMoments all, visible;
+  ScoreMoments all, visible;
 
   for (size_t row0 = 0; row0 < n; row0 += chunk) {
     const size_t rows = std::min(chunk, n - row0);
@@ -245,11 +246,11 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
       const float inv = s[layout::SUM_Z] > 0 ? static_cast<float>(1.0 / s[layout::SUM_Z]) : 0.0f;
       float* out = r.output.row(gi).data();
       for (size_t col = 0; col < dv; ++col) out[col] = o_staging[i * dv4 + col] * inv;
-      RowDiagnostics d = diagnostics_from_online_sums(s[layout::SUM_Z], s[layout::SUM_REST], s[layout::SUM_TIES], s[layout::SUM_T],
-                                                      s[layout::SUM_U2], s[layout::SUM_U3]);
+      RowDiagnostics d = diagnostics_from_sums(OnlineSums{s[layout::SUM_Z], s[layout::SUM_REST], s[layout::SUM_T],
+                                                          s[layout::SUM_U2], s[layout::SUM_U3], s[layout::SUM_TIES]});
       d.padding = o.mask.is_padding_row(gi);
       r.rows[row0 + i] = d;
-      kernels::ScoreMoments a, v;
+      ScoreMoments a, v;
       a.count = static_cast<long long>(s[layout::ALL_COUNT]);
       a.mean = s[layout::ALL_MEAN];
       a.m2 = s[layout::ALL_M2];
@@ -266,7 +267,7 @@ Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const
     if (options.progress) options.progress(static_cast<double>(row0 + rows) / static_cast<double>(n));
   }
 
-  r.stats = detail::stats_from_moments(all, visible, divisor);
+  r.stats = stats_from_moments(all, visible, divisor);
   if (heat) {
     r.heatmap.mean.resize(static_cast<Index>(hrows), static_cast<Index>(hcols));
     r.heatmap.max.resize(static_cast<Index>(hrows), static_cast<Index>(hcols));

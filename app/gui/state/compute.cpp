@@ -55,8 +55,8 @@ void start_streaming(AppState& state, const Services& services) {
     Problem problem = state.doc.scenario.problem();
     validate_problem(problem);
     if (state.result.n != problem.Q.rows() || state.result.m != problem.K.rows()) state.has_result = false;
-    state.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version,
-                                             services.backend && services.backend->kind() == BackendKind::Gpu);
+    const BackendKind kind = services.backend ? services.backend->kind() : BackendKind::Cpu;
+    state.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version, headless_backend_factory(kind));
   } catch (const InputError& e) {
     state.error = e.what();
   } catch (const std::bad_alloc&) {

@@ -1,0 +1,46 @@
+// What `attnlab bench` asks of a backend besides computing: stage times, the device's FMA peak and
+// what runs the products. Kept apart from the compute interface (attention/backend.hpp): computing
+// never needs it, and a bench never changes a number.
+#pragma once
+
+#include "engine/attention/attention.hpp"
+
+#include <string>
+
+namespace attnlab {
+
+// Wall-clock milliseconds of each stage of one computation: scores (S = Q Kᵀ), softmax (of
+// S / (s·T) with the mask), output (A V).
+struct StageTimes {
+  double scores_ms = 0;
+  double softmax_ms = 0;
+  double output_ms = 0;
+  // Streaming runs the stages interleaved tile by tile: only the total is measured.
+  bool fused = false;
+  double total_ms = 0;  // always set on the CPU; a backend may leave it 0 unless fused
+};
+
+// A device's FP32 multiply-add peak: what `attnlab bench` gives each stage as a fraction of.
+struct FmaPeak {
+  double gflops = 0;     // FP32 GFLOP/s of all `threads` together (an FMA counts 2 FLOPs)
+  int threads = 0;       // threads (GPU: invocations) that ran the probe at the same time
+  std::string isa;       // the kernel variant that ran it: "avx512", "avx2", "baseline", "GL compute"
+  double probe_ms = 0;   // how long the whole probe took
+};
+
+// The benchmarking side of one backend; make_bench (gpu/backend_choice.hpp) gives a backend's.
+class BackendBench {
+public:
+  virtual ~BackendBench() = default;
+  // What runs the matrix products, in a few words: "OpenBLAS 0.3.21 (SkylakeX kernels)",
+  // "shared-memory tiles".
+  virtual std::string kernels() const = 0;
+  // Computes the output once, timing each stage on its own (transfers and formatting left out).
+  virtual StageTimes time_stages(const Problem& p) = 0;
+  // Times the streaming path once (StageTimes::fused; the n × m matrices never exist).
+  virtual StageTimes time_streaming(const Problem& p) = 0;
+  // The FP32 multiply-add peak of the device, measured on the first call and kept.
+  virtual const FmaPeak& fma_peak() = 0;
+};
+
+}  // namespace attnlab
