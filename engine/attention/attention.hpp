@@ -80,6 +80,10 @@ inline Eigen::Index pixel_of(Eigen::Index c, Eigen::Index cells, Eigen::Index pi
   return c * pixels / cells;
 }
 
+// Pixel means from pixel sums: divides each of the rows × cols pixels of `sums` by the number of
+// the n × m cells it covers (pixel_first), as every streaming path's heatmap does.
+void divide_by_pixel_cells(Matrix& sums, Eigen::Index n, Eigen::Index m);
+
 // The engine's backends. Identity is this enum, never a string compared by callers.
 enum class BackendKind { Cpu, Gpu };
 // "cpu" or "gpu".

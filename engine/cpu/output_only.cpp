@@ -27,8 +27,8 @@ using detail::visible_span;
 
 namespace {
 
-using Index = Eigen::Index;
-constexpr float kInfF = std::numeric_limits<float>::infinity();
+using detail::Index;
+using detail::kInfF;
 
 // [SECTION] Dense strips
 

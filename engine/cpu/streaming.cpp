@@ -45,8 +45,8 @@ using detail::visible_span;
 
 namespace {
 
-using Index = Eigen::Index;
-constexpr float kInfF = std::numeric_limits<float>::infinity();
+using detail::Index;
+using detail::kInfF;
 
 // Bytes of one level of this CPU's data caches (per core: level 1 data, level 2 unified), as
 // sysconf reports them, else as Linux's sysfs lists them for cpu0; 0 when neither says.
@@ -586,26 +586,9 @@ detail::ThreadAcc detail::run_rows(const Context& cx, Matrix& output, std::vecto
   return total;
 }
 
-namespace {
-
-// Pixel means from pixel sums: divide by the number of cells each pixel covers.
-void heat_means(Matrix& mean, Index n, Index m) {
-  const Index hr = mean.rows(), hc = mean.cols();
-  for (Index y = 0; y < hr; ++y) {
-    const double rows = static_cast<double>(pixel_first(y + 1, n, hr) - pixel_first(y, n, hr));
-    for (Index x = 0; x < hc; ++x) {
-      const double cols = static_cast<double>(pixel_first(x + 1, m, hc) - pixel_first(x, m, hc));
-      mean(y, x) = static_cast<float>(mean(y, x) / (rows * cols));
-    }
-  }
-}
-
-}  // namespace
-
 double detail::ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
-
 
 // [SECTION] compute_streaming_cpu, downsample_weights
 
@@ -622,7 +605,7 @@ Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options) 
   if (cx.hcols > 0) {
     r.heatmap.mean = Eigen::Map<Matrix>(acc.heat_sum.data(), cx.hrows, cx.hcols);
     r.heatmap.max = Eigen::Map<Matrix>(acc.heat_max.data(), cx.hrows, cx.hcols);
-    heat_means(r.heatmap.mean, r.n, r.m);
+    divide_by_pixel_cells(r.heatmap.mean, r.n, r.m);
   }
   return r;
 }
@@ -642,7 +625,7 @@ Heatmap downsample_weights(const Matrix& weights, Index max_rows, Index max_cols
       h.max(y, x) = std::max(h.max(y, x), weights(i, j));
     }
   }
-  heat_means(h.mean, n, m);
+  divide_by_pixel_cells(h.mean, n, m);
   return h;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <new>
 #include <vector>
@@ -18,6 +19,7 @@
 namespace attnlab::detail {
 
 using Index = Eigen::Index;
+constexpr float kInfF = std::numeric_limits<float>::infinity();
 
 // Floats on 64-byte boundaries (one cache line, one AVX-512 vector): the tile products' vector
 // loads and stores then never straddle two lines. With malloc's 16-byte boundaries a third of them
