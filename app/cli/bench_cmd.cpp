@@ -56,23 +56,6 @@ Matrix random_matrix(Eigen::Index rows, Eigen::Index cols, std::mt19937& rng) {
   return out;
 }
 
-// Cells (i, j) the mask leaves visible, which the fast paths alone multiply (blocked tiles are
-// skipped); n·m without a mask.
-double visible_cells(const Mask& mask, Eigen::Index n, Eigen::Index m) {
-  if (mask.kind == MaskKind::None) return static_cast<double>(n) * static_cast<double>(m);
-  double cells = 0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    if (mask.kind == MaskKind::Custom) {
-      for (Eigen::Index j = 0; j < m; ++j) cells += mask.blocked(i, j) ? 0 : 1;
-      continue;
-    }
-    Eigen::Index first = 0, last = m;
-    mask.visible_range(i, m, first, last);
-    cells += static_cast<double>(std::max<Eigen::Index>(0, last - first));
-  }
-  return cells;
-}
-
 void check_range(long long v, const char* flag, long long hi) {
   if (v < 1 || v > hi) {
     throw InputError(std::string(flag) + ": " + std::to_string(v) + " is out of range; it must be between 1 and " +
@@ -136,7 +119,7 @@ void add_rates(Figures& f, const Problem& p, const Timings& t) {
   f.output_gflops = gflops(output_flops, t.output_ms);
   f.counted_flops = scores_flops + output_flops;
   f.total_gflops = gflops(f.counted_flops, t.total_ms);
-  f.useful_flops = 2 * visible_cells(p.options.mask, f.n, f.m) * static_cast<double>(f.dk + f.dv);
+  f.useful_flops = 2 * static_cast<double>(p.options.mask.visible_cells(f.n, f.m)) * static_cast<double>(f.dk + f.dv);
   f.useful_gflops = gflops(f.useful_flops, t.total_ms);
 }
 

@@ -55,6 +55,10 @@ struct MomentStats {
   double min = 0;
   double max = 0;
   long long count = 0;  // cells counted (logits: unblocked cells only)
+  // Cells min and max are taken over: `count`, except for a streamed result's scores under a mask,
+  // whose min and max cover the unblocked cells only (the streaming paths never multiply the
+  // blocked ones; attention/stats.hpp, score_range_note).
+  long long range_count = 0;
 };
 
 struct Stats {

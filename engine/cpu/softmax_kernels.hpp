@@ -53,6 +53,10 @@ struct Table {
   // p[j] = exp((s[j] − mx)·c) for j < len; returns the sums (t, u2, u3 only when `diagnostics`).
   // Requires a finite mx and a finite, normal c > 0; s[j] = −inf gives p[j] = 0.
   ExpSums (*exp_row)(const float* s, float* p, std::int64_t len, float mx, float c, bool diagnostics);
+  // exp_row with diagnostics that also adds the moments of s[0..len) to m in the same pass (the
+  // streaming path's visible scores); `shift` must be the largest of s[0..len), every s finite.
+  ExpSums (*exp_row_moments)(const float* s, float* p, std::int64_t len, float mx, float c, float shift,
+                             ScoreMoments& m);
   // Sum and max of p[0..len) (p ≥ 0).
   void (*sum_max)(const float* p, std::int64_t len, float& sum, float& max);
   // x[j] *= a.

@@ -322,7 +322,7 @@ bool StreamRun::read_chunk(size_t row0, size_t rows, Result& r) {
 
 // The statistics, and the heatmap's pixel sums read back as means.
 void StreamRun::finish(Result& r) {
-  r.stats = stats_from_moments(all_, visible_, z_.divisor);
+  r.stats = streamed_stats(all_, visible_, z_.divisor);
   if (!z_.heat) return;
   const Index hr = static_cast<Index>(z_.hrows), hc = static_cast<Index>(z_.hcols);
   r.heatmap.mean.resize(hr, hc);

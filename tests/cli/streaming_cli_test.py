@@ -48,11 +48,20 @@ for mask in ("none", "causal", "window:50"):
                 if np.abs(a - b).max() > 1e-4 * max(1.0, np.abs(a).max()):
                     ok, detail = False, f"rows.{key} differs by {np.abs(a - b).max()}"
         if ok:
-            for stage in ("scores", "logits"):
-                for key in ("mean", "std", "min", "max", "count"):
-                    a, b = dense["stats"][stage][key], stream["stats"][stage][key]
+            # The streaming path never multiplies blocked cells: its scores' min and max cover the
+            # visible ones (range_count of them, a note says so), its mean, std and count every cell.
+            scores, logits = np.array(dense["scores"]), dense["logits"]
+            visible = np.array([[x is not None for x in row] for row in logits])
+            expected = dict(dense["stats"]["scores"], min=float(scores[visible].min()), max=float(scores[visible].max()),
+                            range_count=int(visible.sum()))
+            for stage, want in (("scores", expected), ("logits", dense["stats"]["logits"])):
+                for key in ("mean", "std", "min", "max", "count", "range_count"):
+                    a, b = want[key], stream["stats"][stage][key]
                     if abs(a - b) > 1e-6 * max(1.0, abs(a)):
                         ok, detail = False, f"stats.{stage}.{key}: {a} vs {b}"
+            blocked = mask != "none"
+            if ok and blocked != any("the mask leaves visible" in note for note in stream["notes"]):
+                ok, detail = False, f"notes: {stream['notes']}"
     report(ok, f"compute --streaming --mask {mask} matches the dense output, rows and stats", detail)
 
 code, out, err = run("compute", *files, "--format", "text", "--streaming")
