@@ -7,6 +7,7 @@
 #include "engine/attention/mask.hpp"
 #include "engine/cpu/streaming.hpp"
 #include "engine/gpu/backend_choice.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -232,7 +233,9 @@ Runner add_bench_command(CLI::App& app) {
   cmd->add_option("--backend", args->backend, "cpu | gpu | auto (default cpu)");
   cmd->add_option("--runs", args->runs, "Timed runs (default 5)");
   cmd->add_option("--warmup", args->warmup, "Untimed runs first (default 1)");
-  cmd->add_flag("--streaming", args->streaming, "Time the streaming path that never holds n × m matrices");
+  cmd->add_flag("--streaming", args->streaming,
+                "Time the streaming path that never holds n × m matrices (chosen by itself where they would not fit "
+                "in memory, as compute does)");
   cmd->add_option("--format", args->format, "json | text")->check(CLI::IsMember({"json", "text"}));
   cmd->add_option("--gpu-tiles", args->gpu_tiles,
                   "How the GPU's products reach their operands: texture | shared | auto (default: texture on a "
@@ -246,7 +249,13 @@ Runner add_bench_command(CLI::App& app) {
     if (args->gpu_tiles == "shared") gpu.tiles = GpuTiles::Shared;
     const std::unique_ptr<Backend> backend = select_backend(args->backend, std::cerr, gpu);
     const std::unique_ptr<BackendBench> bench = make_bench(*backend);
-    const Timings t = time_runs(*bench, p, args->streaming, args->runs, args->warmup);
+    // As compute chooses: the streaming path where the dense n × m stages would not fit in memory.
+    const bool streaming = args->streaming || !dense_fits(f.n, f.m);
+    if (streaming && !args->streaming) {
+      std::cerr << "attnlab: the dense n×m stages would need " << human_bytes(dense_bytes(f.n, f.m)) << " (limit "
+                << human_bytes(dense_memory_limit()) << "); timing the streaming path instead\n";
+    }
+    const Timings t = time_runs(*bench, p, streaming, args->runs, args->warmup);
     add_rates(f, p, t);
     // The FMA peak (the CPU's, or the GPU's through a compute shader) after the timed runs, so that
     // the probe never heats or loads them.

@@ -102,6 +102,17 @@ for flags in ([], ["--streaming"]):
         detail = out
     report(ok, "bench " + " ".join(flags) + " prints its JSON", detail)
 
+# bench chooses as compute does: the streaming path where the dense stages would not fit (here: a
+# limit of 1 MiB), saying so on stderr.
+proc = subprocess.run([ATTNLAB, "bench", "--backend", "cpu", "--n", "600", "--dk", "8", "--runs", "1", "--warmup", "0",
+                       "--format", "json"], capture_output=True, text=True, timeout=120, cwd=WORK,
+                      env=dict(os.environ, ATTNLAB_DENSE_LIMIT_MIB="1"))
+ok = proc.returncode == 0 and "streaming path instead" in proc.stderr
+if ok:
+    b = json.loads(proc.stdout)
+    ok = b.get("streaming") is True and b["stages"]["scores"]["ms"] is None and "tiles" in b
+report(ok, "bench streams where the dense stages would not fit, as compute does", proc.stderr + proc.stdout[:300])
+
 # export falls back to streaming when the dense stages do not fit (here: a limit of 1 MiB), says so,
 # and writes the weights downsampled (each pixel the mean of its block of cells, blocked cells 0).
 n, m = 3000, 2500
