@@ -124,8 +124,19 @@ void add_rates(Figures& f, const Problem& p, const Timings& t) {
   f.useful_gflops = gflops(f.useful_flops, t.total_ms);
 }
 
+// The dense path's choice (BackendBench::path_choice), where the backend made one.
+nlohmann::ordered_json calibration_json(const PathChoice& path) {
+  nlohmann::ordered_json out;
+  out["chosen"] = path.chosen;
+  out["source"] = path.source;
+  out["cache"] = path.cache;
+  out["candidates"] = nlohmann::ordered_json::array();
+  for (const PathChoice::Candidate& c : path.candidates) out["candidates"].push_back({{"plan", c.plan}, {"ms", c.ms}});
+  return out;
+}
+
 nlohmann::ordered_json bench_json(const Backend& backend, BackendBench& bench, const Problem& p, const BenchArgs& args,
-                                  const Figures& f, const Timings& t) {
+                                  const Figures& f, const Timings& t, const PathChoice& path) {
   const FmaPeak& peak = bench.fma_peak();
   const auto fraction = [&](double gf) -> nlohmann::ordered_json {
     if (!(peak.gflops > 0)) return nullptr;
@@ -163,6 +174,7 @@ nlohmann::ordered_json bench_json(const Backend& backend, BackendBench& bench, c
     const StreamingTiles tiles = streaming_tile_sizes(f.dk, f.dv);
     out["tiles"] = {{"rows", tiles.rows}, {"cols", tiles.cols}, {"l1d_bytes", tiles.l1d_bytes}, {"l2_bytes", tiles.l2_bytes}};
   }
+  if (!path.chosen.empty()) out["calibration"] = calibration_json(path);
   return out;
 }
 
@@ -198,7 +210,7 @@ void print_stage_lines(std::ostream& out, const Backend& backend, const FmaPeak&
 }
 
 void print_text(std::ostream& out, const Backend& backend, BackendBench& bench, const Problem& p, const BenchArgs& args,
-                const Figures& f, const Timings& t) {
+                const Figures& f, const Timings& t, const PathChoice& path) {
   const FmaPeak& peak = bench.fma_peak();
   const bool on_cpu = backend.kind() == BackendKind::Cpu;
   out << "bench: " << backend.description() << (on_cpu ? "" : ", " + bench.kernels()) << ", n = " << f.n
@@ -218,6 +230,11 @@ void print_text(std::ostream& out, const Backend& backend, BackendBench& bench, 
                 peak.gflops, on_cpu ? "this machine's" : "this GPU's", on_cpu ? "on" : "over", peak.threads,
                 on_cpu ? "threads" : "invocations", peak.isa.c_str(), peak.probe_ms);
   out << line;
+  if (!path.chosen.empty()) {
+    out << "  plan     " << path.chosen << " (" << path.source
+        << (path.candidates.size() > 1 ? ", the quickest of " + std::to_string(path.candidates.size()) : std::string())
+        << (path.cache.empty() ? std::string() : "; cache " + path.cache) << ")\n";
+  }
 }
 
 }  // namespace
@@ -255,13 +272,15 @@ Runner add_bench_command(CLI::App& app) {
       std::cerr << "attnlab: the dense n×m stages would need " << human_bytes(dense_bytes(f.n, f.m)) << " (limit "
                 << human_bytes(dense_memory_limit()) << "); timing the streaming path instead\n";
     }
+    // The dense path's plan, measured now on this machine where it was not before (untimed).
+    const PathChoice path = streaming ? PathChoice{} : bench->path_choice(p);
     const Timings t = time_runs(*bench, p, streaming, args->runs, args->warmup);
     add_rates(f, p, t);
     // The FMA peak (the CPU's, or the GPU's through a compute shader) after the timed runs, so that
     // the probe never heats or loads them.
     bench->fma_peak();
-    if (args->format == "json") std::cout << bench_json(*backend, *bench, p, *args, f, t).dump(2) << "\n";
-    else print_text(std::cout, *backend, *bench, p, *args, f, t);
+    if (args->format == "json") std::cout << bench_json(*backend, *bench, p, *args, f, t, path).dump(2) << "\n";
+    else print_text(std::cout, *backend, *bench, p, *args, f, t, path);
     std::cout.flush();
     if (!std::cout) throw InputError("standard output: writing failed");
     return kExitOk;

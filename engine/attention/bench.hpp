@@ -6,6 +6,7 @@
 #include "engine/attention/attention.hpp"
 
 #include <string>
+#include <vector>
 
 namespace attnlab {
 
@@ -28,6 +29,21 @@ struct FmaPeak {
   double probe_ms = 0;   // how long the whole probe took
 };
 
+// How a backend chose the path that time_stages runs (the CPU measures its dense plans once per
+// machine and shape, cpu/dense_plan.hpp); `chosen` is empty where there is no choice to make.
+struct PathChoice {
+  struct Candidate {
+    std::string plan;
+    double ms = 0;  // its quickest run while calibrating (or when it was cached)
+  };
+  std::string chosen;  // "strips 256/32", "wide 64", …
+  // "measured" (now), "cached" (an earlier calibration on this machine), "default" (nothing to
+  // measure: one candidate, or a run too long to measure them all) or "forced" (ATTNLAB_DENSE_PLAN)
+  std::string source;
+  std::string cache;  // the cache file, or why there is none
+  std::vector<Candidate> candidates;
+};
+
 // The benchmarking side of one backend; make_bench (gpu/backend_choice.hpp) gives a backend's.
 class BackendBench {
 public:
@@ -35,8 +51,12 @@ public:
   // What runs the matrix products, in a few words: "OpenBLAS 0.3.21 (SkylakeX kernels)",
   // "shared-memory tiles".
   virtual std::string kernels() const = 0;
-  // Computes the output once, timing each stage on its own (transfers and formatting left out).
+  // Computes the output once, timing each stage on its own (transfers and formatting left out),
+  // on the path path_choice(p) names.
   virtual StageTimes time_stages(const Problem& p) = 0;
+  // Which path time_stages(p) runs, choosing it first where the backend measures its paths (call
+  // it before timing: a calibration takes up to a few seconds once per machine and shape).
+  virtual PathChoice path_choice(const Problem& p) = 0;
   // Times the streaming path once (StageTimes::fused; the n × m matrices never exist).
   virtual StageTimes time_streaming(const Problem& p) = 0;
   // The FP32 multiply-add peak of the device, measured on the first call and kept.

@@ -6,6 +6,7 @@
 
 #include "engine/cpu/blas.hpp"
 #include "engine/cpu/dense.hpp"
+#include "engine/cpu/dense_plan.hpp"
 #include "engine/cpu/fma_peak.hpp"
 #include "engine/cpu/output_only.hpp"
 #include "engine/cpu/streaming.hpp"
@@ -34,10 +35,17 @@ protected:
 class CpuBench final : public BackendBench {
 public:
   std::string kernels() const override { return blas::description(); }
+  // The dense plan measured on this machine (DensePlanner: once per CPU model and shape, cached).
   StageTimes time_stages(const Problem& p) override {
+    DensePlan plan;
+    planner_.choose(p, plan);
     StageTimes t;
-    attention_output_cpu(p, false, &t);
+    attention_output_cpu(p, plan, &t);
     return t;
+  }
+  PathChoice path_choice(const Problem& p) override {
+    DensePlan plan;
+    return planner_.choose(p, plan);
   }
   StageTimes time_streaming(const Problem& p) override {
     StageTimes t;
@@ -45,6 +53,9 @@ public:
     return t;
   }
   const FmaPeak& fma_peak() override { return machine_fma_peak(); }
+
+private:
+  DensePlanner planner_;
 };
 
 }  // namespace

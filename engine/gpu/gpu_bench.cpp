@@ -20,6 +20,8 @@ public:
     compute_dense_gpu(device_->dense_programs(), p, device_->limit, &t);
     return t;
   }
+  // One path: the dense kernels on the device's tiles (GpuTiles), nothing to choose.
+  PathChoice path_choice(const Problem&) override { return {}; }
   // The streaming path without the heatmap (output, rows and stats), timed as one fused stage.
   StageTimes time_streaming(const Problem& p) override {
     device_->make_current();

@@ -102,6 +102,34 @@ for flags in ([], ["--streaming"]):
         detail = out
     report(ok, "bench " + " ".join(flags) + " prints its JSON", detail)
 
+# bench measures its dense plans the first time it times a shape on this machine, keeps the choice in
+# its cache (ATTNLAB_PLAN_CACHE, set by CTest for this test) and reports it; ATTNLAB_DENSE_PLAN forces
+# one. Every plan's numbers are the same within bounds (dense_plan_test); here, the report.
+cache = os.path.join(WORK, "calibration-plans.txt")
+if os.path.exists(cache):
+    os.remove(cache)
+reports = []
+for forced in ("", "", "wide full"):
+    env = dict(os.environ, ATTNLAB_PLAN_CACHE=cache)
+    if forced:
+        env["ATTNLAB_DENSE_PLAN"] = forced
+    proc = subprocess.run([ATTNLAB, "bench", "--backend", "cpu", "--n", "256", "--dk", "32", "--mask", "causal", "--runs",
+                           "1", "--format", "json"], capture_output=True, text=True, timeout=120, cwd=WORK, env=env)
+    reports.append(json.loads(proc.stdout).get("calibration") if proc.returncode == 0 else proc.stderr)
+ok = all(isinstance(r, dict) for r in reports)
+if ok:
+    measured, cached, forced = reports
+    names = [c["plan"] for c in measured["candidates"]]
+    ok = (measured["source"] == "measured" and measured["chosen"] in names and len(names) >= 3
+          and all(c["ms"] > 0 for c in measured["candidates"]) and measured["cache"] == cache
+          and cached["source"] == "cached" and cached["chosen"] == measured["chosen"]
+          and forced["source"] == "forced" and forced["chosen"] == "wide full")
+report(ok, "bench measures its dense plans once, reads the choice back from its cache, and reports it", str(reports))
+proc = subprocess.run([ATTNLAB, "bench", "--n", "64", "--runs", "1"], capture_output=True, text=True, timeout=60, cwd=WORK,
+                      env=dict(os.environ, ATTNLAB_DENSE_PLAN="tall"))
+report(proc.returncode == 2 and proc.stderr.startswith("attnlab: ATTNLAB_DENSE_PLAN: 'tall' is not a plan"),
+       "a plan ATTNLAB_DENSE_PLAN cannot name is an input error", proc.stderr)
+
 # bench chooses as compute does: the streaming path where the dense stages would not fit (here: a
 # limit of 1 MiB), saying so on stderr.
 proc = subprocess.run([ATTNLAB, "bench", "--backend", "cpu", "--n", "600", "--dk", "8", "--runs", "1", "--warmup", "0",
