@@ -50,14 +50,15 @@ bool parse_leaf(std::string_view text, Index& out) {
 }  // namespace
 
 std::vector<DensePlan> candidate_dense_plans(const Problem& p) {
-  const DensePlan first = default_dense_plan(p);
+  DensePlan first = default_dense_plan(p);
+  const Index n = p.Q.rows(), m = p.K.rows();
+  const bool masked = p.options.mask.visible_cells(n, m) < static_cast<long long>(n) * m;
+  if (!masked) first.leaf = 0;  // no staircase to cut: every leaf is one product, named once
   std::vector<DensePlan> plans{first};
   const bool exact_rows = p.options.normalizer != Normalizer::Softmax ||
                           fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0 ||
                           ScoreOverflowGuard(p).active();
   if (exact_rows) return plans;  // they stream whatever the plan
-  const Index n = p.Q.rows(), m = p.K.rows();
-  const bool masked = p.options.mask.visible_cells(n, m) < static_cast<long long>(n) * m;
   const auto add = [&](DensePlan plan) {
     if (std::find(plans.begin(), plans.end(), plan) == plans.end()) plans.push_back(plan);
   };

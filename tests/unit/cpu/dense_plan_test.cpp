@@ -79,6 +79,10 @@ TEST(DensePlans, CandidatesStartWithTheDefaultAndNamesReadBack) {
                           "strips 99999999/1"}) {
     EXPECT_FALSE(parse_dense_plan(bad)) << bad;
   }
+  // Without a mask the cutting does nothing: each layout and height once.
+  Problem open = p;
+  open.options.mask = Mask{};
+  for (const DensePlan& plan : candidate_dense_plans(open)) EXPECT_EQ(plan.leaf, 0) << plan.name();
   // Other normalizers stream whatever the plan: nothing to measure.
   Problem sparse = p;
   sparse.options.normalizer = Normalizer::Sparsemax;
