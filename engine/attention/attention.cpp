@@ -173,6 +173,22 @@ double effective_temperature(Eigen::Index d_k, const Options& options) {
   return s * options.temperature;
 }
 
+void divide_by_pixel_cells(Matrix& sums, Eigen::Index n, Eigen::Index m) {
+  const Eigen::Index hr = sums.rows(), hc = sums.cols();
+  for (Eigen::Index y = 0; y < hr; ++y) {
+    const double rows = static_cast<double>(pixel_first(y + 1, n, hr) - pixel_first(y, n, hr));
+    for (Eigen::Index x = 0; x < hc; ++x) {
+      const double cols = static_cast<double>(pixel_first(x + 1, m, hc) - pixel_first(x, m, hc));
+      sums(y, x) = static_cast<float>(sums(y, x) / (rows * cols));
+    }
+  }
+}
+
+float fast_inverse_divisor(double divisor) {
+  const float c = static_cast<float>(1.0 / divisor);
+  return std::isnormal(c) ? c : 0.0f;
+}
+
 double dense_bytes(Eigen::Index n, Eigen::Index m) {
   return 4.0 * static_cast<double>(n) * static_cast<double>(m) * sizeof(float);
 }

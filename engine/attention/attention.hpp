@@ -45,7 +45,7 @@ struct RowDiagnostics {
   bool fully_masked = false; // every key blocked: weights and output are zeros
   bool padding = false;      // a padding query row (padding mask, i ≥ L)
   // Some of the row's scores were computed in double because their float32 sum could overflow
-  // (detail::ScoreOverflowGuard), so they do not depend on the order of summation.
+  // (ScoreOverflowGuard, attention/overflow_guard.hpp), so they do not depend on the order of summation.
   bool scores_recomputed = false;
 };
 
@@ -55,6 +55,10 @@ struct MomentStats {
   double min = 0;
   double max = 0;
   long long count = 0;  // cells counted (logits: unblocked cells only)
+  // Cells min and max are taken over: `count`, except for a streamed result's scores under a mask,
+  // whose min and max cover the unblocked cells only (the streaming paths never multiply the
+  // blocked ones; attention/stats.hpp, score_range_note).
+  long long range_count = 0;
 };
 
 struct Stats {
@@ -79,6 +83,10 @@ inline Eigen::Index pixel_first(Eigen::Index p, Eigen::Index cells, Eigen::Index
 inline Eigen::Index pixel_of(Eigen::Index c, Eigen::Index cells, Eigen::Index pixels) {
   return c * pixels / cells;
 }
+
+// Pixel means from pixel sums: divides each of the rows × cols pixels of `sums` by the number of
+// the n × m cells it covers (pixel_first), as every streaming path's heatmap does.
+void divide_by_pixel_cells(Matrix& sums, Eigen::Index n, Eigen::Index m);
 
 // The engine's backends. Identity is this enum, never a string compared by callers.
 enum class BackendKind { Cpu, Gpu };
@@ -119,6 +127,22 @@ Result result_header(const Problem& p);
 
 // s · T for the given d_k and options.
 double effective_temperature(Eigen::Index d_k, const Options& options);
+
+// 1/(s·T) as a float when it is a normal float, else 0: the fast float softmax of every path
+// computes weights as exp((s − max s)·c) and falls back to double logits when c is 0 here.
+float fast_inverse_divisor(double divisor);
+
+// One cell of the logits stage from its score: S / (s·T) rounded to float (±∞ where it overflows
+// float), −∞ where blocked. The dense paths fill Result::logits with exactly this.
+inline float logit_of(float score, bool blocked, double divisor) {
+  const double l = score / divisor;
+  // The float copy saturates to ±∞ (casting an out-of-range double to float is undefined).
+  if (blocked) return -std::numeric_limits<float>::infinity();
+  return fits_float(l) ? static_cast<float>(l) : l > 0 ? std::numeric_limits<float>::infinity()
+                                                         : -std::numeric_limits<float>::infinity();
+}
+// One cell of the saturation stage from its weight: a(1 − a) in float, as the dense paths fill it.
+inline float saturation_of(float a) { return a * (1.0f - a); }
 
 // Checks shapes, finiteness and options; throws InputError with a sentence naming the matrix.
 void validate_problem(const Problem& p);

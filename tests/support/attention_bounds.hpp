@@ -205,6 +205,28 @@ inline void expect_stats_within(const MomentStats& a, const MomentStats& b, doub
   EXPECT_TRUE(near(a.max, b.max)) << what << " max " << a.max << " vs " << b.max << ", bound " << bound;
 }
 
+// The scores' statistics a result of `p` reports, from the dense `ref`: a streamed result's min
+// and max cover only the cells the mask leaves visible (0 when there are none; MomentStats::
+// range_count), its mean, std and count every cell.
+inline MomentStats expected_score_stats(const Problem& p, const Result& ref, bool streamed) {
+  MomentStats s = ref.stats.scores;
+  if (!streamed) return s;
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  long long visible = 0;
+  for (Eigen::Index i = 0; i < ref.n; ++i) {
+    for (Eigen::Index j = 0; j < ref.m; ++j) {
+      if (p.options.mask.is_blocked(i, j)) continue;
+      lo = std::min(lo, ref.scores(i, j));
+      hi = std::max(hi, ref.scores(i, j));
+      ++visible;
+    }
+  }
+  s.min = visible > 0 ? lo : 0.0;
+  s.max = visible > 0 ? hi : 0.0;
+  s.range_count = visible;
+  return s;
+}
+
 // Every stage `other` holds (the dense stages when other.dense; the downsampled weights when it
 // has a heatmap), its output, row diagnostics and statistics, against the dense `ref` of `p`.
 inline void expect_result_within_bounds(const Problem& p, const Result& ref, const Result& other) {
@@ -237,7 +259,9 @@ inline void expect_result_within_bounds(const Problem& p, const Result& ref, con
     const double ja = x.jacobian_norm, jb = y.jacobian_norm;
     EXPECT_LE(std::abs(ja * ja - jb * jb), b.jacobian_norm_squared[i]) << ja << " vs " << jb;
   }
-  expect_stats_within(ref.stats.scores, other.stats.scores, b.scores_stat, "scores stats");
+  const MomentStats scores = expected_score_stats(p, ref, !other.dense);
+  expect_stats_within(scores, other.stats.scores, b.scores_stat, "scores stats");
+  EXPECT_EQ(scores.range_count, other.stats.scores.range_count) << "cells the scores' min and max cover";
   expect_stats_within(ref.stats.logits, other.stats.logits, b.logits_stat, "logits stats");
   if (!other.heatmap.empty()) {
     const Heatmap h = downsample_weights(ref.weights, other.heatmap.mean.rows(), other.heatmap.mean.cols());

@@ -3,6 +3,7 @@
 // axis), and the histogram of the logits for one d_k. Runs a slice per frame, with a progress
 // bar and Cancel, so the window stays responsive. A floating window (View menu), so the pipeline
 // keeps the main area to itself.
+#include "engine/gpu/backend_choice.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -108,7 +109,7 @@ void start(AppState& state, Services& services) {
   lab.error.clear();
   try {
     lab.job.emplace(o);
-    if (!services.scaling_sampler) services.scaling_sampler = services.backend->scaling_sampler();
+    if (!services.scaling_sampler) services.scaling_sampler = make_scaling_sampler(*services.backend);
     lab.started_ms = now_ms();
     lab.status.clear();
   } catch (const std::exception& e) {
