@@ -428,8 +428,16 @@ bool needs_exact_rows(const Problem& p) {
          fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0 || ScoreOverflowGuard(p).active();
 }
 
-// The exact rows' output, timed as one fused stage (compute_streaming_cpu makes its own context).
-Matrix exact_output(const Problem& p, StageTimes& t, std::chrono::steady_clock::time_point start) {
+// Resets *timings (or a local) and runs path(t, start), the fast path, unless p needs the exact
+// rows, which are then timed as one fused stage (compute_streaming_cpu makes its own context).
+template <class Path>
+Matrix timed_output(const Problem& p, StageTimes* timings, const Path& path) {
+  validate_problem(p);
+  StageTimes local;
+  StageTimes& t = timings ? *timings : local;
+  t = StageTimes{};
+  const auto start = std::chrono::steady_clock::now();
+  if (!needs_exact_rows(p)) return path(t, start);
   Matrix output = compute_streaming_cpu(p).output;
   t.fused = true;
   t.total_ms = ms_since(start);
@@ -470,48 +478,40 @@ DensePlan default_dense_plan(const Problem& p) {
 
 Matrix attention_output_cpu(const Problem& p, bool streaming, StageTimes* timings) {
   if (!streaming) return attention_output_cpu(p, default_dense_plan(p), timings);
-  validate_problem(p);
-  StageTimes local;
-  StageTimes& t = timings ? *timings : local;
-  t = StageTimes{};
-  const auto start = std::chrono::steady_clock::now();
-  if (needs_exact_rows(p)) return exact_output(p, t, start);
-  const Context cx = detail::make_context(p, false, nullptr, KeyLayout::Tiled);
-  Matrix output(cx.n, cx.dv);
-  std::vector<RowDiagnostics> rows(static_cast<size_t>(cx.n));
-  detail::run_rows(cx, output, rows, {});
-  t.fused = true;
-  t.total_ms = ms_since(start);
-  return output;
+  return timed_output(p, timings, [&](StageTimes& t, std::chrono::steady_clock::time_point start) {
+    const Context cx = detail::make_context(p, false, nullptr, KeyLayout::Tiled);
+    Matrix output(cx.n, cx.dv);
+    std::vector<RowDiagnostics> rows(static_cast<size_t>(cx.n));
+    detail::run_rows(cx, output, rows, {});
+    t.fused = true;
+    t.total_ms = ms_since(start);
+    return output;
+  });
 }
 
 Matrix attention_output_cpu(const Problem& p, const DensePlan& plan, StageTimes* timings) {
-  validate_problem(p);
-  StageTimes local;
-  StageTimes& t = timings ? *timings : local;
-  t = StageTimes{};
-  const auto start = std::chrono::steady_clock::now();
-  if (needs_exact_rows(p)) return exact_output(p, t, start);
-  const bool wide = plan.layout == DensePlan::Layout::Wide && wide_fits(p);
-  const DensePlan strips = plan.layout == DensePlan::Layout::Strips ? plan : default_dense_plan(p);
-  const Context cx = detail::make_context(p, false, nullptr, wide ? KeyLayout::None : KeyLayout::Transposed);
-  Matrix output(cx.n, cx.dv);
-  const DenseThreadTimes sum = wide ? dense_wide(cx, plan.leaf, output) : dense_strips(cx, strips, output);
-  t.total_ms = ms_since(start);
-  if (wide) {
-    t.softmax_ms = sum.softmax;
-    t.output_ms = sum.output;
-    t.scores_ms = t.total_ms - t.softmax_ms - t.output_ms;  // with the set-up: the stages add up to the wall time
+  return timed_output(p, timings, [&](StageTimes& t, std::chrono::steady_clock::time_point start) {
+    const bool wide = plan.layout == DensePlan::Layout::Wide && wide_fits(p);
+    const DensePlan strips = plan.layout == DensePlan::Layout::Strips ? plan : default_dense_plan(p);
+    const Context cx = detail::make_context(p, false, nullptr, wide ? KeyLayout::None : KeyLayout::Transposed);
+    Matrix output(cx.n, cx.dv);
+    const DenseThreadTimes sum = wide ? dense_wide(cx, plan.leaf, output) : dense_strips(cx, strips, output);
+    t.total_ms = ms_since(start);
+    if (wide) {
+      t.softmax_ms = sum.softmax;
+      t.output_ms = sum.output;
+      t.scores_ms = t.total_ms - t.softmax_ms - t.output_ms;  // with the set-up: the stages add up to the wall time
+      return output;
+    }
+    // Each stage's share of the threads' time, applied to the wall time: the three add up to it.
+    const double all = sum.scores + sum.softmax + sum.output;
+    if (all > 0) {
+      t.scores_ms = t.total_ms * sum.scores / all;
+      t.softmax_ms = t.total_ms * sum.softmax / all;
+      t.output_ms = t.total_ms * sum.output / all;
+    }
     return output;
-  }
-  // Each stage's share of the threads' time, applied to the wall time: the three add up to it.
-  const double all = sum.scores + sum.softmax + sum.output;
-  if (all > 0) {
-    t.scores_ms = t.total_ms * sum.scores / all;
-    t.softmax_ms = t.total_ms * sum.softmax / all;
-    t.output_ms = t.total_ms * sum.output / all;
-  }
-  return output;
+  });
 }
 
 }  // namespace attnlab
