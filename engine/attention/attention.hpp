@@ -4,10 +4,12 @@
 
 #include "engine/attention/mask.hpp"
 #include "engine/attention/matrix.hpp"
+#include "engine/attention/rope.hpp"
 
 #include <atomic>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -19,15 +21,17 @@ enum class Normalizer { Softmax, Sparsemax, Sigmoid, Hardmax };
 
 std::string_view normalizer_name(Normalizer n);
 Normalizer parse_normalizer(std::string_view name, std::string_view where);
-// Parses a temperature given as text (the --temperature flag): a finite number greater than 0.
+// Parses a number given as text that must be finite and greater than 0 (--temperature, --rope).
 // Throws InputError naming `where`.
-double parse_temperature(std::string_view text, std::string_view where);
+double parse_positive_number(std::string_view text, std::string_view where);
 
 struct Options {
   bool scale = true;         // divide by √d_k
   double temperature = 1.0;  // T > 0
   Mask mask;
   Normalizer normalizer = Normalizer::Softmax;
+  // Rotary positions: Q and K rotated by their positions before the scores (off when empty).
+  std::optional<RopeSettings> rope;
 };
 
 // The inputs of one attention computation. Q: n × d_k, K: m × d_k, V: m × d_v.
@@ -116,6 +120,8 @@ struct Result {
   Matrix weights;     // n × m, normalizer(logits) row-wise
   Matrix output;      // n × d_v, weights · V
   Matrix saturation;  // n × m, a(1 − a)
+  // With rotary positions on: Q (n × d_k) and K (m × d_k) as rotated, what the scores are made of.
+  Matrix rotated_q, rotated_k;
   std::vector<RowDiagnostics> rows;  // n
   Stats stats;
   Heatmap heatmap;  // streaming only: weights downsampled (StreamingOptions::heatmap_rows × _cols)
@@ -146,6 +152,16 @@ inline float saturation_of(float a) { return a * (1.0f - a); }
 
 // Checks shapes, finiteness and options; throws InputError with a sentence naming the matrix.
 void validate_problem(const Problem& p);
+
+// The positions rotary positions give Q's rows and K's rows: the settings' own, or 0 … count − 1.
+std::vector<std::int64_t> rope_positions(const std::vector<std::int64_t>& given, Eigen::Index count);
+// The problem the scores are computed from when rotary positions are on: Q and K rotated by their
+// positions (attention/rope.hpp), the rope cleared; every later stage is as before.
+Problem rope_applied(const Problem& p);
+// `compute` on `p`, through rope_applied when its rope is on, with the rotated Q and K kept in the
+// result (Result::rotated_q, rotated_k): the one place every backend's path and the CPU's own entry
+// (compute_cpu) apply the stage that comes before the scores.
+Result computed_with_rope(const Problem& p, const std::function<Result(const Problem&)>& compute);
 
 // Applies the normalizer to one row of logits in double precision (blocked cells are −∞),
 // writing weights; overflowed (+∞) logits win outright.

@@ -4,22 +4,18 @@
 
 namespace attnlab {
 
-namespace {
+// The problem every path of every backend computes from is prepared here and nowhere else: checked
+// (validate_problem), and with rotary positions on, Q and K rotated (computed_with_rope), so that
+// each backend and path sees the stage before the scores exactly once.
 
-// The problem every path of every backend computes from, prepared here and nowhere else: checked
-// (validate_problem). A stage that comes before the scores (the rotary positions' rotation of Q
-// and K) is applied here too, so that each backend and path sees it exactly once.
-const Problem& scores_inputs(const Problem& p) {
+Result Backend::compute(const Problem& p, const DenseStages& keep) {
   validate_problem(p);
-  return p;
+  return computed_with_rope(p, [&](const Problem& q) { return run_dense(q, keep); });
 }
 
-}  // namespace
-
-Result Backend::compute(const Problem& p, const DenseStages& keep) { return run_dense(scores_inputs(p), keep); }
-
 Result Backend::compute_streaming(const Problem& p, const StreamingOptions& options) {
-  return run_streaming(scores_inputs(p), options);
+  validate_problem(p);
+  return computed_with_rope(p, [&](const Problem& q) { return run_streaming(q, options); });
 }
 
 }  // namespace attnlab

@@ -52,6 +52,8 @@ Result compute_cpu(const Problem& p) { return compute_cpu(p, DenseStages{}); }
 
 Result compute_cpu(const Problem& p, const DenseStages& keep) {
   validate_problem(p);
+  // Engine code that asks the CPU directly (the lessons' variants) gets the rotary positions too.
+  if (p.options.rope) return computed_with_rope(p, [&](const Problem& q) { return compute_cpu(q, keep); });
   const Eigen::Index n = p.Q.rows(), m = p.K.rows();
   check_dense_fits(n, m);
   const Options& o = p.options;

@@ -156,6 +156,17 @@ void write_result_json(std::ostream& out, const Scenario& s, const Result& r, co
       << ", \"effective_temperature\": " << double_json(r.effective_temperature)
       << ",\n\"normalizer\": " << json_string(normalizer_name(s.options.normalizer))
       << ",\n\"mask\": " << mask_to_json(s.options.mask) << ",\n";
+  if (s.options.rope) {
+    // The rotation used, its positions written out, and the rows the scores were made of.
+    RopeSettings used = *s.options.rope;
+    used.query_positions = rope_positions(used.query_positions, r.n);
+    used.key_positions = rope_positions(used.key_positions, r.m);
+    out << "\"rope\": " << rope_settings_json(used) << ",\n\"rotated_q\": ";
+    matrix_json_compact(out, kept(r.rotated_q));
+    out << ",\n\"rotated_k\": ";
+    matrix_json_compact(out, kept(r.rotated_k));
+    out << ",\n";
+  }
   if (!f.summary && r.dense) {
     out << "\"scores\": ";
     matrix_json_compact(out, kept(r.scores));
