@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace attnlab::model {
 
@@ -23,51 +22,40 @@ int uniform(std::mt19937_64& rng, int n) {
 
 namespace {
 
-// EXPERIMENT knobs (removed before commit).
-int knob(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::atoi(v) : fallback;
+// One training sequence of the induction task into `out` (2L ids) and the positions whose next
+// token it copies into `copied` (2L − 1 flags; position t predicts token t + 1). docs/MODELS.md,
+// "The induction task": an opening of 2 … L random tokens, then copies of earlier spans (2 … L
+// tokens from a random earlier start, never overlapping the copy), each followed by 0 … L/2 fresh
+// random tokens, until the sequence is full (the last copy cut short). A copy's first token is not
+// predictable (a copy may start anywhere); each later one is.
+void draw_induction(const TaskSpec& task, std::mt19937_64& rng, int* out, unsigned char* copied) {
+  const int n = task.sequence_length(), L = task.length;
+  for (int i = 0; i < n; ++i) out[i] = uniform(rng, task.symbols);
+  std::fill(copied, copied + n - 1, 0);
+  int pos = 2 + uniform(rng, L - 1);  // the opening
+  while (pos < n) {
+    const int span = 2 + uniform(rng, L - 1);
+    if (pos >= span) {
+      const int from = uniform(rng, pos - span + 1);
+      for (int o = 0; o < span && pos + o < n; ++o) {
+        out[pos + o] = out[from + o];
+        if (o >= 1) copied[pos + o - 1] = 1;
+      }
+      pos += span;
+    }
+    pos += uniform(rng, L / 2 + 1);
+  }
 }
 
-// One training sequence of the induction task into `out` (2L ids) and its accuracy mask (2L − 1).
-void draw_induction(const TaskSpec& task, std::mt19937_64& rng, int* out, unsigned char* acc) {
-  const int n = 2 * task.length, L = task.length;
-  const int mode = knob("X_MODE", 0), smin = knob("X_SMIN", 2), distinct = knob("X_DISTINCT", 0);
+// A sequence the induction task is judged on, into `out` (2L ids) and `copied`: a random span of
+// `span` tokens, then its copy (positions span … 2·span − 2 predict it), then random tokens that
+// nothing judges.
+void draw_judged(const TaskSpec& task, std::mt19937_64& rng, int span, int* out, unsigned char* copied) {
+  const int n = task.sequence_length();
   for (int i = 0; i < n; ++i) out[i] = uniform(rng, task.symbols);
-  std::fill(acc, acc + n - 1, 0);
-  if (mode == 9) {  // the old task
-    std::copy(out, out + L, out + L);
-    for (int t = L; t <= n - 2; ++t) acc[t] = 1;
-    return;
-  }
-  const int s = smin + uniform(rng, L - smin + 1);
-  if (distinct) {
-    std::vector<int> pool(static_cast<std::size_t>(task.symbols));
-    for (int i = 0; i < task.symbols; ++i) pool[static_cast<std::size_t>(i)] = i;
-    for (int i = 0; i < s && i < task.symbols; ++i) std::swap(pool[static_cast<std::size_t>(i)], pool[static_cast<std::size_t>(i + uniform(rng, task.symbols - i))]);
-    for (int i = 0; i < s; ++i) out[i] = pool[static_cast<std::size_t>(i % task.symbols)];
-  }
-  int d = s, p = 0;
-  if (mode == 1) {  // period s, random start
-    p = uniform(rng, n - 2 * s + 1);
-  } else {  // 0: one copy, noise between; 2: copies every d while they fit (the last truncated)
-    d = s + uniform(rng, n - 2 * s + 1);
-    p = uniform(rng, n - s - d + 1);
-  }
-  if (distinct || true) {
-    std::vector<int> span(out, out + s);
-    if (!distinct) span.assign(out + p, out + p + s);
-    std::copy(span.begin(), span.end(), out + p);
-  }
-  const int copies = mode == 0 ? 1 : n;
-  for (int k = 1; k <= copies; ++k) {
-    const int q = p + k * d;
-    if (q >= n) break;
-    for (int o = 0; o < s && q + o < n; ++o) {
-      out[q + o] = out[p + o];
-      if (o >= 1) acc[q + o - 1] = 1;
-    }
-  }
+  std::copy(out, out + span, out + span);
+  std::fill(copied, copied + n - 1, 0);
+  std::fill(copied + span, copied + 2 * span - 1, 1);
 }
 
 // One sequence of the sort task into `out` (2N ids).
@@ -84,9 +72,9 @@ std::string_view task_name(TaskKind kind) { return kind == TaskKind::Induction ?
 
 TaskSpec default_task(std::string_view name) {
   // Sizes chosen so the default models train in well under a minute on two cores (docs/MODELS.md,
-  // "Training"): 24 symbols make a repeat inside the first half uncommon enough that copying the
-  // token after the earlier occurrence is nearly always right.
-  if (name == "induction") return TaskSpec{TaskKind::Induction, 12, 24};
+  // "Training"). 64 symbols make a repeated symbol inside a judged span rare enough (one query in
+  // six at L = 12) that copying the token after its earlier occurrence is nearly always right.
+  if (name == "induction") return TaskSpec{TaskKind::Induction, 12, 64};
   if (name == "sort") return TaskSpec{TaskKind::Sort, 8, 16};
   throw InputError("--task: '" + one_line(name) + "' is not a training task (induction, sort)");
 }
@@ -150,26 +138,37 @@ TaskGenerator::TaskGenerator(const TaskSpec& task, std::uint64_t seed) : task_(t
   check_task(task, "the task");
 }
 
-TaskBatch TaskGenerator::next(int batch) {
+namespace {
+
+// A batch of `batch` empty rows of the task's length.
+TaskBatch empty_batch(const TaskSpec& task, int batch) {
   TaskBatch b;
   b.batch = batch;
-  b.length = task_.sequence_length();
-  const auto rows = static_cast<std::size_t>(batch);
-  const auto len = static_cast<std::size_t>(b.length), positions = len - 1;
+  b.length = task.sequence_length();
+  const auto rows = static_cast<std::size_t>(batch), len = static_cast<std::size_t>(b.length);
   b.ids.resize(rows * len);
-  b.in_loss.assign(rows * positions, 0);
-  b.in_accuracy.assign(rows * positions, 0);
-  for (std::size_t r = 0; r < rows; ++r) {
+  b.in_loss.assign(rows * (len - 1), 0);
+  b.in_accuracy.assign(rows * (len - 1), 0);
+  return b;
+}
+
+}  // namespace
+
+TaskBatch TaskGenerator::next(int batch) {
+  TaskBatch b = empty_batch(task_, batch);
+  const auto len = static_cast<std::size_t>(b.length), positions = len - 1;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(batch); ++r) {
     int* ids = b.ids.data() + r * len;
     unsigned char* loss = b.in_loss.data() + r * positions;
     unsigned char* acc = b.in_accuracy.data() + r * positions;
     if (task_.kind == TaskKind::Induction) {
+      // The loss counts only what can be known (docs/MODELS.md): with the random tokens in it as
+      // well, no run of 4000 steps formed the two heads.
       draw_induction(task_, rng_, ids, acc);
-      if (knob("X_LOSSACC", 0)) std::copy(acc, acc + positions, loss);
-      else std::fill(loss, loss + positions, 1);
+      std::copy(acc, acc + positions, loss);
     } else {
       draw_sort(task_, rng_, ids);
-      for (int t = task_.first_scored(); t <= task_.last_scored(); ++t) loss[t] = acc[t] = 1;
+      for (int t = task_.length - 1; t <= 2 * task_.length - 2; ++t) loss[t] = acc[t] = 1;
     }
   }
   return b;
@@ -177,29 +176,26 @@ TaskBatch TaskGenerator::next(int batch) {
 
 TaskBatch TaskGenerator::judged(int batch) {
   if (task_.kind != TaskKind::Induction) return next(batch);
-  TaskBatch b;
-  b.batch = batch;
-  b.length = task_.sequence_length();
-  const auto rows = static_cast<std::size_t>(batch);
+  TaskBatch b = empty_batch(task_, batch);
   const auto len = static_cast<std::size_t>(b.length), positions = len - 1;
-  b.ids.resize(rows * len);
-  b.in_loss.assign(rows * positions, 0);
-  b.in_accuracy.assign(rows * positions, 0);
-  const int L = task_.length, lo = std::min(4, L);
-  for (std::size_t r = 0; r < rows; ++r) {
-    int* ids = b.ids.data() + r * len;
-    const int s = lo + uniform(rng_, L - lo + 1);
-    for (std::size_t i = 0; i < len; ++i) ids[i] = uniform(rng_, task_.symbols);
-    std::copy(ids, ids + s, ids + s);
-    for (int t = s; t <= 2 * s - 2; ++t) b.in_loss[r * positions + static_cast<std::size_t>(t)] = b.in_accuracy[r * positions + static_cast<std::size_t>(t)] = 1;
+  const int shortest = std::min(kShortestJudgedSpan, task_.length);
+  for (std::size_t r = 0; r < static_cast<std::size_t>(batch); ++r) {
+    const int span = shortest + uniform(rng_, task_.length - shortest + 1);
+    draw_judged(task_, rng_, span, b.ids.data() + r * len, b.in_accuracy.data() + r * positions);
   }
+  b.in_loss = b.in_accuracy;
   return b;
 }
 
 std::vector<int> probe_sequence(const TaskSpec& task) {
   // Its own fixed seed, apart from any training or evaluation stream.
-  TaskGenerator g(task, 0x5eed'9e3779b97f4aULL);
-  return g.next(1).ids;
+  std::mt19937_64 rng(0x5eed'9e3779b97f4aULL);
+  check_task(task, "the task");
+  if (task.kind == TaskKind::Sort) return TaskGenerator(task, rng()).next(1).ids;
+  std::vector<int> ids(static_cast<std::size_t>(task.sequence_length()));
+  std::vector<unsigned char> copied(ids.size() - 1);
+  draw_judged(task, rng, task.length, ids.data(), copied.data());
+  return ids;
 }
 
 }  // namespace attnlab::model

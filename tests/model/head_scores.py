@@ -4,8 +4,10 @@ on the task's judged sequences: a random span of S tokens followed by its copy.
 
 For each span length S and each head, over `count` such sequences (positions 0 … 2S − 1):
 - previous-token: the mean weight on key i − 1 over every row i ≥ 1 (the whole sequence);
-- induction: the mean, over the copy's rows i = S … 2S − 1, of the weight on key i − S + 1, the
-  token after the earlier occurrence (the diagonal the head must follow);
+- induction: over the copy's rows i = S … 2S − 1 (the repeat), the mean weight on the keys just
+  after every earlier occurrence of row i's token (TransformerLens's induction pattern: key
+  i − S + 1, and one more for each symbol the span repeats);
+- induction_first: the same on key i − S + 1 alone (the token after the first copy's occurrence);
 - accuracy: the most probable next token against the copy's tokens after its first, predicted at
   positions S … 2S − 2.
 Used by train_cli_test.py; also a command: head_scores.py FOLDER [SPAN …] prints the table."""
@@ -37,8 +39,18 @@ def judged_sequences(span, symbols, count, rng):
     return torch.tensor(rows, dtype=torch.int64)
 
 
-def score(config, P, span, count=64, seed=35):
-    """{"previous": [layer][head], "induction": [layer][head], "accuracy": float} at one span length."""
+def induction_pattern(ids):
+    """B × n × n booleans: (i, j + 1) for every j < i with ids[j] == ids[i] (TransformerLens's
+    get_induction_head_detection_pattern, per row of the batch)."""
+    n = ids.shape[1]
+    earlier = (ids[:, :, None] == ids[:, None, :]) & torch.ones(n, n, dtype=torch.bool).tril(-1)
+    pattern = torch.zeros_like(earlier)
+    pattern[:, :, 1:] = earlier[:, :, :-1]
+    return pattern
+
+
+def score(config, P, span, count=256, seed=35):
+    """{"previous", "induction", "induction_first": [layer][head], "accuracy": float} at one span."""
     L, H = config["n_layer"], config["n_head"]
     seqs = judged_sequences(span, config["vocab_size"], count, random.Random(seed * 1000 + span))
     att = []
@@ -47,23 +59,29 @@ def score(config, P, span, count=64, seed=35):
     n = 2 * span
     rows = torch.arange(1, n)
     copy = torch.arange(span, n)
+    pattern = induction_pattern(seqs)[:, copy].double()
     previous = [[float(a[:, h, rows, rows - 1].mean()) for h in range(H)] for a in att]
-    induction = [[float(a[:, h, copy, copy - span + 1].mean()) for h in range(H)] for a in att]
+    induction = [[float((a[:, h, copy] * pattern).sum(-1).mean()) for h in range(H)] for a in att]
+    first = [[float(a[:, h, copy, copy - span + 1].mean()) for h in range(H)] for a in att]
     predicted = out[:, span:n - 1].argmax(-1)
     accuracy = float((predicted == seqs[:, span + 1:n]).double().mean())
-    return {"previous": previous, "induction": induction, "accuracy": accuracy}
+    return {"previous": previous, "induction": induction, "induction_first": first, "accuracy": accuracy}
+
+
+def spans(config):
+    """4, 8 and the task's half length (the spans the tests judge at), those that fit."""
+    half = config["attnlab_task"]["half_length"]
+    return sorted({s for s in (4, 8, half) if s <= half})
 
 
 def main():
     folder = sys.argv[1]
     config, P = load(folder)
-    task = config.get("attnlab_task", {})
-    half = task.get("half_length", config["n_positions"] // 2)
-    spans = [int(s) for s in sys.argv[2:]] or sorted({4, 8, half})
-    for s in spans:
+    for s in [int(s) for s in sys.argv[2:]] or spans(config):
         r = score(config, P, s)
-        fmt = lambda grid: " | ".join(" ".join(f"{v:.3f}" for v in layer) for layer in grid)  # noqa: E731
-        print(f"span {s:3d}: previous-token {fmt(r['previous'])}   induction {fmt(r['induction'])}   accuracy {r['accuracy']:.4f}")
+        grid = lambda g: " | ".join(" ".join(f"{v:.3f}" for v in layer) for layer in g)  # noqa: E731
+        print(f"span {s:3d}: previous-token {grid(r['previous'])}   induction {grid(r['induction'])} "
+              f"(first occurrence {grid(r['induction_first'])})   accuracy {r['accuracy']:.4f}")
 
 
 if __name__ == "__main__":
