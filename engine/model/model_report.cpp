@@ -45,9 +45,10 @@ ModelRun run_model(const LanguageModel& model, const std::vector<int>& ids, cons
   ModelRun run;
   run.trace = model.forward(ids, options);
   if (options.keep_weights && !run.trace.cancelled) {
+    const TokenRepeats repeats = token_repeats(ids);
     for (const auto& layer : run.trace.heads) {
       auto& row = run.kinds.emplace_back();
-      for (const auto& h : layer) row.push_back(classify_head(h.weights, ids));
+      for (const auto& h : layer) row.push_back(classify_head(h.weights, repeats));
     }
   }
   return run;
@@ -145,6 +146,7 @@ void write_model_json(std::ostream& out, const LanguageModel& model, const Model
     out << ",\n\"v\": ";
     matrix_compact(out, h.v);
   }
+  if (!run.links.empty()) write_links_json(out, run.links);
   out << "\n}\n";
 }
 

@@ -5,6 +5,7 @@
 
 #include "engine/io/scenario.hpp"
 #include "engine/model/head_kinds.hpp"
+#include "engine/model/head_links.hpp"
 #include "engine/model/language_model.hpp"
 
 #include <filesystem>
@@ -19,6 +20,7 @@ namespace attnlab::model {
 struct ModelRun {
   ForwardTrace trace;
   std::vector<std::vector<HeadVerdict>> kinds;  // [layer][head]; empty when weights were not kept
+  std::vector<HeadLink> links;                  // --link: every head by its weight from one token to another (head_links.hpp)
 };
 
 // Runs the forward pass and classifies every head (when the weights are kept).
