@@ -10,6 +10,7 @@
 #include "engine/io/scenario.hpp"
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/shell/gui_command.hpp"
+#include "gui/state/head_link_actions.hpp"
 #include "gui/state/platform.hpp"
 #include "gui/state/training_actions.hpp"
 
@@ -312,6 +313,10 @@ void deliver(gui::AppState& state, const gui::Delivery& d) {
       offer_download(d.path, name);
       state.notice = "Downloaded the window as " + name;
       break;
+    case gui::DeliveryKind::Table:
+      offer_download(d.path, name);
+      state.notice = "Downloaded " + name;
+      break;
     case gui::DeliveryKind::TrainedModel:
       // The browser keeps downloads where it keeps them: the folder's files, one download each.
       offer_folder_download(d.path);
@@ -400,8 +405,9 @@ public:
   // downloads folder and offered as a download.
   void pick_file(gui::AppState& state, gui::FilePurpose purpose) override {
     using gui::FilePurpose;
-    if (purpose == FilePurpose::SaveScenario || purpose == FilePurpose::SaveLessonCard) {
+    if (purpose == FilePurpose::SaveScenario || purpose == FilePurpose::SaveLessonCard || purpose == FilePurpose::SaveHeadLinks) {
       const std::string name = purpose == FilePurpose::SaveLessonCard ? state.file_dialog.card_lesson + ".pdf"
+                               : purpose == FilePurpose::SaveHeadLinks ? gui::link_csv_name(state.model)
                                : state.scenario_path.empty()          ? std::string("scenario.json")
                                                                       : fs::path(state.scenario_path).filename().string();
       gui::use_chosen_file(state, purpose, (download_dir() / name).string());

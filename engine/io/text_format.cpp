@@ -84,6 +84,10 @@ std::string one_line(std::string_view message) {
   return out;
 }
 
+std::string count_of(long long n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 std::string fixed_decimals(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);

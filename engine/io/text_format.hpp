@@ -49,6 +49,8 @@ std::string json_string(std::string_view s);
 // included) and bytes that are not valid UTF-8, which messages may quote from a damaged file,
 // become \xNN escapes.
 std::string one_line(std::string_view message);
+// A count and its noun, singular for one: "1 head", "12 heads" (`noun` in the singular, English "s").
+std::string count_of(long long n, std::string_view noun);
 // v with exactly `decimals` digits after the point ("%.*f"): tables and read-outs for people.
 std::string fixed_decimals(double v, int decimals);
 // v with at most `decimals` digits after the point, trailing zeros (and a bare point) dropped, never

@@ -2,6 +2,7 @@
 // name field, and the file types that fit its purpose.
 #include "gui/dialogs/file_dialog.hpp"
 
+#include "gui/state/head_link_actions.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/base/theme.hpp"
@@ -29,6 +30,7 @@ const char* title_of(FilePurpose p) {
     case FilePurpose::SaveLessonCard: return "Export reference card (PDF)";
     case FilePurpose::OpenModel: return "Open a model (its .safetensors file)";
     case FilePurpose::SaveTrainedModel: return "Save the trained model (a new folder: type its name)";
+    case FilePurpose::SaveHeadLinks: return "Save the heads' ranking (CSV)";
     case FilePurpose::None: break;
   }
   return "File";
@@ -39,6 +41,7 @@ bool fits(FilePurpose p, const fs::path& file) {
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (p == FilePurpose::OpenScenario || p == FilePurpose::SaveScenario) return ext == ".json";
   if (p == FilePurpose::SaveLessonCard) return ext == ".pdf";
+  if (p == FilePurpose::SaveHeadLinks) return ext == ".csv";
   if (p == FilePurpose::OpenModel) return ext == ".safetensors";
   if (p == FilePurpose::SaveTrainedModel) return false;  // a model is a folder: only folders are listed
   return ext == ".npy" || ext == ".csv";
@@ -57,6 +60,7 @@ std::string use_chosen_file(AppState& state, FilePurpose purpose, const std::str
     case FilePurpose::OpenMatrixV: open_matrix_file(state, Which::V, path); break;
     case FilePurpose::SaveLessonCard: save_lesson_card_file(state, d.card_lesson, path); break;
     case FilePurpose::OpenModel: open_model_file(state, path); break;
+    case FilePurpose::SaveHeadLinks: return save_link_ranking(state, path);
     case FilePurpose::SaveTrainedModel:
       // Written on the training thread: a refusal known now (the folder exists) keeps the dialog
       // open; one from writing shows in the Training window.
@@ -92,6 +96,7 @@ void draw_file_dialog(AppState& state, Services& services) {
     if (d.purpose == FilePurpose::SaveScenario && d.file_name.empty()) {
       d.file_name = state.scenario_path.empty() ? "scenario.json" : fs::path(state.scenario_path).filename().string();
     }
+    if (d.purpose == FilePurpose::SaveHeadLinks) d.file_name = link_csv_name(state.model);
     if (d.purpose == FilePurpose::SaveTrainedModel) d.file_name = std::string(model::task_name(resolved_form(state.training).task.kind)) + "-model";
     ImGui::OpenPopup("##file_dialog");
   }
@@ -134,7 +139,7 @@ void draw_file_dialog(AppState& state, Services& services) {
   const bool enter = ImGui::InputText("file name", &d.file_name, ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
   const bool saves = d.purpose == FilePurpose::SaveScenario || d.purpose == FilePurpose::SaveLessonCard ||
-                     d.purpose == FilePurpose::SaveTrainedModel;
+                     d.purpose == FilePurpose::SaveTrainedModel || d.purpose == FilePurpose::SaveHeadLinks;
   const bool ok = ImGui::Button(saves ? "Save" : "Open");
   ImGui::SameLine();
   if (ImGui::Button("Cancel")) {

@@ -2,11 +2,16 @@
 // Figure 2.3.1): the hand-made previous-token head of the pipeline named by the detector the Model
 // window uses, then the open model's heads counted by kind with the clearest of each kind one click
 // from the lab. With no model open it opens the built-in `induction` model on its probe sequence, so
-// a fresh install shows real learned heads; and says where GPT-2 is found (docs/MODELS.md).
+// a fresh install shows real learned heads. With a GPT-2 or a Llama-family model open it asks the
+// course text's question, which heads connect "it" to "animal" in "The animal didn't cross the
+// street because it was too tired", and lists them; until then it says how the Hugging Face cache
+// provides one (docs/MODELS.md).
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/training_tasks.hpp"
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/lessons/lesson_views.hpp"
+#include "engine/model/hf_cache.hpp"
+#include "gui/state/head_link_actions.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/training_actions.hpp"
@@ -45,6 +50,64 @@ void open_builtin_induction(AppState& state) {
 
 }  // namespace
 
+// The course text's sentence and its question ("QKV, Scaled Dot-Product & Causal Masking", 2.3).
+constexpr const char* kAnimalSentence = "The animal didn't cross the street because it was too tired";
+
+// With a real language model open: the sentence in the Model window and "it" → "animal" chosen,
+// then the heads that link them (the Model window outlines them too).
+void draw_animal_question(AppState& state) {
+  ModelUi& m = state.model;
+  text_wrapped("\"%s\": which heads connect \"it\" to \"animal\"? (\"QKV, Scaled Dot-Product & Causal Masking\", 2.3)", kAnimalSentence);
+  if (m.text != kAnimalSentence || m.link.query < 0 || m.link.key < 0) {
+    if (ImGui::Button("Ask the model")) {
+      set_model_text(m, kAnimalSentence, state.platform.threads);
+      const int it = find_word(m, "it"), animal = find_word(m, "animal");
+      clear_link(m);
+      if (it >= 0 && animal >= 0) {
+        click_token_chip(m, it);
+        click_token_chip(m, animal);
+      } else {
+        m.error = "This tokenizer splits \"it\" or \"animal\" into pieces: click the chips of the pieces you mean in the Model window.";
+      }
+      window_open(state.view, "Model") = true;
+    }
+    return;
+  }
+  refresh_link_ranking(m);
+  if (m.link.ranking.empty()) {
+    text_wrapped_unformatted(m.job ? "Running the model on the sentence…" : "Waiting for the model's run.");
+    return;
+  }
+  const auto& r = m.link.ranking;
+  const std::size_t shown = std::min<std::size_t>(5, r.size());
+  text_wrapped("The %s of %s that put the most weight from \"it\" on \"animal\" (outlined in the Model window's grid):",
+               count_of(static_cast<long long>(shown), "head").c_str(), count_of(static_cast<long long>(r.size()), "head").c_str());
+  for (std::size_t i = 0; i < shown; ++i) {
+    ImGui::Text("#%zu  L%dH%d  %s", i + 1, r[i].layer, r[i].head, format_number(r[i].weight, NumberUse::Cell, 3).c_str());
+    ImGui::SameLine();
+    ImGui::PushID(static_cast<int>(i));
+    if (ImGui::SmallButton("Show")) {
+      choose_head(m, r[i].layer, r[i].head);
+      m.enlarged = true;
+      window_open(state.view, "Model") = true;
+    }
+    ImGui::PopID();
+  }
+}
+
+// Without one: where the families' models come from (the Hugging Face cache, never downloaded here).
+void draw_how_to_get_a_model(AppState& state) {
+  text_wrapped("The course text asks which heads connect \"it\" to \"animal\" in \"%s\". That needs a model trained on text: a "
+               "GPT-2 or a Llama-family model (Llama, Mistral, Qwen2, Qwen3). Attention Lab never downloads; it reads the Hugging Face "
+               "cache (%s): `huggingface-cli download gpt2` (or HuggingFaceTB/SmolLM2-135M) on a computer with a network fills it, and "
+               "`attnlab gui --model gpt2` or File > Open model… opens it.",
+               kAnimalSentence, model::hf_hub_cache().string().c_str());
+  if (ImGui::Button("Open model…")) {
+    window_open(state.view, "Model") = true;
+    open_file_dialog(state, FilePurpose::OpenModel);
+  }
+}
+
 void draw_model_heads_view(AppState& state, Services& services) {
   std::string error;
   const ModelHeadsNumbers* numbers = lesson_numbers<ModelHeadsNumbers>(state, services, error);
@@ -59,18 +122,15 @@ void draw_model_heads_view(AppState& state, Services& services) {
   open_builtin_induction(state);
   poll_model_run(state.model);
   if (!m.model) {
-    text_wrapped("No model is open. GPT-2 needs no download if this computer has used it: a Hugging Face cache keeps it in "
-                 "~/.cache/huggingface/hub/models--gpt2/snapshots/<revision>/ (or under $HF_HOME), a folder holding config.json, "
-                 "model.safetensors, vocab.json and merges.txt. Open that folder's model.safetensors, or drop the folder on the window.");
-    if (ImGui::Button("Open model…")) {
-      window_open(state.view, "Model") = true;
-      open_file_dialog(state, FilePurpose::OpenModel);
-    }
+    draw_how_to_get_a_model(state);
     return;
   }
   if (m.model->config().is_toy()) {
-    text_wrapped_unformatted("This is one of Attention Lab's own models, trained in the app on repeated random symbols (the Training "
-                             "window, F2, trains one while you watch). File > Open model… opens a GPT-2 folder instead.");
+    text_wrapped_unformatted("This is one of Attention Lab's own models, trained in the app to copy spans of random symbols (the "
+                             "Training window, F2, trains one while you watch).");
+    draw_how_to_get_a_model(state);
+  } else {
+    draw_animal_question(state);
   }
   if (ImGui::Button("Show the Model window")) window_open(state.view, "Model") = true;
   if (!m.run || m.run->kinds.empty()) {
@@ -95,14 +155,15 @@ void draw_model_heads_view(AppState& state, Services& services) {
     }
   }
   char line[200];
-  std::snprintf(line, sizeof line, "%s on %zu tokens: %d heads in all.", m.model->display_name().c_str(), m.run->trace.ids.size(),
-                m.model->config().n_layer * m.model->config().n_head);
+  std::snprintf(line, sizeof line, "%s on %s: %s in all.", m.model->display_name().c_str(),
+                count_of(static_cast<long long>(m.run->trace.ids.size()), "token").c_str(),
+                count_of(m.model->config().n_layer * m.model->config().n_head, "head").c_str());
   text_wrapped_unformatted(line);
   for (int k = 0; k < kKinds; ++k) {
     if (count[static_cast<std::size_t>(k)] == 0) continue;
     const auto [l, h] = best[static_cast<std::size_t>(k)];
-    std::snprintf(line, sizeof line, "%-15s %3d heads; clearest L%dH%d (%.2f)", std::string(model::head_kind_name(static_cast<model::HeadKind>(k))).c_str(),
-                  count[static_cast<std::size_t>(k)], l, h, best_score[static_cast<std::size_t>(k)]);
+    std::snprintf(line, sizeof line, "%-15s %-9s clearest L%dH%d (%.2f)", std::string(model::head_kind_name(static_cast<model::HeadKind>(k))).c_str(),
+                  (count_of(count[static_cast<std::size_t>(k)], "head") + ";").c_str(), l, h, best_score[static_cast<std::size_t>(k)]);
     ImGui::TextUnformatted(line);
     ImGui::SameLine();
     ImGui::PushID(k);

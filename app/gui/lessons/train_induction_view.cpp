@@ -120,10 +120,10 @@ void draw_task(AppState& state, Services& services) {
   const model::TaskSpec task = model::resolved(model::TrainConfig{}).task;
   char buf[700];
   std::snprintf(buf, sizeof buf,
-                "The model reads %d symbols: %d drawn at random from %d, then the same %d again. It must predict every next "
-                "symbol. The first half cannot be predicted; the second half can, but only by looking back: find where the "
-                "current symbol was before, and copy the one that followed it.",
-                task.sequence_length(), task.length, task.symbols, task.length);
+                "The model reads %d symbols drawn at random from %d, in which spans (2 to %d symbols) are copied from earlier "
+                "places to later ones, anywhere. It must predict the copied symbols. No position says where a copy comes from; "
+                "the only way is to look back: find where the current symbol was before, and copy the one that followed it.",
+                task.sequence_length(), task.symbols, task.length);
   text_wrapped_unformatted(buf);
   accent_line(state, "One head cannot do it: a key knows its own symbol, not the one before it. Two can. In layer 0 a previous-token "
                      "head copies into each position the symbol before it; in layer 1 an induction head's query (my symbol) then "
@@ -143,11 +143,12 @@ void draw_task(AppState& state, Services& services) {
 void draw_training(AppState& state) {
   const TrainingView& v = state.training.view;
   const float fs = ImGui::GetFontSize();
-  text_wrapped("A two-layer GPT-2 with %d heads a layer starts from random weights; its W_Q, W_K and W_V are, as \"Query, Key, "
+  text_wrapped("A two-layer GPT-2 with %s a layer starts from random weights; its W_Q, W_K and W_V are, as \"Query, Key, "
                "Value\" says, \"all trained via backpropagation\" on batches of such sequences. "
-               "Watch the loss: flat at first, the model guessing; then it falls. The maps are every head on one repeated "
-               "sequence, redrawn as it trains.",
-               state.training.job ? state.training.job->config().n_head : model::resolved(model::TrainConfig{}).n_head);
+               "Watch the loss: flat at first, the model guessing; then it falls. The maps are every head on one sequence, "
+               "%d random symbols and their copy, redrawn as it trains.",
+               count_of(state.training.job ? state.training.job->config().n_head : model::resolved(model::TrainConfig{}).n_head, "head").c_str(),
+               (state.training.job ? state.training.job->config() : model::resolved(model::TrainConfig{})).task.length);
   if (!v.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).error);
     text_wrapped_unformatted(v.error);
@@ -214,11 +215,12 @@ void draw_lifted(AppState& state, Services& services, int step) {
                 t.view.maps_step, std::string(model::head_kind_name(v.kind)).c_str(), v.scores.previous_token, v.scores.induction);
   accent_line(state, buf);
   if (step == 3) {
-    text_wrapped_unformatted("Each query puts its weight on the key just before it: the stripe under the diagonal. Its queries and keys "
-                             "come from the positions more than the symbols, so it does this for any sequence. Its output is the "
-                             "previous symbol, added to each position for layer 1 to read. Press Space for layer 1.");
+    text_wrapped_unformatted("Each query puts its weight on the key just before it, at every position: the stripe under the diagonal. "
+                             "A copy may come from anywhere, so every position must know its previous symbol. Its queries and keys come "
+                             "from the positions more than the symbols, so it does this for any sequence. Its output is the previous "
+                             "symbol, added to each position for layer 1 to read. Press Space for layer 1.");
   } else {
-    text_wrapped_unformatted("In the repeated half each query finds the earlier copy of its symbol and attends one step right of it, to "
+    text_wrapped_unformatted("In the copy each query finds the earlier occurrence of its symbol and attends one step right of it, to "
                              "the symbol that came next: the stripe parallel to the diagonal. Its key was written by the previous-token "
                              "head below it, exactly the hand-made head of the first step. Ctrl+Z returns to layer 0's head.");
   }

@@ -1,14 +1,18 @@
 // The Model window (docs/MODELS.md, "The Model window"): open a GPT-2, type a text and see its
-// tokens as chips, every head as a small map in a layers × heads grid labelled with its kind and
-// score (BertViz's "model view"), one head enlarged, "Open in the lab", the next-token top 10, and
-// a keyboard chooser (arrows, PageUp/PageDown for a clicker, Enter, Escape).
+// tokens as chips (a click on two of them ranks the heads linking them: head_links_panel.cpp), every
+// head as a small map in a layers × heads grid labelled with its kind and score (BertViz's "model
+// view") with a colour scale, one head enlarged (head_map_view.cpp), "Open in the lab", the
+// next-token top 10, and a keyboard chooser (arrows, PageUp/PageDown for a clicker, Enter, Escape).
 //
 // [SECTION] Opening: the open row, and where to find GPT-2 when none is open
 // [SECTION] Text and tokens
 // [SECTION] The grid and the enlarged head
 // [SECTION] Next tokens, keyboard, the window
+#include "gui/state/head_link_actions.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
+#include "gui/model/head_links_panel.hpp"
+#include "gui/model/head_map_view.hpp"
 #include "gui/model/model_window.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/attention_map.hpp"
@@ -29,21 +33,6 @@ namespace {
 
 std::string quoted_token(const AppState& state, int id) {
   return "'" + state.model.model->token_text(id) + "'";
-}
-
-void cell_tooltip(const AppState& state, int layer, int head, int i, int j) {
-  const ModelUi& m = state.model;
-  const auto& ids = m.run->trace.ids;
-  const Matrix& A = m.run->trace.heads[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)].weights;
-  const model::HeadVerdict& v = m.run->kinds[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
-  ImGui::BeginTooltip();
-  ImGui::Text("L%dH%d · %s %.2f", layer, head, std::string(model::head_kind_name(v.kind)).c_str(), v.score);
-  ImGui::Text("%s (query %d) → %s (key %d): %s", quoted_token(state, ids[static_cast<std::size_t>(i)]).c_str(), i,
-              quoted_token(state, ids[static_cast<std::size_t>(j)]).c_str(), j, j > i ? "blocked (causal)" : format_number(A(i, j), NumberUse::Cell, 3).c_str());
-  ImGui::TextDisabled("previous-token %.2f · induction %s · first-token %.2f · self %.2f · broad %.2f", v.scores.previous_token,
-                      v.scores.induction_rows ? format_number(v.scores.induction, NumberUse::Cell, 2).c_str() : "n/a", v.scores.first_token, v.scores.self,
-                      v.scores.broad);
-  ImGui::EndTooltip();
 }
 
 // [SECTION] Opening: the open row, and where to find GPT-2 when none is open
@@ -70,6 +59,28 @@ void draw_no_model(AppState& state) {
 }
 
 // [SECTION] Text and tokens
+
+// A chip as the query or key of "which heads link these two tokens?" (outlined, Q or K in its
+// corner), and a click on it choosing one (head_link_actions.hpp).
+void mark_link_chip(AppState& state, int index, ImVec2 p0, ImVec2 p1) {
+  ModelUi& m = state.model;
+  const Palette pal = palette(state.view);
+  const bool query = m.link.query == index, key = m.link.key == index;
+  if (query || key) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 c = query ? pal.accent : pal.good;
+    dl->AddRect(p0, p1, c, 4, 0, 2.5f);
+    const float fs = ImGui::GetFontSize();
+    const char* tag = query && key ? "QK" : query ? "Q" : "K";
+    dl->AddText(ImGui::GetFont(), fs * 0.6f, ImVec2(p1.x - ImGui::CalcTextSize(tag).x * 0.6f - 3, p0.y + 1), c, tag);
+  }
+  if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(p0, p1)) {
+    ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+    ImGui::SetTooltip("%s", m.link.query < 0 || m.link.key >= 0 ? "Click: the query of \"which heads link two tokens?\""
+                                                               : "Click: the key (the heads are ranked by their weight from the query to it)");
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) click_token_chip(m, index);
+  }
+}
 
 void draw_text_and_tokens(AppState& state) {
   ModelUi& m = state.model;
@@ -104,6 +115,7 @@ void draw_text_and_tokens(AppState& state) {
     const float w = widths[i];
     if (at.x + w > right && at.x > start_x) at = ImVec2(start_x, at.y + line_h);
     dl->AddRectFilled(at, ImVec2(at.x + w, at.y + line_h - pad), ImGui::GetColorU32(ImGuiCol_FrameBg), pad);
+    mark_link_chip(state, static_cast<int>(i), at, ImVec2(at.x + w, at.y + line_h - pad));
     dl->AddText(ImVec2(at.x + pad, at.y + pad * 0.5f), ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
     dl->AddText(ImGui::GetFont(), fs * 0.7f, ImVec2(at.x + pad, at.y + fs * 0.95f), ImGui::GetColorU32(ImGuiCol_TextDisabled), id.c_str());
     at.x += w + pad;
@@ -114,19 +126,61 @@ void draw_text_and_tokens(AppState& state) {
 
 // [SECTION] The grid and the enlarged head
 
+// A head's kind and score under its map, as wide as the map: the kind's first word when the map is
+// too narrow for it ("previous", "first"), then a smaller size, never running into the next map.
+void draw_map_label(const model::HeadVerdict& v, ImVec2 at, float side, ImU32 colour) {
+  const float fs = ImGui::GetFontSize(), small = fs * 0.72f;
+  std::string kind(model::head_kind_name(v.kind));
+  char label[48];
+  std::snprintf(label, sizeof label, "%s %.2f", kind.c_str(), v.score);
+  if (ImGui::CalcTextSize(label).x * small / fs > side) {
+    kind = kind.substr(0, std::min(kind.find('-'), std::size_t{5}));
+    std::snprintf(label, sizeof label, "%s %.2f", kind.c_str(), v.score);
+  }
+  const float size = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label).x * small / fs + 1.0f)));
+  ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), size, ImVec2(at.x, at.y + side + 1), colour, label);
+}
+
+// The outline of a head among the top links, with its rank ("#1") in the map's corner.
+void draw_link_rank(int rank, ImVec2 at, float side, ImU32 colour) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  dl->AddRect(ImVec2(at.x - 4, at.y - 4), ImVec2(at.x + side + 4, at.y + side + 4), colour, 0, 0, 3.0f);
+  const std::string tag = "#" + std::to_string(rank + 1);
+  const ImVec2 ts = ImGui::CalcTextSize(tag.c_str());
+  dl->AddRectFilled(ImVec2(at.x + side - ts.x - 4, at.y), ImVec2(at.x + side, at.y + ts.y), colour);
+  dl->AddText(ImVec2(at.x + side - ts.x - 2, at.y), IM_COL32(0, 0, 0, 255), tag.c_str());
+  (void)fs;
+}
+
 void draw_grid(AppState& state, const Colormap& map) {
   ModelUi& m = state.model;
   const auto& cfg = m.model->config();
+  const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const float label_w = ImGui::CalcTextSize("L00").x + fs * 0.4f;
   const float gap = fs * 0.5f;
-  const float side = std::clamp((ImGui::GetContentRegionAvail().x - label_w) / static_cast<float>(cfg.n_head) - gap, fs * 2.5f, fs * 9.0f);
+  // As large as the width allows, and never below 3 font heights, so a projector shows each map's
+  // shape (a window narrower than that scrolls).
+  const float side = std::clamp((ImGui::GetContentRegionAvail().x - label_w) / static_cast<float>(cfg.n_head) - gap, fs * 3.0f, fs * 9.0f);
   const float small = fs * 0.72f;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 origin = ImGui::GetCursorScreenPos();
+  // The colour scale right of the head labels, or on a line of its own above them.
+  const float scale_x = origin.x + label_w + static_cast<float>(cfg.n_head) * (side + gap);
+  const float scale_w = fs * 6;
+  if (scale_x + scale_w + ImGui::CalcTextSize("weight 0  1").x < ImGui::GetWindowPos().x + ImGui::GetWindowWidth()) {
+    ImGui::SetCursorScreenPos(ImVec2(scale_x, origin.y));
+    draw_weight_scale(map, scale_w, pal.text_dim);
+  } else {
+    ImGui::SetCursorScreenPos(ImVec2(origin.x + label_w, origin.y));
+    draw_weight_scale(map, scale_w, pal.text_dim);
+    origin.y += fs * 1.2f;
+  }
+  ImGui::SetCursorScreenPos(origin);
   for (int h = 0; h < cfg.n_head; ++h) {
     const std::string t = "H" + std::to_string(h);
-    dl->AddText(ImVec2(origin.x + label_w + static_cast<float>(h) * (side + gap), origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), t.c_str());
+    dl->AddText(ImVec2(origin.x + label_w + static_cast<float>(h) * (side + gap), origin.y), pal.text_dim, t.c_str());
   }
   origin.y += fs * 1.2f;
   const float row_h = side + small * 1.3f + gap;
@@ -134,29 +188,26 @@ void draw_grid(AppState& state, const Colormap& map) {
   for (int l = 0; l < cfg.n_layer; ++l) {
     const float y = origin.y + static_cast<float>(l) * row_h;
     const std::string t = "L" + std::to_string(l);
-    dl->AddText(ImVec2(origin.x, y + side * 0.5f - fs * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), t.c_str());
+    dl->AddText(ImVec2(origin.x, y + side * 0.5f - fs * 0.5f), pal.text_dim, t.c_str());
     for (int h = 0; h < cfg.n_head; ++h) {
       const ImVec2 at(origin.x + label_w + static_cast<float>(h) * (side + gap), y);
       const auto& A = m.run->trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
-      const auto [i, j] = draw_attention_map(A, at, side, blocks, map, palette(state.view).error);
-      const model::HeadVerdict& v = m.run->kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
-      // The kind's name, or its first word when the map is too narrow for it ("previous", "first").
-      std::string kind(model::head_kind_name(v.kind));
-      char label[48];
-      std::snprintf(label, sizeof label, "%s %.2f", kind.c_str(), v.score);
-      if (ImGui::CalcTextSize(label).x * small / fs > side) {
-        kind = kind.substr(0, std::min(kind.find('-'), std::size_t{5}));
-        std::snprintf(label, sizeof label, "%s %.2f", kind.c_str(), v.score);
-      }
-      // Still too wide (presenter mode's large font on a narrow grid): a smaller size, never
-      // running into the next map's label.
-      const float label_size = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label).x * small / fs + 1.0f)));
-      dl->AddText(ImGui::GetFont(), label_size, ImVec2(at.x, at.y + side + 1), ImGui::GetColorU32(ImGuiCol_Text), label);
+      const auto [i, j] = draw_attention_map(A, at, side, blocks, map, pal.error);
+      draw_map_label(m.run->kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)], at, side, ImGui::GetColorU32(ImGuiCol_Text));
       if (l == m.layer && h == m.head) {
         dl->AddRect(ImVec2(at.x - 2, at.y - 2), ImVec2(at.x + side + 2, at.y + side + 2), ImGui::GetColorU32(ImGuiCol_PlotHistogram), 0, 0, 2.5f);
+        // A clicker stepping through the heads brings the chosen one into view.
+        if (m.scroll_to_chosen) {
+          ImGui::SetCursorScreenPos(at);
+          ImGui::SetScrollHereX(0.5f);
+          ImGui::SetScrollHereY(0.5f);
+          m.scroll_to_chosen = false;
+        }
       }
+      const int rank = outlined_rank(m, l, h);
+      if (rank >= 0) draw_link_rank(rank, at, side, pal.good);
       if (i >= 0) {
-        cell_tooltip(state, l, h, i, j);
+        show_cell_hover(state, l, h, i, j);
         if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
           choose_head(state.model, l, h);
           m.enlarged = true;
@@ -165,40 +216,6 @@ void draw_grid(AppState& state, const Colormap& map) {
     }
   }
   ImGui::Dummy(ImVec2(label_w + static_cast<float>(cfg.n_head) * (side + gap), fs * 1.2f + static_cast<float>(cfg.n_layer) * row_h));
-}
-
-void draw_enlarged(AppState& state, const Colormap& map) {
-  ModelUi& m = state.model;
-  const float fs = ImGui::GetFontSize();
-  const auto& ids = m.run->trace.ids;
-  const int n = static_cast<int>(ids.size());
-  const model::HeadVerdict& v = m.run->kinds[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)];
-  ImGui::Text("L%dH%d · %s %.2f", m.layer, m.head, std::string(model::head_kind_name(v.kind)).c_str(), v.score);
-  const bool labels = n <= 64;
-  float label_w = 0;
-  if (labels) {
-    for (int id : ids) label_w = std::max(label_w, ImGui::CalcTextSize(m.model->token_text(id).c_str()).x);
-    label_w += fs * 0.4f;
-  }
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float side = std::max(fs * 6, std::min(avail.x - label_w, avail.y - fs * 0.5f));
-  const ImVec2 at(ImGui::GetCursorScreenPos().x + label_w, ImGui::GetCursorScreenPos().y);
-  const Matrix& A = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)].weights;
-  const auto [i, j] = draw_attention_map(A, at, side, 160, map, palette(state.view).error);
-  if (labels) {
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float cell = side / static_cast<float>(n);
-    // The query tokens down the side, as small as the rows need (at least 60% of the body size).
-    const float size = std::min(fs, cell * 0.95f);
-    for (int r = 0; r < n && size >= fs * 0.6f; ++r) {
-      const std::string t = m.model->token_text(ids[static_cast<std::size_t>(r)]);
-      const float tw = ImGui::CalcTextSize(t.c_str()).x * size / fs;
-      dl->AddText(ImGui::GetFont(), size, ImVec2(at.x - tw - fs * 0.2f, at.y + (static_cast<float>(r) + 0.5f) * cell - size * 0.5f),
-                  ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
-    }
-  }
-  if (i >= 0) cell_tooltip(state, m.layer, m.head, i, j);
-  ImGui::Dummy(ImVec2(label_w + side, side));
 }
 
 // [SECTION] Next tokens, keyboard, the window
@@ -229,6 +246,7 @@ void handle_keys(AppState& state) {
   ModelUi& m = state.model;
   if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) || ImGui::GetIO().WantTextInput) return;
   const auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k)); };
+  const std::pair<int, int> before{m.layer, m.head};
   if (pressed(ImGuiKey_RightArrow)) choose_head(state.model, m.layer, m.head + 1);
   if (pressed(ImGuiKey_LeftArrow)) choose_head(state.model, m.layer, m.head - 1);
   if (pressed(ImGuiKey_DownArrow)) choose_head(state.model, m.layer + 1, m.head);
@@ -237,6 +255,7 @@ void handle_keys(AppState& state) {
   if (pressed(ImGuiKey_PageUp)) step_head(state.model, -1);
   if (pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter)) m.enlarged = !m.enlarged;
   if (pressed(ImGuiKey_Escape)) m.enlarged = false;
+  if (std::make_pair(m.layer, m.head) != before) m.scroll_to_chosen = true;
 }
 
 }  // namespace
@@ -251,8 +270,10 @@ void draw_model_window(AppState& state, Services& services) {
     return;
   }
   const auto& cfg = m.model->config();
-  ImGui::Text("%s · %d layers × %d heads · d_head %d · %zu tokens", m.model->display_name().c_str(), cfg.n_layer, cfg.n_head, cfg.d_head,
-              m.ids.size());
+  m.hover = {};
+  m.drawn_keys = {};
+  ImGui::Text("%s · %s × %s · d_head %d · %s", m.model->display_name().c_str(), count_of(cfg.n_layer, "layer").c_str(),
+              count_of(cfg.n_head, "head").c_str(), cfg.d_head, count_of(static_cast<long long>(m.ids.size()), "token").c_str());
   ImGui::SameLine();
   ImGui::TextDisabled("%s", m.path.c_str());
   if (ImGui::TreeNode("Open another model")) {
@@ -288,12 +309,13 @@ void draw_model_window(AppState& state, Services& services) {
   // The heads on the left, the next tokens beside them (a projector is wider than it is tall).
   const Colormap& map = stage_colormap(state.view, Stage::Weights);
   const float next_w = std::min(ImGui::GetFontSize() * 13, ImGui::GetContentRegionAvail().x * 0.3f);
-  ImGui::BeginChild("##heads", ImVec2(ImGui::GetContentRegionAvail().x - next_w, 0), false);
-  if (m.enlarged) draw_enlarged(state, map);
+  ImGui::BeginChild("##heads", ImVec2(ImGui::GetContentRegionAvail().x - next_w, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  if (m.enlarged) draw_head_map(state, map);
   else draw_grid(state, map);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("##next", ImVec2(0, 0), false);
+  draw_head_links_panel(state);
   draw_next_tokens(state);
   ImGui::EndChild();
 }

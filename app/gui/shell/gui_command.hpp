@@ -1,5 +1,5 @@
 // `attnlab gui [SCENARIO | --preset NAME] [--presenter] [--theme light|dark] [--backend cpu|gpu|auto] [--screenshot FILE.png [--frames N]]
-//  [--model MODEL [--text T] [--layer L --head H [--lift]]]`
+//  [--model MODEL [--text T] [--layer L --head H [--lift]] [--link I,J]]`
 // and the default window that plain `attnlab` opens.
 #pragma once
 
@@ -23,6 +23,7 @@ struct GuiOptions {
   std::string model, model_text;
   int model_layer = -1, model_head = -1;
   bool lift = false;
+  std::string link;  // "I,J": the two tokens whose linking heads the Model window ranks (an addition to the contract)
 };
 
 // Registers the `gui` subcommand.

@@ -12,6 +12,7 @@
 #include "engine/io/matrix_io.hpp"
 #include "engine/io/text_format.hpp"
 #include "engine/lessons/presets.hpp"
+#include "gui/state/head_link_actions.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
 #include "gui/dialogs/export_dialog.hpp"
@@ -198,6 +199,12 @@ void open_start_model(AppState& state, const GuiOptions& options) {
     choose_head(state.model, options.model_layer, options.model_head);
     state.model.enlarged = true;
     if (options.lift) lift_chosen_head(state);
+  }
+  if (!options.link.empty()) {
+    const auto [query, key] = model::parse_link(options.link, "--link");
+    model::check_link(query, key, static_cast<int>(state.model.ids.size()), "--link");
+    click_token_chip(state.model, query);
+    click_token_chip(state.model, key);
   }
 }
 

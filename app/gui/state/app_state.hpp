@@ -13,6 +13,7 @@
 #include "engine/model/model_report.hpp"
 #include "gui/base/look.hpp"
 #include "gui/widgets/drawn_rect.hpp"
+#include "gui/state/head_link_ui.hpp"
 #include "gui/state/lesson_ui.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/state/result_caches.hpp"
@@ -83,7 +84,7 @@ struct ViewSettings : Look {
 };
 
 // Which file the in-app file dialog is choosing, and for what.
-enum class FilePurpose { None, OpenScenario, SaveScenario, OpenMatrixQ, OpenMatrixK, OpenMatrixV, SaveLessonCard, OpenModel, SaveTrainedModel };
+enum class FilePurpose { None, OpenScenario, SaveScenario, OpenMatrixQ, OpenMatrixK, OpenMatrixV, SaveLessonCard, OpenModel, SaveTrainedModel, SaveHeadLinks };
 
 struct FileDialogState {
   FilePurpose purpose = FilePurpose::None;
@@ -175,6 +176,10 @@ struct ModelUi {
   bool cancelled = false;  // the user cancelled the last run: the map shows the run before it
   int layer = 0, head = 0; // the chosen head (keyboard, clicks)
   bool enlarged = false;   // the chosen head drawn large instead of the grid
+  HeadLinkUi link;         // two chips clicked: every head ranked by its weight between them (head_link_ui.hpp)
+  HeadHover hover;         // the cell under the mouse this frame
+  KeyLabelLayout drawn_keys;  // the key tokens the enlarged map drew last (none while the grid shows)
+  bool scroll_to_chosen = false;  // the keys chose a head: the grid scrolls it into view
   std::vector<std::string> lifted_titles;  // titles of heads lifted into the lab (the banner)
 };
 
@@ -189,7 +194,7 @@ struct PlatformTraits {
 
 // A file the app wrote for the user: the platform hands it over after the frame (the browser offers
 // it as a download and says so).
-enum class DeliveryKind { Scenario, WindowScreenshot, TrainedModel };
+enum class DeliveryKind { Scenario, WindowScreenshot, TrainedModel, Table };
 struct Delivery {
   DeliveryKind kind = DeliveryKind::Scenario;
   std::string path;  // a file, or a trained model's folder

@@ -72,9 +72,10 @@ void draw_form(AppState& state) {
 
 std::string summary(const model::TrainConfig& c) {
   char buf[200];
-  std::snprintf(buf, sizeof buf, "%s (%s %d, V %d) · %d layers × %d heads · d_model %d · %d steps of %d · lr %.3g · seed %llu",
+  std::snprintf(buf, sizeof buf, "%s (%s %d, V %d) · %s × %s · d_model %d · %d steps of %d · lr %.3g · seed %llu",
                 std::string(model::task_name(c.task.kind)).c_str(), c.task.kind == model::TaskKind::Induction ? "L" : "N", c.task.length,
-                c.task.symbols, c.n_layer, c.n_head, c.d_model, c.steps, c.batch, c.lr, static_cast<unsigned long long>(c.seed));
+                c.task.symbols, count_of(c.n_layer, "layer").c_str(), count_of(c.n_head, "head").c_str(), c.d_model, c.steps, c.batch, c.lr,
+                static_cast<unsigned long long>(c.seed));
   return buf;
 }
 

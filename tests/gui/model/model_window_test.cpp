@@ -1,8 +1,12 @@
 // The Model window on an ImGui context with no window (docs/MODELS.md): a small GPT-2 written
 // here opens, its run fills the layers × heads grid, keys and clicks choose a head, "Open in the
 // lab" lifts it into the document with its banner, undo takes both away, and bad input is refused
-// in place keeping the last good state.
+// in place keeping the last good state; the enlarged map labels its keys (upright when long), the
+// mouse over a cell says its query, key and weight, and two chips rank the heads linking them, the
+// top ones outlined, the ranking saved as CSV.
 #include "engine/lessons/presets.hpp"
+#include "gui/model/head_map_view.hpp"
+#include "gui/state/head_link_actions.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
 #include "gui/model/model_window.hpp"
@@ -242,6 +246,142 @@ TEST_F(ModelWindow, BadModelsAreRefusedInPlace) {
   open_model_file(state, dir.string());
   EXPECT_NE(state.model.error.find("past the end"), std::string::npos) << state.model.error;
   EXPECT_EQ(state.model.model, good);
+  frame();
+}
+
+TEST_F(ModelWindow, EnlargedMapLabelsItsKeysUprightWhenLong) {
+  open_model_file(state, dir.string());
+  set_model_text(state.model, "abcabcab", state.platform.threads);
+  wait_for_run();
+  choose_head(state.model, 1, 0);
+  state.model.enlarged = true;
+  frame();
+  const KeyLabelLayout& keys = state.model.drawn_keys;
+  ASSERT_GT(keys.size, 0) << "no key labels on an 8-token map";
+  ASSERT_EQ(keys.labels.size(), 8u);
+  EXPECT_EQ(keys.labels[0], "a");
+  EXPECT_EQ(keys.labels[2], "c");
+  EXPECT_FALSE(keys.upright) << "one letter fits a column";
+  // The layout itself: short labels flat, long ones upright and cut, none in columns too narrow.
+  const float fs = ImGui::GetFontSize();
+  const KeyLabelLayout flat = key_label_layout({"a", "b"}, fs * 3);
+  EXPECT_FALSE(flat.upright);
+  EXPECT_GT(flat.band, 0);
+  const KeyLabelLayout upright = key_label_layout({"a", " internationalization", "b"}, fs * 1.2f);
+  EXPECT_TRUE(upright.upright);
+  EXPECT_EQ(upright.labels[0], "a");
+  EXPECT_EQ(upright.labels[1], " internation…");
+  EXPECT_GT(upright.band, ImGui::CalcTextSize(" internation").x * upright.size / fs);
+  EXPECT_EQ(key_label_layout({"a"}, 2.0f).size, 0) << "a 2-pixel column has no room for a label";
+  // A longer text: a label for each of its keys.
+  set_model_text(state.model, std::string(24, 'x'), state.platform.threads);
+  wait_for_run();
+  state.model.enlarged = true;
+  frame();
+  EXPECT_EQ(state.model.drawn_keys.labels.size(), 24u);
+  state.model.enlarged = false;
+  frame();
+  EXPECT_TRUE(state.model.drawn_keys.labels.empty()) << "the grid draws no key labels";
+}
+
+TEST_F(ModelWindow, TheMouseOverACellSaysItsQueryKeyAndWeight) {
+  open_model_file(state, dir.string());
+  set_model_text(state.model, "the cat", state.platform.threads);
+  wait_for_run();
+  // In the grid, and in the enlarged map.
+  for (const bool enlarged : {false, true}) {
+    state.model.enlarged = enlarged;
+    choose_head(state.model, 1, 2);
+    bool found = false;
+    for (float y = 60; y < 700 && !found; y += 7) {
+      for (float x = 20; x < 1000 && !found; x += 7) {
+        frame(ImVec2(x, y));
+        found = state.model.hover.query >= 0;
+      }
+    }
+    ASSERT_TRUE(found) << "no cell under the mouse anywhere (enlarged " << enlarged << ")";
+    const HeadHover h = state.model.hover;
+    if (enlarged) {
+      EXPECT_EQ(std::make_pair(h.layer, h.head), std::make_pair(1, 2)) << "the enlarged map is the chosen head";
+    }
+    const auto lines = cell_hover_lines(state, h.layer, h.head, h.query, h.key);
+    const auto& ids = state.model.run->trace.ids;
+    const std::string q = shown_token(*state.model.model, ids[static_cast<std::size_t>(h.query)]);
+    const std::string k = shown_token(*state.model.model, ids[static_cast<std::size_t>(h.key)]);
+    const Matrix& A = state.model.run->trace.heads[static_cast<std::size_t>(h.layer)][static_cast<std::size_t>(h.head)].weights;
+    const std::string weight = h.key > h.query ? "blocked (causal)" : "weight " + format_number(A(h.query, h.key), NumberUse::Cell, 3);
+    ASSERT_GE(lines.size(), 2u);
+    EXPECT_EQ(lines[0].rfind("L" + std::to_string(h.layer) + "H" + std::to_string(h.head) + " · ", 0), 0u) << lines[0];
+    EXPECT_EQ(lines[1], "query " + std::to_string(h.query) + " '" + q + "' → key " + std::to_string(h.key) + " '" + k + "': " + weight);
+  }
+}
+
+TEST_F(ModelWindow, TwoChipsRankEveryHeadAndTheGridOutlinesTheTop) {
+  open_model_file(state, dir.string());
+  set_model_text(state.model, "the cat sat on the mat", state.platform.threads);
+  wait_for_run();
+  // A real click on a chip: sweep the chips' band until one takes it.
+  for (float y = 100; y < 400 && state.model.link.query < 0; y += 6) {
+    for (float x = 20; x < 1200 && state.model.link.query < 0; x += 11) {
+      frame(ImVec2(x, y), false);
+      frame(ImVec2(x, y), true);
+      frame(ImVec2(x, y), false);
+    }
+  }
+  ASSERT_GE(state.model.link.query, 0) << "no chip took a click";
+  // The query "mat" (the last token), then the key "cat": clicked the other way round, they swap.
+  clear_link(state.model);
+  const int cat = 4, mat = static_cast<int>(state.model.ids.size()) - 1;
+  click_token_chip(state.model, cat);
+  click_token_chip(state.model, mat);
+  EXPECT_EQ(state.model.link.query, mat);
+  EXPECT_EQ(state.model.link.key, cat);
+  EXPECT_FALSE(state.model.link.notice.empty()) << "the swap is said";
+  frame();
+  const auto& r = state.model.link.ranking;
+  ASSERT_EQ(r.size(), static_cast<std::size_t>(kLayers * kHeads));
+  std::vector<double> expected;
+  for (int l = 0; l < kLayers; ++l) {
+    for (int h = 0; h < kHeads; ++h) expected.push_back(state.model.run->trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights(mat, cat));
+  }
+  std::sort(expected.rbegin(), expected.rend());
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    EXPECT_EQ(r[i].weight, expected[i]) << i;
+    EXPECT_EQ(r[i].weight, state.model.run->trace.heads[static_cast<std::size_t>(r[i].layer)][static_cast<std::size_t>(r[i].head)].weights(mat, cat));
+  }
+  // The grid outlines the top `outlined` heads, ranked, and no other.
+  state.model.link.outlined = 2;
+  int outlined = 0;
+  for (int l = 0; l < kLayers; ++l) {
+    for (int h = 0; h < kHeads; ++h) {
+      const int rank = outlined_rank(state.model, l, h);
+      if (rank < 0) continue;
+      ++outlined;
+      EXPECT_EQ(std::make_pair(r[static_cast<std::size_t>(rank)].layer, r[static_cast<std::size_t>(rank)].head), std::make_pair(l, h));
+    }
+  }
+  EXPECT_EQ(outlined, 2);
+  frame();
+  // The CSV holds every head in the ranking's order.
+  const std::string csv_path = (dir / "links.csv").string();
+  ASSERT_EQ(save_link_ranking(state, csv_path), "");
+  std::ifstream csv(csv_path);
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "rank,layer,head,weight");
+  for (std::size_t i = 0; i < r.size() && std::getline(csv, line); ++i) {
+    EXPECT_EQ(line.rfind(std::to_string(i + 1) + "," + std::to_string(r[i].layer) + "," + std::to_string(r[i].head) + ",", 0), 0u) << line;
+  }
+  EXPECT_FALSE(std::getline(csv, line)) << "more rows than heads";
+  EXPECT_NE(save_link_ranking(state, (dir / "no" / "such" / "x.csv").string()), "");
+  // A text changed before the query: other tokens now, so the pair goes; one changed after it keeps it.
+  set_model_text(state.model, "the cat sat on the mat and", state.platform.threads);
+  refresh_link_ranking(state.model);
+  EXPECT_EQ(state.model.link.query, mat) << "text added after the query keeps the pair";
+  set_model_text(state.model, "a cat sat on the mat and", state.platform.threads);
+  refresh_link_ranking(state.model);
+  EXPECT_LT(state.model.link.query, 0) << "a change before the query drops the pair";
+  wait_for_run();
   frame();
 }
 

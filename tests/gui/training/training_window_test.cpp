@@ -63,10 +63,10 @@ protected:
     state.training.retiring.clear();
     stop();
   }
-  // Frames (a few milliseconds apart) until `done` holds; false when a minute passes first, far
-  // beyond any wait here on a loaded two-core machine.
-  bool frames_until(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  // Frames (a few milliseconds apart) until `done` holds; false when `seconds` pass first (a minute
+  // is far beyond any short wait here on a loaded two-core machine).
+  bool frames_until(const std::function<bool()>& done, int seconds = 60) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     while (std::chrono::steady_clock::now() < deadline) {
       frame();
       if (done()) return true;
@@ -461,6 +461,41 @@ TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
   frame();
   frame();
   EXPECT_FALSE(state.lesson.induction_active);
+}
+
+// The lesson's run, the engine's induction defaults, to the end (about half a minute on two quiet
+// cores): the curve marks the phase change, and the markers say a layer-0 head became a
+// previous-token head and a layer-1 head an induction head, at steps no later than the end of the
+// phase change's window plus a tenth of the run (the kinds are looked at every steps/200 and count
+// when two looks agree); at the end the probe shows both heads as the task is judged (≥ 0.8).
+TEST_F(InductionLesson, TheDefaultRunFormsBothHeadsAtThePhaseChange) {
+  actions::load_preset(state, "induction-head");
+  frame();
+  press(GLFW_KEY_SPACE);
+  ASSERT_TRUE(state.training.job);
+  ASSERT_TRUE(frames_until([&] { return state.training.view.phase == TrainingPhase::Finished; }, 900)) << "the run did not finish";
+  const TrainingView& v = state.training.view;
+  const PhaseChange pc = find_phase_change(v.points);
+  ASSERT_TRUE(pc.sudden()) << "no phase change: the steepest tenth holds " << pc.share << " of the fall";
+  const auto became = [&](int layer, model::HeadKind kind) {
+    for (const KindChange& c : v.changes) {
+      if (c.layer == layer && c.kind == kind) return c.step;
+    }
+    return -1;
+  };
+  const int previous = became(0, model::HeadKind::PreviousToken), induction = became(1, model::HeadKind::Induction);
+  std::printf("phase change: steps %d to %d (%.0f%% of the fall); L0 previous-token at step %d, L1 induction at step %d\n", pc.first_step,
+              pc.last_step, 100 * pc.share, previous, induction);
+  const int late = pc.last_step + v.points.back().step / 10;
+  EXPECT_GE(previous, 0) << "no layer-0 head became a previous-token head";
+  EXPECT_GE(induction, 0) << "no layer-1 head became an induction head";
+  EXPECT_LE(previous, late);
+  EXPECT_LE(induction, late);
+  double best_previous = 0, best_induction = 0;
+  for (const auto& h : v.kinds[0]) best_previous = std::max(best_previous, h.scores.previous_token);
+  for (const auto& h : v.kinds[1]) best_induction = std::max(best_induction, h.scores.induction);
+  EXPECT_GE(best_previous, 0.8);
+  EXPECT_GE(best_induction, 0.8);
 }
 
 // "What heads do in a trained model" with no model open: the built-in induction model opens on its

@@ -1,0 +1,33 @@
+// What the Model window does to ModelUi::link (docs/MODELS.md, "The Model window"): a click on a
+// token chip chooses the query, a second the key; the ranking follows the run; the CSV export. No
+// ImGui: the panel tests call these as the chips and buttons do.
+#pragma once
+
+#include "gui/state/app_state.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace attnlab::gui {
+
+// A click on token chip `index`: with no query (or both chosen) it becomes the query; else the key
+// — and when it comes after the query the two swap, since a query sees only the keys up to itself.
+void click_token_chip(ModelUi& m, int index);
+void clear_link(ModelUi& m);
+// Keeps the ranking that of the current run: re-read when the run or the pair changed, dropped
+// when the pair no longer fits the text. Call once a frame.
+void refresh_link_ranking(ModelUi& m);
+// The head's place in the ranking (0 = the largest weight) when it is among the outlined top
+// heads, else −1.
+int outlined_rank(const ModelUi& m, int layer, int head);
+// "Save CSV…": the whole ranking as CSV (rank,layer,head,weight) into `path`. Returns why it was
+// refused, empty when written; the file is offered as a download where the platform does that.
+std::string save_link_ranking(AppState& state, const std::string& path);
+// The position of `word` among the tokens (a token's text without its leading space, any case),
+// the last one when it occurs more than once; −1 when no token is that word alone (a tokenizer
+// that splits it).
+int find_word(const ModelUi& m, std::string_view word);
+// The file name the export suggests: "links-8-to-1.csv".
+std::string link_csv_name(const ModelUi& m);
+
+}  // namespace attnlab::gui
