@@ -1,6 +1,7 @@
 """The Model window in the real executable under Xvfb, presenter mode, at a projector's 1280 × 720
-and 1024 × 768 (docs/MODELS.md): the grid of a model written here, one head enlarged, and one
-lifted into the lab. Each run must exit 0 and write a PNG of the window's size that is not one
+and 1024 × 768 (docs/MODELS.md): the grid of a model written here, one head enlarged (its key
+labels, colour scale and evidence), one lifted into the lab, and the grid with two tokens linked
+(the ranking beside it, the top heads outlined). Each run must exit 0 and write a PNG of the window's size that is not one
 flat colour (what was drawn is looked at by people; docs/MODELS.md).
 Usage: model_screenshot_test.py ATTNLAB WORKDIR"""
 import os
@@ -38,7 +39,8 @@ def main():
     text = "the cat sat on the mat. the cat sat on the mat."
     failures = 0
     for size in ("1280x720", "1024x768"):
-        for name, extra in (("grid", []), ("enlarged", ["--layer", "2", "--head", "3"]), ("lifted", ["--layer", "2", "--head", "3", "--lift"])):
+        for name, extra in (("grid", []), ("enlarged", ["--layer", "2", "--head", "3"]), ("lifted", ["--layer", "2", "--head", "3", "--lift"]),
+                            ("linked", ["--link", "12,3"])):
             out = os.path.join(WORK, f"{name}_{size}.png")
             env = dict(os.environ, ATTNLAB_GUI_SIZE=size)
             p = subprocess.run([ATTNLAB, "gui", "--presenter", "--model", folder, "--text", text, *extra, "--screenshot", out, "--frames", "3"],
@@ -58,6 +60,12 @@ def main():
                        capture_output=True, text=True, timeout=60)
     if p.returncode != 2 or "missing" not in p.stderr:
         print(f"FAIL: a missing model: exit {p.returncode}, {p.stderr!r}")
+        failures += 1
+    # A --link the text cannot have: refused before any window opens, with the flag named.
+    p = subprocess.run([ATTNLAB, "gui", "--model", folder, "--text", text, "--link", "3,9", "--screenshot", os.path.join(WORK, "y.png")],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 2 or "--link 3,9" not in p.stderr or os.path.exists(os.path.join(WORK, "y.png")):
+        print(f"FAIL: --link 3,9: exit {p.returncode}, {p.stderr!r}")
         failures += 1
     sys.exit(1 if failures else 0)
 

@@ -237,6 +237,11 @@ void draw_head_map(AppState& state, const Colormap& map) {
   draw_token_labels(tokens, p.keys, at, cell, pal.text);
   m.drawn_keys = p.keys;
   draw_evidence(model::pattern_cells(v.pattern, repeats), n, at, cell, IM_COL32(255, 255, 255, 255));
+  if (m.link.query >= 0 && m.link.key >= 0 && m.link.query < n) {
+    // The two linked tokens' cell, in the chips' key colour.
+    const ImVec2 p0(at.x + static_cast<float>(m.link.key) * cell, at.y + static_cast<float>(m.link.query) * cell);
+    ImGui::GetWindowDrawList()->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p0.x + cell + 2, p0.y + cell + 2), pal.good, 0, 0, 3.0f);
+  }
   if (i >= 0) show_cell_hover(state, m.layer, m.head, i, j);
   if (p.caption_beside) {
     // The caption and the scale in the column right of the map.

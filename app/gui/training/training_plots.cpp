@@ -87,15 +87,20 @@ void draw_loss_curve(const ViewSettings& look, const TrainingView& v, ImVec2 siz
     const float w = ImGui::CalcTextSize(label).x;
     labels.push_back({ImVec2(std::clamp((x0 + x1 - w) * 0.5f, left, right - w), top + fs * 0.2f), pal.text, label});
   }
-  // A marker per settled kind change, its label staggered so that neighbours do not overlap.
-  for (std::size_t k = 0; k < v.changes.size(); ++k) {
-    const KindChange& c = v.changes[k];
+  // A marker per settled kind change, its label in the lowest row where it overlaps no label
+  // before it (markers a few steps apart crowd together on a long run), as many rows as fit.
+  const int rows = std::max(1, static_cast<int>((bottom - top - fs * 1.6f) / (fs * 1.1f)));
+  std::vector<float> row_end(static_cast<std::size_t>(rows), -1e30f);
+  for (const KindChange& c : v.changes) {
     const float x = x_of(c.step);
     dashed_vline(dl, x, top, bottom, mark_c, fs * 0.3f);
     std::snprintf(buf, sizeof buf, "L%dH%d %s", c.layer, c.head, short_kind(c.kind).c_str());
-    const float w = ImGui::CalcTextSize(buf).x;
-    const float y = bottom - fs * (1.2f + 1.1f * static_cast<float>(k % 3));
-    labels.push_back({ImVec2(std::clamp(x + fs * 0.2f, left, right - w), y), mark_c, buf});
+    const float w = ImGui::CalcTextSize(buf).x, lx = std::clamp(x + fs * 0.2f, left, right - w);
+    std::size_t row = 0;
+    while (row + 1 < row_end.size() && row_end[row] + fs * 0.3f > lx) ++row;
+    if (row_end[row] + fs * 0.3f > lx) row = static_cast<std::size_t>(std::min_element(row_end.begin(), row_end.end()) - row_end.begin());
+    row_end[row] = lx + w;
+    labels.push_back({ImVec2(lx, bottom - fs * (1.2f + 1.1f * static_cast<float>(row))), mark_c, buf});
   }
   if (bins.size() >= 2) {
     std::vector<ImVec2> loss_line, acc_line;
@@ -182,7 +187,7 @@ void draw_kind_changes(const ViewSettings& look, const TrainingView& v, int most
     ImGui::TextUnformatted(kind_change_text(v.changes[static_cast<std::size_t>(k)]).c_str());
     ImGui::PopStyleColor();
   }
-  if (n > most) ImGui::TextDisabled("(%d earlier changes on the curve)", n - most);
+  if (n > most) ImGui::TextDisabled("(%s on the curve)", count_of(n - most, "earlier change").c_str());
 }
 
 }  // namespace attnlab::gui
