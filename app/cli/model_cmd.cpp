@@ -4,7 +4,7 @@
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "engine/cpu/fma_peak.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "engine/model/model_report.hpp"
 
 #include <chrono>

@@ -182,6 +182,9 @@ LessonNumbers compute_lesson(LessonView view, const Scenario& s, const Result& r
     case LessonView::OnlineSoftmax: return OnlineSoftmaxNumbers{online_softmax_lesson(s.problem(), s.lesson.tile, r.output)};
     case LessonView::ModelHeads: return ModelHeadsNumbers{document_head_verdict(s, r)};
     case LessonView::TrainInduction: return train_induction(s, r);
+    case LessonView::Rope:
+      return RopeNumbers{rope_lesson(s.problem(), r.scores, s.lesson.shift, s.lesson.grid, s.lesson.envelope_d_k)};
+    case LessonView::GroupedQuery: return GqaNumbers{gqa_lesson(s.Q, s.lesson, s.options, backend)};
   }
   return PlainNumbers{};
 }

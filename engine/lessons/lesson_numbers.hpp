@@ -5,10 +5,12 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/gqa_lesson.hpp"
 #include "engine/lessons/lesson_math.hpp"
 #include "engine/lessons/multihead.hpp"
 #include "engine/lessons/online_softmax_lesson.hpp"
 #include "engine/lessons/precision.hpp"
+#include "engine/lessons/rope_lesson.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/trainer.hpp"
 
@@ -115,10 +117,19 @@ struct TrainInductionNumbers {
   std::vector<int> probe;
 };
 
+struct RopeNumbers {
+  RopeLesson lesson;
+};
+
+struct GqaNumbers {
+  GqaLesson lesson;
+};
+
 using LessonNumbers =
     std::variant<PlainNumbers, WorkedExampleNumbers, CompareScalingNumbers, ScalingLabNumbers, MultiHeadNumbers,
                  SelfCrossNumbers, MaskFamilyNumbers, TemperatureNumbers, NormalizersNumbers, PrecisionNumbers,
-                 GeometryNumbers, CostNumbers, OnlineSoftmaxNumbers, ModelHeadsNumbers, TrainInductionNumbers>;
+                 GeometryNumbers, CostNumbers, OnlineSoftmaxNumbers, ModelHeadsNumbers, TrainInductionNumbers,
+                 RopeNumbers, GqaNumbers>;
 
 struct LessonDetail {
   // false leaves out the costly parts a lesson's text does not quote: the d_k sweep of a

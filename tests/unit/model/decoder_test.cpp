@@ -5,6 +5,7 @@
 #include "engine/model/hf_cache.hpp"
 #include "engine/model/model_report.hpp"
 #include "engine/model/weight_files.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,14 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using attnlab::test::error_of;
 
 std::string llama_json(const std::string& extra = "") {
   return R"({"model_type": "llama", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,

@@ -25,6 +25,14 @@ enum class LessonView {
   OnlineSoftmax,   // FlashAttention's online softmax: a running max and sum, tile by tile of keys
   ModelHeads,      // the heads of a real model (the GUI's Model window; docs/MODELS.md)
   TrainInduction,  // a two-layer model trained live until an induction head forms (the Training window)
+  Rope,            // rotary positions: scores that see only distances, the frequency pairs, the decay
+  GroupedQuery,    // grouped-query attention: H query heads over G shared K/V heads, and the KV cache
+};
+
+// A real model's attention shape, for the KV cache's bytes per token (the gqa lesson).
+struct KvCacheConfig {
+  std::string name;  // "Llama 3.2 1B"
+  long long layers = 0, heads = 0, kv_heads = 0, head_dim = 0;
 };
 
 // Where a lesson comes from in the course, cited by the course text's own title
@@ -84,6 +92,16 @@ struct LessonSpec {
   long long cost_d_k = 64;
   // OnlineSoftmax: keys per tile
   long long tile = 4;
+  // Rope: positions added to every query and key; the same q and k placed at grid × grid pairs of
+  // positions; the head width of the distance decay
+  long long shift = 7;
+  long long grid = 8;
+  long long envelope_d_k = 64;
+  // GroupedQuery (with `heads` query heads and `seed`): the K/V head counts side by side, each
+  // dividing `heads`; real models' shapes; the context length the cache is sized for
+  std::vector<long long> kv_heads{4, 2, 1};
+  std::vector<KvCacheConfig> kv_configs;
+  long long context = 8192;
 };
 
 std::string_view lesson_view_name(LessonView v);

@@ -1,9 +1,9 @@
 // Reading the "lesson" object of a scenario, tolerant of what later versions add.
-#include "engine/lessons/lesson_spec.hpp"
+#include "engine/io/lesson_spec.hpp"
 
 #include "engine/io/json_matrix.hpp"
 #include "engine/attention/matrix.hpp"
-#include "engine/lessons/lesson_template.hpp"
+#include "engine/io/lesson_template.hpp"
 
 #include <array>
 #include <utility>
@@ -12,7 +12,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr std::array<std::pair<LessonView, const char*>, 15> kViews{{
+constexpr std::array<std::pair<LessonView, const char*>, 17> kViews{{
     {LessonView::Plain, "plain"},
     {LessonView::WorkedExample, "worked-example"},
     {LessonView::CompareScaling, "compare-scaling"},
@@ -28,6 +28,8 @@ constexpr std::array<std::pair<LessonView, const char*>, 15> kViews{{
     {LessonView::OnlineSoftmax, "online-softmax"},
     {LessonView::ModelHeads, "model-heads"},
     {LessonView::TrainInduction, "train-induction"},
+    {LessonView::Rope, "rope"},
+    {LessonView::GroupedQuery, "gqa"},
 }};
 
 long long positive_integer(const nlohmann::json& j, std::string_view source, const std::string& field,
@@ -106,6 +108,28 @@ LessonText parse_text(const nlohmann::json& j, const std::string& src) {
   return t;
 }
 
+std::vector<KvCacheConfig> kv_configs(const nlohmann::json& j, const std::string& src) {
+  if (!j.is_array()) throw InputError(src + ": lesson.kv_configs must be a list of {\"name\", \"layers\", \"heads\", \"kv_heads\", \"head_dim\"}");
+  std::vector<KvCacheConfig> out;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string at = "lesson.kv_configs[" + std::to_string(i) + "]";
+    const nlohmann::json& c = j[i];
+    if (!c.is_object() || !c.contains("name") || !c.at("name").is_string()) throw InputError(src + ": " + at + " needs a \"name\"");
+    KvCacheConfig k;
+    k.name = c.at("name").get<std::string>();
+    for (auto [field, value] : {std::pair{"layers", &k.layers}, {"heads", &k.heads}, {"kv_heads", &k.kv_heads}, {"head_dim", &k.head_dim}}) {
+      if (!c.contains(field)) throw InputError(src + ": " + at + "." + field + " is missing");
+      *value = positive_integer(c.at(field), src, at + "." + field, 1 << 20);
+    }
+    if (k.heads % k.kv_heads) {
+      throw InputError(src + ": " + at + ": " + std::to_string(k.heads) + " query heads cannot share " +
+                       std::to_string(k.kv_heads) + " K/V heads evenly");
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string source_line(const LessonSource& s) {
@@ -174,6 +198,13 @@ LessonSpec parse_lesson_spec(std::string_view json_text, std::string_view source
   if (j.contains("n")) s.cost_n = integer_list(j.at("n"), source, "lesson.n", 100'000'000);
   if (j.contains("d_k")) s.cost_d_k = positive_integer(j.at("d_k"), source, "lesson.d_k", 1 << 20);
   if (j.contains("tile")) s.tile = positive_integer(j.at("tile"), source, "lesson.tile", 1 << 20);
+  if (j.contains("shift")) s.shift = positive_integer(j.at("shift"), source, "lesson.shift", 1'000'000);
+  if (j.contains("grid")) s.grid = positive_integer(j.at("grid"), source, "lesson.grid", 64);
+  if (j.contains("envelope_d_k")) s.envelope_d_k = positive_integer(j.at("envelope_d_k"), source, "lesson.envelope_d_k", 1 << 16);
+  if (s.envelope_d_k % 2) throw InputError(src + ": lesson.envelope_d_k must be even: RoPE turns pairs of components");
+  if (j.contains("kv_heads")) s.kv_heads = integer_list(j.at("kv_heads"), source, "lesson.kv_heads", 64);
+  if (j.contains("kv_configs")) s.kv_configs = kv_configs(j.at("kv_configs"), src);
+  if (j.contains("context")) s.context = positive_integer(j.at("context"), source, "lesson.context", 1 << 24);
   s.text = parse_text(j, src);
   return s;
 }
