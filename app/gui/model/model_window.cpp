@@ -294,9 +294,9 @@ void draw_model_window(AppState& state, Services& services) {
     return;
   }
   const auto& cfg = m.model->config();
-  ImGui::Text("%s · %s", m.model->display_name().c_str(), model_shape_line(cfg).c_str());
-  ImGui::SameLine();
-  ImGui::Text("· %zu tokens", m.ids.size());
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::Text("%s · %s · %zu tokens", m.model->display_name().c_str(), model_shape_line(cfg).c_str(), m.ids.size());
+  ImGui::PopTextWrapPos();
   ImGui::SameLine();
   ImGui::TextDisabled("%s", m.path.c_str());
   if (ImGui::TreeNode("Open another model")) {
