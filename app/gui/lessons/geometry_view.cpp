@@ -157,7 +157,7 @@ void draw_geometry_view(AppState& state, Services& services) {
     static const char* const names[] = {"drag query", "drag key", "drag value"};
     apply(state, names[kind], [&](Document& d) {
       Matrix& M = kind == 0 ? d.scenario.Q : kind == 1 ? d.scenario.K : d.scenario.V;
-      if (idx < M.rows()) {
+      if (idx < M.rows() && M.cols() >= 2) {  // the plane is the shown result's: the document may have moved on
         M(idx, 0) = static_cast<float>(p[0]);
         M(idx, 1) = static_cast<float>(p[1]);
       }

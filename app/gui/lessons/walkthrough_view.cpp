@@ -52,7 +52,8 @@ float width_at(const WalkMatrix& m, const std::string& title, float h) {
 void draw_walkthrough_view(AppState& state, Services& services) {
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
-  const WalkFrame f = walk_frame(state.doc.scenario, state.results.result, state.lesson.walk.step, services.glyphs);
+  // The result's own document: its Q, K and V made the matrices shown beside them.
+  const WalkFrame f = walk_frame(shown_scenario(state), state.results.result, state.lesson.walk.step, services.glyphs);
 
   // Navigation first, so the buttons stay put whatever the text below does.
   if (ImGui::Button(services.fonts.unicode ? "← Back" : "< Back")) walk_back(state);
