@@ -142,8 +142,10 @@ void refresh_style(AppState& state, Services& services) {
   set_style(state.view, state.small_screen, services.fonts);
 }
 
-// The work before anything is drawn: the style, the keys, dropped files, a recompute, the
-// training thread's news (whether or not its window is open: the induction lesson trains with it too).
+// The work before anything is drawn: the style, the keys, dropped files, the training thread's news
+// (whether or not its window is open: the induction lesson trains with it too), then a recompute:
+// whatever of these changes the document (a head the training lifted into the lab) is computed in
+// this frame, instead of the whole frame showing the last result under the new document.
 void start_frame(AppState& state, Services& services) {
   refresh_style(state, services);
   state.pipeline.hovered = CellRef{};
@@ -151,8 +153,8 @@ void start_frame(AppState& state, Services& services) {
   const std::vector<std::string> dropped = std::move(state.dropped_files);
   state.dropped_files.clear();
   for (const std::string& p : dropped) open_dropped_file(state, p);
-  recompute_if_needed(state, services);
   poll_training(state);
+  recompute_if_needed(state, services);
 }
 
 // The menus from the registry, and the document's title at the bar's right end when it fits.

@@ -11,6 +11,8 @@
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/history.hpp"
+#include "gui/state/model_actions.hpp"
+#include "gui/state/training_actions.hpp"
 #include "gui/state/walkthrough_steps.hpp"
 #include "headless_imgui.hpp"
 
@@ -143,6 +145,29 @@ TEST_F(StaleResult, ShiftClickOnAStaleResultChangesNothing) {
   EXPECT_TRUE(state.doc.scenario.options.mask.blocked(1, 1));
 }
 
+// The banner over the pipeline names the head the pipeline shows: after a lift (or an undo of one)
+// in the middle of a frame, the last result's, until the recompute.
+TEST_F(StaleResult, TheLiftedHeadsBannerLabelsTheShownResult) {
+  Scenario head = load_preset("causal-six");
+  head.title = "GPT-2 · layer 1 · head 2";
+  state.model.lifted_titles.push_back(head.title);
+  draw_after([&] { actions::load_scenario(state, head, "", "open " + head.title + " in the lab"); }, draw_pipeline_panel);
+  EXPECT_EQ(state.doc.scenario.title, head.title);
+  EXPECT_TRUE(model_banner(state).empty()) << "the pipeline still shows the document before the lift";
+  frame();
+  EXPECT_EQ(model_banner(state), head.title);
+  undo(state);
+  EXPECT_EQ(model_banner(state), head.title) << "the pipeline still shows the lifted head";
+  frame();
+  EXPECT_TRUE(model_banner(state).empty());
+  // The Training window's lifted heads, the same.
+  state.training.lifted_titles.push_back(head.title);
+  redo(state);
+  EXPECT_TRUE(training_banner(state).empty());
+  frame();
+  EXPECT_EQ(training_banner(state), head.title);
+}
+
 // Every panel of every lesson, drawn in the frame of an edit that moves the document away from the
 // result under a selected corner cell: nothing may read outside the result or the document (the
 // ASan build aborts where one does), and nothing may throw.
@@ -159,17 +184,25 @@ TEST_F(StaleResult, EveryPanelOfEveryLessonDrawsBeforeTheRecompute) {
   };
   for (const PresetInfo& preset : list_presets()) {
     for (const auto& [name, edit] : edits) {
+      reset_document(state, load_preset(preset.name), "");
+      frame();
+      ASSERT_TRUE(state.results.has_result) << preset.name;
+      const Result& r = state.results.result;
+      state.pipeline.selected = CellRef{Stage::Weights, static_cast<int>(r.n) - 1, static_cast<int>(r.m) - 1};
+      const std::uint64_t before = state.doc_version;
+      // One frame, as the app draws it: the edit, then every panel, each in a window of its own.
+      ImGui::GetIO().DeltaTime = 1.0f / 60;
+      ImGui::NewFrame();
+      edit(state);
       for (const PanelInfo& p : panel_list()) {
-        reset_document(state, load_preset(preset.name), "");
-        frame();
-        ASSERT_TRUE(state.results.has_result) << preset.name;
-        const Result& r = state.results.result;
-        state.pipeline.selected = CellRef{Stage::Weights, static_cast<int>(r.n) - 1, static_cast<int>(r.m) - 1};
-        const std::uint64_t before = state.doc_version;
-        draw_after([&, &edit = edit] { edit(state); }, p.draw);
-        EXPECT_NE(state.doc_version, before) << preset.name << ", " << name << ": the edit was refused: " << state.error;
-        EXPECT_EQ(shown_scenario(state).Q.rows(), state.results.result.n) << preset.name << ", " << name << ", " << p.name;
+        ImGui::SetNextWindowSize(ImVec2(1200, 760));
+        ImGui::Begin(p.name, nullptr, ImGuiWindowFlags_NoSavedSettings);
+        p.draw(state, services);
+        ImGui::End();
       }
+      ImGui::Render();
+      EXPECT_NE(state.doc_version, before) << preset.name << ", " << name << ": the edit was refused: " << state.error;
+      EXPECT_EQ(shown_scenario(state).Q.rows(), state.results.result.n) << preset.name << ", " << name;
     }
   }
 }

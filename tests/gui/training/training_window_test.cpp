@@ -192,6 +192,7 @@ TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
   EXPECT_NE(title.find("head 1"), std::string::npos) << title;
   EXPECT_EQ(training_banner(state), title);
   EXPECT_FALSE(window_open(state.view, "Training")) << "the window steps aside for the lab";
+  EXPECT_TRUE(result_is_current(state)) << "the lifted head is computed in the frame that opens it";
   const model::TrainConfig c = small_config();
   EXPECT_EQ(state.doc.scenario.Q.rows(), c.task.sequence_length());
   EXPECT_EQ(state.doc.scenario.Q.cols(), c.d_model / c.n_head);
@@ -205,6 +206,8 @@ TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
   EXPECT_LE((r.weights - own).cwiseAbs().maxCoeff(), weights_bound(r));
   undo(state);
   EXPECT_EQ(state.doc.scenario.title, before);
+  EXPECT_EQ(training_banner(state), title) << "the banner labels the result shown until the recompute";
+  frame();
   EXPECT_TRUE(training_banner(state).empty());
   // A head past the model is clamped to it, never read out of bounds.
   lift_training_head(state.training, 9, 9);
