@@ -68,12 +68,16 @@ protected:
   bool frames_until(const std::function<bool()>& done) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (std::chrono::steady_clock::now() < deadline) {
+      idle_before_frame = state.training.job && state.training.job->idle();
       frame();
       if (done()) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return false;
   }
+  // Whether the training thread was idle as the last frame began: that frame's poll then had all it
+  // published (the maps and phase of a pause come before idle()).
+  bool idle_before_frame = false;
 };
 
 class TrainingWindow : public ::testing::Test, protected TrainingApp {
@@ -93,7 +97,8 @@ protected:
     stop_training_app();
     fs::remove_all(dir);
   }
-  bool settled() { return state.training.job && state.training.job->idle() && state.training.view.phase != TrainingPhase::Running; }
+  // Nothing stepping, and the view polled since: the window shows where the model stands.
+  bool settled() { return state.training.job && idle_before_frame && state.training.view.phase != TrainingPhase::Running; }
   TrainingView& view() { return state.training.view; }
   fs::path dir;
 };
