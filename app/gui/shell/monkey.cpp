@@ -1,7 +1,7 @@
 // The GUI monkey: random actions fed to ImGui's input, frame by frame (see monkey.hpp).
 #include "gui/shell/monkey.hpp"
 
-#include "engine/attention/attention.hpp"
+#include "engine/attention/matrix.hpp"  // InputError
 #include "gui/state/app_state.hpp"
 
 #include <GLFW/glfw3.h>
@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <vector>

@@ -46,6 +46,8 @@ export ATTNLAB_GUI_SIZE=${ATTNLAB_GUI_SIZE:-1280x720}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0}
 [[ $ASAN_OPTIONS == *detect_leaks=* ]] || ASAN_OPTIONS+=:detect_leaks=0
+# An assert (Eigen's, ImGui's) aborts: with handle_abort ASan prints where.
+[[ $ASAN_OPTIONS == *handle_abort=* ]] || ASAN_OPTIONS+=:handle_abort=1
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 # A scenario file of n × d_k queries, m × d_k keys, m × d_v values with smooth varied numbers.
