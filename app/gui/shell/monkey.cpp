@@ -69,6 +69,15 @@ constexpr KeyChoice kKeys[] = {
 const std::vector<std::string> kTyped = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", ".", "-", "+", "e",
                                          "E", "a", "b", "x", "y", " ", "\xc3\xa9", "9", "0", "1"};
 
+// Whether a modal popup (a dialog that holds the keys and clicks until it closes) is open.
+bool modal_open() {
+  const ImGuiContext& g = *ImGui::GetCurrentContext();
+  for (const ImGuiPopupData& p : g.OpenPopupStack) {
+    if (p.Window && (p.Window->Flags & ImGuiWindowFlags_Modal)) return true;
+  }
+  return false;
+}
+
 std::string window_name_at(ImVec2 p) {
   const ImGuiContext& g = *ImGui::GetCurrentContext();
   for (int k = g.Windows.Size - 1; k >= 0; --k) {
@@ -108,6 +117,15 @@ long parse_long(const std::string& key, const std::string& value) {
   return v;
 }
 
+// splitmix64's output function: the seed goes through it too, so that the streams of seeds 1, 2,
+// 3, ... start far apart (seed × constant made them one stream shifted by a few draws, and nearby
+// seeds soon did the same actions).
+std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 }  // namespace
 
 std::optional<MonkeyOptions> monkey_from_env() {
@@ -142,17 +160,12 @@ std::optional<MonkeyOptions> monkey_from_env() {
   return o;
 }
 
-Monkey::Monkey(MonkeyOptions options) : options_(std::move(options)), rng_(options_.seed * 0x9E3779B97F4A7C15ull + 1) {
+Monkey::Monkey(MonkeyOptions options) : options_(std::move(options)), rng_(mix64(options_.seed ^ 0x6A09E667F3BCC909ull)) {
   if (!options_.log_path.empty()) log_.open(options_.log_path, std::ios::app);
 }
 
 // splitmix64: the same actions from the same seed on every machine and standard library.
-std::uint64_t Monkey::next() {
-  std::uint64_t z = (rng_ += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+std::uint64_t Monkey::next() { return mix64(rng_ += 0x9E3779B97F4A7C15ull); }
 
 int Monkey::below(int n) { return n <= 1 ? 0 : static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
 
@@ -245,7 +258,12 @@ void Monkey::plan(const AppState& state) {
   const long n = ++done_;
   const int r = below(100);
   std::string what;
-  if (r < 40) {
+  if (modal_open() && below(6) == 0) {
+    // A person in a dialog they did not mean to open presses Esc before long (the file dialog is
+    // large: clicks at random would keep the monkey there for most of a run).
+    key(GLFW_KEY_ESCAPE, false, false);
+    what = "key escape (a dialog is open)";
+  } else if (r < 40) {
     // Clicks: plain, double, with Shift (blocks a cell), with Ctrl (types into a number), right.
     const ImVec2 p = target(state);
     const int kind = below(20);
