@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 namespace attnlab::gui {
@@ -76,6 +77,17 @@ bool modal_open() {
     if (p.Window && (p.Window->Flags & ImGuiWindowFlags_Modal)) return true;
   }
   return false;
+}
+
+// A floating window with a close button (the Training, Help, Export windows; the columns have
+// none), the topmost; null when there is none.
+const ImGuiWindow* closable_window() {
+  const ImGuiContext& g = *ImGui::GetCurrentContext();
+  for (int k = g.Windows.Size - 1; k >= 0; --k) {
+    const ImGuiWindow* w = g.Windows[k];
+    if (w->Active && !w->Hidden && w->HasCloseButton && !(w->Flags & (ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_NoTitleBar))) return w;
+  }
+  return nullptr;
 }
 
 std::string window_name_at(ImVec2 p) {
@@ -208,7 +220,18 @@ ImVec2 Monkey::target(const AppState& state) {
     if (w->Active && !w->Hidden && w->Size.x > 2 && w->Size.y > 2) windows.push_back(w);
   }
   if (windows.empty()) return in(0, 0, display.x, display.y);
+  // Half the time any window alike (menus, popups, the status bar: small, full of items), half by
+  // its area (the columns, where most of the controls are).
   const ImGuiWindow* w = windows[static_cast<size_t>(below(static_cast<int>(windows.size())))];
+  if (pick < 7) {
+    float total = 0;
+    for (const ImGuiWindow* c : windows) total += c->Size.x * c->Size.y;
+    float at = unit() * total;
+    for (const ImGuiWindow* c : windows) {
+      w = c;
+      if ((at -= c->Size.x * c->Size.y) < 0) break;
+    }
+  }
   return in(w->Pos.x, w->Pos.y, w->Pos.x + w->Size.x, w->Pos.y + w->Size.y);
 }
 
@@ -253,31 +276,71 @@ void Monkey::key(int glfw_key, bool ctrl, bool shift) {
   queue_.push_back(in);  // released: ImGui sees a press, not a held key
 }
 
+// Where a click or drag starts: most of the time on an item (a button, a field, a cell), as a
+// person's would: the pointer tries a point a frame until ImGui reports an item under it (at most
+// kSeekTries points); else anywhere target() picks, empty space included.
+void Monkey::aim(const AppState& state, long action, Act act) {
+  if (below(10) < 3) {
+    log(std::to_string(action) + " " + act(*this, state, target(state)));
+    return;
+  }
+  seek_ = Seek{0, action, std::move(act)};
+  MonkeyInput in;
+  in.mouse = target(state);
+  queue_.push_back(in);
+}
+
+// After a seeking frame: another point, or the action where the pointer is.
+void Monkey::settle_seek(const AppState& state) {
+  const bool on_item = ImGui::GetCurrentContext()->HoveredId != 0;  // the last frame's, under the pointer
+  if (!on_item && seek_->tries < kSeekTries) {
+    ++seek_->tries;
+    MonkeyInput in;
+    in.mouse = target(state);
+    queue_.push_back(in);
+    return;
+  }
+  const Seek s = std::exchange(seek_, std::nullopt).value();
+  log(std::to_string(s.action) + " " + s.act(*this, state, last_.mouse) + (on_item ? "" : " (no item)"));
+}
+
 // The next action, as its frames of input.
 void Monkey::plan(const AppState& state) {
   const long n = ++done_;
   const int r = below(100);
   std::string what;
+  const ImGuiWindow* closable = closable_window();
   if (modal_open() && below(6) == 0) {
     // A person in a dialog they did not mean to open presses Esc before long (the file dialog is
     // large: clicks at random would keep the monkey there for most of a run).
     key(GLFW_KEY_ESCAPE, false, false);
     what = "key escape (a dialog is open)";
+  } else if (closable && below(12) == 0) {
+    // And closes a window now and then: left open, the floating ones cover the columns for good.
+    const float button = ImGui::GetFontSize();
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const ImVec2 p(closable->Pos.x + closable->Size.x - style.FramePadding.x * 2 - button * 0.5f,
+                   closable->Pos.y + style.FramePadding.y + button * 0.5f);
+    click(p, 0, false, false, 1);
+    what = std::string("close ") + closable->Name + " at " + point_text(p);
   } else if (r < 40) {
     // Clicks: plain, double, with Shift (blocks a cell), with Ctrl (types into a number), right.
-    const ImVec2 p = target(state);
     const int kind = below(20);
     const bool dbl = kind < 3, shift = kind >= 3 && kind < 6, ctrl = kind >= 6 && kind < 8, right = kind >= 8 && kind < 10;
-    click(p, right ? 1 : 0, ctrl, shift, dbl ? 2 : 1);
-    what = std::string(dbl ? "double-click" : shift ? "shift-click" : ctrl ? "ctrl-click" : right ? "right-click" : "click") +
-           " " + point_text(p) + " " + window_name_at(p);
+    const std::string name = dbl ? "double-click" : shift ? "shift-click" : ctrl ? "ctrl-click" : right ? "right-click" : "click";
+    aim(state, n, [=](Monkey& m, const AppState&, ImVec2 p) {
+      m.click(p, right ? 1 : 0, ctrl, shift, dbl ? 2 : 1);
+      return name + " " + point_text(p) + " " + window_name_at(p);
+    });
+    return;
   } else if (r < 50) {
-    const ImVec2 from = target(state);
-    const ImVec2 to = below(2) ? target(state)
-                               : ImVec2(from.x + (unit() - 0.5f) * 400.0f, from.y + (unit() - 0.5f) * 300.0f);
     const int button = below(6) == 0 ? 1 : 0;
-    drag(from, to, button);
-    what = std::string(button ? "right-drag " : "drag ") + point_text(from) + " " + window_name_at(from) + " to " + point_text(to);
+    aim(state, n, [button](Monkey& m, const AppState& st, ImVec2 from) {
+      const ImVec2 to = m.below(2) ? m.target(st) : ImVec2(from.x + (m.unit() - 0.5f) * 400.0f, from.y + (m.unit() - 0.5f) * 300.0f);
+      m.drag(from, to, button);
+      return std::string(button ? "right-drag " : "drag ") + point_text(from) + " " + window_name_at(from) + " to " + point_text(to);
+    });
+    return;
   } else if (r < 58) {
     MonkeyInput in;
     in.mouse = target(state);
@@ -363,6 +426,7 @@ void Monkey::feed(AppState& state) {
   keep_in_sandbox(state);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const bool more = (options_.actions < 0 || done_ < options_.actions) && (options_.seconds < 0 || elapsed < options_.seconds);
+  if (queue_.empty() && seek_) settle_seek(state);
   if (queue_.empty() && more) plan(state);
   MonkeyInput in;
   in.mouse = last_.mouse;
@@ -374,7 +438,7 @@ void Monkey::feed(AppState& state) {
 }
 
 bool Monkey::finished() const {
-  if (!started_ || !queue_.empty() || frames_ < 5) return false;
+  if (!started_ || !queue_.empty() || seek_ || frames_ < 5) return false;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   return (options_.actions >= 0 && done_ >= options_.actions) || (options_.seconds >= 0 && elapsed >= options_.seconds);
 }

@@ -2,8 +2,10 @@
 // tests that the app never aborts, crashes or trips a sanitizer. From a seed it plans actions
 // (clicks, double-, shift-, ctrl- and right-clicks, drags, wheel turns, the app's shortcut keys,
 // editing keys, typed text) and feeds them to ImGui's input, one frame's worth before each
-// ImGui::NewFrame, as the platform backend would. Turned on by ATTNLAB_GUI_MONKEY (monkey_from_env);
-// tests/gui/monkey/ drives it, restarting the app when it quits through its own menu.
+// ImGui::NewFrame, as the platform backend would. Like a person it mostly clicks on things (the
+// pointer looks for an item under it first), presses Esc in a dialog and closes floating windows
+// now and then. Turned on by ATTNLAB_GUI_MONKEY (monkey_from_env); tests/gui/monkey/ drives it,
+// restarting the app when it quits through its own menu.
 #pragma once
 
 #include <imgui.h>
@@ -13,6 +15,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -60,11 +63,22 @@ public:
   long actions_done() const { return done_; }
 
 private:
+  // Queues an action at a point and returns its line for the log.
+  using Act = std::function<std::string(Monkey&, const AppState&, ImVec2)>;
+  struct Seek {
+    int tries = 0;
+    long action = 0;  // its number, for the log
+    Act act;
+  };
+  static constexpr int kSeekTries = 6;
+
   std::uint64_t next();
   int below(int n);      // 0 ≤ k < n
   float unit();          // [0, 1)
   ImVec2 target(const AppState& state);
   void plan(const AppState& state);
+  void aim(const AppState& state, long action, Act act);
+  void settle_seek(const AppState& state);
   void click(ImVec2 p, int button, bool ctrl, bool shift, int times);
   void drag(ImVec2 from, ImVec2 to, int button);
   void key(int glfw_key, bool ctrl, bool shift);
@@ -75,6 +89,7 @@ private:
   MonkeyOptions options_;
   std::uint64_t rng_;
   std::deque<MonkeyInput> queue_;
+  std::optional<Seek> seek_;  // a click or drag looking for an item to start on
   MonkeyInput last_;
   long done_ = 0;
   long frames_ = 0;
