@@ -46,9 +46,10 @@ struct AttentionShape {
 void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
                float* const* weights, float* out, std::int64_t ldo);
 
-// The top `k` of softmax(x · lm_headᵀ) for one row x (d), lm_head [V, d] read a chunk of rows at a
-// time (an F16 one is never converted whole); ids most probable first, ties by lower id, NaN
-// logits ranked last.
-std::vector<NextToken> top_tokens(const float* x, std::int64_t d, TensorRef lm_head, std::int64_t V, int k);
+// The output logits x · lm_headᵀ (V) for one row x (d), lm_head [V, d] read a chunk of rows at a
+// time (an F16 one is never converted whole).
+std::vector<float> output_logits(const float* x, std::int64_t d, TensorRef lm_head, std::int64_t V);
+// The top `k` of softmax(logits): ids most probable first, ties by lower id, NaN logits ranked last.
+std::vector<NextToken> top_tokens(std::vector<float> logits, int k);
 
 }  // namespace attnlab::model::blocks
