@@ -26,7 +26,7 @@ double process_cpu_ms() {
 }
 
 void add_generate_options(CLI::App& cmd, GenerateArgs& g) {
-  cmd.add_option("--generate", g.count,
+  g.generate = cmd.add_option("--generate", g.count,
                  "Write N more tokens after the text, one at a time over a KV cache (each runs only its own position); the JSON adds "
                  "\"generated\" and \"attention\" covers the written tokens too");
   g.temperature = cmd.add_option("--temperature", g.sampling.temperature,
@@ -38,13 +38,13 @@ void add_generate_options(CLI::App& cmd, GenerateArgs& g) {
 }
 
 void check_generate_args(const GenerateArgs& g) {
-  if (g.count == 0) {
+  if (g.count == 0 && !(g.generate && g.generate->count() > 0)) {
     for (const CLI::Option* o : {g.temperature, g.top_k, g.top_p, g.seed}) {
       if (o && o->count() > 0) throw InputError(o->get_name() + " goes with --generate N (how many tokens to write)");
     }
     return;
   }
-  if (g.count < 0) throw InputError("--generate " + std::to_string(g.count) + ": give how many tokens to write, 1 or more");
+  if (g.count < 1) throw InputError("--generate " + std::to_string(g.count) + ": give how many tokens to write, 1 or more");
   model::check_sampling(g.sampling);
 }
 

@@ -15,7 +15,7 @@ namespace attnlab::cli {
 struct GenerateArgs {
   int count = 0;  // --generate N; 0: no generation
   model::SamplingOptions sampling;
-  CLI::Option *temperature = nullptr, *top_k = nullptr, *top_p = nullptr, *seed = nullptr;  // to tell whether given
+  CLI::Option *generate = nullptr, *temperature = nullptr, *top_k = nullptr, *top_p = nullptr, *seed = nullptr;  // to tell whether given
 };
 
 // Registers --generate, --temperature, --top-k, --top-p and --seed on `model`'s subcommand.
