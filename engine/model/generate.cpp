@@ -56,9 +56,18 @@ void CachedSequence::cut(std::int64_t keep) {
 }
 
 bool CachedSequence::run(const std::vector<int>& ids, const LayerProgress& progress) {
+  const std::int64_t max = options_.qkv_max_positions;
+  if (options_.keep_all_qkv && !all_qkv_dropped_ && max > 0 && size() + static_cast<std::int64_t>(ids.size()) > max) {
+    all_qkv_dropped_ = true;
+    for (std::size_t l = 0; l < qkv_.size(); ++l) {
+      for (std::size_t h = 0; h < qkv_[l].size(); ++h) {
+        if (static_cast<int>(l) != options_.qkv_layer || static_cast<int>(h) != options_.qkv_head) qkv_[l][h] = {};
+      }
+    }
+  }
   ForwardOptions opt;
   opt.keep_weights = options_.keep_weights;
-  opt.keep_all_qkv = options_.keep_all_qkv;
+  opt.keep_all_qkv = options_.keep_all_qkv && !all_qkv_dropped_;
   opt.qkv_layer = options_.qkv_layer;
   opt.qkv_head = options_.qkv_head;
   opt.top_k = 0;
@@ -118,9 +127,11 @@ ForwardTrace CachedSequence::trace(int top_k) const {
         ht.weights = Matrix::Zero(n, n);
         for (std::int64_t i = 0; i < n; ++i) std::memcpy(ht.weights.row(i).data(), packed.data() + triangle(i), static_cast<std::size_t>(i + 1) * sizeof(float));
       }
-      ht.q = rows_matrix(qkv_[l][h].q, c.d_head);
-      ht.k = rows_matrix(qkv_[l][h].k, c.d_head);
-      ht.v = rows_matrix(qkv_[l][h].v, c.d_head);
+      const QkvRows& kept = qkv_[l][h];
+      if (kept.q.size() != static_cast<std::size_t>(n * c.d_head)) continue;  // dropped, or not kept from the start
+      ht.q = rows_matrix(kept.q, c.d_head);
+      ht.k = rows_matrix(kept.k, c.d_head);
+      ht.v = rows_matrix(kept.v, c.d_head);
     }
   }
   t.logits = logits_;
@@ -151,6 +162,11 @@ std::vector<DrawnToken> generate(CachedSequence& seq, Sampler& sampler, const Ge
     if (written && !written(out.back())) break;
   }
   return out;
+}
+
+std::string append_token_text(const LanguageModel& model, std::string text, int id) {
+  if (model.config().is_toy() && !text.empty() && text.back() != ' ') text += ' ';
+  return text + model.token_text(id);
 }
 
 std::int64_t kv_cache_bytes_per_token(const ModelConfig& c) {

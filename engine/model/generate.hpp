@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,7 +21,9 @@ namespace attnlab::model {
 // What a cached sequence keeps of each position besides its K and V.
 struct SequenceOptions {
   bool keep_weights = true;           // every head's attention row (the grid, the JSON's "attention")
-  bool keep_all_qkv = false;          // every head's q, k, v rows
+  bool keep_all_qkv = false;          // every head's q, k, v rows …
+  std::int64_t qkv_max_positions = 0; // … while the sequence is no longer than this (0: always); once it
+                                      // grows past, they are dropped, and kept again only by a new sequence
   int qkv_layer = -1, qkv_head = -1;  // or one head's (−1: none)
 };
 
@@ -69,6 +72,7 @@ private:
     std::vector<float> q, k, v;  // n × d_head each
   };
   std::vector<std::vector<QkvRows>> qkv_;  // [layer][head], filled for the heads whose q, k, v are kept
+  bool all_qkv_dropped_ = false;           // the sequence grew past qkv_max_positions
 };
 
 struct GenerateOptions {
@@ -88,6 +92,10 @@ void check_generate(const LanguageModel& model, std::int64_t prompt, int count);
 // the token it was running. Returns the tokens written.
 std::vector<DrawnToken> generate(CachedSequence& seq, Sampler& sampler, const GenerateOptions& opt,
                                  const std::function<bool(const DrawnToken&)>& written = {});
+
+// `text` with token `id` written after it, as a text box holds it: a toy model's symbols separated
+// by spaces, every other model's token texts joined (GPT-2's " world" brings its own space).
+std::string append_token_text(const LanguageModel& model, std::string text, int id);
 
 // The bytes a KV cache of `c` holds per position: K and V, each n_kv_head · d_head floats, in every
 // layer (grouped-query models keep n_head / n_kv_head times fewer than their query heads would).
