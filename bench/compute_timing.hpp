@@ -5,6 +5,7 @@
 #pragma once
 
 #include "engine/attention/backend.hpp"
+#include "engine/cpu/cpu_backend.hpp"
 #include "engine/lessons/presets.hpp"
 
 #include <algorithm>

@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const InputError&) {
   }
   try {
-    const double t = parse_temperature(text, "--temperature");
+    const double t = parse_positive_number(text, "--temperature");
     FUZZ_CHECK(t > 0 && std::isfinite(t));
   } catch (const InputError&) {
   }

@@ -31,6 +31,18 @@ VIEWS = [
 ]
 
 
+def large_scenario(path, n=96, d=16):
+    """A scenario too big for immediate cells (the heatmaps' GL texture path), the same every time."""
+    import json
+    import random
+    rng = random.Random(7)
+    rows = lambda: [[round(rng.gauss(0, 1), 4) for _ in range(d)] for _ in range(n)]
+    with open(path, "w") as f:
+        json.dump({"format": "attnlab-scenario", "version": 1, "title": "large", "Q": rows(), "K": rows(),
+                   "V": rows(), "mask": {"kind": "causal"}}, f)
+    return path
+
+
 def presets(attnlab):
     out = subprocess.run([attnlab, "presets"], check=True, capture_output=True, text=True).stdout
     return [line.split()[0] for line in out.splitlines() if line.strip()]
@@ -39,6 +51,9 @@ def presets(attnlab):
 def take(attnlab, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     views = list(VIEWS)
+    big = large_scenario(os.path.join(out_dir, "large.json"))
+    views.append(("large", [big], "1920x1080", {}))
+    views.append(("large-presenter", [big, "--presenter"], "1280x720", {}))
     for p in presets(attnlab):
         views.append(("preset-" + p, ["--preset", p], "1920x1080", {}))
         views.append(("preset-" + p + "-presenter", ["--preset", p, "--presenter"], "1280x720", {}))

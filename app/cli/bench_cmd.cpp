@@ -1,11 +1,13 @@
 // `attnlab bench`: times each stage (scores, softmax, output) on random inputs, after warm-up,
 // and prints medians in milliseconds and GFLOP/s (FLOPs: 2·n·m·d for each product), each as a
-// fraction of the device's FP32 FMA peak, probed in the same run (Backend::fma_peak: the CPU's
+// fraction of the device's FP32 FMA peak, probed in the same run (BackendBench::fma_peak: the CPU's
 // engine/cpu/fma_peak.hpp, the GPU's engine/gpu/gpu_fma_peak.hpp).
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
 #include "engine/attention/mask.hpp"
-#include "engine/cpu/output_only.hpp"
+#include "engine/cpu/streaming.hpp"
+#include "engine/gpu/backend_choice.hpp"
+#include "engine/io/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +20,29 @@
 namespace attnlab::cli {
 
 namespace {
+
+struct BenchArgs {
+  long long n = 1024, m = 0, dk = 64, dv = 0;
+  std::string mask = "none";
+  std::string backend = "cpu";
+  int runs = 5, warmup = 1;
+  bool streaming = false;
+  std::string format = "text";
+  std::string gpu_tiles = "auto";
+};
+
+// The medians of the timed runs.
+struct Timings {
+  double scores_ms = 0, softmax_ms = 0, output_ms = 0, total_ms = 0;
+  bool fused = false;  // streaming: only the total was measured
+};
+
+// What the report prints besides the timings: the problem's sizes and the figures derived from them.
+struct Figures {
+  long long n = 0, m = 0, dk = 0, dv = 0;
+  double scores_gflops = 0, output_gflops = 0, total_gflops = 0;
+  double useful_flops = 0, counted_flops = 0, useful_gflops = 0;
+};
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -32,37 +57,191 @@ Matrix random_matrix(Eigen::Index rows, Eigen::Index cols, std::mt19937& rng) {
   return out;
 }
 
-// Cells (i, j) the mask leaves visible, which the fast paths alone multiply (blocked tiles are
-// skipped); n·m without a mask.
-double visible_cells(const Mask& mask, Eigen::Index n, Eigen::Index m) {
-  if (mask.kind == MaskKind::None) return static_cast<double>(n) * static_cast<double>(m);
-  double cells = 0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    if (mask.kind == MaskKind::Custom) {
-      for (Eigen::Index j = 0; j < m; ++j) cells += mask.blocked(i, j) ? 0 : 1;
-      continue;
-    }
-    Eigen::Index first = 0, last = m;
-    mask.visible_range(i, m, first, last);
-    cells += static_cast<double>(std::max<Eigen::Index>(0, last - first));
+void check_range(long long v, const char* flag, long long hi) {
+  if (v < 1 || v > hi) {
+    throw InputError(std::string(flag) + ": " + std::to_string(v) + " is out of range; it must be between 1 and " +
+                     std::to_string(hi));
   }
-  return cells;
+}
+
+// The random problem the flags describe (Q, K, V from N(0, 1), seed 1234), its flags checked.
+Problem bench_problem(const BenchArgs& args, Figures& f) {
+  f.n = args.n;
+  f.m = args.m > 0 ? args.m : args.n;
+  f.dk = args.dk;
+  f.dv = args.dv > 0 ? args.dv : args.dk;
+  check_range(f.n, "--n", 1 << 24);
+  check_range(f.m, "--m", 1 << 24);
+  check_range(f.dk, "--dk", 1 << 20);
+  check_range(f.dv, "--dv", 1 << 20);
+  check_range(args.runs, "--runs", 100000);
+  if (args.warmup < 0 || args.warmup > 100000) {
+    throw InputError("--warmup: " + std::to_string(args.warmup) + " is out of range; it must be between 0 and 100000");
+  }
+  Problem p;
+  std::mt19937 rng(1234);
+  p.Q = random_matrix(f.n, f.dk, rng);
+  p.K = random_matrix(f.m, f.dk, rng);
+  p.V = random_matrix(f.m, f.dv, rng);
+  p.options.mask = parse_mask_spec(args.mask, "--mask");
+  validate_problem(p);
+  return p;
+}
+
+// `warmup` untimed runs, then the medians of `runs` timed ones.
+Timings time_runs(BackendBench& bench, const Problem& p, bool streaming, int runs, int warmup) {
+  const auto once = [&] { return streaming ? bench.time_streaming(p) : bench.time_stages(p); };
+  for (int i = 0; i < warmup; ++i) once();
+  std::vector<double> scores, softmax, output, total;
+  Timings t;
+  for (int i = 0; i < runs; ++i) {
+    const StageTimes s = once();
+    t.fused = s.fused;
+    scores.push_back(s.scores_ms);
+    softmax.push_back(s.softmax_ms);
+    output.push_back(s.output_ms);
+    total.push_back(s.fused ? s.total_ms : s.scores_ms + s.softmax_ms + s.output_ms);
+  }
+  t.scores_ms = median(scores);
+  t.softmax_ms = median(softmax);
+  t.output_ms = median(output);
+  t.total_ms = median(total);
+  return t;
+}
+
+double gflops(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : 0.0; }
+
+// GFLOP/s of each product and of the whole, counted in full (2·n·m·d per product) and over the
+// cells the mask leaves visible (2·n²·d per product, half of the counted, for a causal square).
+void add_rates(Figures& f, const Problem& p, const Timings& t) {
+  const double nm = static_cast<double>(f.n) * static_cast<double>(f.m);
+  const double scores_flops = 2 * nm * static_cast<double>(f.dk), output_flops = 2 * nm * static_cast<double>(f.dv);
+  f.scores_gflops = gflops(scores_flops, t.scores_ms);
+  f.output_gflops = gflops(output_flops, t.output_ms);
+  f.counted_flops = scores_flops + output_flops;
+  f.total_gflops = gflops(f.counted_flops, t.total_ms);
+  f.useful_flops = 2 * static_cast<double>(p.options.mask.visible_cells(f.n, f.m)) * static_cast<double>(f.dk + f.dv);
+  f.useful_gflops = gflops(f.useful_flops, t.total_ms);
+}
+
+// The dense path's choice (BackendBench::path_choice), where the backend made one.
+nlohmann::ordered_json calibration_json(const PathChoice& path) {
+  nlohmann::ordered_json out;
+  out["chosen"] = path.chosen;
+  out["source"] = path.source;
+  out["cache"] = path.cache;
+  out["candidates"] = nlohmann::ordered_json::array();
+  for (const PathChoice::Candidate& c : path.candidates) out["candidates"].push_back({{"plan", c.plan}, {"ms", c.ms}});
+  return out;
+}
+
+nlohmann::ordered_json bench_json(const Backend& backend, BackendBench& bench, const Problem& p, const BenchArgs& args,
+                                  const Figures& f, const Timings& t, const PathChoice& path) {
+  const FmaPeak& peak = bench.fma_peak();
+  const auto fraction = [&](double gf) -> nlohmann::ordered_json {
+    if (!(peak.gflops > 0)) return nullptr;
+    return gf / peak.gflops;
+  };
+  nlohmann::ordered_json out;
+  out["backend"] = std::string(backend.name());
+  out["kernels"] = bench.kernels();
+  out["n"] = f.n;
+  out["m"] = f.m;
+  out["d_k"] = f.dk;
+  out["d_v"] = f.dv;
+  out["mask"] = mask_spec(p.options.mask);
+  out["runs"] = args.runs;
+  if (t.fused) {
+    // Streaming interleaves the stages tile by tile: no per-stage times to report.
+    out["streaming"] = true;
+    out["stages"]["scores"] = {{"ms", nullptr}, {"gflops", nullptr}, {"fraction_of_peak", nullptr}};
+    out["stages"]["softmax"] = {{"ms", nullptr}};
+    out["stages"]["output"] = {{"ms", nullptr}, {"gflops", nullptr}, {"fraction_of_peak", nullptr}};
+  } else {
+    out["stages"]["scores"] = {{"ms", t.scores_ms}, {"gflops", f.scores_gflops}, {"fraction_of_peak", fraction(f.scores_gflops)}};
+    out["stages"]["softmax"] = {{"ms", t.softmax_ms}};
+    out["stages"]["output"] = {{"ms", t.output_ms}, {"gflops", f.output_gflops}, {"fraction_of_peak", fraction(f.output_gflops)}};
+  }
+  out["total_ms"] = t.total_ms;
+  out["gflops"] = f.total_gflops;
+  out["peak_gflops"] = peak.gflops;
+  out["fraction_of_peak"] = fraction(f.total_gflops);
+  out["useful_gflops"] = f.useful_gflops;
+  out["useful_fraction_of_peak"] = fraction(f.useful_gflops);
+  out["peak_probe"] = {{"isa", peak.isa}, {"threads", peak.threads}, {"ms", peak.probe_ms}};
+  if (t.fused && backend.kind() == BackendKind::Cpu) {
+    // The streaming tiles, from the cache sizes this machine reports (0: not reported).
+    const StreamingTiles tiles = streaming_tile_sizes(f.dk, f.dv);
+    out["tiles"] = {{"rows", tiles.rows}, {"cols", tiles.cols}, {"l1d_bytes", tiles.l1d_bytes}, {"l2_bytes", tiles.l2_bytes}};
+  }
+  if (!path.chosen.empty()) out["calibration"] = calibration_json(path);
+  return out;
+}
+
+// "  73.1% of peak" after a GFLOP/s figure, or nothing without a peak.
+std::string of_peak(const FmaPeak& peak, double gf) {
+  if (!(peak.gflops > 0)) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "  %5.1f%% of peak", 100 * gf / peak.gflops);
+  return buf;
+}
+
+// The stage lines of the text report: scores, softmax and output, or the streaming path's tiles.
+void print_stage_lines(std::ostream& out, const Backend& backend, const FmaPeak& peak, const Figures& f, const Timings& t) {
+  char line[320];
+  if (t.fused) {
+    out << "  streaming: scores, softmax and output interleaved tile by tile";
+    if (backend.kind() == BackendKind::Cpu) {
+      const StreamingTiles tiles = streaming_tile_sizes(f.dk, f.dv);
+      out << ", " << tiles.rows << " × " << tiles.cols << " tiles (L1d " << (tiles.l1d_bytes >> 10) << " KiB, L2 "
+          << (tiles.l2_bytes >> 10) << " KiB)";
+    }
+    out << "\n";
+    return;
+  }
+  std::snprintf(line, sizeof line, "  scores   %10.3f ms  %8.2f GFLOP/s%s\n", t.scores_ms, f.scores_gflops,
+                of_peak(peak, f.scores_gflops).c_str());
+  out << line;
+  std::snprintf(line, sizeof line, "  softmax  %10.3f ms\n", t.softmax_ms);
+  out << line;
+  std::snprintf(line, sizeof line, "  output   %10.3f ms  %8.2f GFLOP/s%s\n", t.output_ms, f.output_gflops,
+                of_peak(peak, f.output_gflops).c_str());
+  out << line;
+}
+
+void print_text(std::ostream& out, const Backend& backend, BackendBench& bench, const Problem& p, const BenchArgs& args,
+                const Figures& f, const Timings& t, const PathChoice& path) {
+  const FmaPeak& peak = bench.fma_peak();
+  const bool on_cpu = backend.kind() == BackendKind::Cpu;
+  out << "bench: " << backend.description() << (on_cpu ? "" : ", " + bench.kernels()) << ", n = " << f.n
+      << ", m = " << f.m << ", d_k = " << f.dk << ", d_v = " << f.dv << ", mask " << mask_spec(p.options.mask)
+      << ", median of " << args.runs << " runs after " << args.warmup << " warm-up\n";
+  print_stage_lines(out, backend, peak, f, t);
+  char line[320];
+  std::snprintf(line, sizeof line, "  total    %10.3f ms  %8.2f GFLOP/s%s\n", t.total_ms, f.total_gflops,
+                of_peak(peak, f.total_gflops).c_str());
+  out << line;
+  if (f.useful_flops < f.counted_flops) {
+    std::snprintf(line, sizeof line, "  useful   %13s  %8.2f GFLOP/s%s (visible cells only)\n", "", f.useful_gflops,
+                  of_peak(peak, f.useful_gflops).c_str());
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "  peak     %8.2f GFLOP/s: %s FP32 FMA peak %s %d %s (%s, probed in %.0f ms)\n",
+                peak.gflops, on_cpu ? "this machine's" : "this GPU's", on_cpu ? "on" : "over", peak.threads,
+                on_cpu ? "threads" : "invocations", peak.isa.c_str(), peak.probe_ms);
+  out << line;
+  if (!path.chosen.empty()) {
+    out << "  plan     " << path.chosen << " (" << path.source
+        << (path.candidates.size() > 1 ? ", the quickest of " + std::to_string(path.candidates.size()) : std::string())
+        << (path.cache.empty() ? std::string() : "; cache " + path.cache) << ")\n";
+  }
 }
 
 }  // namespace
 
 Runner add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Time each stage of attention on random inputs");
-  struct Args {
-    long long n = 1024, m = 0, dk = 64, dv = 0;
-    std::string mask = "none";
-    std::string backend = "cpu";
-    int runs = 5, warmup = 1;
-    bool streaming = false;
-    std::string format = "text";
-    std::string gpu_tiles = "auto";
-  };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<BenchArgs>();
   cmd->add_option("--n", args->n, "Query rows (default 1024)");
   cmd->add_option("--m", args->m, "Keys (default n)");
   cmd->add_option("--dk", args->dk, "d_k (default 64)");
@@ -71,157 +250,37 @@ Runner add_bench_command(CLI::App& app) {
   cmd->add_option("--backend", args->backend, "cpu | gpu | auto (default cpu)");
   cmd->add_option("--runs", args->runs, "Timed runs (default 5)");
   cmd->add_option("--warmup", args->warmup, "Untimed runs first (default 1)");
-  cmd->add_flag("--streaming", args->streaming, "Time the streaming path that never holds n × m matrices");
+  cmd->add_flag("--streaming", args->streaming,
+                "Time the streaming path that never holds n × m matrices (chosen by itself where they would not fit "
+                "in memory, as compute does)");
   cmd->add_option("--format", args->format, "json | text")->check(CLI::IsMember({"json", "text"}));
   cmd->add_option("--gpu-tiles", args->gpu_tiles,
                   "How the GPU's products reach their operands: texture | shared | auto (default: texture on a "
                   "software renderer, shared on a GPU)")
       ->check(CLI::IsMember({"auto", "texture", "shared"}));
   return [args]() {
-    const long long m = args->m > 0 ? args->m : args->n;
-    const long long dv = args->dv > 0 ? args->dv : args->dk;
-    auto check = [](long long v, const char* flag, long long hi) {
-      if (v < 1 || v > hi) {
-        throw InputError(std::string(flag) + ": " + std::to_string(v) + " is out of range; it must be between 1 and " +
-                         std::to_string(hi));
-      }
-    };
-    check(args->n, "--n", 1 << 24);
-    check(m, "--m", 1 << 24);
-    check(args->dk, "--dk", 1 << 20);
-    check(dv, "--dv", 1 << 20);
-    check(args->runs, "--runs", 100000);
-    if (args->warmup < 0 || args->warmup > 100000) {
-      throw InputError("--warmup: " + std::to_string(args->warmup) + " is out of range; it must be between 0 and 100000");
-    }
-    Problem p;
-    std::mt19937 rng(1234);
-    p.Q = random_matrix(args->n, args->dk, rng);
-    p.K = random_matrix(m, args->dk, rng);
-    p.V = random_matrix(m, dv, rng);
-    p.options.mask = parse_mask_spec(args->mask, "--mask");
-    validate_problem(p);
+    Figures f;
+    const Problem p = bench_problem(*args, f);
     GpuBackendOptions gpu;
     if (args->gpu_tiles == "texture") gpu.tiles = GpuTiles::Texture;
     if (args->gpu_tiles == "shared") gpu.tiles = GpuTiles::Shared;
-    auto backend = select_backend(args->backend, std::cerr, gpu);
-    const auto once = [&] { return args->streaming ? backend->time_streaming(p) : backend->time_stages(p); };
-    for (int i = 0; i < args->warmup; ++i) once();
-    std::vector<double> scores, softmax, output, total;
-    bool fused = false;
-    for (int i = 0; i < args->runs; ++i) {
-      const StageTimes t = once();
-      fused = t.fused;
-      scores.push_back(t.scores_ms);
-      softmax.push_back(t.softmax_ms);
-      output.push_back(t.output_ms);
-      total.push_back(t.fused ? t.total_ms : t.scores_ms + t.softmax_ms + t.output_ms);
+    const std::unique_ptr<Backend> backend = select_backend(args->backend, std::cerr, gpu);
+    const std::unique_ptr<BackendBench> bench = make_bench(*backend);
+    // As compute chooses: the streaming path where the dense n × m stages would not fit in memory.
+    const bool streaming = args->streaming || !dense_fits(f.n, f.m);
+    if (streaming && !args->streaming) {
+      std::cerr << "attnlab: the dense n×m stages would need " << human_bytes(dense_bytes(f.n, f.m)) << " (limit "
+                << human_bytes(dense_memory_limit()) << "); timing the streaming path instead\n";
     }
-    const double nm = static_cast<double>(args->n) * static_cast<double>(m);
-    const double scores_flops = 2 * nm * static_cast<double>(args->dk), output_flops = 2 * nm * static_cast<double>(dv);
-    const double scores_ms = median(scores), softmax_ms = median(softmax), output_ms = median(output);
-    const double total_ms = median(total);
-    auto gflops = [](double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : 0.0; };
-    // Useful FLOPs: the products over the cells the mask leaves visible (2·n²·d per product, half
-    // of the counted 4·n·m·d, for a causal square).
-    const double useful_flops =
-        2 * visible_cells(p.options.mask, args->n, m) * static_cast<double>(args->dk + dv);
-    // The device's FMA peak (the CPU's, or the GPU's through a compute shader), after the timed
-    // runs so that the probe never heats or loads them.
-    const bool on_cpu = backend->name() == "cpu";
-    const FmaPeak& peak = backend->fma_peak();
-    const auto fraction = [&](double gf) -> nlohmann::ordered_json {
-      if (!(peak.gflops > 0)) return nullptr;
-      return gf / peak.gflops;
-    };
-    if (args->format == "json") {
-      nlohmann::ordered_json out;
-      out["backend"] = std::string(backend->name());
-      out["kernels"] = backend->kernels();
-      out["n"] = args->n;
-      out["m"] = m;
-      out["d_k"] = args->dk;
-      out["d_v"] = dv;
-      out["mask"] = mask_spec(p.options.mask);
-      out["runs"] = args->runs;
-      if (fused) {
-        // Streaming interleaves the stages tile by tile: no per-stage times to report.
-        out["streaming"] = true;
-        out["stages"]["scores"] = {{"ms", nullptr}, {"gflops", nullptr}, {"fraction_of_peak", nullptr}};
-        out["stages"]["softmax"] = {{"ms", nullptr}};
-        out["stages"]["output"] = {{"ms", nullptr}, {"gflops", nullptr}, {"fraction_of_peak", nullptr}};
-      } else {
-        const double sg = gflops(scores_flops, scores_ms), og = gflops(output_flops, output_ms);
-        out["stages"]["scores"] = {{"ms", scores_ms}, {"gflops", sg}, {"fraction_of_peak", fraction(sg)}};
-        out["stages"]["softmax"] = {{"ms", softmax_ms}};
-        out["stages"]["output"] = {{"ms", output_ms}, {"gflops", og}, {"fraction_of_peak", fraction(og)}};
-      }
-      out["total_ms"] = total_ms;
-      const double total_gflops = gflops(scores_flops + output_flops, total_ms);
-      const double useful_gflops = gflops(useful_flops, total_ms);
-      out["gflops"] = total_gflops;
-      out["peak_gflops"] = peak.gflops;
-      out["fraction_of_peak"] = fraction(total_gflops);
-      out["useful_gflops"] = useful_gflops;
-      out["useful_fraction_of_peak"] = fraction(useful_gflops);
-      out["peak_probe"] = {{"isa", peak.isa}, {"threads", peak.threads}, {"ms", peak.probe_ms}};
-      if (fused && on_cpu) {
-        // The streaming tiles, from the cache sizes this machine reports (0: not reported).
-        const StreamingTiles t = streaming_tile_sizes(args->dk, dv);
-        out["tiles"] = {{"rows", t.rows}, {"cols", t.cols}, {"l1d_bytes", t.l1d_bytes}, {"l2_bytes", t.l2_bytes}};
-      }
-      std::cout << out.dump(2) << "\n";
-    } else {
-      char line[320];
-      // "  73.1% of peak" after a GFLOP/s figure, or nothing without a peak.
-      const auto of_peak = [&](double gf) -> std::string {
-        if (!(peak.gflops > 0)) return "";
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "  %5.1f%% of peak", 100 * gf / peak.gflops);
-        return buf;
-      };
-      std::cout << "bench: " << backend->description() << (on_cpu ? "" : ", " + backend->kernels())
-                << ", n = " << args->n << ", m = " << m << ", d_k = " << args->dk << ", d_v = " << dv << ", mask "
-                << mask_spec(p.options.mask) << ", median of " << args->runs << " runs after " << args->warmup
-                << " warm-up\n";
-      if (fused) {
-        std::cout << "  streaming: scores, softmax and output interleaved tile by tile";
-        if (on_cpu) {
-          const StreamingTiles t = streaming_tile_sizes(args->dk, dv);
-          std::cout << ", " << t.rows << " × " << t.cols << " tiles (L1d " << (t.l1d_bytes >> 10) << " KiB, L2 "
-                    << (t.l2_bytes >> 10) << " KiB)";
-        }
-        std::cout << "\n";
-      } else {
-        const double sg = gflops(scores_flops, scores_ms), og = gflops(output_flops, output_ms);
-        std::snprintf(line, sizeof line, "  scores   %10.3f ms  %8.2f GFLOP/s%s\n", scores_ms, sg, of_peak(sg).c_str());
-        std::cout << line;
-        std::snprintf(line, sizeof line, "  softmax  %10.3f ms\n", softmax_ms);
-        std::cout << line;
-        std::snprintf(line, sizeof line, "  output   %10.3f ms  %8.2f GFLOP/s%s\n", output_ms, og, of_peak(og).c_str());
-        std::cout << line;
-      }
-      const double total_gflops = gflops(scores_flops + output_flops, total_ms);
-      std::snprintf(line, sizeof line, "  total    %10.3f ms  %8.2f GFLOP/s%s\n", total_ms, total_gflops,
-                    of_peak(total_gflops).c_str());
-      std::cout << line;
-      if (useful_flops < scores_flops + output_flops) {
-        const double useful_gflops = gflops(useful_flops, total_ms);
-        std::snprintf(line, sizeof line, "  useful   %13s  %8.2f GFLOP/s%s (visible cells only)\n", "",
-                      useful_gflops, of_peak(useful_gflops).c_str());
-        std::cout << line;
-      }
-      if (on_cpu) {
-        std::snprintf(line, sizeof line,
-                      "  peak     %8.2f GFLOP/s: this machine's FP32 FMA peak on %d threads (%s, probed in %.0f ms)\n",
-                      peak.gflops, peak.threads, peak.isa.c_str(), peak.probe_ms);
-      } else {
-        std::snprintf(line, sizeof line,
-                      "  peak     %8.2f GFLOP/s: this GPU's FP32 FMA peak over %d invocations (%s, probed in %.0f ms)\n",
-                      peak.gflops, peak.threads, peak.isa.c_str(), peak.probe_ms);
-      }
-      std::cout << line;
-    }
+    // The dense path's plan, measured now on this machine where it was not before (untimed).
+    const PathChoice path = streaming ? PathChoice{} : bench->path_choice(p);
+    const Timings t = time_runs(*bench, p, streaming, args->runs, args->warmup);
+    add_rates(f, p, t);
+    // The FMA peak (the CPU's, or the GPU's through a compute shader) after the timed runs, so that
+    // the probe never heats or loads them.
+    bench->fma_peak();
+    if (args->format == "json") std::cout << bench_json(*backend, *bench, p, *args, f, t, path).dump(2) << "\n";
+    else print_text(std::cout, *backend, *bench, p, *args, f, t, path);
     std::cout.flush();
     if (!std::cout) throw InputError("standard output: writing failed");
     return kExitOk;

@@ -56,7 +56,7 @@ Runner add_compute_command(CLI::App& app) {
       DenseStages keep;
       keep.logits = keep.saturation = false;
       if (args->summary) keep.scores = keep.weights = false;
-      r = backend->compute_keeping(problem, keep);
+      r = backend->compute(problem, keep);
     }
     FormatOptions f;
     f.summary = args->summary || streaming;

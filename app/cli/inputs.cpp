@@ -5,6 +5,8 @@
 #include "engine/lessons/presets.hpp"
 #include "engine/model/model_report.hpp"
 
+#include <charconv>
+
 
 namespace attnlab::cli {
 
@@ -28,6 +30,9 @@ void add_input_options(CLI::App& cmd, InputArgs& args, bool with_backend) {
   cmd.add_option("--temperature", args.temperature, "Softmax temperature T > 0");
   cmd.add_option("--mask", args.mask, "none | causal | padding:L | prefix:P | window:W");
   cmd.add_option("--normalizer", args.normalizer, "softmax | sparsemax | sigmoid | hardmax");
+  cmd.add_option("--rope", args.rope_theta, "Rotary positions on, with base THETA (10000 in most models): Q and K rotated before the scores");
+  cmd.add_option("--rope-offset", args.rope_offset, "With rotary positions: add P to every position (the scores stay: only distances matter)");
+  cmd.add_flag("--no-rope", args.no_rope, "Rotary positions off (a lifted model head then shows its scores without positions)");
   if (with_backend) cmd.add_option("--backend", args.backend, "cpu | gpu | auto");
 }
 
@@ -38,7 +43,7 @@ Scenario model_head_scenario(const InputArgs& a) {
   if (a.layer < 0 || a.head < 0) throw InputError("--model needs --layer L and --head H (both from 0) to choose a head");
   if (a.have_model_text == !a.model_ids.empty()) throw InputError("--model needs its input as --text TEXT or as --ids I,J,…, one of them");
   const auto m = model::open_model(a.model);
-  model::check_liftable(*m, a.layer, a.head, "--model");
+  model::check_head(*m, a.layer, a.head);
   std::vector<int> ids;
   if (a.have_model_text) {
     ids = m->tokenize(a.model_text, "--text");
@@ -52,7 +57,32 @@ Scenario model_head_scenario(const InputArgs& a) {
   opt.qkv_head = a.head;
   opt.top_k = 0;
   const model::ModelRun run = model::run_model(*m, ids, opt);
-  return model::lift_head(*m, run, a.layer, a.head).lab_scenario("--model");
+  return model::lift_head(*m, run, a.layer, a.head);
+}
+
+// --rope THETA, --rope-offset P and --no-rope over the scenario's rotary positions.
+void apply_rope_options(const InputArgs& a, Scenario& s) {
+  if (a.no_rope && (!a.rope_theta.empty() || !a.rope_offset.empty())) {
+    throw InputError("--no-rope contradicts --rope and --rope-offset; give one or the other");
+  }
+  if (a.no_rope) s.options.rope.reset();
+  if (!a.rope_theta.empty()) {
+    if (!s.options.rope) s.options.rope = RopeSettings{};
+    s.options.rope->theta = parse_positive_number(a.rope_theta, "--rope");
+  }
+  if (!a.rope_offset.empty()) {
+    if (!s.options.rope) throw InputError("--rope-offset moves the positions of rotary positions: turn them on with --rope THETA");
+    std::int64_t p = -1;
+    const auto [end, ec] = std::from_chars(a.rope_offset.data(), a.rope_offset.data() + a.rope_offset.size(), p);
+    if (ec != std::errc() || end != a.rope_offset.data() + a.rope_offset.size() || p < 0 || p > (std::int64_t{1} << 50)) {
+      throw InputError("--rope-offset: positions are whole numbers from 0, not '" + a.rope_offset + "'");
+    }
+    RopeSettings& r = *s.options.rope;
+    r.query_positions = rope_positions(r.query_positions, s.Q.rows());
+    r.key_positions = rope_positions(r.key_positions, s.K.rows());
+    for (auto& q : r.query_positions) q += p;
+    for (auto& k : r.key_positions) k += p;
+  }
 }
 
 }  // namespace
@@ -97,9 +127,10 @@ Scenario resolve_scenario(const InputArgs& a) {
   }
   if (a.scale) s.options.scale = true;
   if (a.no_scale) s.options.scale = false;
-  if (!a.temperature.empty()) s.options.temperature = parse_temperature(a.temperature, "--temperature");
+  if (!a.temperature.empty()) s.options.temperature = parse_positive_number(a.temperature, "--temperature");
   if (!a.mask.empty()) s.options.mask = parse_mask_spec(a.mask, "--mask");
   if (!a.normalizer.empty()) s.options.normalizer = parse_normalizer(a.normalizer, "--normalizer");
+  apply_rope_options(a, s);
   // Overrides can invalidate a mask parameter against the matrix size; say which flag did it.
   if (!a.mask.empty()) validate_mask(s.options.mask, s.Q.rows(), s.K.rows(), "--mask");
   validate_scenario(s, !a.scenario_path.empty() ? a.scenario_path : !a.preset.empty() ? "preset " + a.preset : "input");

@@ -25,6 +25,9 @@ struct InputArgs {
   std::string temperature;
   std::string mask;
   std::string normalizer;
+  std::string rope_theta;   // --rope THETA: rotary positions on, with this θ
+  std::string rope_offset;  // --rope-offset P: P added to every position
+  bool no_rope = false;     // --no-rope
   std::string backend = "auto";
 };
 

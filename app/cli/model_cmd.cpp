@@ -1,5 +1,5 @@
 // `attnlab models` (the built-in models) and `attnlab model` (a language model's every head, its
-// head kinds and next tokens, as JSON or text, whatever its family): DESIGN's "Real models" and
+// head kinds and next tokens, as JSON or text, whatever its family): docs/CLI.md's "Real models" and
 // "Model families" contracts, docs/MODELS.md.
 #include "cli/commands.hpp"
 #include "cli/model_generate.hpp"

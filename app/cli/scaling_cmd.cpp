@@ -1,6 +1,7 @@
 // `attnlab scaling`: Exercise 2.3.1's d_k sweep (Section 2.3) on the CPU or the GPU.
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
+#include "engine/gpu/backend_choice.hpp"
 #include "engine/lessons/scaling.hpp"
 #include "engine/io/text_format.hpp"
 
@@ -70,7 +71,7 @@ Runner add_scaling_command(CLI::App& app) {
     o.seed = args->seed;
     validate_scaling_options(o);
     auto backend = select_backend(args->backend, std::cerr);
-    auto sampler = backend->scaling_sampler();
+    auto sampler = make_scaling_sampler(*backend);
     const ScalingResult result = run_scaling(*sampler, o);
     if (args->format == "json") {
       nlohmann::ordered_json rows = nlohmann::ordered_json::array();

@@ -1,4 +1,4 @@
-// `attnlab train`: trains a small GPT-2 on a task of DESIGN's "Real models" contract, prints
+// `attnlab train`: trains a small GPT-2 on a task of docs/CLI.md's "Training" contract, prints
 // progress on stderr, evaluates it on held-out sequences and writes the model folder atomically.
 #include "cli/commands.hpp"
 #include "engine/io/text_format.hpp"

@@ -151,7 +151,7 @@ Normalizer parse_normalizer(std::string_view name, std::string_view where) {
                    "' (expected softmax, sparsemax, sigmoid or hardmax)");
 }
 
-double parse_temperature(std::string_view text, std::string_view where) {
+double parse_positive_number(std::string_view text, std::string_view where) {
   double t = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), t);
   if (ec == std::errc::result_out_of_range) {
@@ -171,6 +171,22 @@ double parse_temperature(std::string_view text, std::string_view where) {
 double effective_temperature(Eigen::Index d_k, const Options& options) {
   const double s = options.scale ? std::sqrt(static_cast<double>(d_k)) : 1.0;
   return s * options.temperature;
+}
+
+void divide_by_pixel_cells(Matrix& sums, Eigen::Index n, Eigen::Index m) {
+  const Eigen::Index hr = sums.rows(), hc = sums.cols();
+  for (Eigen::Index y = 0; y < hr; ++y) {
+    const double rows = static_cast<double>(pixel_first(y + 1, n, hr) - pixel_first(y, n, hr));
+    for (Eigen::Index x = 0; x < hc; ++x) {
+      const double cols = static_cast<double>(pixel_first(x + 1, m, hc) - pixel_first(x, m, hc));
+      sums(y, x) = static_cast<float>(sums(y, x) / (rows * cols));
+    }
+  }
+}
+
+float fast_inverse_divisor(double divisor) {
+  const float c = static_cast<float>(1.0 / divisor);
+  return std::isnormal(c) ? c : 0.0f;
 }
 
 double dense_bytes(Eigen::Index n, Eigen::Index m) {
@@ -211,6 +227,47 @@ void validate_problem(const Problem& p) {
     throw InputError(s.str());
   }
   validate_mask(p.options.mask, p.Q.rows(), p.K.rows(), "mask");
+  if (const auto& rope = p.options.rope) {
+    if (p.Q.cols() % 2 != 0) {
+      throw InputError("rope: d_k = " + std::to_string(p.Q.cols()) +
+                       " is odd, but rotary positions turn each row's pairs (x_i, x_{i+d/2}), so d_k must be even "
+                       "(or switch RoPE off)");
+    }
+    const auto check = [](const std::vector<std::int64_t>& given, Eigen::Index rows, const char* field, const char* matrix) {
+      if (!given.empty() && static_cast<Eigen::Index>(given.size()) != rows) {
+        throw InputError(std::string("rope.") + field + " has " + std::to_string(given.size()) + " positions but " + matrix +
+                         " has " + std::to_string(rows) + " rows");
+      }
+    };
+    check(rope->query_positions, p.Q.rows(), "query_positions", "Q");
+    check(rope->key_positions, p.K.rows(), "key_positions", "K");
+    (void)rope_frequencies(rope->theta, rope->scaling, p.Q.cols());  // θ and the scaling, checked
+  }
+}
+
+std::vector<std::int64_t> rope_positions(const std::vector<std::int64_t>& given, Eigen::Index count) {
+  if (!given.empty()) return given;
+  std::vector<std::int64_t> positions(static_cast<size_t>(count));
+  for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<std::int64_t>(i);
+  return positions;
+}
+
+Problem rope_applied(const Problem& p) {
+  const RopeSettings& rope = *p.options.rope;
+  const std::vector<double> f = rope_frequencies(rope.theta, rope.scaling, p.Q.cols());
+  Problem q{rope_rotated(p.Q, rope_positions(rope.query_positions, p.Q.rows()), f),
+            rope_rotated(p.K, rope_positions(rope.key_positions, p.K.rows()), f), p.V, p.options};
+  q.options.rope.reset();
+  return q;
+}
+
+Result computed_with_rope(const Problem& p, const std::function<Result(const Problem&)>& compute) {
+  if (!p.options.rope) return compute(p);
+  Problem rotated = rope_applied(p);
+  Result r = compute(rotated);
+  r.rotated_q = std::move(rotated.Q);
+  r.rotated_k = std::move(rotated.K);
+  return r;
 }
 
 bool dense_fits(Eigen::Index n, Eigen::Index m) { return dense_bytes(n, m) <= dense_memory_limit(); }

@@ -4,10 +4,12 @@
 
 #include "engine/attention/mask.hpp"
 #include "engine/attention/matrix.hpp"
+#include "engine/attention/rope.hpp"
 
 #include <atomic>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -19,15 +21,17 @@ enum class Normalizer { Softmax, Sparsemax, Sigmoid, Hardmax };
 
 std::string_view normalizer_name(Normalizer n);
 Normalizer parse_normalizer(std::string_view name, std::string_view where);
-// Parses a temperature given as text (the --temperature flag): a finite number greater than 0.
+// Parses a number given as text that must be finite and greater than 0 (--temperature, --rope).
 // Throws InputError naming `where`.
-double parse_temperature(std::string_view text, std::string_view where);
+double parse_positive_number(std::string_view text, std::string_view where);
 
 struct Options {
   bool scale = true;         // divide by √d_k
   double temperature = 1.0;  // T > 0
   Mask mask;
   Normalizer normalizer = Normalizer::Softmax;
+  // Rotary positions: Q and K rotated by their positions before the scores (off when empty).
+  std::optional<RopeSettings> rope;
 };
 
 // The inputs of one attention computation. Q: n × d_k, K: m × d_k, V: m × d_v.
@@ -45,7 +49,7 @@ struct RowDiagnostics {
   bool fully_masked = false; // every key blocked: weights and output are zeros
   bool padding = false;      // a padding query row (padding mask, i ≥ L)
   // Some of the row's scores were computed in double because their float32 sum could overflow
-  // (detail::ScoreOverflowGuard), so they do not depend on the order of summation.
+  // (ScoreOverflowGuard, attention/overflow_guard.hpp), so they do not depend on the order of summation.
   bool scores_recomputed = false;
 };
 
@@ -55,6 +59,10 @@ struct MomentStats {
   double min = 0;
   double max = 0;
   long long count = 0;  // cells counted (logits: unblocked cells only)
+  // Cells min and max are taken over: `count`, except for a streamed result's scores under a mask,
+  // whose min and max cover the unblocked cells only (the streaming paths never multiply the
+  // blocked ones; attention/stats.hpp, score_range_note).
+  long long range_count = 0;
 };
 
 struct Stats {
@@ -79,6 +87,10 @@ inline Eigen::Index pixel_first(Eigen::Index p, Eigen::Index cells, Eigen::Index
 inline Eigen::Index pixel_of(Eigen::Index c, Eigen::Index cells, Eigen::Index pixels) {
   return c * pixels / cells;
 }
+
+// Pixel means from pixel sums: divides each of the rows × cols pixels of `sums` by the number of
+// the n × m cells it covers (pixel_first), as every streaming path's heatmap does.
+void divide_by_pixel_cells(Matrix& sums, Eigen::Index n, Eigen::Index m);
 
 // The engine's backends. Identity is this enum, never a string compared by callers.
 enum class BackendKind { Cpu, Gpu };
@@ -108,6 +120,8 @@ struct Result {
   Matrix weights;     // n × m, normalizer(logits) row-wise
   Matrix output;      // n × d_v, weights · V
   Matrix saturation;  // n × m, a(1 − a)
+  // With rotary positions on: Q (n × d_k) and K (m × d_k) as rotated, what the scores are made of.
+  Matrix rotated_q, rotated_k;
   std::vector<RowDiagnostics> rows;  // n
   Stats stats;
   Heatmap heatmap;  // streaming only: weights downsampled (StreamingOptions::heatmap_rows × _cols)
@@ -120,8 +134,34 @@ Result result_header(const Problem& p);
 // s · T for the given d_k and options.
 double effective_temperature(Eigen::Index d_k, const Options& options);
 
+// 1/(s·T) as a float when it is a normal float, else 0: the fast float softmax of every path
+// computes weights as exp((s − max s)·c) and falls back to double logits when c is 0 here.
+float fast_inverse_divisor(double divisor);
+
+// One cell of the logits stage from its score: S / (s·T) rounded to float (±∞ where it overflows
+// float), −∞ where blocked. The dense paths fill Result::logits with exactly this.
+inline float logit_of(float score, bool blocked, double divisor) {
+  const double l = score / divisor;
+  // The float copy saturates to ±∞ (casting an out-of-range double to float is undefined).
+  if (blocked) return -std::numeric_limits<float>::infinity();
+  return fits_float(l) ? static_cast<float>(l) : l > 0 ? std::numeric_limits<float>::infinity()
+                                                         : -std::numeric_limits<float>::infinity();
+}
+// One cell of the saturation stage from its weight: a(1 − a) in float, as the dense paths fill it.
+inline float saturation_of(float a) { return a * (1.0f - a); }
+
 // Checks shapes, finiteness and options; throws InputError with a sentence naming the matrix.
 void validate_problem(const Problem& p);
+
+// The positions rotary positions give Q's rows and K's rows: the settings' own, or 0 … count − 1.
+std::vector<std::int64_t> rope_positions(const std::vector<std::int64_t>& given, Eigen::Index count);
+// The problem the scores are computed from when rotary positions are on: Q and K rotated by their
+// positions (attention/rope.hpp), the rope cleared; every later stage is as before.
+Problem rope_applied(const Problem& p);
+// `compute` on `p`, through rope_applied when its rope is on, with the rotated Q and K kept in the
+// result (Result::rotated_q, rotated_k): the one place every backend's path and the CPU's own entry
+// (compute_cpu) apply the stage that comes before the scores.
+Result computed_with_rope(const Problem& p, const std::function<Result(const Problem&)>& compute);
 
 // Applies the normalizer to one row of logits in double precision (blocked cells are −∞),
 // writing weights; overflowed (+∞) logits win outright.

@@ -1,16 +1,16 @@
-// One interface for the engine's backends (CPU, GL compute), checked against each other in tests.
-// A pure interface: each backend implements every member, so a new one never inherits the CPU's
-// behaviour without saying so (docs/ARCHITECTURE.md, "How to add a backend").
+// The engine's compute interface: a problem in, a Result out, on the CPU (cpu/cpu_backend.hpp) or
+// the GPU (gpu/gpu_backend.hpp), checked against each other in tests. Only computing: benchmarking
+// is BackendBench (attention/bench.hpp), and which backend a caller gets is gpu/backend_choice.hpp.
+//
+// One front door per path (compute, compute_streaming) validates the problem and prepares the
+// inputs of the scores once, then calls the backend's own path (run_dense, run_streaming). Those
+// are pure, so a new backend implements every one and never inherits the CPU's behaviour without
+// saying so (docs/ARCHITECTURE.md, "How to add a backend").
 #pragma once
 
 #include "engine/attention/attention.hpp"
-#include "engine/cpu/output_only.hpp"
-#include "engine/lessons/scaling.hpp"
-#include "engine/cpu/dense.hpp"
-#include "engine/cpu/fma_peak.hpp"
-#include "engine/cpu/streaming.hpp"
+#include "engine/attention/path_options.hpp"
 
-#include <memory>
 #include <string>
 #include <string_view>
 
@@ -27,28 +27,23 @@ public:
   virtual std::string device() const = 0;
   // A one-line description for status bars and logs: "CPU (…)", "GPU: …".
   virtual std::string description() const = 0;
-  // What runs the matrix products, in a few words: "OpenBLAS 0.3.21 (SkylakeX kernels)",
-  // "shared-memory tiles" (`attnlab bench` reports it).
-  virtual std::string kernels() const = 0;
-  // Every stage of the problem. Throws InputError on bad input.
-  virtual Result compute(const Problem& p) = 0;
-  // compute(), keeping only the n × m stages named in `keep` where the backend can leave the
-  // others out (the CPU's compute_cpu); a backend that cannot keeps everything.
-  virtual Result compute_keeping(const Problem& p, const DenseStages& keep) = 0;
-  // Computes every stage once, timing each stage on its own (transfers and formatting left out).
-  virtual StageTimes time_stages(const Problem& p) = 0;
-  // Times the streaming path once (StageTimes::fused; the n × m matrices never exist).
-  virtual StageTimes time_streaming(const Problem& p) = 0;
-  // The sampler for the d_k scaling demonstration on this backend.
-  virtual std::unique_ptr<ScalingSampler> scaling_sampler() = 0;
-  // The streaming path: output, rows, stats and the downsampled heatmap, never the n × m
-  // matrices (Result::dense is false). Result::computed_by says where each part ran.
-  virtual Result compute_streaming(const Problem& p, const StreamingOptions& options) = 0;
-  // The FP32 multiply-add peak of the device this backend runs on, measured on the first call
-  // and kept: what `attnlab bench` gives each stage as a fraction of.
-  virtual const FmaPeak& fma_peak() = 0;
-};
 
-std::unique_ptr<Backend> make_cpu_backend();
+  // The dense path: every stage of the problem (Q: n × d_k, K: m × d_k, V: m × d_v), keeping the
+  // n × m stages named in `keep` where the backend can leave the others out (the CPU); a backend
+  // that cannot keeps everything. Throws InputError on bad input, and when the n × m stages would
+  // not fit in memory (check_dense_fits).
+  Result compute(const Problem& p, const DenseStages& keep = {});
+  // The streaming path: output, rows, stats and the downsampled heatmap, never the n × m
+  // matrices (Result::dense is false). Result::computed_by says where each part ran. Throws
+  // InputError on bad input and Cancelled once options.cancel is set.
+  Result compute_streaming(const Problem& p, const StreamingOptions& options = {});
+
+protected:
+  // The backend's own paths, reached only through the front doors above: `p` is validated and its
+  // inputs are those the scores are computed from. A path that hands work to another backend's
+  // path calls that path's function (compute_streaming_cpu), never a front door.
+  virtual Result run_dense(const Problem& p, const DenseStages& keep) = 0;
+  virtual Result run_streaming(const Problem& p, const StreamingOptions& options) = 0;
+};
 
 }  // namespace attnlab

@@ -127,6 +127,17 @@ void Mask::visible_range(Eigen::Index i, Eigen::Index m, Eigen::Index& first, Ei
   if (first > last) first = last;
 }
 
+long long Mask::visible_cells(Eigen::Index n, Eigen::Index m) const {
+  if (kind == MaskKind::Custom) return static_cast<long long>(n * m) - static_cast<long long>(blocked.cast<int>().sum());
+  long long cells = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    Eigen::Index first = 0, last = m;
+    visible_range(i, m, first, last);
+    cells += static_cast<long long>(last - first);
+  }
+  return cells;
+}
+
 BlockGrid mask_grid(const Mask& mask, Eigen::Index n, Eigen::Index m) {
   BlockGrid g(n, m);
   for (Eigen::Index i = 0; i < n; ++i) {

@@ -34,6 +34,8 @@ struct Mask {
   // Half-open range [first, last) of keys visible to query i, when the mask is an interval
   // (every kind but Custom). Lets fast paths skip blocked tiles without testing every cell.
   void visible_range(Eigen::Index i, Eigen::Index m, Eigen::Index& first, Eigen::Index& last) const;
+  // How many cells of an n × m problem the mask leaves visible (n·m for None).
+  long long visible_cells(Eigen::Index n, Eigen::Index m) const;
 
   friend bool operator==(const Mask& a, const Mask& b) {
     return a.kind == b.kind && a.param == b.param && a.blocked == b.blocked;

@@ -1,7 +1,6 @@
 // Overflow notes: finds the ±∞ cells of a result and says, in one sentence per kind, why they are
 // there and what they did to the weights.
 #include "engine/attention/overflow_notes.hpp"
-#include "engine/cpu/dense.hpp"
 
 #include <algorithm>
 #include <array>

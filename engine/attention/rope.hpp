@@ -1,4 +1,4 @@
-// Rotary positions (DESIGN.md, "Rotary positions"): the frequencies, Hugging Face's rope_scaling
+// Rotary positions (docs/MODELS.md, "Rotary positions"): the frequencies, Hugging Face's rope_scaling
 // rules and the rotate-half rotation of rows at given positions. Pure math on float rows, no
 // backend: the model families' forward uses it, and so can the lab's RoPE stage.
 #pragma once

@@ -1,5 +1,4 @@
-// Pieces shared by the dense (cpu/dense.cpp) and streaming (cpu/streaming.cpp) CPU paths, and by
-// the GPU backend's scores (ScoreOverflowGuard).
+// Pieces shared by the dense (cpu/dense.cpp) and streaming (cpu/streaming.cpp) CPU paths.
 #include "engine/cpu/cpu_internal.hpp"
 
 #include <algorithm>
@@ -32,21 +31,6 @@ void transpose_into(const Matrix& K, Matrix& out) {
   }
 }
 
-Stats stats_from_moments(const kernels::ScoreMoments& all, const kernels::ScoreMoments& visible, double divisor) {
-  Stats st;
-  const auto fill = [](MomentStats& out, const kernels::ScoreMoments& in, double d) {
-    out.count = in.count;
-    if (in.count == 0) return;
-    out.min = in.min / d;
-    out.max = in.max / d;
-    out.mean = in.mean / d;
-    out.std = std::sqrt(std::max(0.0, in.m2 / static_cast<double>(in.count))) / d;
-  };
-  fill(st.scores, all, 1.0);
-  fill(st.logits, visible, divisor);
-  return st;
-}
-
 void visible_moments(const Mask& mask, Eigen::Index i, Eigen::Index m, const float* s, Eigen::Index j0,
                      Eigen::Index j1, kernels::ScoreMoments& out) {
   if (mask.kind != MaskKind::Custom) {
@@ -66,11 +50,6 @@ void visible_moments(const Mask& mask, Eigen::Index i, Eigen::Index m, const flo
   kernels::table().moments(run.data(), static_cast<std::int64_t>(run.size()), out);
 }
 
-float fast_inverse_divisor(double divisor) {
-  const float c = static_cast<float>(1.0 / divisor);
-  return std::isnormal(c) ? c : 0.0f;
-}
-
 void normalizer_logits(Normalizer normalizer, const Mask& mask, Eigen::Index i, Eigen::Index m, const float* s,
                        double divisor, double* x) {
   float top = -std::numeric_limits<float>::infinity();
@@ -88,44 +67,6 @@ void normalizer_logits(Normalizer normalizer, const Mask& mask, Eigen::Index i, 
     else x[j] = std::max((shift ? static_cast<double>(s[j]) - top : static_cast<double>(s[j])) / divisor,
                          std::numeric_limits<double>::lowest());
   }
-}
-
-ScoreOverflowGuard::ScoreOverflowGuard(const Problem& p) : p_(&p) {
-  if (p.Q.size() == 0 || p.K.size() == 0) return;
-  const double dk = static_cast<double>(p.Q.cols());
-  // Every partial sum of d_k products, in any order and with or without fused multiply-adds, is
-  // at most Σ|q·k| · (1 + 2^−24)^(d_k + 1) ≤ Σ|q·k| / (1 − (d_k + 1)·2^−24) in magnitude.
-  risk_ = std::max(0.0, static_cast<double>(std::numeric_limits<float>::max()) * (1.0 - (dk + 1) * 0x1p-24));
-  k_max_ = p.K.cwiseAbs().maxCoeff();
-  active_ = static_cast<double>(p.Q.cwiseAbs().maxCoeff()) * k_max_ * dk >= risk_;
-  if (active_) {
-    key_max_.resize(static_cast<size_t>(p.K.rows()));
-    for (Eigen::Index j = 0; j < p.K.rows(); ++j) key_max_[static_cast<size_t>(j)] = p.K.row(j).cwiseAbs().maxCoeff();
-  }
-}
-
-Eigen::Index ScoreOverflowGuard::apply(Eigen::Index i, Eigen::Index j0, Eigen::Index j1, float* s) const {
-  if (!active_) return 0;
-  const Eigen::Index dk = p_->Q.cols();
-  const float* q = p_->Q.row(i).data();
-  const double q_max = p_->Q.row(i).cwiseAbs().maxCoeff(), dkd = static_cast<double>(dk);
-  if (q_max * k_max_ * dkd < risk_) return 0;
-  Eigen::Index redone = 0;
-  for (Eigen::Index j = j0; j < j1; ++j) {
-    if (q_max * key_max_[static_cast<size_t>(j)] * dkd < risk_) continue;
-    const float* k = p_->K.row(j).data();
-    double exact = 0, magnitude = 0;
-    for (Eigen::Index l = 0; l < dk; ++l) {
-      const double term = static_cast<double>(q[l]) * static_cast<double>(k[l]);
-      exact += term;
-      magnitude += std::fabs(term);
-    }
-    if (magnitude < risk_) continue;
-    constexpr float inf = std::numeric_limits<float>::infinity();
-    s[j - j0] = fits_float(exact) ? static_cast<float>(exact) : exact > 0 ? inf : -inf;
-    ++redone;
-  }
-  return redone;
 }
 
 }  // namespace detail

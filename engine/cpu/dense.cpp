@@ -52,6 +52,8 @@ Result compute_cpu(const Problem& p) { return compute_cpu(p, DenseStages{}); }
 
 Result compute_cpu(const Problem& p, const DenseStages& keep) {
   validate_problem(p);
+  // Engine code that asks the CPU directly (the lessons' variants) gets the rotary positions too.
+  if (p.options.rope) return computed_with_rope(p, [&](const Problem& q) { return compute_cpu(q, keep); });
   const Eigen::Index n = p.Q.rows(), m = p.K.rows();
   check_dense_fits(n, m);
   const Options& o = p.options;
@@ -69,12 +71,12 @@ Result compute_cpu(const Problem& p, const DenseStages& keep) {
   detail::transpose_into(p.K, Kt);
 
   const double divisor = r.effective_temperature;
-  const float c = detail::fast_inverse_divisor(divisor);
+  const float c = fast_inverse_divisor(divisor);
   const Eigen::Index strips = (n + kStrip - 1) / kStrip;
   // Moments per strip, merged in strip order afterwards: the printed statistics do not depend on
   // which thread took which strip (they did in their last digits when threads merged as they went).
   std::vector<kernels::ScoreMoments> strip_all(static_cast<size_t>(strips)), strip_visible(static_cast<size_t>(strips));
-  const detail::ScoreOverflowGuard guard(p);
+  const ScoreOverflowGuard guard(p);
   // Strip by strip: scores, the row loop, output. A stage that is not kept lives in a per-thread
   // strip buffer (kStrip × m) with the same row stride, so every product and every row sees the
   // very same operands either way.
@@ -127,7 +129,7 @@ Result compute_cpu(const Problem& p, const DenseStages& keep) {
     all.merge(strip_all[static_cast<size_t>(b)]);
     visible.merge(strip_visible[static_cast<size_t>(b)]);
   }
-  r.stats = detail::stats_from_moments(all, visible, divisor);
+  r.stats = stats_from_moments(all, visible, divisor);
   return r;
 }
 

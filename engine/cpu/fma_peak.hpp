@@ -3,16 +3,9 @@
 // milliseconds alone do not compare from one machine or day to the next).
 #pragma once
 
-#include <string>
+#include "engine/attention/bench.hpp"
 
 namespace attnlab {
-
-struct FmaPeak {
-  double gflops = 0;     // FP32 GFLOP/s of all `threads` together (an FMA counts 2 FLOPs)
-  int threads = 0;       // threads that ran the probe at the same time
-  std::string isa;       // the kernel variant that ran it: "avx512", "avx2" or "baseline"
-  double probe_ms = 0;   // how long the whole probe took
-};
 
 // Measures the peak now: every thread runs independent multiply-add chains on vector registers
 // (no memory traffic) at the same time, in `repetitions` rounds of about `round_ms` of CPU time

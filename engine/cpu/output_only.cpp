@@ -27,28 +27,10 @@ using detail::visible_span;
 
 namespace {
 
-using Index = Eigen::Index;
-constexpr float kInfF = std::numeric_limits<float>::infinity();
+using detail::Index;
+using detail::kInfF;
 
 // [SECTION] Dense strips
-
-// Query rows per dense strip. Small d (softmax-bound): the strip's scores (rows × m floats)
-// within ~1 MiB so they stay in L2 between the three stages, 32 to 256 rows. Large d
-// (product-bound): up to 512 rows and 8 MiB, because every strip re-packs Kᵀ and V for sgemm
-// (16 MiB each at d = 4096), and fewer strips pack them fewer times.
-// ATTNLAB_STRIP_ROWS overrides it for tuning and tests.
-Index dense_strip_rows(Index m, Index d) {
-  static const Index forced = [] {
-    const char* e = std::getenv("ATTNLAB_STRIP_ROWS");
-    return e ? std::clamp<Index>(std::atol(e), 1, 4096) : Index{0};
-  }();
-  if (forced > 0) return forced;
-  const bool large = d >= 512;
-  const Index budget = large ? Index{8} << 20 : Index{1} << 20;
-  Index r = large ? 512 : 256;
-  while (r > 32 && r * m * static_cast<Index>(sizeof(float)) > budget) r /= 2;
-  return r;
-}
 
 // Rows per sub-strip: under a causal mask a strip's keys form a staircase; each sub-strip
 // multiplies only up to its own last visible key, so at most 32·n/2 blocked cells are computed.
@@ -236,11 +218,7 @@ void dense_strip(const Context& cx, Index r0, Index r1, DenseStrip& ds, Matrix& 
 // strips: at large d the products dominate and their operands are large, and per-thread strips
 // would each pack Kᵀ and V again. At d = 256 the strips were still faster under a causal mask
 // (docs/PERFORMANCE.md, "The dense CPU path"). Only while the n × m weights fit in a modest buffer.
-bool use_wide(const Problem& p) {
-  constexpr Index kWideBudget = Index{256} << 20;  // bytes of weights
-  return std::max(p.Q.cols(), p.V.cols()) >= 512 &&
-         p.Q.rows() * p.K.rows() * static_cast<Index>(sizeof(float)) <= kWideBudget;
-}
+bool use_wide(const Problem& p) { return std::max(p.Q.cols(), p.V.cols()) >= 512 && wide_fits(p); }
 
 // Thread t's share [j0, j1) of w columns split between `threads`: slices of whole 16-float vectors,
 // so that no two threads write one cache line.
@@ -313,17 +291,19 @@ void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& prod
   }
 }
 
-// All query rows as one strip: the visible cells covered by products down to kWideLeaf rows
-// (a causal triangle becomes a quadtree of squares), run by run_wide_blocks; under a causal mask
-// the output is one triangular product. Blocked tiles are neither multiplied nor exponentiated.
-DenseThreadTimes dense_wide(const Context& cx, Matrix& output) {
+// All query rows as one strip: the visible cells covered by products down to `leaf` rows (a
+// causal triangle becomes a quadtree of squares; 0: one product), run by run_wide_blocks; under a
+// causal mask the output is one triangular product. Blocked tiles are neither multiplied nor
+// exponentiated.
+DenseThreadTimes dense_wide(const Context& cx, Index leaf, Matrix& output) {
   DenseThreadTimes tt;
   const Problem& p = *cx.p;
   const Index n = cx.n, dk = cx.dk, dv = cx.dv;
   auto t0 = std::chrono::steady_clock::now();
   DenseStrip ds;
-  ds.leaf = kWideLeaf;
-  ds.group_rows = kWideGroup;
+  ds.leaf = leaf > 0 ? leaf : n;
+  // One product for all rows runs on OpenBLAS's threads (run_wide_blocks), never as a group.
+  ds.group_rows = ds.leaf >= n ? 0 : kWideGroup;
   Index L = 0, H = 0;
   if (!plan_strip(cx, 0, n, ds, L, H)) {
     output.setZero();  // every row fully masked: zero weights, zero output
@@ -410,53 +390,20 @@ DenseThreadTimes dense_wide(const Context& cx, Matrix& output) {
 
 // [SECTION] attention_output_cpu
 
-Matrix attention_output_cpu(const Problem& p, bool streaming, StageTimes* timings) {
-  validate_problem(p);
-  StageTimes local;
-  StageTimes& t = timings ? *timings : local;
-  t = StageTimes{};
-  const auto start = std::chrono::steady_clock::now();
-  if (p.options.normalizer != Normalizer::Softmax ||
-      detail::fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0 || detail::ScoreOverflowGuard(p).active()) {
-    // The exact rows, and scores that may overflow float32 (their scan lives in the tiled pass and
-    // the exact rows; compute_streaming_cpu makes its own context: none built here for nothing).
-    Matrix output = compute_streaming_cpu(p).output;
-    t.fused = true;
-    t.total_ms = ms_since(start);
-    return output;
-  }
-  const bool wide = !streaming && use_wide(p);
-  const Context cx =
-      detail::make_context(p, false, nullptr, wide ? KeyLayout::None : streaming ? KeyLayout::Tiled : KeyLayout::Transposed);
-  const Index n = cx.n, m = cx.m;
-  Matrix output(n, cx.dv);
-  if (streaming) {
-    std::vector<RowDiagnostics> rows(static_cast<size_t>(n));
-    ThreadAcc acc = detail::run_rows(cx, output, rows, {});
-    (void)acc;
-    t.fused = true;
-    t.total_ms = ms_since(start);
-    return output;
-  }
+namespace {
 
-  if (wide) {
-    const DenseThreadTimes w = dense_wide(cx, output);
-    t.total_ms = ms_since(start);
-    t.softmax_ms = w.softmax;
-    t.output_ms = w.output;
-    t.scores_ms = t.total_ms - t.softmax_ms - t.output_ms;  // with the set-up: the stages add up to the wall time
-    return output;
-  }
-
-  // Dense: strips of query rows, each with full rows of scores (the exact two-pass softmax, as
-  // numpy computes it) in a per-thread buffer that stays in cache: scores, softmax, output, then
-  // the next strip. One parallel region, no n × m matrix (nothing to page in per run).
+// The dense strips: each thread's strips of plan.rows query rows in turn, each with full rows of
+// scores (the exact two-pass softmax, as numpy computes it) in a per-thread buffer that stays in
+// cache: scores, softmax, output, then the next strip. One parallel region, no n × m matrix
+// (nothing to page in per run). Returns the threads' times in each stage, summed.
+DenseThreadTimes dense_strips(const Context& cx, const DensePlan& plan, Matrix& output) {
   std::vector<DenseThreadTimes> times(static_cast<size_t>(omp_get_max_threads()));
-  const Index strip = dense_strip_rows(m, std::max(cx.dk, cx.dv));
+  const Index n = cx.n, strip = std::max<Index>(1, plan.rows);
   const Index strips = (n + strip - 1) / strip;
 #pragma omp parallel
   {
     DenseStrip ds;
+    ds.leaf = plan.leaf > 0 ? plan.leaf : strip;
     DenseThreadTimes& my = times[static_cast<size_t>(omp_get_thread_num())];
     // Last strips first: under a causal mask they see the most keys, so the threads end together.
 #pragma omp for schedule(dynamic, 1)
@@ -465,21 +412,106 @@ Matrix attention_output_cpu(const Problem& p, bool streaming, StageTimes* timing
       dense_strip(cx, r0, std::min(n, r0 + strip), ds, output, my);
     }
   }
-  // Each stage's share of the threads' time, applied to the wall time: the three add up to it.
-  double sum_scores = 0, sum_softmax = 0, sum_output = 0;
+  DenseThreadTimes sum;
   for (const DenseThreadTimes& tt : times) {
-    sum_scores += tt.scores;
-    sum_softmax += tt.softmax;
-    sum_output += tt.output;
+    sum.scores += tt.scores;
+    sum.softmax += tt.softmax;
+    sum.output += tt.output;
   }
+  return sum;
+}
+
+// Problems only the streaming path's exact rows compute: other normalizers, s·T beyond float,
+// scores whose float32 sum may overflow (their scan lives in the tiled pass and the exact rows).
+bool needs_exact_rows(const Problem& p) {
+  return p.options.normalizer != Normalizer::Softmax ||
+         fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0 || ScoreOverflowGuard(p).active();
+}
+
+// Resets *timings (or a local) and runs path(t, start), the fast path, unless p needs the exact
+// rows, which are then timed as one fused stage (compute_streaming_cpu makes its own context).
+template <class Path>
+Matrix timed_output(const Problem& p, StageTimes* timings, const Path& path) {
+  validate_problem(p);
+  StageTimes local;
+  StageTimes& t = timings ? *timings : local;
+  t = StageTimes{};
+  const auto start = std::chrono::steady_clock::now();
+  if (!needs_exact_rows(p)) return path(t, start);
+  Matrix output = compute_streaming_cpu(p).output;
+  t.fused = true;
   t.total_ms = ms_since(start);
-  const double all = sum_scores + sum_softmax + sum_output;
-  if (all > 0) {
-    t.scores_ms = t.total_ms * sum_scores / all;
-    t.softmax_ms = t.total_ms * sum_softmax / all;
-    t.output_ms = t.total_ms * sum_output / all;
-  }
   return output;
+}
+
+}  // namespace
+
+// Large d packs Kᵀ and V again per strip (16 MiB each at d = 4096): fewer, taller strips pack
+// them fewer times.
+Index dense_strip_rows(Index m, Index d) {
+  static const Index forced = [] {
+    const char* e = std::getenv("ATTNLAB_STRIP_ROWS");
+    return e ? std::clamp<Index>(std::atol(e), 1, 4096) : Index{0};
+  }();
+  if (forced > 0) return forced;
+  const bool large = d >= 512;
+  const Index budget = large ? Index{8} << 20 : Index{1} << 20;
+  Index r = large ? 512 : 256;
+  while (r > 32 && r * m * static_cast<Index>(sizeof(float)) > budget) r /= 2;
+  return r;
+}
+
+std::string DensePlan::name() const {
+  const std::string leaf_name = leaf > 0 ? std::to_string(leaf) : "full";
+  return layout == Layout::Wide ? "wide " + leaf_name : "strips " + std::to_string(rows) + "/" + leaf_name;
+}
+
+bool wide_fits(const Problem& p) {
+  constexpr Index kWideBudget = Index{256} << 20;  // bytes of weights
+  return p.Q.rows() * p.K.rows() * static_cast<Index>(sizeof(float)) <= kWideBudget;
+}
+
+DensePlan default_dense_plan(const Problem& p) {
+  if (use_wide(p)) return {DensePlan::Layout::Wide, 0, kWideLeaf};
+  return {DensePlan::Layout::Strips, dense_strip_rows(p.K.rows(), std::max(p.Q.cols(), p.V.cols())), kSubStrip};
+}
+
+Matrix attention_output_cpu(const Problem& p, bool streaming, StageTimes* timings) {
+  if (!streaming) return attention_output_cpu(p, default_dense_plan(p), timings);
+  return timed_output(p, timings, [&](StageTimes& t, std::chrono::steady_clock::time_point start) {
+    const Context cx = detail::make_context(p, false, nullptr, KeyLayout::Tiled);
+    Matrix output(cx.n, cx.dv);
+    std::vector<RowDiagnostics> rows(static_cast<size_t>(cx.n));
+    detail::run_rows(cx, output, rows, {});
+    t.fused = true;
+    t.total_ms = ms_since(start);
+    return output;
+  });
+}
+
+Matrix attention_output_cpu(const Problem& p, const DensePlan& plan, StageTimes* timings) {
+  return timed_output(p, timings, [&](StageTimes& t, std::chrono::steady_clock::time_point start) {
+    const bool wide = plan.layout == DensePlan::Layout::Wide && wide_fits(p);
+    const DensePlan strips = plan.layout == DensePlan::Layout::Strips ? plan : default_dense_plan(p);
+    const Context cx = detail::make_context(p, false, nullptr, wide ? KeyLayout::None : KeyLayout::Transposed);
+    Matrix output(cx.n, cx.dv);
+    const DenseThreadTimes sum = wide ? dense_wide(cx, plan.leaf, output) : dense_strips(cx, strips, output);
+    t.total_ms = ms_since(start);
+    if (wide) {
+      t.softmax_ms = sum.softmax;
+      t.output_ms = sum.output;
+      t.scores_ms = t.total_ms - t.softmax_ms - t.output_ms;  // with the set-up: the stages add up to the wall time
+      return output;
+    }
+    // Each stage's share of the threads' time, applied to the wall time: the three add up to it.
+    const double all = sum.scores + sum.softmax + sum.output;
+    if (all > 0) {
+      t.scores_ms = t.total_ms * sum.scores / all;
+      t.softmax_ms = t.total_ms * sum.softmax / all;
+      t.output_ms = t.total_ms * sum.output / all;
+    }
+    return output;
+  });
 }
 
 }  // namespace attnlab

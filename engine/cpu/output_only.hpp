@@ -1,21 +1,46 @@
 // The output-only softmax attention used by `attnlab bench`: the fast paths, with stage timings
-// (StageTimes, which the backends' bench methods return too).
+// (StageTimes, attention/bench.hpp).
 #pragma once
 
 #include "engine/attention/attention.hpp"
+#include "engine/attention/bench.hpp"
+
+#include <string>
 
 namespace attnlab {
 
-// Wall-clock milliseconds of each stage of one computation (for `attnlab bench`): scores
-// (S = Q Kᵀ), softmax (of S / (s·T) with the mask), output (A V).
-struct StageTimes {
-  double scores_ms = 0;
-  double softmax_ms = 0;
-  double output_ms = 0;
-  // Streaming runs the stages interleaved tile by tile: only the total is measured.
-  bool fused = false;
-  double total_ms = 0;  // always set by attention_output_cpu; backends may leave it 0 unless fused
+// How the dense output-only path covers the visible cells with products. Every plan gives the same
+// output within the same bounds; which is fastest depends on the CPU and its BLAS kernels, so
+// `attnlab bench` measures them (cpu/dense_plan.hpp).
+struct DensePlan {
+  enum class Layout {
+    Strips,  // strips of `rows` query rows, each thread its own: scores, softmax, output in cache
+    Wide,    // all query rows at once, every product split between the threads (large d)
+  };
+  Layout layout = Layout::Strips;
+  Eigen::Index rows = 256;  // Strips: query rows per strip
+  // The smallest product a blocked staircase is cut into (cover_rows' leaves), in query rows; 0: none,
+  // one product over every key any row of the strip (Wide: of the problem) sees, its blocked
+  // cells multiplied and then left out.
+  Eigen::Index leaf = 32;
+  // "strips 256/32", "strips 256/full", "wide 64", "wide full" (parse_dense_plan reads it back).
+  std::string name() const;
+  friend bool operator==(const DensePlan&, const DensePlan&) = default;
 };
+
+// The plan the engine runs without measuring: strips up to ~1 MiB of scores with 32-row
+// sub-strips below d = 512, all rows at once with 64-row leaves from d = 512 (while the n × m
+// weights fit in 256 MiB).
+DensePlan default_dense_plan(const Problem& p);
+
+// Whether the Wide layout can run p: its n × m weights fit in 256 MiB.
+bool wide_fits(const Problem& p);
+
+// The default strip height for m keys and d = max(d_k, d_v): small d (softmax-bound) keeps a
+// strip's scores within ~1 MiB, in L2 between the three stages (32 to 256 rows); large d
+// (product-bound) up to 512 rows and 8 MiB, since every strip packs Kᵀ and V again.
+// ATTNLAB_STRIP_ROWS overrides it.
+Eigen::Index dense_strip_rows(Eigen::Index m, Eigen::Index d);
 
 // softmax(Q Kᵀ / (s·T) + mask) V for the problem (Q: n × d_k, K: m × d_k, V: m × d_v), returning
 // the n × d_v output. Dense: the n × m weights in one buffer, each stage over all rows in turn;
@@ -23,5 +48,7 @@ struct StageTimes {
 // padding) are neither multiplied nor exponentiated. No diagnostics or statistics. Normalizers
 // other than softmax go through compute_streaming_cpu. Throws InputError on invalid input.
 Matrix attention_output_cpu(const Problem& p, bool streaming, StageTimes* timings = nullptr);
+// The dense path on a given plan (a Wide plan that does not fit runs the default).
+Matrix attention_output_cpu(const Problem& p, const DensePlan& plan, StageTimes* timings = nullptr);
 
 }  // namespace attnlab

@@ -3,45 +3,15 @@
 // run time from the CPU's features.
 #pragma once
 
+#include "engine/attention/score_moments.hpp"
+
 #include <cstdint>
 #include <limits>
 
 namespace attnlab::kernels {
 
-// Moments of a run of float scores: count, mean and the sum of squared deviations m2, merged
-// chunk by chunk with Chan et al.'s pairwise update (each chunk two-pass around its own mean), so
-// the std stays accurate when the spread is tiny next to the mean (scores of 8e8 ± 64), where
-// E[x²] − mean² cancels. min/max are exact.
-struct ScoreMoments {
-  long long count = 0;
-  double mean = 0;
-  double m2 = 0;
-  float min = std::numeric_limits<float>::infinity();
-  float max = -std::numeric_limits<float>::infinity();
-  bool nan = false;  // some score was NaN (an overflowed dot product)
-
-  void merge(const ScoreMoments& o) {
-    if (o.count == 0) {
-      nan = nan || o.nan;
-      return;
-    }
-    if (count == 0) {
-      const bool was_nan = nan;
-      *this = o;
-      nan = nan || was_nan;
-      return;
-    }
-    const double n = static_cast<double>(count + o.count);
-    const double delta = o.mean - mean;
-    const double wa = static_cast<double>(count) / n, wb = static_cast<double>(o.count) / n;
-    mean = mean * wa + o.mean * wb;
-    m2 = m2 + o.m2 + delta * delta * static_cast<double>(count) * wb;
-    count += o.count;
-    min = o.min < min ? o.min : min;
-    max = o.max > max ? o.max : max;
-    nan = nan || o.nan;
-  }
-};
+// The scores' moments (attention/score_moments.hpp), which Table::moments fills.
+using ScoreMoments = attnlab::ScoreMoments;
 
 // Sums over one run of p_j = exp((s_j − mx)·c), the weights before normalization in the frame of
 // the row max `mx`: z = Σ p. With diagnostics, also sums over the cells below the max only (cells
@@ -83,6 +53,10 @@ struct Table {
   // p[j] = exp((s[j] − mx)·c) for j < len; returns the sums (t, u2, u3 only when `diagnostics`).
   // Requires a finite mx and a finite, normal c > 0; s[j] = −inf gives p[j] = 0.
   ExpSums (*exp_row)(const float* s, float* p, std::int64_t len, float mx, float c, bool diagnostics);
+  // exp_row with diagnostics that also adds the moments of s[0..len) to m in the same pass (the
+  // streaming path's visible scores); `shift` must be the largest of s[0..len), every s finite.
+  ExpSums (*exp_row_moments)(const float* s, float* p, std::int64_t len, float mx, float c, float shift,
+                             ScoreMoments& m);
   // Sum and max of p[0..len) (p ≥ 0).
   void (*sum_max)(const float* p, std::int64_t len, float& sum, float& max);
   // x[j] *= a.

@@ -87,42 +87,80 @@ float row_max(const float* s, std::int64_t len) {
   return mx <= -kFloatMax ? scalar_max(s, len) : mx;
 }
 
+// One chunk [c0, c1) of exp_row with diagnostics, added to `out`. With kMoments (finite scores
+// only), also the chunk's score moments, merged into *m: deviations from `shift` (the run's largest
+// score) summed in double, so that the chunk's m2 = Σd² − (Σd)²/count cancels at most by the count
+// (the max is one of the scores, so the spread is at least (max − mean)²/count).
+template <bool kMoments>
+void exp_chunk(const float* s, float* p, std::int64_t c0, std::int64_t c1, float mx, float c, float shift, ExpSums& out,
+               ScoreMoments* m) {
+  float rest = 0, t = 0, u2 = 0, u3 = 0, mn = __builtin_inff();
+  int ties = 0;
+  double dsum = 0, dsq = 0;
+#pragma omp simd reduction(+ : rest, t, u2, u3, ties, dsum, dsq) reduction(min : mn)
+  for (std::int64_t j = c0; j < c1; ++j) {
+    const float x = (s[j] - mx) * c;
+    const float e = exp_nonpositive(x);
+    p[j] = e;
+    const bool top = x == 0.0f;
+    const float below = top ? 0.0f : e;
+    ties += top;
+    rest += below;
+    u2 += below * below;
+    u3 += below * below * below;
+    if constexpr (kMoments) {
+      t += e * x;  // x is finite here
+      const double d = static_cast<double>(s[j]) - static_cast<double>(shift);
+      dsum += d;
+      dsq += d * d;
+      mn = s[j] < mn ? s[j] : mn;
+    } else {
+      t += e > 0.0f ? e * x : 0.0f;  // e is 0 where x is −inf: keep 0·(−inf) from becoming NaN
+    }
+  }
+  out.z += rest + static_cast<float>(ties);
+  out.rest += rest;
+  out.t += t;
+  out.u2 += u2;
+  out.u3 += u3;
+  out.ties += ties;
+  if constexpr (kMoments) {
+    ScoreMoments chunk;
+    chunk.count = c1 - c0;
+    const double count = static_cast<double>(chunk.count);
+    chunk.mean = static_cast<double>(shift) + dsum / count;
+    const double m2 = dsq - dsum * (dsum / count);
+    chunk.m2 = m2 > 0 ? m2 : 0.0;
+    chunk.min = mn;
+    chunk.max = shift;
+    m->merge(chunk);
+  }
+}
+
 ExpSums exp_row(const float* s, float* p, std::int64_t len, float mx, float c, bool diagnostics) {
   ExpSums out;
   for (std::int64_t c0 = 0; c0 < len; c0 += kChunk) {
     const std::int64_t c1 = c0 + kChunk < len ? c0 + kChunk : len;
-    float z = 0, rest = 0, t = 0, u2 = 0, u3 = 0;
-    int ties = 0;
     if (diagnostics) {
-#pragma omp simd reduction(+ : rest, t, u2, u3, ties)
-      for (std::int64_t j = c0; j < c1; ++j) {
-        const float x = (s[j] - mx) * c;
-        const float e = exp_nonpositive(x);
-        p[j] = e;
-        const bool top = x == 0.0f;
-        const float below = top ? 0.0f : e;
-        ties += top;
-        rest += below;
-        // e is 0 where x is −inf: keep 0·(−inf) from becoming NaN.
-        t += e > 0.0f ? e * x : 0.0f;
-        u2 += below * below;
-        u3 += below * below * below;
-      }
-      z = rest + static_cast<float>(ties);
-    } else {
+      exp_chunk<false>(s, p, c0, c1, mx, c, 0.0f, out, nullptr);
+      continue;
+    }
+    float z = 0;
 #pragma omp simd reduction(+ : z)
-      for (std::int64_t j = c0; j < c1; ++j) {
-        const float e = exp_nonpositive((s[j] - mx) * c);
-        p[j] = e;
-        z += e;
-      }
+    for (std::int64_t j = c0; j < c1; ++j) {
+      const float e = exp_nonpositive((s[j] - mx) * c);
+      p[j] = e;
+      z += e;
     }
     out.z += z;
-    out.rest += rest;
-    out.t += t;
-    out.u2 += u2;
-    out.u3 += u3;
-    out.ties += ties;
+  }
+  return out;
+}
+
+ExpSums exp_row_moments(const float* s, float* p, std::int64_t len, float mx, float c, float shift, ScoreMoments& m) {
+  ExpSums out;
+  for (std::int64_t c0 = 0; c0 < len; c0 += kChunk) {
+    exp_chunk<true>(s, p, c0, c0 + kChunk < len ? c0 + kChunk : len, mx, c, shift, out, &m);
   }
   return out;
 }
@@ -156,7 +194,7 @@ int fma_flops_per_round();
 extern const TileProducts kTileProducts;
 
 extern const Table kTable;
-const Table kTable{ATTNLAB_STR(ATTNLAB_KERNEL_NS), moments, row_max, exp_row, sum_max, scale, fma_chains,
-                   fma_flops_per_round, &kTileProducts};
+const Table kTable{ATTNLAB_STR(ATTNLAB_KERNEL_NS), moments, row_max, exp_row, exp_row_moments, sum_max, scale,
+                   fma_chains, fma_flops_per_round, &kTileProducts};
 
 }  // namespace attnlab::kernels::ATTNLAB_KERNEL_NS

@@ -35,6 +35,7 @@
 namespace attnlab {
 
 using detail::AlignedFloats;
+using detail::AllScores;
 using detail::Context;
 using detail::KeyLayout;
 using detail::ThreadAcc;
@@ -45,8 +46,8 @@ using detail::visible_span;
 
 namespace {
 
-using Index = Eigen::Index;
-constexpr float kInfF = std::numeric_limits<float>::infinity();
+using detail::Index;
+using detail::kInfF;
 
 // Bytes of one level of this CPU's data caches (per core: level 1 data, level 2 unified), as
 // sysconf reports them, else as Linux's sysfs lists them for cpu0; 0 when neither says.
@@ -185,6 +186,28 @@ void add_moments(const kernels::Table& kern, const float* scores, Index count, k
   into.merge(part);
 }
 
+// Compute mode's statistics of row `query` over one key tile in a pass of their own: the visible
+// cells [visible_begin, visible_end) (each cell of a custom mask tested), and where every score's
+// statistics come from the tiles (AllScores::Tiles), the blocked runs beside them too; each cell read
+// once.
+void add_tile_moments(const Context& cx, const KeyTile& tile, Index query, const float* scores, Index visible_begin,
+                      Index visible_end, ThreadAcc& acc) {
+  const Mask& mask = cx.p->options.mask;
+  if (mask.kind == MaskKind::Custom) {
+    detail::visible_moments(mask, query, cx.m, scores, tile.begin, tile.end, acc.visible);
+    return;
+  }
+  const kernels::Table& kern = kernels::table();
+  kernels::ScoreMoments seen;
+  kern.moments(scores + (visible_begin - tile.begin), visible_end - visible_begin, seen);
+  acc.visible.merge(seen);
+  if (cx.all_scores == AllScores::Tiles) {
+    add_moments(kern, scores, visible_begin - tile.begin, acc.all);
+    add_moments(kern, scores + (visible_end - tile.begin), tile.end - visible_end, acc.all);
+    acc.all.merge(seen);
+  }
+}
+
 // Resets the tile's rows and finds each one's visible keys; returns the union of those ranges.
 std::pair<Index, Index> start_rows(const Context& cx, Index row_begin, Index rows, Workspace& work) {
   const Mask& mask = cx.p->options.mask;
@@ -227,18 +250,10 @@ void update_row(const Context& cx, const KeyTile& tile, Index r, Index query, Wo
   if (visible_begin >= visible_end) visible_begin = visible_end = tile.begin;  // nothing visible here: p is zero
   const Index skip = visible_begin - tile.begin, visible = visible_end - visible_begin;
 
-  if (cx.full && custom) {
-    detail::visible_moments(mask, query, cx.m, scores, tile.begin, tile.end, acc.visible);
-  } else if (cx.full) {
-    // Interval masks: the blocked runs before and after the visible one, and the visible run
-    // counted in both statistics; each cell read once.
-    add_moments(kern, scores, skip, acc.all);
-    add_moments(kern, scores + (visible_end - tile.begin), tile.end - visible_end, acc.all);
-    kernels::ScoreMoments seen;
-    kern.moments(scores + skip, visible, seen);
-    acc.visible.merge(seen);
-    acc.all.merge(seen);
-  }
+  // Compute mode's statistics: the visible run's moments in the exp pass below where that is all
+  // it needs (an interval mask, no blocked cells counted), else in a pass of their own.
+  const bool fused_moments = cx.full && !custom && cx.all_scores != AllScores::Tiles;
+  if (cx.full && !fused_moments) add_tile_moments(cx, tile, query, scores, visible_begin, visible_end, acc);
   if (custom) {
     for (Index j = tile.begin; j < tile.end; ++j) {
       if (mask.blocked(query, j)) scores[j - tile.begin] = -kInfF;
@@ -253,7 +268,9 @@ void update_row(const Context& cx, const KeyTile& tile, Index r, Index query, Wo
     std::fill(p, p + tile.width(), 0.0f);
     return;
   }
-  const kernels::ExpSums sums = kern.exp_row(scores + skip, p + skip, visible, new_max, cx.c, cx.full);
+  const kernels::ExpSums sums =
+      fused_moments ? kern.exp_row_moments(scores + skip, p + skip, visible, new_max, cx.c, tile_max, acc.visible)
+                    : kern.exp_row(scores + skip, p + skip, visible, new_max, cx.c, cx.full);
   std::fill(p, p + skip, 0.0f);
   std::fill(p + (visible_end - tile.begin), p + tile.width(), 0.0f);
   if (new_max != row.max) {
@@ -329,8 +346,9 @@ void query_tile(const Context& cx, Index row_begin, Index row_end, Workspace& wo
     KeyTile tile{tile_begin, std::min(cx.m, tile_begin + stride), tile_begin, 0};
     tile.end = tile.tile_end;
     const bool touches = union_begin < tile.tile_end && union_end > tile.tile_begin;
-    if (!cx.full) {
-      // Output only: blocked tiles are neither multiplied nor exponentiated.
+    const bool blocked_cells = cx.full && cx.all_scores == AllScores::Tiles;
+    if (!blocked_cells) {
+      // Blocked tiles are neither multiplied nor exponentiated.
       if (!touches) continue;
       tile.begin = std::max(tile.tile_begin, union_begin);
       // From a strip boundary for the tile kernels (tile_begin is one): the keys before the
@@ -353,9 +371,9 @@ void query_tile(const Context& cx, Index row_begin, Index row_end, Workspace& wo
         }
       }
     }
-    // Every score counts in the scores' statistics, blocked or not: a blocked tile is multiplied
-    // for them (compute mode only) and stops here, never exponentiated.
-    if (cx.full && (!touches || custom)) {
+    // Where the scores' statistics come from the tiles, every score counts, blocked or not: a
+    // blocked tile is multiplied for them and stops here, never exponentiated.
+    if (blocked_cells && (!touches || custom)) {
       for (Index r = 0; r < rows; ++r) add_moments(kern, work.S.data() + r * stride, width, acc.all);
     }
     if (!touches) continue;
@@ -449,7 +467,19 @@ private:
   double last_ = 0;
 };
 
-// Not copyable in practice (Kt is large): returned by value through copy elision only.
+// Where compute mode's statistics of every score come from (AllScores): the Gram matrices where
+// they cost less than the blocked products ((n + m)·d_k²/2 multiply-adds in double, about four
+// times a float one's cost, against blocked·d_k); the tiles where the mask blocks nothing, where
+// scores may overflow float32 (the statistics must see each ±∞ as the dense path does), and on the
+// exact rows, which have whole rows of scores anyway.
+AllScores all_scores_source(const Problem& p, const Context& cx) {
+  if (p.options.normalizer != Normalizer::Softmax || cx.c == 0 || cx.guard.active()) return AllScores::Tiles;
+  const double cells = static_cast<double>(cx.n) * static_cast<double>(cx.m);
+  const double blocked = cells - static_cast<double>(p.options.mask.visible_cells(cx.n, cx.m));
+  if (blocked == 0) return AllScores::Visible;
+  return 2.0 * static_cast<double>(cx.n + cx.m) * static_cast<double>(cx.dk) < blocked ? AllScores::Gram : AllScores::Tiles;
+}
+
 }  // namespace
 
 detail::Context detail::make_context(const Problem& p, bool full, const StreamingOptions* so, KeyLayout keys) {
@@ -460,9 +490,10 @@ detail::Context detail::make_context(const Problem& p, bool full, const Streamin
   cx.dk = p.Q.cols();
   cx.dv = p.V.cols();
   cx.divisor = effective_temperature(cx.dk, p.options);
-  cx.c = detail::fast_inverse_divisor(cx.divisor);
-  cx.guard = detail::ScoreOverflowGuard(p);
+  cx.c = fast_inverse_divisor(cx.divisor);
+  cx.guard = ScoreOverflowGuard(p);
   cx.full = full;
+  if (full) cx.all_scores = all_scores_source(p, cx);
   const StreamingTiles tiles = streaming_tile_sizes(cx.dk, cx.dv);
   // The CPU's own tile products while a strip of keys (32 · d_k floats, 8 KiB at d_k = 64) fits in
   // half of L1 (d_k ≤ 192 with 48 KiB): every query row of a tile meets the strip there. Beyond,
@@ -500,12 +531,6 @@ detail::Context detail::make_context(const Problem& p, bool full, const Streamin
   }
   return cx;
 }
-
-namespace {
-
-// Runs the tiled pass (softmax) or the exact rows (other normalizers) over all query rows in
-// parallel, then the rows that overflowed. Returns the merged accumulators.
-}  // namespace
 
 detail::ThreadAcc detail::run_rows(const Context& cx, Matrix& output, std::vector<RowDiagnostics>& rows,
                    const std::function<void(double)>& progress_f, const std::atomic<bool>* cancel) {
@@ -586,40 +611,11 @@ detail::ThreadAcc detail::run_rows(const Context& cx, Matrix& output, std::vecto
   return total;
 }
 
-namespace {
-
-// Pixel means from pixel sums: divide by the number of cells each pixel covers.
-void heat_means(Matrix& mean, Index n, Index m) {
-  const Index hr = mean.rows(), hc = mean.cols();
-  for (Index y = 0; y < hr; ++y) {
-    const double rows = static_cast<double>(pixel_first(y + 1, n, hr) - pixel_first(y, n, hr));
-    for (Index x = 0; x < hc; ++x) {
-      const double cols = static_cast<double>(pixel_first(x + 1, m, hc) - pixel_first(x, m, hc));
-      mean(y, x) = static_cast<float>(mean(y, x) / (rows * cols));
-    }
-  }
-}
-
-}  // namespace
-
 double detail::ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-
 // [SECTION] compute_streaming_cpu, downsample_weights
-
-RowDiagnostics diagnostics_from_online_sums(double z, double rest, double ties, double t, double u2,
-                                                    double u3) {
-  OnlineRow st;
-  st.z = z;
-  st.rest = rest;
-  st.ties = ties;
-  st.t = t;
-  st.u2 = u2;
-  st.u3 = u3;
-  return diagnostics_from_sums(st);
-}
 
 Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options) {
   validate_problem(p);
@@ -630,11 +626,14 @@ Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options) 
   r.rows.assign(static_cast<size_t>(r.n), RowDiagnostics{});
   ThreadAcc acc = run_rows(cx, r.output, r.rows, options.progress, options.cancel);
   if (options.cancel && options.cancel->load()) throw Cancelled();
-  r.stats = detail::stats_from_moments(acc.all, acc.visible, cx.divisor);
+  const ScoreMoments all = cx.all_scores == AllScores::Gram      ? all_score_moments(p.Q, p.K)
+                          : cx.all_scores == AllScores::Visible ? acc.visible
+                                                                : acc.all;
+  r.stats = streamed_stats(all, acc.visible, cx.divisor);
   if (cx.hcols > 0) {
     r.heatmap.mean = Eigen::Map<Matrix>(acc.heat_sum.data(), cx.hrows, cx.hcols);
     r.heatmap.max = Eigen::Map<Matrix>(acc.heat_max.data(), cx.hrows, cx.hcols);
-    heat_means(r.heatmap.mean, r.n, r.m);
+    divide_by_pixel_cells(r.heatmap.mean, r.n, r.m);
   }
   return r;
 }
@@ -654,7 +653,7 @@ Heatmap downsample_weights(const Matrix& weights, Index max_rows, Index max_cols
       h.max(y, x) = std::max(h.max(y, x), weights(i, j));
     }
   }
-  heat_means(h.mean, n, m);
+  divide_by_pixel_cells(h.mean, n, m);
   return h;
 }
 

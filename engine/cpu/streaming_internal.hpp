@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <new>
 #include <vector>
@@ -18,6 +19,7 @@
 namespace attnlab::detail {
 
 using Index = Eigen::Index;
+constexpr float kInfF = std::numeric_limits<float>::infinity();
 
 // Floats on 64-byte boundaries (one cache line, one AVX-512 vector): the tile products' vector
 // loads and stores then never straddle two lines. With malloc's 16-byte boundaries a third of them
@@ -40,6 +42,15 @@ private:
   std::unique_ptr<float, Free> data_;
 };
 
+// Where compute mode's statistics of every score (count, mean, std) come from:
+enum class AllScores {
+  Visible,  // the mask blocks nothing: every cell is a visible one
+  Gram,     // all_score_moments (attention/stats.hpp): the blocked tiles are never multiplied
+  Tiles,    // the blocked tiles are multiplied for them (scores that may overflow float32, where
+            // the statistics must see each ±∞ as the dense path does, or a large d_k, where the
+            // Gram matrices cost more than the blocked products)
+};
+
 struct Context {
   const Problem* p = nullptr;
   // Kᵀ (d_k × m): S = Q Kᵀ as a plain product, which OpenBLAS runs 1.5–3× faster on tiles than
@@ -53,13 +64,15 @@ struct Context {
   Index n = 0, m = 0, dk = 0, dv = 0;
   double divisor = 1;
   float c = 0;        // 1/(s·T) as a normal float, or 0: every row then goes the exact path
-  detail::ScoreOverflowGuard guard;  // scores whose float32 sum may overflow
+  ScoreOverflowGuard guard;  // scores whose float32 sum may overflow
   bool full = false;  // compute mode: stats, diagnostics and heatmap; bench mode: output only
+  AllScores all_scores = AllScores::Visible;  // compute mode only
   Index hrows = 0, hcols = 0;
   std::vector<std::int32_t> pixel_col;  // key j → heatmap column (narrow pixels only)
 };
 
-// What each thread gathers; merged after the parallel loop.
+// What each thread gathers; merged after the parallel loop. `all` only where the scores' own
+// statistics come from the computed cells (AllScores::Tiles, and the exact rows).
 struct ThreadAcc {
   kernels::ScoreMoments all, visible;
   std::vector<float> heat_sum, heat_max;  // hrows × hcols

@@ -249,11 +249,11 @@ struct Panel {
     width = std::max(width, grid_x + grid_w + bar_block_w);
   }
 
+  // The panel's display list at (ox, oy): its title, cells, the numbers in them, the labels and axis
+  // titles, the colour bar; and where each went (Figure::panels).
   void emit(Figure& f, double ox, double oy) const {
     const double gx = ox + grid_x, gy = oy + grid_y;
-    const double grid_w = cell * static_cast<double>(cols()), grid_h = cell * static_cast<double>(rows());
     auto& items = f.items;
-
     if (show_title) {
       items.push_back(GroupBegin{"title-" + data.name});
       items.push_back(TextItem{gx, oy + kSubtitleSize, data.name, kSubtitleSize, HAlign::Left, 0, kInk, true, "panel-title"});
@@ -262,69 +262,11 @@ struct Panel {
       items.push_back(GroupEnd{});
     }
 
-    items.push_back(GroupBegin{"cells-" + data.name});
-    for (Eigen::Index i = 0; i < rows(); ++i) {
-      for (Eigen::Index j = 0; j < cols(); ++j) {
-        const double x = gx + cell * static_cast<double>(j) + gap * 0.5, y = gy + cell * static_cast<double>(i) + gap * 0.5;
-        const double w = cell - gap;
-        if (blocked(i, j)) {
-          items.push_back(HatchItem{x, y, w, w, kHatchBackground, kHatchInk, "cell blocked", int(i), int(j)});
-        } else {
-          const double v = data.values(i, j);
-          const Rgb c = scale.map->at(colormap_position(*scale.map, v, scale.lo, scale.hi));
-          items.push_back(RectItem{x, y, w, w, c, "cell", int(i), int(j), v});
-        }
-      }
-    }
-    items.push_back(GroupEnd{});
-
-    if (annotation_size > 0) {
-      items.push_back(GroupBegin{"values-" + data.name});
-      for (Eigen::Index i = 0; i < rows(); ++i) {
-        for (Eigen::Index j = 0; j < cols(); ++j) {
-          const std::string t = cell_text(i, j);
-          if (t.empty()) continue;
-          Rgb color = kMuted;
-          if (!blocked(i, j)) {
-            color = text_color_on(scale.map->at(colormap_position(*scale.map, data.values(i, j), scale.lo, scale.hi)));
-          }
-          const double cx = gx + cell * (static_cast<double>(j) + 0.5), cy = gy + cell * (static_cast<double>(i) + 0.5);
-          items.push_back(TextItem{cx, cy + kMiddle * annotation_size, t, annotation_size, HAlign::Center, 0, color, false, "value"});
-        }
-      }
-      items.push_back(GroupEnd{});
-    }
-
-    items.push_back(GroupBegin{"labels-" + data.name});
-    if (show_row_labels) {
-      for (Eigen::Index i = 0; i < rows(); i += label_step_rows) {
-        const double cy = gy + cell * (static_cast<double>(i) + 0.5);
-        items.push_back(TextItem{gx - 6, cy + kMiddle * kLabelSize, truncate_label(data.row_labels[size_t(i)], kLabelSize),
-                                 kLabelSize, HAlign::Right, 0, kInk, false, "row-label"});
-      }
-      const double ax = ox + kAxisTitleSize;
-      items.push_back(TextItem{ax, gy + grid_h / 2, data.row_axis, kAxisTitleSize, HAlign::Center, 90, kMuted, false, "axis-title"});
-    }
-    for (Eigen::Index j = 0; j < cols(); j += label_step_cols) {
-      const double cx = gx + cell * (static_cast<double>(j) + 0.5);
-      const std::string label = truncate_label(data.col_labels[size_t(j)], kLabelSize);
-      if (col_label_rotation == 0) {
-        items.push_back(TextItem{cx, gy + grid_h + 3 + kLabelSize, label, kLabelSize, HAlign::Center, 0, kInk, false, "col-label"});
-      } else if (col_label_rotation == 45) {
-        items.push_back(TextItem{cx + kLabelSize * 0.3, gy + grid_h + 4 + kLabelSize * 0.45, label, kLabelSize, HAlign::Right, 45,
-                                 kInk, false, "col-label"});
-      } else {
-        items.push_back(TextItem{cx + kMiddle * kLabelSize, gy + grid_h + 5, label, kLabelSize, HAlign::Right, 90, kInk, false,
-                                 "col-label"});
-      }
-    }
-    items.push_back(TextItem{gx + grid_w / 2, gy + grid_h + 3 + col_label_h + kAxisTitleSize, data.col_axis, kAxisTitleSize,
-                             HAlign::Center, 0, kMuted, false, "axis-title"});
-    items.push_back(GroupEnd{});
-
+    emit_cells(items, gx, gy);
+    emit_labels(items, ox, gx, gy);
+    const double bx = gx + cell * static_cast<double>(cols()) + 16, by = gy;
     // Colorbar: slices drawn bottom to top, each reaching the top, so anti-aliasing never
     // leaves seams between them.
-    const double bx = gx + grid_w + 16, by = gy;
     items.push_back(GroupBegin{"colorbar-" + data.name});
     constexpr int kSlices = 128;
     for (int k = 0; k < kSlices; ++k) {
@@ -371,6 +313,76 @@ struct Panel {
     info.colormap = scale.map->name;
     f.panels.push_back(info);
   }
+
+  // The cells, coloured or hatched, and the numbers in them when they are annotated.
+  void emit_cells(std::vector<FigureItem>& items, double gx, double gy) const {
+    items.push_back(GroupBegin{"cells-" + data.name});
+    for (Eigen::Index i = 0; i < rows(); ++i) {
+      for (Eigen::Index j = 0; j < cols(); ++j) {
+        const double x = gx + cell * static_cast<double>(j) + gap * 0.5, y = gy + cell * static_cast<double>(i) + gap * 0.5;
+        const double w = cell - gap;
+        if (blocked(i, j)) {
+          items.push_back(HatchItem{x, y, w, w, kHatchBackground, kHatchInk, "cell blocked", int(i), int(j)});
+        } else {
+          const double v = data.values(i, j);
+          const Rgb c = scale.map->at(colormap_position(*scale.map, v, scale.lo, scale.hi));
+          items.push_back(RectItem{x, y, w, w, c, "cell", int(i), int(j), v});
+        }
+      }
+    }
+    items.push_back(GroupEnd{});
+
+    if (annotation_size > 0) {
+      items.push_back(GroupBegin{"values-" + data.name});
+      for (Eigen::Index i = 0; i < rows(); ++i) {
+        for (Eigen::Index j = 0; j < cols(); ++j) {
+          const std::string t = cell_text(i, j);
+          if (t.empty()) continue;
+          Rgb color = kMuted;
+          if (!blocked(i, j)) {
+            color = text_color_on(scale.map->at(colormap_position(*scale.map, data.values(i, j), scale.lo, scale.hi)));
+          }
+          const double cx = gx + cell * (static_cast<double>(j) + 0.5), cy = gy + cell * (static_cast<double>(i) + 0.5);
+          items.push_back(TextItem{cx, cy + kMiddle * annotation_size, t, annotation_size, HAlign::Center, 0, color, false, "value"});
+        }
+      }
+      items.push_back(GroupEnd{});
+    }
+
+  }
+
+  // The row and column labels (rotated as laid out) and the two axis titles.
+  void emit_labels(std::vector<FigureItem>& items, double ox, double gx, double gy) const {
+    const double grid_w = cell * static_cast<double>(cols()), grid_h = cell * static_cast<double>(rows());
+    items.push_back(GroupBegin{"labels-" + data.name});
+    if (show_row_labels) {
+      for (Eigen::Index i = 0; i < rows(); i += label_step_rows) {
+        const double cy = gy + cell * (static_cast<double>(i) + 0.5);
+        items.push_back(TextItem{gx - 6, cy + kMiddle * kLabelSize, truncate_label(data.row_labels[size_t(i)], kLabelSize),
+                                 kLabelSize, HAlign::Right, 0, kInk, false, "row-label"});
+      }
+      const double ax = ox + kAxisTitleSize;
+      items.push_back(TextItem{ax, gy + grid_h / 2, data.row_axis, kAxisTitleSize, HAlign::Center, 90, kMuted, false, "axis-title"});
+    }
+    for (Eigen::Index j = 0; j < cols(); j += label_step_cols) {
+      const double cx = gx + cell * (static_cast<double>(j) + 0.5);
+      const std::string label = truncate_label(data.col_labels[size_t(j)], kLabelSize);
+      if (col_label_rotation == 0) {
+        items.push_back(TextItem{cx, gy + grid_h + 3 + kLabelSize, label, kLabelSize, HAlign::Center, 0, kInk, false, "col-label"});
+      } else if (col_label_rotation == 45) {
+        items.push_back(TextItem{cx + kLabelSize * 0.3, gy + grid_h + 4 + kLabelSize * 0.45, label, kLabelSize, HAlign::Right, 45,
+                                 kInk, false, "col-label"});
+      } else {
+        items.push_back(TextItem{cx + kMiddle * kLabelSize, gy + grid_h + 5, label, kLabelSize, HAlign::Right, 90, kInk, false,
+                                 "col-label"});
+      }
+    }
+    items.push_back(TextItem{gx + grid_w / 2, gy + grid_h + 3 + col_label_h + kAxisTitleSize, data.col_axis, kAxisTitleSize,
+                             HAlign::Center, 0, kMuted, false, "axis-title"});
+    items.push_back(GroupEnd{});
+
+  }
+
 };
 
 Panel make_panel(const Scenario& s, const Result& r, Stage stage, const FigureOptions& o) {

@@ -1,7 +1,11 @@
-// The backend policy shared by the command line and the GUI (engine/gpu/backend_choice.hpp).
+// The backend policy shared by the command line and the GUI, and what goes with a backend of each
+// kind (engine/gpu/backend_choice.hpp).
 #include "engine/gpu/backend_choice.hpp"
 
 #include "engine/gpu/gl_context.hpp"
+#include "engine/gpu/gpu_backend.hpp"
+
+#include <stdexcept>
 
 namespace attnlab {
 
@@ -35,6 +39,30 @@ ChosenBackend choose_backend(BackendChoice choice, const std::function<std::uniq
   }
   chosen.backend = make_cpu_backend();
   return chosen;
+}
+
+std::unique_ptr<BackendBench> make_bench(Backend& backend) {
+  switch (backend.kind()) {
+    case BackendKind::Cpu: return make_cpu_bench();
+    case BackendKind::Gpu: return gpu::make_bench(backend);
+  }
+  throw std::logic_error("make_bench: unknown backend kind");
+}
+
+std::unique_ptr<ScalingSampler> make_scaling_sampler(Backend& backend) {
+  switch (backend.kind()) {
+    case BackendKind::Cpu: return make_cpu_scaling_sampler();
+    case BackendKind::Gpu: return gpu::make_scaling_sampler(backend);
+  }
+  throw std::logic_error("make_scaling_sampler: unknown backend kind");
+}
+
+BackendFactory headless_backend_factory(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::Cpu: return {kind, [] { return make_cpu_backend(); }};
+    case BackendKind::Gpu: return {kind, [] { return make_gpu_backend_headless(); }};
+  }
+  throw std::logic_error("headless_backend_factory: unknown backend kind");
 }
 
 namespace gpu {

@@ -148,6 +148,20 @@ void ComputeProgram::reset() {
   id_ = 0;
 }
 
+void ComputeProgram::set(std::initializer_list<Uniform> uniforms) const {
+  for (const Uniform& u : uniforms) {
+    switch (u.kind) {
+      case Uniform::Kind::UInt: set(u.name, u.u); break;
+      case Uniform::Kind::Int: set(u.name, u.i); break;
+      case Uniform::Kind::Float: set(u.name, u.f); break;
+    }
+  }
+}
+
+void bind_buffers(GLuint first, std::initializer_list<const Buffer*> buffers) {
+  for (const Buffer* b : buffers) b->bind(first++);
+}
+
 void dispatch(GLuint groups_x, GLuint groups_y, GLuint groups_z) {
   if (groups_x == 0 || groups_y == 0 || groups_z == 0) return;
   glDispatchCompute(groups_x, groups_y, groups_z);

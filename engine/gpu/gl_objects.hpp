@@ -5,6 +5,7 @@
 #include <epoxy/gl.h>
 
 #include <cstddef>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -82,6 +83,19 @@ private:
   GLuint id_ = 0;
 };
 
+// One uniform's value for ComputeProgram::set: unsigned, signed or float, as the shader declares it.
+struct Uniform {
+  enum class Kind { UInt, Int, Float };
+  Uniform(const char* n, GLuint v) : name(n), kind(Kind::UInt), u(v) {}
+  Uniform(const char* n, GLint v) : name(n), kind(Kind::Int), i(v) {}
+  Uniform(const char* n, float v) : name(n), kind(Kind::Float), f(v) {}
+  const char* name;
+  Kind kind;
+  GLuint u = 0;
+  GLint i = 0;
+  float f = 0;
+};
+
 // A linked compute program built from one embedded shaders/ file. Move-only.
 class ComputeProgram {
 public:
@@ -110,12 +124,17 @@ public:
   void set(const char* name, GLint v) const { glUniform1i(glGetUniformLocation(id_, name), v); }
   void set(const char* name, float v) const { glUniform1f(glGetUniformLocation(id_, name), v); }
   void set(const char* name, GLuint x, GLuint y) const { glUniform2ui(glGetUniformLocation(id_, name), x, y); }
+  // Several at once, each as its Uniform says: a dispatch's sizes and offsets in one list.
+  void set(std::initializer_list<Uniform> uniforms) const;
 
 private:
   void build(std::string_view file_name, const std::string& source, std::string_view defines);
   void reset();
   GLuint id_ = 0;
 };
+
+// Binds buffers[k] to storage-buffer binding point first + k, for the next dispatch.
+void bind_buffers(GLuint first, std::initializer_list<const Buffer*> buffers);
 
 // Dispatches and waits for the writes to be visible to later shader reads (storage buffers and
 // texel fetches) and buffer downloads.

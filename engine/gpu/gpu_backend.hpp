@@ -3,7 +3,9 @@
 #pragma once
 
 #include "engine/attention/backend.hpp"
+#include "engine/attention/bench.hpp"
 #include "engine/gpu/gl_context.hpp"
+#include "engine/lessons/scaling.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -36,5 +38,14 @@ std::unique_ptr<Backend> make_gpu_backend_headless(const GpuBackendOptions& opti
 // context must be current whenever the backend is used or destroyed. Throws BackendUnavailable
 // when the context is older than GL 4.3.
 std::unique_ptr<Backend> make_gpu_backend_on_current_context(const GpuBackendOptions& options = {});
+
+namespace gpu {
+
+// The bench and the scaling lesson's sampler on a GPU backend's device (gpu_bench.cpp,
+// gpu_scaling.cpp; make_bench and make_scaling_sampler in backend_choice.hpp pick them by kind).
+std::unique_ptr<BackendBench> make_bench(Backend& gpu_backend);
+std::unique_ptr<ScalingSampler> make_scaling_sampler(Backend& gpu_backend);
+
+}  // namespace gpu
 
 }  // namespace attnlab

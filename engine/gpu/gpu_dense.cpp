@@ -2,7 +2,8 @@
 // buffers of one computation and runs it chunk of query rows by chunk, one method per stage.
 #include "engine/gpu/gpu_dense.hpp"
 
-#include "engine/cpu/cpu_internal.hpp"
+#include "engine/attention/overflow_guard.hpp"
+#include "engine/attention/stats.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -59,23 +60,6 @@ std::vector<float> transposed_padded(const Matrix& V, size_t first, size_t count
   return out;
 }
 
-// Welford's running mean and squared deviations, as compute_cpu keeps its statistics.
-void accumulate(MomentStats& s, double& mean, double& m2, double v) {
-  if (s.count == 0) s.min = s.max = v;
-  s.min = std::min(s.min, v);
-  s.max = std::max(s.max, v);
-  ++s.count;
-  const double delta = v - mean;
-  mean += delta / static_cast<double>(s.count);
-  m2 += delta * (v - mean);
-}
-
-void finish(MomentStats& s, double mean, double m2) {
-  if (s.count == 0) return;
-  s.mean = mean;
-  s.std = std::sqrt(std::max(0.0, m2 / static_cast<double>(s.count)));
-}
-
 class DenseRun {
 public:
   DenseRun(const DensePrograms& k, const Problem& p, size_t limit, StageTimes* timing);
@@ -100,7 +84,7 @@ private:
   size_t n_, m_, dk4_, dv4_, m4_;
   size_t keys_per_chunk_ = 0, rows_per_chunk_ = 0;
   bool normalize_on_cpu_ = false;
-  detail::ScoreOverflowGuard guard_;
+  ScoreOverflowGuard guard_;
   // K chunks as given (keys × dk4), V chunks transposed (dv4 × keys, zero-padded): output.comp
   // computes A V as rows of A dotted with rows of Vᵀ.
   std::vector<Buffer> k_chunks_, vt_chunks_;
@@ -215,20 +199,13 @@ void DenseRun::upload_queries(size_t row0, size_t rows) {
 }
 
 // S = Q Kᵀ for the chunk, key chunk by key chunk; scores whose float32 sum could overflow then get
-// their exact value on the CPU, as compute_cpu gives them (detail::ScoreOverflowGuard).
+// their exact value on the CPU, as compute_cpu gives them (ScoreOverflowGuard).
 void DenseRun::scores(size_t row0, size_t rows) {
   const BufferTexture q_tex(q_buf_);
-  k_.scores.use();
-  q_tex.bind(0);
-  s_buf_.bind(2);
-  k_.scores.set("rows", static_cast<GLuint>(rows));
-  k_.scores.set("dk_vec4", static_cast<GLuint>(dk4_ / 4));
-  k_.scores.set("s_stride", static_cast<GLuint>(m4_));
   for (size_t c = 0; c < k_chunks_.size(); ++c) {
-    k_textures_[c].bind(1);
-    k_.scores.set("keys", static_cast<GLuint>(chunk_keys_[c]));
-    k_.scores.set("s_col", static_cast<GLuint>(c * keys_per_chunk_ / 4));
-    dispatch(groups(chunk_keys_[c], 64), groups(rows, 64));
+    dispatch_scores(k_.scores, q_tex, k_textures_[c], s_buf_,
+                    {static_cast<GLuint>(rows), static_cast<GLuint>(chunk_keys_[c]), static_cast<GLuint>(dk4_ / 4),
+                     static_cast<GLuint>(m4_), static_cast<GLuint>(c * keys_per_chunk_ / 4)});
   }
   check_gl("computing scores");
   if (!guard_.active()) return;
@@ -249,18 +226,15 @@ void DenseRun::weights_on_gpu(size_t row0, size_t rows) {
   const BufferTexture s_tex(s_buf_, GL_R32F);
   k_.softmax.use();
   s_tex.bind(0);
-  l_buf_.bind(1);
-  w_buf_.bind(2);
-  mask_buf_.bind(3);
-  visible_buf_.bind(4);
-  k_.softmax.set("m", static_cast<GLuint>(m_));
-  k_.softmax.set("stride", static_cast<GLuint>(m4_));
-  k_.softmax.set("row0", static_cast<GLuint>(row0));
-  k_.softmax.set("mask_kind", static_cast<GLuint>(o_.mask.kind));
-  k_.softmax.set("mask_param", static_cast<GLuint>(std::max(0, o_.mask.param)));
-  k_.softmax.set("divisor", static_cast<float>(r_.effective_temperature));
-  k_.softmax.set("normalizer", static_cast<GLuint>(o_.normalizer));
-  k_.softmax.set("rows", static_cast<GLuint>(rows));
+  bind_buffers(1, {&l_buf_, &w_buf_, &mask_buf_, &visible_buf_});
+  k_.softmax.set({{"m", static_cast<GLuint>(m_)},
+                  {"stride", static_cast<GLuint>(m4_)},
+                  {"row0", static_cast<GLuint>(row0)},
+                  {"mask_kind", static_cast<GLuint>(o_.mask.kind)},
+                  {"mask_param", static_cast<GLuint>(std::max(0, o_.mask.param))},
+                  {"divisor", static_cast<float>(r_.effective_temperature)},
+                  {"normalizer", static_cast<GLuint>(o_.normalizer)},
+                  {"rows", static_cast<GLuint>(rows)}});
   dispatch(groups(rows, 64));
   check_gl("computing logits and weights");
 }
@@ -271,20 +245,15 @@ void DenseRun::weights_on_cpu(size_t row0, size_t rows) {
   s_buf_.download(staging_.data(), rows * m4_ * sizeof(float));
   std::vector<float> w(rows * m4_, 0.0f);
   std::vector<double> x(m_);
-  constexpr float inf = std::numeric_limits<float>::infinity();
   for (size_t i = 0; i < rows; ++i) {
     const auto gi = static_cast<Eigen::Index>(row0 + i);
     for (size_t j = 0; j < m_; ++j) {
       const auto jj = static_cast<Eigen::Index>(j);
-      float& logit = r_.logits(gi, jj);
-      if (o_.mask.is_blocked(gi, jj)) {
-        x[j] = -std::numeric_limits<double>::infinity();
-        logit = -inf;
-      } else {
-        const double l = staging_[i * m4_ + j] / r_.effective_temperature;
-        x[j] = std::max(l, std::numeric_limits<double>::lowest());
-        logit = fits_float(l) ? static_cast<float>(l) : l > 0 ? inf : -inf;
-      }
+      const bool blocked = o_.mask.is_blocked(gi, jj);
+      const float score = staging_[i * m4_ + j];
+      r_.logits(gi, jj) = logit_of(score, blocked, r_.effective_temperature);
+      x[j] = blocked ? -std::numeric_limits<double>::infinity()
+                     : std::max(score / r_.effective_temperature, std::numeric_limits<double>::lowest());
     }
     visible_[i] = normalize_row(o_.normalizer, x.data(), w.data() + i * m4_, r_.m) ? 1u : 0u;
   }
@@ -296,12 +265,11 @@ void DenseRun::diagnostics(size_t rows) {
   const BufferTexture w_floats(w_buf_, GL_R32F);
   k_.diagnostics.use();
   w_floats.bind(0);
-  sat_buf_.bind(1);
-  diag_buf_.bind(2);
-  k_.diagnostics.set("m", static_cast<GLuint>(m_));
-  k_.diagnostics.set("stride", static_cast<GLuint>(m4_));
-  k_.diagnostics.set("normalizer", static_cast<GLuint>(o_.normalizer));
-  k_.diagnostics.set("rows", static_cast<GLuint>(rows));
+  bind_buffers(1, {&sat_buf_, &diag_buf_});
+  k_.diagnostics.set({{"m", static_cast<GLuint>(m_)},
+                      {"stride", static_cast<GLuint>(m4_)},
+                      {"normalizer", static_cast<GLuint>(o_.normalizer)},
+                      {"rows", static_cast<GLuint>(rows)}});
   dispatch(groups(rows, 64));
   check_gl("computing saturation and row diagnostics");
 }
@@ -311,15 +279,15 @@ void DenseRun::output(size_t rows) {
   const BufferTexture w_tex(w_buf_);
   k_.output.use();
   w_tex.bind(0);
-  o_buf_.bind(2);
-  k_.output.set("rows", static_cast<GLuint>(rows));
-  k_.output.set("dv_vec4", static_cast<GLuint>(dv4_ / 4));
-  k_.output.set("w_stride", static_cast<GLuint>(m4_ / 4));
+  bind_buffers(2, {&o_buf_});
+  k_.output.set({{"rows", static_cast<GLuint>(rows)},
+                 {"dv_vec4", static_cast<GLuint>(dv4_ / 4)},
+                 {"w_stride", static_cast<GLuint>(m4_ / 4)}});
   for (size_t c = 0; c < vt_chunks_.size(); ++c) {
     vt_textures_[c].bind(1);
-    k_.output.set("keys_vec4", static_cast<GLuint>(round4(chunk_keys_[c]) / 4));
-    k_.output.set("w_col", static_cast<GLuint>(c * keys_per_chunk_ / 4));
-    k_.output.set("accumulate", static_cast<GLuint>(c > 0 ? 1 : 0));
+    k_.output.set({{"keys_vec4", static_cast<GLuint>(round4(chunk_keys_[c]) / 4)},
+                   {"w_col", static_cast<GLuint>(c * keys_per_chunk_ / 4)},
+                   {"accumulate", static_cast<GLuint>(c > 0 ? 1 : 0)}});
     dispatch(groups(dv4_, 64), groups(rows, 64));
   }
   check_gl("computing the output");
@@ -358,28 +326,24 @@ void DenseRun::read_back(size_t row0, size_t rows) {
   }
 }
 
-// Global statistics in double precision, exactly as compute_cpu defines them.
-void DenseRun::statistics() {
-  double s_mean = 0, s_m2 = 0, l_mean = 0, l_m2 = 0;
-  for (Eigen::Index i = 0; i < r_.n; ++i) {
-    for (Eigen::Index j = 0; j < r_.m; ++j) {
-      const double s = r_.scores(i, j);
-      accumulate(r_.stats.scores, s_mean, s_m2, s);
-      // The visible scores; logits = scores / (s·T) follow from them (as on the CPU), which
-      // stays finite where the logits' squares would overflow (T = 1e-300).
-      if (!o_.mask.is_blocked(i, j)) accumulate(r_.stats.logits, l_mean, l_m2, s);
-    }
-  }
-  finish(r_.stats.scores, s_mean, s_m2);
-  finish(r_.stats.logits, l_mean, l_m2);
-  const double d = r_.effective_temperature;
-  r_.stats.logits.mean /= d;
-  r_.stats.logits.std /= d;
-  r_.stats.logits.min /= d;
-  r_.stats.logits.max /= d;
-}
+// The global statistics of the scores read back, as every path defines them (attention/stats.hpp).
+void DenseRun::statistics() { r_.stats = dense_score_stats(r_.scores, o_.mask, r_.effective_temperature); }
 
 }  // namespace
+
+void dispatch_scores(const ComputeProgram& scores, const BufferTexture& q, const BufferTexture& k, const Buffer& s,
+                     const ScoresTile& tile) {
+  scores.use();
+  q.bind(0);
+  k.bind(1);
+  bind_buffers(2, {&s});
+  scores.set({{"rows", tile.rows},
+              {"keys", tile.keys},
+              {"dk_vec4", tile.dk_vec4},
+              {"s_stride", tile.s_stride},
+              {"s_col", tile.s_col}});
+  dispatch(groups(tile.keys, 64), groups(tile.rows, 64));
+}
 
 Result compute_dense_gpu(const DensePrograms& programs, const Problem& p, size_t limit, StageTimes* timing) {
   validate_problem(p);

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "engine/attention/attention.hpp"
-#include "engine/cpu/output_only.hpp"
+#include "engine/attention/bench.hpp"
 #include "engine/gpu/gl_objects.hpp"
 
 #include <cstddef>
@@ -18,6 +18,16 @@ struct DensePrograms {
   const ComputeProgram& diagnostics;  // sampler on unit 0 (weights)
   const ComputeProgram& output;       // samplers on units 0 (weights) and 1 (Vᵀ)
 };
+
+// One dispatch of shaders/scores.comp, which the dense and the streaming paths both run: S (rows ×
+// keys, at column 4·s_col of a buffer whose rows are s_stride floats apart, `s` on binding 2) = the
+// Q rows of texture `q` (unit 0) times the K rows of texture `k` (unit 1), d_k padded to dk_vec4
+// vec4s.
+struct ScoresTile {
+  GLuint rows = 0, keys = 0, dk_vec4 = 0, s_stride = 0, s_col = 0;
+};
+void dispatch_scores(const ComputeProgram& scores, const BufferTexture& q, const BufferTexture& k, const Buffer& s,
+                     const ScoresTile& tile);
 
 // Every stage of `p`, each buffer under `limit` bytes. Sparsemax (a sort per row) and effective
 // temperatures outside float's normal range are normalized on the CPU from the GPU's scores, and

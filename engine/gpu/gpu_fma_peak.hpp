@@ -3,7 +3,7 @@
 // all, as the CPU's probe does for the CPU (engine/cpu/fma_peak.hpp).
 #pragma once
 
-#include "engine/cpu/fma_peak.hpp"
+#include "engine/attention/bench.hpp"
 
 namespace attnlab::gpu {
 

@@ -2,11 +2,13 @@
 // (S tile), stream_update.comp (online softmax: P = exp((s − M')·c), rescaled sums, moments),
 // stream_output.comp (O ← α·O + P·V) and, for the heatmap, stream_heat.comp; after the last tile
 // stream_heat_rows.comp adds the chunk's finished rows to the heatmap. The sums and the formulas
-// that turn them into diagnostics are the CPU path's (OnlineRow, engine/cpu/online_row.hpp), so both agree.
+// that turn them into diagnostics are every streaming path's (attention/online_softmax.hpp), so both agree.
 #include "engine/gpu/gpu_streaming.hpp"
 
-#include "engine/cpu/cpu_internal.hpp"
+#include "engine/attention/online_softmax.hpp"
+#include "engine/attention/stats.hpp"
 #include "engine/cpu/streaming.hpp"
+#include "engine/gpu/gpu_dense.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -30,257 +32,326 @@ constexpr size_t kSumsPerRow = layout::SUMS_PER_ROW;
 constexpr size_t kFloatsPerRow = layout::FLOATS_PER_ROW;
 constexpr size_t kMaxChunkRows = 1024;
 constexpr size_t kMaxTileKeys = 1024;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// The sizes of one run: key tiles (a multiple of 64 keys) and chunks of query rows, each buffer
+// under the driver's limit, and the heatmap's pixels.
+struct Sizes {
+  size_t n = 0, m = 0, dk = 0, dv = 0, dk4 = 0, dv4 = 0;
+  size_t tile = 0, chunk = 0;  // keys per tile, query rows per chunk
+  size_t hrows = 0, hcols = 0;
+  bool heat = false, custom = false, indices_fit = false;
+  double divisor = 1;
+  float c = 0;  // 1/(s·T) as a normal float, or 0
+};
+
+Sizes plan_sizes(const Problem& p, const StreamingOptions& options, size_t limit) {
+  Sizes z;
+  z.n = static_cast<size_t>(p.Q.rows());
+  z.m = static_cast<size_t>(p.K.rows());
+  z.dk = static_cast<size_t>(p.Q.cols());
+  z.dv = static_cast<size_t>(p.V.cols());
+  z.dk4 = round4(z.dk);
+  z.dv4 = round4(z.dv);
+  z.divisor = effective_temperature(p.Q.cols(), p.options);
+  z.c = fast_inverse_divisor(z.divisor);
+  z.hrows = static_cast<size_t>(std::clamp<Index>(options.heatmap_rows, 0, p.Q.rows()));
+  z.hcols = static_cast<size_t>(std::clamp<Index>(options.heatmap_cols, 0, p.K.rows()));
+  z.heat = z.hrows > 0 && z.hcols > 0;
+  z.custom = p.options.mask.kind == MaskKind::Custom;
+  const size_t widest = std::max(z.dk4, z.dv4) * sizeof(float);
+  z.tile = std::min({kMaxTileKeys, (z.m + 63) / 64 * 64, limit / widest / 64 * 64});
+  z.chunk = std::min({kMaxChunkRows, z.n, limit / widest, z.tile > 0 ? limit / (z.tile * sizeof(float)) : 0});
+  if (z.custom) z.chunk = std::min(z.chunk, limit / z.m);
+  const double u32 = static_cast<double>(std::numeric_limits<std::uint32_t>::max());
+  z.indices_fit = static_cast<double>(z.m) * static_cast<double>(std::max<size_t>(z.hcols, 1)) < u32 &&
+                  static_cast<double>(z.n) * static_cast<double>(std::max<size_t>(z.hrows, 1)) < u32;
+  return z;
+}
+
+// Why the GPU's kernels cannot stream this problem (the CPU's streaming path then does), or null.
+const char* cpu_reason(const Problem& p, const Sizes& z) {
+  if (p.options.normalizer != Normalizer::Softmax) return "the GPU streams softmax only; other normalizers stream on the CPU";
+  if (z.c == 0) return "1/(s·T) is outside float32's normal range, so the CPU streams in double";
+  if (z.tile == 0 || z.chunk == 0 || !z.indices_fit) return "the problem does not fit the GPU's buffers, so the CPU streams it";
+  return nullptr;
+}
+
+// K tiles as given (keys × dk4) and V tiles transposed (dv4 × keys, zero-padded), uploaded once.
+struct KeyTiles {
+  std::vector<Buffer> k, vt;
+  std::vector<BufferTexture> k_tex, vt_tex;
+  std::vector<size_t> keys;  // keys in each tile
+};
+
+KeyTiles upload_key_tiles(const Problem& p, const Sizes& z) {
+  KeyTiles t;
+  for (size_t first = 0; first < z.m; first += z.tile) {
+    const size_t count = std::min(z.tile, z.m - first), keys4 = round4(count);
+    std::vector<float> kt(count * z.dk4, 0.0f), vt(z.dv4 * keys4, 0.0f);
+    for (size_t j = 0; j < count; ++j) {
+      std::memcpy(kt.data() + j * z.dk4, p.K.row(static_cast<Index>(first + j)).data(), z.dk * sizeof(float));
+      const float* v = p.V.row(static_cast<Index>(first + j)).data();
+      for (size_t col = 0; col < z.dv; ++col) vt[col * keys4 + j] = v[col];
+    }
+    t.k.emplace_back(kt.size() * sizeof(float), kt.data());
+    t.vt.emplace_back(vt.size() * sizeof(float), vt.data());
+    t.k_tex.emplace_back(t.k.back());
+    t.vt_tex.emplace_back(t.vt.back());
+    t.keys.push_back(count);
+  }
+  return t;
+}
+
+// One streaming run: the buffers of a chunk of query rows against every key tile, run chunk by
+// chunk into the Result.
+class StreamRun {
+public:
+  StreamRun(const StreamingPrograms& k, const Problem& p, const StreamingOptions& options, const Sizes& z);
+  // Runs every chunk into r (output, rows, stats, heatmap). Returns false, with r incomplete, when
+  // some row has a score the float kernels cannot finish as the CPU does.
+  bool run(Result& r);
+
+private:
+  void start_chunk(size_t row0, size_t rows);
+  void key_tile(size_t row0, size_t rows, size_t t);
+  void add_rows_to_heatmap(size_t row0, size_t rows);
+  bool read_chunk(size_t row0, size_t rows, Result& r);
+  void finish(Result& r);
+
+  const StreamingPrograms& k_;
+  const Problem& p_;
+  const StreamingOptions& options_;
+  const Sizes z_;
+  const KeyTiles keys_;
+  Buffer q_buf_, s_buf_, p_buf_, o_buf_, sums_buf_, floats_buf_, flags_buf_, mask_buf_;
+  Buffer hsum_buf_, hmax_buf_, frame_buf_, map_sum_, map_max_;
+  BufferTexture q_tex_, p_tex_, s_tex_;
+  std::vector<float> floats_init_, frame_init_, q_staging_, o_staging_, floats_;
+  std::vector<double> sums_;
+  std::vector<GLuint> flags_;
+  ScoreMoments all_, visible_;
+};
+
+StreamRun::StreamRun(const StreamingPrograms& k, const Problem& p, const StreamingOptions& options, const Sizes& z)
+    : k_(k),
+      p_(p),
+      options_(options),
+      z_(z),
+      keys_(upload_key_tiles(p, z)),
+      q_buf_(z.chunk * z.dk4 * sizeof(float)),
+      s_buf_(z.chunk * z.tile * sizeof(float)),
+      p_buf_(z.chunk * z.tile * sizeof(float)),
+      o_buf_(z.chunk * z.dv4 * sizeof(float)),
+      sums_buf_(z.chunk * kSumsPerRow * sizeof(double)),
+      floats_buf_(z.chunk * kFloatsPerRow * sizeof(float)),
+      flags_buf_(z.chunk * sizeof(GLuint)),
+      mask_buf_(z.custom ? round4(z.chunk * z.m) : 4),
+      hsum_buf_((z.heat ? z.chunk * z.hcols : 1) * sizeof(float)),
+      hmax_buf_((z.heat ? z.chunk * z.hcols : 1) * sizeof(float)),
+      frame_buf_((z.heat ? z.chunk * z.hcols : 1) * sizeof(float)),
+      map_sum_(z.heat ? z.hrows * z.hcols * sizeof(float) : 4),
+      map_max_(z.heat ? z.hrows * z.hcols * sizeof(float) : 4),
+      q_tex_(q_buf_),
+      p_tex_(p_buf_),
+      s_tex_(s_buf_, GL_R32F),
+      floats_init_(z.chunk * kFloatsPerRow, 0.0f),
+      frame_init_(z.heat ? z.chunk * z.hcols : 0, -kInf),
+      o_staging_(z.chunk * z.dv4),
+      floats_(z.chunk * kFloatsPerRow),
+      sums_(z.chunk * kSumsPerRow),
+      flags_(z.chunk) {
+  map_sum_.clear();
+  map_max_.clear();
+  for (size_t i = 0; i < z.chunk; ++i) {
+    float* f = floats_init_.data() + i * kFloatsPerRow;
+    f[layout::ROW_MAX] = -kInf;
+    f[layout::ROW_ALPHA] = 1.0f;
+    f[layout::ALL_MIN] = kInf;
+    f[layout::ALL_MAX] = -kInf;
+    f[layout::VIS_MIN] = kInf;
+    f[layout::VIS_MAX] = -kInf;
+  }
+}
+
+bool StreamRun::run(Result& r) {
+  for (size_t row0 = 0; row0 < z_.n; row0 += z_.chunk) {
+    const size_t rows = std::min(z_.chunk, z_.n - row0);
+    start_chunk(row0, rows);
+    for (size_t t = 0; t < keys_.keys.size(); ++t) {
+      if (options_.cancel && options_.cancel->load()) throw Cancelled();
+      key_tile(row0, rows, t);
+    }
+    if (z_.heat) add_rows_to_heatmap(row0, rows);
+    if (!read_chunk(row0, rows, r)) return false;
+    if (options_.progress) options_.progress(static_cast<double>(row0 + rows) / static_cast<double>(z_.n));
+  }
+  finish(r);
+  return true;
+}
+
+// The chunk's queries uploaded, its sums, flags, output and heatmap rows reset.
+void StreamRun::start_chunk(size_t row0, size_t rows) {
+  q_staging_.assign(rows * z_.dk4, 0.0f);
+  for (size_t i = 0; i < rows; ++i) {
+    std::memcpy(q_staging_.data() + i * z_.dk4, p_.Q.row(static_cast<Index>(row0 + i)).data(), z_.dk * sizeof(float));
+  }
+  q_buf_.upload(q_staging_.data(), q_staging_.size() * sizeof(float));
+  sums_buf_.clear();
+  flags_buf_.clear();
+  o_buf_.clear();
+  floats_buf_.upload(floats_init_.data(), rows * kFloatsPerRow * sizeof(float));
+  if (z_.heat) {
+    hsum_buf_.clear();
+    hmax_buf_.clear();
+    frame_buf_.upload(frame_init_.data(), frame_init_.size() * sizeof(float));
+  }
+  if (z_.custom) {
+    std::vector<std::uint8_t> bytes(round4(rows * z_.m), 0);
+    std::memcpy(bytes.data(), p_.options.mask.blocked.data() + row0 * z_.m, rows * z_.m);
+    mask_buf_.upload(bytes.data(), bytes.size());
+  }
+}
+
+// The chunk's rows against key tile t: scores, the online-softmax step, the output, the heatmap.
+void StreamRun::key_tile(size_t row0, size_t rows, size_t t) {
+  const size_t key0 = t * z_.tile, count = keys_.keys[t];
+  const Mask& mask = p_.options.mask;
+  dispatch_scores(k_.scores, q_tex_, keys_.k_tex[t], s_buf_,
+                  {static_cast<GLuint>(rows), static_cast<GLuint>(count), static_cast<GLuint>(z_.dk4 / 4),
+                   static_cast<GLuint>(z_.tile), GLuint{0}});
+
+  k_.update.use();
+  s_tex_.bind(0);
+  bind_buffers(1, {&p_buf_, &sums_buf_, &floats_buf_, &flags_buf_, &mask_buf_});
+  k_.update.set({{"keys", static_cast<GLuint>(count)},
+                 {"stride", static_cast<GLuint>(z_.tile)},
+                 {"key0", static_cast<GLuint>(key0)},
+                 {"row0", static_cast<GLuint>(row0)},
+                 {"m", static_cast<GLuint>(z_.m)},
+                 {"mask_kind", static_cast<GLuint>(mask.kind)},
+                 {"mask_param", static_cast<GLuint>(std::max(0, mask.param))},
+                 {"c", z_.c},
+                 {"rows", static_cast<GLuint>(rows)}});
+  dispatch(groups(rows, 64));
+
+  k_.output.use();
+  p_tex_.bind(0);
+  keys_.vt_tex[t].bind(1);
+  bind_buffers(2, {&o_buf_, &floats_buf_});
+  k_.output.set({{"rows", static_cast<GLuint>(rows)},
+                 {"keys_vec4", static_cast<GLuint>(round4(count) / 4)},
+                 {"dv_vec4", static_cast<GLuint>(z_.dv4 / 4)},
+                 {"p_stride", static_cast<GLuint>(z_.tile / 4)}});
+  dispatch(groups(z_.dv4, 64), groups(rows, 64));
+
+  if (z_.heat) {
+    const Index m = static_cast<Index>(z_.m), hcols = static_cast<Index>(z_.hcols);
+    const size_t px0 = static_cast<size_t>(pixel_of(static_cast<Index>(key0), m, hcols));
+    const size_t px1 = static_cast<size_t>(pixel_of(static_cast<Index>(key0 + count - 1), m, hcols)) + 1;
+    k_.heat.use();
+    bind_buffers(0, {&p_buf_, &floats_buf_, &hsum_buf_, &hmax_buf_, &frame_buf_});
+    k_.heat.set({{"rows", static_cast<GLuint>(rows)},
+                 {"stride", static_cast<GLuint>(z_.tile)},
+                 {"key0", static_cast<GLuint>(key0)},
+                 {"keys", static_cast<GLuint>(count)},
+                 {"m", static_cast<GLuint>(z_.m)},
+                 {"hcols", static_cast<GLuint>(z_.hcols)},
+                 {"px0", static_cast<GLuint>(px0)},
+                 {"px_count", static_cast<GLuint>(px1 - px0)},
+                 {"c", z_.c}});
+    dispatch(groups(px1 - px0, 64), static_cast<GLuint>(rows));
+  }
+  check_gl("streaming attention over a tile of keys");
+}
+
+// The chunk's finished rows into the heatmap's pixel sums and maxima.
+void StreamRun::add_rows_to_heatmap(size_t row0, size_t rows) {
+  k_.heat_rows.use();
+  bind_buffers(0, {&sums_buf_, &floats_buf_, &hsum_buf_, &hmax_buf_, &frame_buf_, &map_sum_, &map_max_});
+  k_.heat_rows.set({{"rows", static_cast<GLuint>(rows)},
+                    {"row0", static_cast<GLuint>(row0)},
+                    {"n", static_cast<GLuint>(z_.n)},
+                    {"hrows", static_cast<GLuint>(z_.hrows)},
+                    {"hcols", static_cast<GLuint>(z_.hcols)},
+                    {"c", z_.c}});
+  dispatch(groups(z_.hcols, 64));
+  check_gl("adding streamed rows to the heatmap");
+}
+
+// The chunk's output rows, diagnostics and score moments read back. False when some row has a score
+// the float kernels cannot finish exactly as the CPU does (a ±∞ score: the CPU's exact path and its
+// statistics over infinities; visible keys but nothing summed; a NaN score, which the CPU
+// recomputes in double): the CPU path then does the whole problem.
+bool StreamRun::read_chunk(size_t row0, size_t rows, Result& r) {
+  flags_buf_.download(flags_.data(), rows * sizeof(GLuint));
+  sums_buf_.download(sums_.data(), rows * kSumsPerRow * sizeof(double));
+  for (size_t i = 0; i < rows; ++i) {
+    const double* s = sums_.data() + i * kSumsPerRow;
+    if (flags_[i] != 0 || (!(s[layout::SUM_Z] > 0) && s[layout::VIS_COUNT] > 0)) return false;
+  }
+  o_buf_.download(o_staging_.data(), rows * z_.dv4 * sizeof(float));
+  floats_buf_.download(floats_.data(), rows * kFloatsPerRow * sizeof(float));
+  for (size_t i = 0; i < rows; ++i) {
+    const double* s = sums_.data() + i * kSumsPerRow;
+    const float* f = floats_.data() + i * kFloatsPerRow;
+    const Index gi = static_cast<Index>(row0 + i);
+    const float inv = s[layout::SUM_Z] > 0 ? static_cast<float>(1.0 / s[layout::SUM_Z]) : 0.0f;
+    float* out = r.output.row(gi).data();
+    for (size_t col = 0; col < z_.dv; ++col) out[col] = o_staging_[i * z_.dv4 + col] * inv;
+    RowDiagnostics d = diagnostics_from_sums(OnlineSums{s[layout::SUM_Z], s[layout::SUM_REST], s[layout::SUM_T],
+                                                        s[layout::SUM_U2], s[layout::SUM_U3], s[layout::SUM_TIES]});
+    d.padding = p_.options.mask.is_padding_row(gi);
+    r.rows[row0 + i] = d;
+    ScoreMoments a, v;
+    a.count = static_cast<long long>(s[layout::ALL_COUNT]);
+    a.mean = s[layout::ALL_MEAN];
+    a.m2 = s[layout::ALL_M2];
+    a.min = f[layout::ALL_MIN];
+    a.max = f[layout::ALL_MAX];
+    v.count = static_cast<long long>(s[layout::VIS_COUNT]);
+    v.mean = s[layout::VIS_MEAN];
+    v.m2 = s[layout::VIS_M2];
+    v.min = f[layout::VIS_MIN];
+    v.max = f[layout::VIS_MAX];
+    all_.merge(a);
+    visible_.merge(v);
+  }
+  return true;
+}
+
+// The statistics, and the heatmap's pixel sums read back as means.
+void StreamRun::finish(Result& r) {
+  r.stats = streamed_stats(all_, visible_, z_.divisor);
+  if (!z_.heat) return;
+  const Index hr = static_cast<Index>(z_.hrows), hc = static_cast<Index>(z_.hcols);
+  r.heatmap.mean.resize(hr, hc);
+  r.heatmap.max.resize(hr, hc);
+  map_sum_.download(r.heatmap.mean.data(), z_.hrows * z_.hcols * sizeof(float));
+  map_max_.download(r.heatmap.max.data(), z_.hrows * z_.hcols * sizeof(float));
+  divide_by_pixel_cells(r.heatmap.mean, r.n, r.m);
+}
 
 }  // namespace
 
 Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const StreamingOptions& options,
                              size_t limit) {
   validate_problem(p);
-  const Options& o = p.options;
-  const size_t n = static_cast<size_t>(p.Q.rows()), m = static_cast<size_t>(p.K.rows());
-  const size_t dk = static_cast<size_t>(p.Q.cols()), dv = static_cast<size_t>(p.V.cols());
-  const double divisor = effective_temperature(p.Q.cols(), o);
-  const float c = detail::fast_inverse_divisor(divisor);
-  const size_t dk4 = round4(dk), dv4 = round4(dv), widest = std::max(dk4, dv4) * sizeof(float);
-  const size_t hrows = static_cast<size_t>(std::clamp<Index>(options.heatmap_rows, 0, p.Q.rows()));
-  const size_t hcols = static_cast<size_t>(std::clamp<Index>(options.heatmap_cols, 0, p.K.rows()));
-  const bool heat = hrows > 0 && hcols > 0;
-
-  // Key tiles (a multiple of 64 keys) and query chunks, each buffer under the limit.
-  const size_t tile = std::min({kMaxTileKeys, (m + 63) / 64 * 64, limit / widest / 64 * 64});
-  size_t chunk = std::min({kMaxChunkRows, n, limit / widest, tile > 0 ? limit / (tile * sizeof(float)) : 0});
-  if (o.mask.kind == MaskKind::Custom) chunk = std::min(chunk, limit / m);
-  const double u32 = static_cast<double>(std::numeric_limits<std::uint32_t>::max());
-  const bool indices_fit = static_cast<double>(m) * static_cast<double>(std::max<size_t>(hcols, 1)) < u32 &&
-                           static_cast<double>(n) * static_cast<double>(std::max<size_t>(hrows, 1)) < u32;
+  const Sizes z = plan_sizes(p, options, limit);
   // What the GPU's kernels cannot run goes to the CPU's streaming path, which says so.
   const auto on_cpu = [&](const char* why) {
     Result cpu = compute_streaming_cpu(p, options);
     cpu.computed_by.why = why;
     return cpu;
   };
-  if (o.normalizer != Normalizer::Softmax) return on_cpu("the GPU streams softmax only; other normalizers stream on the CPU");
-  if (c == 0) return on_cpu("1/(s·T) is outside float32's normal range, so the CPU streams in double");
-  if (tile == 0 || chunk == 0 || !indices_fit) return on_cpu("the problem does not fit the GPU's buffers, so the CPU streams it");
-
+  if (const char* why = cpu_reason(p, z)) return on_cpu(why);
   Result r = result_header(p);
   r.dense = false;
   r.computed_by = {BackendKind::Gpu, BackendKind::Gpu, BackendKind::Gpu, {}};
   r.output.setZero(r.n, r.d_v);
-  r.rows.assign(n, RowDiagnostics{});
-
-  // K tiles as given (keys × dk4) and V tiles transposed (dv4 × keys, zero-padded), uploaded once.
-  std::vector<Buffer> k_tiles, vt_tiles;
-  std::vector<BufferTexture> k_textures, vt_textures;
-  std::vector<size_t> tile_keys;
-  for (size_t first = 0; first < m; first += tile) {
-    const size_t count = std::min(tile, m - first), keys4 = round4(count);
-    std::vector<float> kt(count * dk4, 0.0f), vt(dv4 * keys4, 0.0f);
-    for (size_t j = 0; j < count; ++j) {
-      std::memcpy(kt.data() + j * dk4, p.K.row(static_cast<Index>(first + j)).data(), dk * sizeof(float));
-      const float* v = p.V.row(static_cast<Index>(first + j)).data();
-      for (size_t col = 0; col < dv; ++col) vt[col * keys4 + j] = v[col];
-    }
-    k_tiles.emplace_back(kt.size() * sizeof(float), kt.data());
-    vt_tiles.emplace_back(vt.size() * sizeof(float), vt.data());
-    k_textures.emplace_back(k_tiles.back());
-    vt_textures.emplace_back(vt_tiles.back());
-    tile_keys.push_back(count);
-  }
-
-  Buffer q_buf(chunk * dk4 * sizeof(float)), s_buf(chunk * tile * sizeof(float)), p_buf(chunk * tile * sizeof(float));
-  Buffer o_buf(chunk * dv4 * sizeof(float));
-  Buffer sums_buf(chunk * kSumsPerRow * sizeof(double)), floats_buf(chunk * kFloatsPerRow * sizeof(float));
-  Buffer flags_buf(chunk * sizeof(GLuint));
-  const bool custom = o.mask.kind == MaskKind::Custom;
-  Buffer mask_buf(custom ? round4(chunk * m) : 4);
-  const size_t hcells = heat ? chunk * hcols : 1;
-  Buffer hsum_buf(hcells * sizeof(float)), hmax_buf(hcells * sizeof(float)), frame_buf(hcells * sizeof(float));
-  Buffer map_sum(heat ? hrows * hcols * sizeof(float) : 4), map_max(heat ? hrows * hcols * sizeof(float) : 4);
-  map_sum.clear();
-  map_max.clear();
-  const BufferTexture q_tex(q_buf), p_tex(p_buf), s_tex(s_buf, GL_R32F);
-
-  constexpr float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> floats_init(chunk * kFloatsPerRow, 0.0f);
-  for (size_t i = 0; i < chunk; ++i) {
-    float* f = floats_init.data() + i * kFloatsPerRow;
-    f[layout::ROW_MAX] = -inf;
-    f[layout::ROW_ALPHA] = 1.0f;
-    f[layout::ALL_MIN] = inf;
-    f[layout::ALL_MAX] = -inf;
-    f[layout::VIS_MIN] = inf;
-    f[layout::VIS_MAX] = -inf;
-  }
-  const std::vector<float> frame_init(heat ? hcells : 0, -inf);
-  std::vector<float> q_staging, o_staging(chunk * dv4), floats(chunk * kFloatsPerRow);
-  std::vector<double> sums(chunk * kSumsPerRow);
-  std::vector<GLuint> flags(chunk);
-  kernels::ScoreMoments all, visible;
-
-  for (size_t row0 = 0; row0 < n; row0 += chunk) {
-    const size_t rows = std::min(chunk, n - row0);
-    q_staging.assign(rows * dk4, 0.0f);
-    for (size_t i = 0; i < rows; ++i) {
-      std::memcpy(q_staging.data() + i * dk4, p.Q.row(static_cast<Index>(row0 + i)).data(), dk * sizeof(float));
-    }
-    q_buf.upload(q_staging.data(), q_staging.size() * sizeof(float));
-    sums_buf.clear();
-    flags_buf.clear();
-    o_buf.clear();
-    floats_buf.upload(floats_init.data(), rows * kFloatsPerRow * sizeof(float));
-    if (heat) {
-      hsum_buf.clear();
-      hmax_buf.clear();
-      frame_buf.upload(frame_init.data(), frame_init.size() * sizeof(float));
-    }
-    if (custom) {
-      std::vector<std::uint8_t> bytes(round4(rows * m), 0);
-      std::memcpy(bytes.data(), o.mask.blocked.data() + row0 * m, rows * m);
-      mask_buf.upload(bytes.data(), bytes.size());
-    }
-
-    for (size_t t = 0; t < tile_keys.size(); ++t) {
-      if (options.cancel && options.cancel->load()) throw Cancelled();
-      const size_t key0 = t * tile, count = tile_keys[t];
-      k.scores.use();
-      q_tex.bind(0);
-      k_textures[t].bind(1);
-      s_buf.bind(2);
-      k.scores.set("rows", static_cast<GLuint>(rows));
-      k.scores.set("keys", static_cast<GLuint>(count));
-      k.scores.set("dk_vec4", static_cast<GLuint>(dk4 / 4));
-      k.scores.set("s_stride", static_cast<GLuint>(tile));
-      k.scores.set("s_col", GLuint{0});
-      dispatch(groups(count, 64), groups(rows, 64));
-
-      k.update.use();
-      s_tex.bind(0);
-      p_buf.bind(1);
-      sums_buf.bind(2);
-      floats_buf.bind(3);
-      flags_buf.bind(4);
-      mask_buf.bind(5);
-      k.update.set("keys", static_cast<GLuint>(count));
-      k.update.set("stride", static_cast<GLuint>(tile));
-      k.update.set("key0", static_cast<GLuint>(key0));
-      k.update.set("row0", static_cast<GLuint>(row0));
-      k.update.set("m", static_cast<GLuint>(m));
-      k.update.set("mask_kind", static_cast<GLuint>(o.mask.kind));
-      k.update.set("mask_param", static_cast<GLuint>(std::max(0, o.mask.param)));
-      k.update.set("c", c);
-      k.update.set("rows", static_cast<GLuint>(rows));
-      dispatch(groups(rows, 64));
-
-      k.output.use();
-      p_tex.bind(0);
-      vt_textures[t].bind(1);
-      o_buf.bind(2);
-      floats_buf.bind(3);
-      k.output.set("rows", static_cast<GLuint>(rows));
-      k.output.set("keys_vec4", static_cast<GLuint>(round4(count) / 4));
-      k.output.set("dv_vec4", static_cast<GLuint>(dv4 / 4));
-      k.output.set("p_stride", static_cast<GLuint>(tile / 4));
-      dispatch(groups(dv4, 64), groups(rows, 64));
-
-      if (heat) {
-        const size_t px0 = static_cast<size_t>(pixel_of(static_cast<Index>(key0), r.m, static_cast<Index>(hcols)));
-        const size_t px1 =
-            static_cast<size_t>(pixel_of(static_cast<Index>(key0 + count - 1), r.m, static_cast<Index>(hcols))) + 1;
-        k.heat.use();
-        p_buf.bind(0);
-        floats_buf.bind(1);
-        hsum_buf.bind(2);
-        hmax_buf.bind(3);
-        frame_buf.bind(4);
-        k.heat.set("rows", static_cast<GLuint>(rows));
-        k.heat.set("stride", static_cast<GLuint>(tile));
-        k.heat.set("key0", static_cast<GLuint>(key0));
-        k.heat.set("keys", static_cast<GLuint>(count));
-        k.heat.set("m", static_cast<GLuint>(m));
-        k.heat.set("hcols", static_cast<GLuint>(hcols));
-        k.heat.set("px0", static_cast<GLuint>(px0));
-        k.heat.set("px_count", static_cast<GLuint>(px1 - px0));
-        k.heat.set("c", c);
-        dispatch(groups(px1 - px0, 64), static_cast<GLuint>(rows));
-      }
-      check_gl("streaming attention over a tile of keys");
-    }
-    if (heat) {
-      k.heat_rows.use();
-      sums_buf.bind(0);
-      floats_buf.bind(1);
-      hsum_buf.bind(2);
-      hmax_buf.bind(3);
-      frame_buf.bind(4);
-      map_sum.bind(5);
-      map_max.bind(6);
-      k.heat_rows.set("rows", static_cast<GLuint>(rows));
-      k.heat_rows.set("row0", static_cast<GLuint>(row0));
-      k.heat_rows.set("n", static_cast<GLuint>(n));
-      k.heat_rows.set("hrows", static_cast<GLuint>(hrows));
-      k.heat_rows.set("hcols", static_cast<GLuint>(hcols));
-      k.heat_rows.set("c", c);
-      dispatch(groups(hcols, 64));
-      check_gl("adding streamed rows to the heatmap");
-    }
-
-    // Rows the float kernels cannot finish exactly as the CPU does (a ±∞ score: the CPU's exact
-    // path and its statistics over infinities; visible keys but nothing summed; a NaN score, which
-    // the CPU recomputes in double): the CPU path does the whole problem.
-    flags_buf.download(flags.data(), rows * sizeof(GLuint));
-    sums_buf.download(sums.data(), rows * kSumsPerRow * sizeof(double));
-    for (size_t i = 0; i < rows; ++i) {
-      const double* s = sums.data() + i * kSumsPerRow;
-      if (flags[i] != 0 || (!(s[layout::SUM_Z] > 0) && s[layout::VIS_COUNT] > 0)) {
-        return on_cpu("some scores overflow float32, and the CPU's exact path finishes those rows");
-      }
-    }
-    o_buf.download(o_staging.data(), rows * dv4 * sizeof(float));
-    floats_buf.download(floats.data(), rows * kFloatsPerRow * sizeof(float));
-    for (size_t i = 0; i < rows; ++i) {
-      const double* s = sums.data() + i * kSumsPerRow;
-      const float* f = floats.data() + i * kFloatsPerRow;
-      const Index gi = static_cast<Index>(row0 + i);
-      const float inv = s[layout::SUM_Z] > 0 ? static_cast<float>(1.0 / s[layout::SUM_Z]) : 0.0f;
-      float* out = r.output.row(gi).data();
-      for (size_t col = 0; col < dv; ++col) out[col] = o_staging[i * dv4 + col] * inv;
-      RowDiagnostics d = diagnostics_from_online_sums(s[layout::SUM_Z], s[layout::SUM_REST], s[layout::SUM_TIES], s[layout::SUM_T],
-                                                      s[layout::SUM_U2], s[layout::SUM_U3]);
-      d.padding = o.mask.is_padding_row(gi);
-      r.rows[row0 + i] = d;
-      kernels::ScoreMoments a, v;
-      a.count = static_cast<long long>(s[layout::ALL_COUNT]);
-      a.mean = s[layout::ALL_MEAN];
-      a.m2 = s[layout::ALL_M2];
-      a.min = f[layout::ALL_MIN];
-      a.max = f[layout::ALL_MAX];
-      v.count = static_cast<long long>(s[layout::VIS_COUNT]);
-      v.mean = s[layout::VIS_MEAN];
-      v.m2 = s[layout::VIS_M2];
-      v.min = f[layout::VIS_MIN];
-      v.max = f[layout::VIS_MAX];
-      all.merge(a);
-      visible.merge(v);
-    }
-    if (options.progress) options.progress(static_cast<double>(row0 + rows) / static_cast<double>(n));
-  }
-
-  r.stats = detail::stats_from_moments(all, visible, divisor);
-  if (heat) {
-    r.heatmap.mean.resize(static_cast<Index>(hrows), static_cast<Index>(hcols));
-    r.heatmap.max.resize(static_cast<Index>(hrows), static_cast<Index>(hcols));
-    map_sum.download(r.heatmap.mean.data(), hrows * hcols * sizeof(float));
-    map_max.download(r.heatmap.max.data(), hrows * hcols * sizeof(float));
-    // Pixel means: divide each pixel's sum by the number of cells it covers.
-    const Index hr = static_cast<Index>(hrows), hc = static_cast<Index>(hcols);
-    for (Index y = 0; y < hr; ++y) {
-      const double cells_y = static_cast<double>(pixel_first(y + 1, r.n, hr) - pixel_first(y, r.n, hr));
-      for (Index x = 0; x < hc; ++x) {
-        const double cells_x = static_cast<double>(pixel_first(x + 1, r.m, hc) - pixel_first(x, r.m, hc));
-        r.heatmap.mean(y, x) = static_cast<float>(r.heatmap.mean(y, x) / (cells_y * cells_x));
-      }
-    }
+  r.rows.assign(z.n, RowDiagnostics{});
+  if (!StreamRun(k, p, options, z).run(r)) {
+    return on_cpu("some scores overflow float32, and the CPU's exact path finishes those rows");
   }
   return r;
 }

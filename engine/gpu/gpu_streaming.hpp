@@ -3,8 +3,8 @@
 #pragma once
 
 #include "engine/attention/attention.hpp"
+#include "engine/attention/path_options.hpp"
 #include "engine/gpu/gl_objects.hpp"
-#include "engine/cpu/streaming.hpp"
 
 #include <cstddef>
 

@@ -22,6 +22,9 @@ std::unique_ptr<Backend> make_gpu_backend_on_current_context(const GpuBackendOpt
 
 namespace gpu {
 
+std::unique_ptr<BackendBench> make_bench(Backend&) { throw BackendUnavailable(kWhy); }
+std::unique_ptr<ScalingSampler> make_scaling_sampler(Backend&) { throw BackendUnavailable(kWhy); }
+
 struct HeadlessContext::State {};
 
 HeadlessContext::HeadlessContext(HeadlessRoute) { throw BackendUnavailable(kWhy); }

@@ -43,10 +43,17 @@ std::string header_field(const std::string& header, const std::string& key, std:
   return trim(std::string_view(header).substr(start, end - start));
 }
 
-}  // namespace
+// What a .npy header says: where the data starts, its item size and order, and its shape.
+struct NpyHeader {
+  size_t data_start = 0;
+  size_t item = 0;  // 4 (float32) or 8 (float64)
+  bool fortran = false;
+  std::string shape_text;
+  std::vector<unsigned long long> dims;
+};
 
-Matrix parse_npy(std::string_view bytes, std::string_view source) {
-  const std::string src(source);
+// The magic bytes, the version and the header's length; returns the header's text.
+std::string npy_header_text(std::string_view bytes, const std::string& src, size_t& header_end) {
   static constexpr char magic[] = "\x93NUMPY";
   if (bytes.size() < 10 || std::memcmp(bytes.data(), magic, 6) != 0) {
     throw InputError(src + ": not a .npy file (the magic bytes \\x93NUMPY are missing)");
@@ -58,7 +65,6 @@ Matrix parse_npy(std::string_view bytes, std::string_view source) {
     header_start = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) throw InputError(src + ": truncated .npy header");
-    header_len = 0;
     for (int i = 3; i >= 0; --i) header_len = (header_len << 8) | static_cast<unsigned char>(bytes[8 + static_cast<size_t>(i)]);
     header_start = 12;
   } else {
@@ -67,81 +73,95 @@ Matrix parse_npy(std::string_view bytes, std::string_view source) {
   if (header_start + header_len > bytes.size()) {
     throw InputError(src + ": truncated .npy header (it promises " + std::to_string(header_len) + " bytes)");
   }
-  const std::string header(bytes.substr(header_start, header_len));
+  header_end = header_start + header_len;
+  return std::string(bytes.substr(header_start, header_len));
+}
+
+// "(3, 4)" → {3, 4}.
+std::vector<unsigned long long> npy_shape(const std::string& shape_text, const std::string& src) {
+  if (shape_text.size() < 2 || shape_text.front() != '(' || shape_text.back() != ')') {
+    throw InputError(src + ": bad .npy header: shape is '" + shape_text + "'");
+  }
+  std::vector<unsigned long long> dims;
+  std::string_view inner(shape_text);
+  inner = inner.substr(1, inner.size() - 2);
+  size_t pos = 0;
+  while (pos < inner.size()) {
+    size_t comma = inner.find(',', pos);
+    if (comma == std::string_view::npos) comma = inner.size();
+    const std::string part = trim(inner.substr(pos, comma - pos));
+    if (!part.empty()) {
+      unsigned long long v = 0;
+      const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+      if (ec != std::errc() || ptr != part.data() + part.size()) {
+        throw InputError(src + ": bad .npy header: shape is '" + shape_text + "'");
+      }
+      dims.push_back(v);
+    }
+    pos = comma + 1;
+  }
+  return dims;
+}
+
+NpyHeader parse_npy_header(std::string_view bytes, std::string_view source) {
+  const std::string src(source);
+  NpyHeader h;
+  const std::string header = npy_header_text(bytes, src, h.data_start);
   if (header.find('{') == std::string::npos || header.find('}') == std::string::npos) {
     throw InputError(src + ": bad .npy header (not a dictionary)");
   }
   std::string descr = header_field(header, "descr", source);
   if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"')) descr = descr.substr(1, descr.size() - 2);
-  size_t item = 0;
-  if (descr == "<f4" || descr == "=f4") item = 4;
-  else if (descr == "<f8" || descr == "=f8") item = 8;
-  else {
-    throw InputError(src + ": dtype '" + descr + "' is not supported; save float32 or float64 (little-endian)");
-  }
+  if (descr == "<f4" || descr == "=f4") h.item = 4;
+  else if (descr == "<f8" || descr == "=f8") h.item = 8;
+  else throw InputError(src + ": dtype '" + descr + "' is not supported; save float32 or float64 (little-endian)");
   const std::string order = header_field(header, "fortran_order", source);
-  bool fortran = false;
-  if (order == "True") fortran = true;
+  if (order == "True") h.fortran = true;
   else if (order != "False") throw InputError(src + ": bad .npy header: fortran_order is '" + order + "'");
-  const std::string shape_text = header_field(header, "shape", source);
-  if (shape_text.size() < 2 || shape_text.front() != '(' || shape_text.back() != ')') {
-    throw InputError(src + ": bad .npy header: shape is '" + shape_text + "'");
+  h.shape_text = header_field(header, "shape", source);
+  h.dims = npy_shape(h.shape_text, src);
+  return h;
+}
+
+}  // namespace
+
+Matrix parse_npy(std::string_view bytes, std::string_view source) {
+  const std::string src(source);
+  const NpyHeader h = parse_npy_header(bytes, source);
+  if (h.dims.size() != 2) {
+    throw InputError(src + ": the array is " + std::to_string(h.dims.size()) + "-D; a matrix must be 2-D (rows × columns)");
   }
-  std::vector<unsigned long long> dims;
-  {
-    std::string_view inner(shape_text);
-    inner = inner.substr(1, inner.size() - 2);
-    size_t pos = 0;
-    while (pos < inner.size()) {
-      size_t comma = inner.find(',', pos);
-      if (comma == std::string_view::npos) comma = inner.size();
-      const std::string part = trim(inner.substr(pos, comma - pos));
-      if (!part.empty()) {
-        unsigned long long v = 0;
-        const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-        if (ec != std::errc() || ptr != part.data() + part.size()) {
-          throw InputError(src + ": bad .npy header: shape is '" + shape_text + "'");
-        }
-        dims.push_back(v);
-      }
-      pos = comma + 1;
-    }
-  }
-  if (dims.size() != 2) {
-    throw InputError(src + ": the array is " + std::to_string(dims.size()) + "-D; a matrix must be 2-D (rows × columns)");
-  }
-  const unsigned long long rows = dims[0], cols = dims[1];
+  const unsigned long long rows = h.dims[0], cols = h.dims[1];
   if (rows == 0 || cols == 0) {
     throw InputError(src + ": the matrix is empty (" + std::to_string(rows) + "×" + std::to_string(cols) + ")");
   }
   const unsigned long long limit = std::numeric_limits<unsigned long long>::max() / 16;
-  if (rows > limit / cols) throw InputError(src + ": the shape " + shape_text + " is absurdly large");
+  if (rows > limit / cols) throw InputError(src + ": the shape " + h.shape_text + " is absurdly large");
   const unsigned long long count = rows * cols;
-  const size_t data_start = header_start + header_len;
-  const unsigned long long need = count * item;
-  if (bytes.size() - data_start < need) {
+  const unsigned long long need = count * h.item;
+  if (bytes.size() - h.data_start < need) {
     throw InputError(src + ": the header promises " + std::to_string(rows) + "×" + std::to_string(cols) + " values (" +
-                     std::to_string(need) + " bytes) but only " + std::to_string(bytes.size() - data_start) +
+                     std::to_string(need) + " bytes) but only " + std::to_string(bytes.size() - h.data_start) +
                      " bytes follow");
   }
   if (rows > static_cast<unsigned long long>(std::numeric_limits<int>::max()) ||
       cols > static_cast<unsigned long long>(std::numeric_limits<int>::max())) {
-    throw InputError(src + ": the shape " + shape_text + " is absurdly large");
+    throw InputError(src + ": the shape " + h.shape_text + " is absurdly large");
   }
   static_assert(std::endian::native == std::endian::little, "the .npy reader assumes a little-endian machine");
   Matrix M(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
-  const char* data = bytes.data() + data_start;
+  const char* data = bytes.data() + h.data_start;
   for (unsigned long long k = 0; k < count; ++k) {
     double v;
-    if (item == 4) {
+    if (h.item == 4) {
       float f;
       std::memcpy(&f, data + k * 4, 4);
       v = f;
     } else {
       std::memcpy(&v, data + k * 8, 8);
     }
-    const unsigned long long r = fortran ? k % rows : k / cols;
-    const unsigned long long c = fortran ? k / rows : k % cols;
+    const unsigned long long r = h.fortran ? k % rows : k / cols;
+    const unsigned long long c = h.fortran ? k / rows : k % cols;
     if (!fits_float(v)) {
       throw InputError(src + ": entry [" + std::to_string(r) + "][" + std::to_string(c) + "] is " +
                        (std::isnan(v) ? "NaN" : std::isinf(v) ? "infinite" : "outside the float32 range") +

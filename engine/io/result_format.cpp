@@ -2,6 +2,7 @@
 #include "engine/io/result_format.hpp"
 
 #include "engine/attention/overflow_notes.hpp"
+#include "engine/attention/stats.hpp"
 
 #include "engine/io/text_format.hpp"
 #include "engine/cpu/dense.hpp"
@@ -65,7 +66,16 @@ void matrix_json_compact(std::ostream& out, const Cells& M) {
 
 void stats_json(std::ostream& out, const MomentStats& s) {
   out << "{\"mean\": " << double_json(s.mean) << ", \"std\": " << double_json(s.std) << ", \"min\": "
-      << double_json(s.min) << ", \"max\": " << double_json(s.max) << ", \"count\": " << s.count << "}";
+      << double_json(s.min) << ", \"max\": " << double_json(s.max) << ", \"count\": " << s.count
+      << ", \"range_count\": " << s.range_count << "}";
+}
+
+// The notes a report prints: why any ∞ is there, and what the scores' min and max cover when that
+// is not every cell (a streamed result under a mask).
+std::vector<std::string> report_notes(const OverflowNotes& overflow, const Result& r) {
+  std::vector<std::string> notes = overflow.sentences;
+  if (std::string range = score_range_note(r); !range.empty()) notes.push_back(std::move(range));
+  return notes;
 }
 
 // Shows at most `limit` indices: the first ones, a gap marker (-1), and the last ones.
@@ -146,6 +156,17 @@ void write_result_json(std::ostream& out, const Scenario& s, const Result& r, co
       << ", \"effective_temperature\": " << double_json(r.effective_temperature)
       << ",\n\"normalizer\": " << json_string(normalizer_name(s.options.normalizer))
       << ",\n\"mask\": " << mask_to_json(s.options.mask) << ",\n";
+  if (s.options.rope) {
+    // The rotation used, its positions written out, and the rows the scores were made of.
+    RopeSettings used = *s.options.rope;
+    used.query_positions = rope_positions(used.query_positions, r.n);
+    used.key_positions = rope_positions(used.key_positions, r.m);
+    out << "\"rope\": " << rope_settings_json(used) << ",\n\"rotated_q\": ";
+    matrix_json_compact(out, kept(r.rotated_q));
+    out << ",\n\"rotated_k\": ";
+    matrix_json_compact(out, kept(r.rotated_k));
+    out << ",\n";
+  }
   if (!f.summary && r.dense) {
     out << "\"scores\": ";
     matrix_json_compact(out, kept(r.scores));
@@ -177,8 +198,9 @@ void write_result_json(std::ostream& out, const Scenario& s, const Result& r, co
   // Why any ∞ is there, and which scores were recomputed in double: the text report's notes.
   const OverflowNotes notes = overflow_notes(r, r.dense ? mask_grid(s.options.mask, r.n, r.m) : BlockGrid(),
                                              display_tokens(s.query_tokens, r.n));
+  const std::vector<std::string> sentences = report_notes(notes, r);
   out << "},\n\"notes\": [";
-  for (size_t k = 0; k < notes.sentences.size(); ++k) out << (k ? ", " : "") << json_string(notes.sentences[k]);
+  for (size_t k = 0; k < sentences.size(); ++k) out << (k ? ", " : "") << json_string(sentences[k]);
   out << "]\n}\n";
 }
 
@@ -243,9 +265,9 @@ void write_result_text(std::ostream& out, const Scenario& s, const Result& r, co
       << num(r.stats.scores.min) << ", max " << num(r.stats.scores.max) << "\n  logits: mean " << num(r.stats.logits.mean)
       << ", std " << num(r.stats.logits.std) << ", min " << num(r.stats.logits.min) << ", max " << num(r.stats.logits.max)
       << " (over " << r.stats.logits.count << " unblocked cells)\n";
-  if (!notes.empty()) {
+  if (const std::vector<std::string> sentences = report_notes(notes, r); !sentences.empty()) {
     out << "\nnotes\n";
-    for (const std::string& sentence : notes.sentences) out << "  " << sentence << "\n";
+    for (const std::string& sentence : sentences) out << "  " << sentence << "\n";
   }
 }
 

@@ -14,7 +14,7 @@ namespace {
 const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys{"format", "version", "title", "description", "Q", "K", "V",
                                           "query_tokens", "key_tokens", "scale", "temperature", "mask",
-                                          "normalizer", "lesson"};
+                                          "normalizer", "rope", "lesson"};
   return keys;
 }
 
@@ -142,6 +142,7 @@ Scenario parse_scenario(std::string_view json_text, std::string_view source) {
     if (!j.at("normalizer").is_string()) throw InputError(src + ": normalizer must be a string");
     s.options.normalizer = parse_normalizer(j.at("normalizer").get<std::string>(), src + ": normalizer");
   }
+  if (j.contains("rope") && !j.at("rope").is_null()) s.options.rope = parse_rope_settings(j.at("rope").dump(), src + ": rope");
   if (j.contains("lesson")) s.lesson = parse_lesson_spec(j.at("lesson").dump(), src);
   validate_scenario(s, source);
   return s;
@@ -182,6 +183,7 @@ std::string scenario_to_json(const Scenario& s) {
   out += "  \"temperature\": " + double_json(s.options.temperature) + ",\n";
   out += "  \"normalizer\": " + json_string(normalizer_name(s.options.normalizer)) + ",\n";
   out += "  \"mask\": " + mask_to_json(s.options.mask);
+  if (s.options.rope) out += ",\n  \"rope\": " + rope_settings_json(*s.options.rope);
   if (!s.lesson.raw_json.empty()) out += ",\n  \"lesson\": " + s.lesson.raw_json;
   out += "\n";
   out += "}\n";

@@ -4,6 +4,7 @@
 // [SECTION] The report: lesson_view_numbers, lesson_report
 // [SECTION] The report as text for a terminal (write_lesson_text)
 #include "engine/lessons/lesson_report.hpp"
+#include "engine/cpu/cpu_backend.hpp"
 #include "engine/lessons/lesson_numbers.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/trainer.hpp"

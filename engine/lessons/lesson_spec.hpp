@@ -27,8 +27,8 @@ enum class LessonView {
   TrainInduction,  // a two-layer model trained live until an induction head forms (the Training window)
 };
 
-// Where a lesson comes from in the course, cited by the course text's own title (DESIGN.md,
-// "Naming the course texts").
+// Where a lesson comes from in the course, cited by the course text's own title
+// (docs/ARCHITECTURE.md's glossary, "The course texts").
 struct LessonSource {
   std::string title;     // "QKV, Scaled Dot-Product & Causal Masking"
   std::string section;   // "2.3", or a section's heading ("Computational cost"), or empty

@@ -44,7 +44,7 @@ OnlineSoftmaxLesson online_softmax_lesson(const Problem& p, Index tile, const Ma
   }
   // The streaming path's own constant and test (detail::run_rows tiles only a normal c > 0).
   const double divisor = effective_temperature(p.Q.cols(), p.options);
-  const float c = detail::fast_inverse_divisor(divisor);
+  const float c = fast_inverse_divisor(divisor);
   if (!std::isnormal(c) || c <= 0) {
     throw InputError("online-softmax: 1/(s·T) = 1/" + std::to_string(divisor) +
                      " is too small for float32, so the streaming engine computes these rows exactly; lower the temperature");

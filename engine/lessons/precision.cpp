@@ -85,21 +85,18 @@ FormatLimits format_limits(Precision p) {
   return l;
 }
 
-PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& o) {
-  validate_problem(p);
+namespace {
+
+void count(StageHealth& h, double v) {
+  h.inf += std::isinf(v);
+  h.nan += std::isnan(v);
+}
+
+// The emulated pass, every operation rounded to the format as a framework running in it would:
+// inputs, products and sums, the divisor, the mask fill, exp, the softmax's sum and quotient, A·V.
+void emulate(const Problem& p, const PrecisionOptions& o, PrecisionRun& run) {
   const Eigen::Index n = p.Q.rows(), m = p.K.rows(), d_k = p.Q.cols(), d_v = p.V.cols();
-  check_dense_fits(n, m);
   auto R = [&](double x) { return static_cast<double>(round_to(o.precision, x)); };
-
-  PrecisionRun run;
-  run.options = o;
-  run.scores.resize(n, m);
-  run.logits.resize(n, m);
-  run.exps.resize(n, m);
-  run.weights.resize(n, m);
-  run.output.resize(n, d_v);
-
-  // The inputs as the format stores them.
   auto rounded = [&](const Matrix& M) {
     MatrixD out(M.rows(), M.cols());
     for (Eigen::Index i = 0; i < M.rows(); ++i)
@@ -110,12 +107,6 @@ PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& o) {
   const double s = p.options.scale ? R(std::sqrt(static_cast<double>(d_k))) : 1.0;
   const double divisor = R(s * p.options.temperature);
   const double big = R(-o.big);
-
-  auto count = [](StageHealth& h, double v) {
-    h.inf += std::isinf(v);
-    h.nan += std::isnan(v);
-  };
-
   std::vector<double> logits(static_cast<size_t>(m)), exps(static_cast<size_t>(m)), weights(static_cast<size_t>(m));
   for (Eigen::Index i = 0; i < n; ++i) {
     for (Eigen::Index j = 0; j < m; ++j) {
@@ -163,24 +154,70 @@ PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& o) {
       count(run.output_health, acc);
     }
   }
+}
 
-  Problem reference_problem = p;
-  reference_problem.options.normalizer = Normalizer::Softmax;
-  const Result ref = compute_cpu(reference_problem);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    for (Eigen::Index j = 0; j < m; ++j) {
+// The run's largest errors against `ref` (float32 softmax, computed stably), over its finite cells.
+void compare_with(const Result& ref, PrecisionRun& run) {
+  for (Eigen::Index i = 0; i < run.weights.rows(); ++i) {
+    for (Eigen::Index j = 0; j < run.weights.cols(); ++j) {
       if (std::isfinite(run.weights(i, j))) {
         run.max_weight_error = std::max(run.max_weight_error, std::fabs(static_cast<double>(run.weights(i, j)) - ref.weights(i, j)));
       }
     }
-    for (Eigen::Index c = 0; c < d_v; ++c) {
+    for (Eigen::Index c = 0; c < run.output.cols(); ++c) {
       if (std::isfinite(run.output(i, c))) {
         run.max_output_error = std::max(run.max_output_error, std::fabs(static_cast<double>(run.output(i, c)) - ref.output(i, c)));
       }
     }
   }
   run.finite = run.weights_health.inf + run.weights_health.nan + run.output_health.inf + run.output_health.nan == 0;
+}
 
+// What went wrong first, in one sentence, or how close the run came.
+std::string verdict(const PrecisionRun& run, const PrecisionOptions& o, long long leaked_rows) {
+  const std::string fmt(precision_name(o.precision));
+  const FormatLimits lim = format_limits(o.precision);
+  if (run.scores_health.inf + run.scores_health.nan > 0) {
+    return "scores overflow " + fmt + ": " + std::to_string(run.scores_health.inf) + " cells of QKᵀ pass " +
+           significant(lim.max_finite, 4) + " and become ±inf";
+  }
+  if (run.logits_health.nan > 0) {
+    return "−1e9 is −inf in " + fmt + ", so mask·(−1e9) is 0·(−inf) = NaN in " + std::to_string(run.logits_health.nan) +
+           " visible cells: the whole row is NaN";
+  }
+  if (run.exps_health.inf > 0) {
+    return "exp overflows " + fmt + " (logits above " + fixed_decimals(lim.exp_overflow, 2) + "): " +
+           std::to_string(run.exps_health.inf) + " exps are inf and inf/inf = NaN";
+  }
+  if (!run.finite) {
+    return "a fully blocked row has nothing to normalize: " + std::string(o.subtract_max ? "−inf − (−inf)" : "0/0") + " = NaN";
+  }
+  if (leaked_rows > 0) {
+    return std::to_string(leaked_rows) + " fully blocked row(s) spread their weight over blocked keys: "
+           "a finite fill leaks instead of giving zeros";
+  }
+  return "matches the reference to " + scientific(run.max_weight_error, 1) + " in the weights";
+}
+
+}  // namespace
+
+PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& o) {
+  validate_problem(p);
+  const Eigen::Index n = p.Q.rows(), m = p.K.rows();
+  check_dense_fits(n, m);
+  PrecisionRun run;
+  run.options = o;
+  run.scores.resize(n, m);
+  run.logits.resize(n, m);
+  run.exps.resize(n, m);
+  run.weights.resize(n, m);
+  run.output.resize(n, p.V.cols());
+  emulate(p, o, run);
+
+  Problem reference_problem = p;
+  reference_problem.options.normalizer = Normalizer::Softmax;
+  const Result ref = compute_cpu(reference_problem);
+  compare_with(ref, run);
   // Fully blocked rows that came out as weights anyway: the mask leaked.
   long long leaked_rows = 0;
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -188,27 +225,7 @@ PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& o) {
     const double row_sum = static_cast<double>(run.weights.row(i).sum());
     leaked_rows += std::isfinite(row_sum) && row_sum > 0;
   }
-
-  const std::string fmt(precision_name(o.precision));
-  const FormatLimits lim = format_limits(o.precision);
-  if (run.scores_health.inf + run.scores_health.nan > 0) {
-    run.verdict = "scores overflow " + fmt + ": " + std::to_string(run.scores_health.inf) + " cells of QKᵀ pass " +
-                  significant(lim.max_finite, 4) + " and become ±inf";
-  } else if (run.logits_health.nan > 0) {
-    run.verdict = "−1e9 is −inf in " + fmt + ", so mask·(−1e9) is 0·(−inf) = NaN in " +
-                  std::to_string(run.logits_health.nan) + " visible cells: the whole row is NaN";
-  } else if (run.exps_health.inf > 0) {
-    run.verdict = "exp overflows " + fmt + " (logits above " + fixed_decimals(lim.exp_overflow, 2) + "): " +
-                  std::to_string(run.exps_health.inf) + " exps are inf and inf/inf = NaN";
-  } else if (!run.finite) {
-    run.verdict = "a fully blocked row has nothing to normalize: " +
-                  std::string(o.subtract_max ? "−inf − (−inf)" : "0/0") + " = NaN";
-  } else if (leaked_rows > 0) {
-    run.verdict = std::to_string(leaked_rows) + " fully blocked row(s) spread their weight over blocked keys: "
-                  "a finite fill leaks instead of giving zeros";
-  } else {
-    run.verdict = "matches the reference to " + scientific(run.max_weight_error, 1) + " in the weights";
-  }
+  run.verdict = verdict(run, o, leaked_rows);
   return run;
 }
 

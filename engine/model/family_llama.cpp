@@ -1,4 +1,4 @@
-// Llama, Mistral, Qwen2 and Qwen3 (DESIGN.md, "Model families"; docs/MODELS.md): one config reader
+// Llama, Mistral, Qwen2 and Qwen3 (docs/MODELS.md, "The families"): one config reader
 // and one tensor binder, with what tells the four apart in a table. Each is RMSNorm, rotary
 // positions, grouped K/V heads and the SiLU-gated MLP, Linear weights [out, in] (y = x·Wᵀ + b).
 #include "engine/model/families.hpp"

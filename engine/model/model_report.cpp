@@ -82,13 +82,12 @@ std::vector<std::string> token_labels(const LanguageModel& model, const std::vec
   return out;
 }
 
-LiftedHead lift_head(const LanguageModel& model, const ModelRun& run, int layer, int head) {
+Scenario lift_head(const LanguageModel& model, const ModelRun& run, int layer, int head) {
   check_head(model, layer, head);
   const HeadTrace& h = run.trace.heads.at(static_cast<std::size_t>(layer)).at(static_cast<std::size_t>(head));
   if (h.q.size() == 0) throw std::logic_error("lift_head: the run did not keep this head's q, k, v");
   const int window = model.config().window(layer);
-  LiftedHead lifted;
-  Scenario& s = lifted.scenario;
+  Scenario s;
   s.title = head_title(model, layer, head);
   s.description = "Layer " + std::to_string(layer) + ", head " + std::to_string(head) + " of " + model.display_name() +
                   ": its own queries, keys and values on this text, with the " + (window ? "sliding window" : "causal mask") +
@@ -102,29 +101,8 @@ LiftedHead lift_head(const LanguageModel& model, const ModelRun& run, int layer,
   s.options.temperature = 1.0;
   s.options.mask.kind = window ? MaskKind::Window : MaskKind::Causal;
   s.options.mask.param = window;
-  lifted.rope = model.rope();
-  return lifted;
-}
-
-namespace {
-
-// Until the lab has its rotary stage, a rotated head lifted without it would show other scores.
-[[noreturn]] void refuse_rotary(std::string_view what, const std::string& title, const RopeSettings& rope) {
-  throw InputError(std::string(what) + ": " + title + " turns its q and k by rotary positions (theta " + fixed_decimals(rope.theta, 0) +
-                   "), which the lab does not apply yet, so its scores there would not be the model's; attnlab model shows this head's "
-                   "own weights");
-}
-
-}  // namespace
-
-Scenario LiftedHead::lab_scenario(std::string_view what) const {
-  if (rope) refuse_rotary(what, scenario.title, *rope);
-  return scenario;
-}
-
-void check_liftable(const LanguageModel& model, int layer, int head, std::string_view what) {
-  check_head(model, layer, head);
-  if (const auto rope = model.rope()) refuse_rotary(what, head_title(model, layer, head), *rope);
+  s.options.rope = model.rope();
+  return s;
 }
 
 void write_model_json(std::ostream& out, const LanguageModel& model, const ModelRun& run, int layer, int head) {

@@ -36,25 +36,16 @@ std::string head_title(const LanguageModel& model, int layer, int head);
 
 // A head lifted out of a run: its q and k before any rotation, its K/V group's k and v, as Q, K,
 // V with the tokens as labels, the mask the model uses (causal, or its sliding window), scaling
-// on and T = 1; and the rotary settings its q and k turn by (none for learned positions). With
-// those settings applied by the lab, its weights are the model's own.
-struct LiftedHead {
-  Scenario scenario;
-  std::optional<RopeSettings> rope;
-  // The scenario the lab runs as it is: refuses (InputError, one sentence naming `what`) a head
-  // with rotary positions, whose scores without the rotation would not be the model's.
-  Scenario lab_scenario(std::string_view what = "--model") const;
-};
-// The run must have kept that head's q, k, v.
-LiftedHead lift_head(const LanguageModel& model, const ModelRun& run, int layer, int head);
-// Throws what LiftedHead::lab_scenario would, before any forward is run for it.
-void check_liftable(const LanguageModel& model, int layer, int head, std::string_view what = "--model");
+// on, T = 1, and the model's rotary positions on (its "rope": positions 0 … n − 1), so that the
+// lab's scores are the model's rotated products and its weights the model's own. The run must
+// have kept that head's q, k, v.
+Scenario lift_head(const LanguageModel& model, const ModelRun& run, int layer, int head);
 
 // The token labels of `ids` (each token's text, or "<id>" for a model without a tokenizer).
 std::vector<std::string> token_labels(const LanguageModel& model, const std::vector<int>& ids);
 
 // {"model": {...}, "tokens", "attention", "heads", "next_token"} (and "q", "k", "v" when a head
-// is chosen): `attnlab model --format json`, DESIGN's contract.
+// is chosen): `attnlab model --format json`, docs/CLI.md's contract.
 void write_model_json(std::ostream& out, const LanguageModel& model, const ModelRun& run, int layer, int head);
 // Tokens, a layers × heads table of head kinds, the top next tokens.
 void write_model_text(std::ostream& out, const LanguageModel& model, const ModelRun& run, int layer, int head);

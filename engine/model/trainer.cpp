@@ -440,7 +440,7 @@ Scenario Trainer::lift_head(const std::vector<int>& ids, int layer, int head) co
   o.qkv_layer = layer;
   o.qkv_head = head;
   o.top_k = 0;
-  return model::lift_head(m, run_model(m, ids, o), layer, head).lab_scenario();
+  return model::lift_head(m, run_model(m, ids, o), layer, head);
 }
 
 void Trainer::save(const fs::path& dir, bool force) const {

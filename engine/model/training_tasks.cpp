@@ -1,4 +1,4 @@
-// The training tasks of DESIGN.md: seeded batch generators, their defaults and limits, and the
+// The training tasks (docs/CLI.md, "Training"): seeded batch generators, their defaults and limits, and the
 // `attnlab_task` object. Integer arithmetic only, so a seed gives the same batches everywhere.
 #include "engine/model/training_tasks.hpp"
 

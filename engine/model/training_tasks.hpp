@@ -1,4 +1,4 @@
-// The training tasks of DESIGN.md ("Real models", "Training tasks"): seeded generators of
+// The training tasks of docs/CLI.md ("Training"): seeded generators of
 // next-token batches, and the `attnlab_task` object a trained toy model carries in config.json.
 #pragma once
 

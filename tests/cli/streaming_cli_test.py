@@ -48,11 +48,20 @@ for mask in ("none", "causal", "window:50"):
                 if np.abs(a - b).max() > 1e-4 * max(1.0, np.abs(a).max()):
                     ok, detail = False, f"rows.{key} differs by {np.abs(a - b).max()}"
         if ok:
-            for stage in ("scores", "logits"):
-                for key in ("mean", "std", "min", "max", "count"):
-                    a, b = dense["stats"][stage][key], stream["stats"][stage][key]
+            # The streaming path never multiplies blocked cells: its scores' min and max cover the
+            # visible ones (range_count of them, a note says so), its mean, std and count every cell.
+            scores, logits = np.array(dense["scores"]), dense["logits"]
+            visible = np.array([[x is not None for x in row] for row in logits])
+            expected = dict(dense["stats"]["scores"], min=float(scores[visible].min()), max=float(scores[visible].max()),
+                            range_count=int(visible.sum()))
+            for stage, want in (("scores", expected), ("logits", dense["stats"]["logits"])):
+                for key in ("mean", "std", "min", "max", "count", "range_count"):
+                    a, b = want[key], stream["stats"][stage][key]
                     if abs(a - b) > 1e-6 * max(1.0, abs(a)):
                         ok, detail = False, f"stats.{stage}.{key}: {a} vs {b}"
+            blocked = mask != "none"
+            if ok and blocked != any("the mask leaves visible" in note for note in stream["notes"]):
+                ok, detail = False, f"notes: {stream['notes']}"
     report(ok, f"compute --streaming --mask {mask} matches the dense output, rows and stats", detail)
 
 code, out, err = run("compute", *files, "--format", "text", "--streaming")
@@ -92,6 +101,45 @@ for flags in ([], ["--streaming"]):
         ok = ok and math.isclose(b["useful_fraction_of_peak"], b["useful_gflops"] / b["peak_gflops"], rel_tol=1e-9)
         detail = out
     report(ok, "bench " + " ".join(flags) + " prints its JSON", detail)
+
+# bench measures its dense plans the first time it times a shape on this machine, keeps the choice in
+# its cache (ATTNLAB_PLAN_CACHE, set by CTest for this test) and reports it; ATTNLAB_DENSE_PLAN forces
+# one. Every plan's numbers are the same within bounds (dense_plan_test); here, the report.
+cache = os.path.join(WORK, "calibration-plans.txt")
+if os.path.exists(cache):
+    os.remove(cache)
+reports = []
+for forced in ("", "", "wide full"):
+    env = dict(os.environ, ATTNLAB_PLAN_CACHE=cache)
+    if forced:
+        env["ATTNLAB_DENSE_PLAN"] = forced
+    proc = subprocess.run([ATTNLAB, "bench", "--backend", "cpu", "--n", "256", "--dk", "32", "--mask", "causal", "--runs",
+                           "1", "--format", "json"], capture_output=True, text=True, timeout=120, cwd=WORK, env=env)
+    reports.append(json.loads(proc.stdout).get("calibration") if proc.returncode == 0 else proc.stderr)
+ok = all(isinstance(r, dict) for r in reports)
+if ok:
+    measured, cached, forced = reports
+    names = [c["plan"] for c in measured["candidates"]]
+    ok = (measured["source"] == "measured" and measured["chosen"] in names and len(names) >= 3
+          and all(c["ms"] > 0 for c in measured["candidates"]) and measured["cache"] == cache
+          and cached["source"] == "cached" and cached["chosen"] == measured["chosen"]
+          and forced["source"] == "forced" and forced["chosen"] == "wide full")
+report(ok, "bench measures its dense plans once, reads the choice back from its cache, and reports it", str(reports))
+proc = subprocess.run([ATTNLAB, "bench", "--n", "64", "--runs", "1"], capture_output=True, text=True, timeout=60, cwd=WORK,
+                      env=dict(os.environ, ATTNLAB_DENSE_PLAN="tall"))
+report(proc.returncode == 2 and proc.stderr.startswith("attnlab: ATTNLAB_DENSE_PLAN: 'tall' is not a plan"),
+       "a plan ATTNLAB_DENSE_PLAN cannot name is an input error", proc.stderr)
+
+# bench chooses as compute does: the streaming path where the dense stages would not fit (here: a
+# limit of 1 MiB), saying so on stderr.
+proc = subprocess.run([ATTNLAB, "bench", "--backend", "cpu", "--n", "600", "--dk", "8", "--runs", "1", "--warmup", "0",
+                       "--format", "json"], capture_output=True, text=True, timeout=120, cwd=WORK,
+                      env=dict(os.environ, ATTNLAB_DENSE_LIMIT_MIB="1"))
+ok = proc.returncode == 0 and "streaming path instead" in proc.stderr
+if ok:
+    b = json.loads(proc.stdout)
+    ok = b.get("streaming") is True and b["stages"]["scores"]["ms"] is None and "tiles" in b
+report(ok, "bench streams where the dense stages would not fit, as compute does", proc.stderr + proc.stdout[:300])
 
 # export falls back to streaming when the dense stages do not fit (here: a limit of 1 MiB), says so,
 # and writes the weights downsampled (each pixel the mean of its block of cells, blocked cells 0).

@@ -1,6 +1,7 @@
 // Every GPU kernel (scores, logits + mask + normalizer, saturation + row diagnostics, output)
 // against the CPU engine on seeded random inputs, through the Backend interface.
 #include "engine/gpu/gl_objects.hpp"
+#include "engine/gpu/backend_choice.hpp"
 #include "engine/gpu/gpu_backend.hpp"
 #include "engine/cpu/dense.hpp"
 #include "gl_test_backend.hpp"
@@ -222,11 +223,11 @@ TEST(GpuBackendGl, AnEglDeviceRunsTheKernelsLikeTheCpu) {
 // limit that splits rows and keys into chunks. The default's choice follows the renderer.
 TEST(GpuBackendGl, SharedMemoryTilesMatchTheCpu) {
   ATTNLAB_REQUIRE_GPU(best);
-  EXPECT_EQ(best.kernels(), gpu::is_software_renderer(best.device()) ? "texture tiles" : "shared-memory tiles");
+  EXPECT_EQ(make_bench(best)->kernels(), gpu::is_software_renderer(best.device()) ? "texture tiles" : "shared-memory tiles");
   GpuBackendOptions o;
   o.tiles = GpuTiles::Shared;
   std::unique_ptr<Backend> shared = make_gpu_backend_headless(o);
-  EXPECT_EQ(shared->kernels(), "shared-memory tiles");
+  EXPECT_EQ(make_bench(*shared)->kernels(), "shared-memory tiles");
   const Shape shapes[] = {{1, 1, 1, 1},    {5, 7, 3, 5},     {17, 33, 64, 8},  {65, 63, 17, 9},
                           {64, 64, 16, 64}, {70, 130, 33, 70}, {9, 6, 255, 3}, {129, 65, 20, 130}};
   unsigned seed = 40;
@@ -248,12 +249,13 @@ TEST(GpuBackendGl, SharedMemoryTilesMatchTheCpu) {
 // What `bench --backend gpu` divides by: the device's own FMA peak, probed once per backend.
 TEST(GpuBackendGl, ProbesItsFmaPeakOnceAndKeepsIt) {
   ATTNLAB_REQUIRE_GPU(gpu);
-  const FmaPeak& peak = gpu.fma_peak();
+  const std::unique_ptr<BackendBench> bench = make_bench(gpu);
+  const FmaPeak& peak = bench->fma_peak();
   EXPECT_TRUE(std::isfinite(peak.gflops) && peak.gflops > 0) << peak.gflops;
   EXPECT_EQ(peak.isa, "GL compute");
   EXPECT_GE(peak.threads, 2048 * 256);
   EXPECT_GT(peak.probe_ms, 0);
-  EXPECT_EQ(&gpu.fma_peak(), &peak);
+  EXPECT_EQ(&bench->fma_peak(), &peak);
 }
 
 TEST(GpuBackendGl, TooWideForTheBufferLimitIsAnInputError) {
@@ -281,7 +283,7 @@ TEST(GpuBackendGl, RejectsBadInputLikeTheCpu) {
 
 TEST(GpuBackendGl, TimesEveryStage) {
   ATTNLAB_REQUIRE_GPU(gpu);
-  const StageTimes t = gpu.time_stages(random_problem(64, 64, 64, 64, 2));
+  const StageTimes t = make_bench(gpu)->time_stages(random_problem(64, 64, 64, 64, 2));
   EXPECT_GT(t.scores_ms, 0);
   EXPECT_GT(t.softmax_ms, 0);
   EXPECT_GT(t.output_ms, 0);

@@ -2,6 +2,7 @@
 // the CPU's streaming path and the dense path where both fit: output, every per-row diagnostic,
 // statistics and the downsampled heatmap, for each mask kind, rectangular shapes, tile edges and
 // fully blocked rows.
+#include "engine/gpu/backend_choice.hpp"
 #include "engine/gpu/gpu_backend.hpp"
 #include "engine/cpu/dense.hpp"
 #include "engine/cpu/streaming.hpp"
@@ -199,7 +200,7 @@ TEST(GpuStreamingGl, ACancelledRunThrowsCancelled) {
 TEST(GpuStreamingGl, TimesTheStreamingPath) {
   ATTNLAB_REQUIRE_GPU(gpu);
   std::mt19937 rng(31);
-  const StageTimes t = gpu.time_streaming(make_problem(rng, 64, 300, 8, 8, "causal"));
+  const StageTimes t = make_bench(gpu)->time_streaming(make_problem(rng, 64, 300, 8, 8, "causal"));
   EXPECT_TRUE(t.fused);
   EXPECT_GT(t.total_ms, 0);
 }

@@ -1,5 +1,6 @@
 // The scaling demonstration on the GPU against the CPU (same counter-based draws), and against
 // Exercise 2.3.1's expectations.
+#include "engine/gpu/backend_choice.hpp"
 #include "engine/lessons/scaling.hpp"
 #include "gl_test_backend.hpp"
 
@@ -17,7 +18,7 @@ TEST(ScalingGl, GpuAgreesWithCpu) {
   o.trials = 300;
   o.queries = 2;
   o.seed = 7;
-  auto gpu_sampler = gpu.scaling_sampler();
+  auto gpu_sampler = make_scaling_sampler(gpu);
   auto cpu_sampler = make_cpu_scaling_sampler();
   const ScalingResult g = run_scaling(*gpu_sampler, o);
   const ScalingResult c = run_scaling(*cpu_sampler, o);
@@ -47,7 +48,7 @@ TEST(ScalingGl, GpuReproducesExercise231) {
   ATTNLAB_REQUIRE_GPU(gpu);
   ScalingOptions o;
   o.trials = 4000;
-  auto sampler = gpu.scaling_sampler();
+  auto sampler = make_scaling_sampler(gpu);
   const ScalingResult r = run_scaling(*sampler, o);
   ASSERT_EQ(r.rows.size(), 4u);
   for (const ScalingRow& row : r.rows) {
@@ -66,7 +67,7 @@ TEST(ScalingGl, CancelStopsBetweenBatches) {
   ScalingOptions o;
   o.d_ks = {4096, 8192};
   o.trials = 2000;
-  auto sampler = gpu.scaling_sampler();
+  auto sampler = make_scaling_sampler(gpu);
   int calls = 0;
   const ScalingResult r = run_scaling(*sampler, o, [&](double) { return ++calls < 2; });
   EXPECT_LT(r.rows.size(), 2u);

@@ -1,11 +1,12 @@
-"""attnlab model on random Llama, Mistral, Qwen2 and Qwen3 models written here (DESIGN.md, "Model
-families"; docs/MODELS.md): every head's attention weights, a head's q, k, v and the next-token
+"""attnlab model on random Llama, Mistral, Qwen2 and Qwen3 models written here (docs/MODELS.md, "The
+families"): every head's attention weights, a head's q, k, v and the next-token
 probabilities against a float64 decoder from PyTorch primitives (family_fixture.py), within bounds
 derived from the magnitudes, at several sequence lengths; the bounds shown to catch a wrong
 rotation and a wrong K/V grouping; the Hugging Face cache lookup; every bad input of issue 34
 answered by exit 2 and one sentence.
 Usage: family_cli_test.py ATTNLAB WORKDIR"""
 import json
+import math
 import os
 import shutil
 import sys
@@ -179,6 +180,28 @@ def text_runs(folder):
     bad(["model", with_json, "--text", "the " * 70], "--text", "more than this model's 64 positions", "max_position_embeddings")
 
 
+def lifted_rotary_head(folder, ids):
+    """compute --model lifts a rotary head's q and k before the rotation with the model's rope on:
+    the lab's weights are the model's own, within the float32 rounding of both sides' dot products
+    (each |Δscore| ≤ 2·d·u·Σ_l |q̃_l k̃_l|, and a softmax moves by at most twice the largest |Δlogit|
+    of its row). --no-rope then shows the head without positions: other weights."""
+    args = ["compute", "--model", folder, "--ids", ids, "--layer", "0", "--head", "1", "--format", "json"]
+    lab = json.loads(run(*args).stdout)
+    own = json.loads(run("model", folder, "--ids", ids, "--layer", "0", "--head", "1", "--format", "json").stdout)
+    check(lab["rope"] is not None and "rotated_q" in lab and "rotated_k" in lab, f"the lifted head runs without its rotation: {lab.get('rope')}")
+    q, k = lab["rotated_q"], lab["rotated_k"]
+    d = len(q[0])
+    u = 2.0 ** -24
+    for i, (row_lab, row_own) in enumerate(zip(lab["weights"], own["attention"][0][1])):
+        dlogit = max(2 * d * u * sum(abs(a * b) for a, b in zip(q[i], k[j])) / math.sqrt(d) for j in range(len(k)))
+        worst = max(abs(a - b) for a, b in zip(row_lab, row_own))
+        check(worst <= 2 * dlogit + 1e-7, f"row {i}: the lab's weights differ from the model's by {worst} (bound {2 * dlogit + 1e-7})")
+    plain = json.loads(run(*args, "--no-rope").stdout)
+    check("rope" not in plain or plain["rope"] is None, "--no-rope left the rotation on")
+    moved = max(abs(a - b) for ra, rb in zip(plain["weights"], lab["weights"]) for a, b in zip(ra, rb))
+    check(moved > 1e-3, "switching the rotation off changed no weight")
+
+
 def tokenizers_and_saving(folders):
     folder, config, stored = folders["llama-linear-bias-tied-bf16-sharded"]
     ids = "5,17,42,8"
@@ -203,8 +226,7 @@ def tokenizers_and_saving(folders):
     t = run("model", m_folder, "--ids", ids).stdout
     check("query heads share each of 2 K/V heads" in t and "rotary positions, theta 1000000" in t and "sliding window of 5" in t,
           f"text report:\n{t}")
-    # Lifting a rotary head waits for the lab's RoPE stage: refused with a sentence, not wrong numbers.
-    bad(["compute", "--model", folder, "--ids", ids, "--layer", "0", "--head", "1"], "--model", "rotary positions", "attnlab model")
+    lifted_rotary_head(folder, ids)
     # A GPT-2 folder runs on ids without vocab.json and merges.txt; its tokens are then labelled by id.
     gpt2 = os.path.join(WORK, "gpt2-no-tokenizer")
     fx.write_model(gpt2, seed=3, n_layer=2, n_head=2, n_embd=16, n_positions=16)

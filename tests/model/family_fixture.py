@@ -1,6 +1,6 @@
 """Random Llama, Mistral, Qwen2 and Qwen3 models in the Hugging Face layout, written by hand, and a
-decoder from PyTorch primitives in float64 to check Attention Lab's against (DESIGN.md, "Model
-families"; docs/MODELS.md). Written from the published architecture, independently of the C++:
+decoder from PyTorch primitives in float64 to check Attention Lab's against (docs/MODELS.md, "The
+families"). Written from the published architecture, independently of the C++:
 RMSNorm, rotate-half RoPE with its frequencies and scalings, K/V heads repeated per group (as
 Hugging Face's repeat_kv does), the SiLU-gated MLP. Shared by tests/model/family_cli_test.py and
 bench/family_bench.py. Needs numpy; the reference needs torch (Debian python3-torch)."""

@@ -55,6 +55,28 @@ struct AttentionBounds {
   double scores_stat = 0, logits_stat = 0;  // on the mean, std, min and max of scores and logits
 };
 
+// Row i's diagnostics' bounds from its weights' bounds (b.weights): max weight, entropy
+// H = −Σ a log a, exp(H), and ‖diag(a) − a aᵀ‖²_F.
+inline void row_diagnostic_bounds(const Result& ref, Eigen::Index i, double g_m, AttentionBounds& b) {
+  const double u = kUnitRoundoff;
+  const auto I = static_cast<size_t>(i);
+  double H = 0, dH = 0, dJ2 = 0, J2 = 0, sum_sq = 0;
+  for (Eigen::Index j = 0; j < ref.m; ++j) {
+    const double a = ref.weights(i, j), bw = b.weights(i, j);
+    b.max_weight[I] = std::max(b.max_weight[I], bw);
+    const double t = std::max(a, bw);
+    dH += bw * (std::abs(std::log(t)) + 1);
+    if (a > 0) H -= a * std::log(a);
+    dJ2 += 6 * bw * (a + bw);
+    J2 += a * a * (1 - a) * (1 - a);
+    sum_sq += a * a;
+  }
+  J2 += sum_sq * sum_sq;
+  b.entropy[I] = dH + 2 * g_m * (H + 1) + 4 * u;
+  b.effective_keys[I] = std::exp(H) * std::expm1(std::min(b.entropy[I], 700.0)) + 4 * u * std::exp(H);
+  b.jacobian_norm_squared[I] = dJ2 + 4 * g_m * (J2 + 1);
+}
+
 // Bounds for comparing any result of `p` with `ref`, a dense result of the same problem
 // (compute_cpu keeps every stage).
 inline AttentionBounds attention_bounds(const Problem& p, const Result& ref) {
@@ -135,23 +157,7 @@ inline AttentionBounds attention_bounds(const Problem& p, const Result& ref) {
         b.output(i, k) += (bound + 2 * g_m * a) * std::abs(static_cast<double>(p.V(j, k)));
       }
     }
-    // Diagnostics: max weight, entropy H = −Σ a log a, exp(H), and ‖diag(a) − a aᵀ‖²_F.
-    const auto I = static_cast<size_t>(i);
-    double H = 0, dH = 0, dJ2 = 0, J2 = 0, sum_sq = 0;
-    for (Eigen::Index j = 0; j < m; ++j) {
-      const double a = ref.weights(i, j), bw = b.weights(i, j);
-      b.max_weight[I] = std::max(b.max_weight[I], bw);
-      const double t = std::max(a, bw);
-      dH += bw * (std::abs(std::log(t)) + 1);
-      if (a > 0) H -= a * std::log(a);
-      dJ2 += 6 * bw * (a + bw);
-      J2 += a * a * (1 - a) * (1 - a);
-      sum_sq += a * a;
-    }
-    J2 += sum_sq * sum_sq;
-    b.entropy[I] = dH + 2 * g_m * (H + 1) + 4 * u;
-    b.effective_keys[I] = std::exp(H) * std::expm1(std::min(b.entropy[I], 700.0)) + 4 * u * std::exp(H);
-    b.jacobian_norm_squared[I] = dJ2 + 4 * g_m * (J2 + 1);
+    row_diagnostic_bounds(ref, i, g_m, b);
   }
   // Statistics move by at most the largest change of one cell (mean, std, min and max are
   // 1-Lipschitz in the largest cell), plus their own double rounding.
@@ -199,6 +205,28 @@ inline void expect_stats_within(const MomentStats& a, const MomentStats& b, doub
   EXPECT_TRUE(near(a.max, b.max)) << what << " max " << a.max << " vs " << b.max << ", bound " << bound;
 }
 
+// The scores' statistics a result of `p` reports, from the dense `ref`: a streamed result's min
+// and max cover only the cells the mask leaves visible (0 when there are none; MomentStats::
+// range_count), its mean, std and count every cell.
+inline MomentStats expected_score_stats(const Problem& p, const Result& ref, bool streamed) {
+  MomentStats s = ref.stats.scores;
+  if (!streamed) return s;
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  long long visible = 0;
+  for (Eigen::Index i = 0; i < ref.n; ++i) {
+    for (Eigen::Index j = 0; j < ref.m; ++j) {
+      if (p.options.mask.is_blocked(i, j)) continue;
+      lo = std::min(lo, ref.scores(i, j));
+      hi = std::max(hi, ref.scores(i, j));
+      ++visible;
+    }
+  }
+  s.min = visible > 0 ? lo : 0.0;
+  s.max = visible > 0 ? hi : 0.0;
+  s.range_count = visible;
+  return s;
+}
+
 // Every stage `other` holds (the dense stages when other.dense; the downsampled weights when it
 // has a heatmap), its output, row diagnostics and statistics, against the dense `ref` of `p`.
 inline void expect_result_within_bounds(const Problem& p, const Result& ref, const Result& other) {
@@ -231,7 +259,9 @@ inline void expect_result_within_bounds(const Problem& p, const Result& ref, con
     const double ja = x.jacobian_norm, jb = y.jacobian_norm;
     EXPECT_LE(std::abs(ja * ja - jb * jb), b.jacobian_norm_squared[i]) << ja << " vs " << jb;
   }
-  expect_stats_within(ref.stats.scores, other.stats.scores, b.scores_stat, "scores stats");
+  const MomentStats scores = expected_score_stats(p, ref, !other.dense);
+  expect_stats_within(scores, other.stats.scores, b.scores_stat, "scores stats");
+  EXPECT_EQ(scores.range_count, other.stats.scores.range_count) << "cells the scores' min and max cover";
   expect_stats_within(ref.stats.logits, other.stats.logits, b.logits_stat, "logits stats");
   if (!other.heatmap.empty()) {
     const Heatmap h = downsample_weights(ref.weights, other.heatmap.mean.rows(), other.heatmap.mean.cols());

@@ -171,19 +171,19 @@ void request_window_screenshot(AppState& state) {
   open = false;
 }
 
+void copy_stage(AppState& state, Stage s, ExportFormat format) {
+  const bool tex = format == ExportFormat::Tex;
+  ImGui::SetClipboardText(stage_clipboard_text(state, s, format, tex ? state.export_ui.decimals : 0).c_str());
+  state.notice = "Copied " + std::string(stage_name(s)) + (tex ? " as LaTeX" : " as CSV");
+}
+
 void handle_heatmap_menu(AppState& state, Stage s, HeatmapMenu menu) {
   switch (menu) {
     case HeatmapMenu::None: break;
     case HeatmapMenu::ExportStage: open_export_dialog(state, s); break;
     case HeatmapMenu::ExportPipeline: open_export_dialog(state, Stage::Pipeline); break;
-    case HeatmapMenu::CopyLatex:
-      ImGui::SetClipboardText(stage_clipboard_text(state, s, ExportFormat::Tex, state.export_ui.decimals).c_str());
-      state.notice = "Copied " + std::string(stage_name(s)) + " as LaTeX";
-      break;
-    case HeatmapMenu::CopyCsv:
-      ImGui::SetClipboardText(stage_clipboard_text(state, s, ExportFormat::Csv, 0).c_str());
-      state.notice = "Copied " + std::string(stage_name(s)) + " as CSV";
-      break;
+    case HeatmapMenu::CopyLatex: copy_stage(state, s, ExportFormat::Tex); break;
+    case HeatmapMenu::CopyCsv: copy_stage(state, s, ExportFormat::Csv); break;
   }
 }
 
@@ -193,23 +193,12 @@ void release_export_preview(AppState& state) {
   state.export_ui.preview_key.clear();
 }
 
-void draw_export_dialog(AppState& state, Services& services) {
+namespace {
+
+// The choices: stage, format, where, title, numbers, colormap, range, PNG width, LaTeX decimals.
+void draw_export_choices(AppState& state, Services& services) {
   ExportUi& ui = state.export_ui;
   const float fs = ImGui::GetFontSize();
-  // The host opens windows at a default size; a preview wants more room.
-  if (ImGui::IsWindowAppearing()) {
-    const ImVec2 screen = ImGui::GetMainViewport()->WorkSize;
-    const ImVec2 size(std::min(fs * 64, screen.x * 0.92f), std::min(fs * 36, screen.y * 0.88f));
-    ImGui::SetWindowSize(size);
-    ImGui::SetWindowPos(ImVec2((screen.x - size.x) * 0.5f, (screen.y - size.y) * 0.5f));
-  }
-  if (ui.file_name.empty()) set_extension(ui);
-  if (ui.directory.empty()) {
-    std::error_code ec;
-    ui.directory = fs::current_path(ec).string();
-  }
-
-  ImGui::BeginChild("export_options", ImVec2(fs * 18, 0), false);
   ImGui::PushItemWidth(-FLT_MIN);
   ImGui::TextUnformatted("Stage");
   const char* stage_preview = stage_name(ui.stage).data();
@@ -263,6 +252,11 @@ void draw_export_dialog(AppState& state, Services& services) {
   ImGui::PopItemWidth();
   ImGui::Separator();
 
+}
+
+// Export, the copies and the window screenshot; the overwrite question; why the choices are refused.
+void draw_export_actions(AppState& state, Services& services) {
+  ExportUi& ui = state.export_ui;
   const std::string problem = check_choices(state);
   ImGui::BeginDisabled(!problem.empty());
   if (ImGui::Button("Export")) export_to_file(state, *services.platform, false);
@@ -270,15 +264,9 @@ void draw_export_dialog(AppState& state, Services& services) {
   ImGui::SameLine();
   const bool one_stage = ui.stage != Stage::Pipeline && state.results.has_result;
   ImGui::BeginDisabled(!one_stage);
-  if (ImGui::Button("Copy as LaTeX")) {
-    ImGui::SetClipboardText(stage_clipboard_text(state, ui.stage, ExportFormat::Tex, ui.decimals).c_str());
-    state.notice = "Copied " + std::string(stage_name(ui.stage)) + " as LaTeX";
-  }
+  if (ImGui::Button("Copy as LaTeX")) copy_stage(state, ui.stage, ExportFormat::Tex);
   ImGui::SameLine();
-  if (ImGui::Button("Copy as CSV")) {
-    ImGui::SetClipboardText(stage_clipboard_text(state, ui.stage, ExportFormat::Csv, 0).c_str());
-    state.notice = "Copied " + std::string(stage_name(ui.stage)) + " as CSV";
-  }
+  if (ImGui::Button("Copy as CSV")) copy_stage(state, ui.stage, ExportFormat::Csv);
   ImGui::EndDisabled();
   if (ImGui::Button("Save window screenshot")) request_window_screenshot(state);
 
@@ -294,9 +282,13 @@ void draw_export_dialog(AppState& state, Services& services) {
     text_wrapped("%s", shown.c_str());
     ImGui::PopStyleColor();
   }
-  ImGui::EndChild();
 
-  ImGui::SameLine();
+}
+
+// The PNG as it will be written, fitted into the panel and never enlarged.
+void draw_export_preview(AppState& state, Services& services) {
+  ExportUi& ui = state.export_ui;
+  const float fs = ImGui::GetFontSize();
   ImGui::BeginChild("export_preview", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
   if (state.results.has_result) {
     ExportOptions o = export_options(ui);
@@ -326,6 +318,31 @@ void draw_export_dialog(AppState& state, Services& services) {
     ImGui::TextDisabled("No result to preview.");
   }
   ImGui::EndChild();
+}
+
+}  // namespace
+
+void draw_export_dialog(AppState& state, Services& services) {
+  ExportUi& ui = state.export_ui;
+  const float fs = ImGui::GetFontSize();
+  // The host opens windows at a default size; a preview wants more room.
+  if (ImGui::IsWindowAppearing()) {
+    const ImVec2 screen = ImGui::GetMainViewport()->WorkSize;
+    const ImVec2 size(std::min(fs * 64, screen.x * 0.92f), std::min(fs * 36, screen.y * 0.88f));
+    ImGui::SetWindowSize(size);
+    ImGui::SetWindowPos(ImVec2((screen.x - size.x) * 0.5f, (screen.y - size.y) * 0.5f));
+  }
+  if (ui.file_name.empty()) set_extension(ui);
+  if (ui.directory.empty()) {
+    std::error_code ec;
+    ui.directory = fs::current_path(ec).string();
+  }
+  ImGui::BeginChild("export_options", ImVec2(fs * 18, 0), false);
+  draw_export_choices(state, services);
+  draw_export_actions(state, services);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  draw_export_preview(state, services);
 }
 
 }  // namespace attnlab::gui

@@ -24,6 +24,8 @@ void open_export_dialog(AppState& state, Stage stage);
 // Writes the dialog's file. An existing file is replaced only when `overwrite`; otherwise the
 // dialog asks first. Failures land in state.export_ui.error (one sentence); returns success.
 bool export_to_file(AppState& state, Platform& platform, bool overwrite);
+// The result's stage on the clipboard as LaTeX (the dialog's decimals) or CSV, with a notice.
+void copy_stage(AppState& state, Stage stage, ExportFormat format);
 // A stage of the current result as LaTeX (bmatrix, `decimals` digits) or CSV, for the clipboard.
 std::string stage_clipboard_text(const AppState& state, Stage stage, ExportFormat format, int decimals);
 // Asks the host to write the window's pixels (without the dialog) to a new PNG in the dialog's folder.

@@ -10,12 +10,8 @@
 namespace attnlab::gui {
 
 void draw_compare_scaling_view(AppState& state, Services& services) {
-  std::string error;
-  const CompareScalingNumbers* numbers = lesson_numbers<CompareScalingNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("%s", error.c_str());
-    return;
-  }
+  const CompareScalingNumbers* numbers = view_numbers<CompareScalingNumbers>(state, services);
+  if (!numbers) return;
   const Scenario& s = shown_scenario(state);
   const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();

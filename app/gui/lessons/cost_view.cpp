@@ -28,41 +28,9 @@ std::string bytes_text(double b) {
   return s;
 }
 
-}  // namespace
-
-void draw_cost_view(AppState& state, Services& services) {
-  LessonUi& ui = state.lesson;
-  std::string error;
-  const CostNumbers* numbers = lesson_numbers<CostNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("%s", error.c_str());
-    return;
-  }
-  const Palette pal = palette(state.view);
-  const float fs = ImGui::GetFontSize();
-  const auto& rows = numbers->rows;
-  const MachineMemory& mem = numbers->machine;
-  text_wrapped("this machine: %s of memory; the engine holds the n%sn stages only up to %s (half of it)",
-              bytes_text(mem.physical_bytes).c_str(), services.glyphs.times, bytes_text(mem.dense_limit_bytes).c_str());
-  if (ImGui::Button("Measure")) {
-    // One dense computation at n = 1024, d_k = 64 on the active backend; the rest scales as n².
-    NormalRandom rng(1);
-    Problem p{rng.normal_matrix(1024, 64, 1.0), rng.normal_matrix(1024, 64, 1.0), rng.normal_matrix(1024, 64, 1.0), Options{}};
-    try {
-      services.backend->compute(p);  // warm-up
-      const auto t0 = std::chrono::steady_clock::now();
-      services.backend->compute(p);
-      ui.measured_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      ui.measured_backend = services.backend->description();
-    } catch (const std::exception& e) {
-      ui.measured_backend = e.what();
-      ui.measured_ms = 0;
-    }
-  }
-  ImGui::SameLine();
-  if (ui.measured_ms > 0) ImGui::Text("n = 1024, d_k = 64 took %.1f ms on %s", ui.measured_ms, ui.measured_backend.c_str());
-  else ImGui::TextDisabled("time one head at n = 1024 on %s", services.backend ? services.backend->description().c_str() : "the CPU");
-
+// The table: per n the scores' count and bytes, GFLOP, whether the dense stages fit here and, once
+// measured, the time they would take here.
+void draw_cost_table(const std::vector<CostRow>& rows, const LessonUi& ui, const Palette& pal) {
   const int cols = ui.measured_ms > 0 ? 7 : 6;
   if (ImGui::BeginTable("cost", cols, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("n");
@@ -97,7 +65,11 @@ void draw_cost_view(AppState& state, Services& services) {
     ImGui::EndTable();
   }
 
-  // Bars on a log scale: the fp16 and fp32 score matrix of one head against the machine's memory.
+}
+
+// Bars on a log scale: the fp16 and fp32 score matrix of one head against the machine's memory.
+void draw_cost_bars(const std::vector<CostRow>& rows, const MachineMemory& mem, const Palette& pal) {
+  const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 o = ImGui::GetCursorScreenPos();
   // Bars as thick as the room under the table allows (presenter mode at 1280×720 has little):
@@ -132,6 +104,40 @@ void draw_cost_view(AppState& state, Services& services) {
   dl->AddText(ImGui::GetFont(), legend_w > avail.x ? std::max(fs * 0.6f, fs * avail.x / legend_w) : fs, ImVec2(o.x, y),
               pal.text_dim, legend);
   ImGui::Dummy(ImVec2(avail.x, y - o.y + fs * 1.4f));
+}
+
+}  // namespace
+
+void draw_cost_view(AppState& state, Services& services) {
+  LessonUi& ui = state.lesson;
+  const CostNumbers* numbers = view_numbers<CostNumbers>(state, services);
+  if (!numbers) return;
+  const Palette pal = palette(state.view);
+  const auto& rows = numbers->rows;
+  const MachineMemory& mem = numbers->machine;
+  text_wrapped("this machine: %s of memory; the engine holds the n%sn stages only up to %s (half of it)",
+              bytes_text(mem.physical_bytes).c_str(), services.glyphs.times, bytes_text(mem.dense_limit_bytes).c_str());
+  if (ImGui::Button("Measure")) {
+    // One dense computation at n = 1024, d_k = 64 on the active backend; the rest scales as n².
+    NormalRandom rng(1);
+    Problem p{rng.normal_matrix(1024, 64, 1.0), rng.normal_matrix(1024, 64, 1.0), rng.normal_matrix(1024, 64, 1.0), Options{}};
+    try {
+      services.backend->compute(p);  // warm-up
+      const auto t0 = std::chrono::steady_clock::now();
+      services.backend->compute(p);
+      ui.measured_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      ui.measured_backend = services.backend->description();
+    } catch (const std::exception& e) {
+      ui.measured_backend = e.what();
+      ui.measured_ms = 0;
+    }
+  }
+  ImGui::SameLine();
+  if (ui.measured_ms > 0) ImGui::Text("n = 1024, d_k = 64 took %.1f ms on %s", ui.measured_ms, ui.measured_backend.c_str());
+  else ImGui::TextDisabled("time one head at n = 1024 on %s", services.backend ? services.backend->description().c_str() : "the CPU");
+
+  draw_cost_table(rows, ui, pal);
+  draw_cost_bars(rows, mem, pal);
 }
 
 }  // namespace attnlab::gui

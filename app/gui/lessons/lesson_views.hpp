@@ -5,6 +5,8 @@
 #pragma once
 
 #include "gui/lessons/lesson_matrix.hpp"
+#include "gui/state/lesson_view_model.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 #include "gui/state/app_state.hpp"
 #include "gui/state/services.hpp"
 
@@ -34,6 +36,16 @@ void draw_train_induction_view(AppState& state, Services& services);
 // Whether the Lesson view shows the induction lesson: its document, or a head it lifted from it.
 bool induction_lesson_shown(const AppState& state);
 inline constexpr int kInductionSteps = 5;
+
+// The numbers of the shown result's lesson view as `T` (state/lesson_view_model.hpp), or null after
+// saying in place why there are none, after `lead` ("The online softmax cannot run here: ").
+template <class T>
+const T* view_numbers(AppState& state, Services& services, const std::string& lead = {}) {
+  std::string error;
+  const T* numbers = lesson_numbers<T>(state, services, error);
+  if (!numbers) text_wrapped_unformatted(lead + error);
+  return numbers;
+}
 
 // The registry: which function draws each view (LessonView::Plain has none). Adding a view is one
 // file here and one line in lesson_view_registry.cpp's list.

@@ -11,12 +11,8 @@
 namespace attnlab::gui {
 
 void draw_mask_family_view(AppState& state, Services& services) {
-  std::string error;
-  const MaskFamilyNumbers* numbers = lesson_numbers<MaskFamilyNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("%s", error.c_str());
-    return;
-  }
+  const MaskFamilyNumbers* numbers = view_numbers<MaskFamilyNumbers>(state, services);
+  if (!numbers) return;
   const Scenario& s = shown_scenario(state);
   const std::vector<std::string>& specs = numbers->specs;
   const float fs = ImGui::GetFontSize();

@@ -2,6 +2,7 @@
 // editable), a grid of per-head attention maps, concat-then-W_O beside the sum of per-head slabs,
 // and the switch that makes every head share its projections.
 #include "gui/lessons/lesson_views.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -60,15 +61,9 @@ void weight_editor(AppState& state) {
   }
 }
 
-}  // namespace
-
-void draw_multihead_view(AppState& state, Services& services) {
-  LessonUi& ui = state.lesson;
-  const Scenario& s = state.doc.scenario;
-  const Palette pal = palette(state.view);
+// Controls: h (a divisor of d_model), the seed, and sharing.
+void draw_controls(LessonUi& ui, Eigen::Index d_model) {
   const float fs = ImGui::GetFontSize();
-  const Eigen::Index d_model = s.Q.cols();
-  // Controls: h (a divisor of d_model), the seed, and sharing.
   ImGui::AlignTextToFramePadding();  // on the radio buttons' baseline, not above it
   ImGui::TextUnformatted("heads h:");
   for (int h = 1; h <= d_model && h <= 16; ++h) {
@@ -82,74 +77,59 @@ void draw_multihead_view(AppState& state, Services& services) {
   ui.seed = std::max(0, ui.seed);
   ImGui::SameLine(0, fs * 1.5f);
   ImGui::Checkbox("share W_Q, W_K, W_V", &ui.share);
-  ensure_weights(state);
+}
 
-  const MultiHeadView& view = multihead_view(state);
-  if (!view.error.empty()) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(pal.error), "%s", view.error.c_str());
-    return;
-  }
-  const MultiHeadResult& r = view.result;
-  const auto tokens = display_tokens(s.query_tokens, r.n);
-  char line[256];
-  std::snprintf(line, sizeof line, "X: %lld %s d_model = %lld,  h = %d heads,  d_head = d_model / h = %lld", static_cast<long long>(r.n),
-                services.glyphs.times, static_cast<long long>(r.d_model), ui.weights.heads(), static_cast<long long>(r.d_head));
-  ImGui::TextUnformatted(line);
-  if (ui.weights_edited) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("(weights edited)");
-    ImGui::SameLine();
-    if (ImGui::SmallButton("reset")) ui.weights_key.clear();
-  }
-
-  // One row of per-head maps, then what the two readings of W_O give, both sized to the height
-  // left; where that would shrink the cells below the size their numbers need (a 720-pixel-high
-  // projector), the heads and the outputs become two tabs that each get the whole height.
-  const ImGuiStyle& style = ImGui::GetStyle();
-  const float avail_w = ImGui::GetContentRegionAvail().x;
-  const int h = ui.weights.heads();
-  const int per_row = std::min(h, 4);
-  const int map_rows = (h + per_row - 1) / per_row;
-  const float map_w = std::max(fs * 7.0f, (avail_w - fs * static_cast<float>(per_row - 1)) / static_cast<float>(per_row));
-  const float bw = (avail_w - fs * 2) / 3.0f;
-  const BlockGrid blocked = mask_grid(s.options.mask, r.n, r.n);
-  const auto dims = lesson_dim_labels("", r.d_model);
+// What the view draws of one result, and the sizes it lays them out with: one row of per-head maps,
+// then what the two readings of W_O give.
+struct MultiHeadPage {
+  AppState& state;
+  Services& services;
+  const MultiHeadResult& r;
+  std::vector<std::string> tokens, dims;
+  BlockGrid blocked;
   char heads_text[256], outputs_text[512];
-  std::snprintf(heads_text, sizeof heads_text,
-                r.heads_identical && h > 1
-                    ? "All %d heads share W_Q, W_K, W_V: every map is the same, and together they add no capacity over one head."
-                    : "Each of the %d heads has its own projections, so each can attend to a different relationship.",
-                h);
-  std::snprintf(outputs_text, sizeof outputs_text,
-                "[H_1 %s H_%d] W_O  =  %s_i H_i W_O^(i):  largest difference %.2g (largest output %.3g), equal to "
-                "float rounding.  Rank of the output: %d (at most d_head = %lld when the heads are the same).",
-                services.glyphs.ellipsis, h, services.glyphs.sum, r.max_abs_difference, r.max_abs_output, r.output_rank,
-                static_cast<long long>(r.d_head));
-  // A matrix's height for cells of `cell` pixels: its title, its column labels, its rows.
-  const float row_labels = heatmap_row_label_width(tokens, static_cast<int>(r.n));
-  const float rows_f = static_cast<float>(std::max<Eigen::Index>(r.n, 1));
-  auto matrix_h = [&](float cell) { return fs + style.ItemSpacing.y + fs * 1.3f + rows_f * cell + style.ItemSpacing.y; };
-  const float max_cell = lesson_matrix_max_cell();
-  const float head_cell = std::min(max_cell, (map_w - row_labels) / rows_f);
-  const float out_cell = std::min(max_cell, (bw - row_labels) / static_cast<float>(std::max<Eigen::Index>(r.d_model, 1)));
-  const float heads_text_h = wrapped_text_height(heads_text, avail_w) + style.ItemSpacing.y;
-  const float outputs_text_h = wrapped_text_height(outputs_text, avail_w) + style.ItemSpacing.y;
-  const float editor_h = ImGui::GetFrameHeightWithSpacing();
-  const float room = ImGui::GetContentRegionAvail().y - editor_h - style.ItemSpacing.y;
-  // The cells that still show the numbers of the heads' weights and of the outputs.
-  float head_numbers = 0, out_numbers = 0;
-  for (const Result& hd : r.heads) head_numbers = std::max(head_numbers, cell_for_numbers(hd.weights, &blocked, min_number_size()));
-  out_numbers = std::max(cell_for_numbers(r.concat, nullptr, min_number_size()), cell_for_numbers(r.output, nullptr, min_number_size()));
-  // Both: the heads' rows and the outputs' row share what the texts leave, in proportion to the
-  // cells the width gives them.
-  const float both_fixed = heads_text_h + outputs_text_h + static_cast<float>(map_rows + 1) * matrix_h(0.0f) +
-                           static_cast<float>(map_rows) * style.ItemSpacing.y;
-  const float both_cells = static_cast<float>(map_rows) * rows_f * head_cell + rows_f * out_cell;
-  const float shrink = both_cells > 0 ? std::min(1.0f, (room - both_fixed) / both_cells) : 1.0f;
-  const bool both = shrink >= 1.0f || (head_cell * shrink >= head_numbers && out_cell * shrink >= out_numbers);
+  int h = 0, per_row = 0, map_rows = 0;
+  float map_w = 0, bw = 0, rows_f = 1, head_cell = 0, out_cell = 0, heads_text_h = 0, outputs_text_h = 0;
 
-  auto draw_heads = [&](float cell) {
-    const float map_h = matrix_h(cell);
+  MultiHeadPage(AppState& st, Services& sv, const MultiHeadResult& result) : state(st), services(sv), r(result) {
+    const Scenario& s = state.doc.scenario;
+    const float fs = ImGui::GetFontSize();
+    const float avail_w = ImGui::GetContentRegionAvail().x;
+    tokens = display_tokens(s.query_tokens, r.n);
+    dims = lesson_dim_labels("", r.d_model);
+    blocked = mask_grid(s.options.mask, r.n, r.n);
+    h = state.lesson.weights.heads();
+    per_row = std::min(h, 4);
+    map_rows = (h + per_row - 1) / per_row;
+    map_w = std::max(fs * 7.0f, (avail_w - fs * static_cast<float>(per_row - 1)) / static_cast<float>(per_row));
+    bw = (avail_w - fs * 2) / 3.0f;
+    std::snprintf(heads_text, sizeof heads_text,
+                  r.heads_identical && h > 1
+                      ? "All %d heads share W_Q, W_K, W_V: every map is the same, and together they add no capacity over one head."
+                      : "Each of the %d heads has its own projections, so each can attend to a different relationship.",
+                  h);
+    std::snprintf(outputs_text, sizeof outputs_text,
+                  "[H_1 %s H_%d] W_O  =  %s_i H_i W_O^(i):  largest difference %.2g (largest output %.3g), equal to "
+                  "float rounding.  Rank of the output: %d (at most d_head = %lld when the heads are the same).",
+                  services.glyphs.ellipsis, h, services.glyphs.sum, r.max_abs_difference, r.max_abs_output, r.output_rank,
+                  static_cast<long long>(r.d_head));
+    const float row_labels = heatmap_row_label_width(tokens, static_cast<int>(r.n));
+    rows_f = static_cast<float>(std::max<Eigen::Index>(r.n, 1));
+    const float max_cell = lesson_matrix_max_cell();
+    head_cell = std::min(max_cell, (map_w - row_labels) / rows_f);
+    out_cell = std::min(max_cell, (bw - row_labels) / static_cast<float>(std::max<Eigen::Index>(r.d_model, 1)));
+    heads_text_h = wrapped_text_height(heads_text, avail_w) + ImGui::GetStyle().ItemSpacing.y;
+    outputs_text_h = wrapped_text_height(outputs_text, avail_w) + ImGui::GetStyle().ItemSpacing.y;
+  }
+
+  // A matrix's height for cells of `cell` pixels: its title, its column labels, its rows.
+  float matrix_h(float cell) const {
+    const float fs = ImGui::GetFontSize(), sp = ImGui::GetStyle().ItemSpacing.y;
+    return fs + sp + fs * 1.3f + rows_f * cell + sp;
+  }
+
+  void draw_heads(float cell) {
+    const float fs = ImGui::GetFontSize(), map_h = matrix_h(cell);
     for (int k = 0; k < h; ++k) {
       if (k % per_row) ImGui::SameLine(0, fs);
       ImGui::BeginGroup();
@@ -157,15 +137,17 @@ void draw_multihead_view(AppState& state, Services& services) {
                          r.heads[static_cast<size_t>(k)].weights, &blocked, tokens, tokens, ImVec2(map_w, map_h));
       ImGui::EndGroup();
     }
+    const Palette pal = palette(state.view);
     ImGui::PushStyleColor(ImGuiCol_Text, r.heads_identical && h > 1 ? pal.warning : pal.good);
     text_wrapped_unformatted(heads_text);
     ImGui::PopStyleColor();
-  };
-  auto draw_outputs = [&](float cell) {
-    ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
+  }
+
+  void draw_outputs(float cell) {
+    const float fs = ImGui::GetFontSize(), bh = matrix_h(cell);
+    ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).accent);
     text_wrapped_unformatted(outputs_text);
     ImGui::PopStyleColor();
-    const float bh = matrix_h(cell);
     ImGui::BeginGroup();
     draw_lesson_matrix(state, services, "concat", "concat [H_1 … H_h]", Stage::Output, r.concat, nullptr, tokens, dims, ImVec2(bw, bh));
     ImGui::EndGroup();
@@ -178,16 +160,34 @@ void draw_multihead_view(AppState& state, Services& services) {
     draw_lesson_matrix(state, services, "viewB", "B: Σ H_i W_O^(i)", Stage::Output, r.output_from_slabs, nullptr, tokens, dims,
                        ImVec2(bw, bh));
     ImGui::EndGroup();
-  };
-  if (both) {
+  }
+
+  // Both parts on one page, shrunk together to the height `room` leaves, when that keeps the numbers
+  // in their cells; returns false (drawing nothing) when it would not.
+  bool draw_both(float room) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float head_numbers = 0;
+    for (const Result& hd : r.heads) head_numbers = std::max(head_numbers, cell_for_numbers(hd.weights, &blocked, min_number_size()));
+    const float out_numbers = std::max(cell_for_numbers(r.concat, nullptr, min_number_size()), cell_for_numbers(r.output, nullptr, min_number_size()));
+    // The heads' rows and the outputs' row share what the texts leave, in proportion to the cells
+    // the width gives them.
+    const float both_fixed = heads_text_h + outputs_text_h + static_cast<float>(map_rows + 1) * matrix_h(0.0f) +
+                             static_cast<float>(map_rows) * style.ItemSpacing.y;
+    const float both_cells = static_cast<float>(map_rows) * rows_f * head_cell + rows_f * out_cell;
+    const float shrink = both_cells > 0 ? std::min(1.0f, (room - both_fixed) / both_cells) : 1.0f;
+    if (shrink < 1.0f && (head_cell * shrink < head_numbers || out_cell * shrink < out_numbers)) return false;
     const float k = std::max(shrink, 0.1f);
     draw_heads(std::floor(head_cell * k));
     draw_outputs(std::floor(out_cell * k));
-  } else if (ImGui::BeginTabBar("##multihead_parts")) {
-    // The weight editor is a third tab here: its header's line goes to the cells.
-    const float tab_room = room + editor_h - ImGui::GetFrameHeightWithSpacing() - style.ItemSpacing.y;
+    return true;
+  }
+
+  // The heads, the outputs and the weight editor as three tabs that each get the whole height.
+  void draw_tabs(float tab_room) {
+    if (!ImGui::BeginTabBar("##multihead_parts")) return;
+    const float sp = ImGui::GetStyle().ItemSpacing.y;
     auto fit = [&](float cell, float text_h, int rows_of_matrices) {
-      const float per_row_h = (tab_room - text_h) / static_cast<float>(rows_of_matrices) - style.ItemSpacing.y;
+      const float per_row_h = (tab_room - text_h) / static_cast<float>(rows_of_matrices) - sp;
       return std::floor(std::max(1.0f, std::min(cell, (per_row_h - matrix_h(0.0f)) / rows_f)));
     };
     if (ImGui::BeginTabItem("the heads")) {
@@ -203,6 +203,39 @@ void draw_multihead_view(AppState& state, Services& services) {
       ImGui::EndTabItem();
     }
     ImGui::EndTabBar();
+  }
+};
+
+}  // namespace
+
+void draw_multihead_view(AppState& state, Services& services) {
+  LessonUi& ui = state.lesson;
+  draw_controls(ui, state.doc.scenario.Q.cols());
+  ensure_weights(state);
+  const MultiHeadView& view = multihead_view(state);
+  if (!view.error.empty()) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette(state.view).error), "%s", view.error.c_str());
+    return;
+  }
+  const MultiHeadResult& r = view.result;
+  char line[256];
+  std::snprintf(line, sizeof line, "X: %lld %s d_model = %lld,  h = %d heads,  d_head = d_model / h = %lld", static_cast<long long>(r.n),
+                services.glyphs.times, static_cast<long long>(r.d_model), ui.weights.heads(), static_cast<long long>(r.d_head));
+  ImGui::TextUnformatted(line);
+  if (ui.weights_edited) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(weights edited)");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("reset")) ui.weights_key.clear();
+  }
+  // Both parts sized to the height left; where that would shrink the cells below the size their
+  // numbers need (a 720-pixel-high projector), the heads and the outputs become two tabs.
+  MultiHeadPage page(state, services, r);
+  const float editor_h = ImGui::GetFrameHeightWithSpacing();
+  const float room = ImGui::GetContentRegionAvail().y - editor_h - ImGui::GetStyle().ItemSpacing.y;
+  if (!page.draw_both(room)) {
+    // The weight editor is a third tab there: its header's line goes to the cells.
+    page.draw_tabs(room + editor_h - ImGui::GetFrameHeightWithSpacing() - ImGui::GetStyle().ItemSpacing.y);
     return;
   }
   if (ImGui::CollapsingHeader("Edit the weights (W_Q, W_K, W_V of each head)")) weight_editor(state);

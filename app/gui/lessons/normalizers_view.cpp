@@ -10,12 +10,8 @@
 namespace attnlab::gui {
 
 void draw_normalizers_view(AppState& state, Services& services) {
-  std::string error;
-  const NormalizersNumbers* numbers = lesson_numbers<NormalizersNumbers>(state, services, error);
-  if (!numbers) {
-    ImGui::TextDisabled("%s", error.c_str());
-    return;
-  }
+  const NormalizersNumbers* numbers = view_numbers<NormalizersNumbers>(state, services);
+  if (!numbers) return;
   const Scenario& s = shown_scenario(state);
   const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();

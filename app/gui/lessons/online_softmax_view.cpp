@@ -87,34 +87,20 @@ struct Column {
   std::vector<char> raised, dim;
 };
 
-}  // namespace
-
-void draw_online_softmax_view(AppState& state, Services& services) {
+// The buttons, the tile's title, the update rules and what this tile holds. `k` is the tile shown,
+// clamped; returns false when there is no tile to show.
+bool draw_tile_header(int& k, const OnlineSoftmaxLesson& l, Index n, Index m, const Services& services, const Palette& pal) {
   const Glyphs& g = services.glyphs;
-  const Palette pal = palette(state.view);
-  const float fs = ImGui::GetFontSize();
-  std::string error;
-  const OnlineSoftmaxNumbers* numbers = lesson_numbers<OnlineSoftmaxNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("The online softmax cannot run on this scenario: %s.", error.c_str());
-    return;
-  }
-  const OnlineSoftmaxLesson& l = numbers->lesson;
-  const Scenario& s = shown_scenario(state);
-  const Index n = s.Q.rows(), m = s.K.rows(), dv = s.V.cols();
   const int steps = static_cast<int>(l.steps.size());
-  int& k = state.lesson.online_step;
   handle_tile_keys(k);
-
   // Navigation first, so the buttons stay put whatever the text below does.
   const bool unicode = services.fonts.unicode;
   if (ImGui::Button(unicode ? "← Previous tile" : "< Previous tile")) --k;
   ImGui::SameLine();
   if (ImGui::Button(unicode ? "Next tile →" : "Next tile >")) ++k;
   k = std::clamp(k, 0, std::max(steps - 1, 0));
-  if (steps == 0) return;
+  if (steps == 0) return false;
   const OnlineSoftmaxStep& st = l.steps[static_cast<size_t>(k)];
-  const bool last = k == steps - 1;
   ImGui::SameLine();
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
   ImGui::Text("Tile %d of %d: keys %lld%s%lld", k + 1, steps, static_cast<long long>(st.first + 1), unicode ? "–" : "-",
@@ -129,10 +115,15 @@ void draw_online_softmax_view(AppState& state, Services& services) {
   text_wrapped("Only this tile's %lld %s %lld = %lld scores exist (dense: %lld %s %lld = %lld); earlier tiles live on in m, "
                "%s and o%s",
                static_cast<long long>(n), g.times, tile_w, static_cast<long long>(n) * tile_w, static_cast<long long>(n),
-               g.times, static_cast<long long>(m), l.dense_scores, g.ell, last ? "." : ", grey keys are not computed yet.");
+               g.times, static_cast<long long>(m), l.dense_scores, g.ell, k == steps - 1 ? "." : ", grey keys are not computed yet.");
   ImGui::PopStyleColor();
+  return true;
+}
 
-  // The table's columns: after the last tile o ÷ ℓ and the dense output take the partial o's place.
+// The table's columns for the tile shown: after the last tile o ÷ ℓ and the dense output take the
+// partial o's place.
+std::vector<Column> tile_columns(const OnlineSoftmaxLesson& l, const OnlineSoftmaxStep& st, bool last, Index n, Index dv,
+                                 const Glyphs& g, const char* alpha) {
   std::vector<Column> cols;
   cols.push_back({"max m", {}, {}, {}});
   cols.push_back({std::string("sum ") + g.ell, {}, {}, {}});
@@ -159,10 +150,12 @@ void draw_online_softmax_view(AppState& state, Services& services) {
       cols[c].dim.push_back(c == rescale_col && !r.max_raised());
     }
   }
-  // Rows a little more than a line tall, so that they can be as tall as the heatmap's cells beside them.
-  ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(ImGui::GetStyle().CellPadding.x, std::max(1.0f, fs * 0.1f)));
+  return cols;
+}
+
+// Each column's width (its widest text) and the table's, in the current style.
+float column_widths(const std::vector<Column>& cols, std::vector<float>& widths) {
   const ImGuiStyle& style = ImGui::GetStyle();
-  std::vector<float> widths;
   float table_w = 0;
   for (const Column& c : cols) {
     float w = ImGui::CalcTextSize(c.header.c_str()).x;
@@ -170,7 +163,67 @@ void draw_online_softmax_view(AppState& state, Services& services) {
     widths.push_back(w);
     table_w += w + style.CellPadding.x * 2 + 1;
   }
-  table_w += 2;
+  return table_w + 2;
+}
+
+// Where the table goes and how tall its rows are.
+struct TablePlace {
+  ImVec2 pos;
+  bool aligned = false;  // beside the heatmap, each row as tall as its cells
+  float cell_h = 0, height = 0;
+};
+
+// The table: one row per query, the highlighted rescales marked. Returns its bottom edge.
+float draw_rows_table(const std::vector<Column>& cols, const std::vector<float>& widths, float table_w, const TablePlace& at,
+                      float row_text_h, Index n, const Palette& pal) {
+  ImGui::SetCursorScreenPos(at.pos);
+  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
+                                (at.aligned ? 0 : ImGuiTableFlags_ScrollY);
+  if (!ImGui::BeginTable("online rows", static_cast<int>(cols.size()), flags, ImVec2(table_w, at.height))) return at.pos.y;
+  for (size_t c = 0; c < cols.size(); ++c) ImGui::TableSetupColumn(cols[c].header.c_str(), ImGuiTableColumnFlags_WidthFixed, widths[c]);
+  if (!at.aligned) ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableHeadersRow();
+  for (Index i = 0; i < n; ++i) {
+    ImGui::TableNextRow(0, at.cell_h);
+    for (size_t c = 0; c < cols.size(); ++c) {
+      ImGui::TableSetColumnIndex(static_cast<int>(c));
+      ImGui::SetCursorPosY(ImGui::GetCursorPosY() + std::max(0.0f, (at.cell_h - row_text_h) * 0.5f));
+      const size_t r = static_cast<size_t>(i);
+      if (cols[c].raised[r]) {
+        // The step students find hardest to believe: what was summed so far is scaled, not redone.
+        ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, (pal.warning & 0x00FFFFFFu) | 0x66000000u);
+      }
+      if (cols[c].dim[r]) ImGui::TextDisabled("%s", cols[c].cells[r].c_str());
+      else ImGui::TextUnformatted(cols[c].cells[r].c_str());
+    }
+  }
+  ImGui::EndTable();
+  return ImGui::GetItemRectMax().y;
+}
+
+}  // namespace
+
+void draw_online_softmax_view(AppState& state, Services& services) {
+  const Glyphs& g = services.glyphs;
+  const Palette pal = palette(state.view);
+  const float fs = ImGui::GetFontSize();
+  const OnlineSoftmaxNumbers* numbers = view_numbers<OnlineSoftmaxNumbers>(state, services, "The online softmax cannot run on this scenario: ");
+  if (!numbers) return;
+  const OnlineSoftmaxLesson& l = numbers->lesson;
+  const Scenario& s = shown_scenario(state);
+  const Index n = s.Q.rows(), m = s.K.rows(), dv = s.V.cols();
+  int& k = state.lesson.online_step;
+  if (!draw_tile_header(k, l, n, m, services, pal)) return;
+  const int steps = static_cast<int>(l.steps.size());
+  const OnlineSoftmaxStep& st = l.steps[static_cast<size_t>(k)];
+  const bool last = k == steps - 1;
+  const char* alpha = services.fonts.unicode ? "α" : "alpha";
+  std::vector<Column> cols = tile_columns(l, st, last, n, dv, g, alpha);
+  // Rows a little more than a line tall, so that they can be as tall as the heatmap's cells beside them.
+  ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(ImGui::GetStyle().CellPadding.x, std::max(1.0f, fs * 0.1f)));
+  const ImGuiStyle& style = ImGui::GetStyle();
+  std::vector<float> widths;
+  float table_w = column_widths(cols, widths);
 
   // The logits beside the table, a heatmap row beside each table row when its cells are tall enough
   // for a line of text; else the table under the heatmap, with the queries' names again.
@@ -216,37 +269,14 @@ void draw_online_softmax_view(AppState& state, Services& services) {
   mark_tiles(d, st, m, pal, state.view.theme == Theme::Dark);
   const float below_heat = ImGui::GetCursorScreenPos().y;
 
-  // The rows line up with the heatmap's beside it (each row as tall as a cell), under it otherwise.
-  const bool aligned = beside && d.drawn && d.rows == n && n > 0;
-  const float cell_h = aligned ? (d.y1 - d.y0) / static_cast<float>(n) : row_text_h;
-  // The header row sits just above the first row of cells, beside the column labels.
-  const ImVec2 table_pos = aligned ? ImVec2(d.x1 + gap, d.y0 - row_text_h) : ImVec2(top.x, below_heat + fs * 0.2f);
-  ImGui::SetCursorScreenPos(table_pos);
-  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
-                                (aligned ? 0 : ImGuiTableFlags_ScrollY);
-  const float table_h = aligned ? 0.0f : stacked_table_h;
-  float table_bottom = table_pos.y;
-  if (ImGui::BeginTable("online rows", static_cast<int>(cols.size()), flags, ImVec2(table_w, table_h))) {
-    for (size_t c = 0; c < cols.size(); ++c) ImGui::TableSetupColumn(cols[c].header.c_str(), ImGuiTableColumnFlags_WidthFixed, widths[c]);
-    if (!aligned) ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableHeadersRow();
-    for (Index i = 0; i < n; ++i) {
-      ImGui::TableNextRow(0, cell_h);
-      for (size_t c = 0; c < cols.size(); ++c) {
-        ImGui::TableSetColumnIndex(static_cast<int>(c));
-        ImGui::SetCursorPosY(ImGui::GetCursorPosY() + std::max(0.0f, (cell_h - row_text_h) * 0.5f));
-        const size_t r = static_cast<size_t>(i);
-        if (cols[c].raised[r]) {
-          // The step students find hardest to believe: what was summed so far is scaled, not redone.
-          ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg, (pal.warning & 0x00FFFFFFu) | 0x66000000u);
-        }
-        if (cols[c].dim[r]) ImGui::TextDisabled("%s", cols[c].cells[r].c_str());
-        else ImGui::TextUnformatted(cols[c].cells[r].c_str());
-      }
-    }
-    ImGui::EndTable();
-    table_bottom = ImGui::GetItemRectMax().y;
-  }
+  // The rows line up with the heatmap's beside it (each row as tall as a cell), under it otherwise;
+  // the header row then sits just above the first row of cells, beside the column labels.
+  TablePlace at;
+  at.aligned = beside && d.drawn && d.rows == n && n > 0;
+  at.cell_h = at.aligned ? (d.y1 - d.y0) / static_cast<float>(n) : row_text_h;
+  at.pos = at.aligned ? ImVec2(d.x1 + gap, d.y0 - row_text_h) : ImVec2(top.x, below_heat + fs * 0.2f);
+  at.height = at.aligned ? 0.0f : stacked_table_h;
+  const float table_bottom = draw_rows_table(cols, widths, table_w, at, row_text_h, n, pal);
   ImGui::PopStyleVar();
 
   ImGui::SetCursorScreenPos(ImVec2(top.x, std::max(below_heat, table_bottom) + fs * 0.2f));

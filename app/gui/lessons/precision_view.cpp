@@ -86,47 +86,129 @@ void draw_runs_grid(LessonUi& ui, const std::vector<PrecisionRun>& runs, const P
   ImGui::EndTable();
 }
 
+// The three formats' limits, the chosen run's format highlighted: its limits explain the verdict.
+void draw_limits_table(const PrecisionRun& sel, ImVec4 bad) {
+  if (!ImGui::BeginTable("limits", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
+  for (const char* h : {"format", "largest", "exp = inf above", "exp = 0 below", "−1e9 stored as"})
+    ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  for (const Precision p : kFormats) {
+    const FormatLimits l = format_limits(p);
+    ImGui::TableNextRow();
+    if (p == sel.options.precision) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, ImGui::GetColorU32(ImGuiCol_Header));
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(precision_name(p).data());
+    ImGui::TableNextColumn();
+    ImGui::Text("%.5g", l.max_finite);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.2f", l.exp_overflow);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.2f", l.exp_underflow);
+    ImGui::TableNextColumn();
+    if (std::isinf(l.minus_1e9)) ImGui::TextColored(bad, "%s", format_number(l.minus_1e9, NumberUse::Cell, 0).c_str());
+    else ImGui::Text("%.0f", l.minus_1e9);
+  }
+  ImGui::EndTable();
+}
+
+// The runs grid's width: its widest format name, "yes"/"− max" and each fill's widest outcome.
+float runs_grid_width(const std::vector<PrecisionRun>& runs) {
+  float head_w = 0, fill_w[3] = {0, 0, 0};
+  for (const Precision p : kFormats) head_w = std::max(head_w, ImGui::CalcTextSize(precision_name(p).data()).x);
+  head_w = std::max(head_w, ImGui::CalcTextSize("format").x);
+  const float yes_w = std::max(ImGui::CalcTextSize("− max").x, ImGui::CalcTextSize("yes").x);
+  for (int c = 0; c < 3; ++c) {
+    fill_w[c] = ImGui::CalcTextSize(fill_header(kFills[c]).c_str()).x;
+    for (size_t k = static_cast<size_t>(c); k < runs.size(); k += 3)
+      fill_w[c] = std::max(fill_w[c], ImGui::CalcTextSize(outcome(runs[k]).c_str()).x);
+  }
+  return cells_width({head_w, yes_w, fill_w[0], fill_w[1], fill_w[2]});
+}
+
+// The chosen run's weights as a table of numbers (the first kRows × kCols), and its width.
+struct WeightsTable {
+  Eigen::Index rows = 0, cols = 0;
+  std::vector<std::string> ql, kl, texts;
+  float width = 0;
+};
+
+WeightsTable weights_table(const PrecisionRun& sel, const Scenario& s) {
+  WeightsTable t;
+  t.rows = std::min<Eigen::Index>(sel.weights.rows(), kRows);
+  t.cols = std::min<Eigen::Index>(sel.weights.cols(), kCols);
+  t.ql = display_tokens(s.query_tokens, sel.weights.rows());
+  t.kl = display_tokens(s.key_tokens, sel.weights.cols());
+  t.texts.resize(static_cast<size_t>(t.rows * t.cols));
+  float label_w = 0;
+  std::vector<float> col_w(static_cast<size_t>(t.cols), 0.0f);
+  for (Eigen::Index i = 0; i < t.rows; ++i) label_w = std::max(label_w, ImGui::CalcTextSize(t.ql[static_cast<size_t>(i)].c_str()).x);
+  for (Eigen::Index j = 0; j < t.cols; ++j) col_w[static_cast<size_t>(j)] = ImGui::CalcTextSize(t.kl[static_cast<size_t>(j)].c_str()).x;
+  for (Eigen::Index i = 0; i < t.rows; ++i) {
+    for (Eigen::Index j = 0; j < t.cols; ++j) {
+      std::string& text = t.texts[static_cast<size_t>(i * t.cols + j)];
+      text = format_number(sel.weights(i, j), NumberUse::Cell, 4);
+      col_w[static_cast<size_t>(j)] = std::max(col_w[static_cast<size_t>(j)], ImGui::CalcTextSize(text.c_str()).x);
+    }
+  }
+  std::vector<float> widths{label_w};
+  widths.insert(widths.end(), col_w.begin(), col_w.end());
+  t.width = cells_width(widths);
+  return t;
+}
+
+void draw_weights_table(const WeightsTable& t, const PrecisionRun& sel, ImVec4 bad) {
+  if (ImGui::BeginTable("cells", static_cast<int>(t.cols) + 1, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit,
+                        ImVec2(t.width, 0))) {
+    ImGui::TableSetupColumn("");
+    for (Eigen::Index j = 0; j < t.cols; ++j) ImGui::TableSetupColumn(t.kl[static_cast<size_t>(j)].c_str());
+    ImGui::TableHeadersRow();
+    for (Eigen::Index i = 0; i < t.rows; ++i) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", t.ql[static_cast<size_t>(i)].c_str());
+      for (Eigen::Index j = 0; j < t.cols; ++j) {
+        ImGui::TableNextColumn();
+        const std::string& text = t.texts[static_cast<size_t>(i * t.cols + j)];
+        if (std::isfinite(sel.weights(i, j))) ImGui::TextUnformatted(text.c_str());
+        else ImGui::TextColored(bad, "%s", text.c_str());
+      }
+    }
+    ImGui::EndTable();
+  }
+  if (t.rows < sel.weights.rows() || t.cols < sel.weights.cols()) {
+    ImGui::TextDisabled("(the first %d rows and %d columns)", static_cast<int>(t.rows), static_cast<int>(t.cols));
+  }
+}
+
+// The verdict in full, wrapped between words (in a table column it was cut mid-sentence), and the
+// counts behind it, for the teacher's eyes: the small font in presenter mode.
+void draw_verdict(const PrecisionRun& sel, const Palette& pal, ImFont* small) {
+  ImGui::PushStyleColor(ImGuiCol_Text, outcome_color(sel, pal));
+  text_wrapped("%s", sel.verdict.c_str());
+  ImGui::PopStyleColor();
+  if (small) ImGui::PushFont(small);
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+  text_wrapped("exps that are inf: %lld, NaN weights: %lld, largest error vs the exact weights: %.2g", sel.exps_health.inf,
+               sel.weights_health.nan, sel.max_weight_error);
+  ImGui::PopStyleColor();
+  if (small) ImGui::PopFont();
+}
+
 }  // namespace
 
 void draw_precision_view(AppState& state, Services& services) {
   LessonUi& ui = state.lesson;
   const Palette pal = palette(state.view);
   const ImVec4 bad = ImGui::ColorConvertU32ToFloat4(pal.error);
-  std::string error;
-  const PrecisionNumbers* numbers = lesson_numbers<PrecisionNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("%s", error.c_str());
-    return;
-  }
+  const PrecisionNumbers* numbers = view_numbers<PrecisionNumbers>(state, services);
+  if (!numbers) return;
   const std::vector<PrecisionRun>& runs = numbers->runs;
   if (runs.empty()) return;
   ui.precision_run = std::clamp(ui.precision_run, 0, static_cast<int>(runs.size()) - 1);
   const PrecisionRun& sel = runs[static_cast<size_t>(ui.precision_run)];
   const float fs = ImGui::GetFontSize();
 
-  if (ImGui::BeginTable("limits", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
-    for (const char* h : {"format", "largest", "exp = inf above", "exp = 0 below", "−1e9 stored as"})
-      ImGui::TableSetupColumn(h);
-    ImGui::TableHeadersRow();
-    for (const Precision p : kFormats) {
-      const FormatLimits l = format_limits(p);
-      ImGui::TableNextRow();
-      // The chosen run's format: its limits are the ones that explain the verdict below.
-      if (p == sel.options.precision) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, ImGui::GetColorU32(ImGuiCol_Header));
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(precision_name(p).data());
-      ImGui::TableNextColumn();
-      ImGui::Text("%.5g", l.max_finite);
-      ImGui::TableNextColumn();
-      ImGui::Text("%.2f", l.exp_overflow);
-      ImGui::TableNextColumn();
-      ImGui::Text("%.2f", l.exp_underflow);
-      ImGui::TableNextColumn();
-      if (std::isinf(l.minus_1e9)) ImGui::TextColored(bad, "-inf");
-      else ImGui::Text("%.0f", l.minus_1e9);
-    }
-    ImGui::EndTable();
-  }
+  draw_limits_table(sel, bad);
   ImGui::Text("largest logit here: %.2f", static_cast<double>(state.results.result.stats.logits.max));
   const char* hint = "each run: its weights' largest error, or what broke; click one";
   same_line_if_fits(ImGui::CalcTextSize(hint).x);
@@ -134,39 +216,11 @@ void draw_precision_view(AppState& state, Services& services) {
 
   // The grid and the chosen run's weights side by side when both fit (they do at 1280×720 in
   // presenter mode for the lesson's four tokens), else one under the other.
-  float head_w = 0, yes_w = 0, fill_w[3] = {0, 0, 0};
-  for (const Precision p : kFormats) head_w = std::max(head_w, ImGui::CalcTextSize(precision_name(p).data()).x);
-  head_w = std::max(head_w, ImGui::CalcTextSize("format").x);
-  yes_w = std::max(ImGui::CalcTextSize("− max").x, ImGui::CalcTextSize("yes").x);
-  for (int c = 0; c < 3; ++c) {
-    fill_w[c] = ImGui::CalcTextSize(fill_header(kFills[c]).c_str()).x;
-    for (size_t k = static_cast<size_t>(c); k < runs.size(); k += 3)
-      fill_w[c] = std::max(fill_w[c], ImGui::CalcTextSize(outcome(runs[k]).c_str()).x);
-  }
-  const float grid_w = cells_width({head_w, yes_w, fill_w[0], fill_w[1], fill_w[2]});
-
-  const Eigen::Index rows = std::min<Eigen::Index>(sel.weights.rows(), kRows), cols = std::min<Eigen::Index>(sel.weights.cols(), kCols);
-  const Scenario& s = shown_scenario(state);
-  const auto ql = display_tokens(s.query_tokens, sel.weights.rows()), kl = display_tokens(s.key_tokens, sel.weights.cols());
-  std::vector<std::string> texts(static_cast<size_t>(rows * cols));
-  float label_w = 0;
-  std::vector<float> col_w(static_cast<size_t>(cols), 0.0f);
-  for (Eigen::Index i = 0; i < rows; ++i) label_w = std::max(label_w, ImGui::CalcTextSize(ql[static_cast<size_t>(i)].c_str()).x);
-  for (Eigen::Index j = 0; j < cols; ++j) col_w[static_cast<size_t>(j)] = ImGui::CalcTextSize(kl[static_cast<size_t>(j)].c_str()).x;
-  for (Eigen::Index i = 0; i < rows; ++i) {
-    for (Eigen::Index j = 0; j < cols; ++j) {
-      std::string& t = texts[static_cast<size_t>(i * cols + j)];
-      t = format_number(sel.weights(i, j), NumberUse::Cell, 4);
-      col_w[static_cast<size_t>(j)] = std::max(col_w[static_cast<size_t>(j)], ImGui::CalcTextSize(t.c_str()).x);
-    }
-  }
-  std::vector<float> weights_cols{label_w};
-  weights_cols.insert(weights_cols.end(), col_w.begin(), col_w.end());
-  const float weights_w = cells_width(weights_cols);
-
+  const float grid_w = runs_grid_width(runs);
+  const WeightsTable table = weights_table(sel, shown_scenario(state));
   const float gap = fs * 1.5f;
   const float avail_w = ImGui::GetContentRegionAvail().x;
-  const bool side_by_side = grid_w + gap + weights_w <= avail_w;
+  const bool side_by_side = grid_w + gap + table.width <= avail_w;
   ImGui::BeginGroup();
   draw_runs_grid(ui, runs, pal, grid_w);
   ImGui::EndGroup();
@@ -177,41 +231,9 @@ void draw_precision_view(AppState& state, Services& services) {
   text_wrapped("weights in %s, %s, mask %s:", precision_name(sel.options.precision).data(),
                sel.options.subtract_max ? "− max" : "no − max", mask_fill_name(sel.options.fill).data());
   ImGui::PopTextWrapPos();
-  if (ImGui::BeginTable("cells", static_cast<int>(cols) + 1, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit,
-                        ImVec2(weights_w, 0))) {
-    ImGui::TableSetupColumn("");
-    for (Eigen::Index j = 0; j < cols; ++j) ImGui::TableSetupColumn(kl[static_cast<size_t>(j)].c_str());
-    ImGui::TableHeadersRow();
-    for (Eigen::Index i = 0; i < rows; ++i) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextDisabled("%s", ql[static_cast<size_t>(i)].c_str());
-      for (Eigen::Index j = 0; j < cols; ++j) {
-        ImGui::TableNextColumn();
-        const std::string& t = texts[static_cast<size_t>(i * cols + j)];
-        if (std::isfinite(sel.weights(i, j))) ImGui::TextUnformatted(t.c_str());
-        else ImGui::TextColored(bad, "%s", t.c_str());
-      }
-    }
-    ImGui::EndTable();
-  }
-  if (rows < sel.weights.rows() || cols < sel.weights.cols()) {
-    ImGui::TextDisabled("(the first %d rows and %d columns)", static_cast<int>(rows), static_cast<int>(cols));
-  }
+  draw_weights_table(table, sel, bad);
   ImGui::EndGroup();
-
-  // The verdict in full, wrapped between words: in a table column it was cut mid-sentence.
-  ImGui::PushStyleColor(ImGuiCol_Text, outcome_color(sel, pal));
-  text_wrapped("%s", sel.verdict.c_str());
-  ImGui::PopStyleColor();
-  // The counts behind the verdict are for the teacher's eyes: the small font in presenter mode.
-  ImFont* small = state.view.presenter ? services.fonts.normal : nullptr;
-  if (small) ImGui::PushFont(small);
-  ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
-  text_wrapped("exps that are inf: %lld, NaN weights: %lld, largest error vs the exact weights: %.2g", sel.exps_health.inf,
-               sel.weights_health.nan, sel.max_weight_error);
-  ImGui::PopStyleColor();
-  if (small) ImGui::PopFont();
+  draw_verdict(sel, pal, state.view.presenter ? services.fonts.normal : nullptr);
 }
 
 }  // namespace attnlab::gui

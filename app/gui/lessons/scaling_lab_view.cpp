@@ -16,12 +16,8 @@ void draw_scaling_lab_view(AppState& state, Services& services) {
   if (ImGui::Button("Open the Scaling lab")) window_open(state.view, "Scaling lab") = true;
   ImGui::SameLine();
   ImGui::TextDisabled("sweep d_k with many trials, on the GPU when there is one");
-  std::string error;
-  const ScalingLabNumbers* numbers = lesson_numbers<ScalingLabNumbers>(state, services, error);
-  if (!numbers) {
-    ImGui::TextDisabled("%s", error.c_str());
-    return;
-  }
+  const ScalingLabNumbers* numbers = view_numbers<ScalingLabNumbers>(state, services);
+  if (!numbers) return;
   // This scenario's own draw, both ways.
   const LessonVariant &vu = numbers->unscaled, &vsc = numbers->scaled;
   if (!vu.ok() || !vsc.ok()) {

@@ -8,12 +8,8 @@
 namespace attnlab::gui {
 
 void draw_self_cross_view(AppState& state, Services& services) {
-  std::string error;
-  const SelfCrossNumbers* numbers = lesson_numbers<SelfCrossNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("%s", error.c_str());
-    return;
-  }
+  const SelfCrossNumbers* numbers = view_numbers<SelfCrossNumbers>(state, services);
+  if (!numbers) return;
   const Scenario& cross = shown_scenario(state);
   const Scenario& self = numbers->self_twin;
   const LessonVariant &vc = numbers->cross, &vs = numbers->self;

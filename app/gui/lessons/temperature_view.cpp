@@ -17,22 +17,8 @@ namespace {
 
 constexpr double kSweepSeconds = 6.0;  // one way, τ_min → τ_max
 
-}  // namespace
-
-void draw_temperature_view(AppState& state, Services& services) {
-  LessonUi& ui = state.lesson;
-  std::string error;
-  const TemperatureNumbers* numbers = lesson_numbers<TemperatureNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("%s", error.c_str());
-    return;
-  }
-  const Scenario& s = shown_scenario(state);
-  const Palette pal = palette(state.view);
-  const float fs = ImGui::GetFontSize();
-  const double lo = s.lesson.tau_min, hi = s.lesson.tau_max;
-  const char* tau = services.glyphs.tau;
-
+// Play/Pause and the log slider for τ in [lo, hi]: the animation sweeps it there and back.
+void draw_tau_controls(LessonUi& ui, double lo, double hi, const char* tau) {
   if (ui.playing) {
     ui.play_time += ImGui::GetIO().DeltaTime;
     const double phase = std::fmod(ui.play_time / kSweepSeconds, 2.0);
@@ -47,13 +33,28 @@ void draw_temperature_view(AppState& state, Services& services) {
   }
   ImGui::SameLine();
   float t = static_cast<float>(std::clamp(ui.tau, lo, hi));
-  ImGui::SetNextItemWidth(fs * 16);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
   const std::string label = std::string(tau) + "##tau";
   if (ImGui::SliderFloat(label.c_str(), &t, static_cast<float>(lo), static_cast<float>(hi), "%.3f",
                          ImGuiSliderFlags_Logarithmic)) {
     ui.tau = t;
     ui.playing = false;
   }
+}
+
+}  // namespace
+
+void draw_temperature_view(AppState& state, Services& services) {
+  LessonUi& ui = state.lesson;
+  const TemperatureNumbers* numbers = view_numbers<TemperatureNumbers>(state, services);
+  if (!numbers) return;
+  const Scenario& s = shown_scenario(state);
+  const Palette pal = palette(state.view);
+  const float fs = ImGui::GetFontSize();
+  const double lo = s.lesson.tau_min, hi = s.lesson.tau_max;
+  const char* tau = services.glyphs.tau;
+
+  draw_tau_controls(ui, lo, hi, tau);
   const LessonVariant& v = lesson_at_temperature(state, services, ui.tau);
   if (!v.ok()) {
     text_wrapped("%s", v.error.c_str());

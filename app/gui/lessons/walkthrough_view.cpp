@@ -47,13 +47,9 @@ float width_at(const WalkMatrix& m, const std::string& title, float h) {
   return std::max(grid, ImGui::CalcTextSize(title.c_str()).x) + fs * 0.5f;
 }
 
-}  // namespace
-
-void draw_walkthrough_view(AppState& state, Services& services) {
-  const Palette pal = palette(state.view);
-  const float fs = ImGui::GetFontSize();
-  const WalkFrame f = walk_frame(state.doc.scenario, state.results.result, state.lesson.walk.step, services.glyphs);
-
+// Back, Next and Leave, the steps with the current one lit (each a click away), the step's title,
+// formula and what it does.
+void draw_walk_header(AppState& state, const Services& services, const WalkFrame& f, const Palette& pal) {
   // Navigation first, so the buttons stay put whatever the text below does.
   if (ImGui::Button(services.fonts.unicode ? "← Back" : "< Back")) walk_back(state);
   ImGui::SameLine();
@@ -90,8 +86,48 @@ void draw_walkthrough_view(AppState& state, Services& services) {
   }
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
   text_wrapped("%s  (Space, %s or PageDown: next; %s: back; Esc: leave)", f.what.c_str(), services.glyphs.arrow,
-                     services.fonts.unicode ? "←" : "Left");
+               services.fonts.unicode ? "←" : "Left");
   ImGui::PopStyleColor();
+}
+
+// The step's inputs in `left_w` × `h` at `top` (one above the other or side by side, whichever gives
+// the smaller one larger cells), and the arrow to the result.
+void draw_walk_inputs(AppState& state, Services& services, const WalkFrame& f, ImVec2 top, float left_w, float h, float gap,
+                      const Palette& pal) {
+  const float fs = ImGui::GetFontSize();
+  const float count = static_cast<float>(f.before.size());
+  const float stacked_h = (h - fs * 0.5f * (count - 1)) / count, beside_w = (left_w - gap * (count - 1)) / count;
+  float stacked = 1e9f, beside = 1e9f;
+  for (const WalkMatrix& m : f.before) {
+    stacked = std::min(stacked, cell_in(m, left_w, stacked_h));
+    beside = std::min(beside, cell_in(m, beside_w, h));
+  }
+  const bool side_by_side = f.before.size() > 1 && beside > stacked;
+  const ImVec2 each = side_by_side ? ImVec2(beside_w, h) : ImVec2(left_w, stacked_h);
+  for (size_t k = 0; k < f.before.size(); ++k) {
+    const WalkMatrix& m = f.before[k];
+    const float step = static_cast<float>(k);
+    ImGui::SetCursorScreenPos(side_by_side ? ImVec2(top.x + step * (each.x + gap), top.y)
+                                           : ImVec2(top.x, top.y + step * (each.y + fs * 0.5f)));
+    ImGui::BeginGroup();
+    state.pipeline.walk_inputs_drawn.push_back(draw_lesson_matrix(state, services, ("before" + std::to_string(k)).c_str(), m.name,
+                                                                  m.stage, m.values, m.blocked.size() ? &m.blocked : nullptr,
+                                                                  m.row_labels, m.col_labels, each));
+    ImGui::EndGroup();
+  }
+  const char* arrow = services.glyphs.arrow;
+  const ImVec2 as = ImGui::CalcTextSize(arrow);
+  ImGui::GetWindowDrawList()->AddText(ImVec2(top.x + left_w + (gap - as.x) * 0.5f, top.y + h * 0.5f - as.y * 0.5f),
+                                      pal.accent, arrow);
+}
+
+}  // namespace
+
+void draw_walkthrough_view(AppState& state, Services& services) {
+  const Palette pal = palette(state.view);
+  const float fs = ImGui::GetFontSize();
+  const WalkFrame f = walk_frame(shown_scenario(state), state.results.result, state.lesson.walk.step, services.glyphs);
+  draw_walk_header(state, services, f, pal);
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 top = ImGui::GetCursorScreenPos();
@@ -109,33 +145,7 @@ void draw_walkthrough_view(AppState& state, Services& services) {
   const float right_w = avail.x - left_w - (has_before ? gap : 0.0f);
 
   state.pipeline.walk_inputs_drawn.clear();
-  if (has_before) {
-    // Several inputs one above the other or side by side, whichever gives the smaller one larger cells.
-    const float count = static_cast<float>(f.before.size());
-    const float stacked_h = (h - fs * 0.5f * (count - 1)) / count, beside_w = (left_w - gap * (count - 1)) / count;
-    float stacked = 1e9f, beside = 1e9f;
-    for (const WalkMatrix& m : f.before) {
-      stacked = std::min(stacked, cell_in(m, left_w, stacked_h));
-      beside = std::min(beside, cell_in(m, beside_w, h));
-    }
-    const bool side_by_side = f.before.size() > 1 && beside > stacked;
-    const ImVec2 each = side_by_side ? ImVec2(beside_w, h) : ImVec2(left_w, stacked_h);
-    for (size_t k = 0; k < f.before.size(); ++k) {
-      const WalkMatrix& m = f.before[k];
-      const float step = static_cast<float>(k);
-      ImGui::SetCursorScreenPos(side_by_side ? ImVec2(top.x + step * (each.x + gap), top.y)
-                                             : ImVec2(top.x, top.y + step * (each.y + fs * 0.5f)));
-      ImGui::BeginGroup();
-      state.pipeline.walk_inputs_drawn.push_back(draw_lesson_matrix(state, services, ("before" + std::to_string(k)).c_str(), m.name,
-                                                           m.stage, m.values, m.blocked.size() ? &m.blocked : nullptr,
-                                                           m.row_labels, m.col_labels, each));
-      ImGui::EndGroup();
-    }
-    const char* arrow = services.glyphs.arrow;
-    const ImVec2 as = ImGui::CalcTextSize(arrow);
-    ImGui::GetWindowDrawList()->AddText(ImVec2(top.x + left_w + (gap - as.x) * 0.5f, top.y + h * 0.5f - as.y * 0.5f),
-                                        pal.accent, arrow);
-  }
+  if (has_before) draw_walk_inputs(state, services, f, top, left_w, h, gap, pal);
   const float rx = top.x + (has_before ? left_w + gap : 0.0f);
   const size_t shown = 1 + f.also.size();
   const float each_w = (right_w - gap * static_cast<float>(shown - 1)) / static_cast<float>(shown);

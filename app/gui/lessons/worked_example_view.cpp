@@ -12,12 +12,8 @@
 namespace attnlab::gui {
 
 void draw_worked_example_view(AppState& state, Services& services) {
-  std::string error;
-  const WorkedExampleNumbers* numbers = lesson_numbers<WorkedExampleNumbers>(state, services, error);
-  if (!numbers) {
-    text_wrapped("%s", error.c_str());
-    return;
-  }
+  const WorkedExampleNumbers* numbers = view_numbers<WorkedExampleNumbers>(state, services);
+  if (!numbers) return;
   const Scenario& s = shown_scenario(state);
   const Result& r = state.results.result;
   const Palette pal = palette(state.view);

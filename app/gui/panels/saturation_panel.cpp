@@ -13,46 +13,92 @@
 
 namespace attnlab::gui {
 
+namespace {
+
+// The a(1−a) heatmap `width` wide with its colour bar (a dense result only).
+void draw_saturation_map(AppState& state, Services& services, float width, float height) {
+  const Result& r = state.results.result;
+  const float fs = ImGui::GetFontSize();
+  ImGui::BeginGroup();
+  HeatmapSpec spec;
+  spec.id = "saturation";
+  spec.stage = Stage::Saturation;
+  spec.values = &r.saturation;
+  spec.blocked = &state.results.blocked;
+  spec.row_labels = query_labels(shown_scenario(state));
+  spec.col_labels = key_labels(shown_scenario(state));
+  spec.map = &stage_colormap(state.view, Stage::Saturation);
+  std::tie(spec.lo, spec.hi) = stage_range(state.results, Stage::Saturation);
+  spec.size = ImVec2(width, std::max(40.0f, height - fs * 2.4f));
+  spec.max_cell = fs * 4.0f;
+  const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(state, services));
+  keep_drawn(state, Stage::Saturation, ev);
+  handle_heatmap_menu(state, Stage::Saturation, ev.menu);
+  const DrawnRect& d = ev.drawn;
+  draw_colorbar(palette(state.view), *spec.map, spec.lo, spec.hi, false, std::max(40.0f, d.x1 - d.x0));
+  ImGui::EndGroup();
+  if (ev.hovered.valid()) state.pipeline.hovered = ev.hovered;
+  if (ev.clicked.valid()) state.pipeline.selected = ev.clicked;
+}
+
+// Every row's diagnostics, saturated and fully-masked rows marked; only the visible rows are drawn
+// (a streamed document has up to 10⁶, drawn every frame).
+void draw_row_table(const AppState& state, const Palette& pal) {
+  const Result& r = state.results.result;
+  const Scenario& shown = shown_scenario(state);
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("rows", 6, flags, ImVec2(0, std::max(ImGui::GetFontSize() * 4, ImGui::GetContentRegionAvail().y)))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  for (const char* h : {"row", "max weight", "entropy", "eff. keys", "Jacobian norm", "flag"}) ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(r.rows.size()));
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const RowDiagnostics& row = r.rows[static_cast<size_t>(i)];
+      ImGui::TableNextRow();
+      if (row.saturated || row.fully_masked) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, pal.flagged_row_bg);
+      ImGui::TableNextColumn();
+      ImGui::Text("%d %s", i + 1, display_token(shown.query_tokens, shown.Q.rows(), i).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", row.max_weight);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", row.entropy);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.2f", row.effective_keys);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f", row.jacobian_norm);
+      ImGui::TableNextColumn();
+      const auto& overflow_rows = state.results.overflow.rows;
+      const RowOverflow overflow = static_cast<size_t>(i) < overflow_rows.size() ? overflow_rows[static_cast<size_t>(i)] : RowOverflow::None;
+      if (row.fully_masked) ImGui::TextUnformatted("fully masked");
+      else if (overflow != RowOverflow::None) ImGui::TextUnformatted(row_overflow_label(overflow));
+      else if (row.saturated) ImGui::TextUnformatted("SATURATED");
+      else if (row.padding) ImGui::TextUnformatted("padding row");
+    }
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
 void draw_saturation_panel(AppState& state, Services& services) {
   if (!state.results.has_result) return;
   const Result& r = state.results.result;
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const BlockGrid& blocked = state.results.blocked;
-
   int saturated = 0, masked = 0;
   for (const RowDiagnostics& d : r.rows) {
     saturated += d.saturated;
     masked += d.fully_masked;
   }
-
   // A streamed result has no a(1−a) matrix (n × m); its row diagnostics are all here.
-  const float heat_w = r.dense ? std::min(avail.x * 0.4f, avail.y * 1.2f) : 0.0f;
   if (r.dense) {
-    ImGui::BeginGroup();
-    HeatmapSpec spec;
-    spec.id = "saturation";
-    spec.stage = Stage::Saturation;
-    spec.values = &r.saturation;
-    spec.blocked = &blocked;
-    spec.row_labels = query_labels(shown_scenario(state));
-    spec.col_labels = key_labels(shown_scenario(state));
-    spec.map = &stage_colormap(state.view, Stage::Saturation);
-    std::tie(spec.lo, spec.hi) = stage_range(state.results, Stage::Saturation);
-    spec.size = ImVec2(heat_w, std::max(40.0f, avail.y - fs * 2.4f));
-    spec.max_cell = fs * 4.0f;
-    const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(state, services));
-    keep_drawn(state, Stage::Saturation, ev);
-    handle_heatmap_menu(state, Stage::Saturation, ev.menu);
-    const DrawnRect& d = ev.drawn;
-    draw_colorbar(palette(state.view), *spec.map, spec.lo, spec.hi, false, std::max(40.0f, d.x1 - d.x0));
-    ImGui::EndGroup();
-    if (ev.hovered.valid()) state.pipeline.hovered = ev.hovered;
-    if (ev.clicked.valid()) state.pipeline.selected = ev.clicked;
+    draw_saturation_map(state, services, std::min(avail.x * 0.4f, avail.y * 1.2f), avail.y);
     ImGui::SameLine(0, fs);
   }
-
   ImGui::BeginGroup();
   text_wrapped("a(1%sa) is the softmax's local slope: 0 where a weight is pinned at 0 or 1, 0.25 at a = 0.5.",
                      services.glyphs.minus);
@@ -70,50 +116,7 @@ void draw_saturation_panel(AppState& state, Services& services) {
   } else {
     ImGui::Text("No row is saturated (max weight %s 0.99).", services.fonts.unicode ? "≥" : ">=");
   }
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_SizingStretchProp;
-  // Labels of the visible rows only: a streamed document has up to 10⁶ rows, drawn every frame.
-  const auto row_label = [&](int i) {
-    return display_token(shown_scenario(state).query_tokens, shown_scenario(state).Q.rows(), i);
-  };
-  if (ImGui::BeginTable("rows", 6, flags, ImVec2(0, std::max(fs * 4, ImGui::GetContentRegionAvail().y)))) {
-    ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("row");
-    ImGui::TableSetupColumn("max weight");
-    ImGui::TableSetupColumn("entropy");
-    ImGui::TableSetupColumn("eff. keys");
-    ImGui::TableSetupColumn("Jacobian norm");
-    ImGui::TableSetupColumn("flag");
-    ImGui::TableHeadersRow();
-    ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(r.rows.size()));
-    while (clipper.Step()) {
-      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-        const RowDiagnostics& row = r.rows[static_cast<size_t>(i)];
-        ImGui::TableNextRow();
-        if (row.saturated || row.fully_masked) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, pal.flagged_row_bg);
-        ImGui::TableNextColumn();
-        ImGui::Text("%d %s", i + 1, row_label(i).c_str());
-        ImGui::TableNextColumn();
-        ImGui::Text("%.3f", row.max_weight);
-        ImGui::TableNextColumn();
-        ImGui::Text("%.3f", row.entropy);
-        ImGui::TableNextColumn();
-        ImGui::Text("%.2f", row.effective_keys);
-        ImGui::TableNextColumn();
-        ImGui::Text("%.3f", row.jacobian_norm);
-        ImGui::TableNextColumn();
-        const RowOverflow overflow = static_cast<size_t>(i) < state.results.overflow.rows.size()
-                                         ? state.results.overflow.rows[static_cast<size_t>(i)]
-                                         : RowOverflow::None;
-        if (row.fully_masked) ImGui::TextUnformatted("fully masked");
-        else if (overflow != RowOverflow::None) ImGui::TextUnformatted(row_overflow_label(overflow));
-        else if (row.saturated) ImGui::TextUnformatted("SATURATED");
-        else if (row.padding) ImGui::TextUnformatted("padding row");
-      }
-    }
-    ImGui::EndTable();
-  }
+  draw_row_table(state, pal);
   ImGui::EndGroup();
 }
 

@@ -3,6 +3,7 @@
 // axis), and the histogram of the logits for one d_k. Runs a slice per frame, with a progress
 // bar and Cancel, so the window stays responsive. A floating window (View menu), so the pipeline
 // keeps the main area to itself.
+#include "engine/gpu/backend_choice.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -108,7 +109,7 @@ void start(AppState& state, Services& services) {
   lab.error.clear();
   try {
     lab.job.emplace(o);
-    if (!services.scaling_sampler) services.scaling_sampler = services.backend->scaling_sampler();
+    if (!services.scaling_sampler) services.scaling_sampler = make_scaling_sampler(*services.backend);
     lab.started_ms = now_ms();
     lab.status.clear();
   } catch (const std::exception& e) {
@@ -154,16 +155,10 @@ void draw_histogram(const ScalingLabState& lab, const Glyphs& g) {
                        ImVec2(ImGui::GetContentRegionAvail().x, 110));
 }
 
-}  // namespace
-
-void draw_scaling_panel(AppState& state, Services& services) {
+// The form: the d_k values, keys, trials and seed (fixed while a run is under way), Run or Cancel
+// with its progress, the backend and the last run's status or error.
+void draw_scaling_form(AppState& state, Services& services) {
   ScalingLabState& lab = state.scaling;
-  const Glyphs& g = services.glyphs;
-  advance(state, services);
-
-  text_wrapped("Exercise 2.3.1: draw q and K from N(0, 1), score every key, and compare softmax of the raw "
-                     "scores with softmax of the scores divided by %sd_k.",
-                     g.sqrt);
   ImGui::TextUnformatted("d_k:");
   const float right_edge = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   for (int i = 0; i < ScalingLabState::kDkChoices; ++i) {
@@ -211,12 +206,12 @@ void draw_scaling_panel(AppState& state, Services& services) {
     text_wrapped("%s", lab.error.c_str());
     ImGui::PopStyleColor();
   }
-  const ScalingResult& r = lab.result;
-  if (r.rows.empty()) {
-    ImGui::TextDisabled("Press Run to draw the trials.");
-    return;
-  }
+}
 
+// The finished (or cancelled) run: both readings of each d_k charted, tabulated, and the chosen
+// d_k's histogram of logits.
+void draw_scaling_results(ScalingLabState& lab, const Glyphs& g) {
+  const ScalingResult& r = lab.result;
   ImGui::PushStyleColor(ImGuiCol_Text, kUnscaledColor);
   ImGui::TextUnformatted("unscaled (q·k)");
   ImGui::PopStyleColor();
@@ -263,6 +258,23 @@ void draw_scaling_panel(AppState& state, Services& services) {
   const int index = std::clamp(lab.histogram_row, 0, static_cast<int>(r.rows.size()) - 1);
   ImGui::Text("Histogram of the logits at d_k = %d (click a row above to choose):", r.rows[static_cast<size_t>(index)].d_k);
   draw_histogram(lab, g);
+}
+
+}  // namespace
+
+void draw_scaling_panel(AppState& state, Services& services) {
+  ScalingLabState& lab = state.scaling;
+  const Glyphs& g = services.glyphs;
+  advance(state, services);
+  text_wrapped("Exercise 2.3.1: draw q and K from N(0, 1), score every key, and compare softmax of the raw "
+                     "scores with softmax of the scores divided by %sd_k.",
+                     g.sqrt);
+  draw_scaling_form(state, services);
+  if (lab.result.rows.empty()) {
+    ImGui::TextDisabled("Press Run to draw the trials.");
+    return;
+  }
+  draw_scaling_results(lab, g);
 }
 
 }  // namespace attnlab::gui

@@ -71,31 +71,21 @@ bool draw_compute_progress(AppState& state, Services& services) {
   return false;
 }
 
-void draw_streaming_view(AppState& state, Services& services) {
+namespace {
+
+// The weights, downsampled, log scale, `width` × `height`; pixels with no weight at all are hatched
+// like blocked cells.
+void draw_streamed_weights(AppState& state, Services& services, float width, float height) {
   const Result& r = state.results.result;
   const StreamedViews& sv = state.results.streamed;
   const Glyphs& g = services.glyphs;
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
-  const char* log10 = services.fonts.unicode ? "log₁₀" : "log10";
-  state.layout.pipeline_wants_height = 1e9f;  // as much of the column as the host gives
-
-  // Maps on the left, as tall as the area allows; the words in a column on their right.
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const ImVec2 top = ImGui::GetCursorScreenPos();
-  const float gap = fs * 1.2f, line = ImGui::GetTextLineHeightWithSpacing();
-  const float map_h = std::max(fs * 4, avail.y - line * 2 - fs * 2.4f);  // title; colour bar and its numbers; caption
-  const float text_w = std::clamp(avail.x * 0.34f, fs * 10, fs * 22);
-  const float weights_w = std::max(fs * 4, std::min(map_h, (avail.x - text_w - gap * 2) / 1.4f));
-  const float output_w = std::max(fs * 3, std::min(weights_w * 0.4f, avail.x - text_w - gap * 2 - weights_w));
-
-  // Weights, downsampled, log scale; pixels with no weight at all are hatched like blocked cells.
-  const bool show_max = sv.show_max;
   const Heatmap& hm = r.heatmap;
-  const Matrix& shown = show_max ? sv.log_max : sv.log_mean;
+  const Matrix& shown = sv.show_max ? sv.log_max : sv.log_mean;
   ImGui::BeginGroup();
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-  ImGui::Text("weights, %s", log10);
+  ImGui::Text("weights, %s", services.fonts.unicode ? "log₁₀" : "log10");
   ImGui::PopStyleColor();
   if (shown.size() > 0) {
     HeatmapSpec spec;
@@ -104,8 +94,8 @@ void draw_streaming_view(AppState& state, Services& services) {
     spec.values = &shown;
     spec.blocked = &sv.empty;
     spec.map = &stage_colormap(state.view, Stage::Weights);
-    std::tie(spec.lo, spec.hi) = show_max ? sv.max_range : sv.mean_range;
-    spec.size = ImVec2(weights_w, map_h);
+    std::tie(spec.lo, spec.hi) = sv.show_max ? sv.max_range : sv.mean_range;
+    spec.size = ImVec2(width, height);
     spec.describe = [&r, &hm, &g](int y, int x) {
       return cell_span("query", "queries", y, r.n, hm.mean.rows(), g) + " " + g.times + " " +
              cell_span("key", "keys", x, r.m, hm.mean.cols(), g) + "\nlargest weight " + three_digits(hm.max(y, x)) +
@@ -121,11 +111,15 @@ void draw_streaming_view(AppState& state, Services& services) {
     text_wrapped("No heatmap (the run kept none).");
   }
   ImGui::EndGroup();
-  float x = ImGui::GetItemRectMax().x + gap;
+}
 
-  // Output: n × d_v, its rows averaged in blocks when there are more than fit as pixels.
-  const Matrix& out = sv.output;
-  ImGui::SetCursorScreenPos(ImVec2(x, top.y));
+// The output, n × d_v, its rows averaged in blocks when there are more than fit as pixels.
+void draw_streamed_output(AppState& state, Services& services, float width, float height) {
+  const Result& r = state.results.result;
+  const Matrix& out = state.results.streamed.output;
+  const Glyphs& g = services.glyphs;
+  const Palette pal = palette(state.view);
+  const float fs = ImGui::GetFontSize();
   ImGui::BeginGroup();
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
   ImGui::TextUnformatted("output");
@@ -138,7 +132,7 @@ void draw_streaming_view(AppState& state, Services& services) {
     spec.map = &stage_colormap(state.view, Stage::Output);
     std::tie(spec.lo, spec.hi) = stage_range(state.results, Stage::Output);
     spec.diverging = true;
-    spec.size = ImVec2(output_w, map_h);
+    spec.size = ImVec2(width, height);
     spec.max_cell = fs * 4;
     const Eigen::Index n = r.n, rows = out.rows();
     spec.describe = [n, rows, &out, &g](int y, int x) {
@@ -153,12 +147,17 @@ void draw_streaming_view(AppState& state, Services& services) {
     draw_colorbar(pal, *spec.map, spec.lo, spec.hi, true, std::max(fs * 5, d.x1 - d.x0));
   }
   ImGui::EndGroup();
-  x = ImGui::GetItemRectMax().x + gap;
+}
 
-  // The words: what this is, what was not kept and why, the map's choices.
-  // Its own scrolling child: in presenter mode at 1280 × 720 the words may not all fit.
-  ImGui::SetCursorScreenPos(ImVec2(x, top.y));
-  ImGui::BeginChild("streamed_words", ImVec2(std::max(fs * 8, top.x + avail.x - x), avail.y));
+// The words: what this is, what was not kept and why, the map's choices. Its own scrolling child:
+// in presenter mode at 1280 × 720 the words may not all fit.
+void draw_streamed_words(AppState& state, const Services& services, ImVec2 size) {
+  const Result& r = state.results.result;
+  const Heatmap& hm = r.heatmap;
+  const Glyphs& g = services.glyphs;
+  const Palette pal = palette(state.view);
+  const bool show_max = state.results.streamed.show_max;
+  ImGui::BeginChild("streamed_words", size);
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
   ImGui::TextUnformatted("streamed");
   ImGui::Text("n %s m = %s %s %s", g.times, grouped(r.n).c_str(), g.times, grouped(r.m).c_str());
@@ -173,7 +172,7 @@ void draw_streaming_view(AppState& state, Services& services) {
                      grouped((r.n + std::max<Eigen::Index>(hm.mean.rows(), 1) - 1) / std::max<Eigen::Index>(hm.mean.rows(), 1)).c_str(),
                      g.times,
                      grouped((r.m + std::max<Eigen::Index>(hm.mean.cols(), 1) - 1) / std::max<Eigen::Index>(hm.mean.cols(), 1)).c_str());
-  if (out.rows() < r.n) {
+  if (state.results.streamed.output.rows() < r.n) {
     text_wrapped("Output rows are averaged in the same row blocks.");
   }
   text_wrapped("Every row's diagnostics: the Saturation tab.");
@@ -186,6 +185,28 @@ void draw_streaming_view(AppState& state, Services& services) {
   }
   if (ImGui::RadioButton("mean weight", !show_max)) state.results.streamed.show_max = false;
   ImGui::EndChild();
+}
+
+}  // namespace
+
+void draw_streaming_view(AppState& state, Services& services) {
+  const float fs = ImGui::GetFontSize();
+  state.layout.pipeline_wants_height = 1e9f;  // as much of the column as the host gives
+  // Maps on the left, as tall as the area allows; the words in a column on their right.
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 top = ImGui::GetCursorScreenPos();
+  const float gap = fs * 1.2f, line = ImGui::GetTextLineHeightWithSpacing();
+  const float map_h = std::max(fs * 4, avail.y - line * 2 - fs * 2.4f);  // title; colour bar and its numbers; caption
+  const float text_w = std::clamp(avail.x * 0.34f, fs * 10, fs * 22);
+  const float weights_w = std::max(fs * 4, std::min(map_h, (avail.x - text_w - gap * 2) / 1.4f));
+  const float output_w = std::max(fs * 3, std::min(weights_w * 0.4f, avail.x - text_w - gap * 2 - weights_w));
+  draw_streamed_weights(state, services, weights_w, map_h);
+  float x = ImGui::GetItemRectMax().x + gap;
+  ImGui::SetCursorScreenPos(ImVec2(x, top.y));
+  draw_streamed_output(state, services, output_w, map_h);
+  x = ImGui::GetItemRectMax().x + gap;
+  ImGui::SetCursorScreenPos(ImVec2(x, top.y));
+  draw_streamed_words(state, services, ImVec2(std::max(fs * 8, top.x + avail.x - x), avail.y));
 }
 
 }  // namespace attnlab::gui

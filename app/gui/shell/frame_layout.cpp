@@ -142,9 +142,9 @@ void refresh_style(AppState& state, Services& services) {
   set_style(state.view, state.small_screen, services.fonts);
 }
 
-}  // namespace
-
-void draw_app(AppState& state, Services& services) {
+// The work before anything is drawn: the style, the keys, dropped files, a recompute, the
+// training thread's news (whether or not its window is open: the induction lesson trains with it too).
+void start_frame(AppState& state, Services& services) {
   refresh_style(state, services);
   state.pipeline.hovered = CellRef{};
   handle_shortcuts(state, services);
@@ -152,118 +152,146 @@ void draw_app(AppState& state, Services& services) {
   state.dropped_files.clear();
   for (const std::string& p : dropped) open_dropped_file(state, p);
   recompute_if_needed(state, services);
-  // The training thread's news (and a lifted head) whether or not its window is open: the
-  // induction lesson trains with it too.
   poll_training(state);
+}
 
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const float fs = ImGui::GetFontSize();
-  const float menu_h = fs + ImGui::GetStyle().FramePadding.y * 2;
-  if (ImGui::BeginMainMenuBar()) {
-    for (const MenuInfo& m : menu_list()) {
-      if (ImGui::BeginMenu(m.name)) {
-        m.draw(state, services);
-        ImGui::EndMenu();
-      }
+// The menus from the registry, and the document's title at the bar's right end when it fits.
+void draw_menu_bar(AppState& state, Services& services) {
+  if (!ImGui::BeginMainMenuBar()) return;
+  for (const MenuInfo& m : menu_list()) {
+    if (ImGui::BeginMenu(m.name)) {
+      m.draw(state, services);
+      ImGui::EndMenu();
     }
-    const std::string& title = state.doc.scenario.title;
-    const float tw = ImGui::CalcTextSize(title.c_str()).x;
-    if (ImGui::GetContentRegionAvail().x > tw + fs) {
-      ImGui::SameLine(ImGui::GetWindowWidth() - tw - fs);
-      ImGui::TextDisabled("%s", title.c_str());
-    }
-    ImGui::EndMainMenuBar();
   }
+  const float fs = ImGui::GetFontSize();
+  const std::string& title = state.doc.scenario.title;
+  const float tw = ImGui::CalcTextSize(title.c_str()).x;
+  if (ImGui::GetContentRegionAvail().x > tw + fs) {
+    ImGui::SameLine(ImGui::GetWindowWidth() - tw - fs);
+    ImGui::TextDisabled("%s", title.c_str());
+  }
+  ImGui::EndMainMenuBar();
+}
 
-  const float status_h = fs + 8;
-  const ImVec2 pos(vp->Pos.x, vp->Pos.y + menu_h);
-  const ImVec2 size(vp->Size.x, std::max(50.0f, vp->Size.y - menu_h - status_h));
+constexpr float kSplit = 6;  // a splitter's thickness
+
+// The inputs column's width in a host `width` wide whose content is `avail_x` wide. 0 in the view
+// settings means automatic; a drag of the splitter makes it the user's choice (kept in the session).
+float left_column_width(const AppState& state, float width, float avail_x) {
+  const float fs = ImGui::GetFontSize();
+  const float lw = state.view.left_width > 0
+                       ? state.view.left_width
+                       : std::clamp(width * (state.view.presenter ? 0.24f : 0.26f), std::min(fs * 12.0f, width * 0.3f), fs * 30.0f);
+  return std::clamp(lw, fs * 6.0f, avail_x * 0.6f);
+}
+
+// The inputs column, one collapsing section per Left panel, and its splitter.
+void draw_left_column(AppState& state, Services& services, float lw, float height) {
+  ImGui::BeginChild("##left", ImVec2(lw, height), false);
+  for (const PanelInfo& p : panel_list()) {
+    if (p.slot != Slot::Left) continue;
+    if (ImGui::CollapsingHeader(p.name, ImGuiTreeNodeFlags_DefaultOpen)) {
+      ImGui::PushID(p.name);
+      p.draw(state, services);
+      ImGui::PopID();
+      ImGui::Spacing();
+    }
+  }
+  ImGui::EndChild();
+  ImGui::SameLine(0, 2);
+  if (const float dx = splitter("##split_v", true, kSplit, height); dx != 0) state.view.left_width = lw + dx;
+  ImGui::SameLine(0, 4);
+}
+
+// The height of the tabs under the pipeline in a column `right_h` high.
+float bottom_height(const AppState& state, float right_h) {
+  const float fs = ImGui::GetFontSize();
+  // The tabs below keep at least their tab bar and two lines of text.
+  const float min_bottom = ImGui::GetFrameHeightWithSpacing() + fs * 2.0f;
+  const LayoutUi& lay = state.layout;
+  float bh = state.view.bottom_height;
+  if (bh <= 0) {
+    // Automatic: the pipeline gets what its heatmaps can use (45% to 72%), and more when its
+    // numbers need it (a six-token lesson on a 720-pixel-high projector); the tabs the rest.
+    const float main_h = lay.pipeline_wants_height > 0 ? std::clamp(lay.pipeline_wants_height, right_h * 0.45f, right_h * 0.72f)
+                                                       : right_h * 0.7f;
+    const float overhead = kSplit + ImGui::GetStyle().ItemSpacing.y * 2;  // the splitter and the spacing around it
+    bh = std::max(right_h - overhead - main_h, fs * 6.0f);
+    const float for_numbers = right_h - overhead - lay.pipeline_needs_height;
+    if (lay.pipeline_needs_height > 0 && for_numbers < bh) bh = std::max(for_numbers, min_bottom);
+    // The Lesson tab in view (drawn last frame) gets the height its whole text needs when the
+    // pipeline can spare it and keep its numbers' height and 45% of the column; a text that
+    // would not fit even then scrolls, and the pipeline keeps its size.
+    const bool lesson_shown = state.lesson.panel_drawn_frame >= ImGui::GetFrameCount() - 1;
+    const float lesson_h = state.lesson.panel_needs_height + ImGui::GetFrameHeightWithSpacing();
+    const float keep = std::max(lay.pipeline_needs_height, right_h * 0.45f);
+    if (lesson_shown && lesson_h > bh && lesson_h <= right_h - overhead - keep) bh = lesson_h;
+  }
+  if (state.view.tabs_enlarged) bh = std::max(bh, right_h * 0.55f);
+  return std::clamp(bh, std::min(fs * 3.0f, min_bottom), right_h * 0.8f);
+}
+
+// A head lifted from a model says so above the pipeline until the document is something else
+// (undo brings back what was there, and the banner goes with it).
+void draw_lifted_banner(const AppState& state) {
+  if (const std::string banner = model_banner(state); !banner.empty()) {
+    ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", banner.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("(a head of the model in the Model window; Ctrl+Z returns to what was here)");
+  } else if (const std::string trained = training_banner(state); !trained.empty()) {
+    ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", trained.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("(a head of the model in the Training window, as it was at that step; Ctrl+Z returns to what was here)");
+  }
+}
+
+// The pipeline over the tabs, with the splitter between them.
+void draw_right_column(AppState& state, Services& services) {
+  ImGui::BeginGroup();
+  const float right_h = ImGui::GetContentRegionAvail().y;
+  const float bh = bottom_height(state, right_h);
+  ImGui::BeginChild("##main", ImVec2(0, right_h - bh - kSplit - ImGui::GetStyle().ItemSpacing.y * 2), false,
+                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  draw_lifted_banner(state);
+  draw_slot(state, services, Slot::Main, "##main_tabs");
+  ImGui::EndChild();
+  if (const float dy = splitter("##split_h", false, kSplit, ImGui::GetContentRegionAvail().x); dy != 0) {
+    state.view.bottom_height = bh - dy;
+    state.view.tabs_enlarged = false;
+  }
+  ImGui::BeginChild("##bottom", ImVec2(0, 0), false);
+  draw_slot(state, services, Slot::Bottom, "##bottom_tabs");
+  ImGui::EndChild();
+  ImGui::EndGroup();
+}
+
+// The tiled host between the menu bar and the status bar: the inputs column | the right column.
+void draw_host(AppState& state, Services& services, ImVec2 pos, ImVec2 size) {
   ImGui::SetNextWindowPos(pos);
   ImGui::SetNextWindowSize(size);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 6));
   // No background: the frame is cleared to WindowBg already, and llvmpipe pays for every overdrawn pixel.
   if (ImGui::Begin("##host", nullptr, kFixed | ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float split = 6;
-    // 0 means automatic; a drag of the splitter makes it the user's choice (kept in the session).
-    float lw = state.view.left_width > 0 ? state.view.left_width
-                                         : std::clamp(size.x * (state.view.presenter ? 0.24f : 0.26f),
-                                                      std::min(fs * 12.0f, size.x * 0.3f), fs * 30.0f);
-    lw = std::clamp(lw, fs * 6.0f, avail.x * 0.6f);
+    const float lw = left_column_width(state, size.x, avail.x);
     // Presenter mode folds the column away while the pipeline beside it would be too narrow for
     // the numbers in its cells and the whole width is wide enough (measured last frame; the width
     // it needs does not depend on the width it gets, so this cannot flicker).
+    const float needs = state.layout.pipeline_needs_width;
     state.layout.inputs_auto_folded = state.view.presenter && state.view.inputs_auto_fold && !state.view.inputs_hidden &&
-                               state.layout.pipeline_needs_width > avail.x - lw - split - 6 && state.layout.pipeline_needs_width <= avail.x;
-    if (!inputs_column_hidden(state)) {
-      ImGui::BeginChild("##left", ImVec2(lw, avail.y), false);
-      for (const PanelInfo& p : panel_list()) {
-        if (p.slot != Slot::Left) continue;
-        if (ImGui::CollapsingHeader(p.name, ImGuiTreeNodeFlags_DefaultOpen)) {
-          ImGui::PushID(p.name);
-          p.draw(state, services);
-          ImGui::PopID();
-          ImGui::Spacing();
-        }
-      }
-      ImGui::EndChild();
-      ImGui::SameLine(0, 2);
-      if (const float dx = splitter("##split_v", true, split, avail.y); dx != 0) state.view.left_width = lw + dx;
-      ImGui::SameLine(0, 4);
-    }
-    ImGui::BeginGroup();
-    const float right_h = ImGui::GetContentRegionAvail().y;
-    // The tabs below keep at least their tab bar and two lines of text.
-    const float min_bottom = ImGui::GetFrameHeightWithSpacing() + fs * 2.0f;
-    float bh = state.view.bottom_height;
-    if (bh <= 0) {
-      // Automatic: the pipeline gets what its heatmaps can use (45% to 72%), and more when its
-      // numbers need it (a six-token lesson on a 720-pixel-high projector); the tabs the rest.
-      const float main_h = state.layout.pipeline_wants_height > 0 ? std::clamp(state.layout.pipeline_wants_height, right_h * 0.45f, right_h * 0.72f)
-                                                           : right_h * 0.7f;
-      const float overhead = split + ImGui::GetStyle().ItemSpacing.y * 2;  // the splitter and the spacing around it
-      bh = std::max(right_h - overhead - main_h, fs * 6.0f);
-      const float for_numbers = right_h - overhead - state.layout.pipeline_needs_height;
-      if (state.layout.pipeline_needs_height > 0 && for_numbers < bh) bh = std::max(for_numbers, min_bottom);
-      // The Lesson tab in view (drawn last frame) gets the height its whole text needs when the
-      // pipeline can spare it and keep its numbers' height and 45% of the column; a text that
-      // would not fit even then scrolls, and the pipeline keeps its size.
-      const bool lesson_shown = state.lesson.panel_drawn_frame >= ImGui::GetFrameCount() - 1;
-      const float lesson_h = state.lesson.panel_needs_height + ImGui::GetFrameHeightWithSpacing();
-      const float keep = std::max(state.layout.pipeline_needs_height, right_h * 0.45f);
-      if (lesson_shown && lesson_h > bh && lesson_h <= right_h - overhead - keep) bh = lesson_h;
-    }
-    if (state.view.tabs_enlarged) bh = std::max(bh, right_h * 0.55f);
-    bh = std::clamp(bh, std::min(fs * 3.0f, min_bottom), right_h * 0.8f);
-    ImGui::BeginChild("##main", ImVec2(0, right_h - bh - split - ImGui::GetStyle().ItemSpacing.y * 2), false,
-                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    // A head lifted from a model says so above the pipeline until the document is something else
-    // (undo brings back what was there, and the banner goes with it).
-    if (const std::string banner = model_banner(state); !banner.empty()) {
-      ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", banner.c_str());
-      ImGui::SameLine();
-      ImGui::TextDisabled("(a head of the model in the Model window; Ctrl+Z returns to what was here)");
-    } else if (const std::string trained = training_banner(state); !trained.empty()) {
-      ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", trained.c_str());
-      ImGui::SameLine();
-      ImGui::TextDisabled("(a head of the model in the Training window, as it was at that step; Ctrl+Z returns to what was here)");
-    }
-    draw_slot(state, services, Slot::Main, "##main_tabs");
-    ImGui::EndChild();
-    if (const float dy = splitter("##split_h", false, split, ImGui::GetContentRegionAvail().x); dy != 0) {
-      state.view.bottom_height = bh - dy;
-      state.view.tabs_enlarged = false;
-    }
-    ImGui::BeginChild("##bottom", ImVec2(0, 0), false);
-    draw_slot(state, services, Slot::Bottom, "##bottom_tabs");
-    ImGui::EndChild();
-    ImGui::EndGroup();
+                                      needs > avail.x - lw - kSplit - 6 && needs <= avail.x;
+    if (!inputs_column_hidden(state)) draw_left_column(state, services, lw, avail.y);
+    draw_right_column(state, services);
   }
   ImGui::End();
   ImGui::PopStyleVar();
+}
 
-  draw_status_bar(state, services, status_h);
-
+// The registry's floating windows that are open, kept inside the area between the bars.
+void draw_floating_windows(AppState& state, Services& services, ImVec2 pos, ImVec2 size) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float fs = ImGui::GetFontSize();
   for (const PanelInfo& p : panel_list()) {
     if (p.slot != Slot::Window) continue;
     bool& open = window_open(state.view, p.name);
@@ -279,6 +307,22 @@ void draw_app(AppState& state, Services& services) {
     if (visible) p.draw(state, services);
     ImGui::End();
   }
+}
+
+}  // namespace
+
+void draw_app(AppState& state, Services& services) {
+  start_frame(state, services);
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float fs = ImGui::GetFontSize();
+  const float menu_h = fs + ImGui::GetStyle().FramePadding.y * 2;
+  draw_menu_bar(state, services);
+  const float status_h = fs + 8;
+  const ImVec2 pos(vp->Pos.x, vp->Pos.y + menu_h);
+  const ImVec2 size(vp->Size.x, std::max(50.0f, vp->Size.y - menu_h - status_h));
+  draw_host(state, services, pos, size);
+  draw_status_bar(state, services, status_h);
+  draw_floating_windows(state, services, pos, size);
   draw_file_dialog(state, services);
   draw_confirm_resize(state);
   draw_drop_choice(state);

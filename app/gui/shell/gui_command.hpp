@@ -11,13 +11,13 @@ namespace attnlab::gui {
 
 struct GuiOptions {
   std::string scenario;    // a scenario file; empty: the session, else the default lesson
-  std::string preset;      // a built-in lesson instead of a file (additive to DESIGN.md's contract)
+  std::string preset;      // a built-in lesson instead of a file (an addition to the command line's contract, docs/CLI.md)
   bool presenter = false;  // start in presenter mode
-  std::string theme;       // "light" or "dark"; empty: the session's (additive to DESIGN.md's contract)
+  std::string theme;       // "light" or "dark"; empty: the session's (an addition to the command line's contract, docs/CLI.md)
   std::string screenshot;  // write the window's pixels here after `frames` frames, then exit
   int frames = 3;
   std::string backend = "cpu";  // cpu, gpu (the window's GL context) or auto, as in the Backend menu
-  // A model opened in the Model window at start (additive to DESIGN.md's contract), on this text
+  // A model opened in the Model window at start (an addition to the contract), on this text
   // (empty: the window's default); with layer and head, that head chosen and enlarged; with lift,
   // also opened in the lab.
   std::string model, model_text;

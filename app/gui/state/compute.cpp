@@ -58,9 +58,9 @@ void start_streaming(AppState& state, const Services& services) {
     validate_problem(problem);
     if (state.results.result.n != problem.Q.rows() || state.results.result.m != problem.K.rows()) state.results.has_result = false;
     state.results.job_doc = state.doc;
-    state.results.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version,
-                                             services.backend && services.backend->kind() == BackendKind::Gpu,
-                                             state.platform.threads);
+    const BackendKind kind = services.backend ? services.backend->kind() : BackendKind::Cpu;
+    state.results.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version, headless_backend_factory(kind),
+                                                     state.platform.threads);
   } catch (const InputError& e) {
     state.error = e.what();
   } catch (const std::bad_alloc&) {

@@ -13,8 +13,8 @@ struct Services;
 // Documents too large for dense stages (gui_streams) are streamed on a background thread:
 // each call also takes a finished run's result.
 void recompute_if_needed(AppState& state, Services& services);
-// Starts (or restarts) the background streaming run of the current document, on the GPU when
-// the active backend is one.
+// Starts (or restarts) the background streaming run of the current document on a backend of the
+// active one's kind.
 void start_streaming(AppState& state, const Services& services);
 // Stops the running streaming computation; the last good result stays.
 void cancel_streaming(AppState& state);

@@ -2,7 +2,7 @@
 #include "gui/state/compute_job.hpp"
 
 #include "engine/attention/backend.hpp"
-#include "engine/gpu/gpu_backend.hpp"
+#include "engine/cpu/cpu_backend.hpp"
 #include "gui/state/worker_thread.hpp"
 
 #include <sys/resource.h>
@@ -21,10 +21,10 @@ double now_ms() {
 
 }  // namespace
 
-ComputeJob::ComputeJob(Problem problem, std::uint64_t doc_version, bool on_gpu, bool threaded)
+ComputeJob::ComputeJob(Problem problem, std::uint64_t doc_version, BackendFactory backend, bool threaded)
     : problem_(std::move(problem)),
       doc_version_(doc_version),
-      on_gpu_(on_gpu),
+      backend_(std::move(backend)),
       started_ms_(now_ms()),
       thread_(start_worker(threaded, [this] { run(); })) {}
 
@@ -45,24 +45,21 @@ void ComputeJob::run() {
   std::optional<Result> result;
   std::string error, description = "CPU streaming (tiles, online softmax)", fallback;
   try {
-    std::unique_ptr<Backend> gpu;
-    if (on_gpu_) {
-      try {
-        gpu = make_gpu_backend_headless();
-      } catch (const BackendUnavailable& e) {
-        fallback = std::string("streaming on the CPU: ") + e.what();
-      }
+    std::unique_ptr<Backend> backend;
+    try {
+      backend = backend_.make();
+    } catch (const BackendUnavailable& e) {
+      fallback = std::string("streaming on the CPU: ") + e.what();
+      backend = make_cpu_backend();
     }
-    if (gpu) {
-      result = gpu->compute_streaming(problem_, options);
-      // The GPU hands the rows its kernels cannot finish to the CPU, and the result says so.
+    result = backend->compute_streaming(problem_, options);
+    // The GPU hands the rows its kernels cannot finish to the CPU, and the result says so.
+    if (backend->kind() == BackendKind::Gpu) {
       if (result->computed_by.all_on(BackendKind::Gpu)) {
-        description = "GPU streaming (" + gpu->device() + ")";
+        description = "GPU streaming (" + backend->device() + ")";
       } else {
         fallback = "streaming on the CPU: " + result->computed_by.why;
       }
-    } else {
-      result = compute_streaming_cpu(problem_, options);
     }
   } catch (const Cancelled&) {
     error = "cancelled";

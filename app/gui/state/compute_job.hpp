@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/attention/attention.hpp"
+#include "engine/gpu/backend_choice.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -15,11 +16,11 @@ namespace attnlab::gui {
 
 class ComputeJob {
 public:
-  // Starts the streaming computation of `problem` at once; `doc_version` names the document it
-  // computes. On the GPU (on_gpu): on a headless context of the thread's own (the window's
-  // context belongs to the window's thread), or on the CPU where none can be made, saying why.
+  // Starts the streaming computation of `problem` at once, on a backend that `backend` makes on the
+  // job's own thread (headless_backend_factory: the window's GL context belongs to the window's
+  // thread), or on the CPU where it cannot, saying why. `doc_version` names the document it computes.
   // Without `threaded` (PlatformTraits::threads) it runs inside the constructor.
-  ComputeJob(Problem problem, std::uint64_t doc_version, bool on_gpu = false, bool threaded = true);
+  ComputeJob(Problem problem, std::uint64_t doc_version, BackendFactory backend, bool threaded = true);
   // Cancels the computation and waits for the thread (a cancelled run stops at its next tile).
   ~ComputeJob();
   ComputeJob(const ComputeJob&) = delete;
@@ -27,7 +28,7 @@ public:
 
   std::uint64_t doc_version() const { return doc_version_; }
   // Whether it was asked to run on the GPU (fallback_note() says when it could not).
-  bool on_gpu() const { return on_gpu_; }
+  bool on_gpu() const { return backend_.kind == BackendKind::Gpu; }
   Eigen::Index rows() const { return problem_.Q.rows(); }
   Eigen::Index keys() const { return problem_.K.rows(); }
   // Fraction of query rows done, 0..1.
@@ -49,7 +50,7 @@ private:
 
   Problem problem_;
   std::uint64_t doc_version_;
-  bool on_gpu_;
+  BackendFactory backend_;
   std::atomic<bool> cancel_{false};
   std::atomic<bool> done_{false};
   std::atomic<double> progress_{0.0};

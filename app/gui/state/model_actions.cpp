@@ -126,7 +126,7 @@ void lift_chosen_head(AppState& state) {
     const std::uint64_t before = state.doc_version;
     const auto& kept = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)];
     if (kept.q.size() > 0) {
-      actions::open_model_head(state, model::lift_head(*m.model, *m.run, m.layer, m.head).lab_scenario("Open in the lab"));
+      actions::open_model_head(state, model::lift_head(*m.model, *m.run, m.layer, m.head));
     } else {
       // A long text's run kept no q, k, v (model_job.cpp): this head's, computed now.
       model::ForwardOptions opt;
@@ -135,7 +135,7 @@ void lift_chosen_head(AppState& state) {
       opt.qkv_head = m.head;
       opt.top_k = 0;
       const model::ModelRun run = model::run_model(*m.model, m.run->trace.ids, opt);
-      actions::open_model_head(state, model::lift_head(*m.model, run, m.layer, m.head).lab_scenario("Open in the lab"));
+      actions::open_model_head(state, model::lift_head(*m.model, run, m.layer, m.head));
     }
     // The lab is where the head now is: the window steps aside (View > Model brings it back).
     if (state.doc_version != before) window_open(state.view, "Model") = false;

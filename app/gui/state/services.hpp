@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/attention/backend.hpp"
+#include "engine/lessons/scaling.hpp"
 #include "engine/io/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/platform.hpp"

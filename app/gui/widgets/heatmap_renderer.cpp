@@ -93,6 +93,92 @@ struct Slot {
   bool drawn = false;
 };
 
+// The GL state ImGui's backend expects back after a heatmap drew into its own framebuffer: kept on
+// construction, restored on destruction.
+class KeepGlState {
+public:
+  KeepGlState() {
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &fbo_);
+    glGetIntegerv(GL_CURRENT_PROGRAM, &program_);
+    glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &vao_);
+    glGetIntegerv(GL_ACTIVE_TEXTURE, &active_);
+    glActiveTexture(GL_TEXTURE0);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &tex_);
+    glGetIntegerv(GL_VIEWPORT, viewport_);
+  }
+  ~KeepGlState() {
+    glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(fbo_));
+    glUseProgram(static_cast<GLuint>(program_));
+    glBindVertexArray(static_cast<GLuint>(vao_));
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(tex_));
+    glActiveTexture(static_cast<GLenum>(active_));
+    glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
+  }
+  KeepGlState(const KeepGlState&) = delete;
+  KeepGlState& operator=(const KeepGlState&) = delete;
+
+private:
+  GLint fbo_ = 0, program_ = 0, vao_ = 0, tex_ = 0, active_ = 0;
+  GLint viewport_[4] = {0, 0, 0, 0};
+};
+
+// The request's values into the slot's value texture when they changed; true when they did.
+// Blocked cells travel as a sentinel the shader hatches.
+bool upload_values(Slot& slot, const HeatmapRequest& rq) {
+  const Matrix& M = *rq.values;
+  const int rows = static_cast<int>(M.rows()), cols = static_cast<int>(M.cols());
+  if (slot.version == rq.version && slot.values_ptr == rq.values && slot.tex_rows == rows && slot.tex_cols == cols) return false;
+  std::vector<float> data(static_cast<size_t>(rows) * static_cast<size_t>(cols));
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) {
+      const float v = M(i, j);
+      const bool blocked = (rq.blocked && (*rq.blocked)(i, j)) || !std::isfinite(v);
+      data[static_cast<size_t>(i) * static_cast<size_t>(cols) + static_cast<size_t>(j)] = blocked ? 2.0e30f : v;
+    }
+  }
+  if (!slot.values.get()) slot.values = new_texture();
+  glBindTexture(GL_TEXTURE_2D, slot.values.get());
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, cols, rows, 0, GL_RED, GL_FLOAT, data.data());
+  slot.version = rq.version;
+  slot.values_ptr = rq.values;
+  slot.tex_rows = rows;
+  slot.tex_cols = cols;
+  return true;
+}
+
+// The slot's colour texture and framebuffer at w × h; true when they were (re)made.
+bool size_target(Slot& slot, int w, int h) {
+  if (slot.width == w && slot.height == h && slot.color.get()) return false;
+  if (!slot.color.get()) slot.color = new_texture();
+  glBindTexture(GL_TEXTURE_2D, slot.color.get());
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  if (!slot.fbo.get()) {
+    GLuint f = 0;
+    glGenFramebuffers(1, &f);
+    slot.fbo = Framebuffer(f);
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, slot.fbo.get());
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, slot.color.get(), 0);
+  slot.width = w;
+  slot.height = h;
+  return true;
+}
+
+// Whether the colour texture shows something other than the request's map, range and view.
+bool shows_other(const Slot& slot, const HeatmapRequest& rq) {
+  const HeatmapView& v = rq.view;
+  return slot.map_name != rq.map->name || slot.lo != rq.lo || slot.hi != rq.hi || slot.diverging != rq.diverging ||
+         slot.view.x0 != v.x0 || slot.view.y0 != v.y0 || slot.view.x1 != v.x1 || slot.view.y1 != v.y1;
+}
+
 }  // namespace
 
 struct HeatmapRenderer::Impl {
@@ -122,6 +208,45 @@ struct HeatmapRenderer::Impl {
     const GLuint id = t.get();
     luts.emplace(map.name, std::move(t));
     return id;
+  }
+
+  // The request drawn into the slot's colour texture: the value texture through the colormap's
+  // lookup texture, with blending and scissoring off for the pass.
+  void draw(Slot& slot, const HeatmapRequest& rq) {
+    const HeatmapView& v = rq.view;
+    const GLuint lut_id = lut(*rq.map);
+    glBindFramebuffer(GL_FRAMEBUFFER, slot.fbo.get());
+    glViewport(0, 0, slot.width, slot.height);
+    GLboolean blend = glIsEnabled(GL_BLEND), scissor = glIsEnabled(GL_SCISSOR_TEST);
+    glDisable(GL_BLEND);
+    glDisable(GL_SCISSOR_TEST);
+    glUseProgram(program.get());
+    glBindVertexArray(vao.get());
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, slot.values.get());
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, lut_id);
+    glUniform1i(u_values, 0);
+    glUniform1i(u_lut, 1);
+    glUniform4f(u_view, v.x0, v.y0, v.x1, v.y1);
+    glUniform2f(u_cells, static_cast<float>(slot.tex_cols), static_cast<float>(slot.tex_rows));
+    glUniform2f(u_target, static_cast<float>(slot.width), static_cast<float>(slot.height));
+    glUniform1f(u_lo, static_cast<float>(rq.lo));
+    glUniform1f(u_hi, static_cast<float>(rq.hi));
+    glUniform1i(u_div, rq.diverging ? 1 : 0);
+    glUniform3f(u_hatch_a, rq.hatch_a.r / 255.0f, rq.hatch_a.g / 255.0f, rq.hatch_a.b / 255.0f);
+    glUniform3f(u_hatch_b, rq.hatch_b.r / 255.0f, rq.hatch_b.g / 255.0f, rq.hatch_b.b / 255.0f);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    if (blend) glEnable(GL_BLEND);
+    if (scissor) glEnable(GL_SCISSOR_TEST);
+    slot.map_name = rq.map->name;
+    slot.lo = rq.lo;
+    slot.hi = rq.hi;
+    slot.diverging = rq.diverging;
+    slot.view = v;
+    slot.drawn = true;
   }
 };
 
@@ -161,109 +286,11 @@ HeatmapRenderer::~HeatmapRenderer() = default;
 
 ImTextureID HeatmapRenderer::render(ImGuiID slot_id, const HeatmapRequest& rq) {
   Slot& slot = impl_->slots[slot_id];
-  const Matrix& M = *rq.values;
-  const int rows = static_cast<int>(M.rows()), cols = static_cast<int>(M.cols());
-  const int w = std::max(1, rq.width), h = std::max(1, rq.height);
-
-  GLint prev_fbo = 0, prev_program = 0, prev_vao = 0, prev_tex = 0, prev_active = 0;
-  GLint prev_viewport[4] = {0, 0, 0, 0};
-  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &prev_fbo);
-  glGetIntegerv(GL_CURRENT_PROGRAM, &prev_program);
-  glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &prev_vao);
-  glGetIntegerv(GL_ACTIVE_TEXTURE, &prev_active);
-  glActiveTexture(GL_TEXTURE0);
-  glGetIntegerv(GL_TEXTURE_BINDING_2D, &prev_tex);
-  glGetIntegerv(GL_VIEWPORT, prev_viewport);
-
-  bool redraw = !slot.drawn;
-  if (slot.version != rq.version || slot.values_ptr != rq.values || slot.tex_rows != rows || slot.tex_cols != cols) {
-    // Blocked cells travel as a sentinel the shader hatches.
-    std::vector<float> data(static_cast<size_t>(rows) * static_cast<size_t>(cols));
-    for (int i = 0; i < rows; ++i) {
-      for (int j = 0; j < cols; ++j) {
-        const float v = M(i, j);
-        const bool blocked = (rq.blocked && (*rq.blocked)(i, j)) || !std::isfinite(v);
-        data[static_cast<size_t>(i) * static_cast<size_t>(cols) + static_cast<size_t>(j)] = blocked ? 2.0e30f : v;
-      }
-    }
-    if (!slot.values.get()) slot.values = new_texture();
-    glBindTexture(GL_TEXTURE_2D, slot.values.get());
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, cols, rows, 0, GL_RED, GL_FLOAT, data.data());
-    slot.version = rq.version;
-    slot.values_ptr = rq.values;
-    slot.tex_rows = rows;
-    slot.tex_cols = cols;
-    redraw = true;
-  }
-  if (slot.width != w || slot.height != h || !slot.color.get()) {
-    if (!slot.color.get()) slot.color = new_texture();
-    glBindTexture(GL_TEXTURE_2D, slot.color.get());
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
-    if (!slot.fbo.get()) {
-      GLuint f = 0;
-      glGenFramebuffers(1, &f);
-      slot.fbo = Framebuffer(f);
-    }
-    glBindFramebuffer(GL_FRAMEBUFFER, slot.fbo.get());
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, slot.color.get(), 0);
-    slot.width = w;
-    slot.height = h;
-    redraw = true;
-  }
-  const HeatmapView& v = rq.view;
-  if (slot.map_name != rq.map->name || slot.lo != rq.lo || slot.hi != rq.hi || slot.diverging != rq.diverging ||
-      slot.view.x0 != v.x0 || slot.view.y0 != v.y0 || slot.view.x1 != v.x1 || slot.view.y1 != v.y1) {
-    redraw = true;
-  }
-  if (redraw) {
-    const GLuint lut = impl_->lut(*rq.map);
-    glBindFramebuffer(GL_FRAMEBUFFER, slot.fbo.get());
-    glViewport(0, 0, w, h);
-    GLboolean blend = glIsEnabled(GL_BLEND), scissor = glIsEnabled(GL_SCISSOR_TEST);
-    glDisable(GL_BLEND);
-    glDisable(GL_SCISSOR_TEST);
-    glUseProgram(impl_->program.get());
-    glBindVertexArray(impl_->vao.get());
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, slot.values.get());
-    glActiveTexture(GL_TEXTURE1);
-    glBindTexture(GL_TEXTURE_2D, lut);
-    glUniform1i(impl_->u_values, 0);
-    glUniform1i(impl_->u_lut, 1);
-    glUniform4f(impl_->u_view, v.x0, v.y0, v.x1, v.y1);
-    glUniform2f(impl_->u_cells, static_cast<float>(cols), static_cast<float>(rows));
-    glUniform2f(impl_->u_target, static_cast<float>(w), static_cast<float>(h));
-    glUniform1f(impl_->u_lo, static_cast<float>(rq.lo));
-    glUniform1f(impl_->u_hi, static_cast<float>(rq.hi));
-    glUniform1i(impl_->u_div, rq.diverging ? 1 : 0);
-    glUniform3f(impl_->u_hatch_a, rq.hatch_a.r / 255.0f, rq.hatch_a.g / 255.0f, rq.hatch_a.b / 255.0f);
-    glUniform3f(impl_->u_hatch_b, rq.hatch_b.r / 255.0f, rq.hatch_b.g / 255.0f, rq.hatch_b.b / 255.0f);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    glActiveTexture(GL_TEXTURE1);
-    glBindTexture(GL_TEXTURE_2D, 0);
-    if (blend) glEnable(GL_BLEND);
-    if (scissor) glEnable(GL_SCISSOR_TEST);
-    slot.map_name = rq.map->name;
-    slot.lo = rq.lo;
-    slot.hi = rq.hi;
-    slot.diverging = rq.diverging;
-    slot.view = v;
-    slot.drawn = true;
-  }
-  glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(prev_fbo));
-  glUseProgram(static_cast<GLuint>(prev_program));
-  glBindVertexArray(static_cast<GLuint>(prev_vao));
-  glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(prev_tex));
-  glActiveTexture(static_cast<GLenum>(prev_active));
-  glViewport(prev_viewport[0], prev_viewport[1], prev_viewport[2], prev_viewport[3]);
+  const KeepGlState keep;
+  // Both steps always run: new values and a new size each need their own upload.
+  const bool values_changed = upload_values(slot, rq);
+  const bool target_changed = size_target(slot, std::max(1, rq.width), std::max(1, rq.height));
+  if (!slot.drawn || values_changed || target_changed || shows_other(slot, rq)) impl_->draw(slot, rq);
   return reinterpret_cast<ImTextureID>(static_cast<std::uintptr_t>(slot.color.get()));
 }
 

@@ -1,6 +1,6 @@
 // UTF-8 and Unicode for the tokenizers: checking and walking UTF-8, showing bytes as text, and the
 // character properties the pipeline asks about (whitespace, word characters, NFC), from utf8proc's
-// tables (DESIGN.md: never hand-made tables).
+// tables (the project's rule: never hand-made tables).
 #pragma once
 
 #include <cstddef>

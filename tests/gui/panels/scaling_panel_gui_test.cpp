@@ -39,7 +39,7 @@ TEST_F(ScalingPanelGui, RunsASlicePerFrameToTheSameFigures) {
   o.d_ks = {8, 64};
   o.trials = 200;
   state.scaling.job.emplace(o);
-  services.scaling_sampler = services.backend->scaling_sampler();
+  services.scaling_sampler = make_scaling_sampler(*services.backend);
   for (int i = 0; i < 100 && state.scaling.running(); ++i) frame();
   ASSERT_FALSE(state.scaling.running());
   ASSERT_EQ(state.scaling.result.rows.size(), 2u);

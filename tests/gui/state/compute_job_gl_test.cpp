@@ -45,7 +45,7 @@ Result finish(ComputeJob& job) {
 
 TEST(ComputeJobGpu, StreamsOnTheGpuWithTheCpusNumbers) {
   const Problem p = random_problem(700, 500, 8);
-  ComputeJob job(p, 1, true);
+  ComputeJob job(p, 1, headless_backend_factory(BackendKind::Gpu));
   const Result gpu = finish(job);
   if (!job.fallback_note().empty()) GTEST_SKIP() << "no GL context: " << job.fallback_note();
   EXPECT_EQ(job.description().rfind("GPU streaming (", 0), 0u) << job.description();
@@ -66,7 +66,7 @@ TEST(ComputeJobGpu, StreamsOnTheGpuWithTheCpusNumbers) {
 TEST(ComputeJobGpu, WithoutGlStreamsOnTheCpuAndSaysWhy) {
   if (!std::getenv("ATTNLAB_EXPECT_NO_GL")) GTEST_SKIP() << "runs only with no EGL vendor (ctest sets it up)";
   const Problem p = random_problem(300, 200, 4);
-  ComputeJob job(p, 1, true);
+  ComputeJob job(p, 1, headless_backend_factory(BackendKind::Gpu));
   const Result r = finish(job);
   EXPECT_NE(job.fallback_note().find("streaming on the CPU"), std::string::npos) << job.fallback_note();
   EXPECT_EQ(job.description(), "CPU streaming (tiles, online softmax)");

@@ -7,6 +7,8 @@
 // [SECTION] Diagnostics
 #include "engine/attention/attention.hpp"
 #include "engine/attention/backend.hpp"
+#include "engine/cpu/cpu_backend.hpp"
+#include "engine/cpu/dense.hpp"
 #include "engine/lessons/presets.hpp"
 #include "support/test_support.hpp"
 

@@ -89,7 +89,7 @@ TEST(Rope, PositionZeroAndInfiniteThetaLeaveRowsAlone) {
   }
 }
 
-// The rotation pairs element i with element i + d/2 (the halves), as DESIGN.md writes it.
+// The rotation pairs element i with element i + d/2 (the halves), as docs/MODELS.md ("Rotary positions") writes it.
 TEST(Rope, RotatesTheTwoHalvesOfARow) {
   const std::int64_t d = 8;
   const Matrix x = random_rows(1, d, 4);

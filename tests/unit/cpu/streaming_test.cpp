@@ -325,6 +325,44 @@ TEST(Kernels, EveryVariantMatchesTheLibm) {
   }
 }
 
+// The streaming path's fused pass: the exp and its sums exactly as exp_row's, and the moments of
+// the run as the two-pass kernel gives them, to double rounding: on ordinary scores, on a spread
+// tiny next to the mean, and on a run whose max is far above the rest.
+TEST(Kernels, ExpRowWithMomentsAddsTheMomentsInTheSamePass) {
+  std::mt19937 rng(43);
+  std::normal_distribution<float> dist(0.0f, 3.0f);
+  std::vector<float> base(2500), p1(2500), p2(2500);
+  for (float& v : base) v = dist(rng);
+  for (int kind = 0; kind < 3; ++kind) {
+    std::vector<float> s = base;
+    if (kind == 1) for (float& v : s) v = 8e8f + 64.0f * v;  // spread tiny next to the mean
+    if (kind == 2) s[17] = 1e6f;                             // one score far above the rest
+    float mx = s[0], mn = s[0];
+    for (float v : s) mx = std::max(mx, v), mn = std::min(mn, v);
+    for (int i = 0; i < kernels::variant_count(); ++i) {
+      const kernels::Table& k = kernels::variant(i);
+      SCOPED_TRACE(std::string(k.name) + ", run " + std::to_string(kind));
+      const float c = kind == 1 ? 1e-3f : 0.5f;
+      const kernels::ExpSums plain = k.exp_row(s.data(), p1.data(), 2500, mx, c, true);
+      kernels::ScoreMoments fused, two_pass;
+      const kernels::ExpSums sums = k.exp_row_moments(s.data(), p2.data(), 2500, mx, c, mx, fused);
+      k.moments(s.data(), 2500, two_pass);
+      EXPECT_EQ(p1, p2);
+      EXPECT_EQ(sums.z, plain.z);
+      EXPECT_EQ(sums.u3, plain.u3);
+      // t = Σ p·x: the same terms (x finite here), perhaps fused into multiply-adds differently.
+      EXPECT_NEAR(sums.t, plain.t, 2500 * 0x1p-23 * std::abs(plain.t) + 1e-30);
+      EXPECT_EQ(fused.count, 2500);
+      EXPECT_EQ(fused.min, mn);
+      EXPECT_EQ(fused.max, mx);
+      // Double sums of 2500 terms: within γ_2500 (double) of the magnitudes summed.
+      const double g = 2500 * 0x1p-52;
+      EXPECT_NEAR(fused.mean, two_pass.mean, g * (std::abs(mx) + std::abs(mn)));
+      EXPECT_NEAR(fused.m2, two_pass.m2, g * 2500.0 * (static_cast<double>(mx) - mn) * (static_cast<double>(mx) - mn));
+    }
+  }
+}
+
 TEST(DenseFits, HugeProblemsDoNotFit) {
   EXPECT_TRUE(dense_fits(100, 100));
   EXPECT_FALSE(dense_fits(10000000, 10000000));

@@ -66,9 +66,9 @@ TEST(FuzzRegression, HugeUnsignedMaskSizeIsNotReportedAsNegative) {
 }
 
 TEST(FuzzRegression, TemperatureTextIsStrict) {
-  EXPECT_DOUBLE_EQ(parse_temperature("0.05", "--temperature"), 0.05);
+  EXPECT_DOUBLE_EQ(parse_positive_number("0.05", "--temperature"), 0.05);
   for (const char* bad : {"", "0", "-1", "nan", "inf", "1e999", "1x", " 1"}) {
-    EXPECT_THROW(parse_temperature(bad, "--temperature"), InputError) << "'" << bad << "'";
+    EXPECT_THROW(parse_positive_number(bad, "--temperature"), InputError) << "'" << bad << "'";
   }
 }
 
@@ -129,7 +129,7 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
     } else {
       expect_clean([&] { validate_mask(parse_mask_spec(bytes), 3, 3, "--mask"); }, name);
       expect_clean([&] { parse_normalizer(bytes, "--normalizer"); }, name);
-      expect_clean([&] { parse_temperature(bytes, "--temperature"); }, name);
+      expect_clean([&] { parse_positive_number(bytes, "--temperature"); }, name);
       expect_clean([&] { parse_range(bytes, "--range"); }, name);
     }
   }

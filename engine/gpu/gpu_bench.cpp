@@ -1,0 +1,56 @@
+// The GPU backend's bench (`attnlab bench --backend gpu`): the dense kernels timed stage by stage,
+// the streaming path as one fused stage, and the device's own FMA peak (gpu_fma_peak.hpp).
+#include "engine/gpu/gpu_device.hpp"
+#include "engine/gpu/gpu_fma_peak.hpp"
+
+#include <chrono>
+
+namespace attnlab::gpu {
+
+namespace {
+
+class GpuBench final : public BackendBench {
+public:
+  explicit GpuBench(std::shared_ptr<Device> device) : device_(std::move(device)) {}
+
+  std::string kernels() const override { return device_->shared_tiles ? "shared-memory tiles" : "texture tiles"; }
+  StageTimes time_stages(const Problem& p) override {
+    device_->make_current();
+    StageTimes t;
+    compute_dense_gpu(device_->dense_programs(), p, device_->limit, &t);
+    return t;
+  }
+  // One path: the dense kernels on the device's tiles (GpuTiles), nothing to choose.
+  PathChoice path_choice(const Problem&) override { return {}; }
+  // The streaming path without the heatmap (output, rows and stats), timed as one fused stage.
+  StageTimes time_streaming(const Problem& p) override {
+    device_->make_current();
+    StreamingOptions options;
+    options.heatmap_rows = options.heatmap_cols = 0;
+    glFinish();
+    const auto start = std::chrono::steady_clock::now();
+    compute_streaming_gpu(device_->streaming_programs(), p, options, device_->limit);
+    StageTimes t;
+    t.fused = true;
+    t.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return t;
+  }
+  const FmaPeak& fma_peak() override {
+    if (!device_->peak) {
+      device_->make_current();
+      device_->peak = measure_fma_peak();
+    }
+    return *device_->peak;
+  }
+
+private:
+  std::shared_ptr<Device> device_;
+};
+
+}  // namespace
+
+std::unique_ptr<BackendBench> make_bench(Backend& gpu_backend) {
+  return std::make_unique<GpuBench>(device_of(gpu_backend));
+}
+
+}  // namespace attnlab::gpu
