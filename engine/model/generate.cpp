@@ -99,14 +99,20 @@ bool CachedSequence::run(const std::vector<int>& ids, const LayerProgress& progr
   return true;
 }
 
-std::int64_t CachedSequence::assign(const std::vector<int>& ids, std::string_view what, const LayerProgress& progress) {
-  model_->check_ids(ids, what);
+std::int64_t CachedSequence::reused(const std::vector<int>& ids) const {
   const auto n = static_cast<std::int64_t>(ids.size());
   std::int64_t same = 0;
   while (same < size() && same < n && ids_[static_cast<std::size_t>(same)] == ids[static_cast<std::size_t>(same)]) ++same;
-  if (same == n && n == size() && !logits_.empty()) return 0;  // nothing changed
+  if (same == n && n == size() && !logits_.empty()) return n;  // nothing changed
   // The last position runs again when nothing after it changed: its logits were not kept.
-  same = std::min(same, n - 1);
+  return std::max<std::int64_t>(0, std::min(same, n - 1));
+}
+
+std::int64_t CachedSequence::assign(const std::vector<int>& ids, std::string_view what, const LayerProgress& progress) {
+  model_->check_ids(ids, what);
+  const auto n = static_cast<std::int64_t>(ids.size());
+  const std::int64_t same = reused(ids);
+  if (same == n) return 0;
   cut(same);
   return run({ids.begin() + same, ids.end()}, progress) ? n - same : -1;
 }

@@ -42,6 +42,9 @@ public:
   // Checked as forward() checks ids (`what` names them in the sentence). A cancelled run leaves the
   // unchanged prefix, without logits. Returns the positions run (0: nothing changed), −1 when cancelled.
   std::int64_t assign(const std::vector<int>& ids, std::string_view what = "the tokens", const LayerProgress& progress = {});
+  // The positions of `ids` that assign(ids) would keep from the cache without running them again
+  // (ids.size() when nothing changed).
+  std::int64_t reused(const std::vector<int>& ids) const;
   // Appends `id` and runs its position only. Returns false, with nothing changed, when cancelled.
   bool push(int id, const LayerProgress& progress = {});
 

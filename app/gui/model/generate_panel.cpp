@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace attnlab::gui {
 
@@ -69,48 +70,82 @@ void draw_controls(AppState& state) {
   }
 }
 
-// One token's row: its text, the bar after temperature (filled) over the model's own (outlined).
-void draw_bar(const ModelUi& m, int id, double after, double before, float name_w, float bar_w, const Palette& pal) {
+// One token's row: its text, the bar after temperature (what a draw uses) above a thin bar of the
+// model's own probability (T = 1), and the number after temperature. The drawn token's row is
+// framed and says so.
+struct BarRow {
+  int id = 0;
+  double after = 0, before = 0;
+  bool drawn = false;
+};
+
+void draw_bar(const ModelUi& m, const BarRow& row, float name_w, float bar_w, const Palette& pal) {
   const float fs = ImGui::GetFontSize();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 at = ImGui::GetCursorScreenPos();
-  dl->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), quoted(m, id).c_str());
+  const std::string name = quoted(m, row.id);
+  dl->PushClipRect(at, ImVec2(at.x + name_w, at.y + fs * 1.2f), true);
+  dl->AddText(at, row.drawn ? pal.accent : pal.text, name.c_str());
+  dl->PopClipRect();
   const float x0 = at.x + name_w + fs * 0.4f;
-  dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.1f), ImVec2(x0 + bar_w * static_cast<float>(after), at.y + fs * 0.75f),
-                    ImGui::GetColorU32(ImGuiCol_PlotHistogram));
-  dl->AddRect(ImVec2(x0, at.y + fs * 0.8f), ImVec2(x0 + std::max(1.0f, bar_w * static_cast<float>(before)), at.y + fs * 1.0f), pal.text_dim);
-  const std::string p = prob_text(after);
-  dl->AddText(ImVec2(x0 + bar_w * static_cast<float>(after) + fs * 0.25f, at.y), ImGui::GetColorU32(ImGuiCol_Text), p.c_str());
+  const auto w = [&](double p) { return std::max(1.0f, bar_w * static_cast<float>(p)); };
+  dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.1f), ImVec2(x0 + w(row.after), at.y + fs * 0.7f), ImGui::GetColorU32(ImGuiCol_PlotHistogram));
+  dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.78f), ImVec2(x0 + w(row.before), at.y + fs * 1.0f), pal.text_dim);
+  const std::string p = prob_text(row.after) + (row.drawn ? " drawn" : "");
+  dl->AddText(ImVec2(x0 + w(row.after) + fs * 0.25f, at.y), row.drawn ? pal.accent : pal.text, p.c_str());
+  if (row.drawn) dl->AddRect(ImVec2(at.x - 2, at.y - 1), ImVec2(x0 + bar_w + fs * 3, at.y + fs * 1.12f), pal.accent, 3.0f, 0, 1.5f);
   ImGui::Dummy(ImVec2(name_w + bar_w + fs * 3, fs * 1.2f));
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("%s: %s after temperature (what a draw uses), %s before (the model's own)", quoted(m, id).c_str(), prob_text(after).c_str(),
-                      prob_text(before).c_str());
+    ImGui::SetTooltip("%s: %s after temperature (what a draw uses), %s the model's own (T = 1)", name.c_str(), prob_text(row.after).c_str(),
+                      prob_text(row.before).c_str());
   }
 }
 
-void draw_bars(AppState& state) {
+void draw_bar_rows(const ModelUi& m, const std::vector<BarRow>& rows, const Palette& pal) {
+  const float fs = ImGui::GetFontSize();
+  float name_w = 0;
+  for (const BarRow& r : rows) name_w = std::max(name_w, ImGui::CalcTextSize(quoted(m, r.id).c_str()).x);
+  name_w = std::min(name_w, ImGui::GetContentRegionAvail().x * 0.4f);
+  const float bar_w = std::max(fs * 2, ImGui::GetContentRegionAvail().x - name_w - fs * 3.6f);
+  for (const BarRow& r : rows) draw_bar(m, r, name_w, bar_w, pal);
+}
+
+// The next token's distribution at the slider's temperature, over the model's own.
+void draw_next_bars(AppState& state, const Palette& pal) {
   ModelUi& m = state.model;
   std::vector<int> ids;
   const model::TokenDistribution* d = next_token_bars(m, &ids);
   if (!d) return;
-  const float fs = ImGui::GetFontSize();
-  const Palette pal = palette(state.view);
   ImGui::TextWrapped("Next token after %s:", quoted(m, m.run->trace.ids.back()).c_str());
-  float name_w = 0;
-  for (int id : ids) name_w = std::max(name_w, ImGui::CalcTextSize(quoted(m, id).c_str()).x);
-  name_w = std::min(name_w, ImGui::GetContentRegionAvail().x * 0.45f);
-  const float bar_w = std::max(fs * 2, ImGui::GetContentRegionAvail().x - name_w - fs * 3.2f);
-  for (int id : ids) draw_bar(m, id, d->drawn[static_cast<std::size_t>(id)], d->model[static_cast<std::size_t>(id)], name_w, bar_w, pal);
-  ImGui::TextDisabled("filled: after T · outline: the model's own");
+  std::vector<BarRow> rows;
+  for (int id : ids) rows.push_back({id, d->drawn[static_cast<std::size_t>(id)], d->model[static_cast<std::size_t>(id)], false});
+  draw_bar_rows(m, rows, pal);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("thick: after T, what a draw uses · thin: the model's own (T = 1)");
+  ImGui::PopStyleColor();
 }
 
-// The token written last, with what it was drawn from: one bad draw at a high temperature is
-// where the text starts to wander (exposure bias).
-void draw_last_draw(const ModelUi& m) {
-  if (m.generate.drawn.empty() || !m.run) return;
-  const auto& [pos, t] = *m.generate.drawn.rbegin();
-  ImGui::TextWrapped("Drew %s at %s after temperature (the model's own %s), token %lld.", quoted(m, t.id).c_str(), prob_text(t.prob).c_str(),
-                     prob_text(t.model_prob).c_str(), static_cast<long long>(pos));
+// The draw that wrote the text's last token: the candidates it was drawn from, the drawn one
+// framed. One unlikely draw at a high temperature is where a text starts to wander: the model
+// goes on from its own token (exposure bias).
+void draw_last_draw(const ModelUi& m, const Palette& pal) {
+  if (!m.run || m.run->trace.ids.empty()) return;
+  const auto last = static_cast<std::int64_t>(m.run->trace.ids.size()) - 1;
+  const auto it = m.generate.drawn.find(last);
+  if (it == m.generate.drawn.end()) return;
+  const model::DrawnToken& t = it->second;
+  ImGui::Spacing();
+  ImGui::TextWrapped("The last token, %s, was drawn at %s (the model's own %s) from:", quoted(m, t.id).c_str(), prob_text(t.prob).c_str(),
+                     prob_text(t.model_prob).c_str());
+  std::vector<BarRow> rows;
+  bool listed = false;
+  for (const model::Candidate& c : t.candidates) {
+    rows.push_back({c.id, c.prob, c.model_prob, c.id == t.id});
+    listed = listed || c.id == t.id;
+  }
+  // A draw from far down the list: its own row at the end.
+  if (!listed) rows.push_back({t.id, t.prob, t.model_prob, true});
+  draw_bar_rows(m, rows, pal);
 }
 
 }  // namespace
@@ -133,10 +168,11 @@ bool written_by_model(const AppState& state, std::int64_t position) { return sta
 
 void draw_generate_panel(AppState& state) {
   if (!state.model.model) return;
+  const Palette pal = palette(state.view);
   draw_controls(state);
   ImGui::Spacing();
-  draw_bars(state);
-  draw_last_draw(state.model);
+  draw_next_bars(state, pal);
+  draw_last_draw(state.model, pal);
 }
 
 }  // namespace attnlab::gui

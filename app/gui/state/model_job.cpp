@@ -25,7 +25,10 @@ ModelJob::~ModelJob() {
 
 std::string ModelJob::status() const {
   if (generating()) return "token " + std::to_string(std::min(tokens_done_.load() + 1, request_.generate)) + " of " + std::to_string(request_.generate);
-  return "layer " + std::to_string(layers_done_.load()) + " of " + std::to_string(model_->config().n_layer);
+  std::string s = "layer " + std::to_string(layers_done_.load()) + " of " + std::to_string(model_->config().n_layer);
+  const std::int64_t run = positions_run(), all = static_cast<std::int64_t>(request_.ids.size());
+  if (run >= 0 && run < all) s += " · " + std::to_string(run) + " of " + std::to_string(all) + " tokens (the rest from the cache)";
+  return s;
 }
 
 void ModelJob::publish(std::vector<model::DrawnToken> written) {
@@ -41,6 +44,7 @@ void ModelJob::run_text() {
     progress_ = static_cast<double>(done) / all;
     return !cancel_.load();
   };
+  positions_ = static_cast<std::int64_t>(request_.ids.size()) - sequence_->reused(request_.ids);
   if (sequence_->assign(request_.ids, "the text", progress) < 0) {
     std::lock_guard<std::mutex> lock(mutex_);
     error_ = "cancelled";

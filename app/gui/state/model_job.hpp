@@ -41,6 +41,9 @@ public:
   bool generating() const { return request_.generate > 0; }
   double progress() const { return progress_.load(); }  // 0..1: layers of the text's run, or tokens written
   std::string status() const;                            // "layer 3 of 12", "token 4 of 20"
+  // A text's run: the positions it runs, those after the prefix its sequence already holds
+  // (−1 until known; 0 when nothing changed).
+  std::int64_t positions_run() const { return positions_.load(); }
   bool done() const { return done_.load(); }
   void cancel() { cancel_ = true; }
   bool cancelled() const { return cancel_.load(); }
@@ -62,6 +65,7 @@ private:
   std::atomic<bool> cancel_{false}, done_{false}, taken_{true};
   std::atomic<double> progress_{0.0};
   std::atomic<int> layers_done_{0}, tokens_done_{0};
+  std::atomic<std::int64_t> positions_{-1};
   mutable std::mutex mutex_;  // guards run_ and error_
   std::shared_ptr<const model::ModelRun> run_;
   std::string error_;
