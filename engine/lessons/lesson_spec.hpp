@@ -25,6 +25,7 @@ enum class LessonView {
   OnlineSoftmax,   // FlashAttention's online softmax: a running max and sum, tile by tile of keys
   ModelHeads,      // the heads of a real model (the GUI's Model window; docs/MODELS.md)
   TrainInduction,  // a two-layer model trained live until an induction head forms (the Training window)
+  KvCache,         // generation over a KV cache: the same numbers, the cost, the bytes, exposure bias
 };
 
 // Where a lesson comes from in the course, cited by the course text's own title
@@ -58,6 +59,13 @@ struct LessonText {
   bool present() const { return !goal.empty(); }
 };
 
+// A real model's shape as its config.json gives it, as far as its KV cache goes (the kv-cache
+// lesson's "shapes").
+struct ModelShape {
+  std::string name;  // "Llama 3 8B"
+  long long layers = 0, heads = 0, kv_heads = 0, d_head = 0, context = 0;
+};
+
 struct LessonSpec {
   LessonView view = LessonView::Plain;
   std::string view_name;  // as written in the file ("" when there is no lesson object)
@@ -84,6 +92,14 @@ struct LessonSpec {
   long long cost_d_k = 64;
   // OnlineSoftmax: keys per tile
   long long tile = 4;
+  // KvCache: the built-in model it runs on, a text that model knows how to go on with (`ids`, of
+  // which the first `prompt` are given and the rest written; `seed` above seeds the draws), the
+  // temperature of its exposure-bias draws, and real models' shapes for the cache's bytes.
+  std::string cache_model = "induction";
+  std::vector<long long> cache_ids;
+  long long cache_prompt = 0;
+  double sample_temperature = 3.0;
+  std::vector<ModelShape> shapes;
 };
 
 std::string_view lesson_view_name(LessonView v);
