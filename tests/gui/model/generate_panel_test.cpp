@@ -3,8 +3,10 @@
 // into the text, the chips and the grid, each equal to a whole forward's most probable token at
 // T = 0; Stop keeps the tokens written at any moment; the same seed writes the same text; the
 // bars follow the temperature slider; a text edited at its end runs only its new positions and
-// gives what a whole run gives; bad requests are refused in place.
+// gives what a whole run gives; bad requests are refused in place. And the kv-cache lesson's
+// buttons that reach the Model window.
 #include "engine/lessons/presets.hpp"
+#include "gui/state/lesson_view_model.hpp"
 #include "gui/model/generate_panel.hpp"
 #include "gui/model/model_window.hpp"
 #include "gui/state/generate_actions.hpp"
@@ -14,6 +16,7 @@
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -315,6 +318,75 @@ TEST_F(GeneratePanel, BadRequestsAreRefusedInPlace) {
   wait();
   EXPECT_EQ(m.ids.size(), 36u);
   expect_consistent();
+}
+
+// The kv-cache lesson's view in the whole app: "Try it in the Model window" opens the lesson's model
+// on its prompt at its temperature and seed, so that Generate there writes the lesson's own draws;
+// Measure then times a token on that model.
+class KvCacheLesson : public ::testing::Test, protected HeadlessApp {
+protected:
+  void SetUp() override {
+    start(ImVec2(1280, 720), TestFonts::Default, load_preset("kv-cache"));
+    window_open(state.view, "Lesson view") = true;
+    for (int k = 0; k < 3; ++k) frame();
+  }
+  void TearDown() override {
+    state.model.job.reset();
+    stop();
+  }
+  // Clicks over the Lesson view's window, showing part `part` of the view (a click may choose
+  // another), until `done` holds.
+  template <class Done>
+  bool click_in_lesson_view(int part, Done done) {
+    const ImGuiWindow* w = ImGui::FindWindowByName("Lesson view");
+    if (!w) return false;
+    // Below the title bar: a click there would collapse or move the window.
+    for (float y = w->Pos.y + w->TitleBarHeight() + 4; y < w->Pos.y + w->Size.y; y += 12) {
+      for (float x = w->Pos.x + 12; x < w->Pos.x + 50; x += 30) {  // the view's buttons start at its left edge
+        state.lesson.cache_part = part;
+        click(ImVec2(x, y));
+        if (done()) return true;
+      }
+    }
+    return false;
+  }
+  void wait() {
+    for (int i = 0; i < 4000 && state.model.job; ++i) {
+      frame();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ASSERT_FALSE(state.model.job);
+  }
+};
+
+TEST_F(KvCacheLesson, TryItWritesTheLessonsDrawsAndMeasureTimesTheOpenModel) {
+  std::string error;
+  const KvCacheNumbers* n = lesson_numbers<KvCacheNumbers>(state, services, error);
+  ASSERT_TRUE(n) << error;
+  const ExposureBias e = n->exposure;
+  ModelUi& m = state.model;
+  ASSERT_TRUE(click_in_lesson_view(3, [&] { return m.model && m.text == text_of(e.prompt); })) << "no click opened the model";
+  EXPECT_TRUE(window_open(state.view, "Model"));
+  wait();
+  EXPECT_EQ(m.generate.sampling.temperature, e.temperature);
+  generate_tokens(m, m.generate.count, true);
+  wait();
+  ASSERT_EQ(m.ids.size(), e.prompt.size() + e.truth.size());
+  EXPECT_EQ(std::vector<int>(m.ids.begin() + static_cast<std::ptrdiff_t>(e.prompt.size()), m.ids.end()), e.drawn)
+      << "Generate in the Model window writes the lesson's draws";
+  // Measure: one token on the open model, with and without the cache (the Model window closed so
+  // that it covers nothing; its model stays open).
+  window_open(state.view, "Model") = false;
+  ASSERT_TRUE(click_in_lesson_view(1, [&] { return state.lesson.cache_cost.has_value(); })) << "no click measured";
+  EXPECT_EQ(state.lesson.cache_model, m.model->display_name());
+  EXPECT_EQ(state.lesson.cache_cost->prompt, static_cast<std::int64_t>(std::min<std::size_t>(m.ids.size(), 36 - 3)));
+  EXPECT_GT(state.lesson.cache_cost->ms_cached, 0);
+  EXPECT_GT(state.lesson.cache_cost->ms_whole, 0);
+  EXPECT_LT(state.lesson.cache_cost->flops_cached, state.lesson.cache_cost->flops_whole);
+  // And the check on the open model.
+  ASSERT_TRUE(click_in_lesson_view(0, [&] { return state.lesson.cache_check.has_value(); })) << "no click checked";
+  EXPECT_LE(state.lesson.cache_check->largest_difference, state.lesson.cache_check->bound);
+  EXPECT_EQ(state.lesson.cache_check->cached, state.lesson.cache_check->whole);
 }
 
 }  // namespace
