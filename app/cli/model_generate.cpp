@@ -49,9 +49,9 @@ void check_generate_args(const GenerateArgs& g) {
 }
 
 void print_forward_timing(const model::LanguageModel& m, std::int64_t n, double load_ms, double wall_ms, double cpu_ms) {
-  // The forward's matrix products, as docs/PERFORMANCE.md counts them (GPT-2: per layer 24·n·d² for
-  // the four Conv1D products and 4·n²·d for QKᵀ and AV over every head, the full n × n, which is
-  // what runs; plus 2·d·V for the next-token logits of the last position).
+  // The forward's matrix products, as LanguageModel::forward_flops counts what runs (GPT-2: per
+  // layer 24·n·d² for the four Conv1D products, and QKᵀ and AV over the keys each block of query
+  // rows sees, about 2·n²·d at n = 1024; plus 2·d·V for the next-token logits of the last position).
   const double flops = m.forward_flops(n);
   const FmaPeak& peak = machine_fma_peak();
   const double gflops = flops / wall_ms * 1e-6;

@@ -39,10 +39,15 @@ void silu_gate(float* gate, const float* up, std::int64_t count);
 // with a window W > 0, start + i − j < W; softmax over the visible keys (row max subtracted).
 // out (n × n_head·d_head, stride ldo) = A v. weights[h] (n × m) receives head h's A, or, when
 // null, a scratch buffer per thread is used.
+// The queries run in blocks of kQueryBlock rows, each against the keys its rows see (never those
+// above the causal diagonal of its last row).
 struct AttentionShape {
   std::int64_t n = 0, start = 0;
   int n_head = 0, n_kv_head = 0, d_head = 0, window = 0;
 };
+inline constexpr std::int64_t kQueryBlock = 64;
+// The (query, key) pairs one head's products run over: QKᵀ and A·V each take 2·d_head FLOPs a pair.
+double attention_pairs(const AttentionShape& s);
 void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
                float* const* weights, float* out, std::int64_t ldo);
 

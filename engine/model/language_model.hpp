@@ -108,8 +108,9 @@ public:
   // The text of a token: its tokenizer's, or "#id" when there is no tokenizer.
   std::string token_text(int id) const;
   // The matrix products' FLOPs of a forward over n positions after `start` cached ones: 2·rows·
-  // cols·inner for each projection, QKᵀ and AV over every head's full rows (what runs), and the
-  // last position's logits.
+  // cols·inner for each projection, QKᵀ and AV over the keys each block of query rows runs over
+  // (what runs: every key a row of the block sees, none past the block's last row), and the last
+  // position's logits.
   double forward_flops(std::int64_t n, std::int64_t start = 0) const;
 };
 

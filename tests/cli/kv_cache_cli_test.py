@@ -45,12 +45,11 @@ def generated(model, ids, count, temperature, seed):
     return [g["id"] for g in out["generated"]]
 
 
-def forward_flops(c, n, start):
-    """GPT-2's matrix products (docs/PERFORMANCE.md): per layer q, k, v and o (4·n·d² · 2),
-    the MLP (2 · 2·n·d·4d), QKᵀ and AV over every key (4·n·m·d); the last position's logits."""
-    d, m = c["n_embd"], start + n
-    per_layer = 2 * n * d * 3 * d + 2 * n * d * d + 2 * 2 * n * d * 4 * d + 4 * n * m * d
-    return c["n_layer"] * per_layer + 2 * d * c["vocab_size"]
+def projection_flops(c, n):
+    """GPT-2's matrix products besides attention (docs/PERFORMANCE.md): per layer q, k, v and o
+    (4·n·d² · 2) and the MLP (2 · 2·n·d·4d); the last position's logits."""
+    d = c["n_embd"]
+    return c["n_layer"] * (2 * n * d * 3 * d + 2 * n * d * d + 2 * 2 * n * d * 4 * d) + 2 * d * c["vocab_size"]
 
 
 def main():
@@ -83,11 +82,17 @@ def main():
     report(check["largest_logit"] > 1, "the logits are not all near 0 (the bound means something)", check["largest_logit"])
 
     # The cost per token, from the decoder's products.
+    # QKᵀ and AV take 2·d FLOPs per (query, key) pair each, in every layer: a cached token's one row
+    # runs over all n + 1 keys; the whole text over at least the causal triangle's pairs and at
+    # most every pair (the products run on blocks of query rows).
     cost = j["cost"]
     n = cost["prompt"]
-    report(cost["flops_cached"] == forward_flops(c, 1, n), "a cached token's FLOPs: one position over the cache",
-           f"{cost['flops_cached']} vs {forward_flops(c, 1, n)}")
-    report(cost["flops_whole"] == forward_flops(c, n + 1, 0), "the whole text's FLOPs", f"{cost['flops_whole']} vs {forward_flops(c, n + 1, 0)}")
+    d, layers = c["n_embd"], c["n_layer"]
+    cached = projection_flops(c, 1) + layers * 4 * d * (n + 1)
+    report(cost["flops_cached"] == cached, "a cached token's FLOPs: one position over the cache", f"{cost['flops_cached']} vs {cached}")
+    pairs = (cost["flops_whole"] - projection_flops(c, n + 1)) / (layers * 4 * d)
+    report(pairs == int(pairs) and (n + 1) * (n + 2) / 2 <= pairs <= (n + 1) ** 2, "the whole text's FLOPs: its causal pairs, at most all",
+           pairs)
     report(cost["flops_ratio"] > 5, "the cache saves most of the work", cost["flops_ratio"])
     measured = cost.get("measured", {})
     report(measured.get("ms_cached", 0) > 0 and measured.get("ms_whole", 0) > 0, "both ways are timed", measured)

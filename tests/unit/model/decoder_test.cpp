@@ -1,6 +1,7 @@
 // The model families' engine side (docs/MODELS.md, "Model families"): config.json of each family
 // (defaults, what tells them apart, the sentences), the shard index, repo ids, and the KV cache: a
 // forward continued from cached K/V heads gives what one forward over the whole text gives.
+#include "engine/model/decoder_blocks.hpp"
 #include "engine/model/decoder_model.hpp"
 #include "engine/model/hf_cache.hpp"
 #include "engine/model/model_report.hpp"
@@ -189,6 +190,75 @@ TEST(KvCache, ACancelledForwardLeavesTheCacheAsItWas) {
   EXPECT_EQ(cache.v[1].size(), 3u * static_cast<std::size_t>(m->config().kv_width()));
   EXPECT_NE(error_of([&] { m->forward(std::vector<int>(38, 1), {}, &cache); }).find("after 3 already run, more than this model's 40 positions"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace attnlab::model
+
+namespace attnlab::model {
+namespace {
+
+// The blocked attention (decoder_blocks.hpp) against a plain loop in double: blocks of query rows
+// crossing block edges, after cached positions, grouped K/V heads and a window; every row's kept
+// weights sum to 1 over exactly its visible keys, and the pairs counted are each block's keys.
+TEST(Attention, BlocksOfRowsGiveWhatAPlainLoopGives) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal;
+  struct Case {
+    std::int64_t n, start;
+    int heads, kv_heads, d, window;
+  };
+  for (const Case& c : {Case{150, 0, 4, 2, 8, 0}, Case{70, 30, 2, 1, 16, 0}, Case{130, 5, 2, 2, 8, 40}, Case{1, 200, 3, 1, 8, 0}}) {
+    SCOPED_TRACE("n " + std::to_string(c.n) + " start " + std::to_string(c.start) + " window " + std::to_string(c.window));
+    const std::int64_t m = c.start + c.n, qw = c.heads * c.d, kvw = c.kv_heads * c.d;
+    std::vector<float> q(static_cast<std::size_t>(c.n * qw)), k(static_cast<std::size_t>(m * kvw)), v(k.size());
+    for (auto* x : {&q, &k, &v}) {
+      for (float& f : *x) f = normal(rng);
+    }
+    std::vector<std::vector<float>> weights(static_cast<std::size_t>(c.heads), std::vector<float>(static_cast<std::size_t>(c.n * m), -7.0f));
+    std::vector<float*> kept;
+    for (auto& w : weights) kept.push_back(w.data());
+    std::vector<float> out(static_cast<std::size_t>(c.n * qw)), bare(out.size());
+    const blocks::AttentionShape shape{c.n, c.start, c.heads, c.kv_heads, c.d, c.window};
+    blocks::attention(shape, q.data(), qw, k.data(), kvw, v.data(), kvw, kept.data(), out.data(), qw);
+    blocks::attention(shape, q.data(), qw, k.data(), kvw, v.data(), kvw, nullptr, bare.data(), qw);
+    double largest = 0;
+    for (int h = 0; h < c.heads; ++h) {
+      const int g = h / (c.heads / c.kv_heads);
+      for (std::int64_t i = 0; i < c.n; ++i) {
+        const std::int64_t hi = c.start + i, lo = c.window > 0 ? std::max<std::int64_t>(0, hi - c.window + 1) : 0;
+        std::vector<double> a(static_cast<std::size_t>(m), 0.0);
+        double mx = -INFINITY, z = 0;
+        for (std::int64_t j = lo; j <= hi; ++j) {
+          double s = 0;
+          for (int t = 0; t < c.d; ++t) s += static_cast<double>(q[i * qw + h * c.d + t]) * k[j * kvw + g * c.d + t];
+          a[j] = s / std::sqrt(static_cast<double>(c.d));
+          mx = std::max(mx, a[j]);
+        }
+        for (std::int64_t j = lo; j <= hi; ++j) z += a[j] = std::exp(a[j] - mx);
+        for (std::int64_t j = 0; j < m; ++j) {
+          const double want = j >= lo && j <= hi ? a[j] / z : 0.0;
+          largest = std::max(largest, std::abs(weights[h][i * m + j] - want));
+        }
+        for (int t = 0; t < c.d; ++t) {
+          double o = 0;
+          for (std::int64_t j = lo; j <= hi; ++j) o += a[j] / z * v[j * kvw + g * c.d + t];
+          EXPECT_NEAR(out[i * qw + h * c.d + t], o, 1e-4) << "head " << h << " row " << i;
+          EXPECT_EQ(out[i * qw + h * c.d + t], bare[i * qw + h * c.d + t]) << "kept or not, the same output";
+        }
+      }
+    }
+    EXPECT_LT(largest, 1e-5) << "weights, 0 outside the visible keys";
+    // Each block of rows runs over the keys from its first row's window start to its last row.
+    double pairs = 0;
+    for (std::int64_t r0 = 0; r0 < c.n; r0 += blocks::kQueryBlock) {
+      const std::int64_t r1 = std::min(c.n, r0 + blocks::kQueryBlock);
+      const std::int64_t lo = c.window > 0 ? std::max<std::int64_t>(0, c.start + r0 - c.window + 1) : 0;
+      pairs += static_cast<double>(r1 - r0) * static_cast<double>(c.start + r1 - lo);
+    }
+    EXPECT_EQ(blocks::attention_pairs(shape), pairs);
+    EXPECT_LE(blocks::attention_pairs(shape), static_cast<double>(c.n * m));
+  }
 }
 
 }  // namespace
