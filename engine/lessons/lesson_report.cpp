@@ -374,6 +374,64 @@ json gqa(const GqaLesson& l) {
   }
   return {{"heads", l.heads}, {"d_model", l.d_model}, {"d_head", l.d_head}, {"variants", variants},
           {"context_tokens", l.context}, {"kv_cache", configs}};
+json id_list(const std::vector<int>& ids) {
+  json out = json::array();
+  for (const int id : ids) out.push_back(id);
+  return out;
+}
+
+json number_list(const std::vector<double>& v) {
+  json out = json::array();
+  for (const double x : v) out.push_back(short_double(static_cast<float>(x)));
+  return out;
+}
+
+// The cache check, the cost per token, the cache's size per shape, and exposure bias; the ms of
+// the cost only when measured (they change run to run; a lesson's text never quotes them).
+json kv_cache(const KvCacheNumbers& n) {
+  const CacheCheck& c = n.check;
+  json check = {{"prompt", id_list(c.prompt)},         {"tokens_cached", id_list(c.cached)},
+                {"tokens_whole", id_list(c.whole)},    {"same_tokens", c.cached == c.whole},
+                {"largest_difference", c.largest_difference}, {"largest_logit", c.largest_logit},
+                {"bound", c.bound}};
+  const CacheCost& k = n.cost;
+  json cost = {{"prompt", k.prompt}, {"tokens", k.tokens}, {"flops_cached", k.flops_cached}, {"flops_whole", k.flops_whole},
+               {"flops_ratio", k.flops_whole / k.flops_cached}};
+  if (k.ms_cached > 0) cost["measured"] = {{"ms_cached", k.ms_cached}, {"ms_whole", k.ms_whole}, {"ratio", k.ms_whole / k.ms_cached}};
+  json sizes = json::array();
+  for (const CacheSize& z : n.sizes) {
+    const CacheShape& m = z.shape;
+    sizes.push_back({{"name", m.name},
+                     {"layers", m.layers},
+                     {"heads", m.heads},
+                     {"kv_heads", m.kv_heads},
+                     {"d_head", m.d_head},
+                     {"context", m.context},
+                     {"bytes_per_token_fp16", z.bytes_per_token_fp16},
+                     {"bytes_per_token_fp32", z.bytes_per_token_fp32},
+                     {"every_head_per_token_fp16", z.every_head_per_token_fp16},
+                     {"context_fp16", z.context_fp16},
+                     {"kib_per_token_fp16", static_cast<double>(z.bytes_per_token_fp16) / 1024},
+                     {"gib_context_fp16", static_cast<double>(z.context_fp16) / (1024.0 * 1024 * 1024)}});
+  }
+  const ExposureBias& e = n.exposure;
+  json exposure = {{"temperature", e.temperature},
+                   {"seed", e.seed},
+                   {"prompt", id_list(e.prompt)},
+                   {"truth", id_list(e.truth)},
+                   {"teacher", id_list(e.teacher)},
+                   {"drawn", id_list(e.drawn)},
+                   {"drawn_prob", number_list(e.drawn_prob)},
+                   {"drawn_model_prob", number_list(e.drawn_model_prob)},
+                   {"first_mistake", e.first_mistake},
+                   {"greedy_after", id_list(e.greedy_after)},
+                   {"greedy_after_steps", e.greedy_after.size()},
+                   {"steps", e.truth.size()},
+                   {"teacher_correct", e.teacher_correct},
+                   {"drawn_correct", e.drawn_correct},
+                   {"greedy_after_correct", e.greedy_after_correct}};
+  return {{"model", n.model}, {"last_row_difference", n.last_row_difference}, {"check", check}, {"cost", cost},
+          {"sizes", sizes},   {"exposure", exposure},                        {"see_also", "gqa"}};
 }
 
 // The JSON of one view's numbers.
@@ -398,6 +456,7 @@ struct ViewJson {
   json operator()(const TrainInductionNumbers& n) const { return train_induction(n, r); }
   json operator()(const RopeNumbers& n) const { return rope(n.lesson); }
   json operator()(const GqaNumbers& n) const { return gqa(n.lesson); }
+  json operator()(const KvCacheNumbers& n) const { return kv_cache(n); }
 };
 
 }  // namespace

@@ -24,6 +24,7 @@ constexpr std::pair<LessonView, LessonViewFn> kViews[] = {
     {LessonView::TrainInduction, draw_train_induction_view},
     {LessonView::Rope, draw_rope_view},
     {LessonView::GroupedQuery, draw_gqa_view},
+    {LessonView::KvCache, draw_kv_cache_view},
 };
 
 }  // namespace

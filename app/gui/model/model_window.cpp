@@ -1,6 +1,7 @@
 // The Model window (docs/MODELS.md, "The Model window"): open a GPT-2, type a text and see its
 // tokens as chips, every head as a small map in a layers × heads grid labelled with its kind and
-// score (BertViz's "model view"), one head enlarged, "Open in the lab", the next-token top 10, and
+// score (BertViz's "model view"), one head enlarged, "Open in the lab", the next-token column with
+// Generate and the temperature slider (generate_panel.cpp), and
 // a keyboard chooser (arrows, PageUp/PageDown for a clicker, Enter, Escape).
 //
 // [SECTION] Opening: the open row, and where to find GPT-2 when none is open
@@ -10,6 +11,7 @@
 #include "engine/text/text_format.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
+#include "gui/model/generate_panel.hpp"
 #include "gui/model/model_window.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/attention_map.hpp"
@@ -121,6 +123,12 @@ void draw_text_and_tokens(AppState& state) {
     const float w = widths[i];
     if (at.x + w > right && at.x > start_x) at = ImVec2(start_x, at.y + line_h);
     dl->AddRectFilled(at, ImVec2(at.x + w, at.y + line_h - pad), ImGui::GetColorU32(ImGuiCol_FrameBg), pad);
+    // A token the model wrote (Generate): outlined, its draw on hover.
+    const auto pos = static_cast<std::int64_t>(i);
+    if (written_by_model(state, pos)) {
+      dl->AddRect(at, ImVec2(at.x + w, at.y + line_h - pad), ImGui::GetColorU32(ImGuiCol_PlotHistogram), pad, 0, 2.0f);
+      if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(at, ImVec2(at.x + w, at.y + line_h - pad))) draw_drawn_token_tooltip(state, pos);
+    }
     dl->AddText(ImVec2(at.x + pad, at.y + pad * 0.5f), ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
     dl->AddText(ImGui::GetFont(), fs * 0.7f, ImVec2(at.x + pad, at.y + fs * 0.95f), ImGui::GetColorU32(ImGuiCol_TextDisabled), id.c_str());
     at.x += w + pad;
@@ -244,29 +252,7 @@ void draw_enlarged(AppState& state, const Colormap& map) {
   ImGui::Dummy(ImVec2(label_w + side, side));
 }
 
-// [SECTION] Next tokens, keyboard, the window
-
-void draw_next_tokens(AppState& state) {
-  const ModelUi& m = state.model;
-  const float fs = ImGui::GetFontSize();
-  const auto& ids = m.run->trace.ids;
-  ImGui::TextWrapped("Next token after %s:", quoted_token(state, ids.back()).c_str());
-  float name_w = 0;
-  for (const auto& t : m.run->trace.next_tokens) name_w = std::max(name_w, ImGui::CalcTextSize(quoted_token(state, t.id).c_str()).x);
-  const float bar_w = std::max(fs * 2, ImGui::GetContentRegionAvail().x - name_w - fs * 3.2f);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  for (const auto& t : m.run->trace.next_tokens) {
-    const ImVec2 at = ImGui::GetCursorScreenPos();
-    const std::string name = quoted_token(state, t.id);
-    dl->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), name.c_str());
-    const float x0 = at.x + name_w + fs * 0.5f;
-    dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.15f), ImVec2(x0 + bar_w * t.prob, at.y + fs * 0.95f), ImGui::GetColorU32(ImGuiCol_PlotHistogram));
-    char p[16];
-    std::snprintf(p, sizeof p, "%.3f", static_cast<double>(t.prob));
-    dl->AddText(ImVec2(x0 + bar_w * t.prob + fs * 0.3f, at.y), ImGui::GetColorU32(ImGuiCol_Text), p);
-    ImGui::Dummy(ImVec2(name_w + bar_w + fs * 3, fs * 1.15f));
-  }
-}
+// [SECTION] Keyboard, the window
 
 void handle_keys(AppState& state) {
   ModelUi& m = state.model;
@@ -307,11 +293,10 @@ void draw_model_window(AppState& state, Services& services) {
   if (!m.enlarged || !m.run) draw_text_and_tokens(state);
   if (!m.error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", m.error.c_str());
   if (running) {
-    char overlay[64];
-    std::snprintf(overlay, sizeof overlay, "layer %d of %d", static_cast<int>(m.job->progress() * cfg.n_layer + 0.5), cfg.n_layer);
-    ImGui::ProgressBar(static_cast<float>(m.job->progress()), ImVec2(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6, 0), overlay);
+    ImGui::ProgressBar(static_cast<float>(m.job->progress()), ImVec2(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6, 0),
+                       m.job->status().c_str());
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) cancel_model_run(state.model);
+    if (ImGui::Button(m.job->generating() ? "Stop##progress" : "Cancel")) cancel_model_run(state.model);
   } else if (m.cancelled) {
     ImGui::TextDisabled("Cancelled: the maps show the text before the last change.");
   }
@@ -338,7 +323,7 @@ void draw_model_window(AppState& state, Services& services) {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("##next", ImVec2(0, 0), false);
-  draw_next_tokens(state);
+  draw_generate_panel(state);
   ImGui::EndChild();
 }
 

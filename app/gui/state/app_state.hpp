@@ -10,9 +10,11 @@
 #include "engine/attention/overflow_notes.hpp"
 #include "engine/lessons/scaling.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/model/generate.hpp"
 #include "engine/model/model_report.hpp"
 #include "gui/base/look.hpp"
 #include "gui/widgets/drawn_rect.hpp"
+#include "gui/state/generate_ui.hpp"
 #include "gui/state/lesson_ui.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/state/result_caches.hpp"
@@ -175,6 +177,10 @@ struct ModelUi {
   std::vector<int> ids;    // the text's tokens, updated as it is typed
   std::shared_ptr<ModelJob> job;                  // the run in progress, if any
   std::shared_ptr<const model::ModelRun> run;     // the last finished run (ids: run->trace.ids)
+  // The text run so far over a KV cache (engine/model/generate.hpp), which jobs extend and cut: used
+  // by the job in progress alone while there is one.
+  std::shared_ptr<model::CachedSequence> sequence;
+  GenerateUi generate;     // Generate, the temperature slider, each written token's draw (generate_ui.hpp)
   bool cancelled = false;  // the user cancelled the last run: the map shows the run before it
   int layer = 0, head = 0; // the chosen head (keyboard, clicks)
   bool enlarged = false;   // the chosen head drawn large instead of the grid
