@@ -1,7 +1,7 @@
 // Ranking every head by its weight from one query token to one key token (head_links.hpp).
 #include "engine/model/head_links.hpp"
 
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -6,7 +6,7 @@
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/text_layout.hpp"
 #include "gui/widgets/wrapped_text.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/state/view_style.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 
@@ -113,8 +113,18 @@ void measure_stages(Stages& S, const AppState& state, const Services& services) 
   S.r = &r;
   S.fs = ImGui::GetFontSize();
   S.avail = ImGui::GetContentRegionAvail();
-  S.ql = query_labels(shown_scenario(state));
-  S.kl = key_labels(shown_scenario(state));
+  const Scenario& shown = shown_scenario(state);
+  S.ql = query_labels(shown);
+  S.kl = key_labels(shown);
+  // With RoPE on, each row and column names the position it was rotated by.
+  if (const auto& rope = shown.options.rope) {
+    const auto at = [](std::vector<std::string>& labels, const std::vector<std::int64_t>& given) {
+      const std::vector<std::int64_t> p = rope_positions(given, static_cast<Eigen::Index>(labels.size()));
+      for (size_t k = 0; k < labels.size(); ++k) labels[k] += " @" + std::to_string(p[k]);
+    };
+    at(S.ql, rope->query_positions);
+    at(S.kl, rope->key_positions);
+  }
   for (Eigen::Index c = 0; c < r.d_v; ++c) S.vl.push_back("v" + std::to_string(c + 1));
   for (int k = 0; k < 4; ++k) {
     S.text[k] = stage_text(state, services, S.stage[k]);
@@ -395,6 +405,8 @@ void draw_arrow(const AppState& state, const Services& services, const DrawnRect
 }
 
 // Hover feeds the explain panel; a click selects (and, shift or a custom mask, blocks) the cell.
+// A cell of a result the document has moved on from (an edit earlier in this frame) only selects:
+// its row and column may name another cell of the document, or none.
 void handle_events(AppState& state, const HeatmapEvents (&events)[4]) {
   const bool shift = ImGui::GetIO().KeyShift;
   for (const HeatmapEvents& ev : events) {
@@ -403,7 +415,7 @@ void handle_events(AppState& state, const HeatmapEvents (&events)[4]) {
     state.pipeline.selected = ev.clicked;
     state.focus_panel = "Explain a cell";
     const bool maskable = ev.clicked.stage != Stage::Output;
-    if (maskable && (shift || state.doc.scenario.options.mask.kind == MaskKind::Custom)) {
+    if (maskable && result_is_current(state) && (shift || state.doc.scenario.options.mask.kind == MaskKind::Custom)) {
       actions::toggle_blocked(state, ev.clicked.row, ev.clicked.col);
     }
   }

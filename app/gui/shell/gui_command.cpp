@@ -28,6 +28,7 @@ cli::Runner add_gui_command(CLI::App& app) {
   cmd->add_flag("--lift", opts->lift, "With --layer and --head: also open that head in the lab")->needs(model);
   cmd->add_option("--link", opts->link, "With --model: I,J, rank the heads by their weight from token I to token J (as a click on two chips)")
       ->needs(model);
+  cmd->add_option("--generate", opts->model_generate, "With --model: write N tokens after the text (the Model window's Generate)")->needs(model);
   return [opts]() { return run_gui(*opts); };
 }
 

@@ -24,6 +24,7 @@ struct GuiOptions {
   int model_layer = -1, model_head = -1;
   bool lift = false;
   std::string link;  // "I,J": the two tokens whose linking heads the Model window ranks (an addition to the contract)
+  int model_generate = 0;  // tokens the model writes after the text before the first frame (Generate)
 };
 
 // Registers the `gui` subcommand.

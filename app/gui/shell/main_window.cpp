@@ -10,9 +10,10 @@
 // [SECTION] run_gui
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/matrix_io.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "engine/lessons/presets.hpp"
 #include "gui/state/head_link_actions.hpp"
+#include "gui/state/generate_actions.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
 #include "gui/dialogs/export_dialog.hpp"
@@ -22,6 +23,7 @@
 #include "gui/shell/backend_menu.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/shell/gui_command.hpp"
+#include "gui/shell/monkey.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/history.hpp"
@@ -43,6 +45,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -189,11 +192,19 @@ void open_start_model(AppState& state, const GuiOptions& options) {
   if (!state.model.model) throw InputError("--model " + state.model.error);
   if (!options.model_text.empty()) set_model_text(state.model, options.model_text, state.platform.threads);
   if (!state.model.error.empty()) throw InputError(state.model.error);
-  if (state.model.job) {
-    while (!state.model.job->done()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto finish = [&state] {
+    if (state.model.job) {
+      while (!state.model.job->done()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    poll_model_run(state.model);
+    if (!state.model.error.empty()) throw InputError(state.model.error);
+  };
+  finish();
+  if (options.model_generate != 0) {
+    generate_tokens(state.model, options.model_generate, state.platform.threads);
+    if (!state.model.error.empty()) throw InputError(state.model.error);
+    finish();
   }
-  poll_model_run(state.model);
-  if (!state.model.error.empty()) throw InputError(state.model.error);
   if (options.model_layer >= 0 || options.model_head >= 0) {
     model::check_head(*state.model.model, options.model_layer, options.model_head);
     choose_head(state.model, options.model_layer, options.model_head);
@@ -350,6 +361,7 @@ struct GuiRun {
   GLFWwindow* window = nullptr;
   std::unique_ptr<HeatmapRenderer> renderer;
   Loop loop;
+  std::unique_ptr<Monkey> monkey;  // ATTNLAB_GUI_MONKEY: random input instead of the user's (monkey.hpp)
 };
 
 // One frame: the UI, the GL draw, a requested window screenshot, and in --screenshot mode the PNG
@@ -362,7 +374,7 @@ bool run_frame(GuiRun& run) {
   Loop& loop = run.loop;
   const bool shooting = !options.screenshot.empty();
   run.platform.before_frame(state);
-  if (shooting || loop.busy_frames > 0) glfwPollEvents();
+  if (shooting || loop.busy_frames > 0 || run.monkey) glfwPollEvents();
   // A streaming run's progress: 10 updates a second; a model training: its curve at 30 frames a second.
   else glfwWaitEventsTimeout(training_busy(state.training) ? 1.0 / 30 : state.results.job ? 0.1 : 0.5);
   const auto t0 = std::chrono::steady_clock::now();
@@ -371,6 +383,7 @@ bool run_frame(GuiRun& run) {
   // A clock that has not moved since the last frame (headless Chromium's virtual time; a coarse
   // timer) gives a zero DeltaTime, which ImGui refuses: count it as a very short frame instead.
   if (!(ImGui::GetIO().DeltaTime > 0.0f)) ImGui::GetIO().DeltaTime = 1e-4f;
+  if (run.monkey) run.monkey->feed(state);
   ImGui::NewFrame();
   draw_app(state, services);
   recovery_tick(state, services.config_dir, glfwGetTime());
@@ -414,7 +427,7 @@ bool run_frame(GuiRun& run) {
   loop.last_print = print;
   run.platform.after_frame(state, services, loop.frame_ms.size(),
                            [&] { return layout_json(state, static_cast<float>(fw) / std::max(ImGui::GetIO().DisplaySize.x, 1.0f)); });
-  return !last;
+  return !last && !(run.monkey && run.monkey->finished());
 }
 
 // Saves the session (which then holds the work, so the recovery file goes unless its offer is still
@@ -448,6 +461,7 @@ int finish_run(GuiRun& run) {
   } else {
     save_session_now(run);
   }
+  if (run.monkey) run.monkey->finish(run.state, run.state.quit_requested);
   release_export_preview(run.state);
   run.services.renderer = nullptr;
   run.renderer.reset();
@@ -467,6 +481,7 @@ void start_run(GuiRun& run) {
   const bool shooting = !run.options.screenshot.empty();
   AppState& state = run.state;
   Services& services = run.services;
+  if (std::optional<MonkeyOptions> monkey = monkey_from_env()) run.monkey = std::make_unique<Monkey>(std::move(*monkey));
   state.platform = run.platform.traits();
   services.backend = make_cpu_backend();
   start_document(state, services, run.geometry, run.options, run.lock);

@@ -6,14 +6,16 @@
 #include "engine/attention/attention.hpp"
 #include "engine/attention/stage.hpp"
 #include "engine/gpu/backend_choice.hpp"
-#include "engine/io/export.hpp"
+#include "engine/figures/export.hpp"
 #include "engine/attention/overflow_notes.hpp"
 #include "engine/lessons/scaling.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/model/generate.hpp"
 #include "engine/model/model_report.hpp"
 #include "gui/base/look.hpp"
 #include "gui/widgets/drawn_rect.hpp"
 #include "gui/state/head_link_ui.hpp"
+#include "gui/state/generate_ui.hpp"
 #include "gui/state/lesson_ui.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/state/result_caches.hpp"
@@ -47,6 +49,9 @@ const char* dim_name(Dim d);  // "n", "m", "d_k", "d_v"
 struct Document {
   Scenario scenario;
   bool self_attention = true;  // K and V rows follow Q's tokens: m = n, key tokens = query tokens
+  // The rotation's settings while RoPE is off, so that turning it back on brings back a model's θ,
+  // scaling and positions (a lifted head) rather than the defaults.
+  std::optional<RopeSettings> rope_when_off;
 };
 
 // One entry of the undo or redo stack: the document as it was before (undo) or after (redo)
@@ -173,6 +178,10 @@ struct ModelUi {
   std::vector<int> ids;    // the text's tokens, updated as it is typed
   std::shared_ptr<ModelJob> job;                  // the run in progress, if any
   std::shared_ptr<const model::ModelRun> run;     // the last finished run (ids: run->trace.ids)
+  // The text run so far over a KV cache (engine/model/generate.hpp), which jobs extend and cut: used
+  // by the job in progress alone while there is one.
+  std::shared_ptr<model::CachedSequence> sequence;
+  GenerateUi generate;     // Generate, the temperature slider, each written token's draw (generate_ui.hpp)
   bool cancelled = false;  // the user cancelled the last run: the map shows the run before it
   int layer = 0, head = 0; // the chosen head (keyboard, clicks)
   bool enlarged = false;   // the chosen head drawn large instead of the grid
@@ -228,6 +237,7 @@ struct Results {
   // The document the result was computed from. An edit whose computation is refused as bad input
   // (scores that are not a number, sizes that cannot fit) is also rolled back to it.
   std::optional<Document> computed_doc;
+  std::uint64_t computed_version = 0;  // the doc_version of computed_doc (result_is_current)
   BlockGrid blocked;  // n × m, the mask the result was computed with
   std::array<std::pair<double, double>, kStageCount> ranges{};  // finite min/max of each stage
   OverflowNotes overflow;  // why any stage shows ±∞ (float32 overflow), one sentence per kind
@@ -304,6 +314,10 @@ struct AppState {
 // The scenario the shown result was computed from (the live one until a first result): what labels,
 // explanations and exports of the result use, since an edit may already have changed the live one.
 const Scenario& shown_scenario(const AppState& s);
+// Whether the shown result is the live document's: false between an edit and its recompute (for a
+// streamed document, until its run finishes). What changes the document at a cell of the result (a
+// shift-click that blocks it) waits for this; what only reads the result uses shown_scenario.
+bool result_is_current(const AppState& s);
 // The display labels of query rows and key columns (the scenario's, or t1, t2, ...).
 std::vector<std::string> query_labels(const Scenario& s);
 std::vector<std::string> key_labels(const Scenario& s);

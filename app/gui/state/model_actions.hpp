@@ -19,8 +19,11 @@ bool is_model_path(const std::string& path);
 void set_model_text(ModelUi& m, const std::string& text, bool threaded);
 // Starts a run of the current tokens (cancelling any in progress).
 void start_model_run(ModelUi& m, bool threaded);
-// Takes a finished run; call once a frame. Returns true while a run is in progress.
+// Takes a finished run (and Generate's runs as its tokens arrive); call once a frame. Returns true
+// while a run is in progress.
 bool poll_model_run(ModelUi& m);
+// Cancel: a text's run is dropped (the maps show the text before it); Generate stops, keeping the
+// tokens written.
 void cancel_model_run(ModelUi& m);
 // Chooses a head, clamped to the model; `step` moves through heads in reading order (PageDown on
 // a clicker: the next head, then the next layer).
@@ -30,8 +33,8 @@ void step_head(ModelUi& m, int step);
 // document (one undoable action) and closes the Model window so the pipeline shows. The banner is
 // the lifted title while the document is it.
 void lift_chosen_head(AppState& state);
-// The banner over the pipeline, "GPT-2 · layer 5 · head 1", or empty when the document is no
-// lifted head.
+// The banner over the pipeline, "GPT-2 · layer 5 · head 1", or empty when the shown result is no
+// lifted head (shown_scenario: it labels the pipeline, which may be a frame behind the document).
 std::string model_banner(const AppState& state);
 
 }  // namespace attnlab::gui
