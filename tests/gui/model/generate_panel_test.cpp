@@ -179,10 +179,12 @@ TEST_F(GeneratePanel, StopKeepsTheTokensWrittenAtAnyMoment) {
   m.generate.sampling.temperature = 1;
   // Stop at once, after the first token has arrived, and after a few frames: every time the text,
   // its tokens, the sequence and the grid agree and hold the tokens written, none after Stop.
+  // As many as the model's positions leave after the prompt, at most 20.
+  const int count = std::min<int>(20, m.model->config().n_ctx - static_cast<int>(kPrompt.size()));
   for (int when : {0, 1, 3}) {
     set_model_text(m, text_of(kPrompt), true);
     wait();
-    generate_tokens(m, 20, true);
+    generate_tokens(m, count, true);
     ASSERT_TRUE(m.job) << m.error;
     for (int f = 0; f < when && m.job; ++f) frame();
     cancel_model_run(m);  // the Stop button's action
@@ -190,7 +192,7 @@ TEST_F(GeneratePanel, StopKeepsTheTokensWrittenAtAnyMoment) {
     wait();
     EXPECT_FALSE(m.cancelled) << "Stop keeps what was written; it is not a cancelled text";
     EXPECT_GE(m.ids.size(), kPrompt.size());
-    EXPECT_LE(m.ids.size(), kPrompt.size() + 20);
+    EXPECT_LE(m.ids.size(), kPrompt.size() + static_cast<std::size_t>(count));
     EXPECT_TRUE(std::equal(kPrompt.begin(), kPrompt.end(), m.ids.begin()));
     EXPECT_EQ(m.generate.drawn.size(), m.ids.size() - kPrompt.size());
     expect_consistent();
@@ -237,7 +239,8 @@ TEST_F(GeneratePanel, TheSameSeedWritesTheSameText) {
 TEST_F(GeneratePanel, TheBarsFollowTheTemperature) {
   ModelUi& m = state.model;
   const auto& logits = m.run->trace.logits;
-  ASSERT_EQ(logits.size(), 24u);
+  const int vocab = m.model->config().vocab_size;
+  ASSERT_EQ(logits.size(), static_cast<std::size_t>(vocab));
   for (double t : {0.0, 0.5, 1.0, 2.0, 3.0}) {
     m.generate.sampling.temperature = t;
     std::vector<int> ids;
@@ -251,7 +254,7 @@ TEST_F(GeneratePanel, TheBarsFollowTheTemperature) {
       if (t > 0) z += std::exp((l - mx) / t);
       z1 += std::exp(l - mx);
     }
-    for (int id = 0; id < 24; ++id) {
+    for (int id = 0; id < vocab; ++id) {
       const double l = logits[static_cast<std::size_t>(id)];
       const double want = t > 0 ? std::exp((l - mx) / t) / z : (l == mx ? 1.0 : 0.0);
       EXPECT_NEAR(d->drawn[static_cast<std::size_t>(id)], want, 1e-6) << "T " << t << " id " << id;
@@ -296,9 +299,10 @@ TEST_F(GeneratePanel, TypingAtTheEndRunsOnlyTheNewTokens) {
 TEST_F(GeneratePanel, BadRequestsAreRefusedInPlace) {
   ModelUi& m = state.model;
   const auto last_good = m.ids;
-  generate_tokens(m, 36, true);  // the induction model has 36 positions; 14 are taken
+  const int positions = m.model->config().n_ctx;
+  generate_tokens(m, positions, true);  // more than the positions left after the 14 taken
   EXPECT_NE(m.error.find("positions"), std::string::npos) << m.error;
-  EXPECT_NE(m.error.find("at most 22"), std::string::npos) << m.error;
+  EXPECT_NE(m.error.find("at most " + std::to_string(positions - static_cast<int>(kPrompt.size()))), std::string::npos) << m.error;
   EXPECT_FALSE(m.job);
   EXPECT_EQ(m.ids, last_good);
   frame();
@@ -314,9 +318,9 @@ TEST_F(GeneratePanel, BadRequestsAreRefusedInPlace) {
     EXPECT_NE(m.error.find("waits"), std::string::npos) << m.error;
   }
   wait();
-  generate_tokens(m, 36 - static_cast<int>(m.ids.size()), true);  // exactly to the last position
+  generate_tokens(m, positions - static_cast<int>(m.ids.size()), true);  // exactly to the last position
   wait();
-  EXPECT_EQ(m.ids.size(), 36u);
+  EXPECT_EQ(m.ids.size(), static_cast<std::size_t>(positions));
   expect_consistent();
 }
 
