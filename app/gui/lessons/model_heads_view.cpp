@@ -60,15 +60,7 @@ void draw_animal_question(AppState& state) {
   text_wrapped("\"%s\": which heads connect \"it\" to \"animal\"? (\"QKV, Scaled Dot-Product & Causal Masking\", 2.3)", kAnimalSentence);
   if (m.text != kAnimalSentence || m.link.query < 0 || m.link.key < 0) {
     if (ImGui::Button("Ask the model")) {
-      set_model_text(m, kAnimalSentence, state.platform.threads);
-      const int it = find_word(m, "it"), animal = find_word(m, "animal");
-      clear_link(m);
-      if (it >= 0 && animal >= 0) {
-        click_token_chip(m, it);
-        click_token_chip(m, animal);
-      } else {
-        m.error = "This tokenizer splits \"it\" or \"animal\" into pieces: click the chips of the pieces you mean in the Model window.";
-      }
+      ask_which_heads_link(m, kAnimalSentence, "it", "animal", state.platform.threads);
       window_open(state.view, "Model") = true;
     }
     return;
@@ -159,11 +151,17 @@ void draw_model_heads_view(AppState& state, Services& services) {
                 count_of(static_cast<long long>(m.run->trace.ids.size()), "token").c_str(),
                 count_of(m.model->config().n_layer * m.model->config().n_head, "head").c_str());
   text_wrapped_unformatted(line);
+  // Columns: the kind, how many heads, the clearest one, its button.
+  const float x0 = ImGui::GetCursorPosX(), x1 = x0 + ImGui::CalcTextSize("previous-token ").x,
+              x2 = x1 + ImGui::CalcTextSize("000 heads  ").x;
   for (int k = 0; k < kKinds; ++k) {
     if (count[static_cast<std::size_t>(k)] == 0) continue;
     const auto [l, h] = best[static_cast<std::size_t>(k)];
-    std::snprintf(line, sizeof line, "%-15s %-9s clearest L%dH%d (%.2f)", std::string(model::head_kind_name(static_cast<model::HeadKind>(k))).c_str(),
-                  (count_of(count[static_cast<std::size_t>(k)], "head") + ";").c_str(), l, h, best_score[static_cast<std::size_t>(k)]);
+    ImGui::TextUnformatted(std::string(model::head_kind_name(static_cast<model::HeadKind>(k))).c_str());
+    ImGui::SameLine(x1);
+    ImGui::TextUnformatted(count_of(count[static_cast<std::size_t>(k)], "head").c_str());
+    ImGui::SameLine(x2);
+    std::snprintf(line, sizeof line, "clearest L%dH%d (%.2f)", l, h, best_score[static_cast<std::size_t>(k)]);
     ImGui::TextUnformatted(line);
     ImGui::SameLine();
     ImGui::PushID(k);

@@ -2,6 +2,7 @@
 #include "gui/state/head_link_actions.hpp"
 
 #include "engine/io/atomic_file.hpp"
+#include "gui/state/model_actions.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -84,6 +85,20 @@ int find_word(const ModelUi& m, std::string_view word) {
     if (lower(t) == want) return i;
   }
   return -1;
+}
+
+bool ask_which_heads_link(ModelUi& m, const std::string& text, std::string_view query_word, std::string_view key_word, bool threaded) {
+  set_model_text(m, text, threaded);
+  clear_link(m);
+  const int query = find_word(m, query_word), key = find_word(m, key_word);
+  if (query < 0 || key < 0 || key > query) {
+    m.error = "This tokenizer does not make \"" + std::string(query < 0 ? query_word : key_word) +
+              "\" one token: click the chips of the pieces you mean in the Model window.";
+    return false;
+  }
+  click_token_chip(m, query);
+  click_token_chip(m, key);
+  return true;
 }
 
 std::string link_csv_name(const ModelUi& m) {

@@ -27,6 +27,10 @@ std::string save_link_ranking(AppState& state, const std::string& path);
 // the last one when it occurs more than once; −1 when no token is that word alone (a tokenizer
 // that splits it).
 int find_word(const ModelUi& m, std::string_view word);
+// The model-heads lesson's question: `text` in the text box (a run started), `query_word` then
+// `key_word` chosen as query and key (the last of each). When the tokenizer splits either, says so
+// in ModelUi::error and leaves the chips to the user. Returns whether both were found.
+bool ask_which_heads_link(ModelUi& m, const std::string& text, std::string_view query_word, std::string_view key_word, bool threaded);
 // The file name the export suggests: "links-8-to-1.csv".
 std::string link_csv_name(const ModelUi& m);
 

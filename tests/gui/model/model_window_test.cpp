@@ -47,18 +47,29 @@ std::string byte_symbol(int b) {
   return "";
 }
 
-// A random GPT-2 with a byte-level vocabulary and no merges: every byte is a token.
+// A random GPT-2 with a byte-level vocabulary: every byte is a token, and the merges make " it" and
+// " animal" one token each (the model-heads lesson's words).
+constexpr int kVocab = 264;
 fs::path write_model(const fs::path& dir) {
   fs::create_directories(dir);
   nlohmann::json vocab = nlohmann::json::object();
   for (int b = 0; b < 256; ++b) vocab[byte_symbol(b)] = b;
+  const std::string sp = byte_symbol(' ');
+  const std::vector<std::pair<std::string, std::string>> merges = {{sp, "a"}, {sp + "a", "n"}, {sp + "an", "i"}, {sp + "ani", "m"},
+                                                                   {sp + "anim", "a"}, {sp + "anima", "l"}, {sp, "i"}, {sp + "i", "t"}};
+  std::ofstream merges_file(dir / "merges.txt");
+  merges_file << "#version: 0.2\n";
+  for (std::size_t k = 0; k < merges.size(); ++k) {
+    merges_file << merges[k].first << " " << merges[k].second << "\n";
+    vocab[merges[k].first + merges[k].second] = 256 + static_cast<int>(k);
+  }
+  merges_file.close();
   std::ofstream(dir / "vocab.json") << vocab.dump();
-  std::ofstream(dir / "merges.txt") << "#version: 0.2\n";
   std::ofstream(dir / "config.json") << nlohmann::json{{"n_layer", kLayers}, {"n_head", kHeads}, {"n_embd", kEmbd},
-                                                       {"n_positions", kPositions}, {"vocab_size", 256}}
+                                                       {"n_positions", kPositions}, {"vocab_size", kVocab}}
                                             .dump();
   const std::int64_t d = kEmbd;
-  std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes = {{"wte.weight", {256, d}}, {"wpe.weight", {kPositions, d}},
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes = {{"wte.weight", {kVocab, d}}, {"wpe.weight", {kPositions, d}},
                                                                            {"ln_f.weight", {d}}, {"ln_f.bias", {d}}};
   for (int l = 0; l < kLayers; ++l) {
     const std::string h = "h." + std::to_string(l) + ".";
@@ -383,6 +394,30 @@ TEST_F(ModelWindow, TwoChipsRankEveryHeadAndTheGridOutlinesTheTop) {
   EXPECT_LT(state.model.link.query, 0) << "a change before the query drops the pair";
   wait_for_run();
   frame();
+}
+
+// The model-heads lesson's question on a model whose tokenizer makes "it" and "animal" one token
+// each: the sentence in the text box, "it" the query and "animal" the key, every head ranked; a
+// word the tokenizer splits is said in place.
+TEST_F(ModelWindow, TheLessonsQuestionLinksItToAnimal) {
+  open_model_file(state, dir.string());
+  wait_for_run();
+  const std::string sentence = "The animal didn't cross the street because it was too tired";
+  ASSERT_TRUE(ask_which_heads_link(state.model, sentence, "it", "animal", state.platform.threads)) << state.model.error;
+  EXPECT_EQ(state.model.text, sentence);
+  const auto& ids = state.model.ids;
+  const int it = state.model.link.query, animal = state.model.link.key;
+  ASSERT_GE(animal, 0);
+  EXPECT_EQ(state.model.model->token_text(ids[static_cast<std::size_t>(it)]), " it");
+  EXPECT_EQ(state.model.model->token_text(ids[static_cast<std::size_t>(animal)]), " animal");
+  wait_for_run();
+  refresh_link_ranking(state.model);
+  EXPECT_EQ(state.model.link.ranking.size(), static_cast<std::size_t>(kLayers * kHeads));
+  frame();
+  EXPECT_FALSE(ask_which_heads_link(state.model, "the cat sat", "cat", "the", state.platform.threads));
+  EXPECT_NE(state.model.error.find("\"cat\" one token"), std::string::npos) << state.model.error;
+  EXPECT_LT(state.model.link.query, 0);
+  wait_for_run();
 }
 
 }  // namespace
