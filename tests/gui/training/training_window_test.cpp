@@ -477,6 +477,11 @@ TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
 // phase change's window plus a tenth of the run (the kinds are looked at every steps/200 and count
 // when two looks agree); at the end the probe shows both heads as the task is judged (≥ 0.8).
 TEST_F(InductionLesson, TheDefaultRunFormsBothHeadsAtThePhaseChange) {
+#if defined(__SANITIZE_ADDRESS__)
+  // 4000 steps of uninstrumented-speed work would take the sanitized -O1 build past the test's
+  // timeout; its memory is checked by the shorter runs above, its result by the release suite.
+  GTEST_SKIP() << "the whole default run is left to the release build";
+#endif
   actions::load_preset(state, "induction-head");
   frame();
   press(GLFW_KEY_SPACE);
