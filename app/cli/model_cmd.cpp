@@ -4,7 +4,8 @@
 #include "cli/commands.hpp"
 #include "cli/model_generate.hpp"
 #include "cli/progress.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/cpu/fma_peak.hpp"
+#include "engine/text/text_format.hpp"
 #include "engine/model/model_report.hpp"
 
 #include <chrono>

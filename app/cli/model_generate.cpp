@@ -2,7 +2,7 @@
 #include "cli/model_generate.hpp"
 
 #include "engine/cpu/fma_peak.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <chrono>

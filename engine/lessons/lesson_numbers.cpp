@@ -172,10 +172,9 @@ KvCacheNumbers kv_cache(const Scenario& s, const Result& r, Backend& backend, co
   const int rest = static_cast<int>(ids.size()) - static_cast<int>(prompt);
   n.check = check_cache(*m, given, rest);
   n.cost = cache_cost(*m, given, rest, detail.measure && detail.complete);
-  n.sizes.push_back(cache_size(cache_shape(m->config(), m->display_name())));
-  for (const ModelShape& shape : l.shapes) {
-    n.sizes.push_back(cache_size({shape.name, shape.layers, shape.heads, shape.kv_heads, shape.d_head, shape.context}));
-  }
+  n.context = l.context;
+  n.caches.push_back(cache_row(cache_config(m->config(), m->display_name()), l.context));
+  for (const KvCacheConfig& c : l.kv_configs) n.caches.push_back(cache_row(c, l.context));
   n.exposure = exposure_bias(*m, ids, prompt, l.sample_temperature, l.seed);
   return n;
 }
@@ -227,6 +226,9 @@ LessonNumbers compute_lesson(LessonView view, const Scenario& s, const Result& r
     case LessonView::OnlineSoftmax: return OnlineSoftmaxNumbers{online_softmax_lesson(s.problem(), s.lesson.tile, r.output)};
     case LessonView::ModelHeads: return ModelHeadsNumbers{document_head_verdict(s, r)};
     case LessonView::TrainInduction: return train_induction(s, r);
+    case LessonView::Rope:
+      return RopeNumbers{rope_lesson(s.problem(), r.scores, s.lesson.shift, s.lesson.grid, s.lesson.envelope_d_k)};
+    case LessonView::GroupedQuery: return GqaNumbers{gqa_lesson(s.Q, s.lesson, s.options, backend)};
     case LessonView::KvCache: return kv_cache(s, r, backend, detail);
   }
   return PlainNumbers{};

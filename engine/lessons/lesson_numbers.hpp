@@ -5,11 +5,13 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/gqa_lesson.hpp"
 #include "engine/lessons/kv_cache_lesson.hpp"
 #include "engine/lessons/lesson_math.hpp"
 #include "engine/lessons/multihead.hpp"
 #include "engine/lessons/online_softmax_lesson.hpp"
 #include "engine/lessons/precision.hpp"
+#include "engine/lessons/rope_lesson.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/trainer.hpp"
 
@@ -116,6 +118,14 @@ struct TrainInductionNumbers {
   std::vector<int> probe;
 };
 
+struct RopeNumbers {
+  RopeLesson lesson;
+};
+
+struct GqaNumbers {
+  GqaLesson lesson;
+};
+
 // "What the KV cache holds" (kv_cache_lesson.hpp), on the lesson's built-in model: the pipeline's
 // last row from the cached K and V alone against the whole computation, then the model's cache.
 struct KvCacheNumbers {
@@ -123,14 +133,16 @@ struct KvCacheNumbers {
   double last_row_difference = 0;  // the largest |output| difference of the pipeline's last row
   CacheCheck check;
   CacheCost cost;               // measured when the detail asks
-  std::vector<CacheSize> sizes; // the lesson's model first, then the lesson's shapes
+  long long context = 0;           // the context the caches are sized for (lesson.context)
+  std::vector<KvCacheRow> caches;  // the lesson's model first, then lesson.kv_configs (gqa_lesson.hpp)
   ExposureBias exposure;
 };
 
 using LessonNumbers =
     std::variant<PlainNumbers, WorkedExampleNumbers, CompareScalingNumbers, ScalingLabNumbers, MultiHeadNumbers,
                  SelfCrossNumbers, MaskFamilyNumbers, TemperatureNumbers, NormalizersNumbers, PrecisionNumbers,
-                 GeometryNumbers, CostNumbers, OnlineSoftmaxNumbers, ModelHeadsNumbers, TrainInductionNumbers, KvCacheNumbers>;
+                 GeometryNumbers, CostNumbers, OnlineSoftmaxNumbers, ModelHeadsNumbers, TrainInductionNumbers,
+                 RopeNumbers, GqaNumbers, KvCacheNumbers>;
 
 struct LessonDetail {
   // false leaves out the costly parts a lesson's text does not quote: the d_k sweep of a

@@ -2,7 +2,7 @@
 // see generate.hpp.
 #include "engine/model/generate.hpp"
 
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "engine/model/decoder_blocks.hpp"
 
 #include <algorithm>

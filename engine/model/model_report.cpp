@@ -3,7 +3,7 @@
 #include "engine/model/model_report.hpp"
 
 #include "engine/io/atomic_file.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include "engine/model/decoder_model.hpp"
 #include "engine/model/generate.hpp"

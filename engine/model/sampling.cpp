@@ -2,7 +2,7 @@
 #include "engine/model/sampling.hpp"
 
 #include "engine/attention/matrix.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -10,7 +10,7 @@
 // [SECTION] the model in memory: forward, head kinds, lift, save
 // [SECTION] the gradient checks' access
 #include "engine/model/trainer.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/model/decoder_model.hpp"

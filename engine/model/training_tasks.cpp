@@ -3,7 +3,7 @@
 #include "engine/model/training_tasks.hpp"
 
 #include "engine/attention/matrix.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -8,6 +8,7 @@
 // [SECTION] Text and tokens
 // [SECTION] The grid and the enlarged head
 // [SECTION] Keyboard, the window
+#include "engine/text/text_format.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
 #include "gui/model/generate_panel.hpp"
@@ -49,6 +50,22 @@ void cell_tooltip(const AppState& state, int layer, int head, int i, int j) {
 }
 
 // [SECTION] Opening: the open row, and where to find GPT-2 when none is open
+
+// Grouped-query models: the query heads that read one K/V head stand together, a gap between groups.
+bool grouped(const model::ModelConfig& cfg) { return cfg.n_kv_head < cfg.n_head; }
+
+// "llama · 30 layers × 9 query heads over 3 K/V heads · d_head 64 · RoPE θ 100000 · window 4096".
+std::string model_shape_line(const model::ModelConfig& cfg) {
+  std::string s = cfg.family + " · " + std::to_string(cfg.n_layer) + " layers × " + std::to_string(cfg.n_head) +
+                  (grouped(cfg) ? " query heads over " + std::to_string(cfg.n_kv_head) + " K/V head" +
+                                      (cfg.n_kv_head == 1 ? "" : "s")
+                                : std::string(cfg.n_head == 1 ? " head" : " heads")) +
+                  " · d_head " + std::to_string(cfg.d_head);
+  if (cfg.positions == model::PositionKind::Rope) s += " · RoPE θ " + significant(cfg.rope_theta, 7);
+  else s += " · learned positions";
+  if (cfg.sliding_window) s += " · window " + std::to_string(cfg.sliding_window);
+  return s;
+}
 
 void draw_open_row(AppState& state) {
   ModelUi& m = state.model;
@@ -122,21 +139,46 @@ void draw_text_and_tokens(AppState& state) {
 
 // [SECTION] The grid and the enlarged head
 
+float head_x(const model::ModelConfig& cfg, int h, float side, float gap) {
+  return static_cast<float>(h) * (side + gap) + (grouped(cfg) ? static_cast<float>(cfg.kv_group(h)) * gap : 0.0f);
+}
+
+// The heads' names along the top, under their K/V group's name when groups are shared.
+void draw_head_labels(const model::ModelConfig& cfg, ImVec2& origin, float label_w, float side, float gap) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  if (grouped(cfg)) {
+    const int per_group = cfg.n_head / cfg.n_kv_head;
+    for (int g = 0; g < cfg.n_kv_head; ++g) {
+      const float x0 = origin.x + label_w + head_x(cfg, g * per_group, side, gap);
+      const float x1 = origin.x + label_w + head_x(cfg, (g + 1) * per_group - 1, side, gap) + side;
+      const std::string t = "K/V " + std::to_string(g);
+      dl->AddText(ImVec2(x0, origin.y), dim, t.c_str());
+      dl->AddLine(ImVec2(x0, origin.y + fs * 1.1f), ImVec2(x1, origin.y + fs * 1.1f), dim);
+    }
+    origin.y += fs * 1.3f;
+  }
+  for (int h = 0; h < cfg.n_head; ++h) {
+    const std::string t = "H" + std::to_string(h);
+    dl->AddText(ImVec2(origin.x + label_w + head_x(cfg, h, side, gap), origin.y), dim, t.c_str());
+  }
+  origin.y += fs * 1.2f;
+}
+
 void draw_grid(AppState& state, const Colormap& map) {
   ModelUi& m = state.model;
   const auto& cfg = m.model->config();
   const float fs = ImGui::GetFontSize();
   const float label_w = ImGui::CalcTextSize("L00").x + fs * 0.4f;
   const float gap = fs * 0.5f;
-  const float side = std::clamp((ImGui::GetContentRegionAvail().x - label_w) / static_cast<float>(cfg.n_head) - gap, fs * 2.5f, fs * 9.0f);
+  const float columns = static_cast<float>(cfg.n_head) + (grouped(cfg) ? static_cast<float>(cfg.n_kv_head - 1) * gap / (fs * 2.5f) : 0.0f);
+  const float side = std::clamp((ImGui::GetContentRegionAvail().x - label_w) / columns - gap, fs * 2.5f, fs * 9.0f);
   const float small = fs * 0.72f;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 origin = ImGui::GetCursorScreenPos();
-  for (int h = 0; h < cfg.n_head; ++h) {
-    const std::string t = "H" + std::to_string(h);
-    dl->AddText(ImVec2(origin.x + label_w + static_cast<float>(h) * (side + gap), origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), t.c_str());
-  }
-  origin.y += fs * 1.2f;
+  const float top = origin.y;
+  draw_head_labels(cfg, origin, label_w, side, gap);
   const float row_h = side + small * 1.3f + gap;
   const int blocks = std::max(4, static_cast<int>(side / 3.0f));
   for (int l = 0; l < cfg.n_layer; ++l) {
@@ -144,7 +186,7 @@ void draw_grid(AppState& state, const Colormap& map) {
     const std::string t = "L" + std::to_string(l);
     dl->AddText(ImVec2(origin.x, y + side * 0.5f - fs * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), t.c_str());
     for (int h = 0; h < cfg.n_head; ++h) {
-      const ImVec2 at(origin.x + label_w + static_cast<float>(h) * (side + gap), y);
+      const ImVec2 at(origin.x + label_w + head_x(cfg, h, side, gap), y);
       const auto& A = m.run->trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
       const auto [i, j] = draw_attention_map(A, at, side, blocks, map, palette(state.view).error);
       const model::HeadVerdict& v = m.run->kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
@@ -172,7 +214,8 @@ void draw_grid(AppState& state, const Colormap& map) {
       }
     }
   }
-  ImGui::Dummy(ImVec2(label_w + static_cast<float>(cfg.n_head) * (side + gap), fs * 1.2f + static_cast<float>(cfg.n_layer) * row_h));
+  ImGui::Dummy(ImVec2(label_w + head_x(cfg, cfg.n_head - 1, side, gap) + side + gap,
+                      origin.y - top + static_cast<float>(cfg.n_layer) * row_h));
 }
 
 void draw_enlarged(AppState& state, const Colormap& map) {
@@ -237,8 +280,9 @@ void draw_model_window(AppState& state, Services& services) {
     return;
   }
   const auto& cfg = m.model->config();
-  ImGui::Text("%s · %d layers × %d heads · d_head %d · %zu tokens", m.model->display_name().c_str(), cfg.n_layer, cfg.n_head, cfg.d_head,
-              m.ids.size());
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::Text("%s · %s · %zu tokens", m.model->display_name().c_str(), model_shape_line(cfg).c_str(), m.ids.size());
+  ImGui::PopTextWrapPos();
   ImGui::SameLine();
   ImGui::TextDisabled("%s", m.path.c_str());
   if (ImGui::TreeNode("Open another model")) {

@@ -10,7 +10,7 @@
 // [SECTION] run_gui
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/matrix_io.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "engine/lessons/presets.hpp"
 #include "gui/state/generate_actions.hpp"
 #include "gui/state/model_actions.hpp"

@@ -6,7 +6,7 @@
 #include "engine/attention/attention.hpp"
 #include "engine/attention/stage.hpp"
 #include "engine/gpu/backend_choice.hpp"
-#include "engine/io/export.hpp"
+#include "engine/figures/export.hpp"
 #include "engine/attention/overflow_notes.hpp"
 #include "engine/lessons/scaling.hpp"
 #include "engine/io/scenario.hpp"
@@ -48,6 +48,9 @@ const char* dim_name(Dim d);  // "n", "m", "d_k", "d_v"
 struct Document {
   Scenario scenario;
   bool self_attention = true;  // K and V rows follow Q's tokens: m = n, key tokens = query tokens
+  // The rotation's settings while RoPE is off, so that turning it back on brings back a model's θ,
+  // scaling and positions (a lifted head) rather than the defaults.
+  std::optional<RopeSettings> rope_when_off;
 };
 
 // One entry of the undo or redo stack: the document as it was before (undo) or after (redo)

@@ -6,6 +6,7 @@
 #include "engine/model/hf_cache.hpp"
 #include "engine/model/model_report.hpp"
 #include "engine/model/weight_files.hpp"
+#include "support/test_support.hpp"
 
 #include "support/random_decoder.hpp"
 
@@ -24,14 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using attnlab::test::error_of;
 
 TEST(ModelConfig, LlamaDefaultsAndFields) {
   const ModelConfig c = parse_model_config(llama_json(), "config.json");

@@ -6,6 +6,7 @@
 #include "engine/model/model_report.hpp"
 #include "engine/model/trainer.hpp"
 #include "engine/model/training_tasks.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,14 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using attnlab::test::error_of;
 
 // [SECTION] tasks
 
