@@ -42,7 +42,7 @@ Runner add_models_command(CLI::App& app) {
 Runner add_model_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("model", "Run a language model on a text: every head's attention, its kind, the next tokens");
   struct Args {
-    std::string model, text, ids, save, format = "text";
+    std::string model, text, ids, save, link, format = "text";
     int layer = -1, head = -1, top = 10;
     bool have_text = false, force = false, timing = false;
     GenerateArgs generate;
@@ -56,7 +56,8 @@ Runner add_model_command(CLI::App& app) {
   cmd->add_option("--ids", a->ids, "Token ids instead of text: 15496,995");
   cmd->add_option("--layer", a->layer, "Layer L (from 0): adds that head's q, k, v");
   cmd->add_option("--head", a->head, "Head H (from 0), with --layer");
-  cmd->add_option("--top", a->top, "How many next tokens to list (default 10)");
+  cmd->add_option("--top", a->top, "How many next tokens (and with --link, heads) to list (default 10)");
+  cmd->add_option("--link", a->link, "I,J: rank every head by its weight from query token I to key token J (0-based, J ≤ I)");
   cmd->add_option("--save", a->save, "Write the model's files to DIR");
   cmd->add_flag("--force", a->force, "With --save: replace existing files");
   cmd->add_option("--format", a->format, "json | text")->check(CLI::IsMember({"json", "text"}));
@@ -64,7 +65,7 @@ Runner add_model_command(CLI::App& app) {
   cmd->add_flag("--timing", a->timing,
                 "Also print the load and forward times, the forward's matrix-product GFLOP/s and its fraction of the FMA peak, and with "
                 "--generate the milliseconds per generated token against running the whole sequence again (stderr)");
-  return [a]() {
+  return [a, cmd]() {
     if (a->have_text == !a->ids.empty()) throw InputError("give the input as --text TEXT or as --ids I,J,…, one of them");
     if ((a->layer >= 0 || a->head >= 0) != (a->layer >= 0 && a->head >= 0) || a->layer < -1 || a->head < -1) {
       throw InputError("--layer L and --head H go together, both from 0");
@@ -82,6 +83,12 @@ Runner add_model_command(CLI::App& app) {
     } else {
       ids = model::parse_ids(a->ids, "--ids");
       m->check_ids(ids, "--ids");
+    }
+    const bool link = cmd->count("--link") > 0;
+    std::pair<int, int> link_at{-1, -1};
+    if (link) {
+      link_at = model::parse_link(a->link, "--link");
+      model::check_link(link_at.first, link_at.second, static_cast<int>(ids.size()), "--link");
     }
     model::ForwardOptions opt;
     opt.qkv_layer = a->layer;
@@ -103,8 +110,16 @@ Runner add_model_command(CLI::App& app) {
       run.kinds = model::classify_heads(run.trace);
     }
     if (!a->save.empty()) m->save(a->save, a->force);
-    if (a->format == "json") model::write_model_json(std::cout, *m, run, a->layer, a->head);
-    else model::write_model_text(std::cout, *m, run, a->layer, a->head);
+    if (link) run.links = model::rank_head_links(run.trace, link_at.first, link_at.second);
+    if (a->format == "json") {
+      model::write_model_json(std::cout, *m, run, a->layer, a->head);
+    } else {
+      model::write_model_text(std::cout, *m, run, a->layer, a->head);
+      if (!run.links.empty()) {
+        model::write_links_text(std::cout, run.links, a->top, m->token_text(ids[static_cast<std::size_t>(link_at.first)]),
+                                m->token_text(ids[static_cast<std::size_t>(link_at.second)]), link_at.first, link_at.second);
+      }
+    }
     std::cout.flush();
     if (!std::cout) throw InputError("standard output: writing failed");
     return kExitOk;

@@ -51,11 +51,12 @@ ModelRun run_model(const LanguageModel& model, const std::vector<int>& ids, cons
 
 std::vector<std::vector<HeadVerdict>> classify_heads(const ForwardTrace& trace) {
   std::vector<std::vector<HeadVerdict>> kinds;
+  const TokenRepeats repeats = token_repeats(trace.ids);
   for (const auto& layer : trace.heads) {
     auto& row = kinds.emplace_back();
     for (const auto& h : layer) {
       if (h.weights.size() == 0) return {};
-      row.push_back(classify_head(h.weights, trace.ids));
+      row.push_back(classify_head(h.weights, repeats));
     }
   }
   return kinds;
@@ -154,6 +155,7 @@ void write_model_json(std::ostream& out, const LanguageModel& model, const Model
     matrix_compact(out, h.v);
   }
   if (!run.generated.empty()) write_generated_json(out, model, run.generated);
+  if (!run.links.empty()) write_links_json(out, run.links);
   out << "\n}\n";
 }
 

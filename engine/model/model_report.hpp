@@ -5,6 +5,7 @@
 
 #include "engine/io/scenario.hpp"
 #include "engine/model/head_kinds.hpp"
+#include "engine/model/head_links.hpp"
 #include "engine/model/language_model.hpp"
 #include "engine/model/sampling.hpp"
 
@@ -21,6 +22,7 @@ struct ModelRun {
   ForwardTrace trace;
   std::vector<std::vector<HeadVerdict>> kinds;  // [layer][head]; empty when weights were not kept
   std::vector<DrawnToken> generated;            // --generate: the tokens written, the last of trace.ids (generate.hpp)
+  std::vector<HeadLink> links;                  // --link: every head by its weight from one token to another (head_links.hpp)
 };
 
 // Runs the forward pass and classifies every head (when the weights are kept).

@@ -6,7 +6,8 @@
 // node tests/web/page_test.mjs CASE --page build-web/attnlab.html --chromium /usr/bin/chromium
 //      [--desktop build/app/attnlab] [--source-dir .]
 // Cases: ready, heatmap-colours, scale-click, walkthrough-space, scenario-picker, csv-download,
-//        session-reload, preset-causal-six, bad-link, training, induction-lesson, model-picker.
+//        session-reload, preset-causal-six, bad-link, training, induction-lesson, model-picker,
+//        monkey [--seed S] [--seconds T] (random pointer and key events: docs/ROBUSTNESS.md).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -132,6 +133,92 @@ async function waitDownload(name) {
     await new Promise((r) => setTimeout(r, 100));
   }
   fail(`no download named ${name} arrived`);
+}
+
+// The browser's monkey (docs/ROBUSTNESS.md, issue 38; the desktop's is app/gui/shell/monkey.cpp):
+// from a seed, random pointer and key events for a fixed time. Half the pointer's targets are the
+// labelled items the app drew last frame (menus, buttons, fields), the rest anywhere on the page.
+// The keys are the app's shortcuts, the walk-through's and the Model window's keys, editing keys,
+// digits and undo/redo; not F5 or Ctrl+O/S, which the browser itself may take.
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const MONKEY_KEYS = ['KeyS', 'BracketLeft', 'BracketRight', 'Digit0', 'KeyM', 'KeyP', 'KeyT', 'KeyI', 'KeyB', 'KeyC',
+  'Escape', 'F1', 'F2', 'Space', 'Space', 'ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'PageUp', 'PageDown',
+  'Enter', 'Enter', 'Backspace', 'Delete', 'Tab', 'Home', 'End', 'Digit1', 'Digit2', 'Digit5', 'Digit9', 'Period', 'Minus'];
+const MONKEY_CHORDS = [['Control', 'KeyZ'], ['Control', 'KeyZ'], ['Control', 'KeyY'], ['Control', 'Shift', 'KeyZ'],
+  ['Control', 'KeyA'], ['Shift', 'Tab']];
+
+async function monkey(page, seed, seconds) {
+  const random = mulberry32(seed);
+  const below = (n) => Math.floor(random() * n);
+  const anywhere = () => [random() * WIDTH, random() * HEIGHT];
+  const target = async () => {
+    if (random() < 0.5) {
+      const drawn = (await items(page)).filter((it) => it.x1 > it.x0 && it.y1 > it.y0);
+      if (drawn.length) {
+        const it = drawn[below(drawn.length)];
+        return [it.x0 + random() * (it.x1 - it.x0), it.y0 + random() * (it.y1 - it.y0)];
+      }
+    }
+    return anywhere();
+  };
+  const log = [];
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    const r = random();
+    if (r < 0.35) {
+      const [x, y] = await target();
+      const button = random() < 0.1 ? 'right' : 'left';
+      const count = random() < 0.1 ? 2 : 1;
+      const shift = random() < 0.1;
+      log.push(`${count === 2 ? 'double-' : ''}${shift ? 'shift-' : ''}${button} click ${x.toFixed(0)},${y.toFixed(0)}`);
+      await page.mouse.move(x, y);
+      await frames(page, 1);
+      if (shift) await page.keyboard.down('Shift');
+      await page.mouse.click(x, y, { button, count });
+      if (shift) await page.keyboard.up('Shift');
+    } else if (r < 0.45) {
+      const [x0, y0] = await target();
+      const [x1, y1] = random() < 0.5 ? await target() : [x0 + (random() - 0.5) * 400, y0 + (random() - 0.5) * 300];
+      log.push(`drag ${x0.toFixed(0)},${y0.toFixed(0)} to ${x1.toFixed(0)},${y1.toFixed(0)}`);
+      await page.mouse.move(x0, y0);
+      await page.mouse.down();
+      await frames(page, 1);
+      await page.mouse.move(x1, y1, { steps: 4 });
+      await frames(page, 1);
+      await page.mouse.up();
+    } else if (r < 0.55) {
+      const [x, y] = await target();
+      const deltaY = (below(3) + 1) * 120 * (random() < 0.5 ? 1 : -1);
+      log.push(`wheel ${deltaY} at ${x.toFixed(0)},${y.toFixed(0)}`);
+      await page.mouse.move(x, y);
+      await page.mouse.wheel({ deltaY });
+    } else if (r < 0.85) {
+      const chord = random() < 0.25 ? MONKEY_CHORDS[below(MONKEY_CHORDS.length)] : [MONKEY_KEYS[below(MONKEY_KEYS.length)]];
+      log.push(`key ${chord.join('+')}`);
+      for (const k of chord) await page.keyboard.down(k);
+      await frames(page, 1);
+      for (const k of [...chord].reverse()) await page.keyboard.up(k);
+    } else {
+      const alphabet = '0123456789.-+e abxyé';
+      let text = '';
+      for (let k = below(6) + 1; k > 0; --k) text += alphabet[below(alphabet.length)];
+      log.push(`type "${text}"`);
+      await page.keyboard.type(text);
+    }
+    await frames(page, 1 + below(2));
+    if (problems.length) break;
+  }
+  return log;
 }
 
 const cases = {
@@ -377,6 +464,25 @@ const cases = {
     const lay = await layout(page);
     if (lay.model.layers !== 2) fail(`the Model window opened a model of ${lay.model.layers} layers, not the 2 of induction`);
     if (lay.model.error) fail(`the Model window says: ${lay.model.error}`);
+  },
+
+  // Random use for a fixed time: no console error or exception, and the app still answers after it
+  // (attnlab: ready, its layout read-out, new frames).
+  async monkey(browser) {
+    const seed = Number(option('--seed', '38'));
+    const seconds = Number(option('--seconds', '40'));
+    const page = await open(browser);
+    const log = await monkey(page, seed, seconds);
+    const last = () => log.slice(-15).join('\n');
+    if (problems.length) fail(`after ${log.length} actions (seed ${seed}), the last ones:\n${last()}\n${problems.join('\n')}`);
+    await Promise.race([frames(page, 3), new Promise((_, reject) => setTimeout(() => reject(new Error(
+      `the page drew no frame after ${log.length} actions (seed ${seed}); the last ones:\n${last()}`)), 20000))]);
+    const ready = await page.evaluate(() => window.attnlabReady === true);
+    const lay = await layout(page);
+    if (!ready || !(lay.document.n > 0 && lay.document.m > 0)) {
+      fail(`the app no longer answers after ${log.length} actions (seed ${seed}): ready ${ready}, ${JSON.stringify(lay.document)}`);
+    }
+    console.log(`web monkey: ${log.length} actions in ${seconds} s from seed ${seed}, still ready on "${lay.document.title}"`);
   },
 
   // A link whose #scenario= is not base64url says so in place, and the app still runs.

@@ -8,6 +8,7 @@
 #include "gui/state/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
+#include <GLFW/glfw3.h>
 #include <imgui_stdlib.h>
 
 #include <algorithm>
@@ -100,6 +101,9 @@ void draw_file_dialog(AppState& state, Services& services) {
   ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
                           ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   if (!ImGui::BeginPopupModal("##file_dialog", nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
+  // Esc closes it as Cancel does, unless it was ending an edit of the folder or the name (it reverts
+  // the field then: WantTextInput still tells of the last frame's field).
+  const bool escape = ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !ImGui::GetIO().WantTextInput;
   ImGui::TextUnformatted(title_of(d.purpose));
   ImGui::SetNextItemWidth(-1);
   ImGui::InputText("##dir", &d.directory);
@@ -137,7 +141,7 @@ void draw_file_dialog(AppState& state, Services& services) {
                      d.purpose == FilePurpose::SaveTrainedModel;
   const bool ok = ImGui::Button(saves ? "Save" : "Open");
   ImGui::SameLine();
-  if (ImGui::Button("Cancel")) {
+  if (ImGui::Button("Cancel") || escape) {
     d.purpose = FilePurpose::None;
     ImGui::CloseCurrentPopup();
   }

@@ -150,7 +150,7 @@ void handle_drag(AppState& state, const Plane& pl, const GeometryView& g, bool h
     const int kind = static_cast<int>(*ui.drag_kind), idx = ui.drag_index;
     apply(state, kDragNames[kind], [&](Document& d) {
       Matrix& M = kind == 0 ? d.scenario.Q : kind == 1 ? d.scenario.K : d.scenario.V;
-      if (idx < M.rows()) {
+      if (idx < M.rows() && M.cols() >= 2) {  // the plane is the shown result's: the document may have moved on
         M(idx, 0) = static_cast<float>(p[0]);
         M(idx, 1) = static_cast<float>(p[1]);
       }

@@ -131,8 +131,9 @@ void draw_task(AppState& state, Services& services) {
   text_wrapped("That second head is the one in the pipeline, made by hand: its keys hold the symbol before, its queries their own. "
                "\"Query, Key, Value\" asks what a model learns: \"at this position, what query best retrieves useful past context?\" "
                "Press Space to let a model find these two heads by gradient descent.");
-  if (state.doc.scenario.lesson.view != LessonView::TrainInduction || !state.results.has_result) return;
-  const Scenario& s = state.doc.scenario;
+  // The hand-made head is the shown result's document (the live one may have moved on).
+  const Scenario& s = shown_scenario(state);
+  if (s.lesson.view != LessonView::TrainInduction || !state.results.has_result) return;
   const auto ql = display_tokens(s.query_tokens, s.Q.rows()), kl = display_tokens(s.key_tokens, s.K.rows());
   const float side = std::min(ImGui::GetContentRegionAvail().y - fs * 0.5f, ImGui::GetContentRegionAvail().x * 0.45f);
   if (side < fs * 5) return;
@@ -222,7 +223,7 @@ void draw_lifted(AppState& state, Services& services, int step) {
                              "the symbol that came next: the stripe parallel to the diagonal. Its key was written by the previous-token "
                              "head below it, exactly the hand-made head of the first step. Ctrl+Z returns to layer 0's head.");
   }
-  const Scenario& s = state.doc.scenario;
+  const Scenario& s = shown_scenario(state);
   if (!state.results.has_result || state.results.result.weights.rows() != s.Q.rows()) return;
   const auto ql = display_tokens(s.query_tokens, s.Q.rows()), kl = display_tokens(s.key_tokens, s.K.rows());
   const ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -45,7 +45,7 @@ void refresh_lesson_text(AppState& state) {
   const Scenario& s = shown_scenario(state);
   try {
     const nlohmann::ordered_json values = state.results.has_result ? lesson_values(s, state.results.result) : nlohmann::ordered_json::object();
-    ui.text = render_lesson_text(state.doc.scenario, values, ui.origin.edited);
+    ui.text = render_lesson_text(s, values, ui.origin.edited);
   } catch (const InputError& e) {
     ui.text = RenderedLesson{};
     ui.text_error = e.what();

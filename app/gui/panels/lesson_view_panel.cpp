@@ -59,7 +59,8 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
     return;
   }
   state.lesson.induction_active = false;  // another document: the lesson starts over when opened again
-  if (const LessonViewFn draw = lesson_view_drawer(state.doc.scenario.lesson.view)) {
+  // The shown result's lesson: its numbers are what the view draws (the document may be a step ahead).
+  if (const LessonViewFn draw = lesson_view_drawer(shown_scenario(state).lesson.view)) {
     draw(state, services);
     return;
   }

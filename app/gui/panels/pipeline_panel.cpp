@@ -405,6 +405,8 @@ void draw_arrow(const AppState& state, const Services& services, const DrawnRect
 }
 
 // Hover feeds the explain panel; a click selects (and, shift or a custom mask, blocks) the cell.
+// A cell of a result the document has moved on from (an edit earlier in this frame) only selects:
+// its row and column may name another cell of the document, or none.
 void handle_events(AppState& state, const HeatmapEvents (&events)[4]) {
   const bool shift = ImGui::GetIO().KeyShift;
   for (const HeatmapEvents& ev : events) {
@@ -413,7 +415,7 @@ void handle_events(AppState& state, const HeatmapEvents (&events)[4]) {
     state.pipeline.selected = ev.clicked;
     state.focus_panel = "Explain a cell";
     const bool maskable = ev.clicked.stage != Stage::Output;
-    if (maskable && (shift || state.doc.scenario.options.mask.kind == MaskKind::Custom)) {
+    if (maskable && result_is_current(state) && (shift || state.doc.scenario.options.mask.kind == MaskKind::Custom)) {
       actions::toggle_blocked(state, ev.clicked.row, ev.clicked.col);
     }
   }

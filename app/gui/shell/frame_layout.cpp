@@ -15,6 +15,8 @@
 #include "gui/state/edits.hpp"
 #include "engine/text/text_format.hpp"
 
+#include <imgui_internal.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -142,17 +144,31 @@ void refresh_style(AppState& state, Services& services) {
   set_style(state.view, state.small_screen, services.fonts);
 }
 
-// The work before anything is drawn: the style, the keys, dropped files, a recompute, the
-// training thread's news (whether or not its window is open: the induction lesson trains with it too).
+// ImGui 1.86 keeps a text field's undo history when the field is clicked again (its own FIXME in
+// InputTextEx), even where the app has changed the text in between: the file dialog's "../", a cell
+// typed into again after an undo, the sandboxed folder of the monkey test. Ctrl+Z or Ctrl+Y then
+// replays an edit at a place past the new text's end: ImGui's assert aborts the app (Debian builds
+// it with asserts on), or without it the edit writes past the text. Forgetting the history of a
+// field no longer being edited makes each click into a field start from the text it shows.
+void forget_inactive_text_edit() {
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  if (g.InputTextState.ID != 0 && g.InputTextState.ID != g.ActiveId) g.InputTextState.ID = 0;
+}
+
+// The work before anything is drawn: the style, the keys, dropped files, the training thread's news
+// (whether or not its window is open: the induction lesson trains with it too), then a recompute:
+// whatever of these changes the document (a head the training lifted into the lab) is computed in
+// this frame, instead of the whole frame showing the last result under the new document.
 void start_frame(AppState& state, Services& services) {
   refresh_style(state, services);
+  forget_inactive_text_edit();
   state.pipeline.hovered = CellRef{};
   handle_shortcuts(state, services);
   const std::vector<std::string> dropped = std::move(state.dropped_files);
   state.dropped_files.clear();
   for (const std::string& p : dropped) open_dropped_file(state, p);
-  recompute_if_needed(state, services);
   poll_training(state);
+  recompute_if_needed(state, services);
 }
 
 // The menus from the registry, and the document's title at the bar's right end when it fits.

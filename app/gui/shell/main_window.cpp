@@ -22,6 +22,7 @@
 #include "gui/shell/backend_menu.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/shell/gui_command.hpp"
+#include "gui/shell/monkey.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/history.hpp"
@@ -43,6 +44,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -352,6 +354,7 @@ struct GuiRun {
   GLFWwindow* window = nullptr;
   std::unique_ptr<HeatmapRenderer> renderer;
   Loop loop;
+  std::unique_ptr<Monkey> monkey;  // ATTNLAB_GUI_MONKEY: random input instead of the user's (monkey.hpp)
 };
 
 // One frame: the UI, the GL draw, a requested window screenshot, and in --screenshot mode the PNG
@@ -364,7 +367,7 @@ bool run_frame(GuiRun& run) {
   Loop& loop = run.loop;
   const bool shooting = !options.screenshot.empty();
   run.platform.before_frame(state);
-  if (shooting || loop.busy_frames > 0) glfwPollEvents();
+  if (shooting || loop.busy_frames > 0 || run.monkey) glfwPollEvents();
   // A streaming run's progress: 10 updates a second; a model training: its curve at 30 frames a second.
   else glfwWaitEventsTimeout(training_busy(state.training) ? 1.0 / 30 : state.results.job ? 0.1 : 0.5);
   const auto t0 = std::chrono::steady_clock::now();
@@ -373,6 +376,7 @@ bool run_frame(GuiRun& run) {
   // A clock that has not moved since the last frame (headless Chromium's virtual time; a coarse
   // timer) gives a zero DeltaTime, which ImGui refuses: count it as a very short frame instead.
   if (!(ImGui::GetIO().DeltaTime > 0.0f)) ImGui::GetIO().DeltaTime = 1e-4f;
+  if (run.monkey) run.monkey->feed(state);
   ImGui::NewFrame();
   draw_app(state, services);
   recovery_tick(state, services.config_dir, glfwGetTime());
@@ -416,7 +420,7 @@ bool run_frame(GuiRun& run) {
   loop.last_print = print;
   run.platform.after_frame(state, services, loop.frame_ms.size(),
                            [&] { return layout_json(state, static_cast<float>(fw) / std::max(ImGui::GetIO().DisplaySize.x, 1.0f)); });
-  return !last;
+  return !last && !(run.monkey && run.monkey->finished());
 }
 
 // Saves the session (which then holds the work, so the recovery file goes unless its offer is still
@@ -450,6 +454,7 @@ int finish_run(GuiRun& run) {
   } else {
     save_session_now(run);
   }
+  if (run.monkey) run.monkey->finish(run.state, run.state.quit_requested);
   release_export_preview(run.state);
   run.services.renderer = nullptr;
   run.renderer.reset();
@@ -469,6 +474,7 @@ void start_run(GuiRun& run) {
   const bool shooting = !run.options.screenshot.empty();
   AppState& state = run.state;
   Services& services = run.services;
+  if (std::optional<MonkeyOptions> monkey = monkey_from_env()) run.monkey = std::make_unique<Monkey>(std::move(*monkey));
   state.platform = run.platform.traits();
   services.backend = make_cpu_backend();
   start_document(state, services, run.geometry, run.options, run.lock);

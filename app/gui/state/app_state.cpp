@@ -26,6 +26,10 @@ const Scenario& shown_scenario(const AppState& s) {
   return s.results.computed_doc ? s.results.computed_doc->scenario : s.doc.scenario;
 }
 
+bool result_is_current(const AppState& s) {
+  return s.results.has_result && s.results.computed_doc && s.results.computed_version == s.doc_version;
+}
+
 std::vector<std::string> query_labels(const Scenario& s) { return display_tokens(s.query_tokens, s.Q.rows()); }
 
 std::vector<std::string> key_labels(const Scenario& s) { return display_tokens(s.key_tokens, s.K.rows()); }

@@ -232,6 +232,7 @@ struct Results {
   // The document the result was computed from. An edit whose computation is refused as bad input
   // (scores that are not a number, sizes that cannot fit) is also rolled back to it.
   std::optional<Document> computed_doc;
+  std::uint64_t computed_version = 0;  // the doc_version of computed_doc (result_is_current)
   BlockGrid blocked;  // n × m, the mask the result was computed with
   std::array<std::pair<double, double>, kStageCount> ranges{};  // finite min/max of each stage
   OverflowNotes overflow;  // why any stage shows ±∞ (float32 overflow), one sentence per kind
@@ -308,6 +309,10 @@ struct AppState {
 // The scenario the shown result was computed from (the live one until a first result): what labels,
 // explanations and exports of the result use, since an edit may already have changed the live one.
 const Scenario& shown_scenario(const AppState& s);
+// Whether the shown result is the live document's: false between an edit and its recompute (for a
+// streamed document, until its run finishes). What changes the document at a cell of the result (a
+// shift-click that blocks it) waits for this; what only reads the result uses shown_scenario.
+bool result_is_current(const AppState& s);
 // The display labels of query rows and key columns (the scenario's, or t1, t2, ...).
 std::vector<std::string> query_labels(const Scenario& s);
 std::vector<std::string> key_labels(const Scenario& s);

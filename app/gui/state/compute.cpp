@@ -21,6 +21,7 @@ void roll_back_to_computed(AppState& state) {
   if (!state.results.computed_doc) return;
   state.doc = *state.results.computed_doc;
   ++state.doc_version;
+  state.results.computed_version = state.doc_version;
   state.history.merge_key.clear();
   state.error += "; the edit was not applied";
 }
@@ -42,6 +43,7 @@ void poll_job(AppState& state) {
   state.results.result = std::move(*r);
   state.results.has_result = true;
   state.results.computed_doc = std::exchange(state.results.job_doc, std::nullopt);
+  state.results.computed_version = job->doc_version();
   ++state.results.result_version;
   state.results.last_compute_ms = job->elapsed_ms();
   state.results.backend_description = job->description();
@@ -100,6 +102,7 @@ void recompute_if_needed(AppState& state, Services& services) {
     state.results.has_result = true;
     ++state.results.result_version;
     state.results.computed_doc = state.doc;
+    state.results.computed_version = state.doc_version;
   } catch (const InputError& e) {
     state.error = e.what();
     roll_back_to_computed(state);

@@ -147,7 +147,7 @@ void lift_chosen_head(AppState& state) {
 }
 
 std::string model_banner(const AppState& state) {
-  const std::string& title = state.doc.scenario.title;
+  const std::string& title = shown_scenario(state).title;
   const auto& lifted = state.model.lifted_titles;
   return std::find(lifted.begin(), lifted.end(), title) != lifted.end() ? title : std::string();
 }

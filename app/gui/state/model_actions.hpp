@@ -33,8 +33,8 @@ void step_head(ModelUi& m, int step);
 // document (one undoable action) and closes the Model window so the pipeline shows. The banner is
 // the lifted title while the document is it.
 void lift_chosen_head(AppState& state);
-// The banner over the pipeline, "GPT-2 · layer 5 · head 1", or empty when the document is no
-// lifted head.
+// The banner over the pipeline, "GPT-2 · layer 5 · head 1", or empty when the shown result is no
+// lifted head (shown_scenario: it labels the pipeline, which may be a frame behind the document).
 std::string model_banner(const AppState& state);
 
 }  // namespace attnlab::gui

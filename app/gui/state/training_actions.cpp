@@ -251,7 +251,7 @@ std::string trained_model_name(const TrainingUi& t) {
 }
 
 std::string training_banner(const AppState& state) {
-  const std::string& title = state.doc.scenario.title;
+  const std::string& title = shown_scenario(state).title;
   const auto& lifted = state.training.lifted_titles;
   return std::find(lifted.begin(), lifted.end(), title) != lifted.end() ? title : std::string();
 }

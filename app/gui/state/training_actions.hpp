@@ -54,8 +54,8 @@ void save_trained_model(TrainingUi& t, const std::string& dir);
 // else a copy written for this session) opened there on the probe sequence.
 void open_trained_in_model_window(AppState& state);
 
-// The banner over the pipeline while the document is a head lifted from the Training window, or
-// empty.
+// The banner over the pipeline while the shown result is a head lifted from the Training window
+// (shown_scenario, as model_banner), or empty.
 std::string training_banner(const AppState& state);
 // The folder name a save proposes and "Open in the Model window" uses: "induction-step-430".
 std::string trained_model_name(const TrainingUi& t);

@@ -255,7 +255,6 @@ bool TrainingJob::pass(bool wait) {
   std::optional<std::pair<std::string, bool>> save;
   {
     std::unique_lock<std::mutex> lock(request_mutex_);
-    busy_ = false;
     const auto may_step = [&] { return !failed_ && !cancel_ && !trainer.finished() && (running_ || steps_wanted_ > 0); };
     const auto has_work = [&] { return quit_ || lift_request_ || save_request_ || may_step(); };
     // Before waiting, say where the model stands: paused, finished, cancelled (or still running),
@@ -269,6 +268,8 @@ bool TrainingJob::pass(bool wait) {
                                      : TrainingPhase::Paused);
       lock.lock();
     }
+    // Idle only now: whoever sees idle() and then polls gets the maps and phase just published.
+    busy_ = false;
     if (wait) wake_.wait(lock, has_work);
     if (quit_) return false;
     if (!has_work()) return false;  // the browser's frame: nothing to do now

@@ -98,6 +98,9 @@ protected:
       }
     }
   }
+  int positions() const { return state.model.model->config().n_ctx; }
+  // The tokens the model's positions leave after the text.
+  int room() const { return positions() - static_cast<int>(state.model.ids.size()); }
   // Whatever the draws, the window's text, tokens, sequence and run agree.
   void expect_consistent() {
     const ModelUi& m = state.model;
@@ -182,7 +185,7 @@ TEST_F(GeneratePanel, StopKeepsTheTokensWrittenAtAnyMoment) {
   for (int when : {0, 1, 3}) {
     set_model_text(m, text_of(kPrompt), true);
     wait();
-    generate_tokens(m, 20, true);
+    generate_tokens(m, room() - 2, true);  // room for two more after the Stops
     ASSERT_TRUE(m.job) << m.error;
     for (int f = 0; f < when && m.job; ++f) frame();
     cancel_model_run(m);  // the Stop button's action
@@ -190,7 +193,7 @@ TEST_F(GeneratePanel, StopKeepsTheTokensWrittenAtAnyMoment) {
     wait();
     EXPECT_FALSE(m.cancelled) << "Stop keeps what was written; it is not a cancelled text";
     EXPECT_GE(m.ids.size(), kPrompt.size());
-    EXPECT_LE(m.ids.size(), kPrompt.size() + 20);
+    EXPECT_LE(static_cast<int>(m.ids.size()), positions());
     EXPECT_TRUE(std::equal(kPrompt.begin(), kPrompt.end(), m.ids.begin()));
     EXPECT_EQ(m.generate.drawn.size(), m.ids.size() - kPrompt.size());
     expect_consistent();
@@ -237,7 +240,8 @@ TEST_F(GeneratePanel, TheSameSeedWritesTheSameText) {
 TEST_F(GeneratePanel, TheBarsFollowTheTemperature) {
   ModelUi& m = state.model;
   const auto& logits = m.run->trace.logits;
-  ASSERT_EQ(logits.size(), 24u);
+  const int vocab = m.model->config().vocab_size;
+  ASSERT_EQ(logits.size(), static_cast<std::size_t>(vocab));
   for (double t : {0.0, 0.5, 1.0, 2.0, 3.0}) {
     m.generate.sampling.temperature = t;
     std::vector<int> ids;
@@ -251,7 +255,7 @@ TEST_F(GeneratePanel, TheBarsFollowTheTemperature) {
       if (t > 0) z += std::exp((l - mx) / t);
       z1 += std::exp(l - mx);
     }
-    for (int id = 0; id < 24; ++id) {
+    for (int id = 0; id < vocab; ++id) {
       const double l = logits[static_cast<std::size_t>(id)];
       const double want = t > 0 ? std::exp((l - mx) / t) / z : (l == mx ? 1.0 : 0.0);
       EXPECT_NEAR(d->drawn[static_cast<std::size_t>(id)], want, 1e-6) << "T " << t << " id " << id;
@@ -296,9 +300,9 @@ TEST_F(GeneratePanel, TypingAtTheEndRunsOnlyTheNewTokens) {
 TEST_F(GeneratePanel, BadRequestsAreRefusedInPlace) {
   ModelUi& m = state.model;
   const auto last_good = m.ids;
-  generate_tokens(m, 36, true);  // the induction model has 36 positions; 14 are taken
+  generate_tokens(m, room() + 1, true);  // one more than the model's positions leave
   EXPECT_NE(m.error.find("positions"), std::string::npos) << m.error;
-  EXPECT_NE(m.error.find("at most 22"), std::string::npos) << m.error;
+  EXPECT_NE(m.error.find("at most " + std::to_string(room())), std::string::npos) << m.error;
   EXPECT_FALSE(m.job);
   EXPECT_EQ(m.ids, last_good);
   frame();
@@ -314,9 +318,9 @@ TEST_F(GeneratePanel, BadRequestsAreRefusedInPlace) {
     EXPECT_NE(m.error.find("waits"), std::string::npos) << m.error;
   }
   wait();
-  generate_tokens(m, 36 - static_cast<int>(m.ids.size()), true);  // exactly to the last position
+  generate_tokens(m, room(), true);  // exactly to the last position
   wait();
-  EXPECT_EQ(m.ids.size(), 36u);
+  EXPECT_EQ(static_cast<int>(m.ids.size()), positions());
   expect_consistent();
 }
 
@@ -379,7 +383,8 @@ TEST_F(KvCacheLesson, TryItWritesTheLessonsDrawsAndMeasureTimesTheOpenModel) {
   window_open(state.view, "Model") = false;
   ASSERT_TRUE(click_in_lesson_view(1, [&] { return state.lesson.cache_cost.has_value(); })) << "no click measured";
   EXPECT_EQ(state.lesson.cache_model, m.model->display_name());
-  EXPECT_EQ(state.lesson.cache_cost->prompt, static_cast<std::int64_t>(std::min<std::size_t>(m.ids.size(), 36 - 3)));
+  EXPECT_EQ(state.lesson.cache_cost->prompt,
+            static_cast<std::int64_t>(std::min<std::size_t>(m.ids.size(), static_cast<std::size_t>(m.model->config().n_ctx - 3))));
   EXPECT_GT(state.lesson.cache_cost->ms_cached, 0);
   EXPECT_GT(state.lesson.cache_cost->ms_whole, 0);
   EXPECT_LT(state.lesson.cache_cost->flops_cached, state.lesson.cache_cost->flops_whole);

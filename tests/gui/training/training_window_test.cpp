@@ -68,12 +68,16 @@ protected:
   bool frames_until(const std::function<bool()>& done) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (std::chrono::steady_clock::now() < deadline) {
+      idle_before_frame = state.training.job && state.training.job->idle();
       frame();
       if (done()) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return false;
   }
+  // Whether the training thread was idle as the last frame began: that frame's poll then had all it
+  // published (the maps and phase of a pause come before idle()).
+  bool idle_before_frame = false;
 };
 
 class TrainingWindow : public ::testing::Test, protected TrainingApp {
@@ -93,7 +97,8 @@ protected:
     stop_training_app();
     fs::remove_all(dir);
   }
-  bool settled() { return state.training.job && state.training.job->idle() && state.training.view.phase != TrainingPhase::Running; }
+  // Nothing stepping, and the view polled since: the window shows where the model stands.
+  bool settled() { return state.training.job && idle_before_frame && state.training.view.phase != TrainingPhase::Running; }
   TrainingView& view() { return state.training.view; }
   fs::path dir;
 };
@@ -192,6 +197,7 @@ TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
   EXPECT_NE(title.find("head 1"), std::string::npos) << title;
   EXPECT_EQ(training_banner(state), title);
   EXPECT_FALSE(window_open(state.view, "Training")) << "the window steps aside for the lab";
+  EXPECT_TRUE(result_is_current(state)) << "the lifted head is computed in the frame that opens it";
   const model::TrainConfig c = small_config();
   EXPECT_EQ(state.doc.scenario.Q.rows(), c.task.sequence_length());
   EXPECT_EQ(state.doc.scenario.Q.cols(), c.d_model / c.n_head);
@@ -205,6 +211,8 @@ TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
   EXPECT_LE((r.weights - own).cwiseAbs().maxCoeff(), weights_bound(r));
   undo(state);
   EXPECT_EQ(state.doc.scenario.title, before);
+  EXPECT_EQ(training_banner(state), title) << "the banner labels the result shown until the recompute";
+  frame();
   EXPECT_TRUE(training_banner(state).empty());
   // A head past the model is clamped to it, never read out of bounds.
   lift_training_head(state.training, 9, 9);
