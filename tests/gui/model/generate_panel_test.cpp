@@ -177,6 +177,34 @@ TEST_F(GeneratePanel, TheButtonsWriteOneTokenOrN) {
   EXPECT_TRUE(many) << "no click in the column wrote " << m.generate.count << " tokens";
 }
 
+TEST_F(GeneratePanel, NearTheLastPositionGenerateWritesWhatFits) {
+  ModelUi& m = state.model;
+  m.generate.sampling.temperature = 0;
+  m.generate.count = 20;
+  // Two positions left: "Generate" writes 2 (not a refusal for 20), "One token" 1.
+  std::vector<int> ids = kPrompt;
+  while (static_cast<int>(ids.size()) < positions() - 2) ids.push_back(ids[ids.size() - 12]);
+  set_model_text(m, text_of(ids), true);
+  wait();
+  bool two = false;
+  click_in_column([&](std::size_t written) {
+    EXPECT_TRUE(written == 1 || written == 2) << written;
+    EXPECT_TRUE(m.error.empty()) << m.error;
+    two = two || written == 2;
+    set_model_text(m, text_of(ids), true);
+    wait();
+    return two;
+  });
+  EXPECT_TRUE(two) << "no click wrote the two tokens that fit";
+  // None left: nothing a click can write.
+  generate_tokens(m, 2, true);
+  wait();
+  ASSERT_EQ(room(), 0);
+  const std::vector<int> full = m.ids;
+  click_in_column([&](std::size_t) { return true; });
+  EXPECT_EQ(m.ids, full);
+}
+
 TEST_F(GeneratePanel, StopKeepsTheTokensWrittenAtAnyMoment) {
   ModelUi& m = state.model;
   m.generate.sampling.temperature = 1;
