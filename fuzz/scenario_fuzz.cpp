@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       detail.measure = false;
       const auto n = std::get<KvCacheNumbers>(compute_lesson(s.lesson.view, s, r, *cpu, detail));
       FUZZ_CHECK(n.check.largest_difference <= n.check.bound);
-      FUZZ_CHECK(n.exposure.drawn.size() == n.exposure.truth.size() && n.sizes.size() == s.lesson.shapes.size() + 1);
+      FUZZ_CHECK(n.exposure.drawn.size() == n.exposure.truth.size() && n.caches.size() == s.lesson.kv_configs.size() + 1);
     } catch (const InputError&) {
     }
   }

@@ -69,8 +69,8 @@ std::vector<std::string> text_list(const nlohmann::json& j, const std::string& s
   return out;
 }
 
-// The kv-cache lesson's model, text and shapes: ids are token ids (0 up), prompt leaves at least
-// one of them to write.
+// The kv-cache lesson's model and text: ids are token ids (0 up), prompt leaves at least one of
+// them to write.
 void parse_cache_fields(const nlohmann::json& j, const std::string& src, LessonSpec& s) {
   if (j.contains("model")) {
     if (!j.at("model").is_string() || j.at("model").get<std::string>().empty()) throw InputError(src + ": lesson.model must be a built-in model's name");
@@ -94,27 +94,6 @@ void parse_cache_fields(const nlohmann::json& j, const std::string& src, LessonS
   if (j.contains("sample_temperature")) {
     s.sample_temperature = json_to_number(j.at("sample_temperature"), src, "lesson.sample_temperature");
     if (!(s.sample_temperature > 0) || s.sample_temperature > 1000) throw InputError(src + ": lesson.sample_temperature must be above 0");
-  }
-  if (j.contains("shapes")) {
-    const nlohmann::json& list = j.at("shapes");
-    if (!list.is_array()) throw InputError(src + ": lesson.shapes must be a list of {\"name\", \"layers\", \"heads\", \"kv_heads\", \"d_head\", \"context\"}");
-    for (size_t i = 0; i < list.size(); ++i) {
-      const std::string at = "lesson.shapes[" + std::to_string(i) + "]";
-      const nlohmann::json& o = list[i];
-      if (!o.is_object() || !o.contains("name") || !o.at("name").is_string()) throw InputError(src + ": " + at + " needs a \"name\"");
-      ModelShape m;
-      m.name = o.at("name").get<std::string>();
-      for (auto [key, field] : {std::pair{"layers", &m.layers}, {"heads", &m.heads}, {"kv_heads", &m.kv_heads}, {"d_head", &m.d_head},
-                                {"context", &m.context}}) {
-        if (!o.contains(key)) throw InputError(src + ": " + at + " needs \"" + key + "\"");
-        *field = positive_integer(o.at(key), src, at + "." + key, 1 << 24);
-      }
-      if (m.heads % m.kv_heads != 0) {
-        throw InputError(src + ": " + at + " has " + std::to_string(m.heads) + " query heads, not a multiple of its " + std::to_string(m.kv_heads) +
-                         " K/V heads");
-      }
-      s.shapes.push_back(std::move(m));
-    }
   }
 }
 

@@ -25,12 +25,12 @@ enum class LessonView {
   OnlineSoftmax,   // FlashAttention's online softmax: a running max and sum, tile by tile of keys
   ModelHeads,      // the heads of a real model (the GUI's Model window; docs/MODELS.md)
   TrainInduction,  // a two-layer model trained live until an induction head forms (the Training window)
-  KvCache,         // generation over a KV cache: the same numbers, the cost, the bytes, exposure bias
   Rope,            // rotary positions: scores that see only distances, the frequency pairs, the decay
   GroupedQuery,    // grouped-query attention: H query heads over G shared K/V heads, and the KV cache
+  KvCache,         // generation over a KV cache: the same numbers, the cost, the bytes, exposure bias
 };
 
-// A real model's attention shape, for the KV cache's bytes per token (the gqa lesson).
+// A real model's attention shape, for the KV cache's bytes per token (the gqa and kv-cache lessons).
 struct KvCacheConfig {
   std::string name;  // "Llama 3.2 1B"
   long long layers = 0, heads = 0, kv_heads = 0, head_dim = 0;
@@ -65,13 +65,6 @@ struct LessonText {
   std::vector<std::string> course_notes;
   std::vector<LessonKey> keys;  // "shortcuts" in the file: the keys it uses, for the reference card
   bool present() const { return !goal.empty(); }
-};
-
-// A real model's shape as its config.json gives it, as far as its KV cache goes (the kv-cache
-// lesson's "shapes").
-struct ModelShape {
-  std::string name;  // "Llama 3 8B"
-  long long layers = 0, heads = 0, kv_heads = 0, d_head = 0, context = 0;
 };
 
 struct LessonSpec {
@@ -112,12 +105,11 @@ struct LessonSpec {
   long long context = 8192;
   // KvCache: the built-in model it runs on, a text that model knows how to go on with (`ids`, of
   // which the first `prompt` are given and the rest written; `seed` above seeds the draws), the
-  // temperature of its exposure-bias draws, and real models' shapes for the cache's bytes.
+  // temperature of its exposure-bias draws; real models' caches from `kv_configs` at `context`.
   std::string cache_model = "induction";
   std::vector<long long> cache_ids;
   long long cache_prompt = 0;
   double sample_temperature = 3.0;
-  std::vector<ModelShape> shapes;
 };
 
 std::string_view lesson_view_name(LessonView v);

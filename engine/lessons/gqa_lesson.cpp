@@ -39,6 +39,8 @@ GqaVariant grouped(const Matrix& X, const MultiHeadWeights& w, long long kv_head
   return v;
 }
 
+}  // namespace
+
 KvCacheRow cache_row(const KvCacheConfig& c, long long context) {
   constexpr long long kBytes = 2;  // bfloat16, as these models ship
   KvCacheRow r;
@@ -50,8 +52,6 @@ KvCacheRow cache_row(const KvCacheConfig& c, long long context) {
   r.mha_context_bytes = r.mha_bytes_per_token * context;
   return r;
 }
-
-}  // namespace
 
 GqaLesson gqa_lesson(const Matrix& X, const LessonSpec& spec, const Options& options, Backend& backend) {
   const MultiHeadWeights w = random_multihead_weights(X.cols(), static_cast<int>(spec.heads), spec.seed, false);

@@ -32,6 +32,10 @@ struct KvCacheRow {
   long long context_bytes = 0, mha_context_bytes = 0;  // at the lesson's context length
 };
 
+// A config's cache per token and at `context` tokens, grouped as it is and with a K/V head per query
+// head (the kv-cache lesson's too).
+KvCacheRow cache_row(const KvCacheConfig& c, long long context);
+
 struct GqaLesson {
   long long heads = 0, d_model = 0, d_head = 0;
   std::vector<GqaVariant> variants;  // in the lesson's order of kv_heads

@@ -96,19 +96,8 @@ CacheCost cache_cost(const model::LanguageModel& m, const std::vector<int>& prom
   return c;
 }
 
-CacheShape cache_shape(const model::ModelConfig& c, std::string name) {
-  return {std::move(name), c.n_layer, c.n_head, c.n_kv_head, c.d_head, c.n_ctx};
-}
-
-CacheSize cache_size(const CacheShape& s) {
-  CacheSize z;
-  z.shape = s;
-  const std::int64_t values = 2 * s.layers * s.kv_heads * s.d_head;  // K and V
-  z.bytes_per_token_fp16 = values * 2;
-  z.bytes_per_token_fp32 = values * 4;
-  z.every_head_per_token_fp16 = 2 * s.layers * s.heads * s.d_head * 2;
-  z.context_fp16 = z.bytes_per_token_fp16 * s.context;
-  return z;
+KvCacheConfig cache_config(const model::ModelConfig& c, std::string name) {
+  return {std::move(name), c.n_layer, c.n_head, c.n_kv_head, c.d_head};
 }
 
 ExposureBias exposure_bias(const model::LanguageModel& m, const std::vector<int>& ids, std::int64_t prompt, double temperature,

@@ -1,12 +1,13 @@
 // The numbers of the lesson "What the KV cache holds" (view kv-cache; docs/MODELS.md,
 // "Generation"): a model writing tokens over its KV cache against running the whole text again at
-// every step (the same tokens, logits within float32's rounding), what each costs per token, the
-// cache's bytes per token for real models' shapes (multi-head against grouped-query), and
+// every step (the same tokens, logits within float32's rounding), what each costs per token, and
 // exposure bias from "QKV, Scaled Dot-Product & Causal Masking": teacher forcing against a model
-// fed its own draws at a high temperature. The lesson runs them on a built-in model; the GUI's
+// fed its own draws at a high temperature. The cache's bytes per token are the gqa lesson's
+// cache_row (gqa_lesson.hpp). The lesson runs them on a built-in model; the GUI's
 // view also on the model open in the Model window.
 #pragma once
 
+#include "engine/io/lesson_spec.hpp"
 #include "engine/model/language_model.hpp"
 
 #include <cstdint>
@@ -43,23 +44,8 @@ struct CacheCost {
 };
 CacheCost cache_cost(const model::LanguageModel& m, const std::vector<int>& prompt, int tokens, bool measure);
 
-// A model's shape as far as its KV cache goes (config.json's values).
-struct CacheShape {
-  std::string name;
-  std::int64_t layers = 0, heads = 0, kv_heads = 0, d_head = 0, context = 0;
-};
-CacheShape cache_shape(const model::ModelConfig& c, std::string name);
-
-// The cache of one shape: K and V of every layer's K/V heads, per token and for a whole context,
-// in float16 (what inference engines keep) and float32 (what Attention Lab keeps), and what it
-// would be with one K/V head per query head (multi-head attention).
-struct CacheSize {
-  CacheShape shape;
-  std::int64_t bytes_per_token_fp16 = 0, bytes_per_token_fp32 = 0;
-  std::int64_t every_head_per_token_fp16 = 0;
-  std::int64_t context_fp16 = 0;
-};
-CacheSize cache_size(const CacheShape& s);
+// A model's attention shape as the gqa lesson's KV cache rows take it (gqa_lesson.hpp's cache_row).
+KvCacheConfig cache_config(const model::ModelConfig& c, std::string name);
 
 // Exposure bias on a text the model knows how to continue: `ids` = prompt then its true
 // continuation. Teacher forcing feeds the true text and takes the most probable token at each

@@ -172,10 +172,9 @@ KvCacheNumbers kv_cache(const Scenario& s, const Result& r, Backend& backend, co
   const int rest = static_cast<int>(ids.size()) - static_cast<int>(prompt);
   n.check = check_cache(*m, given, rest);
   n.cost = cache_cost(*m, given, rest, detail.measure && detail.complete);
-  n.sizes.push_back(cache_size(cache_shape(m->config(), m->display_name())));
-  for (const ModelShape& shape : l.shapes) {
-    n.sizes.push_back(cache_size({shape.name, shape.layers, shape.heads, shape.kv_heads, shape.d_head, shape.context}));
-  }
+  n.context = l.context;
+  n.caches.push_back(cache_row(cache_config(m->config(), m->display_name()), l.context));
+  for (const KvCacheConfig& c : l.kv_configs) n.caches.push_back(cache_row(c, l.context));
   n.exposure = exposure_bias(*m, ids, prompt, l.sample_temperature, l.seed);
   return n;
 }

@@ -133,7 +133,8 @@ struct KvCacheNumbers {
   double last_row_difference = 0;  // the largest |output| difference of the pipeline's last row
   CacheCheck check;
   CacheCost cost;               // measured when the detail asks
-  std::vector<CacheSize> sizes; // the lesson's model first, then the lesson's shapes
+  long long context = 0;           // the context the caches are sized for (lesson.context)
+  std::vector<KvCacheRow> caches;  // the lesson's model first, then lesson.kv_configs (gqa_lesson.hpp)
   ExposureBias exposure;
 };
 

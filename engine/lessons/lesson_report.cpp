@@ -339,6 +339,25 @@ json rope(const RopeLesson& l) {
           {"distances", distances}};
 }
 
+// A real model's KV cache (gqa_lesson.hpp's cache_row), for the gqa and kv-cache lessons.
+json kv_cache_row(const KvCacheRow& r) {
+  const KvCacheConfig& c = r.config;
+  return {{"name", c.name},
+          {"layers", c.layers},
+          {"heads", c.heads},
+          {"kv_heads", c.kv_heads},
+          {"head_dim", c.head_dim},
+          {"bytes_per_token", r.bytes_per_token},
+          {"kib_per_token", static_cast<double>(r.bytes_per_token) / 1024.0},
+          {"mha_bytes_per_token", r.mha_bytes_per_token},
+          {"mha_kib_per_token", static_cast<double>(r.mha_bytes_per_token) / 1024.0},
+          {"saving", r.saving},
+          {"context_bytes", r.context_bytes},
+          {"context", both_units(r.context_bytes)},
+          {"mha_context_bytes", r.mha_context_bytes},
+          {"mha_context", both_units(r.mha_context_bytes)}};
+}
+
 json gqa(const GqaLesson& l) {
   json variants = json::array(), configs = json::array();
   for (const GqaVariant& v : l.variants) {
@@ -355,23 +374,7 @@ json gqa(const GqaLesson& l) {
                         {"heads", heads},
                         {"output", matrix_to_json(v.output)}});
   }
-  for (const KvCacheRow& r : l.configs) {
-    const KvCacheConfig& c = r.config;
-    configs.push_back({{"name", c.name},
-                       {"layers", c.layers},
-                       {"heads", c.heads},
-                       {"kv_heads", c.kv_heads},
-                       {"head_dim", c.head_dim},
-                       {"bytes_per_token", r.bytes_per_token},
-                       {"kib_per_token", static_cast<double>(r.bytes_per_token) / 1024.0},
-                       {"mha_bytes_per_token", r.mha_bytes_per_token},
-                       {"mha_kib_per_token", static_cast<double>(r.mha_bytes_per_token) / 1024.0},
-                       {"saving", r.saving},
-                       {"context_bytes", r.context_bytes},
-                       {"context", both_units(r.context_bytes)},
-                       {"mha_context_bytes", r.mha_context_bytes},
-                       {"mha_context", both_units(r.mha_context_bytes)}});
-  }
+  for (const KvCacheRow& r : l.configs) configs.push_back(kv_cache_row(r));
   return {{"heads", l.heads}, {"d_model", l.d_model}, {"d_head", l.d_head}, {"variants", variants},
           {"context_tokens", l.context}, {"kv_cache", configs}};
 }
@@ -388,7 +391,7 @@ json number_list(const std::vector<double>& v) {
   return out;
 }
 
-// The cache check, the cost per token, the cache's size per shape, and exposure bias; the ms of
+// The cache check, the cost per token, the caches of real models, and exposure bias; the ms of
 // the cost only when measured (they change run to run; a lesson's text never quotes them).
 json kv_cache(const KvCacheNumbers& n) {
   const CacheCheck& c = n.check;
@@ -400,22 +403,8 @@ json kv_cache(const KvCacheNumbers& n) {
   json cost = {{"prompt", k.prompt}, {"tokens", k.tokens}, {"flops_cached", k.flops_cached}, {"flops_whole", k.flops_whole},
                {"flops_ratio", k.flops_whole / k.flops_cached}};
   if (k.ms_cached > 0) cost["measured"] = {{"ms_cached", k.ms_cached}, {"ms_whole", k.ms_whole}, {"ratio", k.ms_whole / k.ms_cached}};
-  json sizes = json::array();
-  for (const CacheSize& z : n.sizes) {
-    const CacheShape& m = z.shape;
-    sizes.push_back({{"name", m.name},
-                     {"layers", m.layers},
-                     {"heads", m.heads},
-                     {"kv_heads", m.kv_heads},
-                     {"d_head", m.d_head},
-                     {"context", m.context},
-                     {"bytes_per_token_fp16", z.bytes_per_token_fp16},
-                     {"bytes_per_token_fp32", z.bytes_per_token_fp32},
-                     {"every_head_per_token_fp16", z.every_head_per_token_fp16},
-                     {"context_fp16", z.context_fp16},
-                     {"kib_per_token_fp16", static_cast<double>(z.bytes_per_token_fp16) / 1024},
-                     {"gib_context_fp16", static_cast<double>(z.context_fp16) / (1024.0 * 1024 * 1024)}});
-  }
+  json caches = json::array();
+  for (const KvCacheRow& r : n.caches) caches.push_back(kv_cache_row(r));
   const ExposureBias& e = n.exposure;
   json exposure = {{"temperature", e.temperature},
                    {"seed", e.seed},
@@ -432,8 +421,9 @@ json kv_cache(const KvCacheNumbers& n) {
                    {"teacher_correct", e.teacher_correct},
                    {"drawn_correct", e.drawn_correct},
                    {"greedy_after_correct", e.greedy_after_correct}};
-  return {{"model", n.model}, {"last_row_difference", n.last_row_difference}, {"check", check}, {"cost", cost},
-          {"sizes", sizes},   {"exposure", exposure},                        {"see_also", "gqa"}};
+  return {{"model", n.model},       {"last_row_difference", n.last_row_difference}, {"check", check},
+          {"cost", cost},          {"context_tokens", n.context},                  {"kv_cache", caches},
+          {"exposure", exposure}, {"see_also", "gqa"}};
 }
 
 // The JSON of one view's numbers.

@@ -97,18 +97,21 @@ def main():
     measured = cost.get("measured", {})
     report(measured.get("ms_cached", 0) > 0 and measured.get("ms_whole", 0) > 0, "both ways are timed", measured)
 
-    # The cache's bytes: K and V, every layer, every K/V head, float16 and float32.
-    shapes = [{"name": model, "layers": config["n_layer"], "heads": config["n_head"], "kv_heads": config["n_head"],
-               "d_head": config["d_head"], "context": config["n_ctx"]}] + lesson["shapes"]
-    report(len(j["sizes"]) == len(shapes), "a size for the model and each named shape")
-    for got, s in zip(j["sizes"], shapes):
-        per_token = 2 * s["layers"] * s["kv_heads"] * s["d_head"] * 2
-        ok = (got["name"] == s["name"] and got["bytes_per_token_fp16"] == per_token and got["bytes_per_token_fp32"] == 2 * per_token
-              and got["every_head_per_token_fp16"] == per_token * s["heads"] // s["kv_heads"]
-              and got["context_fp16"] == per_token * s["context"] and got["kib_per_token_fp16"] == per_token / 1024)
+    # The cache's bytes: K and V, every layer, every K/V head, 2 bytes a number (bfloat16).
+    context = lesson["context"]
+    report(j["context_tokens"] == context, "the caches are sized for the lesson's context")
+    configs = [{"name": model, "layers": config["n_layer"], "heads": config["n_head"], "kv_heads": config["n_head"],
+                "head_dim": config["d_head"]}] + lesson["kv_configs"]
+    report(len(j["kv_cache"]) == len(configs), "a cache for the model and each named config")
+    for got, s in zip(j["kv_cache"], configs):
+        per_token = 2 * s["layers"] * s["kv_heads"] * s["head_dim"] * 2
+        ok = (got["name"] == s["name"] and got["bytes_per_token"] == per_token
+              and got["mha_bytes_per_token"] == per_token * s["heads"] // s["kv_heads"]
+              and got["context_bytes"] == per_token * context and got["kib_per_token"] == per_token / 1024
+              and got["saving"] == s["heads"] / s["kv_heads"])
         report(ok, f"{s['name']}: the cache's bytes", got)
-    by_name = {s["name"]: s for s in j["sizes"]}
-    report(by_name["Llama 3 8B"]["bytes_per_token_fp16"] * 4 == by_name["Llama 2 7B"]["bytes_per_token_fp16"],
+    by_name = {s["name"]: s for s in j["kv_cache"]}
+    report(by_name["Llama 3 8B"]["bytes_per_token"] * 4 == by_name["Llama 2 7B"]["bytes_per_token"],
            "grouped-query Llama 3 8B (8 K/V heads for 32) keeps a quarter of multi-head Llama 2 7B's")
 
     # Exposure bias.
@@ -155,10 +158,10 @@ def main():
     bad("a token past the vocabulary", lambda l: l.update(ids=l["ids"][:-1] + [99]), "lesson.ids", "99")
     bad("a negative token", lambda l: l.update(ids=[-1] + l["ids"][1:]), "lesson.ids[0]")
     bad("an unknown model", lambda l: l.update(model="no-such-model"), "no-such-model")
-    bad("heads not a multiple of the K/V heads", lambda l: l["shapes"].append(
-        {"name": "x", "layers": 1, "heads": 6, "kv_heads": 4, "d_head": 8, "context": 8}), "lesson.shapes[5]", "multiple")
-    bad("a shape without layers", lambda l: l["shapes"].append({"name": "x", "heads": 1, "kv_heads": 1, "d_head": 8, "context": 8}),
-        "lesson.shapes[5]", "layers")
+    bad("heads not a multiple of the K/V heads", lambda l: l["kv_configs"].append(
+        {"name": "x", "layers": 1, "heads": 6, "kv_heads": 4, "head_dim": 8}), "lesson.kv_configs[3]", "evenly")
+    bad("a config without layers", lambda l: l["kv_configs"].append({"name": "x", "heads": 1, "kv_heads": 1, "head_dim": 8}),
+        "lesson.kv_configs[3]", "layers")
     bad("a temperature of 0", lambda l: l.update(sample_temperature=0), "lesson.sample_temperature")
     bad("more tokens than the model's positions", lambda l: l.update(ids=l["ids"] * 2), "positions")
 

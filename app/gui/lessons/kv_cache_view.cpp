@@ -4,6 +4,7 @@
 // cost of a token each way (Measure times it on that model), the cache's bytes per token for real
 // models' shapes, multi-head against grouped-query (the gqa lesson), and exposure bias: teacher
 // forcing against the model fed its own draws, token by token.
+#include "engine/lessons/gqa_lesson.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/model/model_report.hpp"
 #include "gui/base/theme.hpp"
@@ -149,42 +150,39 @@ void draw_cost(AppState& state, const KvCacheNumbers& n) {
   ImGui::TextDisabled("times a token on %s", open ? m.model->display_name().c_str() : n.model.c_str());
 }
 
-// [Part 3] The cache's bytes per token: every layer's K and V, one per K/V head.
+// [Part 3] The cache's bytes per token: every layer's K and V, one per K/V head (gqa_lesson.hpp's
+// cache_row), the open model's among the lesson's.
 void draw_bytes(AppState& state, const KvCacheNumbers& n) {
-  std::vector<CacheSize> sizes = n.sizes;
+  std::vector<KvCacheRow> rows = n.caches;
   if (state.model.model && !state.model.model->config().is_toy()) {
-    sizes.insert(sizes.begin() + 1, cache_size(cache_shape(state.model.model->config(), state.model.model->display_name())));
+    rows.insert(rows.begin() + 1, cache_row(cache_config(state.model.model->config(), state.model.model->display_name()), n.context));
   }
-  if (ImGui::BeginTable("kv_bytes", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+  if (ImGui::BeginTable("kv_bytes", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("model");
     ImGui::TableSetupColumn("heads: query / K,V");
     ImGui::TableSetupColumn("a token");
-    ImGui::TableSetupColumn("K,V per query head");
-    ImGui::TableSetupColumn("whole context");
+    ImGui::TableSetupColumn("a K,V head per query head");
     ImGui::TableHeadersRow();
-    for (const CacheSize& z : sizes) {
-      const CacheShape& s = z.shape;
+    for (const KvCacheRow& r : rows) {
+      const KvCacheConfig& c = r.config;
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(s.name.c_str());
+      ImGui::TextUnformatted(c.name.c_str());
       if (ImGui::IsItemHovered()) {
-        ImGui::SetTooltip("%lld layers, d_head %lld, %lld positions; float32 (as Attention Lab keeps it): %s a token",
-                          static_cast<long long>(s.layers), static_cast<long long>(s.d_head), static_cast<long long>(s.context),
-                          kib(z.bytes_per_token_fp32).c_str());
+        ImGui::SetTooltip("%lld layers, d_head %lld; %s at %lld tokens", c.layers, c.head_dim, gib(r.context_bytes).c_str(), n.context);
       }
       ImGui::TableNextColumn();
-      ImGui::Text("%lld / %lld", static_cast<long long>(s.heads), static_cast<long long>(s.kv_heads));
+      ImGui::Text("%lld / %lld", c.heads, c.kv_heads);
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(kib(z.bytes_per_token_fp16).c_str());
+      ImGui::TextUnformatted(kib(r.bytes_per_token).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(s.kv_heads == s.heads ? "the same" : kib(z.every_head_per_token_fp16).c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(gib(z.context_fp16).c_str());
+      ImGui::TextUnformatted(c.kv_heads == c.heads ? "the same" : (kib(r.mha_bytes_per_token) + ", " + number(r.saving, "%.0f") + "×").c_str());
     }
     ImGui::EndTable();
   }
-  text_wrapped("float16, 2 × layers × K/V heads × d_head numbers a token. Grouped-query attention lets several query heads read one "
-               "K/V head, so the cache is heads ÷ K/V heads times smaller.");
+  text_wrapped("bfloat16: 2 × layers × K/V heads × d_head numbers a token (hover a model for its cache at %lld tokens). "
+               "Grouped-query attention lets several query heads read one K/V head: the cache is heads ÷ K/V heads times smaller.",
+               n.context);
   const auto presets = list_presets();
   if (std::any_of(presets.begin(), presets.end(), [](const PresetInfo& p) { return p.name == "gqa"; })) {
     if (ImGui::Button("Open the gqa lesson")) actions::load_preset(state, "gqa");

@@ -43,13 +43,17 @@ void draw_controls(AppState& state) {
     ImGui::TextDisabled("%s", m.job->status().c_str());
     return;
   }
-  ImGui::BeginDisabled(busy || !m.run);
+  // Near the model's last position Generate writes what still fits; with none left both wait.
+  const int room = m.model->config().n_ctx - static_cast<int>(m.ids.size());
+  const int count = std::min(g.count, room);
+  ImGui::BeginDisabled(busy || !m.run || room < 1);
   char label[32];
-  std::snprintf(label, sizeof label, "Generate %d", g.count);
-  if (ImGui::Button(label)) generate_tokens(m, g.count, state.platform.threads);
+  std::snprintf(label, sizeof label, "Generate %d", std::max(count, 1));
+  if (ImGui::Button(label)) generate_tokens(m, count, state.platform.threads);
   ImGui::SameLine();
   if (ImGui::Button("One token")) generate_tokens(m, 1, state.platform.threads);
   ImGui::EndDisabled();
+  if (room < 1) ImGui::TextDisabled("The text fills the model's %d positions.", m.model->config().n_ctx);
   if (ImGui::TreeNode("Sampling")) {
     const float w = fs * 5;
     ImGui::SetNextItemWidth(w);

@@ -8,7 +8,7 @@
 // [SECTION] Opening: the open row, and where to find GPT-2 when none is open
 // [SECTION] Text and tokens
 // [SECTION] The grid and the enlarged head
-// [SECTION] Next tokens, keyboard, the window
+// [SECTION] Keyboard, the window
 #include "engine/text/text_format.hpp"
 #include "gui/state/head_link_actions.hpp"
 #include "gui/state/model_actions.hpp"

@@ -98,6 +98,9 @@ protected:
       }
     }
   }
+  int positions() const { return state.model.model->config().n_ctx; }
+  // The tokens the model's positions leave after the text.
+  int room() const { return positions() - static_cast<int>(state.model.ids.size()); }
   // Whatever the draws, the window's text, tokens, sequence and run agree.
   void expect_consistent() {
     const ModelUi& m = state.model;
@@ -174,17 +177,43 @@ TEST_F(GeneratePanel, TheButtonsWriteOneTokenOrN) {
   EXPECT_TRUE(many) << "no click in the column wrote " << m.generate.count << " tokens";
 }
 
+TEST_F(GeneratePanel, NearTheLastPositionGenerateWritesWhatFits) {
+  ModelUi& m = state.model;
+  m.generate.sampling.temperature = 0;
+  m.generate.count = 20;
+  // Two positions left: "Generate" writes 2 (not a refusal for 20), "One token" 1.
+  std::vector<int> ids = kPrompt;
+  while (static_cast<int>(ids.size()) < positions() - 2) ids.push_back(ids[ids.size() - 12]);
+  set_model_text(m, text_of(ids), true);
+  wait();
+  bool two = false;
+  click_in_column([&](std::size_t written) {
+    EXPECT_TRUE(written == 1 || written == 2) << written;
+    EXPECT_TRUE(m.error.empty()) << m.error;
+    two = two || written == 2;
+    set_model_text(m, text_of(ids), true);
+    wait();
+    return two;
+  });
+  EXPECT_TRUE(two) << "no click wrote the two tokens that fit";
+  // None left: nothing a click can write.
+  generate_tokens(m, 2, true);
+  wait();
+  ASSERT_EQ(room(), 0);
+  const std::vector<int> full = m.ids;
+  click_in_column([&](std::size_t) { return true; });
+  EXPECT_EQ(m.ids, full);
+}
+
 TEST_F(GeneratePanel, StopKeepsTheTokensWrittenAtAnyMoment) {
   ModelUi& m = state.model;
   m.generate.sampling.temperature = 1;
   // Stop at once, after the first token has arrived, and after a few frames: every time the text,
   // its tokens, the sequence and the grid agree and hold the tokens written, none after Stop.
-  // As many as the model's positions leave after the prompt, at most 20.
-  const int count = std::min<int>(20, m.model->config().n_ctx - static_cast<int>(kPrompt.size()));
   for (int when : {0, 1, 3}) {
     set_model_text(m, text_of(kPrompt), true);
     wait();
-    generate_tokens(m, count, true);
+    generate_tokens(m, room() - 2, true);  // room for two more after the Stops
     ASSERT_TRUE(m.job) << m.error;
     for (int f = 0; f < when && m.job; ++f) frame();
     cancel_model_run(m);  // the Stop button's action
@@ -192,7 +221,7 @@ TEST_F(GeneratePanel, StopKeepsTheTokensWrittenAtAnyMoment) {
     wait();
     EXPECT_FALSE(m.cancelled) << "Stop keeps what was written; it is not a cancelled text";
     EXPECT_GE(m.ids.size(), kPrompt.size());
-    EXPECT_LE(m.ids.size(), kPrompt.size() + static_cast<std::size_t>(count));
+    EXPECT_LE(static_cast<int>(m.ids.size()), positions());
     EXPECT_TRUE(std::equal(kPrompt.begin(), kPrompt.end(), m.ids.begin()));
     EXPECT_EQ(m.generate.drawn.size(), m.ids.size() - kPrompt.size());
     expect_consistent();
@@ -299,10 +328,9 @@ TEST_F(GeneratePanel, TypingAtTheEndRunsOnlyTheNewTokens) {
 TEST_F(GeneratePanel, BadRequestsAreRefusedInPlace) {
   ModelUi& m = state.model;
   const auto last_good = m.ids;
-  const int positions = m.model->config().n_ctx;
-  generate_tokens(m, positions, true);  // more than the positions left after the 14 taken
+  generate_tokens(m, room() + 1, true);  // one more than the model's positions leave
   EXPECT_NE(m.error.find("positions"), std::string::npos) << m.error;
-  EXPECT_NE(m.error.find("at most " + std::to_string(positions - static_cast<int>(kPrompt.size()))), std::string::npos) << m.error;
+  EXPECT_NE(m.error.find("at most " + std::to_string(room())), std::string::npos) << m.error;
   EXPECT_FALSE(m.job);
   EXPECT_EQ(m.ids, last_good);
   frame();
@@ -318,9 +346,9 @@ TEST_F(GeneratePanel, BadRequestsAreRefusedInPlace) {
     EXPECT_NE(m.error.find("waits"), std::string::npos) << m.error;
   }
   wait();
-  generate_tokens(m, positions - static_cast<int>(m.ids.size()), true);  // exactly to the last position
+  generate_tokens(m, room(), true);  // exactly to the last position
   wait();
-  EXPECT_EQ(m.ids.size(), static_cast<std::size_t>(positions));
+  EXPECT_EQ(static_cast<int>(m.ids.size()), positions());
   expect_consistent();
 }
 
@@ -383,7 +411,8 @@ TEST_F(KvCacheLesson, TryItWritesTheLessonsDrawsAndMeasureTimesTheOpenModel) {
   window_open(state.view, "Model") = false;
   ASSERT_TRUE(click_in_lesson_view(1, [&] { return state.lesson.cache_cost.has_value(); })) << "no click measured";
   EXPECT_EQ(state.lesson.cache_model, m.model->display_name());
-  EXPECT_EQ(state.lesson.cache_cost->prompt, static_cast<std::int64_t>(std::min<std::size_t>(m.ids.size(), 36 - 3)));
+  EXPECT_EQ(state.lesson.cache_cost->prompt,
+            static_cast<std::int64_t>(std::min<std::size_t>(m.ids.size(), static_cast<std::size_t>(m.model->config().n_ctx - 3))));
   EXPECT_GT(state.lesson.cache_cost->ms_cached, 0);
   EXPECT_GT(state.lesson.cache_cost->ms_whole, 0);
   EXPECT_LT(state.lesson.cache_cost->flops_cached, state.lesson.cache_cost->flops_whole);
