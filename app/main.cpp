@@ -3,7 +3,7 @@
 #include "cli/commands.hpp"
 #include "engine/cpu/blas.hpp"
 #include "engine/attention/matrix.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <cstdio>
 #include <filesystem>

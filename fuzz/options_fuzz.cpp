@@ -1,8 +1,9 @@
-// Fuzzes the option parsers (--mask, --normalizer, --temperature, --range) with the same text: each either
+// Fuzzes the option parsers (--mask, --normalizer, --temperature, --range, --link) with the same text: each either
 // accepts it, giving a value that prints back to a form it accepts again, or throws InputError.
 #include "engine/attention/attention.hpp"
 #include "engine/figures/figure.hpp"
 #include "engine/attention/mask.hpp"
+#include "engine/model/head_links.hpp"
 #include "fuzz/fuzz_check.hpp"
 
 #include <cmath>
@@ -47,6 +48,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const auto [lo, hi] = parse_range(text, "--range");
     FUZZ_CHECK(std::isfinite(lo) && std::isfinite(hi) && lo < hi);
+  } catch (const InputError&) {
+  }
+  try {
+    const auto [query, key] = model::parse_link(text, "--link");
+    FUZZ_CHECK(query >= 0 && key >= 0);
+    // Against a short text: in range and causal, or InputError.
+    try {
+      model::check_link(query, key, 4, "--link");
+      FUZZ_CHECK(key <= query && query < 4);
+    } catch (const InputError&) {
+    }
   } catch (const InputError&) {
   }
   return 0;

@@ -1,9 +1,12 @@
 // Fuzzes the scenario reader: any text either gives a valid scenario that survives a write/read
 // round trip and computes without NaN weights, or an InputError. Anything else is a bug. The
-// online-softmax lesson runs on every small scenario too (its tile from the lesson object).
+// online-softmax lesson runs on every small scenario too (its tile from the lesson object), the
+// kv-cache lesson on those that name its view.
 #include "engine/attention/attention.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/cpu/dense.hpp"
+#include "engine/cpu/cpu_backend.hpp"
+#include "engine/lessons/lesson_numbers.hpp"
 #include "engine/lessons/online_softmax_lesson.hpp"
 #include "fuzz/fuzz_check.hpp"
 
@@ -55,6 +58,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   } catch (const InputError&) {
     // Another normalizer, or a score that overflows: the lesson says so instead.
+  }
+  // The kv-cache lesson's fields (its model, text, prompt, shapes): numbers or one sentence.
+  if (s.lesson.view == LessonView::KvCache) {
+    try {
+      const auto cpu = make_cpu_backend();
+      LessonDetail detail;
+      detail.measure = false;
+      const auto n = std::get<KvCacheNumbers>(compute_lesson(s.lesson.view, s, r, *cpu, detail));
+      FUZZ_CHECK(n.check.largest_difference <= n.check.bound);
+      FUZZ_CHECK(n.exposure.drawn.size() == n.exposure.truth.size() && n.sizes.size() == s.lesson.shapes.size() + 1);
+    } catch (const InputError&) {
+    }
   }
   return 0;
 }

@@ -19,10 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const TaskSpec back = parse_task_json(task_json(t), "again");
     FUZZ_CHECK(back.kind == t.kind && back.length == t.length && back.symbols == t.symbols);
     TaskGenerator g(t, size);
-    const TaskBatch b = g.next(2);
-    FUZZ_CHECK(b.ids.size() == static_cast<std::size_t>(2 * t.sequence_length()));
-    FUZZ_CHECK(std::all_of(b.ids.begin(), b.ids.end(), [&](int id) { return id >= 0 && id < t.symbols; }));
-    FUZZ_CHECK(b.in_loss.size() == static_cast<std::size_t>(t.sequence_length() - 1));
+    for (const TaskBatch& b : {g.next(2), g.judged(2)}) {
+      FUZZ_CHECK(b.ids.size() == static_cast<std::size_t>(2 * t.sequence_length()));
+      FUZZ_CHECK(std::all_of(b.ids.begin(), b.ids.end(), [&](int id) { return id >= 0 && id < t.symbols; }));
+      FUZZ_CHECK(b.in_loss.size() == static_cast<std::size_t>(2 * (t.sequence_length() - 1)));
+      FUZZ_CHECK(b.in_accuracy.size() == b.in_loss.size());
+    }
   } catch (const InputError&) {
   }
   return 0;

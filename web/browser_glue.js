@@ -103,7 +103,8 @@ var attnlabWeb = (function () {
   }
 
   // Files into the in-memory file system, one folder per batch, then handed to the app. A model's
-  // files arrive together: the app opens the folder through its .safetensors.
+  // files arrive together: with its config.json the app opens the folder (a Llama-family model's
+  // tokenizer.json and the shards of model.safetensors.index.json included), else its .safetensors.
   function receiveFiles(files, purpose) {
     if (files.length === 0) return;
     var dir = '/uploads/' + (++uploads);
@@ -122,7 +123,8 @@ var attnlabWeb = (function () {
         var chosen = paths;
         if (files.length > 1) {
           var weights = paths.filter(function (p) { return /\.safetensors$/i.test(p); });
-          chosen = weights.length > 0 ? weights.slice(0, 1) : paths;
+          var config = paths.some(function (p) { return /\/config\.json$/i.test(p); });
+          chosen = weights.length > 0 ? (config ? [dir] : weights.slice(0, 1)) : paths;
         }
         chosen.forEach(function (p) {
           Module.ccall('attnlab_web_open_file', null, ['string', 'number'], [p, purpose]);

@@ -4,7 +4,7 @@
 // through attnlab_web_items().
 #include "web/web_platform.hpp"
 
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <emscripten.h>
 #include <imgui.h>

@@ -201,21 +201,24 @@ gui::GuiOptions options_from_url(const gui::GuiOptions& options, std::string& er
   return out;
 }
 
-// Files dropped onto the page together: a model's files become one folder (its .safetensors is
-// what the GUI opens), everything else passes through unchanged.
+// Files dropped onto the page together: a model's files become one folder, which the GUI opens when
+// its config.json came too (a Llama-family model's tokenizer.json, the shards of
+// model.safetensors.index.json), else through its .safetensors; everything else passes through.
 std::vector<std::string> group_dropped_model(const std::vector<std::string>& paths) {
   const auto is_weights = [](const std::string& p) { return lower_extension(p) == ".safetensors"; };
   if (std::none_of(paths.begin(), paths.end(), is_weights)) return paths;
   const fs::path folder = fresh_folder("/uploads/models");
   std::vector<std::string> out;
   std::error_code ec;
+  bool config = false;
   for (const std::string& p : paths) {
     const fs::path moved = folder / fs::path(p).filename();
     fs::rename(p, moved, ec);
     if (ec) fs::copy_file(p, moved, fs::copy_options::overwrite_existing, ec);
     if (is_weights(p)) out.push_back(moved.string());
+    config = config || moved.filename() == "config.json";
   }
-  return out;
+  return config ? std::vector<std::string>{folder.string()} : out;
 }
 
 // Where files the user saves go before they are offered as downloads.

@@ -7,7 +7,7 @@
 #include "engine/attention/mask.hpp"
 #include "engine/cpu/streaming.hpp"
 #include "engine/gpu/backend_choice.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -7,7 +7,7 @@
 #include "engine/io/result_format.hpp"
 #include "engine/cpu/dense.hpp"
 #include "engine/cpu/streaming.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <iostream>
 #include <memory>

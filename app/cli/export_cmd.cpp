@@ -3,9 +3,9 @@
 #include "cli/commands.hpp"
 #include "cli/inputs.hpp"
 #include "cli/progress.hpp"
-#include "engine/io/export.hpp"
+#include "engine/figures/export.hpp"
 #include "engine/cpu/streaming.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <iostream>
 #include <memory>

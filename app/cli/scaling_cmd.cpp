@@ -3,7 +3,7 @@
 #include "cli/commands.hpp"
 #include "engine/gpu/backend_choice.hpp"
 #include "engine/lessons/scaling.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 

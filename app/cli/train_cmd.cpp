@@ -1,7 +1,7 @@
 // `attnlab train`: trains a small GPT-2 on a task of docs/CLI.md's "Training" contract, prints
 // progress on stderr, evaluates it on held-out sequences and writes the model folder atomically.
 #include "cli/commands.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "engine/model/trainer.hpp"
 
 #include <omp.h>
@@ -49,19 +49,109 @@ private:
   bool shown_ = false;
 };
 
+struct TrainArgs {
+  std::string task = "induction", out, format = "text";
+  int layers = model::TrainConfig{}.n_layer, heads = model::TrainConfig{}.n_head, d_model = model::TrainConfig{}.d_model;
+  int steps = 0, batch = 0, length = 0, symbols = 0;
+  double lr = 0, weight_decay = model::TrainConfig{}.weight_decay;
+  std::uint64_t seed = model::TrainConfig{}.seed;
+  bool force = false, timing = false;
+};
+
+// The run the flags ask for; 0 in a field means the task's own default.
+model::TrainConfig train_config(const TrainArgs& a, CLI::App* cmd) {
+  model::TrainConfig config;
+  config.task = model::default_task(a.task);
+  if (a.length) config.task.length = a.length;
+  if (a.symbols) config.task.symbols = a.symbols;
+  config.n_layer = a.layers;
+  config.n_head = a.heads;
+  config.d_model = a.d_model;
+  config.steps = a.steps;
+  config.batch = a.batch;
+  config.lr = a.lr;
+  config.seed = a.seed;
+  config.weight_decay = a.weight_decay;
+  // A size flag given as 0 is a mistake, not "the task's default" (which 0 means inside).
+  for (const auto& [flag, value] : {std::pair<const char*, double>{"--steps", a.steps}, {"--batch", a.batch}, {"--lr", a.lr},
+                                    {"--length", a.length}, {"--symbols", a.symbols}}) {
+    if (cmd->get_option(flag)->count() > 0 && !(value > 0)) {
+      throw InputError(std::string(flag) + " " + fixed_decimals(value, 0) + ": give a positive number");
+    }
+  }
+  return config;
+}
+
+// Refuses an --out that cannot be written before the training time is spent on it.
+void check_out_folder(const TrainArgs& a) {
+  std::error_code ec;
+  const std::filesystem::path out(a.out);
+  if (!a.force && std::filesystem::exists(std::filesystem::symlink_status(out, ec))) {
+    throw InputError("--out " + a.out + ": exists; pass --force to replace it");
+  }
+  const std::filesystem::path parent = out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
+  if (!std::filesystem::is_directory(parent, ec)) {
+    throw InputError("--out " + a.out + ": the folder " + parent.string() + " does not exist");
+  }
+}
+
+// Every step, with its progress line; with --timing, the median step and when a batch first
+// reached 90% accuracy: how long a student waits for a working model (docs/PERFORMANCE.md,
+// "Training").
+void train_all_steps(model::Trainer& trainer, bool timing, std::chrono::steady_clock::time_point start) {
+  using Clock = std::chrono::steady_clock;
+  TrainProgress progress;
+  std::vector<double> step_ms;
+  int step_at_90 = 0;
+  double seconds_at_90 = 0;
+  while (!trainer.finished()) {
+    const auto t0 = Clock::now();
+    model::StepStats last;
+    try {
+      last = trainer.step();
+    } catch (...) {
+      progress.done();  // the error's line starts a line of its own on a terminal
+      throw;
+    }
+    step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    if (step_at_90 == 0 && last.accuracy >= 0.9) {
+      step_at_90 = last.step;
+      seconds_at_90 = std::chrono::duration<double>(Clock::now() - start).count();
+    }
+    progress.show(last, trainer.config().steps, last.step == 1 || trainer.finished());
+  }
+  progress.done();
+  if (!timing || step_ms.empty()) return;
+  // The median step, so the first steps' allocations and a busy moment do not count.
+  std::sort(step_ms.begin(), step_ms.end());
+  std::cerr << "timing: " << step_ms.size() << " steps, median " << fixed_decimals(step_ms[step_ms.size() / 2], 3) << " ms a step on "
+            << omp_get_max_threads() << " threads\n";
+  std::cerr << "timing: 90% accuracy on a step's batch "
+            << (step_at_90 > 0 ? "first at step " + std::to_string(step_at_90) + ", " + fixed_decimals(seconds_at_90, 1) + " s"
+                               : std::string("never reached"))
+            << "\n";
+}
+
+void print_trained(const model::TrainConfig& c, const model::Evaluation& eval, double seconds, const TrainArgs& a) {
+  if (a.format == "json") {
+    std::cout << "{\"task\": " << json_string(model::task_name(c.task.kind)) << ", \"steps\": " << c.steps << ", \"batch\": " << c.batch
+              << ", \"seconds\": " << double_json(seconds) << ", \"final_loss\": " << double_json(eval.loss)
+              << ", \"accuracy\": " << double_json(eval.accuracy) << ", \"out\": " << json_string(a.out) << "}\n";
+  } else {
+    std::cout << "Trained " << model::task_name(c.task.kind) << " (" << c.n_layer << " layers × " << c.n_head << " heads, d_model "
+              << c.d_model << ") for " << c.steps << " steps of " << c.batch << " in " << fixed_decimals(seconds, 1) << " s: loss "
+              << fixed_decimals(eval.loss, 4) << ", accuracy " << fixed_decimals(eval.accuracy, 4) << " on " << eval.sequences
+              << " held-out sequences; wrote " << a.out << "\n";
+  }
+  std::cout.flush();
+  if (!std::cout) throw InputError("standard output: writing failed");
+}
+
 }  // namespace
 
 Runner add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a small GPT-2 on a task (induction, sort) and write it as a model folder");
-  struct Args {
-    std::string task = "induction", out, format = "text";
-    int layers = model::TrainConfig{}.n_layer, heads = model::TrainConfig{}.n_head, d_model = model::TrainConfig{}.d_model;
-    int steps = 0, batch = 0, length = 0, symbols = 0;
-    double lr = 0, weight_decay = model::TrainConfig{}.weight_decay;
-    std::uint64_t seed = model::TrainConfig{}.seed;
-    bool force = false, timing = false;
-  };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<TrainArgs>();
   cmd->add_option("--task", a->task, "induction | sort (default induction)");
   cmd->add_option("--layers", a->layers, "Transformer layers (default 2)");
   cmd->add_option("--heads", a->heads, "Attention heads per layer (default 2)");
@@ -78,87 +168,13 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_option("--format", a->format, "json | text")->check(CLI::IsMember({"json", "text"}));
   cmd->add_flag("--timing", a->timing, "Also print the median time of a training step, the threads it ran on, and the step and seconds at which a batch first reached 90% accuracy (stderr)");
   return [a, cmd]() {
-    using Clock = std::chrono::steady_clock;
-    model::TrainConfig config;
-    config.task = model::default_task(a->task);
-    if (a->length) config.task.length = a->length;
-    if (a->symbols) config.task.symbols = a->symbols;
-    config.n_layer = a->layers;
-    config.n_head = a->heads;
-    config.d_model = a->d_model;
-    config.steps = a->steps;
-    config.batch = a->batch;
-    config.lr = a->lr;
-    config.seed = a->seed;
-    config.weight_decay = a->weight_decay;
-    // A size flag given as 0 is a mistake, not "the task's default" (which 0 means inside).
-    for (const auto& [flag, value] : {std::pair<const char*, double>{"--steps", a->steps}, {"--batch", a->batch}, {"--lr", a->lr},
-                                      {"--length", a->length}, {"--symbols", a->symbols}}) {
-      if (cmd->get_option(flag)->count() > 0 && !(value > 0)) {
-        throw InputError(std::string(flag) + " " + fixed_decimals(value, 0) + ": give a positive number");
-      }
-    }
-    const auto start = Clock::now();
-    model::Trainer trainer(config);
-    const model::TrainConfig& c = trainer.config();
-    // Refuse an --out that cannot be written before spending the training time on it.
-    std::error_code ec;
-    const std::filesystem::path out(a->out);
-    if (!a->force && std::filesystem::exists(std::filesystem::symlink_status(out, ec))) {
-      throw InputError("--out " + a->out + ": exists; pass --force to replace it");
-    }
-    const std::filesystem::path parent = out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
-    if (!std::filesystem::is_directory(parent, ec)) {
-      throw InputError("--out " + a->out + ": the folder " + parent.string() + " does not exist");
-    }
-    TrainProgress progress;
-    model::StepStats last;
-    std::vector<double> step_ms;
-    // The first step whose batch reached 90% accuracy, and the seconds to it: how long a student
-    // waits for a working model (docs/PERFORMANCE.md, "Training").
-    int step_at_90 = 0;
-    double seconds_at_90 = 0;
-    while (!trainer.finished()) {
-      const auto t0 = Clock::now();
-      try {
-        last = trainer.step();
-      } catch (...) {
-        progress.done();  // the error's line starts a line of its own on a terminal
-        throw;
-      }
-      step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-      if (step_at_90 == 0 && last.accuracy >= 0.9) {
-        step_at_90 = last.step;
-        seconds_at_90 = std::chrono::duration<double>(Clock::now() - start).count();
-      }
-      progress.show(last, c.steps, last.step == 1 || trainer.finished());
-    }
-    progress.done();
-    if (a->timing) {
-      // The median step, so the first steps' allocations and a busy moment do not count.
-      std::sort(step_ms.begin(), step_ms.end());
-      std::cerr << "timing: " << step_ms.size() << " steps, median " << fixed_decimals(step_ms[step_ms.size() / 2], 3) << " ms a step on "
-                << omp_get_max_threads() << " threads\n";
-      std::cerr << "timing: 90% accuracy on a step's batch "
-                << (step_at_90 > 0 ? "first at step " + std::to_string(step_at_90) + ", " + fixed_decimals(seconds_at_90, 1) + " s"
-                                   : std::string("never reached"))
-                << "\n";
-    }
+    const auto start = std::chrono::steady_clock::now();
+    model::Trainer trainer(train_config(*a, cmd));
+    check_out_folder(*a);
+    train_all_steps(trainer, a->timing, start);
     const model::Evaluation eval = trainer.evaluate(kEvaluationSequences);
     trainer.save(a->out, a->force);
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    if (a->format == "json") {
-      std::cout << "{\"task\": " << json_string(model::task_name(c.task.kind)) << ", \"steps\": " << c.steps << ", \"batch\": " << c.batch
-                << ", \"seconds\": " << double_json(seconds) << ", \"final_loss\": " << double_json(eval.loss)
-                << ", \"accuracy\": " << double_json(eval.accuracy) << ", \"out\": " << json_string(a->out) << "}\n";
-    } else {
-      std::cout << "Trained " << model::task_name(c.task.kind) << " (" << c.n_layer << " layers × " << c.n_head << " heads, d_model "
-                << c.d_model << ") for " << c.steps << " steps of " << c.batch << " in " << fixed_decimals(seconds, 1) << " s: loss "
-                << fixed_decimals(eval.loss, 4) << ", accuracy " << fixed_decimals(eval.accuracy, 4) << " on " << eval.sequences
-                << " held-out sequences; wrote " << a->out << "\n";
-    }
-    std::cout.flush();
-    if (!std::cout) throw InputError("standard output: writing failed");
+    print_trained(trainer.config(), eval, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), *a);
     return kExitOk;
   };
 }

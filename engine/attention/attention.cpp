@@ -3,7 +3,7 @@
 // (docs/ARCHITECTURE.md, glossary: stages).
 #include "engine/attention/attention.hpp"
 
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <omp.h>
 #include <unistd.h>

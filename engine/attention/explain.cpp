@@ -78,9 +78,48 @@ struct CellSteps {
   bool blocked(Stage stage) const {
     return stage != Stage::Output && stage != Stage::Scores && p.options.mask.is_blocked(i, j);
   }
+  // With rotary positions on, the scores are products of the rotated rows the result kept.
+  bool rotated() const { return p.options.rope && r.rotated_q.rows() == r.n && r.rotated_k.rows() == r.m; }
   std::string score() const {
+    if (rotated()) {
+      return "score  (rotated q_" + one_based(i) + ")" + g.dot + "(rotated k_" + one_based(j) + ") = " +
+             dot_terms(r.rotated_q, i, r.rotated_k, j, g) + " = " + hand_number(r.scores(i, j));
+    }
     return "score  q_" + one_based(i) + g.dot + "k_" + one_based(j) + " = " + dot_terms(p.Q, i, p.K, j, g) + " = " +
            hand_number(r.scores(i, j));
+  }
+  // RoPE's two steps before the score: where the two rows stand and what the rotation made of them.
+  void rotation(std::vector<std::string>& steps) const {
+    if (!rotated()) return;
+    const RopeSettings& rope = *p.options.rope;
+    const std::int64_t pi = rope_positions(rope.query_positions, r.n)[static_cast<size_t>(i)];
+    const std::int64_t pj = rope_positions(rope.key_positions, r.m)[static_cast<size_t>(j)];
+    const std::vector<double> f = rope_frequencies(rope.theta, rope.scaling, r.d_k);
+    std::string freqs;
+    for (size_t t = 0; t < f.size(); ++t) {
+      if (elided(static_cast<Eigen::Index>(t), static_cast<Eigen::Index>(f.size()))) {
+        if (static_cast<Eigen::Index>(t) == kMaxTerms - 2) freqs += std::string(", ") + g.ellipsis;
+        continue;
+      }
+      freqs += (t ? ", " : "") + hand_number(f[t]);
+    }
+    steps.push_back("RoPE  " + qi + " is at position " + std::to_string(pi) + " and " + kj + " at " +
+                    std::to_string(pj) + "; each pair of components (t, t + d_k/2) turns by position" + g.dot +
+                    "f_t, with f = (" + freqs + "), so the score depends only on the distance " +
+                    std::to_string(pi) + " " + g.minus + " " + std::to_string(pj) + " = " + std::to_string(pi - pj));
+    steps.push_back("rotated  q_" + one_based(i) + " " + g.arrow + " " + row_terms(r.rotated_q, i) + ",  k_" +
+                    one_based(j) + " " + g.arrow + " " + row_terms(r.rotated_k, j));
+  }
+  std::string row_terms(const Matrix& A, Eigen::Index row) const {
+    std::string s = "(";
+    for (Eigen::Index t = 0; t < A.cols(); ++t) {
+      if (elided(t, A.cols())) {
+        if (t == kMaxTerms - 2) s += std::string(", ") + g.ellipsis;
+        continue;
+      }
+      s += (t ? ", " : "") + hand_number(A(row, t));
+    }
+    return s + ")";
   }
   std::string logit() const {
     const std::string divisor = std::string("(") +
@@ -159,11 +198,13 @@ Explanation explain_cell(const Problem& p, const Result& r, const CellRef& cell,
   switch (cell.stage) {
     case Stage::Scores:
       e.heading = "scores" + idx + ": how well " + at.qi + "'s query matches " + at.kj + "'s key";
+      at.rotation(e.steps);
       e.steps.push_back(at.score());
       e.value = r.scores(i, j);
       break;
     case Stage::Logits:
       e.heading = "logits" + idx + ": the score divided by the effective temperature s" + g.dot + "T";
+      at.rotation(e.steps);
       e.steps.push_back(at.score());
       e.steps.push_back(at.blocked(cell.stage) ? at.mask_blocks() : at.logit());
       e.value = r.logits(i, j);
@@ -172,6 +213,7 @@ Explanation explain_cell(const Problem& p, const Result& r, const CellRef& cell,
     case Stage::Saturation: {
       const bool weights = cell.stage == Stage::Weights;
       e.heading = std::string(weights ? "weights" : "saturation") + idx + ": how much " + at.qi + " attends to " + at.kj;
+      at.rotation(e.steps);
       e.steps.push_back(at.score());
       e.steps.push_back(at.blocked(cell.stage) ? at.mask_blocks() : at.logit());
       if (p.options.normalizer == Normalizer::Softmax) {
@@ -209,8 +251,12 @@ std::vector<std::string> explain_weight(const Problem& p, const Result& r, Eigen
   const Glyphs g;
   const std::string cell = "[" + one_based(i) + "][" + one_based(j) + "]";
   std::vector<std::string> lines;
-  lines.push_back("scores" + cell + " = q" + one_based(i) + " · k" + one_based(j) + " = " + dot_terms(p.Q, i, p.K, j, g) +
-                  " = " + hand_number(r.scores(i, j)));
+  // With rotary positions on, the product of the rotated rows the scores were made of.
+  const bool rotated = p.options.rope && r.rotated_q.rows() == r.n && r.rotated_k.rows() == r.m;
+  lines.push_back("scores" + cell + " = " + (rotated ? "(rotated q" + one_based(i) + ") · (rotated k" + one_based(j) + ")"
+                                                     : "q" + one_based(i) + " · k" + one_based(j)) +
+                  " = " + dot_terms(rotated ? r.rotated_q : p.Q, i, rotated ? r.rotated_k : p.K, j, g) + " = " +
+                  hand_number(r.scores(i, j)));
   // "1 / √2 = 1 / 1.4142", as the course texts write it; with a temperature, "1 / (√2 · 0.5) = 1 / 0.7071".
   const std::string s = hand_number(r.scores(i, j)), dk = std::to_string(r.d_k);
   const double T = p.options.temperature;

@@ -1,11 +1,11 @@
 // "Explain a cell": the arithmetic behind one cell of one stage, worked the way the course texts
 // work it by hand, from the problem and its computed result. One home, so every panel, lesson and
-// report shows the same steps with the same digits (hand_number, engine/io/text_format.hpp).
+// report shows the same steps with the same digits (hand_number, engine/text/text_format.hpp).
 #pragma once
 
 #include "engine/attention/attention.hpp"
 #include "engine/attention/stage.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <string>
 #include <vector>

@@ -37,11 +37,21 @@ bool transparent_huge_pages_on_request() {
 
 namespace {
 
-// C (rows × cols) = A (rows × k) · B or Bᵀ + beta·C, row-major, on the calling thread.
+// C (rows × cols) = A (rows × k) · B or Bᵀ + beta·C, row-major, on the calling thread. One row of A
+// is a matrix-vector product, which sgemv streams B for; OpenBLAS 0.3.21's sgemm packs B first and
+// ran a one-row product 2.4× slower (a generated token's projections are all one row: they read
+// every weight once, so memory speed is what they can reach).
 void sgemm(CBLAS_TRANSPOSE b_op, std::int64_t rows, std::int64_t cols, std::int64_t k, const float* A,
            std::int64_t lda, const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc) {
   if (rows <= 0 || cols <= 0) return;
   single_threaded();
+  if (rows == 1) {
+    // Bᵀ: B is cols × k and C = B·a; else B is k × cols and C = Bᵀ·a.
+    const bool t = b_op == CblasTrans;
+    cblas_sgemv(CblasRowMajor, t ? CblasNoTrans : CblasTrans, static_cast<blasint>(t ? cols : k), static_cast<blasint>(t ? k : cols), 1.0f, B,
+                static_cast<blasint>(ldb), A, 1, beta, C, 1);
+    return;
+  }
   cblas_sgemm(CblasRowMajor, CblasNoTrans, b_op, static_cast<blasint>(rows), static_cast<blasint>(cols),
               static_cast<blasint>(k), 1.0f, A, static_cast<blasint>(lda), B, static_cast<blasint>(ldb), beta, C,
               static_cast<blasint>(ldc));

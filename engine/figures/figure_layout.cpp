@@ -6,7 +6,7 @@
 // [SECTION] One stage's panel
 // [SECTION] stage_data, layout_figure
 #include "engine/figures/figure.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include "engine/attention/matrix.hpp"
 

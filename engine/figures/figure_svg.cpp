@@ -1,7 +1,7 @@
 // Semantic SVG of a figure: a <rect> per cell (with its row, column and value), <text> for
 // every label and number in DejaVu Sans, groups by role, so the file stays editable in Inkscape.
 #include "engine/figures/figure.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <cstdio>

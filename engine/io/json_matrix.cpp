@@ -1,7 +1,7 @@
 // JSON <-> matrix conversion with precise error sentences.
 #include "engine/io/json_matrix.hpp"
 
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <cmath>
 #include <limits>

@@ -2,7 +2,7 @@
 #include "engine/io/matrix_io.hpp"
 
 #include "engine/io/atomic_file.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <bit>

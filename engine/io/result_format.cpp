@@ -4,7 +4,7 @@
 #include "engine/attention/overflow_notes.hpp"
 #include "engine/attention/stats.hpp"
 
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "engine/cpu/dense.hpp"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/json_matrix.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <set>
 

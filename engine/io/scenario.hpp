@@ -2,7 +2,7 @@
 #pragma once
 
 #include "engine/attention/attention.hpp"
-#include "engine/lessons/lesson_spec.hpp"
+#include "engine/io/lesson_spec.hpp"
 
 #include <filesystem>
 #include <string>

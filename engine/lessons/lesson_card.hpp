@@ -2,7 +2,7 @@
 // goal, what to try and the keys it uses, laid out for the figure writer (PDF through Cairo).
 #pragma once
 
-#include "engine/io/export.hpp"
+#include "engine/figures/export.hpp"
 #include "engine/figures/figure.hpp"
 #include "engine/lessons/lesson_text.hpp"
 

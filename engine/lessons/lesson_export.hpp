@@ -2,7 +2,7 @@
 // the same figure writer as `attnlab export`.
 #pragma once
 
-#include "engine/io/export.hpp"
+#include "engine/figures/export.hpp"
 
 #include <filesystem>
 #include <vector>

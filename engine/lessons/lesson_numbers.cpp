@@ -3,6 +3,7 @@
 
 #include "engine/attention/explain.hpp"
 #include "engine/lessons/scaling.hpp"
+#include "engine/model/model_report.hpp"
 #include "engine/model/training_tasks.hpp"
 
 #include <algorithm>
@@ -135,6 +136,50 @@ TrainInductionNumbers train_induction(const Scenario& s, const Result& r) {
   return n;
 }
 
+// The pipeline's last query row computed alone from K and V (all the cache holds, every key being
+// visible to the last query under a causal mask), against the whole computation's last row.
+double last_row_difference(const Scenario& s, const Result& r, Backend& backend) {
+  const Problem whole = s.problem();
+  const Eigen::Index last = whole.Q.rows() - 1;
+  if (last < 0 || whole.Q.rows() != whole.K.rows() || whole.options.mask.kind != MaskKind::Causal) {
+    throw InputError("the kv-cache lesson needs self-attention under a causal mask (as many queries as keys)");
+  }
+  Problem one = whole;
+  one.Q = whole.Q.bottomRows(1);
+  one.options.mask = Mask{};  // the last query sees every key
+  if (one.options.rope) {      // and keeps its own position
+    one.options.rope->query_positions = {rope_positions(whole.options.rope->query_positions, whole.Q.rows()).back()};
+  }
+  const Result alone = backend.compute(one);
+  return static_cast<double>((alone.output.row(0) - r.output.row(last)).cwiseAbs().maxCoeff());
+}
+
+KvCacheNumbers kv_cache(const Scenario& s, const Result& r, Backend& backend, const LessonDetail& detail) {
+  const LessonSpec& l = s.lesson;
+  KvCacheNumbers n;
+  n.model = l.cache_model;
+  n.last_row_difference = last_row_difference(s, r, backend);
+  const auto m = model::open_model(l.cache_model);
+  std::vector<int> ids(l.cache_ids.begin(), l.cache_ids.end());
+  if (ids.empty()) {
+    if (!m->config().is_toy()) throw InputError("lesson.ids: give the text (token ids) for " + l.cache_model);
+    ids = model::probe_sequence(model::parse_task_json(m->config().task_json, l.cache_model));
+  }
+  m->check_ids(ids, "lesson.ids");
+  const std::int64_t prompt = l.cache_prompt > 0 ? l.cache_prompt : static_cast<std::int64_t>(ids.size()) / 2 + 1;
+  if (prompt >= static_cast<std::int64_t>(ids.size())) throw InputError("lesson.prompt: it must leave some of lesson.ids to write");
+  const std::vector<int> given(ids.begin(), ids.begin() + prompt);
+  const int rest = static_cast<int>(ids.size()) - static_cast<int>(prompt);
+  n.check = check_cache(*m, given, rest);
+  n.cost = cache_cost(*m, given, rest, detail.measure && detail.complete);
+  n.sizes.push_back(cache_size(cache_shape(m->config(), m->display_name())));
+  for (const ModelShape& shape : l.shapes) {
+    n.sizes.push_back(cache_size({shape.name, shape.layers, shape.heads, shape.kv_heads, shape.d_head, shape.context}));
+  }
+  n.exposure = exposure_bias(*m, ids, prompt, l.sample_temperature, l.seed);
+  return n;
+}
+
 }  // namespace
 
 LessonVariant compute_variant(Backend& backend, const Problem& p) {
@@ -182,6 +227,10 @@ LessonNumbers compute_lesson(LessonView view, const Scenario& s, const Result& r
     case LessonView::OnlineSoftmax: return OnlineSoftmaxNumbers{online_softmax_lesson(s.problem(), s.lesson.tile, r.output)};
     case LessonView::ModelHeads: return ModelHeadsNumbers{document_head_verdict(s, r)};
     case LessonView::TrainInduction: return train_induction(s, r);
+    case LessonView::Rope:
+      return RopeNumbers{rope_lesson(s.problem(), r.scores, s.lesson.shift, s.lesson.grid, s.lesson.envelope_d_k)};
+    case LessonView::GroupedQuery: return GqaNumbers{gqa_lesson(s.Q, s.lesson, s.options, backend)};
+    case LessonView::KvCache: return kv_cache(s, r, backend, detail);
   }
   return PlainNumbers{};
 }

@@ -5,10 +5,13 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/gqa_lesson.hpp"
+#include "engine/lessons/kv_cache_lesson.hpp"
 #include "engine/lessons/lesson_math.hpp"
 #include "engine/lessons/multihead.hpp"
 #include "engine/lessons/online_softmax_lesson.hpp"
 #include "engine/lessons/precision.hpp"
+#include "engine/lessons/rope_lesson.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/trainer.hpp"
 
@@ -115,10 +118,30 @@ struct TrainInductionNumbers {
   std::vector<int> probe;
 };
 
+struct RopeNumbers {
+  RopeLesson lesson;
+};
+
+struct GqaNumbers {
+  GqaLesson lesson;
+};
+
+// "What the KV cache holds" (kv_cache_lesson.hpp), on the lesson's built-in model: the pipeline's
+// last row from the cached K and V alone against the whole computation, then the model's cache.
+struct KvCacheNumbers {
+  std::string model;            // the built-in model's name
+  double last_row_difference = 0;  // the largest |output| difference of the pipeline's last row
+  CacheCheck check;
+  CacheCost cost;               // measured when the detail asks
+  std::vector<CacheSize> sizes; // the lesson's model first, then the lesson's shapes
+  ExposureBias exposure;
+};
+
 using LessonNumbers =
     std::variant<PlainNumbers, WorkedExampleNumbers, CompareScalingNumbers, ScalingLabNumbers, MultiHeadNumbers,
                  SelfCrossNumbers, MaskFamilyNumbers, TemperatureNumbers, NormalizersNumbers, PrecisionNumbers,
-                 GeometryNumbers, CostNumbers, OnlineSoftmaxNumbers, ModelHeadsNumbers, TrainInductionNumbers>;
+                 GeometryNumbers, CostNumbers, OnlineSoftmaxNumbers, ModelHeadsNumbers, TrainInductionNumbers,
+                 RopeNumbers, GqaNumbers, KvCacheNumbers>;
 
 struct LessonDetail {
   // false leaves out the costly parts a lesson's text does not quote: the d_k sweep of a
@@ -128,6 +151,9 @@ struct LessonDetail {
   // small enough to stay responsive.
   long long max_sweep_trials = 0;
   int curve_points = 81;  // temperatures on the temperature view's curves
+  // The kv-cache lesson times a token with and without the cache (a few milliseconds on its
+  // built-in model): complete numbers only, since a text's numbers must not change run to run.
+  bool measure = true;
 };
 
 // The numbers of view `view` for the scenario `s`, whose own result is `r`, with every variant

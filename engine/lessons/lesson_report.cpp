@@ -15,7 +15,7 @@
 #include "engine/lessons/multihead.hpp"
 #include "engine/lessons/online_softmax_lesson.hpp"
 #include "engine/lessons/precision.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "engine/cpu/dense.hpp"
 #include "engine/lessons/lesson_text.hpp"
 
@@ -312,6 +312,128 @@ json cost(const CostNumbers& n, const Scenario& s) {
                        {"dense_limit", both_units(mem.dense_limit_bytes)}}}};
 }
 
+json rope(const RopeLesson& l) {
+  json frequencies = json::array(), distances = json::array();
+  for (const RopeFrequency& f : l.frequencies) {
+    frequencies.push_back({{"pair", f.pair}, {"frequency", f.frequency}, {"wavelength", f.wavelength}});
+  }
+  for (const RopeDistance& d : l.distances) {
+    distances.push_back({{"distance", d.distance}, {"aligned", d.aligned}, {"lesson", d.lesson}});
+  }
+  return {{"rope_on", l.rope_on},
+          {"theta", l.rope.theta},
+          {"d_k", l.d_k},
+          {"shift", l.shift},
+          {"scores", matrix_to_json(l.scores)},
+          {"shifted_scores", matrix_to_json(l.shifted_scores)},
+          {"max_shift_change", l.max_shift_change},
+          {"rounding_bound", l.rounding_bound},
+          {"grid", l.grid},
+          {"same_pair_scores", matrix_to_json(l.same_pair_scores)},
+          {"max_diagonal_spread", l.max_diagonal_spread},
+          {"frequencies", frequencies},
+          {"fastest", frequencies.front()},
+          {"slowest", frequencies.back()},
+          {"unrotated_scores", matrix_to_json(l.unrotated_scores)},
+          {"envelope_d_k", l.envelope_d_k},
+          {"distances", distances}};
+}
+
+json gqa(const GqaLesson& l) {
+  json variants = json::array(), configs = json::array();
+  for (const GqaVariant& v : l.variants) {
+    json heads = json::array();
+    for (size_t h = 0; h < v.heads.size(); ++h) {
+      heads.push_back({{"head", h}, {"kv_head", v.group[h]}, {"weights", matrix_to_json(v.heads[h].weights)}});
+    }
+    variants.push_back({{"kv_heads", v.kv_heads},
+                        {"kind", v.kv_heads == l.heads ? "multi-head" : v.kv_heads == 1 ? "multi-query" : "grouped-query"},
+                        {"queries_per_kv_head", l.heads / v.kv_heads},
+                        {"cached_values_per_token", v.cached_values_per_token},
+                        {"max_weight_change", v.max_weight_change},
+                        {"max_output_change", v.max_output_change},
+                        {"heads", heads},
+                        {"output", matrix_to_json(v.output)}});
+  }
+  for (const KvCacheRow& r : l.configs) {
+    const KvCacheConfig& c = r.config;
+    configs.push_back({{"name", c.name},
+                       {"layers", c.layers},
+                       {"heads", c.heads},
+                       {"kv_heads", c.kv_heads},
+                       {"head_dim", c.head_dim},
+                       {"bytes_per_token", r.bytes_per_token},
+                       {"kib_per_token", static_cast<double>(r.bytes_per_token) / 1024.0},
+                       {"mha_bytes_per_token", r.mha_bytes_per_token},
+                       {"mha_kib_per_token", static_cast<double>(r.mha_bytes_per_token) / 1024.0},
+                       {"saving", r.saving},
+                       {"context_bytes", r.context_bytes},
+                       {"context", both_units(r.context_bytes)},
+                       {"mha_context_bytes", r.mha_context_bytes},
+                       {"mha_context", both_units(r.mha_context_bytes)}});
+  }
+  return {{"heads", l.heads}, {"d_model", l.d_model}, {"d_head", l.d_head}, {"variants", variants},
+          {"context_tokens", l.context}, {"kv_cache", configs}};
+json id_list(const std::vector<int>& ids) {
+  json out = json::array();
+  for (const int id : ids) out.push_back(id);
+  return out;
+}
+
+json number_list(const std::vector<double>& v) {
+  json out = json::array();
+  for (const double x : v) out.push_back(short_double(static_cast<float>(x)));
+  return out;
+}
+
+// The cache check, the cost per token, the cache's size per shape, and exposure bias; the ms of
+// the cost only when measured (they change run to run; a lesson's text never quotes them).
+json kv_cache(const KvCacheNumbers& n) {
+  const CacheCheck& c = n.check;
+  json check = {{"prompt", id_list(c.prompt)},         {"tokens_cached", id_list(c.cached)},
+                {"tokens_whole", id_list(c.whole)},    {"same_tokens", c.cached == c.whole},
+                {"largest_difference", c.largest_difference}, {"largest_logit", c.largest_logit},
+                {"bound", c.bound}};
+  const CacheCost& k = n.cost;
+  json cost = {{"prompt", k.prompt}, {"tokens", k.tokens}, {"flops_cached", k.flops_cached}, {"flops_whole", k.flops_whole},
+               {"flops_ratio", k.flops_whole / k.flops_cached}};
+  if (k.ms_cached > 0) cost["measured"] = {{"ms_cached", k.ms_cached}, {"ms_whole", k.ms_whole}, {"ratio", k.ms_whole / k.ms_cached}};
+  json sizes = json::array();
+  for (const CacheSize& z : n.sizes) {
+    const CacheShape& m = z.shape;
+    sizes.push_back({{"name", m.name},
+                     {"layers", m.layers},
+                     {"heads", m.heads},
+                     {"kv_heads", m.kv_heads},
+                     {"d_head", m.d_head},
+                     {"context", m.context},
+                     {"bytes_per_token_fp16", z.bytes_per_token_fp16},
+                     {"bytes_per_token_fp32", z.bytes_per_token_fp32},
+                     {"every_head_per_token_fp16", z.every_head_per_token_fp16},
+                     {"context_fp16", z.context_fp16},
+                     {"kib_per_token_fp16", static_cast<double>(z.bytes_per_token_fp16) / 1024},
+                     {"gib_context_fp16", static_cast<double>(z.context_fp16) / (1024.0 * 1024 * 1024)}});
+  }
+  const ExposureBias& e = n.exposure;
+  json exposure = {{"temperature", e.temperature},
+                   {"seed", e.seed},
+                   {"prompt", id_list(e.prompt)},
+                   {"truth", id_list(e.truth)},
+                   {"teacher", id_list(e.teacher)},
+                   {"drawn", id_list(e.drawn)},
+                   {"drawn_prob", number_list(e.drawn_prob)},
+                   {"drawn_model_prob", number_list(e.drawn_model_prob)},
+                   {"first_mistake", e.first_mistake},
+                   {"greedy_after", id_list(e.greedy_after)},
+                   {"greedy_after_steps", e.greedy_after.size()},
+                   {"steps", e.truth.size()},
+                   {"teacher_correct", e.teacher_correct},
+                   {"drawn_correct", e.drawn_correct},
+                   {"greedy_after_correct", e.greedy_after_correct}};
+  return {{"model", n.model}, {"last_row_difference", n.last_row_difference}, {"check", check}, {"cost", cost},
+          {"sizes", sizes},   {"exposure", exposure},                        {"see_also", "gqa"}};
+}
+
 // The JSON of one view's numbers.
 struct ViewJson {
   const Scenario& s;
@@ -332,6 +454,9 @@ struct ViewJson {
   json operator()(const OnlineSoftmaxNumbers& n) const { return online_softmax_json(n.lesson); }
   json operator()(const ModelHeadsNumbers& n) const { return model_heads(n.example, r); }
   json operator()(const TrainInductionNumbers& n) const { return train_induction(n, r); }
+  json operator()(const RopeNumbers& n) const { return rope(n.lesson); }
+  json operator()(const GqaNumbers& n) const { return gqa(n.lesson); }
+  json operator()(const KvCacheNumbers& n) const { return kv_cache(n); }
 };
 
 }  // namespace

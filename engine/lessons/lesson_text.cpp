@@ -1,6 +1,6 @@
 // Filling a lesson's text from the current result, and telling an edited lesson from its original.
 #include "engine/lessons/lesson_text.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "engine/cpu/dense.hpp"
 
 #include "engine/lessons/lesson_report.hpp"

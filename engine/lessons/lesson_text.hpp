@@ -3,7 +3,7 @@
 // Lesson panel and `attnlab lesson`.
 #pragma once
 
-#include "engine/lessons/lesson_template.hpp"
+#include "engine/io/lesson_template.hpp"
 #include "engine/io/scenario.hpp"
 
 #include <nlohmann/json.hpp>

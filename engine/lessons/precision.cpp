@@ -1,6 +1,6 @@
 // Emulated low-precision attention: every operation's result is rounded to the format.
 #include "engine/lessons/precision.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "engine/cpu/dense.hpp"
 
 #include <cmath>

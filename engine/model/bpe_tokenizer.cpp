@@ -1,5 +1,6 @@
 // GPT-2's byte-level BPE, written from its published description (docs/MODELS.md, "Tokenizer").
 #include "engine/model/bpe_tokenizer.hpp"
+#include "engine/model/tokenizer/json_field.hpp"
 
 #include "engine/attention/matrix.hpp"
 #include "engine/io/atomic_file.hpp"
@@ -69,12 +70,7 @@ BpeTokenizer BpeTokenizer::parse(std::string_view vocab_json, std::string_view m
 
 BpeTokenizer BpeTokenizer::parse_symbols(std::string_view vocab_json, std::string_view vocab_source) {
   const std::string src(vocab_source);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(vocab_json);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(src + ": not JSON (" + e.what() + ")");
-  }
+  const nlohmann::json j = parse_json(vocab_json, src);
   if (!j.is_object() || j.empty()) throw InputError(src + ": not a JSON object of tokens and their ids");
   constexpr std::int64_t kMaxVocab = 1 << 22;
   if (static_cast<std::int64_t>(j.size()) > kMaxVocab) throw InputError(src + ": more than 4 194 304 tokens");

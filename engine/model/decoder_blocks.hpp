@@ -39,16 +39,22 @@ void silu_gate(float* gate, const float* up, std::int64_t count);
 // with a window W > 0, start + i − j < W; softmax over the visible keys (row max subtracted).
 // out (n × n_head·d_head, stride ldo) = A v. weights[h] (n × m) receives head h's A, or, when
 // null, a scratch buffer per thread is used.
+// The queries run in blocks of kQueryBlock rows, each against the keys its rows see (never those
+// above the causal diagonal of its last row).
 struct AttentionShape {
   std::int64_t n = 0, start = 0;
   int n_head = 0, n_kv_head = 0, d_head = 0, window = 0;
 };
+inline constexpr std::int64_t kQueryBlock = 64;
+// The (query, key) pairs one head's products run over: QKᵀ and A·V each take 2·d_head FLOPs a pair.
+double attention_pairs(const AttentionShape& s);
 void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
                float* const* weights, float* out, std::int64_t ldo);
 
-// The top `k` of softmax(x · lm_headᵀ) for one row x (d), lm_head [V, d] read a chunk of rows at a
-// time (an F16 one is never converted whole); ids most probable first, ties by lower id, NaN
-// logits ranked last.
-std::vector<NextToken> top_tokens(const float* x, std::int64_t d, TensorRef lm_head, std::int64_t V, int k);
+// The output logits x · lm_headᵀ (V) for one row x (d), lm_head [V, d] read a chunk of rows at a
+// time (an F16 one is never converted whole).
+std::vector<float> output_logits(const float* x, std::int64_t d, TensorRef lm_head, std::int64_t V);
+// The top `k` of softmax(logits): ids most probable first, ties by lower id, NaN logits ranked last.
+std::vector<NextToken> top_tokens(std::vector<float> logits, int k);
 
 }  // namespace attnlab::model::blocks

@@ -179,7 +179,9 @@ ForwardTrace DecoderModel::forward(const std::vector<int>& ids, const ForwardOpt
   std::vector<float> last(static_cast<std::size_t>(d));
   blocks::norm(c.norm, a.x.data() + (n - 1) * d, d, 1, d, blocks::whole(tensors_.final_norm.w, a.slot[0]),
                blocks::whole(tensors_.final_norm.b, a.slot[1]), c.norm_eps, last.data(), d);
-  trace.next_tokens = blocks::top_tokens(last.data(), d, tensors_.lm_head, c.vocab_size, opt.top_k);
+  std::vector<float> logits = blocks::output_logits(last.data(), d, tensors_.lm_head, c.vocab_size);
+  trace.next_tokens = blocks::top_tokens(logits, opt.top_k);
+  if (opt.keep_logits) trace.logits = std::move(logits);
   return trace;
 }
 

@@ -1,5 +1,6 @@
 // Reading and checking a GPT-2 config.json.
 #include "engine/model/gpt2_config.hpp"
+#include "engine/model/tokenizer/json_field.hpp"
 
 #include "engine/attention/matrix.hpp"
 
@@ -29,12 +30,7 @@ std::int64_t Gpt2Config::parameters() const {
 
 Gpt2Config parse_gpt2_config(std::string_view json_text, std::string_view source) {
   const std::string src(source);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(src + ": not JSON (" + e.what() + ")");
-  }
+  const nlohmann::json j = parse_json(json_text, src);
   if (!j.is_object()) throw InputError(src + ": not a JSON object");
   Gpt2Config c;
   // Limits far above GPT-2 XL (48 layers, 25 heads, 1600 wide, 1024 positions, 50 257 tokens)

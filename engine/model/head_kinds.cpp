@@ -1,5 +1,5 @@
-// The head-kind detector: four pattern scores, a spread score, and the rule that picks a kind
-// (docs/MODELS.md, "Head kinds").
+// The head-kind detector: four pattern scores read off TransformerLens-style detection patterns,
+// a spread score, and the rule that picks a kind (docs/MODELS.md, "Head kinds").
 #include "engine/model/head_kinds.hpp"
 
 #include <algorithm>
@@ -19,48 +19,81 @@ std::string_view head_kind_name(HeadKind k) {
   return "mixed";
 }
 
-HeadScores score_head(const Matrix& A, const std::vector<int>& ids) {
+TokenRepeats token_repeats(const std::vector<int>& ids) {
+  TokenRepeats r;
+  const int n = static_cast<int>(ids.size());
+  r.induction_keys.resize(ids.size());
+  for (int i = 1; i < n; ++i) {
+    for (int j = 0; j < i; ++j) {
+      if (ids[static_cast<std::size_t>(j)] == ids[static_cast<std::size_t>(i)]) r.induction_keys[static_cast<std::size_t>(i)].push_back(j + 1);
+    }
+  }
+  return r;
+}
+
+std::vector<std::pair<int, int>> pattern_cells(HeadKind pattern, const TokenRepeats& repeats) {
+  std::vector<std::pair<int, int>> cells;
+  const int n = static_cast<int>(repeats.induction_keys.size());
+  for (int i = 0; i < n; ++i) {
+    switch (pattern) {
+      case HeadKind::PreviousToken:
+        if (i >= 1) cells.emplace_back(i, i - 1);
+        break;
+      case HeadKind::FirstToken: cells.emplace_back(i, 0); break;
+      case HeadKind::Self:
+        if (i >= 1) cells.emplace_back(i, i);
+        break;
+      case HeadKind::Induction:
+        for (int key : repeats.induction_keys[static_cast<std::size_t>(i)]) cells.emplace_back(i, key);
+        break;
+      case HeadKind::Broad:
+      case HeadKind::Mixed: return cells;
+    }
+  }
+  return cells;
+}
+
+namespace {
+
+// The mean over the rows the pattern covers of the row's weight on its cells (TransformerLens's
+// "mul" score restricted to those rows), and how many rows that was.
+std::pair<double, int> pattern_score(const Matrix& A, const std::vector<std::pair<int, int>>& cells, Eigen::Index n) {
+  double sum = 0;
+  int rows = 0, last = -1;
+  for (const auto& [i, j] : cells) {
+    if (i >= n || j >= A.cols()) continue;
+    sum += A(i, j);
+    if (i != last) ++rows, last = i;
+  }
+  return {rows ? sum / rows : 0.0, rows};
+}
+
+}  // namespace
+
+HeadScores score_head(const Matrix& A, const TokenRepeats& repeats) {
   HeadScores s;
-  const Eigen::Index n = std::min<Eigen::Index>(A.rows(), static_cast<Eigen::Index>(ids.size()));
+  const Eigen::Index n = std::min<Eigen::Index>(A.rows(), static_cast<Eigen::Index>(repeats.induction_keys.size()));
   if (n < 2 || A.cols() < n) return s;
-  // Row 0 sees only itself, so it says nothing about any pattern: every mean starts at row 1.
+  s.previous_token = pattern_score(A, pattern_cells(HeadKind::PreviousToken, repeats), n).first;
+  s.first_token = pattern_score(A, pattern_cells(HeadKind::FirstToken, repeats), n).first;
+  s.self = pattern_score(A, pattern_cells(HeadKind::Self, repeats), n).first;
+  std::tie(s.induction, s.induction_rows) = pattern_score(A, pattern_cells(HeadKind::Induction, repeats), n);
+  // Row 0 sees only itself, so its spread says nothing: the mean starts at row 1.
   for (Eigen::Index i = 1; i < n; ++i) {
-    s.previous_token += A(i, i - 1);
-    s.first_token += A(i, 0);
-    s.self += A(i, i);
     double h = 0;
     for (Eigen::Index j = 0; j <= i; ++j) {
       const double a = A(i, j);
       if (a > 0) h -= a * std::log(a);
     }
     s.broad += h / std::log(static_cast<double>(i + 1));
-    // Induction: the token at i appeared before at some j < i − 1; a head that copies what came
-    // next attends to j + 1. Those keys' weights are summed (several earlier occurrences share).
-    double target = 0;
-    bool any = false;
-    for (Eigen::Index j = 0; j + 1 < i; ++j) {
-      if (ids[static_cast<std::size_t>(j)] == ids[static_cast<std::size_t>(i)]) {
-        target += A(i, j + 1);
-        any = true;
-      }
-    }
-    if (any) {
-      s.induction += target;
-      ++s.induction_rows;
-    }
   }
-  const double rows = static_cast<double>(n - 1);
-  s.previous_token /= rows;
-  s.first_token /= rows;
-  s.self /= rows;
-  s.broad /= rows;
-  if (s.induction_rows > 0) s.induction /= s.induction_rows;
+  s.broad /= static_cast<double>(n - 1);
   return s;
 }
 
-HeadVerdict classify_head(const Matrix& A, const std::vector<int>& ids) {
+HeadVerdict classify_head(const Matrix& A, const TokenRepeats& repeats) {
   HeadVerdict v;
-  v.scores = score_head(A, ids);
+  v.scores = score_head(A, repeats);
   const HeadScores& s = v.scores;
   // Induction first: on repeated text an induction head's target is often also a recent key,
   // and it is the rarer, more telling pattern. Ties keep this order.
@@ -72,6 +105,7 @@ HeadVerdict classify_head(const Matrix& A, const std::vector<int>& ids) {
   };
   const auto best = *std::max_element(std::begin(patterns), std::end(patterns),
                                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  v.pattern = best.first;
   if (best.second >= kPatternThreshold) {
     v.kind = best.first;
     v.score = best.second;
@@ -84,5 +118,7 @@ HeadVerdict classify_head(const Matrix& A, const std::vector<int>& ids) {
   }
   return v;
 }
+
+HeadVerdict classify_head(const Matrix& A, const std::vector<int>& ids) { return classify_head(A, token_repeats(ids)); }
 
 }  // namespace attnlab::model

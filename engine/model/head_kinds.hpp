@@ -1,11 +1,14 @@
-// What kind of head an attention pattern shows (docs/MODELS.md, "Head kinds"): a small detector
-// in the spirit of TransformerLens's head detector, scoring each head on the text it was given.
+// What kind of head an attention pattern shows (docs/MODELS.md, "Head kinds"): TransformerLens's
+// head detector (a detection pattern of query–key cells; a head's score is its mean weight on the
+// pattern's cells over the rows the pattern covers) for the previous-token, first-token, self and
+// induction patterns, a spread score, and the rule that names a head by them.
 #pragma once
 
 #include "engine/attention/matrix.hpp"
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace attnlab::model {
@@ -16,17 +19,20 @@ enum class HeadKind { PreviousToken, Induction, FirstToken, Self, Broad, Mixed }
 std::string_view head_kind_name(HeadKind k);
 
 struct HeadScores {
-  double previous_token = 0;  // mean weight on key i−1, over rows i ≥ 1
-  double first_token = 0;     // mean weight on key 0, over rows i ≥ 1
+  double previous_token = 0;  // mean weight on key i − 1, over rows i ≥ 1 (the whole sequence)
+  double first_token = 0;     // mean weight on key 0, over every row (row 0 included)
   double self = 0;            // mean weight on key i, over rows i ≥ 1
-  double induction = 0;       // mean weight on the key after the token's earlier occurrences
-  int induction_rows = 0;     // rows with an earlier occurrence to score (0: not measurable)
+  double induction = 0;       // mean weight on the keys after the token's earlier occurrences, over the repeat
+  int induction_rows = 0;     // rows with an earlier occurrence (the repeat; 0: not measurable)
   double broad = 0;           // mean entropy over rows i ≥ 1, as a fraction of ln(i + 1)
 };
 
 struct HeadVerdict {
   HeadKind kind = HeadKind::Mixed;
   double score = 0;  // the score that decided the kind (for mixed: the best pattern score)
+  // The pattern with the best score (previous-token, induction, first-token or self): the kind
+  // unless the head is broad or mixed; its cells are the evidence the Model window outlines.
+  HeadKind pattern = HeadKind::PreviousToken;
   HeadScores scores;
 };
 
@@ -35,8 +41,21 @@ inline constexpr double kPatternThreshold = 0.4;
 // With no pattern that strong, a mean normalized entropy at or above this makes it broad.
 inline constexpr double kBroadThreshold = 0.75;
 
+// The induction pattern of a text, computed once for all its heads: per row i, the keys j + 1
+// for every j < i holding row i's token (TransformerLens's get_induction_head_detection_pattern).
+struct TokenRepeats {
+  std::vector<std::vector<int>> induction_keys;  // [row]; empty where the token is new
+};
+TokenRepeats token_repeats(const std::vector<int>& ids);
+
+// The (query, key) cells a pattern's score reads on a text of n tokens: the evidence. Broad and
+// mixed have none.
+std::vector<std::pair<int, int>> pattern_cells(HeadKind pattern, const TokenRepeats& repeats);
+
 // weights: n × n causal attention of one head; ids: the n tokens (for induction).
-HeadScores score_head(const Matrix& weights, const std::vector<int>& ids);
+HeadScores score_head(const Matrix& weights, const TokenRepeats& repeats);
+HeadVerdict classify_head(const Matrix& weights, const TokenRepeats& repeats);
+// The same, finding the repeats of `ids` first.
 HeadVerdict classify_head(const Matrix& weights, const std::vector<int>& ids);
 
 }  // namespace attnlab::model

@@ -2,6 +2,8 @@
 // and tokenizing input, token labels, the FLOPs of a forward.
 #include "engine/model/language_model.hpp"
 
+#include "engine/model/decoder_blocks.hpp"
+
 namespace attnlab::model {
 
 std::optional<RopeSettings> LanguageModel::rope() const {
@@ -50,12 +52,18 @@ std::string LanguageModel::token_text(int id) const {
 
 double LanguageModel::forward_flops(std::int64_t n_, std::int64_t start) const {
   const ModelConfig& c = config();
-  const double n = static_cast<double>(n_), m = static_cast<double>(start + n_), d = c.d_model;
+  const double n = static_cast<double>(n_), d = c.d_model;
   const double qw = c.q_width(), kvw = c.kv_width(), ff = c.d_ff;
   const double projections = 2 * n * d * (qw + 2 * kvw) + 2 * n * qw * d;
   const double mlp = (c.ffn == FfnKind::SiluGated ? 3 : 2) * 2 * n * d * ff;
-  const double attention = 4 * n * m * qw;  // QKᵀ and AV, every key of every row
-  return c.n_layer * (projections + mlp + attention) + 2 * d * c.vocab_size;
+  double flops = 2 * d * c.vocab_size;
+  for (int l = 0; l < c.n_layer; ++l) {
+    // QKᵀ and A·V over the (query, key) pairs their products run over (blocks of query rows
+    // against the keys they see; decoder_blocks.hpp), 2·d_head FLOPs a pair each, every head.
+    const blocks::AttentionShape shape{n_, start, c.n_head, c.n_kv_head, c.d_head, c.window(l)};
+    flops += projections + mlp + 4 * blocks::attention_pairs(shape) * qw;
+  }
+  return flops;
 }
 
 }  // namespace attnlab::model

@@ -24,6 +24,7 @@ struct ForwardOptions {
   bool keep_all_qkv = false;          // every head's q, k, v
   int qkv_layer = -1, qkv_head = -1;  // or just this one head's (−1: none)
   int top_k = 10;                     // next tokens kept, most probable first
+  bool keep_logits = false;           // the last position's output logits, every token's (generation samples from them)
   // Called after each layer with (layers done, layers in all); returning false cancels, and the
   // forward returns what it has with `cancelled` set.
   std::function<bool(int, int)> progress;
@@ -49,6 +50,7 @@ struct ForwardTrace {
   std::int64_t start = 0;  // the position of ids[0] (the cache's length before the forward)
   std::vector<std::vector<HeadTrace>> heads;  // [layer][head]
   std::vector<NextToken> next_tokens;         // after the last position, top_k of them
+  std::vector<float> logits;                  // after the last position, vocab_size of them; empty unless kept
   bool cancelled = false;
 };
 
@@ -58,6 +60,16 @@ struct ForwardTrace {
 struct KvCache {
   std::int64_t length = 0;
   std::vector<std::vector<float>> k, v;  // [layer]: length × (n_kv_head · d_head), row-major
+
+  // Forgets the positions from `keep` on (a text edited there runs again from it).
+  void truncate(std::int64_t keep) {
+    if (keep >= length) return;
+    if (keep < 0) keep = 0;
+    for (auto* layers : {&k, &v}) {
+      for (auto& kv : *layers) kv.resize(length ? kv.size() / static_cast<std::size_t>(length) * static_cast<std::size_t>(keep) : 0);
+    }
+    length = keep;
+  }
 };
 
 class LanguageModel {
@@ -96,8 +108,9 @@ public:
   // The text of a token: its tokenizer's, or "#id" when there is no tokenizer.
   std::string token_text(int id) const;
   // The matrix products' FLOPs of a forward over n positions after `start` cached ones: 2·rows·
-  // cols·inner for each projection, QKᵀ and AV over every head's full rows (what runs), and the
-  // last position's logits.
+  // cols·inner for each projection, QKᵀ and AV over the keys each block of query rows runs over
+  // (what runs: every key a row of the block sees, none past the block's last row), and the last
+  // position's logits.
   double forward_flops(std::int64_t n, std::int64_t start = 0) const;
 };
 

@@ -1,5 +1,6 @@
 // Reading config.json: model_type chooses the family's reader (engine/model/families.hpp).
 #include "engine/model/model_config.hpp"
+#include "engine/model/tokenizer/json_field.hpp"
 
 #include "engine/attention/matrix.hpp"
 #include "engine/model/families.hpp"
@@ -10,12 +11,7 @@ namespace attnlab::model {
 
 ModelConfig parse_model_config(std::string_view json_text, std::string_view source) {
   const std::string src(source);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(src + ": not JSON (" + e.what() + ")");
-  }
+  const nlohmann::json j = parse_json(json_text, src);
   if (!j.is_object()) throw InputError(src + ": not a JSON object");
   // GPT-2's own config.json names its model_type; older exports and Attention Lab's first toy
   // models leave it out, so its absence means GPT-2.

@@ -3,9 +3,10 @@
 #include "engine/model/model_report.hpp"
 
 #include "engine/io/atomic_file.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include "engine/model/decoder_model.hpp"
+#include "engine/model/generate.hpp"
 #include "engine/model/gpt2_config.hpp"
 #include "engine/model/hf_cache.hpp"
 #include "engine/model/training_tasks.hpp"
@@ -44,13 +45,21 @@ std::string fixed(double v, int decimals) { return fixed_decimals(v, decimals); 
 ModelRun run_model(const LanguageModel& model, const std::vector<int>& ids, const ForwardOptions& options) {
   ModelRun run;
   run.trace = model.forward(ids, options);
-  if (options.keep_weights && !run.trace.cancelled) {
-    for (const auto& layer : run.trace.heads) {
-      auto& row = run.kinds.emplace_back();
-      for (const auto& h : layer) row.push_back(classify_head(h.weights, ids));
+  if (options.keep_weights && !run.trace.cancelled) run.kinds = classify_heads(run.trace);
+  return run;
+}
+
+std::vector<std::vector<HeadVerdict>> classify_heads(const ForwardTrace& trace) {
+  std::vector<std::vector<HeadVerdict>> kinds;
+  const TokenRepeats repeats = token_repeats(trace.ids);
+  for (const auto& layer : trace.heads) {
+    auto& row = kinds.emplace_back();
+    for (const auto& h : layer) {
+      if (h.weights.size() == 0) return {};
+      row.push_back(classify_head(h.weights, repeats));
     }
   }
-  return run;
+  return kinds;
 }
 
 void check_head(const LanguageModel& model, int layer, int head) {
@@ -145,6 +154,8 @@ void write_model_json(std::ostream& out, const LanguageModel& model, const Model
     out << ",\n\"v\": ";
     matrix_compact(out, h.v);
   }
+  if (!run.generated.empty()) write_generated_json(out, model, run.generated);
+  if (!run.links.empty()) write_links_json(out, run.links);
   out << "\n}\n";
 }
 
@@ -189,6 +200,7 @@ void write_model_text(std::ostream& out, const LanguageModel& model, const Model
       out << "\n";
     }
   }
+  if (!run.generated.empty()) write_generated_text(out, model, run.generated);
   out << "\nNext token after " << json_string(model.token_text(ids.back())) << ":\n";
   for (const NextToken& t : run.trace.next_tokens) {
     out << "  " << fixed(t.prob, 4) << "  " << t.id << "  " << json_string(model.token_text(t.id)) << "\n";

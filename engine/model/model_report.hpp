@@ -5,7 +5,9 @@
 
 #include "engine/io/scenario.hpp"
 #include "engine/model/head_kinds.hpp"
+#include "engine/model/head_links.hpp"
 #include "engine/model/language_model.hpp"
+#include "engine/model/sampling.hpp"
 
 #include <filesystem>
 #include <iosfwd>
@@ -19,10 +21,14 @@ namespace attnlab::model {
 struct ModelRun {
   ForwardTrace trace;
   std::vector<std::vector<HeadVerdict>> kinds;  // [layer][head]; empty when weights were not kept
+  std::vector<DrawnToken> generated;            // --generate: the tokens written, the last of trace.ids (generate.hpp)
+  std::vector<HeadLink> links;                  // --link: every head by its weight from one token to another (head_links.hpp)
 };
 
 // Runs the forward pass and classifies every head (when the weights are kept).
 ModelRun run_model(const LanguageModel& model, const std::vector<int>& ids, const ForwardOptions& options);
+// Every head's kind on the trace's tokens; empty when its weights were not kept.
+std::vector<std::vector<HeadVerdict>> classify_heads(const ForwardTrace& trace);
 
 // Checks a layer and head against the model; `what` prefixes the sentence ("--layer").
 void check_head(const LanguageModel& model, int layer, int head);

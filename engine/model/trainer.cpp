@@ -10,7 +10,7 @@
 // [SECTION] the model in memory: forward, head kinds, lift, save
 // [SECTION] the gradient checks' access
 #include "engine/model/trainer.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/model/decoder_model.hpp"
@@ -42,6 +42,10 @@ struct TaskDefaults {
   int steps, batch;
   double lr;
 };
+// Training's random start for induction (docs/MODELS.md, "Why a random start"): enough that the
+// last judged position is inside many training sequences.
+constexpr int kInductionOffset = 4;
+
 TaskDefaults defaults_for(TaskKind kind) {
   if (kind == TaskKind::Induction) return {4000, 32, 3e-3};
   return {1000, 32, 3e-3};
@@ -60,7 +64,7 @@ Gpt2Dims dims_of(const TrainConfig& c) {
   d.n_head = c.n_head;
   d.d_model = c.d_model;
   d.vocab = c.task.symbols;
-  d.positions = c.task.sequence_length() + std::max(0, c.position_gap);
+  d.positions = c.task.sequence_length() + std::max(0, c.position_offset);
   d.eps = 1e-5;
   return d;
 }
@@ -74,7 +78,7 @@ TrainConfig resolved(TrainConfig c) {
   if (c.batch == 0) c.batch = d.batch;
   if (c.lr == 0) c.lr = d.lr;
   if (c.warmup < 0) c.warmup = std::max(1, c.steps / 10);
-  if (c.position_gap < 0) c.position_gap = c.task.kind == TaskKind::Induction ? c.task.length : 0;
+  if (c.position_offset < 0) c.position_offset = c.task.kind == TaskKind::Induction ? kInductionOffset : 0;
   return c;
 }
 
@@ -108,8 +112,8 @@ void check_train_config(const TrainConfig& c) {
   }
   if (!(c.lr > 0) || !std::isfinite(c.lr)) throw InputError("--lr: the learning rate must be a positive number");
   if (!(c.weight_decay >= 0) || !std::isfinite(c.weight_decay)) throw InputError("--weight-decay: give a number ≥ 0");
-  if (c.position_gap < 0 || c.position_gap > kMaxTaskLength) {
-    throw InputError("the position gap of " + std::to_string(c.position_gap) + " must be 0 to " + std::to_string(kMaxTaskLength));
+  if (c.position_offset < 0 || c.position_offset > kMaxTaskLength) {
+    throw InputError("the position offset of " + std::to_string(c.position_offset) + " must be 0 to " + std::to_string(kMaxTaskLength));
   }
   if (c.warmup < 0 || c.warmup > c.steps) {
     throw InputError("the warm-up of " + std::to_string(c.warmup) + " steps must be 0 to the " + std::to_string(c.steps) + " steps");
@@ -132,7 +136,7 @@ Gpt2Config model_config(const TrainConfig& c) {
   g.n_layer = c.n_layer;
   g.n_head = c.n_head;
   g.n_embd = c.d_model;
-  g.n_positions = c.task.sequence_length() + std::max(0, c.position_gap);
+  g.n_positions = c.task.sequence_length() + std::max(0, c.position_offset);
   g.vocab_size = c.task.symbols;
   g.layer_norm_epsilon = 1e-5;
   g.task_json = task_json(c.task);
@@ -149,13 +153,13 @@ struct Trainer::State {
   Gpt2Weights<float> weights, grads, m, v;  // AdamW's first and second moments in m, v
   Gpt2Activations<float> acts;
   TaskGenerator batches;
-  std::mt19937_64 gaps;  // each training sequence's position gap
+  std::mt19937_64 starts;  // each training sequence's first position
   int steps_done = 0;
   // The model as it is now, in memory, made on first use after each step.
   mutable std::unique_ptr<DecoderModel> model;
 
   explicit State(const TrainConfig& c)
-      : config(c), dims(dims_of(c)), weights(dims), grads(dims), m(dims), v(dims), batches(c.task, c.seed ^ 0xda7a'5eedULL), gaps(c.seed ^ 0x6a95'0000ULL) {}
+      : config(c), dims(dims_of(c)), weights(dims), grads(dims), m(dims), v(dims), batches(c.task, c.seed ^ 0xda7a'5eedULL), starts(c.seed ^ 0x6a95'0000ULL) {}
 
   const DecoderModel& current_model();
 };
@@ -203,12 +207,12 @@ void initialize(Gpt2Weights<float>& w, int n_layer, std::uint64_t seed) {
 }
 
 // The batch's inputs (B × T, T = 2L − 1), targets (−1 where the loss skips a position) and, with
-// a gap, positions.
+// an offset, positions.
 struct StepData {
   std::vector<int> inputs, targets, accuracy_targets, positions;
   int B = 0, T = 0;
 };
-StepData step_data(const TaskBatch& b, int half = 0, int gap = 0, std::mt19937_64* rng = nullptr) {
+StepData step_data(const TaskBatch& b, int offset = 0, std::mt19937_64* rng = nullptr) {
   StepData s;
   s.B = b.batch;
   s.T = b.length - 1;
@@ -219,24 +223,16 @@ StepData step_data(const TaskBatch& b, int half = 0, int gap = 0, std::mt19937_6
     for (int t = 0; t < s.T; ++t) {
       const auto at = static_cast<std::size_t>(r) * static_cast<std::size_t>(s.T) + static_cast<std::size_t>(t);
       s.inputs[at] = seq[t];
-      s.targets[at] = b.in_loss[static_cast<std::size_t>(t)] ? seq[t + 1] : -1;
-      s.accuracy_targets[at] = b.in_accuracy[static_cast<std::size_t>(t)] ? seq[t + 1] : -1;
+      s.targets[at] = b.in_loss[at] ? seq[t + 1] : -1;
+      s.accuracy_targets[at] = b.in_accuracy[at] ? seq[t + 1] : -1;
     }
   }
-  if (gap > 0 && rng) {
-    // Where each sequence sits (docs/MODELS.md, "Why a position gap and a random start"): its
-    // second half shifted by a gap g, and for half of them (a coin) the whole sequence starting at
-    // a position a > 0 too, with a + g ≤ gap. The gap hides the repeat's distance; the start lets
-    // every position up to 2L − 1 hold a first half, where layer 0 must learn to look one back.
-    // The pair (a, g) is drawn first, uniform over the pairs; the coin then keeps it or starts at
-    // 0 with a uniform gap.
+  if (offset > 0 && rng) {
+    // Where each sequence starts (docs/MODELS.md, "Why a random start"): uniform in 0 … offset.
     s.positions.resize(n);
-    const int pairs = (gap + 1) * (gap + 2) / 2;
     for (int r = 0; r < s.B; ++r) {
-      int g = uniform(*rng, pairs), a = 0;
-      while (g > gap - a) g -= gap - a + 1, ++a;  // a row a holds the gap − a + 1 pairs (a, 0 … gap − a)
-      if ((*rng)() & 1) a = 0, g = uniform(*rng, gap + 1);
-      for (int t = 0; t < s.T; ++t) s.positions[static_cast<std::size_t>(r) * static_cast<std::size_t>(s.T) + static_cast<std::size_t>(t)] = a + (t < half ? t : t + g);
+      const int a = uniform(*rng, offset + 1);
+      for (int t = 0; t < s.T; ++t) s.positions[static_cast<std::size_t>(r) * static_cast<std::size_t>(s.T) + static_cast<std::size_t>(t)] = a + t;
     }
   }
   return s;
@@ -292,7 +288,7 @@ double learning_rate(const TrainConfig& c, int step) {
 StepStats Trainer::step() {
   State& s = *state_;
   const TrainConfig& c = s.config;
-  const StepData d = step_data(s.batches.next(c.batch), c.task.length, c.position_gap, &s.gaps);
+  const StepData d = step_data(s.batches.next(c.batch), c.position_offset, &s.starts);
   const Gpt2Loss loss =
       gpt2_train_forward(s.dims, s.weights, d.inputs.data(), d.targets.data(), d.B, d.T, s.acts, d.positions.empty() ? nullptr : d.positions.data());
   const int step_number = s.steps_done + 1;
@@ -368,7 +364,7 @@ Evaluation Trainer::evaluate(int sequences) const {
   std::int64_t loss_count = 0, right = 0, counted = 0;
   for (int done = 0; done < sequences;) {
     const int b = std::min(sequences - done, std::max(1, s.config.batch));
-    const StepData d = step_data(held_out.next(b));
+    const StepData d = step_data(held_out.judged(b));
     const Gpt2Loss l = gpt2_train_forward(s.dims, s.weights, d.inputs.data(), d.targets.data(), d.B, d.T, acts);
     loss_sum += l.loss * l.counted;
     loss_count += l.counted;

@@ -30,16 +30,12 @@ struct TrainConfig {
   double lr = 0;       // 0: the task's default peak learning rate
   double weight_decay = 0.1;
   int warmup = -1;     // −1: a default fraction of the steps
-  // Training only (docs/MODELS.md, "Why a position gap and a random start"): the second half's
-  // positions are shifted by a random gap g per sequence, so that no fixed distance back predicts
-  // the repeat and the induction task must be learned by content (a previous-token head and an
-  // induction head), not by one head attending L − 1 back; half of the sequences also start at a
-  // random position a, a + g ≤ position_gap, so that layer 0 learns to look one back at every
-  // position. The model gets 2L + position_gap positions; evaluation and every forward use
-  // 0 … 2L − 1. −1: the task's default (induction L, sort 0).
-  int position_gap = -1;
-  // 5: of seeds 1 … 5 the default induction run formed the textbook circuit (a previous-token head,
-  // then an induction head) with 3 and 5; the others a variant one position over (docs/MODELS.md).
+  // Training only (docs/MODELS.md, "Why a random start"): each training sequence starts at a
+  // random position 0 … position_offset, so that every position up to 2L − 1 (the last of a
+  // judged sequence, never an input of a sequence starting at 0) sits inside some training
+  // sequences, where layer 0 must look one back. The model gets 2L + position_offset positions;
+  // evaluation and every forward start at 0. −1: the task's default (induction 4, sort 0).
+  int position_offset = -1;
   std::uint64_t seed = 5;
 };
 
@@ -49,7 +45,7 @@ TrainConfig resolved(TrainConfig config);
 // steps, batch and learning rate, and that the model and its optimizer state fit in memory.
 // Throws InputError naming the flag ("--heads: d_model 64 is not divisible by 5 heads").
 void check_train_config(const TrainConfig& config);
-// The Gpt2Config of the model a config trains (n_positions = the task's sequence length + the gap,
+// The Gpt2Config of the model a config trains (n_positions = the task's sequence length + the offset,
 // vocab_size = symbols, task_json set).
 Gpt2Config model_config(const TrainConfig& config);
 

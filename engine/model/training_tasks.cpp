@@ -3,7 +3,7 @@
 #include "engine/model/training_tasks.hpp"
 
 #include "engine/attention/matrix.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -22,12 +22,48 @@ int uniform(std::mt19937_64& rng, int n) {
 
 namespace {
 
-// One sequence of the task into `out` (2·length ids).
-void draw(const TaskSpec& task, std::mt19937_64& rng, int* out) {
+// One training sequence of the induction task into `out` (2L ids) and the positions whose next
+// token it copies into `copied` (2L − 1 flags; position t predicts token t + 1). docs/MODELS.md,
+// "The induction task": an opening of 2 … L random tokens, then copies of earlier spans (2 … L
+// tokens from a random earlier start, never overlapping the copy), each followed by 0 … L/2 fresh
+// random tokens, until the sequence is full (the last copy cut short). A copy's first token is not
+// predictable (a copy may start anywhere); each later one is.
+void draw_induction(const TaskSpec& task, std::mt19937_64& rng, int* out, unsigned char* copied) {
+  const int n = task.sequence_length(), L = task.length;
+  for (int i = 0; i < n; ++i) out[i] = uniform(rng, task.symbols);
+  std::fill(copied, copied + n - 1, 0);
+  int pos = 2 + uniform(rng, L - 1);  // the opening
+  while (pos < n) {
+    const int span = 2 + uniform(rng, L - 1);
+    if (pos >= span) {
+      const int from = uniform(rng, pos - span + 1);
+      for (int o = 0; o < span && pos + o < n; ++o) {
+        out[pos + o] = out[from + o];
+        if (o >= 1) copied[pos + o - 1] = 1;
+      }
+      pos += span;
+    }
+    pos += uniform(rng, L / 2 + 1);
+  }
+}
+
+// A sequence the induction task is judged on, into `out` (2L ids) and `copied`: a random span of
+// `span` tokens, then its copy (positions span … 2·span − 2 predict it), then random tokens that
+// nothing judges.
+void draw_judged(const TaskSpec& task, std::mt19937_64& rng, int span, int* out, unsigned char* copied) {
+  const int n = task.sequence_length();
+  for (int i = 0; i < n; ++i) out[i] = uniform(rng, task.symbols);
+  std::copy(out, out + span, out + span);
+  std::fill(copied, copied + n - 1, 0);
+  std::fill(copied + span, copied + 2 * span - 1, 1);
+}
+
+// One sequence of the sort task into `out` (2N ids).
+void draw_sort(const TaskSpec& task, std::mt19937_64& rng, int* out) {
   const int n = task.length;
   for (int i = 0; i < n; ++i) out[i] = uniform(rng, task.symbols);
   std::copy(out, out + n, out + n);
-  if (task.kind == TaskKind::Sort) std::sort(out + n, out + 2 * n);
+  std::sort(out + n, out + 2 * n);
 }
 
 }  // namespace
@@ -36,9 +72,9 @@ std::string_view task_name(TaskKind kind) { return kind == TaskKind::Induction ?
 
 TaskSpec default_task(std::string_view name) {
   // Sizes chosen so the default models train in well under a minute on two cores (docs/MODELS.md,
-  // "Training"): 24 symbols make a repeat inside the first half uncommon enough that copying the
-  // token after the earlier occurrence is nearly always right.
-  if (name == "induction") return TaskSpec{TaskKind::Induction, 12, 24};
+  // "Training"). 64 symbols make a repeated symbol inside a judged span rare enough (one query in
+  // six at L = 12) that copying the token after its earlier occurrence is nearly always right.
+  if (name == "induction") return TaskSpec{TaskKind::Induction, 12, 64};
   if (name == "sort") return TaskSpec{TaskKind::Sort, 8, 16};
   throw InputError("--task: '" + one_line(name) + "' is not a training task (induction, sort)");
 }
@@ -102,27 +138,64 @@ TaskGenerator::TaskGenerator(const TaskSpec& task, std::uint64_t seed) : task_(t
   check_task(task, "the task");
 }
 
-TaskBatch TaskGenerator::next(int batch) {
+namespace {
+
+// A batch of `batch` empty rows of the task's length.
+TaskBatch empty_batch(const TaskSpec& task, int batch) {
   TaskBatch b;
   b.batch = batch;
-  b.length = task_.sequence_length();
-  b.ids.resize(static_cast<std::size_t>(batch) * static_cast<std::size_t>(b.length));
-  for (int r = 0; r < batch; ++r) draw(task_, rng_, b.ids.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(b.length));
-  const int positions = b.length - 1;
-  b.in_loss.assign(static_cast<std::size_t>(positions), 0);
-  b.in_accuracy.assign(static_cast<std::size_t>(positions), 0);
-  const int first_loss = task_.kind == TaskKind::Induction ? 0 : task_.first_scored();
-  for (int t = 0; t < positions; ++t) {
-    b.in_loss[static_cast<std::size_t>(t)] = t >= first_loss;
-    b.in_accuracy[static_cast<std::size_t>(t)] = t >= task_.first_scored() && t <= task_.last_scored();
+  b.length = task.sequence_length();
+  const auto rows = static_cast<std::size_t>(batch), len = static_cast<std::size_t>(b.length);
+  b.ids.resize(rows * len);
+  b.in_loss.assign(rows * (len - 1), 0);
+  b.in_accuracy.assign(rows * (len - 1), 0);
+  return b;
+}
+
+}  // namespace
+
+TaskBatch TaskGenerator::next(int batch) {
+  TaskBatch b = empty_batch(task_, batch);
+  const auto len = static_cast<std::size_t>(b.length), positions = len - 1;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(batch); ++r) {
+    int* ids = b.ids.data() + r * len;
+    unsigned char* loss = b.in_loss.data() + r * positions;
+    unsigned char* acc = b.in_accuracy.data() + r * positions;
+    if (task_.kind == TaskKind::Induction) {
+      // The loss counts only what can be known (docs/MODELS.md): with the random tokens in it as
+      // well, no run of 4000 steps formed the two heads.
+      draw_induction(task_, rng_, ids, acc);
+      std::copy(acc, acc + positions, loss);
+    } else {
+      draw_sort(task_, rng_, ids);
+      for (int t = task_.length - 1; t <= 2 * task_.length - 2; ++t) loss[t] = acc[t] = 1;
+    }
   }
+  return b;
+}
+
+TaskBatch TaskGenerator::judged(int batch) {
+  if (task_.kind != TaskKind::Induction) return next(batch);
+  TaskBatch b = empty_batch(task_, batch);
+  const auto len = static_cast<std::size_t>(b.length), positions = len - 1;
+  const int shortest = std::min(kShortestJudgedSpan, task_.length);
+  for (std::size_t r = 0; r < static_cast<std::size_t>(batch); ++r) {
+    const int span = shortest + uniform(rng_, task_.length - shortest + 1);
+    draw_judged(task_, rng_, span, b.ids.data() + r * len, b.in_accuracy.data() + r * positions);
+  }
+  b.in_loss = b.in_accuracy;
   return b;
 }
 
 std::vector<int> probe_sequence(const TaskSpec& task) {
   // Its own fixed seed, apart from any training or evaluation stream.
-  TaskGenerator g(task, 0x5eed'9e3779b97f4aULL);
-  return g.next(1).ids;
+  std::mt19937_64 rng(0x5eed'9e3779b97f4aULL);
+  check_task(task, "the task");
+  if (task.kind == TaskKind::Sort) return TaskGenerator(task, rng()).next(1).ids;
+  std::vector<int> ids(static_cast<std::size_t>(task.sequence_length()));
+  std::vector<unsigned char> copied(ids.size() - 1);
+  draw_judged(task, rng, task.length, ids.data(), copied.data());
+  return ids;
 }
 
 }  // namespace attnlab::model

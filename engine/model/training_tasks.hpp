@@ -24,11 +24,11 @@ struct TaskSpec {
   int symbols = 0;  // V: token ids 0 … V−1, the vocabulary
 
   int sequence_length() const { return 2 * length; }
-  // The positions whose next token counts towards accuracy: induction L … 2L−2 (predicting
-  // L+1 … 2L−1), sort N−1 … 2N−2 (predicting the sorted half).
-  int first_scored() const { return kind == TaskKind::Induction ? length : length - 1; }
-  int last_scored() const { return 2 * length - 2; }
 };
+
+// The induction task is judged on a random span of this many tokens up to L, and its copy
+// (or of L tokens when L is shorter).
+inline constexpr int kShortestJudgedSpan = 4;
 
 // "induction", "sort".
 std::string_view task_name(TaskKind kind);
@@ -47,7 +47,7 @@ TaskSpec parse_task_json(std::string_view json_text, std::string_view source);
 struct TaskBatch {
   int batch = 0, length = 0;  // rows, tokens per row
   std::vector<int> ids;
-  // Per position of a row (length − 1 entries: position t predicts token t+1): whether the loss
+  // Per row and position (batch × (length − 1): position t predicts token t+1): whether the loss
   // counts it, and whether accuracy counts it.
   std::vector<unsigned char> in_loss, in_accuracy;
 };
@@ -61,7 +61,14 @@ int uniform(std::mt19937_64& rng, int n);
 class TaskGenerator {
 public:
   TaskGenerator(const TaskSpec& task, std::uint64_t seed);
+  // Training batches (docs/MODELS.md, "The induction task"): induction, random tokens with
+  // copies of earlier spans at random places, the loss and accuracy on the copied positions after
+  // each copy's first; sort, N symbols then the same sorted, both on positions N − 1 … 2N − 2.
   TaskBatch next(int batch);
+  // What a trained model is judged on: induction, in each row a random span of
+  // kShortestJudgedSpan … L tokens followed by its copy (loss and accuracy on the copy's positions
+  // after its first, the tokens after the copy random and unjudged); sort, as next().
+  TaskBatch judged(int batch);
   const TaskSpec& task() const { return task_; }
 
 private:
@@ -70,7 +77,8 @@ private:
 };
 
 // A fixed sequence of the task for showing attention maps (the Training window, the lesson, the
-// head detector): the same for a given task on every machine.
+// head detector): the same for a given task on every machine. Induction: a judged sequence with
+// a span of L (the textbook picture: L random symbols, then the same again).
 std::vector<int> probe_sequence(const TaskSpec& task);
 
 }  // namespace attnlab::model

@@ -37,8 +37,9 @@ def layer_names(n_layer):
     return names + ["ln_f.weight", "ln_f.bias"]
 
 
-def logits(P, ids, n_layer, n_head, eps=1e-5):
-    """ids: B × T token ids (a LongTensor); P: name → tensor. Returns B × T × V logits."""
+def logits(P, ids, n_layer, n_head, eps=1e-5, attention=None):
+    """ids: B × T token ids (a LongTensor); P: name → tensor. Returns B × T × V logits. With a
+    list as `attention`, appends each layer's weights (B × heads × T × T) to it."""
     B, T = ids.shape
     C = P["wte.weight"].shape[1]
     d = C // n_head
@@ -50,6 +51,8 @@ def logits(P, ids, n_layer, n_head, eps=1e-5):
         qkv = a @ P[h + "attn.c_attn.weight"] + P[h + "attn.c_attn.bias"]
         q, k, v = (t.view(B, T, n_head, d).transpose(1, 2) for t in qkv.split(C, dim=2))
         att = ((q @ k.transpose(-1, -2)) / math.sqrt(d)).masked_fill(~mask, float("-inf")).softmax(-1)
+        if attention is not None:
+            attention.append(att)
         y = (att @ v).transpose(1, 2).reshape(B, T, C)
         x = x + y @ P[h + "attn.c_proj.weight"] + P[h + "attn.c_proj.bias"]
         m = F.layer_norm(x, (C,), P[h + "ln_2.weight"], P[h + "ln_2.bias"], eps)
@@ -60,9 +63,10 @@ def logits(P, ids, n_layer, n_head, eps=1e-5):
 
 
 def loss(P, seqs, in_loss, n_layer, n_head):
-    """seqs: B × 2L ids; in_loss: 2L − 1 flags (position t predicts token t + 1)."""
+    """seqs: B × 2L ids; in_loss: B × (2L − 1) flags, or 2L − 1 shared by every row (position t
+    predicts token t + 1)."""
     inputs, targets = seqs[:, :-1], seqs[:, 1:].clone()
-    targets[:, ~in_loss] = -100
+    targets[~in_loss.expand_as(targets)] = -100
     out = logits(P, inputs, n_layer, n_head)
     return F.cross_entropy(out.reshape(-1, out.shape[-1]), targets.reshape(-1), ignore_index=-100)
 

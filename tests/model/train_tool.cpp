@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < params.size(); ++i) tensors.push_back({"grad." + params[i].name, params[i].shape, grads[i].data()});
     std::vector<float> ids(b.ids.begin(), b.ids.end()), in_loss(b.in_loss.begin(), b.in_loss.end());
     tensors.push_back({"batch.ids", {b.batch, b.length}, ids.data()});
-    tensors.push_back({"batch.in_loss", {b.length - 1}, in_loss.data()});
+    tensors.push_back({"batch.in_loss", {b.batch, b.length - 1}, in_loss.data()});
     const TrainConfig& r = trainer.config();
     write_file_atomic(out, safetensors_f32_bytes(tensors, {{"loss", nlohmann::json(loss).dump()},
                                                            {"n_layer", std::to_string(r.n_layer)},

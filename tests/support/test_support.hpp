@@ -10,11 +10,22 @@
 #include <string>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
 #include <vector>
 
 namespace attnlab::test {
+
+// The sentence of the InputError `f` throws, or "" when it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 // The same numbers from every standard library: std::mt19937's output is fixed by the standard,
 // its distributions' are not (libstdc++ and the browser build's libc++ differ), so a failure seen in

@@ -2,7 +2,7 @@
 // fonts they use. Knows nothing of the app's state: callers pass the Look they draw with.
 #pragma once
 
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/base/look.hpp"
 
 #include <imgui.h>

@@ -1,6 +1,6 @@
 // The Export dialog: one stage or the pipeline as PNG/SVG/PDF or CSV/JSON/NPY/LaTeX, with a live
 // preview that is the PNG exactly as it will be written, Copy as LaTeX / CSV, and a window
-// screenshot. Everything goes through engine/io/export.hpp, as the CLI does.
+// screenshot. Everything goes through engine/figures/export.hpp, as the CLI does.
 #include "gui/dialogs/export_dialog.hpp"
 
 #include "engine/figures/colormap.hpp"

@@ -1,8 +1,8 @@
-// The Export dialog and the heatmaps' right-click menu: the GUI face of engine/io/export.hpp, so a
+// The Export dialog and the heatmaps' right-click menu: the GUI face of engine/figures/export.hpp, so a
 // file written here is byte-identical to `attnlab export` with the same options.
 #pragma once
 
-#include "engine/io/export.hpp"
+#include "engine/figures/export.hpp"
 #include "gui/state/app_state.hpp"
 #include "gui/state/services.hpp"
 #include "gui/widgets/heatmap.hpp"

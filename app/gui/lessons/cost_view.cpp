@@ -2,7 +2,7 @@
 // head as n grows, in entries and bytes (fp32, fp16), on a log bar chart against this machine's memory, with a measured time on the active backend.
 #include "engine/lessons/lesson_math.hpp"
 #include "engine/lessons/random.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/base/theme.hpp"

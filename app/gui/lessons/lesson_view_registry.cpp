@@ -22,6 +22,9 @@ constexpr std::pair<LessonView, LessonViewFn> kViews[] = {
     {LessonView::OnlineSoftmax, draw_online_softmax_view},
     {LessonView::ModelHeads, draw_model_heads_view},
     {LessonView::TrainInduction, draw_train_induction_view},
+    {LessonView::Rope, draw_rope_view},
+    {LessonView::GroupedQuery, draw_gqa_view},
+    {LessonView::KvCache, draw_kv_cache_view},
 };
 
 }  // namespace

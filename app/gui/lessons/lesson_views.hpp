@@ -31,10 +31,14 @@ void draw_geometry_view(AppState& state, Services& services);
 void draw_cost_view(AppState& state, Services& services);
 void draw_online_softmax_view(AppState& state, Services& services);
 void draw_model_heads_view(AppState& state, Services& services);  // model_heads_view.cpp
+void draw_rope_view(AppState& state, Services& services);
+void draw_gqa_view(AppState& state, Services& services);
 // train_induction_view.cpp: "Watch an induction head form", stepped by the walk-through's keys.
 void draw_train_induction_view(AppState& state, Services& services);
 // Whether the Lesson view shows the induction lesson: its document, or a head it lifted from it.
 bool induction_lesson_shown(const AppState& state);
+// kv_cache_view.cpp: "What the KV cache holds", one of its four parts at a time.
+void draw_kv_cache_view(AppState& state, Services& services);
 inline constexpr int kInductionSteps = 5;
 
 // The numbers of the shown result's lesson view as `T` (state/lesson_view_model.hpp), or null after

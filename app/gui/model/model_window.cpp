@@ -1,14 +1,17 @@
 // The Model window (docs/MODELS.md, "The Model window"): open a GPT-2, type a text and see its
 // tokens as chips, every head as a small map in a layers × heads grid labelled with its kind and
-// score (BertViz's "model view"), one head enlarged, "Open in the lab", the next-token top 10, and
+// score (BertViz's "model view"), one head enlarged, "Open in the lab", the next-token column with
+// Generate and the temperature slider (generate_panel.cpp), and
 // a keyboard chooser (arrows, PageUp/PageDown for a clicker, Enter, Escape).
 //
 // [SECTION] Opening: the open row, and where to find GPT-2 when none is open
 // [SECTION] Text and tokens
 // [SECTION] The grid and the enlarged head
 // [SECTION] Next tokens, keyboard, the window
+#include "engine/text/text_format.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
+#include "gui/model/generate_panel.hpp"
 #include "gui/model/model_window.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/attention_map.hpp"
@@ -47,6 +50,22 @@ void cell_tooltip(const AppState& state, int layer, int head, int i, int j) {
 }
 
 // [SECTION] Opening: the open row, and where to find GPT-2 when none is open
+
+// Grouped-query models: the query heads that read one K/V head stand together, a gap between groups.
+bool grouped(const model::ModelConfig& cfg) { return cfg.n_kv_head < cfg.n_head; }
+
+// "llama · 30 layers × 9 query heads over 3 K/V heads · d_head 64 · RoPE θ 100000 · window 4096".
+std::string model_shape_line(const model::ModelConfig& cfg) {
+  std::string s = cfg.family + " · " + std::to_string(cfg.n_layer) + " layers × " + std::to_string(cfg.n_head) +
+                  (grouped(cfg) ? " query heads over " + std::to_string(cfg.n_kv_head) + " K/V head" +
+                                      (cfg.n_kv_head == 1 ? "" : "s")
+                                : std::string(cfg.n_head == 1 ? " head" : " heads")) +
+                  " · d_head " + std::to_string(cfg.d_head);
+  if (cfg.positions == model::PositionKind::Rope) s += " · RoPE θ " + significant(cfg.rope_theta, 7);
+  else s += " · learned positions";
+  if (cfg.sliding_window) s += " · window " + std::to_string(cfg.sliding_window);
+  return s;
+}
 
 void draw_open_row(AppState& state) {
   ModelUi& m = state.model;
@@ -104,6 +123,12 @@ void draw_text_and_tokens(AppState& state) {
     const float w = widths[i];
     if (at.x + w > right && at.x > start_x) at = ImVec2(start_x, at.y + line_h);
     dl->AddRectFilled(at, ImVec2(at.x + w, at.y + line_h - pad), ImGui::GetColorU32(ImGuiCol_FrameBg), pad);
+    // A token the model wrote (Generate): outlined, its draw on hover.
+    const auto pos = static_cast<std::int64_t>(i);
+    if (written_by_model(state, pos)) {
+      dl->AddRect(at, ImVec2(at.x + w, at.y + line_h - pad), ImGui::GetColorU32(ImGuiCol_PlotHistogram), pad, 0, 2.0f);
+      if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(at, ImVec2(at.x + w, at.y + line_h - pad))) draw_drawn_token_tooltip(state, pos);
+    }
     dl->AddText(ImVec2(at.x + pad, at.y + pad * 0.5f), ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
     dl->AddText(ImGui::GetFont(), fs * 0.7f, ImVec2(at.x + pad, at.y + fs * 0.95f), ImGui::GetColorU32(ImGuiCol_TextDisabled), id.c_str());
     at.x += w + pad;
@@ -114,21 +139,46 @@ void draw_text_and_tokens(AppState& state) {
 
 // [SECTION] The grid and the enlarged head
 
+float head_x(const model::ModelConfig& cfg, int h, float side, float gap) {
+  return static_cast<float>(h) * (side + gap) + (grouped(cfg) ? static_cast<float>(cfg.kv_group(h)) * gap : 0.0f);
+}
+
+// The heads' names along the top, under their K/V group's name when groups are shared.
+void draw_head_labels(const model::ModelConfig& cfg, ImVec2& origin, float label_w, float side, float gap) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float fs = ImGui::GetFontSize();
+  const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+  if (grouped(cfg)) {
+    const int per_group = cfg.n_head / cfg.n_kv_head;
+    for (int g = 0; g < cfg.n_kv_head; ++g) {
+      const float x0 = origin.x + label_w + head_x(cfg, g * per_group, side, gap);
+      const float x1 = origin.x + label_w + head_x(cfg, (g + 1) * per_group - 1, side, gap) + side;
+      const std::string t = "K/V " + std::to_string(g);
+      dl->AddText(ImVec2(x0, origin.y), dim, t.c_str());
+      dl->AddLine(ImVec2(x0, origin.y + fs * 1.1f), ImVec2(x1, origin.y + fs * 1.1f), dim);
+    }
+    origin.y += fs * 1.3f;
+  }
+  for (int h = 0; h < cfg.n_head; ++h) {
+    const std::string t = "H" + std::to_string(h);
+    dl->AddText(ImVec2(origin.x + label_w + head_x(cfg, h, side, gap), origin.y), dim, t.c_str());
+  }
+  origin.y += fs * 1.2f;
+}
+
 void draw_grid(AppState& state, const Colormap& map) {
   ModelUi& m = state.model;
   const auto& cfg = m.model->config();
   const float fs = ImGui::GetFontSize();
   const float label_w = ImGui::CalcTextSize("L00").x + fs * 0.4f;
   const float gap = fs * 0.5f;
-  const float side = std::clamp((ImGui::GetContentRegionAvail().x - label_w) / static_cast<float>(cfg.n_head) - gap, fs * 2.5f, fs * 9.0f);
+  const float columns = static_cast<float>(cfg.n_head) + (grouped(cfg) ? static_cast<float>(cfg.n_kv_head - 1) * gap / (fs * 2.5f) : 0.0f);
+  const float side = std::clamp((ImGui::GetContentRegionAvail().x - label_w) / columns - gap, fs * 2.5f, fs * 9.0f);
   const float small = fs * 0.72f;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 origin = ImGui::GetCursorScreenPos();
-  for (int h = 0; h < cfg.n_head; ++h) {
-    const std::string t = "H" + std::to_string(h);
-    dl->AddText(ImVec2(origin.x + label_w + static_cast<float>(h) * (side + gap), origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), t.c_str());
-  }
-  origin.y += fs * 1.2f;
+  const float top = origin.y;
+  draw_head_labels(cfg, origin, label_w, side, gap);
   const float row_h = side + small * 1.3f + gap;
   const int blocks = std::max(4, static_cast<int>(side / 3.0f));
   for (int l = 0; l < cfg.n_layer; ++l) {
@@ -136,7 +186,7 @@ void draw_grid(AppState& state, const Colormap& map) {
     const std::string t = "L" + std::to_string(l);
     dl->AddText(ImVec2(origin.x, y + side * 0.5f - fs * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), t.c_str());
     for (int h = 0; h < cfg.n_head; ++h) {
-      const ImVec2 at(origin.x + label_w + static_cast<float>(h) * (side + gap), y);
+      const ImVec2 at(origin.x + label_w + head_x(cfg, h, side, gap), y);
       const auto& A = m.run->trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
       const auto [i, j] = draw_attention_map(A, at, side, blocks, map, palette(state.view).error);
       const model::HeadVerdict& v = m.run->kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
@@ -164,7 +214,8 @@ void draw_grid(AppState& state, const Colormap& map) {
       }
     }
   }
-  ImGui::Dummy(ImVec2(label_w + static_cast<float>(cfg.n_head) * (side + gap), fs * 1.2f + static_cast<float>(cfg.n_layer) * row_h));
+  ImGui::Dummy(ImVec2(label_w + head_x(cfg, cfg.n_head - 1, side, gap) + side + gap,
+                      origin.y - top + static_cast<float>(cfg.n_layer) * row_h));
 }
 
 void draw_enlarged(AppState& state, const Colormap& map) {
@@ -201,29 +252,7 @@ void draw_enlarged(AppState& state, const Colormap& map) {
   ImGui::Dummy(ImVec2(label_w + side, side));
 }
 
-// [SECTION] Next tokens, keyboard, the window
-
-void draw_next_tokens(AppState& state) {
-  const ModelUi& m = state.model;
-  const float fs = ImGui::GetFontSize();
-  const auto& ids = m.run->trace.ids;
-  ImGui::TextWrapped("Next token after %s:", quoted_token(state, ids.back()).c_str());
-  float name_w = 0;
-  for (const auto& t : m.run->trace.next_tokens) name_w = std::max(name_w, ImGui::CalcTextSize(quoted_token(state, t.id).c_str()).x);
-  const float bar_w = std::max(fs * 2, ImGui::GetContentRegionAvail().x - name_w - fs * 3.2f);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  for (const auto& t : m.run->trace.next_tokens) {
-    const ImVec2 at = ImGui::GetCursorScreenPos();
-    const std::string name = quoted_token(state, t.id);
-    dl->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), name.c_str());
-    const float x0 = at.x + name_w + fs * 0.5f;
-    dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.15f), ImVec2(x0 + bar_w * t.prob, at.y + fs * 0.95f), ImGui::GetColorU32(ImGuiCol_PlotHistogram));
-    char p[16];
-    std::snprintf(p, sizeof p, "%.3f", static_cast<double>(t.prob));
-    dl->AddText(ImVec2(x0 + bar_w * t.prob + fs * 0.3f, at.y), ImGui::GetColorU32(ImGuiCol_Text), p);
-    ImGui::Dummy(ImVec2(name_w + bar_w + fs * 3, fs * 1.15f));
-  }
-}
+// [SECTION] Keyboard, the window
 
 void handle_keys(AppState& state) {
   ModelUi& m = state.model;
@@ -251,8 +280,9 @@ void draw_model_window(AppState& state, Services& services) {
     return;
   }
   const auto& cfg = m.model->config();
-  ImGui::Text("%s · %d layers × %d heads · d_head %d · %zu tokens", m.model->display_name().c_str(), cfg.n_layer, cfg.n_head, cfg.d_head,
-              m.ids.size());
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::Text("%s · %s · %zu tokens", m.model->display_name().c_str(), model_shape_line(cfg).c_str(), m.ids.size());
+  ImGui::PopTextWrapPos();
   ImGui::SameLine();
   ImGui::TextDisabled("%s", m.path.c_str());
   if (ImGui::TreeNode("Open another model")) {
@@ -263,11 +293,10 @@ void draw_model_window(AppState& state, Services& services) {
   if (!m.enlarged || !m.run) draw_text_and_tokens(state);
   if (!m.error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", m.error.c_str());
   if (running) {
-    char overlay[64];
-    std::snprintf(overlay, sizeof overlay, "layer %d of %d", static_cast<int>(m.job->progress() * cfg.n_layer + 0.5), cfg.n_layer);
-    ImGui::ProgressBar(static_cast<float>(m.job->progress()), ImVec2(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6, 0), overlay);
+    ImGui::ProgressBar(static_cast<float>(m.job->progress()), ImVec2(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6, 0),
+                       m.job->status().c_str());
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) cancel_model_run(state.model);
+    if (ImGui::Button(m.job->generating() ? "Stop##progress" : "Cancel")) cancel_model_run(state.model);
   } else if (m.cancelled) {
     ImGui::TextDisabled("Cancelled: the maps show the text before the last change.");
   }
@@ -294,7 +323,7 @@ void draw_model_window(AppState& state, Services& services) {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("##next", ImVec2(0, 0), false);
-  draw_next_tokens(state);
+  draw_generate_panel(state);
   ImGui::EndChild();
 }
 

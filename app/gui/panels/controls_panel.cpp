@@ -1,4 +1,5 @@
-// Controls: √d_k scaling, temperature (log slider), mask kind and parameter, normalizer.
+// Controls: √d_k scaling, temperature (log slider), rotary positions (RoPE: on/off, θ, a shift of
+// every position), mask kind and parameter, normalizer.
 #include "engine/attention/explain.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"
@@ -45,6 +46,45 @@ const char* label_for(const char* label, const char* hint, const char* id, bool 
   return id;
 }
 
+// RoPE: the toggle, then, while it is on, its base θ, a shift of every position (the scores stay:
+// they see only distances) and what the frequencies are.
+void rope_controls(AppState& state, const Glyphs& g, const Palette& pal, bool presenter) {
+  const Options& o = state.doc.scenario.options;
+  bool on = o.rope.has_value();
+  if (ImGui::Checkbox("RoPE positions", &on)) actions::set_rope(state, on);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("key R: rotate each query and key by its position before the scores");
+  if (!o.rope) return;
+  const RopeSettings& rope = *o.rope;
+  const std::string theta_label = std::string("base ") + g.theta;
+  const std::string theta_format = std::string(g.theta) + " = %.6g";
+  float theta = static_cast<float>(rope.theta);
+  if (ImGui::SliderFloat(label_for(theta_label.c_str(), nullptr, "##rope_theta", presenter, pal), &theta, 1.0f, 1e7f,
+                         theta_format.c_str(), ImGuiSliderFlags_Logarithmic)) {
+    actions::set_rope_theta(state, theta);
+  }
+  if (ImGui::IsItemDeactivated()) end_merge(state);
+
+  const Scenario& sc = state.doc.scenario;
+  std::int64_t lowest = actions::kMaxPosition;
+  for (std::int64_t p : rope_positions(rope.query_positions, sc.Q.rows())) lowest = std::min(lowest, p);
+  for (std::int64_t p : rope_positions(rope.key_positions, sc.K.rows())) lowest = std::min(lowest, p);
+  int first = static_cast<int>(lowest);
+  if (ImGui::InputInt(label_for("first position", nullptr, "##rope_first", presenter, pal), &first)) {
+    actions::shift_rope_positions(state, static_cast<long long>(first) - lowest);
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("moves every query and key position together: the scores stay");
+  if (ImGui::IsItemDeactivated()) end_merge(state);
+
+  const int dk = actions::dim_value(state, Dim::Dk);
+  if (dk % 2) return;  // refused by the engine with its own sentence, shown in place
+  const std::vector<double> f = rope_frequencies(rope.theta, rope.scaling, dk);
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+  text_wrapped("pair t = (t, t + d_k/2) turns by position%sf_t: the fastest pair %s rad per position, the slowest %s",
+               g.dot, hand_number(f.front()).c_str(), hand_number(f.back()).c_str());
+  if (rope.scaling.type != RopeScalingType::None) text_wrapped("with the model's rope_scaling %s", rope.scaling.json.c_str());
+  ImGui::PopStyleColor();
+}
+
 }  // namespace
 
 void draw_controls_panel(AppState& state, Services& services) {
@@ -74,6 +114,8 @@ void draw_controls_panel(AppState& state, Services& services) {
   text_wrapped("effective s%sT = %s %s %s = %s", g.dot, hand_number(s).c_str(), g.dot,
               hand_number(o.temperature).c_str(), hand_number(s * o.temperature).c_str());
   ImGui::PopStyleColor();
+
+  rope_controls(state, g, pal, presenter);
 
   const MaskKind kinds[] = {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Prefix, MaskKind::Window,
                             MaskKind::Custom};

@@ -83,7 +83,15 @@ void matrix_grid(AppState& state, Which w) {
   const float fs = ImGui::GetFontSize();
   const std::vector<std::string> labels = w == Which::Q ? query_labels(state.doc.scenario) : key_labels(state.doc.scenario);
   const bool labels_editable = w == Which::Q || !state.doc.self_attention;
-  const float label_w = fs * 4.5f, spacing = ImGui::GetStyle().ItemSpacing.x;
+  // With RoPE on, Q's and K's rows carry their positions in a strip after the tokens, editable.
+  const std::optional<RopeSettings>& rope = sc.options.rope;
+  const bool positions = rope && w != Which::V;
+  const std::vector<std::int64_t> at =
+      positions ? rope_positions(w == Which::Q ? rope->query_positions : rope->key_positions, M.rows())
+                : std::vector<std::int64_t>{};
+  const float spacing = ImGui::GetStyle().ItemSpacing.x;
+  const float token_w = fs * 4.5f, position_w = positions ? fs * 2.6f : 0.0f;
+  const float label_w = token_w + position_w;
   const float row_h = ImGui::GetFrameHeightWithSpacing();
   const float height = std::min(static_cast<float>(rows), 8.0f) * row_h + ImGui::GetStyle().ScrollbarSize + 4;
   // Cells narrow (down to 2.8 font sizes, room for "-0.25") when that spares a small matrix the
@@ -103,7 +111,7 @@ void matrix_grid(AppState& state, Which w) {
   while (clipper.Step()) {
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
       ImGui::PushID(i);
-      ImGui::SetNextItemWidth(label_w - spacing);
+      ImGui::SetNextItemWidth(token_w - spacing);
       std::string label = labels[static_cast<size_t>(i)];
       if (!labels_editable) ImGui::BeginDisabled();
       if (ImGui::InputText("##token", &label)) {
@@ -112,6 +120,14 @@ void matrix_grid(AppState& state, Which w) {
       }
       if (ImGui::IsItemDeactivatedAfterEdit()) end_merge(state);
       if (!labels_editable) ImGui::EndDisabled();
+      if (positions) {
+        ImGui::SameLine(token_w);
+        ImGui::SetNextItemWidth(position_w - spacing);
+        int p = static_cast<int>(at[static_cast<size_t>(i)]);
+        if (ImGui::DragInt("##position", &p, 0.2f, 0, 1000000)) actions::set_rope_position(state, w, i, p);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("the position RoPE rotates this row by (drag or double-click to type)");
+        if (ImGui::IsItemDeactivated()) end_merge(state);
+      }
       for (int j = c0; j < c1; ++j) {
         ImGui::SameLine(label_w + static_cast<float>(j) * col_step);
         ImGui::PushID(j);
@@ -161,7 +177,9 @@ void draw_inputs_panel(AppState& state, Services& services) {
     const Matrix& M = w == Which::Q ? sc.Q : w == Which::K ? sc.K : sc.V;
     const char* dims = w == Which::Q ? "n, d_k" : w == Which::K ? "m, d_k" : "m, d_v";
     const std::string header = std::string(which_name(w)) + "  (" + dims + " = " + std::to_string(M.rows()) + g.times +
-                               std::to_string(M.cols()) + ")###" + which_name(w);
+                               std::to_string(M.cols()) + ")" +
+                               (sc.options.rope && w != Which::V ? ", positions after the tokens" : "") + "###" +
+                               which_name(w);
     if (ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) matrix_grid(state, w);
   }
   if (!state.inputs.cell_error.empty()) {

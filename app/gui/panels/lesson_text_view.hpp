@@ -3,7 +3,7 @@
 // lesson's numbers" notice with its Reset, and the reference cards of Help's lesson index.
 #pragma once
 
-#include "engine/lessons/lesson_template.hpp"
+#include "engine/io/lesson_template.hpp"
 #include "gui/state/app_state.hpp"
 
 #include <imgui.h>

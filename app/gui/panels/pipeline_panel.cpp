@@ -6,7 +6,7 @@
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/text_layout.hpp"
 #include "gui/widgets/wrapped_text.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/state/view_style.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 
@@ -113,8 +113,18 @@ void measure_stages(Stages& S, const AppState& state, const Services& services) 
   S.r = &r;
   S.fs = ImGui::GetFontSize();
   S.avail = ImGui::GetContentRegionAvail();
-  S.ql = query_labels(shown_scenario(state));
-  S.kl = key_labels(shown_scenario(state));
+  const Scenario& shown = shown_scenario(state);
+  S.ql = query_labels(shown);
+  S.kl = key_labels(shown);
+  // With RoPE on, each row and column names the position it was rotated by.
+  if (const auto& rope = shown.options.rope) {
+    const auto at = [](std::vector<std::string>& labels, const std::vector<std::int64_t>& given) {
+      const std::vector<std::int64_t> p = rope_positions(given, static_cast<Eigen::Index>(labels.size()));
+      for (size_t k = 0; k < labels.size(); ++k) labels[k] += " @" + std::to_string(p[k]);
+    };
+    at(S.ql, rope->query_positions);
+    at(S.kl, rope->key_positions);
+  }
   for (Eigen::Index c = 0; c < r.d_v; ++c) S.vl.push_back("v" + std::to_string(c + 1));
   for (int k = 0; k < 4; ++k) {
     S.text[k] = stage_text(state, services, S.stage[k]);

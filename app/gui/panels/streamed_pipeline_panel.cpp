@@ -1,7 +1,7 @@
 // The pipeline of a document too large for dense stages (n = m = 100 000): the progress of its
 // background streaming run, then the weights downsampled to pixels, the output and what was
 // measured — and a plain statement of what was not kept, and why.
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "engine/cpu/streaming.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"

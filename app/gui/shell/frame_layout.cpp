@@ -13,7 +13,7 @@
 #include "gui/base/theme.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/state/edits.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <imgui_internal.h>
 

@@ -26,6 +26,7 @@ cli::Runner add_gui_command(CLI::App& app) {
   cmd->add_option("--layer", opts->model_layer, "With --model: choose and enlarge this layer's head --head")->needs(model);
   cmd->add_option("--head", opts->model_head, "With --model and --layer: the head")->needs(model);
   cmd->add_flag("--lift", opts->lift, "With --layer and --head: also open that head in the lab")->needs(model);
+  cmd->add_option("--generate", opts->model_generate, "With --model: write N tokens after the text (the Model window's Generate)")->needs(model);
   return [opts]() { return run_gui(*opts); };
 }
 

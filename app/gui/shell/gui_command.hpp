@@ -23,6 +23,7 @@ struct GuiOptions {
   std::string model, model_text;
   int model_layer = -1, model_head = -1;
   bool lift = false;
+  int model_generate = 0;  // tokens the model writes after the text before the first frame (Generate)
 };
 
 // Registers the `gui` subcommand.

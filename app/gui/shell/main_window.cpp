@@ -10,8 +10,9 @@
 // [SECTION] run_gui
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/matrix_io.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "engine/lessons/presets.hpp"
+#include "gui/state/generate_actions.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
 #include "gui/dialogs/export_dialog.hpp"
@@ -190,11 +191,19 @@ void open_start_model(AppState& state, const GuiOptions& options) {
   if (!state.model.model) throw InputError("--model " + state.model.error);
   if (!options.model_text.empty()) set_model_text(state.model, options.model_text, state.platform.threads);
   if (!state.model.error.empty()) throw InputError(state.model.error);
-  if (state.model.job) {
-    while (!state.model.job->done()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto finish = [&state] {
+    if (state.model.job) {
+      while (!state.model.job->done()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    poll_model_run(state.model);
+    if (!state.model.error.empty()) throw InputError(state.model.error);
+  };
+  finish();
+  if (options.model_generate != 0) {
+    generate_tokens(state.model, options.model_generate, state.platform.threads);
+    if (!state.model.error.empty()) throw InputError(state.model.error);
+    finish();
   }
-  poll_model_run(state.model);
-  if (!state.model.error.empty()) throw InputError(state.model.error);
   if (options.model_layer >= 0 || options.model_head >= 0) {
     model::check_head(*state.model.model, options.model_layer, options.model_head);
     choose_head(state.model, options.model_layer, options.model_head);

@@ -22,6 +22,7 @@ const std::vector<Shortcut> kShortcuts = {
     {"S", "scaling by √d_k on/off"},
     {"[  and  ]", "temperature down / up (×1.25)"},
     {"0", "temperature back to 1"},
+    {"R", "rotary positions (RoPE) on/off"},
     {"M", "next mask kind (none, causal, padding, prefix, window, custom)"},
     {"Shift+click a cell", "block / unblock it (custom mask)"},
     {"F5 or P", "presenter mode on/off"},
@@ -65,6 +66,7 @@ void handle_shortcuts(AppState& state, Services& services) {
     end_merge(state);
   }
   if (pressed(GLFW_KEY_M)) actions::cycle_mask(state);
+  if (pressed(GLFW_KEY_R)) actions::toggle_rope(state);
   if (pressed(GLFW_KEY_F5) || pressed(GLFW_KEY_P)) {
     state.view.presenter = !state.view.presenter;
     state.style_dirty = true;

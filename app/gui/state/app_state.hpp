@@ -6,13 +6,15 @@
 #include "engine/attention/attention.hpp"
 #include "engine/attention/stage.hpp"
 #include "engine/gpu/backend_choice.hpp"
-#include "engine/io/export.hpp"
+#include "engine/figures/export.hpp"
 #include "engine/attention/overflow_notes.hpp"
 #include "engine/lessons/scaling.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/model/generate.hpp"
 #include "engine/model/model_report.hpp"
 #include "gui/base/look.hpp"
 #include "gui/widgets/drawn_rect.hpp"
+#include "gui/state/generate_ui.hpp"
 #include "gui/state/lesson_ui.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/state/result_caches.hpp"
@@ -46,6 +48,9 @@ const char* dim_name(Dim d);  // "n", "m", "d_k", "d_v"
 struct Document {
   Scenario scenario;
   bool self_attention = true;  // K and V rows follow Q's tokens: m = n, key tokens = query tokens
+  // The rotation's settings while RoPE is off, so that turning it back on brings back a model's θ,
+  // scaling and positions (a lifted head) rather than the defaults.
+  std::optional<RopeSettings> rope_when_off;
 };
 
 // One entry of the undo or redo stack: the document as it was before (undo) or after (redo)
@@ -172,6 +177,10 @@ struct ModelUi {
   std::vector<int> ids;    // the text's tokens, updated as it is typed
   std::shared_ptr<ModelJob> job;                  // the run in progress, if any
   std::shared_ptr<const model::ModelRun> run;     // the last finished run (ids: run->trace.ids)
+  // The text run so far over a KV cache (engine/model/generate.hpp), which jobs extend and cut: used
+  // by the job in progress alone while there is one.
+  std::shared_ptr<model::CachedSequence> sequence;
+  GenerateUi generate;     // Generate, the temperature slider, each written token's draw (generate_ui.hpp)
   bool cancelled = false;  // the user cancelled the last run: the map shows the run before it
   int layer = 0, head = 0; // the chosen head (keyboard, clicks)
   bool enlarged = false;   // the chosen head drawn large instead of the grid

@@ -4,7 +4,7 @@
 #include "engine/lessons/presets.hpp"
 #include "gui/state/compute_job.hpp"
 #include "gui/state/history.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -40,6 +40,23 @@ void fit_mask(Mask& mask, Eigen::Index n, Eigen::Index m) {
     mask.param = static_cast<int>(std::min<Eigen::Index>(mask.param, m));
   } else if (mask.kind == MaskKind::Window) {
     mask.param = static_cast<int>(std::min<Eigen::Index>(mask.param, std::max(n, m)));
+  }
+}
+
+// Keeps explicit rotary positions one per row: a longer list goes on counting from its last
+// position, a shorter one is cut.
+void fit_positions(std::vector<std::int64_t>& positions, Eigen::Index count) {
+  if (positions.empty()) return;  // 0 … count − 1
+  while (static_cast<Eigen::Index>(positions.size()) < count) positions.push_back(positions.back() + 1);
+  positions.resize(static_cast<size_t>(count));
+}
+
+void fit_rope(Document& d) {
+  const Scenario& s = d.scenario;
+  for (std::optional<RopeSettings>* rope : {&d.scenario.options.rope, &d.rope_when_off}) {
+    if (!*rope) continue;
+    fit_positions((*rope)->query_positions, s.Q.rows());
+    fit_positions((*rope)->key_positions, s.K.rows());
   }
 }
 
@@ -99,6 +116,7 @@ void apply_dim(Document& d, Dim dim, int value) {
   }
   link_tokens(d);
   fit_mask(s.options.mask, s.Q.rows(), s.K.rows());
+  fit_rope(d);
 }
 
 }  // namespace
@@ -118,6 +136,74 @@ void set_temperature(AppState& s, double t) {
   }
   t = std::clamp(t, 0.05, 20.0);
   apply(s, "set temperature", [t](Document& d) { d.scenario.options.temperature = t; }, "temperature");
+}
+
+void set_rope(AppState& s, bool on) {
+  if (on == s.doc.scenario.options.rope.has_value()) return;
+  const int dk = dim_value(s, Dim::Dk);
+  if (on && dk % 2) {
+    s.error = "RoPE turns the components of each query and key in pairs (t, t + d_k/2): d_k = " + std::to_string(dk) +
+              " is odd; make d_k even to turn it on";
+    return;
+  }
+  apply(s, on ? "RoPE on" : "RoPE off", [on](Document& d) {
+    std::optional<RopeSettings>& rope = d.scenario.options.rope;
+    if (on) {
+      rope = d.rope_when_off ? *d.rope_when_off : RopeSettings{};
+    } else {
+      d.rope_when_off = rope;
+      rope.reset();
+    }
+    fit_rope(d);
+  });
+}
+
+void toggle_rope(AppState& s) { set_rope(s, !s.doc.scenario.options.rope); }
+
+void set_rope_theta(AppState& s, double theta) {
+  if (!s.doc.scenario.options.rope) return;
+  if (!std::isfinite(theta)) {
+    s.error = "RoPE's base θ must be a finite number between 1 and 10000000";
+    return;
+  }
+  theta = std::clamp(theta, 1.0, 1e7);
+  apply(s, "set RoPE θ", [theta](Document& d) { d.scenario.options.rope->theta = theta; }, "rope theta");
+}
+
+void set_rope_position(AppState& s, Which w, int row, long long position) {
+  if (!s.doc.scenario.options.rope || w == Which::V) return;
+  if (position < 0 || position > kMaxPosition) {
+    s.error = "a position must be a whole number from 0 to " + std::to_string(kMaxPosition);
+    return;
+  }
+  apply(s, "set a position", [w, row, position](Document& d) {
+    RopeSettings& rope = *d.scenario.options.rope;
+    const bool query = w == Which::Q;
+    std::vector<std::int64_t>& list = query ? rope.query_positions : rope.key_positions;
+    const Eigen::Index count = query ? d.scenario.Q.rows() : d.scenario.K.rows();
+    if (row < 0 || row >= count) throw InputError("there is no row " + std::to_string(row + 1) + " to place");
+    list = rope_positions(list, count);
+    list[static_cast<size_t>(row)] = position;
+  }, "rope position");
+}
+
+void shift_rope_positions(AppState& s, long long delta) {
+  if (!s.doc.scenario.options.rope || delta == 0) return;
+  apply(s, "shift the positions", [delta](Document& d) {
+    RopeSettings& rope = *d.scenario.options.rope;
+    rope.query_positions = rope_positions(rope.query_positions, d.scenario.Q.rows());
+    rope.key_positions = rope_positions(rope.key_positions, d.scenario.K.rows());
+    std::int64_t lowest = kMaxPosition;
+    for (const auto* list : {&rope.query_positions, &rope.key_positions})
+      for (std::int64_t p : *list) lowest = std::min(lowest, p);
+    const std::int64_t by = std::max<std::int64_t>(delta, -lowest);
+    for (auto* list : {&rope.query_positions, &rope.key_positions}) {
+      for (std::int64_t& p : *list) {
+        if (p + by > kMaxPosition) throw InputError("a position would pass " + std::to_string(kMaxPosition));
+        p += by;
+      }
+    }
+  }, "rope shift");
 }
 
 void set_normalizer(AppState& s, Normalizer n) {

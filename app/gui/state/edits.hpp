@@ -26,6 +26,18 @@ void set_scale(AppState& s, bool on);
 void toggle_scale(AppState& s);
 void set_temperature(AppState& s, double t);  // clamped to [0.05, 20]
 void set_normalizer(AppState& s, Normalizer n);
+// Rotary positions: on brings back the settings it had when turned off (a lifted head's θ, scaling
+// and positions), else θ = 10000 at positions 0, 1, …; an odd d_k is refused with a sentence in
+// state.error (the rotation turns pairs of components).
+void set_rope(AppState& s, bool on);
+void toggle_rope(AppState& s);
+void set_rope_theta(AppState& s, double theta);  // clamped to [1, 10⁷]; RoPE must be on
+// Row `row` of Q (Which::Q) or K (Which::K) at `position` (0 … kMaxPosition); the others keep theirs.
+void set_rope_position(AppState& s, Which w, int row, long long position);
+// Every query and key position moved by `delta` (none below 0): the scores stay, since they
+// depend only on distances.
+void shift_rope_positions(AppState& s, long long delta);
+inline constexpr long long kMaxPosition = 1000000000;
 void set_mask_kind(AppState& s, MaskKind kind);  // picks a sensible parameter
 void set_mask_param(AppState& s, int value);
 void cycle_mask(AppState& s);

@@ -2,6 +2,7 @@
 // the document (never undone, never saved): a lesson's own parameters come from its file.
 #pragma once
 
+#include "engine/lessons/kv_cache_lesson.hpp"
 #include "engine/lessons/lesson_math.hpp"
 #include "engine/lessons/multihead.hpp"
 #include "engine/lessons/precision.hpp"
@@ -101,6 +102,13 @@ struct LessonUi {
   // Cost view: a measured time of one computation at n = 1024 on the active backend.
   double measured_ms = 0;
   std::string measured_backend;
+
+  // KV-cache view (kv_cache_view.cpp): the part shown, and the check and the timing run on the
+  // model the Model window has open (its name), or the sentence why they could not run.
+  int cache_part = 0;
+  std::optional<CacheCheck> cache_check;
+  std::optional<CacheCost> cache_cost;
+  std::string cache_model, cache_error;
 };
 
 }  // namespace attnlab::gui

@@ -1,6 +1,7 @@
 // The Model window's actions; see model_actions.hpp.
 #include "gui/state/model_actions.hpp"
 
+#include "gui/state/generate_actions.hpp"
 #include "gui/state/model_job.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/training_actions.hpp"
@@ -26,6 +27,9 @@ void open_model_file(AppState& state, const std::string& path) {
     if (!opened->tokenizer()) throw InputError(opened->missing_tokenizer());
     m.job.reset();
     m.model = std::move(opened);
+    m.sequence = window_sequence(*m.model);
+    m.generate.drawn.clear();
+    m.generate.sampler.reset();
     m.path = path;
     m.path_input = path;
     m.ids.clear();
@@ -71,24 +75,33 @@ void start_model_run(ModelUi& m, bool threaded) {
   if (!m.model || m.ids.empty()) return;
   m.job.reset();  // cancels and joins the run in progress
   m.cancelled = false;
-  m.job = std::make_shared<ModelJob>(m.model, m.ids, threaded);
+  ModelRequest r;
+  r.ids = m.ids;
+  m.job = std::make_shared<ModelJob>(m.model, m.sequence, std::move(r), threaded);
 }
 
 bool poll_model_run(ModelUi& m) {
   if (!m.job) return false;
-  if (!m.job->done()) return true;
+  const bool done = m.job->done();  // before taking: a job publishes its last run before it is done
+  // A text's run arrives once, at its end; Generate's after each written token.
   if (auto run = m.job->take_run()) {
     m.run = std::move(run);
+    m.ids = m.run->trace.ids;
+    take_generated(m, *m.run);
     choose_head(m, m.layer, m.head);
-  } else if (!m.job->cancelled()) {
-    m.error = m.job->error();
   }
+  if (!done) return true;
+  if (!m.job->cancelled() && !m.job->error().empty()) m.error = m.job->error();
   m.job.reset();
   return false;
 }
 
 void cancel_model_run(ModelUi& m) {
   if (!m.job) return;
+  if (m.job->generating()) {
+    stop_generation(m);  // the tokens written so far arrive with the next poll
+    return;
+  }
   m.job.reset();
   m.cancelled = true;
 }

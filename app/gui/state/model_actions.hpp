@@ -19,8 +19,11 @@ bool is_model_path(const std::string& path);
 void set_model_text(ModelUi& m, const std::string& text, bool threaded);
 // Starts a run of the current tokens (cancelling any in progress).
 void start_model_run(ModelUi& m, bool threaded);
-// Takes a finished run; call once a frame. Returns true while a run is in progress.
+// Takes a finished run (and Generate's runs as its tokens arrive); call once a frame. Returns true
+// while a run is in progress.
 bool poll_model_run(ModelUi& m);
+// Cancel: a text's run is dropped (the maps show the text before it); Generate stops, keeping the
+// tokens written.
 void cancel_model_run(ModelUi& m);
 // Chooses a head, clamped to the model; `step` moves through heads in reading order (PageDown on
 // a clicker: the next head, then the next layer).

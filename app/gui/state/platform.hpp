@@ -4,7 +4,7 @@
 // so no file of the GUI asks which build it is in.
 #pragma once
 
-#include "engine/io/export.hpp"
+#include "engine/figures/export.hpp"
 #include "gui/state/app_state.hpp"
 
 #include <functional>

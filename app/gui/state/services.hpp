@@ -1,10 +1,10 @@
 // What panels use besides AppState: the compute backend, the GL heatmap renderer (absent in
-// window-less tests), the fonts and the symbols they can draw (Glyphs, engine/io/text_format.hpp).
+// window-less tests), the fonts and the symbols they can draw (Glyphs, engine/text/text_format.hpp).
 #pragma once
 
 #include "engine/attention/backend.hpp"
 #include "engine/lessons/scaling.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/platform.hpp"
 

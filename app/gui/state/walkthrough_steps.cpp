@@ -2,7 +2,7 @@
 #include "gui/state/walkthrough_steps.hpp"
 
 #include "gui/state/app_state.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>

@@ -237,6 +237,67 @@ TEST_F(Harness, LoadingALessonIsUndoable) {
   EXPECT_EQ(result().n, 3);
 }
 
+// RoPE in the lab: R toggles it, the lifted settings come back, a shift of every position keeps
+// every score, one moved key changes its column, new rows go on counting, and undo puts it back.
+TEST_F(Harness, RopeKeyRotatesAndKeepsItsSettings) {
+  actions::load_preset(state, "rope");
+  frame();
+  ASSERT_TRUE(state.doc.scenario.options.rope);
+  const Matrix rotated = result().rotated_q * result().rotated_k.transpose();
+  const double bound = 1e-5 * rotated.cwiseAbs().maxCoeff();
+  EXPECT_LE((result().scores - rotated).cwiseAbs().maxCoeff(), bound);
+  const Matrix with_rope = result().scores;
+  actions::set_rope_theta(state, 500);
+  end_merge(state);
+  frame();
+  press(GLFW_KEY_R);
+  EXPECT_FALSE(state.doc.scenario.options.rope);
+  const Scenario& sc = state.doc.scenario;
+  EXPECT_LE((result().scores - sc.Q * sc.K.transpose()).cwiseAbs().maxCoeff(), bound);
+  press(GLFW_KEY_R);
+  ASSERT_TRUE(state.doc.scenario.options.rope);
+  EXPECT_DOUBLE_EQ(state.doc.scenario.options.rope->theta, 500);
+  undo(state);
+  undo(state);
+  undo(state);
+  frame();
+  EXPECT_DOUBLE_EQ(state.doc.scenario.options.rope->theta, 10000);
+  actions::shift_rope_positions(state, 7);
+  frame();
+  EXPECT_EQ(state.doc.scenario.options.rope->query_positions.front(), 7);
+  EXPECT_LE((result().scores - with_rope).cwiseAbs().maxCoeff(), bound);
+  actions::set_rope_position(state, Which::K, 2, 40);
+  frame();
+  EXPECT_GT((result().scores.col(2) - with_rope.col(2)).cwiseAbs().maxCoeff(), 1000 * bound);
+  EXPECT_LE((result().scores.col(1) - with_rope.col(1)).cwiseAbs().maxCoeff(), bound);
+  ASSERT_TRUE(actions::resize(state, Dim::N, 8));
+  frame();
+  EXPECT_EQ(state.doc.scenario.options.rope->query_positions,
+            (std::vector<std::int64_t>{7, 8, 9, 10, 11, 12, 13, 14}));
+  // The explanation of a weight works the rotation for its two positions.
+  state.pipeline.selected = CellRef{Stage::Weights, 3, 2};
+  frame();
+  const Explanation e = explain_cell(shown_scenario(state).problem(), result(), state.pipeline.selected,
+                                     query_labels(shown_scenario(state)), key_labels(shown_scenario(state)), services.glyphs);
+  EXPECT_NE(e.steps[0].find("position 10"), std::string::npos) << e.steps[0];
+  EXPECT_NE(e.steps[0].find("at 40"), std::string::npos) << e.steps[0];
+}
+
+TEST_F(Harness, RopeRefusesAnOddWidthWithASentence) {
+  ASSERT_TRUE(actions::resize(state, Dim::Dk, 3));
+  frame();
+  press(GLFW_KEY_R);
+  EXPECT_FALSE(state.doc.scenario.options.rope);
+  EXPECT_NE(state.error.find("odd"), std::string::npos) << state.error;
+  ASSERT_TRUE(actions::resize(state, Dim::Dk, 4));
+  press(GLFW_KEY_R);
+  ASSERT_TRUE(state.doc.scenario.options.rope);
+  // With RoPE on, an odd d_k is refused and the document keeps its width.
+  EXPECT_FALSE(actions::resize(state, Dim::Dk, 5));
+  EXPECT_EQ(state.doc.scenario.Q.cols(), 4);
+  EXPECT_FALSE(state.error.empty());
+}
+
 TEST_F(Harness, BadEditsKeepTheLastGoodState) {
   const Matrix q0 = state.doc.scenario.Q;
   actions::set_cell(state, Which::Q, 0, 0, NAN);

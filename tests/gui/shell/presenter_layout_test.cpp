@@ -194,6 +194,26 @@ TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
   expect_fits("cost, measured");
 }
 
+// The kv-cache lesson shows one of its four parts at a time: each must fit, with the open model's
+// check and measurement in it too (Measure, "Check the open model").
+TEST_P(PresenterLayout, KvCacheViewFitsInEveryPart) {
+  actions::load_preset(state, "kv-cache");
+  window_open(state.view, "Lesson view") = true;
+  for (const bool measured : {false, true}) {
+    if (measured) {
+      state.lesson.cache_cost = CacheCost{256, 3, 2.5e8, 6.4e10, 41.7, 912.3};
+      state.lesson.cache_check = CacheCheck{std::vector<int>(48, 1), {1, 2, 3, 4}, {1, 2, 3, 4}, 3.1e-6, 104.2, 2.1e-3};
+      state.lesson.cache_model = "a model with a rather long name";
+    }
+    for (int part = 0; part < 4; ++part) {
+      state.lesson.cache_part = part;
+      for (int k = 0; k < 3; ++k) frame();
+      ASSERT_TRUE(state.error.empty()) << state.error;
+      expect_fits(("kv-cache part " + std::to_string(part) + (measured ? ", measured" : "")).c_str());
+    }
+  }
+}
+
 // The online-softmax lesson at every tile on a projector: the last tile adds o ÷ ℓ and the dense
 // output to the table, which must still fit with every row shown and no cell cut.
 TEST_P(PresenterLayout, OnlineSoftmaxViewFitsAtEveryTile) {

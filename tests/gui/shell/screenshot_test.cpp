@@ -231,6 +231,21 @@ TEST_F(Screenshot, TrainingWindowInPresenterMode) {
   }
 }
 
+// The Model window after the built-in induction model wrote six tokens (`--generate`, the window's
+// Generate), in presenter mode at 1280 × 720; asking for more tokens than its positions hold is
+// refused before any window.
+TEST_F(Screenshot, GeneratedTokensInPresenterModeAt720p) {
+  const std::string model = "--model induction --text '3 17 8 21 5 12 0 19 9 14 2 23 3 17'";
+  Shot s = take(model + " --generate 6 --presenter", "1280x720");
+  ASSERT_EQ(s.status, 0) << s.output;
+  EXPECT_EQ(s.width, 1280);
+  EXPECT_EQ(s.height, 720);
+  EXPECT_GT(distinct_colours(s), 30) << "the screenshot looks blank";
+  Shot bad = take(model + " --generate 30", "1280x720");
+  EXPECT_EQ(WEXITSTATUS(bad.status), 2) << bad.output;
+  EXPECT_NE(bad.output.find("positions"), std::string::npos) << bad.output;
+}
+
 TEST_F(Screenshot, UnknownPresetExitsTwoWithoutAWindow) {
   Shot s = take("--preset no-such-lesson", "1280x800");
   ASSERT_TRUE(WIFEXITED(s.status));

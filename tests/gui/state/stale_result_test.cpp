@@ -172,9 +172,13 @@ TEST_F(StaleResult, TheLiftedHeadsBannerLabelsTheShownResult) {
 // result under a selected corner cell: nothing may read outside the result or the document (the
 // ASan build aborts where one does), and nothing may throw.
 TEST_F(StaleResult, EveryPanelOfEveryLessonDrawsBeforeTheRecompute) {
-  // A size to 1 (or, where it is 1 already, to 2: a result smaller than its document).
+  // A size to 1 (or, where it is 1 already, to 2: a result smaller than its document); with RoPE on
+  // d_k stays even (2, or 4 where it is 2 already).
   const auto other_size = [](Dim dim) {
-    return [dim](AppState& s) { actions::resize(s, dim, actions::dim_value(s, dim) > 1 ? 1 : 2); };
+    return [dim](AppState& s) {
+      const int now = actions::dim_value(s, dim), step = dim == Dim::Dk && s.doc.scenario.options.rope ? 2 : 1;
+      actions::resize(s, dim, now > step ? step : 2 * step);
+    };
   };
   const std::vector<std::pair<const char*, std::function<void(AppState&)>>> edits = {
       {"n", other_size(Dim::N)},

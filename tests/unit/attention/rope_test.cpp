@@ -2,6 +2,7 @@
 // code, the scalings against their published formulas written out here, and the parser's
 // sentences.
 #include "engine/attention/rope.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,14 +30,7 @@ double dot(const Matrix& a, const Matrix& b) {
   return s;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 RopeScaling llama31() {
   return parse_rope_scaling(R"({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,

@@ -325,7 +325,7 @@ TEST(Kernels, EveryVariantMatchesTheLibm) {
   }
 }
 
-// The streaming path's fused pass: the exp and its sums exactly as exp_row's, and the moments of
+// The streaming path's fused pass: the exp exactly as exp_row's, its sums to float rounding, and the moments of
 // the run as the two-pass kernel gives them, to double rounding: on ordinary scores, on a spread
 // tiny next to the mean, and on a run whose max is far above the rest.
 TEST(Kernels, ExpRowWithMomentsAddsTheMomentsInTheSamePass) {
@@ -348,8 +348,11 @@ TEST(Kernels, ExpRowWithMomentsAddsTheMomentsInTheSamePass) {
       const kernels::ExpSums sums = k.exp_row_moments(s.data(), p2.data(), 2500, mx, c, mx, fused);
       k.moments(s.data(), 2500, two_pass);
       EXPECT_EQ(p1, p2);
-      EXPECT_EQ(sums.z, plain.z);
-      EXPECT_EQ(sums.u3, plain.u3);
+      // The same positive terms, summed in an order each compiler's vectorizer picks (the browser
+      // build's baseline differs from GCC's): within γ_2500 (float) of the sum.
+      const double gf = 2500 * 0x1p-24;
+      EXPECT_NEAR(sums.z, plain.z, gf * plain.z);
+      EXPECT_NEAR(sums.u3, plain.u3, gf * plain.u3);
       // t = Σ p·x: the same terms (x finite here), perhaps fused into multiply-adds differently.
       EXPECT_NEAR(sums.t, plain.t, 2500 * 0x1p-23 * std::abs(plain.t) + 1e-30);
       EXPECT_EQ(fused.count, 2500);

@@ -1,6 +1,6 @@
 // Figures: PNGs decoded with stb_image show each cell in its colormap colour, blocked cells
 // hatched and a colorbar; SVG has one rect per cell; layout properties (labels, contrast).
-#include "engine/io/export.hpp"
+#include "engine/figures/export.hpp"
 #include "support/build_features.hpp"
 #include "engine/figures/figure.hpp"
 #include "engine/lessons/presets.hpp"

@@ -8,6 +8,7 @@
 #include "engine/cpu/dense.hpp"
 #include "engine/attention/rope.hpp"
 #include "engine/model/bpe_tokenizer.hpp"
+#include "engine/model/head_links.hpp"
 #include "engine/model/model_config.hpp"
 #include "engine/model/safetensors.hpp"
 #include "engine/model/tokenizer/tokenizer_json.hpp"
@@ -122,7 +123,12 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
           },
           name);
     } else if (kind == "train_task") {
-      expect_clean([&] { model::TaskGenerator(model::parse_task_json(bytes, name), 1).next(2); }, name);
+      expect_clean(
+          [&] {
+            model::TaskGenerator g(model::parse_task_json(bytes, name), 1);
+            g.next(2), g.judged(2);
+          },
+          name);
     } else if (kind == "session") {
       expect_clean([&] { gui::parse_session(bytes, name); }, name);
       expect_clean([&] { gui::parse_recovery(bytes, name); }, name);
@@ -131,6 +137,12 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
       expect_clean([&] { parse_normalizer(bytes, "--normalizer"); }, name);
       expect_clean([&] { parse_positive_number(bytes, "--temperature"); }, name);
       expect_clean([&] { parse_range(bytes, "--range"); }, name);
+      expect_clean(
+          [&] {
+            const auto [query, key] = model::parse_link(bytes, "--link");
+            model::check_link(query, key, 4, "--link");
+          },
+          name);
     }
   }
   EXPECT_GT(files, 5) << dir;

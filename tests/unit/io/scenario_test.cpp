@@ -1,7 +1,7 @@
 // Scenario files: exact save/load round trips and one-sentence errors naming file and field.
 #include "engine/lessons/presets.hpp"
 #include "engine/io/scenario.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>

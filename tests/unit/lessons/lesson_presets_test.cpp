@@ -41,9 +41,10 @@ TEST(LessonPresets, EveryPresetLoadsComputesAndReports) {
 
 TEST(LessonPresets, CurriculumOrder) {
   const std::vector<std::string> expected{"three-tokens", "three-tokens-basis", "scaled-vs-unscaled", "dk-sweep",
-                                          "causal-six",   "multi-head",         "shared-heads",       "self-vs-cross",
-                                          "mask-family",  "temperature",        "normalizers",        "precision",
-                                          "geometry",     "cost",               "online-softmax"};
+                                          "causal-six",   "multi-head",         "shared-heads",       "gqa",
+                                          "self-vs-cross", "mask-family",       "temperature",        "normalizers",
+                                          "precision",    "geometry",           "cost",               "online-softmax",
+                                          "rope"};
   const auto presets = list_presets();
   ASSERT_GE(presets.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(presets[i].name, expected[i]);

@@ -3,7 +3,7 @@
 #include "engine/lessons/lesson_card.hpp"
 #include "support/build_features.hpp"
 #include "engine/lessons/lesson_report.hpp"
-#include "engine/lessons/lesson_template.hpp"
+#include "engine/io/lesson_template.hpp"
 #include "engine/lessons/lesson_text.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/cpu/dense.hpp"

@@ -1,10 +1,14 @@
 // The model families' engine side (docs/MODELS.md, "Model families"): config.json of each family
 // (defaults, what tells them apart, the sentences), the shard index, repo ids, and the KV cache: a
 // forward continued from cached K/V heads gives what one forward over the whole text gives.
+#include "engine/model/decoder_blocks.hpp"
 #include "engine/model/decoder_model.hpp"
 #include "engine/model/hf_cache.hpp"
 #include "engine/model/model_report.hpp"
 #include "engine/model/weight_files.hpp"
+#include "support/test_support.hpp"
+
+#include "support/random_decoder.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,20 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-std::string llama_json(const std::string& extra = "") {
-  return R"({"model_type": "llama", "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
-             "intermediate_size": 48, "max_position_embeddings": 40, "vocab_size": 50)" +
-         extra + "}";
-}
+using attnlab::test::error_of;
 
 TEST(ModelConfig, LlamaDefaultsAndFields) {
   const ModelConfig c = parse_model_config(llama_json(), "config.json");
@@ -127,51 +118,6 @@ TEST(HfCache, RepoIds) {
   EXPECT_EQ(hf_repo_folder("/c", "org/name"), fs::path("/c/models--org--name"));
 }
 
-// A random model of `family` written with the engine's own F32 writer into a fresh folder.
-struct RandomModel {
-  fs::path dir;
-  RandomModel(const std::string& family, const std::string& extra, std::uint32_t seed) {
-    dir = fs::temp_directory_path() / ("attnlab_decoder_test_" + family + "_" + std::to_string(::getpid()) + "_" + std::to_string(seed));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    std::string config = llama_json(R"(, "num_key_value_heads": 2, "tie_word_embeddings": true)" + extra);
-    config.replace(config.find("llama"), 5, family);
-    std::ofstream(dir / "config.json") << config;
-    const ModelConfig c = parse_model_config(config, "config.json");
-    std::mt19937 gen(seed);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<std::pair<std::string, std::vector<std::int64_t>>> shapes = {{"model.embed_tokens.weight", {c.vocab_size, c.d_model}},
-                                                                             {"model.norm.weight", {c.d_model}}};
-    for (int l = 0; l < c.n_layer; ++l) {
-      const std::string p = "model.layers." + std::to_string(l) + ".";
-      for (const char* n : {"input_layernorm.weight", "post_attention_layernorm.weight"}) shapes.push_back({p + n, {c.d_model}});
-      shapes.push_back({p + "self_attn.q_proj.weight", {c.q_width(), c.d_model}});
-      shapes.push_back({p + "self_attn.k_proj.weight", {c.kv_width(), c.d_model}});
-      shapes.push_back({p + "self_attn.v_proj.weight", {c.kv_width(), c.d_model}});
-      shapes.push_back({p + "self_attn.o_proj.weight", {c.d_model, c.q_width()}});
-      if (c.qk_norm) {
-        shapes.push_back({p + "self_attn.q_norm.weight", {c.d_head}});
-        shapes.push_back({p + "self_attn.k_norm.weight", {c.d_head}});
-      }
-      shapes.push_back({p + "mlp.gate_proj.weight", {c.d_ff, c.d_model}});
-      shapes.push_back({p + "mlp.up_proj.weight", {c.d_ff, c.d_model}});
-      shapes.push_back({p + "mlp.down_proj.weight", {c.d_model, c.d_ff}});
-    }
-    std::vector<std::vector<float>> data;
-    std::vector<F32Tensor> tensors;
-    for (const auto& [name, shape] : shapes) {
-      std::int64_t count = 1;
-      for (auto s : shape) count *= s;
-      auto& v = data.emplace_back(static_cast<std::size_t>(count));
-      const bool norm = shape.size() == 1;
-      for (float& x : v) x = norm ? 1.0f + 0.1f * normal(gen) : 0.3f * normal(gen);
-    }
-    for (std::size_t i = 0; i < shapes.size(); ++i) tensors.push_back({shapes[i].first, shapes[i].second, data[i].data()});
-    std::ofstream(dir / "model.safetensors", std::ios::binary) << safetensors_f32_bytes(tensors);
-  }
-  ~RandomModel() { fs::remove_all(dir); }
-};
-
 // Two float32 paths over the same sums in other orders (a product over 12 keys or over 5): each
 // weight moves by a few roundings of logits that are below 10 here, far below this.
 constexpr float kSameSums = 1e-5f;
@@ -238,6 +184,75 @@ TEST(KvCache, ACancelledForwardLeavesTheCacheAsItWas) {
   EXPECT_EQ(cache.v[1].size(), 3u * static_cast<std::size_t>(m->config().kv_width()));
   EXPECT_NE(error_of([&] { m->forward(std::vector<int>(38, 1), {}, &cache); }).find("after 3 already run, more than this model's 40 positions"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace attnlab::model
+
+namespace attnlab::model {
+namespace {
+
+// The blocked attention (decoder_blocks.hpp) against a plain loop in double: blocks of query rows
+// crossing block edges, after cached positions, grouped K/V heads and a window; every row's kept
+// weights sum to 1 over exactly its visible keys, and the pairs counted are each block's keys.
+TEST(Attention, BlocksOfRowsGiveWhatAPlainLoopGives) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal;
+  struct Case {
+    std::int64_t n, start;
+    int heads, kv_heads, d, window;
+  };
+  for (const Case& c : {Case{150, 0, 4, 2, 8, 0}, Case{70, 30, 2, 1, 16, 0}, Case{130, 5, 2, 2, 8, 40}, Case{1, 200, 3, 1, 8, 0}}) {
+    SCOPED_TRACE("n " + std::to_string(c.n) + " start " + std::to_string(c.start) + " window " + std::to_string(c.window));
+    const std::int64_t m = c.start + c.n, qw = c.heads * c.d, kvw = c.kv_heads * c.d;
+    std::vector<float> q(static_cast<std::size_t>(c.n * qw)), k(static_cast<std::size_t>(m * kvw)), v(k.size());
+    for (auto* x : {&q, &k, &v}) {
+      for (float& f : *x) f = normal(rng);
+    }
+    std::vector<std::vector<float>> weights(static_cast<std::size_t>(c.heads), std::vector<float>(static_cast<std::size_t>(c.n * m), -7.0f));
+    std::vector<float*> kept;
+    for (auto& w : weights) kept.push_back(w.data());
+    std::vector<float> out(static_cast<std::size_t>(c.n * qw)), bare(out.size());
+    const blocks::AttentionShape shape{c.n, c.start, c.heads, c.kv_heads, c.d, c.window};
+    blocks::attention(shape, q.data(), qw, k.data(), kvw, v.data(), kvw, kept.data(), out.data(), qw);
+    blocks::attention(shape, q.data(), qw, k.data(), kvw, v.data(), kvw, nullptr, bare.data(), qw);
+    double largest = 0;
+    for (int h = 0; h < c.heads; ++h) {
+      const int g = h / (c.heads / c.kv_heads);
+      for (std::int64_t i = 0; i < c.n; ++i) {
+        const std::int64_t hi = c.start + i, lo = c.window > 0 ? std::max<std::int64_t>(0, hi - c.window + 1) : 0;
+        std::vector<double> a(static_cast<std::size_t>(m), 0.0);
+        double mx = -INFINITY, z = 0;
+        for (std::int64_t j = lo; j <= hi; ++j) {
+          double s = 0;
+          for (int t = 0; t < c.d; ++t) s += static_cast<double>(q[i * qw + h * c.d + t]) * k[j * kvw + g * c.d + t];
+          a[j] = s / std::sqrt(static_cast<double>(c.d));
+          mx = std::max(mx, a[j]);
+        }
+        for (std::int64_t j = lo; j <= hi; ++j) z += a[j] = std::exp(a[j] - mx);
+        for (std::int64_t j = 0; j < m; ++j) {
+          const double want = j >= lo && j <= hi ? a[j] / z : 0.0;
+          largest = std::max(largest, std::abs(weights[h][i * m + j] - want));
+        }
+        for (int t = 0; t < c.d; ++t) {
+          double o = 0;
+          for (std::int64_t j = lo; j <= hi; ++j) o += a[j] / z * v[j * kvw + g * c.d + t];
+          EXPECT_NEAR(out[i * qw + h * c.d + t], o, 1e-4) << "head " << h << " row " << i;
+          EXPECT_EQ(out[i * qw + h * c.d + t], bare[i * qw + h * c.d + t]) << "kept or not, the same output";
+        }
+      }
+    }
+    EXPECT_LT(largest, 1e-5) << "weights, 0 outside the visible keys";
+    // Each block of rows runs over the keys from its first row's window start to its last row.
+    double pairs = 0;
+    for (std::int64_t r0 = 0; r0 < c.n; r0 += blocks::kQueryBlock) {
+      const std::int64_t r1 = std::min(c.n, r0 + blocks::kQueryBlock);
+      const std::int64_t lo = c.window > 0 ? std::max<std::int64_t>(0, c.start + r0 - c.window + 1) : 0;
+      pairs += static_cast<double>(r1 - r0) * static_cast<double>(c.start + r1 - lo);
+    }
+    EXPECT_EQ(blocks::attention_pairs(shape), pairs);
+    EXPECT_LE(blocks::attention_pairs(shape), static_cast<double>(c.n * m));
+  }
 }
 
 }  // namespace

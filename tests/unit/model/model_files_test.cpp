@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -169,6 +170,43 @@ TEST(HeadKinds, NamesEachPatternAndItsScore) {
   EXPECT_EQ(classify_head(pattern(n, 0.5, [](int i) { return i - 1; }), ids).kind, HeadKind::PreviousToken);
   // A 1-token text has nothing to decide.
   EXPECT_EQ(classify_head(Matrix::Ones(1, 1), {3}).kind, HeadKind::Mixed);
+}
+
+TEST(HeadKinds, ScoresAreTheMeanWeightOnThePatternsCellsOverTheRowsItCovers) {
+  // TransformerLens's detection patterns, written out by hand for "a b a a c b": previous-token
+  // (i, i − 1) on rows 1 … 5; first-token (i, 0) on every row; induction (i, j + 1) for each
+  // j < i with the same token: row 2 → 1, row 3 → 1, 3 (its own key: the token before it is
+  // "a" too), row 5 → 2.
+  const std::vector<int> ids = {0, 1, 0, 0, 2, 1};
+  const TokenRepeats r = token_repeats(ids);
+  using Cells = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(pattern_cells(HeadKind::PreviousToken, r), (Cells{{1, 0}, {2, 1}, {3, 2}, {4, 3}, {5, 4}}));
+  EXPECT_EQ(pattern_cells(HeadKind::FirstToken, r), (Cells{{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}}));
+  EXPECT_EQ(pattern_cells(HeadKind::Induction, r), (Cells{{2, 1}, {3, 1}, {3, 3}, {5, 2}}));
+  EXPECT_TRUE(pattern_cells(HeadKind::Broad, r).empty());
+  // A causal head with seeded random weights: each score against the sum written out.
+  std::mt19937 rng(35);
+  std::uniform_real_distribution<float> u(0.05f, 1.0f);
+  Matrix A = Matrix::Zero(6, 6);
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 0; j <= i; ++j) A(i, j) = u(rng);
+    A.row(i) /= A.row(i).sum();
+  }
+  const HeadScores s = score_head(A, r);
+  EXPECT_NEAR(s.previous_token, (A(1, 0) + A(2, 1) + A(3, 2) + A(4, 3) + A(5, 4)) / 5, 1e-6);
+  EXPECT_NEAR(s.first_token, (1 + A(1, 0) + A(2, 0) + A(3, 0) + A(4, 0) + A(5, 0)) / 6, 1e-6);  // row 0 counts
+  EXPECT_NEAR(s.self, (A(1, 1) + A(2, 2) + A(3, 3) + A(4, 4) + A(5, 5)) / 5, 1e-6);
+  EXPECT_EQ(s.induction_rows, 3);
+  EXPECT_NEAR(s.induction, (A(2, 1) + A(3, 1) + A(3, 3) + A(5, 2)) / 3, 1e-6);
+  // The verdict names the pattern it chose, even when the score is too low to name the head.
+  const HeadVerdict v = classify_head(A, r);
+  const double best = std::max({s.induction, s.previous_token, s.first_token, s.self});
+  if (v.kind != HeadKind::Broad) {
+    EXPECT_EQ(v.score, best);
+  }
+  EXPECT_EQ(v.pattern == HeadKind::Induction ? s.induction
+            : v.pattern == HeadKind::PreviousToken ? s.previous_token
+            : v.pattern == HeadKind::FirstToken ? s.first_token : s.self, best);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "engine/model/model_report.hpp"
 #include "engine/model/trainer.hpp"
 #include "engine/model/training_tasks.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,56 +23,85 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using attnlab::test::error_of;
 
 // [SECTION] tasks
 
-TEST(TrainingTasks, InductionRepeatsTheFirstHalf) {
+TEST(TrainingTasks, InductionCopiesEarlierSpansAtRandomPlaces) {
   TaskGenerator g(default_task("induction"), 3);
-  const TaskBatch b = g.next(50);
-  const int L = g.task().length;
+  const int rows = 200;
+  const TaskBatch b = g.next(rows);
+  const int L = g.task().length, T = b.length - 1;
   ASSERT_EQ(b.length, 2 * L);
-  ASSERT_EQ(b.ids.size(), static_cast<std::size_t>(50 * 2 * L));
-  std::vector<int> seen(static_cast<std::size_t>(g.task().symbols), 0);
-  for (int r = 0; r < b.batch; ++r) {
+  ASSERT_EQ(b.ids.size(), static_cast<std::size_t>(rows * 2 * L));
+  ASSERT_EQ(b.in_loss.size(), static_cast<std::size_t>(rows * T));
+  std::vector<int> seen(static_cast<std::size_t>(g.task().symbols), 0), flagged_at(static_cast<std::size_t>(T), 0);
+  int flagged = 0;
+  for (int r = 0; r < rows; ++r) {
     const int* s = b.ids.data() + r * b.length;
-    for (int i = 0; i < L; ++i) {
-      EXPECT_EQ(s[i], s[i + L]);
+    for (int i = 0; i < b.length; ++i) {
       ASSERT_GE(s[i], 0);
       ASSERT_LT(s[i], g.task().symbols);
       ++seen[static_cast<std::size_t>(s[i])];
     }
+    for (int t = 0; t < T; ++t) {
+      const auto at = static_cast<std::size_t>(r * T + t);
+      EXPECT_EQ(b.in_loss[at], b.in_accuracy[at]);  // the loss counts only what can be known
+      if (!b.in_accuracy[at]) continue;
+      ++flagged, ++flagged_at[static_cast<std::size_t>(t)];
+      // A copied position: the pair (token t, token t + 1) occurred before, so an induction head
+      // looking at the token after an earlier occurrence of token t finds token t + 1.
+      bool earlier = false;
+      for (int j = 0; j < t && !earlier; ++j) earlier = s[j] == s[t] && s[j + 1] == s[t + 1];
+      EXPECT_TRUE(earlier) << "row " << r << ", position " << t;
+    }
   }
-  // 600 uniform draws over the symbols: every symbol appears (missing one has probability < 1e-5).
+  // 4800 uniform draws over 64 symbols: every symbol appears (missing one has probability < 1e-30).
   for (int c : seen) EXPECT_GT(c, 0);
-  // Loss on every position; accuracy on L … 2L−2.
-  for (int t = 0; t < b.length - 1; ++t) {
-    EXPECT_TRUE(b.in_loss[static_cast<std::size_t>(t)]);
-    EXPECT_EQ(b.in_accuracy[static_cast<std::size_t>(t)] != 0, t >= L && t <= 2 * L - 2) << t;
+  // Copies fill a good part of the sequence, at every position of the second half.
+  EXPECT_GT(flagged, rows * T / 4);
+  for (int t = L; t < T; ++t) EXPECT_GT(flagged_at[static_cast<std::size_t>(t)], 0) << t;
+}
+
+TEST(TrainingTasks, InductionIsJudgedOnASpanAndItsCopy) {
+  TaskGenerator g(default_task("induction"), 4);
+  const int rows = 300;
+  const TaskBatch b = g.judged(rows);
+  const int L = g.task().length, T = b.length - 1;
+  std::vector<int> spans(static_cast<std::size_t>(L + 1), 0);
+  for (int r = 0; r < rows; ++r) {
+    const int* s = b.ids.data() + r * b.length;
+    const unsigned char* acc = b.in_accuracy.data() + r * T;
+    // The flags are the copy's positions after its first: span … 2·span − 2.
+    const int first = static_cast<int>(std::find(acc, acc + T, 1) - acc), span = first;
+    ASSERT_GE(span, kShortestJudgedSpan);
+    ASSERT_LE(span, L);
+    ++spans[static_cast<std::size_t>(span)];
+    for (int t = 0; t < T; ++t) EXPECT_EQ(acc[t] != 0, t >= span && t <= 2 * span - 2) << t;
+    for (int i = 0; i < span; ++i) EXPECT_EQ(s[i], s[i + span]);
+    EXPECT_TRUE(std::equal(acc, acc + T, b.in_loss.data() + r * T));
   }
+  for (int span = kShortestJudgedSpan; span <= L; ++span) EXPECT_GT(spans[static_cast<std::size_t>(span)], 0) << span;
+  // The probe is the judged sequence of the longest span: L symbols, then the same L.
+  const auto probe = probe_sequence(g.task());
+  ASSERT_EQ(probe.size(), static_cast<std::size_t>(2 * L));
+  EXPECT_TRUE(std::equal(probe.begin(), probe.begin() + L, probe.begin() + L));
 }
 
 TEST(TrainingTasks, SortFollowsWithTheSortedCopy) {
   TaskGenerator g(default_task("sort"), 4);
   const TaskBatch b = g.next(40);
-  const int N = g.task().length;
+  const int N = g.task().length, T = b.length - 1;
   for (int r = 0; r < b.batch; ++r) {
     std::vector<int> first(b.ids.begin() + r * b.length, b.ids.begin() + r * b.length + N);
     std::vector<int> second(b.ids.begin() + r * b.length + N, b.ids.begin() + (r + 1) * b.length);
     std::sort(first.begin(), first.end());
     EXPECT_EQ(first, second);
-  }
-  for (int t = 0; t < b.length - 1; ++t) {
-    const bool scored = t >= N - 1 && t <= 2 * N - 2;
-    EXPECT_EQ(b.in_loss[static_cast<std::size_t>(t)] != 0, scored) << t;
-    EXPECT_EQ(b.in_accuracy[static_cast<std::size_t>(t)] != 0, scored) << t;
+    for (int t = 0; t < T; ++t) {
+      const bool scored = t >= N - 1 && t <= 2 * N - 2;
+      EXPECT_EQ(b.in_loss[static_cast<std::size_t>(r * T + t)] != 0, scored) << t;
+      EXPECT_EQ(b.in_accuracy[static_cast<std::size_t>(r * T + t)] != 0, scored) << t;
+    }
   }
 }
 
@@ -153,30 +183,27 @@ TEST(TrainBackward, MatchesCentralDifferencesInDouble) {
 
 // [SECTION] training
 
-TrainConfig small_induction(int steps) {
+TrainConfig small_run(const char* task, int steps) {
   TrainConfig c;
-  c.task = default_task("induction");
+  c.task = default_task(task);
   c.steps = steps;
   c.batch = 16;
   c.seed = 5;
-  // Fixed positions: the task is then learned in a hundred steps (by attending L − 1 back,
-  // docs/MODELS.md "Why a position gap and a random start"), which keeps these tests short.
-  c.position_gap = 0;
   return c;
 }
+TrainConfig small_induction(int steps) { return small_run("induction", steps); }
 
-TEST(Trainer, AShortRunRemovesMostOfTheReducibleLoss) {
-  Trainer t(small_induction(150));
+TEST(Trainer, AShortRunRemovesMostOfTheLoss) {
+  // Sort, whose every scored token follows from the first half (the least loss is 0), learns
+  // within a hundred steps; induction's heads take longer than a unit test should.
+  Trainer t(small_run("sort", 150));
   const TaskSpec& task = t.config().task;
   const Evaluation before = t.evaluate(64);
   // At initialization the predictions are nearly uniform: the loss is ln V.
   EXPECT_NEAR(before.loss, std::log(task.symbols), 0.1);
   while (!t.finished()) t.step();
   const Evaluation after = t.evaluate(64);
-  // L of the 2L − 1 predicted tokens are random draws: ln V each is the least loss possible.
-  const double floor = task.length * std::log(task.symbols) / (2.0 * task.length - 1);
-  EXPECT_LT(after.loss, before.loss - 0.5 * (before.loss - floor));
-  EXPECT_GT(after.loss, floor - 1e-6);
+  EXPECT_LT(after.loss, 0.5 * before.loss);
   EXPECT_GT(after.accuracy, before.accuracy);
 }
 

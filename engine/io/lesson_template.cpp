@@ -1,6 +1,6 @@
 // Parsing and filling lesson text templates ("{weights[2][0]:.3f}"): see lesson_template.hpp.
-#include "engine/lessons/lesson_template.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/io/lesson_template.hpp"
+#include "engine/text/text_format.hpp"
 
 #include "engine/attention/matrix.hpp"
 

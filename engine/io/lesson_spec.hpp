@@ -25,6 +25,15 @@ enum class LessonView {
   OnlineSoftmax,   // FlashAttention's online softmax: a running max and sum, tile by tile of keys
   ModelHeads,      // the heads of a real model (the GUI's Model window; docs/MODELS.md)
   TrainInduction,  // a two-layer model trained live until an induction head forms (the Training window)
+  KvCache,         // generation over a KV cache: the same numbers, the cost, the bytes, exposure bias
+  Rope,            // rotary positions: scores that see only distances, the frequency pairs, the decay
+  GroupedQuery,    // grouped-query attention: H query heads over G shared K/V heads, and the KV cache
+};
+
+// A real model's attention shape, for the KV cache's bytes per token (the gqa lesson).
+struct KvCacheConfig {
+  std::string name;  // "Llama 3.2 1B"
+  long long layers = 0, heads = 0, kv_heads = 0, head_dim = 0;
 };
 
 // Where a lesson comes from in the course, cited by the course text's own title
@@ -58,6 +67,13 @@ struct LessonText {
   bool present() const { return !goal.empty(); }
 };
 
+// A real model's shape as its config.json gives it, as far as its KV cache goes (the kv-cache
+// lesson's "shapes").
+struct ModelShape {
+  std::string name;  // "Llama 3 8B"
+  long long layers = 0, heads = 0, kv_heads = 0, d_head = 0, context = 0;
+};
+
 struct LessonSpec {
   LessonView view = LessonView::Plain;
   std::string view_name;  // as written in the file ("" when there is no lesson object)
@@ -84,6 +100,24 @@ struct LessonSpec {
   long long cost_d_k = 64;
   // OnlineSoftmax: keys per tile
   long long tile = 4;
+  // Rope: positions added to every query and key; the same q and k placed at grid × grid pairs of
+  // positions; the head width of the distance decay
+  long long shift = 7;
+  long long grid = 8;
+  long long envelope_d_k = 64;
+  // GroupedQuery (with `heads` query heads and `seed`): the K/V head counts side by side, each
+  // dividing `heads`; real models' shapes; the context length the cache is sized for
+  std::vector<long long> kv_heads{4, 2, 1};
+  std::vector<KvCacheConfig> kv_configs;
+  long long context = 8192;
+  // KvCache: the built-in model it runs on, a text that model knows how to go on with (`ids`, of
+  // which the first `prompt` are given and the rest written; `seed` above seeds the draws), the
+  // temperature of its exposure-bias draws, and real models' shapes for the cache's bytes.
+  std::string cache_model = "induction";
+  std::vector<long long> cache_ids;
+  long long cache_prompt = 0;
+  double sample_temperature = 3.0;
+  std::vector<ModelShape> shapes;
 };
 
 std::string_view lesson_view_name(LessonView v);

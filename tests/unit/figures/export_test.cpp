@@ -1,6 +1,6 @@
 // Data export: LaTeX for Section 2.3's worked example, CSV/JSON/NPY read back equal, formats by
 // extension, and the sentences for bad options.
-#include "engine/io/export.hpp"
+#include "engine/figures/export.hpp"
 #include "engine/io/matrix_io.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/cpu/dense.hpp"

@@ -1,5 +1,5 @@
 // Shortest round-trip numbers, JSON string escaping, and the numbers people read.
-#include "engine/io/text_format.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <array>

@@ -91,8 +91,9 @@ struct Glyphs {
   const char* transpose = "ᵀ";
   const char* ellipsis = "…";
   const char* ell = "ℓ";
+  const char* theta = "θ";
   static Glyphs ascii() {
-    return Glyphs{"sqrt", "tau", "*", "x", "inf", "-", "(.)", "->", "/", "sigma", "sum", "^T", "...", "l"};
+    return Glyphs{"sqrt", "tau", "*", "x", "inf", "-", "(.)", "->", "/", "sigma", "sum", "^T", "...", "l", "theta"};
   }
 };
 

@@ -1,6 +1,6 @@
 // The scenario's "lesson" object: read tolerantly, written back unchanged, never changing numbers.
 #include "engine/lessons/lesson_math.hpp"
-#include "engine/lessons/lesson_spec.hpp"
+#include "engine/io/lesson_spec.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/cpu/dense.hpp"

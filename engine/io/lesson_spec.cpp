@@ -1,9 +1,9 @@
 // Reading the "lesson" object of a scenario, tolerant of what later versions add.
-#include "engine/lessons/lesson_spec.hpp"
+#include "engine/io/lesson_spec.hpp"
 
 #include "engine/io/json_matrix.hpp"
 #include "engine/attention/matrix.hpp"
-#include "engine/lessons/lesson_template.hpp"
+#include "engine/io/lesson_template.hpp"
 
 #include <array>
 #include <utility>
@@ -12,7 +12,7 @@ namespace attnlab {
 
 namespace {
 
-constexpr std::array<std::pair<LessonView, const char*>, 15> kViews{{
+constexpr std::array<std::pair<LessonView, const char*>, 18> kViews{{
     {LessonView::Plain, "plain"},
     {LessonView::WorkedExample, "worked-example"},
     {LessonView::CompareScaling, "compare-scaling"},
@@ -28,6 +28,9 @@ constexpr std::array<std::pair<LessonView, const char*>, 15> kViews{{
     {LessonView::OnlineSoftmax, "online-softmax"},
     {LessonView::ModelHeads, "model-heads"},
     {LessonView::TrainInduction, "train-induction"},
+    {LessonView::Rope, "rope"},
+    {LessonView::GroupedQuery, "gqa"},
+    {LessonView::KvCache, "kv-cache"},
 }};
 
 long long positive_integer(const nlohmann::json& j, std::string_view source, const std::string& field,
@@ -64,6 +67,55 @@ std::vector<std::string> text_list(const nlohmann::json& j, const std::string& s
   std::vector<std::string> out;
   for (size_t i = 0; i < j.size(); ++i) out.push_back(text_field(j[i], src, field + "[" + std::to_string(i) + "]"));
   return out;
+}
+
+// The kv-cache lesson's model, text and shapes: ids are token ids (0 up), prompt leaves at least
+// one of them to write.
+void parse_cache_fields(const nlohmann::json& j, const std::string& src, LessonSpec& s) {
+  if (j.contains("model")) {
+    if (!j.at("model").is_string() || j.at("model").get<std::string>().empty()) throw InputError(src + ": lesson.model must be a built-in model's name");
+    s.cache_model = j.at("model").get<std::string>();
+  }
+  if (j.contains("ids")) {
+    const nlohmann::json& ids = j.at("ids");
+    if (!ids.is_array() || ids.size() < 2) throw InputError(src + ": lesson.ids must be a list of at least two token ids");
+    s.cache_ids.clear();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const long long id = json_to_integer(ids[i], src, "lesson.ids[" + std::to_string(i) + "]");
+      if (id < 0 || id > (1 << 24)) throw InputError(src + ": lesson.ids[" + std::to_string(i) + "] is " + std::to_string(id) + "; a token id is 0 up");
+      s.cache_ids.push_back(id);
+    }
+  }
+  if (j.contains("prompt")) s.cache_prompt = positive_integer(j.at("prompt"), src, "lesson.prompt", 1 << 24);
+  if (!s.cache_ids.empty() && s.cache_prompt >= static_cast<long long>(s.cache_ids.size())) {
+    throw InputError(src + ": lesson.prompt is " + std::to_string(s.cache_prompt) + "; it must leave some of lesson.ids' " +
+                     std::to_string(s.cache_ids.size()) + " tokens to write");
+  }
+  if (j.contains("sample_temperature")) {
+    s.sample_temperature = json_to_number(j.at("sample_temperature"), src, "lesson.sample_temperature");
+    if (!(s.sample_temperature > 0) || s.sample_temperature > 1000) throw InputError(src + ": lesson.sample_temperature must be above 0");
+  }
+  if (j.contains("shapes")) {
+    const nlohmann::json& list = j.at("shapes");
+    if (!list.is_array()) throw InputError(src + ": lesson.shapes must be a list of {\"name\", \"layers\", \"heads\", \"kv_heads\", \"d_head\", \"context\"}");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string at = "lesson.shapes[" + std::to_string(i) + "]";
+      const nlohmann::json& o = list[i];
+      if (!o.is_object() || !o.contains("name") || !o.at("name").is_string()) throw InputError(src + ": " + at + " needs a \"name\"");
+      ModelShape m;
+      m.name = o.at("name").get<std::string>();
+      for (auto [key, field] : {std::pair{"layers", &m.layers}, {"heads", &m.heads}, {"kv_heads", &m.kv_heads}, {"d_head", &m.d_head},
+                                {"context", &m.context}}) {
+        if (!o.contains(key)) throw InputError(src + ": " + at + " needs \"" + key + "\"");
+        *field = positive_integer(o.at(key), src, at + "." + key, 1 << 24);
+      }
+      if (m.heads % m.kv_heads != 0) {
+        throw InputError(src + ": " + at + " has " + std::to_string(m.heads) + " query heads, not a multiple of its " + std::to_string(m.kv_heads) +
+                         " K/V heads");
+      }
+      s.shapes.push_back(std::move(m));
+    }
+  }
 }
 
 // goal, look_at, try and source come together: a lesson text with a part missing would read as
@@ -104,6 +156,28 @@ LessonText parse_text(const nlohmann::json& j, const std::string& src) {
     }
   }
   return t;
+}
+
+std::vector<KvCacheConfig> kv_configs(const nlohmann::json& j, const std::string& src) {
+  if (!j.is_array()) throw InputError(src + ": lesson.kv_configs must be a list of {\"name\", \"layers\", \"heads\", \"kv_heads\", \"head_dim\"}");
+  std::vector<KvCacheConfig> out;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string at = "lesson.kv_configs[" + std::to_string(i) + "]";
+    const nlohmann::json& c = j[i];
+    if (!c.is_object() || !c.contains("name") || !c.at("name").is_string()) throw InputError(src + ": " + at + " needs a \"name\"");
+    KvCacheConfig k;
+    k.name = c.at("name").get<std::string>();
+    for (auto [field, value] : {std::pair{"layers", &k.layers}, {"heads", &k.heads}, {"kv_heads", &k.kv_heads}, {"head_dim", &k.head_dim}}) {
+      if (!c.contains(field)) throw InputError(src + ": " + at + "." + field + " is missing");
+      *value = positive_integer(c.at(field), src, at + "." + field, 1 << 20);
+    }
+    if (k.heads % k.kv_heads) {
+      throw InputError(src + ": " + at + ": " + std::to_string(k.heads) + " query heads cannot share " +
+                       std::to_string(k.kv_heads) + " K/V heads evenly");
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
 }
 
 }  // namespace
@@ -174,6 +248,14 @@ LessonSpec parse_lesson_spec(std::string_view json_text, std::string_view source
   if (j.contains("n")) s.cost_n = integer_list(j.at("n"), source, "lesson.n", 100'000'000);
   if (j.contains("d_k")) s.cost_d_k = positive_integer(j.at("d_k"), source, "lesson.d_k", 1 << 20);
   if (j.contains("tile")) s.tile = positive_integer(j.at("tile"), source, "lesson.tile", 1 << 20);
+  if (j.contains("shift")) s.shift = positive_integer(j.at("shift"), source, "lesson.shift", 1'000'000);
+  if (j.contains("grid")) s.grid = positive_integer(j.at("grid"), source, "lesson.grid", 64);
+  if (j.contains("envelope_d_k")) s.envelope_d_k = positive_integer(j.at("envelope_d_k"), source, "lesson.envelope_d_k", 1 << 16);
+  if (s.envelope_d_k % 2) throw InputError(src + ": lesson.envelope_d_k must be even: RoPE turns pairs of components");
+  if (j.contains("kv_heads")) s.kv_heads = integer_list(j.at("kv_heads"), source, "lesson.kv_heads", 64);
+  if (j.contains("kv_configs")) s.kv_configs = kv_configs(j.at("kv_configs"), src);
+  if (j.contains("context")) s.context = positive_integer(j.at("context"), source, "lesson.context", 1 << 24);
+  parse_cache_fields(j, src, s);
   s.text = parse_text(j, src);
   return s;
 }

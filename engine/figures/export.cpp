@@ -1,6 +1,6 @@
 // Export of stages to files: choosing the format, building the bytes, writing them atomically.
-#include "engine/io/export.hpp"
-#include "engine/io/text_format.hpp"
+#include "engine/figures/export.hpp"
+#include "engine/text/text_format.hpp"
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/attention/matrix.hpp"

@@ -1,0 +1,130 @@
+// Grouped-query attention (the gqa lesson): multi-head, grouped and multi-query side by side on the
+// same tokens, each query head's map under the K/V head it reads, and the KV cache of real models.
+#include "gui/lessons/lesson_views.hpp"
+#include "gui/base/theme.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace attnlab::gui {
+
+namespace {
+
+constexpr const char* kCacheIntro =
+    "The KV cache holds K and V of every layer for every token (bfloat16), per token and at %lld tokens:";
+
+const char* kind_name(const GqaLesson& l, const GqaVariant& v) {
+  return v.kv_heads == l.heads ? "multi-head" : v.kv_heads == 1 ? "multi-query" : "grouped-query";
+}
+
+// One variant: its title, which query heads read each K/V head, and every head's weights.
+void draw_variant(AppState& state, Services& services, const GqaLesson& l, const GqaVariant& v, size_t index,
+                  const std::vector<std::string>& tokens, const BlockGrid& blocked, ImVec2 size) {
+  const Palette pal = palette(state.view);
+  const float fs = ImGui::GetFontSize();
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
+  text_wrapped("%s %s %lld K/V head%s", kind_name(l, v), services.glyphs.dot, v.kv_heads, v.kv_heads == 1 ? "" : "s");
+  ImGui::PopStyleColor();
+  // Which query heads read each K/V head, and how far sharing moved the weights.
+  std::string reads;
+  if (v.kv_heads == l.heads) {
+    reads = "each head reads its own K and V";
+  } else if (v.kv_heads == 1) {
+    reads = "every head reads K/V 1";
+  } else {
+    for (long long g = 0; g < v.kv_heads; ++g) {
+      reads += (g ? "; " : "") + std::string("K/V ") + std::to_string(g + 1) + " " + services.glyphs.arrow;
+      for (size_t h = 0; h < v.group.size(); ++h)
+        if (v.group[h] == g) reads += " " + std::to_string(h + 1);
+    }
+  }
+  if (v.kv_heads != l.heads) reads += "; weights move " + significant(v.max_weight_change, 2) + " at most";
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+  text_wrapped("%s", reads.c_str());
+  ImGui::PopStyleColor();
+  // Two maps a row, or all in one row when the height is short (a projector): whichever gives the
+  // larger maps. Each map's slot holds its one-line title above it.
+  const int heads = static_cast<int>(v.heads.size());
+  const float title_h = ImGui::GetTextLineHeightWithSpacing(), avail_h = ImGui::GetContentRegionAvail().y - fs * 1.2f;
+  const auto side_for = [&](int per_row) {
+    const int rows = (heads + per_row - 1) / per_row;
+    const float w = (size.x - fs * 0.5f * static_cast<float>(per_row - 1)) / static_cast<float>(per_row);
+    return std::min(w, avail_h / static_cast<float>(rows) - title_h);
+  };
+  const int per_row = heads <= 2 || side_for(heads) > side_for(2) ? heads : 2;
+  const int rows = (heads + per_row - 1) / per_row;
+  const float map_w = (size.x - fs * 0.5f * static_cast<float>(per_row - 1)) / static_cast<float>(per_row);
+  const float map_h = std::max(side_for(per_row), fs * 2) + title_h;
+  const ImVec2 top = ImGui::GetCursorScreenPos();
+  for (int h = 0; h < heads; ++h) {
+    ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(h % per_row) * (map_w + fs * 0.5f),
+                                     top.y + static_cast<float>(h / per_row) * map_h));
+    ImGui::BeginGroup();
+    char id[48], title[32];
+    std::snprintf(id, sizeof id, "gqa%zu_%d", index, h);
+    std::snprintf(title, sizeof title, "head %d", h + 1);
+    draw_lesson_matrix(state, services, id, title, Stage::Weights, v.heads[static_cast<size_t>(h)].weights, &blocked,
+                       tokens, tokens, ImVec2(map_w, map_h), true);
+    ImGui::EndGroup();
+  }
+  ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + static_cast<float>(rows) * map_h));
+}
+
+// The KV cache of real models: one row each, the cache per token and at the lesson's context.
+void cache_table(const GqaLesson& l) {
+  text_wrapped(kCacheIntro, l.context);
+  if (!ImGui::BeginTable("kv_cache", 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  for (const char* h : {"model", "query / K/V heads", "cache", "with a K/V head per query head"}) ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  for (const KvCacheRow& r : l.configs) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.config.name.c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%lld / %lld", r.config.heads, r.config.kv_heads);
+    ImGui::TableNextColumn();
+    ImGui::Text("%s KiB, %s", significant(static_cast<double>(r.bytes_per_token) / 1024.0, 4).c_str(),
+                human_bytes(static_cast<double>(r.context_bytes)).c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%s KiB, %s", significant(static_cast<double>(r.mha_bytes_per_token) / 1024.0, 4).c_str(),
+                human_bytes(static_cast<double>(r.mha_context_bytes)).c_str());
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_gqa_view(AppState& state, Services& services) {
+  const GqaNumbers* numbers = view_numbers<GqaNumbers>(state, services, "The gqa lesson cannot run here: ");
+  if (!numbers) return;
+  const GqaLesson& l = numbers->lesson;
+  const Scenario& s = shown_scenario(state);
+  const float fs = ImGui::GetFontSize();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const auto tokens = display_tokens(s.query_tokens, s.Q.rows());
+  const BlockGrid blocked = mask_grid(s.options.mask, s.Q.rows(), s.Q.rows());
+  const size_t count = l.variants.size();
+  const float col_w = (avail.x - fs * static_cast<float>(count - 1)) / static_cast<float>(std::max<size_t>(count, 1));
+  // The table's height: its wrapped first line, a header and a row per config.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float row_h = ImGui::GetTextLineHeight() + 2 * style.CellPadding.y;
+  const float table_h = l.configs.empty() ? 0.0f
+                                          : ImGui::CalcTextSize(kCacheIntro, nullptr, false, avail.x).y + style.ItemSpacing.y * 3 +
+                                                row_h * static_cast<float>(l.configs.size() + 1) + fs;
+  const ImVec2 top = ImGui::GetCursorScreenPos();
+  float bottom = top.y;
+  for (size_t k = 0; k < count; ++k) {
+    ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(k) * (col_w + fs), top.y));
+    ImGui::BeginGroup();
+    ImGui::BeginChild(static_cast<ImGuiID>(k + 1), ImVec2(col_w, std::max(fs * 8, avail.y - table_h)), false,
+                      ImGuiWindowFlags_NoScrollbar);
+    draw_variant(state, services, l, l.variants[k], k, tokens, blocked, ImVec2(col_w, 0));
+    ImGui::EndChild();
+    ImGui::EndGroup();
+    bottom = std::max(bottom, ImGui::GetItemRectMax().y);
+  }
+  ImGui::SetCursorScreenPos(ImVec2(top.x, bottom + fs * 0.5f));
+  if (!l.configs.empty()) cache_table(l);
+}
+
+}  // namespace attnlab::gui

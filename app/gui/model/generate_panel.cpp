@@ -1,0 +1,178 @@
+// The Model window's next-token column (docs/MODELS.md, "Generation"): the temperature slider beside
+// the next-token bars, each token's probability before temperature (the model's own) and after it
+// (what a draw uses, with top-k and top-p), Generate (N tokens or one) and Stop, and the last draw.
+// Transformer Explainer's temperature slider, on the model the window has open.
+#include "gui/model/generate_panel.hpp"
+
+#include "gui/base/theme.hpp"
+#include "gui/state/generate_actions.hpp"
+#include "gui/state/model_actions.hpp"
+#include "gui/state/model_job.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace attnlab::gui {
+
+namespace {
+
+std::string quoted(const ModelUi& m, int id) { return "'" + m.model->token_text(id) + "'"; }
+
+std::string prob_text(double p) { return format_number(p, NumberUse::Axis, 3); }
+
+// T, Generate / One token / Stop, and the rest of the settings folded away.
+void draw_controls(AppState& state) {
+  ModelUi& m = state.model;
+  GenerateUi& g = m.generate;
+  const float fs = ImGui::GetFontSize();
+  float t = static_cast<float>(g.sampling.temperature);
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::SliderFloat("##temperature", &t, 0.0f, 3.0f, t == 0.0f ? "T = 0 (greedy)" : "temperature T = %.2f")) {
+    g.sampling.temperature = std::max(0.0f, t);
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("The logits are divided by T before the softmax: below 1 sharpens, above 1 flattens; 0 always takes the most probable token");
+  const bool busy = m.job != nullptr;
+  const bool generating = busy && m.job->generating();
+  if (generating) {
+    if (ImGui::Button("Stop")) stop_generation(m);
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", m.job->status().c_str());
+    return;
+  }
+  ImGui::BeginDisabled(busy || !m.run);
+  char label[32];
+  std::snprintf(label, sizeof label, "Generate %d", g.count);
+  if (ImGui::Button(label)) generate_tokens(m, g.count, state.platform.threads);
+  ImGui::SameLine();
+  if (ImGui::Button("One token")) generate_tokens(m, 1, state.platform.threads);
+  ImGui::EndDisabled();
+  if (ImGui::TreeNode("Sampling")) {
+    const float w = fs * 5;
+    ImGui::SetNextItemWidth(w);
+    ImGui::InputInt("tokens", &g.count);
+    g.count = std::clamp(g.count, 1, std::max(1, m.model->config().n_ctx));
+    ImGui::SetNextItemWidth(w);
+    if (ImGui::InputInt("top-k", &g.sampling.top_k)) g.sampling.top_k = std::max(0, g.sampling.top_k);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Draw only from the k most probable tokens (0: all)");
+    float p = static_cast<float>(g.sampling.top_p);
+    ImGui::SetNextItemWidth(w);
+    if (ImGui::SliderFloat("top-p", &p, 0.01f, 1.0f, "%.2f")) g.sampling.top_p = std::clamp(p, 0.01f, 1.0f);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Draw only from the fewest most probable tokens whose probability reaches p (1: all)");
+    int seed = static_cast<int>(g.sampling.seed);
+    ImGui::SetNextItemWidth(w);
+    if (ImGui::InputInt("seed", &seed)) set_generate_seed(m, static_cast<std::uint64_t>(std::max(0, seed)));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("The same seed writes the same text");
+    ImGui::TreePop();
+  }
+}
+
+// One token's row: its text, the bar after temperature (what a draw uses) above a thin bar of the
+// model's own probability (T = 1), and the number after temperature. The drawn token's row is
+// framed and says so.
+struct BarRow {
+  int id = 0;
+  double after = 0, before = 0;
+  bool drawn = false;
+};
+
+void draw_bar(const ModelUi& m, const BarRow& row, float name_w, float bar_w, const Palette& pal) {
+  const float fs = ImGui::GetFontSize();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const std::string name = quoted(m, row.id);
+  dl->PushClipRect(at, ImVec2(at.x + name_w, at.y + fs * 1.2f), true);
+  dl->AddText(at, row.drawn ? pal.accent : pal.text, name.c_str());
+  dl->PopClipRect();
+  const float x0 = at.x + name_w + fs * 0.4f;
+  const auto w = [&](double p) { return std::max(1.0f, bar_w * static_cast<float>(p)); };
+  dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.1f), ImVec2(x0 + w(row.after), at.y + fs * 0.7f), ImGui::GetColorU32(ImGuiCol_PlotHistogram));
+  dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.78f), ImVec2(x0 + w(row.before), at.y + fs * 1.0f), pal.text_dim);
+  const std::string p = prob_text(row.after) + (row.drawn ? " drawn" : "");
+  dl->AddText(ImVec2(x0 + w(row.after) + fs * 0.25f, at.y), row.drawn ? pal.accent : pal.text, p.c_str());
+  if (row.drawn) dl->AddRect(ImVec2(at.x - 2, at.y - 1), ImVec2(x0 + bar_w + fs * 3, at.y + fs * 1.12f), pal.accent, 3.0f, 0, 1.5f);
+  ImGui::Dummy(ImVec2(name_w + bar_w + fs * 3, fs * 1.2f));
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("%s: %s after temperature (what a draw uses), %s the model's own (T = 1)", name.c_str(), prob_text(row.after).c_str(),
+                      prob_text(row.before).c_str());
+  }
+}
+
+void draw_bar_rows(const ModelUi& m, const std::vector<BarRow>& rows, const Palette& pal) {
+  const float fs = ImGui::GetFontSize();
+  float name_w = 0;
+  for (const BarRow& r : rows) name_w = std::max(name_w, ImGui::CalcTextSize(quoted(m, r.id).c_str()).x);
+  name_w = std::min(name_w, ImGui::GetContentRegionAvail().x * 0.4f);
+  const float bar_w = std::max(fs * 2, ImGui::GetContentRegionAvail().x - name_w - fs * 3.6f);
+  for (const BarRow& r : rows) draw_bar(m, r, name_w, bar_w, pal);
+}
+
+// The next token's distribution at the slider's temperature, over the model's own.
+void draw_next_bars(AppState& state, const Palette& pal) {
+  ModelUi& m = state.model;
+  std::vector<int> ids;
+  const model::TokenDistribution* d = next_token_bars(m, &ids);
+  if (!d) return;
+  ImGui::TextWrapped("Next token after %s:", quoted(m, m.run->trace.ids.back()).c_str());
+  std::vector<BarRow> rows;
+  for (int id : ids) rows.push_back({id, d->drawn[static_cast<std::size_t>(id)], d->model[static_cast<std::size_t>(id)], false});
+  draw_bar_rows(m, rows, pal);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("thick: after T, what a draw uses · thin: the model's own (T = 1)");
+  ImGui::PopStyleColor();
+}
+
+// The draw that wrote the text's last token: the candidates it was drawn from, the drawn one
+// framed. One unlikely draw at a high temperature is where a text starts to wander: the model
+// goes on from its own token (exposure bias).
+void draw_last_draw(const ModelUi& m, const Palette& pal) {
+  if (!m.run || m.run->trace.ids.empty()) return;
+  const auto last = static_cast<std::int64_t>(m.run->trace.ids.size()) - 1;
+  const auto it = m.generate.drawn.find(last);
+  if (it == m.generate.drawn.end()) return;
+  const model::DrawnToken& t = it->second;
+  ImGui::Spacing();
+  ImGui::TextWrapped("The last token, %s, was drawn at %s (the model's own %s) from:", quoted(m, t.id).c_str(), prob_text(t.prob).c_str(),
+                     prob_text(t.model_prob).c_str());
+  std::vector<BarRow> rows;
+  bool listed = false;
+  for (const model::Candidate& c : t.candidates) {
+    rows.push_back({c.id, c.prob, c.model_prob, c.id == t.id});
+    listed = listed || c.id == t.id;
+  }
+  // A draw from far down the list: its own row at the end.
+  if (!listed) rows.push_back({t.id, t.prob, t.model_prob, true});
+  draw_bar_rows(m, rows, pal);
+}
+
+}  // namespace
+
+void draw_drawn_token_tooltip(const AppState& state, std::int64_t position) {
+  const ModelUi& m = state.model;
+  const auto it = m.generate.drawn.find(position);
+  if (it == m.generate.drawn.end()) return;
+  const model::DrawnToken& t = it->second;
+  ImGui::BeginTooltip();
+  ImGui::Text("Written by the model: %s, drawn at %s (the model's own %s)", quoted(m, t.id).c_str(), prob_text(t.prob).c_str(),
+              prob_text(t.model_prob).c_str());
+  for (const model::Candidate& c : t.candidates) {
+    ImGui::TextDisabled("%s %s  %s", c.id == t.id ? ">" : " ", prob_text(c.prob).c_str(), quoted(m, c.id).c_str());
+  }
+  ImGui::EndTooltip();
+}
+
+bool written_by_model(const AppState& state, std::int64_t position) { return state.model.generate.drawn.count(position) > 0; }
+
+void draw_generate_panel(AppState& state) {
+  if (!state.model.model) return;
+  const Palette pal = palette(state.view);
+  draw_controls(state);
+  ImGui::Spacing();
+  draw_next_bars(state, pal);
+  draw_last_draw(state.model, pal);
+}
+
+}  // namespace attnlab::gui

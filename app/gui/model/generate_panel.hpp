@@ -1,0 +1,17 @@
+// The Model window's next-token column (generate_panel.cpp): the temperature slider, the bars before
+// and after temperature, Generate and Stop; and what the chips show of a written token.
+#pragma once
+
+#include "gui/state/app_state.hpp"
+
+#include <cstdint>
+
+namespace attnlab::gui {
+
+void draw_generate_panel(AppState& state);
+// Whether the model wrote the token at `position` (the chips mark it).
+bool written_by_model(const AppState& state, std::int64_t position);
+// Hovering a written token's chip: its draw, with the candidates it was drawn from.
+void draw_drawn_token_tooltip(const AppState& state, std::int64_t position);
+
+}  // namespace attnlab::gui
