@@ -374,6 +374,8 @@ json gqa(const GqaLesson& l) {
   }
   return {{"heads", l.heads}, {"d_model", l.d_model}, {"d_head", l.d_head}, {"variants", variants},
           {"context_tokens", l.context}, {"kv_cache", configs}};
+}
+
 json id_list(const std::vector<int>& ids) {
   json out = json::array();
   for (const int id : ids) out.push_back(id);

@@ -182,7 +182,8 @@ TEST_F(GeneratePanel, StopKeepsTheTokensWrittenAtAnyMoment) {
   for (int when : {0, 1, 3}) {
     set_model_text(m, text_of(kPrompt), true);
     wait();
-    generate_tokens(m, 20, true);
+    // As many as the model's positions leave after the prompt (the built-in model's context).
+    generate_tokens(m, m.model->config().n_ctx - static_cast<int>(m.ids.size()), true);
     ASSERT_TRUE(m.job) << m.error;
     for (int f = 0; f < when && m.job; ++f) frame();
     cancel_model_run(m);  // the Stop button's action
@@ -237,7 +238,7 @@ TEST_F(GeneratePanel, TheSameSeedWritesTheSameText) {
 TEST_F(GeneratePanel, TheBarsFollowTheTemperature) {
   ModelUi& m = state.model;
   const auto& logits = m.run->trace.logits;
-  ASSERT_EQ(logits.size(), 24u);
+  ASSERT_EQ(static_cast<int>(logits.size()), m.model->config().vocab_size);
   for (double t : {0.0, 0.5, 1.0, 2.0, 3.0}) {
     m.generate.sampling.temperature = t;
     std::vector<int> ids;
@@ -296,9 +297,10 @@ TEST_F(GeneratePanel, TypingAtTheEndRunsOnlyTheNewTokens) {
 TEST_F(GeneratePanel, BadRequestsAreRefusedInPlace) {
   ModelUi& m = state.model;
   const auto last_good = m.ids;
-  generate_tokens(m, 36, true);  // the induction model has 36 positions; 14 are taken
+  const int n_ctx = m.model->config().n_ctx, room = n_ctx - static_cast<int>(m.ids.size());
+  generate_tokens(m, n_ctx, true);  // more than the positions left after the prompt
   EXPECT_NE(m.error.find("positions"), std::string::npos) << m.error;
-  EXPECT_NE(m.error.find("at most 22"), std::string::npos) << m.error;
+  EXPECT_NE(m.error.find("at most " + std::to_string(room)), std::string::npos) << m.error;
   EXPECT_FALSE(m.job);
   EXPECT_EQ(m.ids, last_good);
   frame();
@@ -314,9 +316,9 @@ TEST_F(GeneratePanel, BadRequestsAreRefusedInPlace) {
     EXPECT_NE(m.error.find("waits"), std::string::npos) << m.error;
   }
   wait();
-  generate_tokens(m, 36 - static_cast<int>(m.ids.size()), true);  // exactly to the last position
+  generate_tokens(m, n_ctx - static_cast<int>(m.ids.size()), true);  // exactly to the last position
   wait();
-  EXPECT_EQ(m.ids.size(), 36u);
+  EXPECT_EQ(static_cast<int>(m.ids.size()), n_ctx);
   expect_consistent();
 }
 
