@@ -137,10 +137,16 @@ std::string cpuinfo(std::string_view key) {
 
 std::vector<PlanCacheEntry> parse_plan_cache(std::string_view text) {
   std::vector<PlanCacheEntry> entries;
-  const std::vector<std::string_view> lines = split(text, '\n');
+  std::vector<std::string_view> lines = split(text, '\n');
+  for (std::string_view& line : lines) {
+    if (line.ends_with('\r')) line.remove_suffix(1);  // a file saved with CRLF line ends
+  }
   if (lines.empty() || lines.front() != kCacheHeader) return entries;
   for (size_t i = 1; i < lines.size(); ++i) {
-    const std::vector<std::string_view> f = split(lines[i], '\t');
+    const std::string_view line = lines[i];
+    // A line break inside a field would not write back as itself (format_plan_cache makes it a space).
+    if (line.find('\r') != std::string_view::npos) continue;
+    const std::vector<std::string_view> f = split(line, '\t');
     if (f.size() != 4 || f[0].empty() || f[1].empty()) continue;
     const std::optional<DensePlan> plan = parse_dense_plan(f[2]);
     double ms = 0;

@@ -107,6 +107,12 @@ TEST(PlanCache, ReadsWhatItWritesAndPassesOverTheRest) {
   const std::vector<PlanCacheEntry> odd{{"a\tb\nc", "s", {DensePlan::Layout::Wide, 0, 64}, 1}};
   ASSERT_EQ(parse_plan_cache(format_plan_cache(odd)).size(), 1u);
   EXPECT_EQ(parse_plan_cache(format_plan_cache(odd))[0].machine, "a b c");
+  // A file saved with CRLF line ends reads as the same entries; a carriage return inside a field
+  // (which would write back as a space) passes the line over (the fuzz target found it).
+  std::string crlf;
+  for (const char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  EXPECT_EQ(parse_plan_cache(crlf), entries);
+  EXPECT_TRUE(parse_plan_cache(text.substr(0, text.find('\n') + 1) + "a\rb\ts\twide full\t1\n").empty());
 }
 
 // The fuzz target's seeds (fuzz/plan_cache_fuzz.cpp), replayed with its properties.
