@@ -16,69 +16,61 @@ namespace attnlab::kernels::ATTNLAB_KERNEL_NS {
 // (2 ports × 4 cycles × 1 vector = 8 in flight on current x86 cores) and few enough to stay in
 // registers (32 vector registers with AVX-512, 16 with AVX2 and SSE, two of which hold a and b).
 // a < 1 and b > 0 keep every value near b / (1 − a): no overflow, no denormals.
+// One instruction set's vector, as the loop below needs it.
 #if defined(__AVX512F__)
-constexpr int kChains = 16;
-constexpr int kLanes = 16;
-float fma_chains(std::int64_t rounds, float seed) {
-  __m512 acc[kChains];
-#pragma GCC unroll 16
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_ps(seed + static_cast<float>(i) * 1e-3f);
-  const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
-  for (std::int64_t r = 0; r < rounds; ++r) {
-#pragma GCC unroll 16
-    for (int i = 0; i < kChains; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
-  }
-  __m512 s = acc[0];
-  for (int i = 1; i < kChains; ++i) s = _mm512_add_ps(s, acc[i]);
+struct Vec {
+  static constexpr int kChains = 16, kLanes = 16;
+  __m512 v;
+  static Vec all(float x) { return {_mm512_set1_ps(x)}; }
+  Vec fma(Vec a, Vec b) const { return {_mm512_fmadd_ps(v, a.v, b.v)}; }
+  Vec operator+(Vec o) const { return {_mm512_add_ps(v, o.v)}; }
   // Not _mm512_reduce_add_ps: GCC 12 warns inside it (-Wmaybe-uninitialized on its own temporary).
-  alignas(64) float lanes[kLanes];
-  _mm512_store_ps(lanes, s);
-  float sum = 0;
-  for (float v : lanes) sum += v;
-  return sum;
-}
+  void store(float* out) const { _mm512_storeu_ps(out, v); }
+};
 #elif defined(__AVX2__) && defined(__FMA__)
-constexpr int kChains = 12;
-constexpr int kLanes = 8;
-float fma_chains(std::int64_t rounds, float seed) {
-  __m256 acc[kChains];
-#pragma GCC unroll 12
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_ps(seed + static_cast<float>(i) * 1e-3f);
-  const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
-  for (std::int64_t r = 0; r < rounds; ++r) {
-#pragma GCC unroll 12
-    for (int i = 0; i < kChains; ++i) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
-  }
-  __m256 s = acc[0];
-  for (int i = 1; i < kChains; ++i) s = _mm256_add_ps(s, acc[i]);
-  alignas(32) float lanes[kLanes];
-  _mm256_store_ps(lanes, s);
-  float sum = 0;
-  for (float v : lanes) sum += v;
-  return sum;
-}
+struct Vec {
+  static constexpr int kChains = 12, kLanes = 8;
+  __m256 v;
+  static Vec all(float x) { return {_mm256_set1_ps(x)}; }
+  Vec fma(Vec a, Vec b) const { return {_mm256_fmadd_ps(v, a.v, b.v)}; }
+  Vec operator+(Vec o) const { return {_mm256_add_ps(v, o.v)}; }
+  void store(float* out) const { _mm256_storeu_ps(out, v); }
+};
 #else
 // Portable: the compiler's 128-bit vectors (SSE2 on any x86-64, NEON, WebAssembly SIMD), a
 // multiply and an add where there is no fused instruction; still two FLOPs per lane.
-constexpr int kChains = 12;
-constexpr int kLanes = 4;
-typedef float Vec4 __attribute__((vector_size(16)));
-float fma_chains(std::int64_t rounds, float seed) {
-  Vec4 acc[kChains];
-  for (int i = 0; i < kChains; ++i) {
-    const float v = seed + static_cast<float>(i) * 1e-3f;
-    acc[i] = Vec4{v, v, v, v};
+struct Vec {
+  static constexpr int kChains = 12, kLanes = 4;
+  typedef float V4 __attribute__((vector_size(16)));
+  V4 v;
+  static Vec all(float x) { return {V4{x, x, x, x}}; }
+  Vec fma(Vec a, Vec b) const { return {v * a.v + b.v}; }
+  Vec operator+(Vec o) const { return {v + o.v}; }
+  void store(float* out) const {
+    for (int i = 0; i < kLanes; ++i) out[i] = v[i];
   }
-  const Vec4 a = {0.999999f, 0.999999f, 0.999999f, 0.999999f}, b = {1e-7f, 1e-7f, 1e-7f, 1e-7f};
-  for (std::int64_t r = 0; r < rounds; ++r) {
-#pragma GCC unroll 12
-    for (int i = 0; i < kChains; ++i) acc[i] = acc[i] * a + b;
-  }
-  Vec4 s = acc[0];
-  for (int i = 1; i < kChains; ++i) s += acc[i];
-  return s[0] + s[1] + s[2] + s[3];
-}
+};
 #endif
+constexpr int kChains = Vec::kChains;
+constexpr int kLanes = Vec::kLanes;
+
+float fma_chains(std::int64_t rounds, float seed) {
+  Vec acc[kChains];
+#pragma GCC unroll 16
+  for (int i = 0; i < kChains; ++i) acc[i] = Vec::all(seed + static_cast<float>(i) * 1e-3f);
+  const Vec a = Vec::all(0.999999f), b = Vec::all(1e-7f);
+  for (std::int64_t r = 0; r < rounds; ++r) {
+#pragma GCC unroll 16
+    for (int i = 0; i < kChains; ++i) acc[i] = acc[i].fma(a, b);
+  }
+  Vec s = acc[0];
+  for (int i = 1; i < kChains; ++i) s = s + acc[i];
+  float lanes[kLanes];
+  s.store(lanes);
+  float sum = 0;
+  for (float v : lanes) sum += v;
+  return sum;
+}
 
 int fma_flops_per_round() { return kChains * kLanes * 2; }
 
