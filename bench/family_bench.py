@@ -9,10 +9,11 @@ import os
 import re
 import statistics
 import struct
-import subprocess
 import sys
 
 import numpy as np
+
+from process_timing import timed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ATTNLAB = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "build", "app", "attnlab")
@@ -56,15 +57,6 @@ def write_model():
             f.write(a.astype("<f4").tobytes())
     os.replace(tmp, os.path.join(FOLDER, "model.safetensors"))
     json.dump(CONFIG, open(os.path.join(FOLDER, "config.json"), "w"), indent=2)
-
-
-def timed(cmd):
-    """Runs cmd under GNU time: (wall s, peak RSS MiB, stdout, stderr)."""
-    p = subprocess.run(["/usr/bin/time", "-f", "TIME %e %M", *cmd], capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{cmd[0]} failed: {p.stderr[-2000:]}")
-    m = re.search(r"TIME ([0-9.]+) ([0-9]+)", p.stderr)
-    return float(m.group(1)), int(m.group(2)) / 1024, p.stdout, p.stderr
 
 
 def main():

@@ -7,26 +7,17 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "model"))
 import gpt2_fixture as fx  # noqa: E402
+from process_timing import timed  # noqa: E402
 
 ATTNLAB = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "build", "app", "attnlab")
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 DTYPE = sys.argv[3] if len(sys.argv) > 3 else "F32"
 FOLDER = os.environ.get("MODEL_DIR", f"/tmp/attnlab-gpt2-small-{DTYPE.lower()}")
-
-
-def timed(cmd):
-    """Runs cmd under GNU time: (wall s, peak RSS MiB, stdout, stderr)."""
-    p = subprocess.run(["/usr/bin/time", "-f", "TIME %e %M", *cmd], capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{cmd[0]} failed: {p.stderr[-2000:]}")
-    m = re.search(r"TIME ([0-9.]+) ([0-9]+)", p.stderr)
-    return float(m.group(1)), int(m.group(2)) / 1024, p.stdout, p.stderr
 
 
 def main():

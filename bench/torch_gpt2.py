@@ -2,34 +2,9 @@
 model.safetensors (mapped with numpy, handed to torch without a copy where it is F32) and runs the
 same forward Attention Lab runs, keeping every head's attention weights, in float32.
 Usage: torch_gpt2.py FOLDER IDS   (IDS: 1,2,3); prints one JSON line of timings."""
-import json
-import sys
-import time
-
-T0 = time.perf_counter()
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-T_IMPORT = time.perf_counter()
-
-
-def load(folder):
-    cfg = json.load(open(folder + "/config.json"))
-    raw = np.memmap(folder + "/model.safetensors", dtype=np.uint8, mode="r")
-    n = int(raw[:8].view("<u8")[0])
-    header = json.loads(bytes(raw[8:8 + n]))
-    base = 8 + n
-    out = {}
-    for name, t in header.items():
-        if name == "__metadata__":
-            continue
-        b, e = t["data_offsets"]
-        dt = {"F32": "<f4", "F16": "<f2"}[t["dtype"]]
-        arr = np.frombuffer(raw, dtype=dt, count=(e - b) // np.dtype(dt).itemsize, offset=base + b).reshape(t["shape"])
-        ten = torch.from_numpy(arr) if dt == "<f4" else torch.from_numpy(arr).float()
-        out[name.removeprefix("transformer.")] = ten
-    return cfg, out
+import torch_side  # first: it times importing torch
+import torch
+import torch.nn.functional as F
 
 
 def forward(cfg, T, ids):
@@ -58,17 +33,5 @@ def forward(cfg, T, ids):
     return kept, torch.topk(probs, 10)
 
 
-def main():
-    folder, ids = sys.argv[1], [int(x) for x in sys.argv[2].split(",")]
-    with torch.inference_mode():
-        t1 = time.perf_counter()
-        cfg, T = load(folder)
-        t2 = time.perf_counter()
-        forward(cfg, T, ids)
-        t3 = time.perf_counter()
-    print(json.dumps({"import_ms": (T_IMPORT - T0) * 1e3, "load_ms": (t2 - t1) * 1e3, "forward_ms": (t3 - t2) * 1e3,
-                      "threads": torch.get_num_threads()}))
-
-
 if __name__ == "__main__":
-    main()
+    torch_side.main(forward, strip_prefix="transformer.")
