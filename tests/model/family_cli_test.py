@@ -13,14 +13,13 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import family_fixture as ff  # noqa: E402
-import gpt2_fixture as fx  # noqa: E402
-from model_checks import check, failures, runner  # noqa: E402
+import family_fixture as ff
+import gpt2_fixture as fx
+from model_checks import bad_input_check, bound, check, finish, runner, within
 
 ATTNLAB, WORK = sys.argv[1], sys.argv[2]
-EPS32 = 2.0 ** -24
 run = runner(ATTNLAB)
+bad = bad_input_check(run)
 
 LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
           "original_max_position_embeddings": 64}
@@ -37,26 +36,6 @@ VARIANTS = [
     ("qwen2-window-from-layer-1", dict(family="qwen2", sliding_window=6, use_sliding_window=True, max_window_layers=1), "F32", 1),
     ("qwen3-qknorm-headdim-bf16", dict(family="qwen3", head_dim=12, n_kv_head=1), "BF16", 1),
 ]
-
-
-def bad(args, *needles, env=None):
-    """Exit 2, one line on stderr starting 'attnlab: ' and naming what is wrong."""
-    p = run(*args, expect=2, env=env)
-    lines = p.stderr.strip().split("\n")
-    check(len(lines) == 1 and lines[0].startswith("attnlab: "), f"{args}: not one 'attnlab: ' line: {p.stderr!r}")
-    for n in needles:
-        check(n in p.stderr, f"{args}: stderr lacks {n!r}: {p.stderr!r}")
-    check(p.stdout == "", f"{args}: printed to stdout on error")
-
-
-def bound(width, layers, magnitude):
-    """float32 rounding of a dot product of `width` terms of random sign grows like √width·2⁻²⁴
-    times the terms' size, the widest products here being max(d_model, d_ff, heads·d_head); it is
-    carried by the residual stream through `layers` layers and lands in logits of `magnitude`,
-    whose softmax moves by no more than the logits do. 8 covers the few roundings around each
-    product (bias, norm, the rotation's two products and sum). The GPT-2 test's bound, with the
-    widest product for d_model."""
-    return 8 * EPS32 * np.sqrt(width) * layers * (1 + magnitude)
 
 
 def compare(folder, config, stored, ids, layer, head, label):
@@ -76,27 +55,18 @@ def compare(folder, config, stored, ids, layer, head, label):
     for l in range(L):
         for h in range(H):
             a = np.array(out["attention"][l][h], np.float64)
-            b = bound(width, l + 1, mags[l][h])
-            err = np.abs(a - att[l][h]).max()
-            worst = max(worst, err / b)
-            check(err <= b, f"{label}: L{l}H{h} weights differ by {err:.3g} > {b:.3g}")
+            worst = max(worst, within(a, att[l][h], bound(width, l + 1, mags[l][h]), f"{label}: L{l}H{h} weights"))
             w = ff.window_of(config, l)
             allowed = np.tril(np.ones_like(a)) * (np.triu(np.ones_like(a), -(w - 1)) if w else 1)
             check(np.all(a[allowed == 0] == 0) and np.allclose(a.sum(axis=1), 1, atol=1e-5),
                   f"{label}: L{l}H{h} not rows summing to 1 over the visible keys")
     for i, name in enumerate(("q", "k", "v")):
         ref = qkv[layer][i][head]
-        b = bound(width, layer + 1, np.abs(ref).max())
-        err = np.abs(np.array(out[name], np.float64) - ref).max()
-        worst = max(worst, err / b)
-        check(err <= b, f"{label}: L{layer}H{head} {name} differs by {err:.3g} > {b:.3g}")
+        worst = max(worst, within(out[name], ref, bound(width, layer + 1, np.abs(ref).max()), f"{label}: L{layer}H{head} {name}"))
     mine = np.zeros(V)
     for t in out["next_token"]:
         mine[t["id"]] = t["prob"]
-    b = bound(width, L + 1, logit_mag)
-    err = np.abs(mine - probs).max()
-    worst = max(worst, err / b)
-    check(err <= b, f"{label}: next-token probabilities differ by {err:.3g} > {b:.3g}")
+    worst = max(worst, within(mine, probs, bound(width, L + 1, logit_mag), f"{label}: next-token probabilities"))
     return out, worst
 
 
@@ -384,10 +354,7 @@ def main():
     tokenizers_and_saving(folders)
     hf_cache(folders)
     bad_inputs(folders)
-    if failures:
-        print(f"{len(failures)} failures")
-        sys.exit(1)
-    print("all model family checks passed")
+    finish("all model family checks passed")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from gpt2_fixture import write_safetensors
+from gpt2_fixture import rounded, write_safetensors
 
 
 def random_family(seed, family="llama", n_layer=3, n_head=6, n_kv_head=2, d_model=48, head_dim=None, d_ff=80, vocab=300,
@@ -70,19 +70,6 @@ def random_family(seed, family="llama", n_layer=3, n_head=6, n_kv_head=2, d_mode
         config["max_window_layers"] = max_window_layers
     config.update(extra or {})
     return config, t
-
-
-def rounded(tensors, dtype):
-    """The float32 values a file of `dtype` stores: F16 rounded to nearest, BF16 truncated as the
-    writer below truncates (both are what Attention Lab reads back exactly)."""
-    out = {}
-    for k, v in tensors.items():
-        if dtype == "F16":
-            v = v.astype(np.float16).astype(np.float32)
-        elif dtype == "BF16":
-            v = ((v.view(np.uint32) >> 16) << 16).view(np.float32)
-        out[k] = v
-    return out
 
 
 def write_family_model(folder, config, tensors, dtype="F32", shards=1):

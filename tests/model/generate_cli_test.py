@@ -13,22 +13,13 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import family_fixture as ff  # noqa: E402
-import gpt2_fixture as fx  # noqa: E402
-from model_checks import check, failures, runner  # noqa: E402
+import family_fixture as ff
+import gpt2_fixture as fx
+from model_checks import bad_input_check, bound, check, finish, runner, within
 
 ATTNLAB, WORK = sys.argv[1], sys.argv[2]
-EPS32 = 2.0 ** -24
 run = runner(ATTNLAB)
-
-
-def bound(width, layers, magnitude):
-    """The model tests' bound (model_cli_test.py, family_cli_test.py): float32 rounding of dot
-    products of `width` terms grows like √width·2⁻²⁴ times their size, carried through `layers`
-    layers into logits of `magnitude`, whose softmax moves no more than they do; 8 covers the few
-    roundings around each product."""
-    return 8 * EPS32 * np.sqrt(width) * layers * (1 + magnitude)
+bad = bad_input_check(run)
 
 
 class Gpt2:
@@ -100,10 +91,7 @@ def greedy_against_recompute(m, label, prompt, count):
         for h, a in enumerate(out["attention"][l]):
             a = np.array(a, np.float64)
             check(a.shape == (n, n), f"{label}: L{l}H{h} attention is {a.shape}, not prompt and written tokens {n} × {n}")
-            b = bound(m.width, l + 1, mags[l][h])
-            err = np.abs(a - att[l][h]).max()
-            worst = max(worst, err / b)
-            check(err <= b, f"{label}: L{l}H{h} weights over the written text differ by {err:.3g} > {b:.3g}")
+            worst = max(worst, within(a, att[l][h], bound(m.width, l + 1, mags[l][h]), f"{label}: L{l}H{h} weights over the written text"))
     mine = {t["id"]: t["prob"] for t in out["next_token"]}
     b = bound(m.width, m.layers + 1, logit_mag)
     check(all(abs(p - probs[i]) <= b for i, p in mine.items()), f"{label}: next_token after the written text differs from the reference")
@@ -164,15 +152,6 @@ def seeds(m, label, prompt):
             check(d == sorted(d, reverse=True), f"{label}: a distribution is not most probable first")
 
 
-def bad(args, *needles):
-    p = run(*args, expect=2)
-    lines = p.stderr.strip().split("\n")
-    check(len(lines) == 1 and lines[0].startswith("attnlab: "), f"{args}: not one 'attnlab: ' line: {p.stderr!r}")
-    for n in needles:
-        check(n in p.stderr, f"{args}: stderr lacks {n!r}: {p.stderr!r}")
-    check(p.stdout == "", f"{args}: printed to stdout on error")
-
-
 def bad_inputs(m):
     ids = "1,2,3,4"
     base = ["model", m.folder, "--ids", ids]
@@ -220,10 +199,7 @@ def main():
     bad_inputs(gpt2)
     bad_inputs(llama)
     text_and_timing(gpt2)
-    if failures:
-        print(f"{len(failures)} failures")
-        sys.exit(1)
-    print("ok")
+    finish("ok")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,19 @@ def small_tokenizer(merges=120):
     return vocab, pairs
 
 
+def rounded(tensors, dtype):
+    """The float32 values a file of `dtype` stores: F16 rounded to nearest, BF16 truncated as the
+    writer below truncates (both are what Attention Lab reads back exactly)."""
+    out = {}
+    for k, v in tensors.items():
+        if dtype == "F16":
+            v = v.astype(np.float16).astype(np.float32)
+        elif dtype == "BF16":
+            v = ((v.view(np.uint32) >> 16) << 16).view(np.float32)
+        out[k] = v
+    return out
+
+
 def write_safetensors(path, tensors, dtype="F32", align=True, metadata=None):
     """tensors: name → float array. dtype F32, F16 or BF16. align=False leaves the data start
     off a 4-byte boundary (the format allows it; readers must not assume alignment)."""
@@ -142,13 +155,7 @@ def write_model(folder, seed=0, dtype="F32", prefix=False, bias_buffers=False, a
     os.makedirs(folder, exist_ok=True)
     vocab, merges = vocab_merges if vocab_merges else small_tokenizer()
     config, t = random_gpt2(seed, vocab=vocab, **sizes)
-    stored = {}
-    for k, v in t.items():
-        if dtype == "F16":
-            v = v.astype(np.float16).astype(np.float32)
-        elif dtype == "BF16":
-            v = ((v.view(np.uint32) >> 16) << 16).view(np.float32)
-        stored[k] = v
+    stored = rounded(t, dtype)
     named = {}
     for k, v in stored.items():
         named[("transformer." + k) if prefix else k] = v

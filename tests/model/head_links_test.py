@@ -18,14 +18,14 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gpt2_fixture as fx  # noqa: E402
-from model_checks import check, failures, runner  # noqa: E402
+import gpt2_fixture as fx
+from model_checks import bad_input_check, check, finish, runner
 
 ATTNLAB, WORK = sys.argv[1], sys.argv[2]
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 run = runner(ATTNLAB)
+bad = bad_input_check(run)
 
 
 def tl_patterns(ids):
@@ -122,15 +122,6 @@ out = json.loads(run("model", "induction", "--ids", ",".join(map(str, span + spa
 check(out["links"][0]["layer"] == 1 and out["links"][0]["weight"] > 0.5, f"induction: the top link 19 → 10 is {out['links'][0]}")
 
 
-def bad(args, *needles):
-    p = run(*args, expect=2)
-    lines = p.stderr.strip().split("\n")
-    check(len(lines) == 1 and lines[0].startswith("attnlab: "), f"{args}: not one 'attnlab: ' line: {p.stderr!r}")
-    for n in needles:
-        check(n in p.stderr, f"{args}: stderr lacks {n!r}: {p.stderr!r}")
-    check(p.stdout == "", f"{args}: printed to stdout on error")
-
-
 for value, needle in [("2,4", "comes after query 2"), ("9,0", "tokens 0 to 4"), ("1", "the query then the key"), ("a,b", "--link"),
                       ("1,2,3", "--link"), ("-1,0", "--link"), ("", "--link"), ("99999999999,0", "--link")]:
     bad(["model", "induction", "--ids", "1,2,3,4,5", "--link", value], needle)
@@ -138,7 +129,4 @@ for value, needle in [("2,4", "comes after query 2"), ("9,0", "tokens 0 to 4"), 
 # The checks above met patterns of every scored kind, not only one.
 check(kinds_seen >= {"induction", "previous-token", "first-token"}, f"the texts showed only the kinds {sorted(kinds_seen)}")
 print("kinds checked against the patterns:", sorted(kinds_seen))
-for f in failures:
-    print("FAIL:", f)
-print("ok" if not failures else f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish("ok")

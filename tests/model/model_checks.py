@@ -1,8 +1,13 @@
-"""What the model tests share: each failed check said on one line and kept for the summary, and the
-real attnlab run with the exit status it should give."""
+"""What the model tests share: each failed check said on one line and kept for the summary, the
+real attnlab run with the exit status it should give, a bad input's refusal in one sentence, and
+the float32 error bound of every comparison with a float64 reference."""
 import os
 import subprocess
+import sys
 
+import numpy as np
+
+EPS32 = 2.0 ** -24  # float32's unit roundoff
 failures = []
 
 
@@ -24,3 +29,46 @@ def runner(attnlab):
         return p
 
     return run
+
+
+def bad_input_check(run):
+    """bad(args, *needles, env=None, after_progress=False): `run` with `args` exits 2 with one line
+    on stderr, starting 'attnlab: ' and naming what is wrong (each of `needles`), and nothing on
+    stdout. after_progress: training had started, so progress lines ("step …") may come before it."""
+
+    def bad(args, *needles, env=None, after_progress=False):
+        p = run(*args, expect=2, env=env)
+        lines = p.stderr.strip().split("\n")
+        if after_progress:
+            lines = [l for l in lines if not l.startswith("step ")]
+        check(len(lines) == 1 and lines[0].startswith("attnlab: "), f"{args}: not one 'attnlab: ' line: {p.stderr!r}")
+        for n in needles:
+            check(n in p.stderr, f"{args}: stderr lacks {n!r}: {p.stderr!r}")
+        check(p.stdout == "", f"{args}: printed to stdout on error")
+
+    return bad
+
+
+def bound(width, layers, magnitude):
+    """float32 rounding of a dot product of `width` terms of random sign grows like √width·2⁻²⁴
+    times the terms' size, `width` being the widest product (max(d_model, d_ff, heads·d_head); GPT-2's
+    d_model in model_cli_test.py); it is carried by the residual stream through `layers` layers and
+    lands in logits of `magnitude`, whose softmax moves by no more than the logits do. 8 covers the
+    few roundings around each product (bias, norm, the rotation's two products and sum)."""
+    return 8 * EPS32 * np.sqrt(width) * layers * (1 + magnitude)
+
+
+def within(mine, ref, b, what):
+    """Checks attnlab's numbers against the float64 reference's, every one within the bound `b`;
+    returns the worst error as a fraction of `b` (the tests print the worst over a model)."""
+    err = np.abs(np.asarray(mine, np.float64) - ref).max()
+    check(err <= b, f"{what} differ from the reference by {err:.3g} > {b:.3g}")
+    return err / b
+
+
+def finish(passed):
+    """Ends the test: exit status 1 after the number of failures, or 0 after the line `passed`."""
+    if failures:
+        print(f"{len(failures)} failures")
+        sys.exit(1)
+    print(passed)

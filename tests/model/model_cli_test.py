@@ -11,24 +11,12 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gpt2_fixture as fx  # noqa: E402
-from model_checks import check, failures, runner  # noqa: E402
+import gpt2_fixture as fx
+from model_checks import bad_input_check, bound, check, finish, runner, within
 
 ATTNLAB, WORK = sys.argv[1], sys.argv[2]
-EPS32 = 2.0 ** -24
 run = runner(ATTNLAB)
-
-
-def bad(args, *needles):
-    """Exit 2, one line on stderr starting 'attnlab: ' and naming what is wrong."""
-    p = run(*args, expect=2)
-    err = p.stderr
-    lines = err.strip().split("\n")
-    check(len(lines) == 1 and lines[0].startswith("attnlab: "), f"{args}: not one 'attnlab: ' line: {err!r}")
-    for n in needles:
-        check(n in err, f"{args}: stderr lacks {n!r}: {err!r}")
-    check(p.stdout == "", f"{args}: printed to stdout on error")
+bad = bad_input_check(run)
 
 
 def compare_with_reference(folder, config, stored, ids, layer, head, label):
@@ -45,25 +33,16 @@ def compare_with_reference(folder, config, stored, ids, layer, head, label):
     for l in range(L):
         for h in range(H):
             a = np.array(out["attention"][l][h], np.float64)
-            # float32 rounding grows with the width of each dot product (√d for random signs),
-            # the size of the logits it lands in, and the layers the residual stream went through.
-            bound = 8 * EPS32 * np.sqrt(d) * (l + 1) * (1 + mags[l][h])
-            err = np.abs(a - att[l][h]).max()
-            worst = max(worst, err / bound)
-            check(err <= bound, f"{label}: L{l}H{h} weights differ by {err:.3g} > {bound:.3g}")
+            worst = max(worst, within(a, att[l][h], bound(d, l + 1, mags[l][h]), f"{label}: L{l}H{h} weights"))
             check(np.allclose(a.sum(axis=1), 1, atol=1e-5) and np.all(np.triu(a, 1) == 0), f"{label}: L{l}H{h} not causal rows summing to 1")
-    q, k, v = (np.array(out[x], np.float64) for x in ("q", "k", "v"))
-    for name, mine, ref in (("q", q, qkv[layer][0][head]), ("k", k, qkv[layer][1][head]), ("v", v, qkv[layer][2][head])):
-        bound = 8 * EPS32 * np.sqrt(d) * (layer + 1) * (1 + np.abs(ref).max())
-        err = np.abs(mine - ref).max()
-        check(err <= bound, f"{label}: L{layer}H{head} {name} differs by {err:.3g} > {bound:.3g}")
+    for i, name in enumerate(("q", "k", "v")):
+        ref = qkv[layer][i][head]
+        worst = max(worst, within(out[name], ref, bound(d, layer + 1, np.abs(ref).max()), f"{label}: L{layer}H{head} {name}"))
     mine = np.zeros(config["vocab_size"])
     for t in out["next_token"]:
         mine[t["id"]] = t["prob"]
     check(len(out["next_token"]) == config["vocab_size"], f"{label}: --top V did not list every token")
-    bound = 8 * EPS32 * np.sqrt(d) * (L + 1) * (1 + logit_mag)
-    err = np.abs(mine - probs).max()
-    check(err <= bound, f"{label}: next-token probabilities differ by {err:.3g} > {bound:.3g}")
+    worst = max(worst, within(mine, probs, bound(d, L + 1, logit_mag), f"{label}: next-token probabilities"))
     ranked = [t["prob"] for t in out["next_token"]]
     check(ranked == sorted(ranked, reverse=True), f"{label}: next tokens not most probable first")
     m = out["model"]
@@ -129,8 +108,8 @@ def main():
         w = np.array(cj["weights"], np.float64)
         ref = np.array(full["attention"][1][2], np.float64)
         logit_mag = max(abs(x) for row in cj["logits"] for x in row if x is not None)
-        bound = 8 * EPS32 * np.sqrt(config["n_embd"]) * 2 * (1 + logit_mag)
-        check(np.abs(w - ref).max() <= bound, f"compute --model weights differ from model's by {np.abs(w - ref).max():.3g} > {bound:.3g}")
+        b = bound(config["n_embd"], 2, logit_mag)
+        check(np.abs(w - ref).max() <= b, f"compute --model weights differ from model's by {np.abs(w - ref).max():.3g} > {b:.3g}")
         check(cj["mask"] == {"kind": "causal"} and cj["scale"] is True and cj["temperature"] == 1, f"compute --model options {cj['mask']}")
         check(cj["n"] == len(out["tokens"]) and cj["d_k"] == config["n_embd"] // config["n_head"], "compute --model shapes")
         check(cj["title"] == "GPT-2 · layer 1 · head 2", f"compute --model title {cj['title']!r}")
@@ -306,10 +285,7 @@ def main():
     bad(["export", "--model", folder, *T, "--layer", "9", "--head", "0", "--stage", "weights", "--out", os.path.join(WORK, "x.png")], "--layer 9")
     check(not os.path.exists(os.path.join(WORK, "x.png")), "a failed export left a file")
 
-    if failures:
-        print(f"{len(failures)} failures")
-        sys.exit(1)
-    print("all model CLI checks passed")
+    finish("all model CLI checks passed")
 
 
 if __name__ == "__main__":

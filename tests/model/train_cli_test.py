@@ -15,12 +15,13 @@ import subprocess
 import sys
 
 import head_scores
-from model_checks import check, failures, runner
+from model_checks import bad_input_check, check, finish, runner
 
 ATTNLAB, TOOL, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 run = runner(ATTNLAB)
+refused = bad_input_check(run)
 
 
 def leftovers():
@@ -28,16 +29,8 @@ def leftovers():
 
 
 def bad(args, *needles, out=None, after_progress=False):
-    """Exit 2, one line on stderr starting 'attnlab: ' and naming what is wrong; nothing written.
-    after_progress: training had started, so progress lines ("step …") may come before it."""
-    p = run(*args, expect=2)
-    lines = p.stderr.strip().split("\n")
-    if after_progress:
-        lines = [l for l in lines if not l.startswith("step ")]
-    check(len(lines) == 1 and lines[0].startswith("attnlab: "), f"{args}: not one 'attnlab: ' line: {p.stderr!r}")
-    for n in needles:
-        check(n in p.stderr, f"{args}: stderr lacks {n!r}: {p.stderr!r}")
-    check(p.stdout == "", f"{args}: printed to stdout on error")
+    """Refused as model_checks.bad_input_check says, and nothing written: not `out`, no temporary files."""
+    refused(args, *needles, after_progress=after_progress)
     if out:
         check(not os.path.exists(out), f"{args}: left {out} behind")
     check(not leftovers(), f"{args}: left temporary files {leftovers()}")
@@ -178,7 +171,4 @@ if "sort" in models:
     check(right >= 0.9 * total, f"built-in sort sorts {right} of {total} tokens right")
     print(f"built-in sort: {right} of {total} sorted tokens right")
 
-for f in failures:
-    print("FAIL:", f)
-print("ok" if not failures else f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish("ok")
