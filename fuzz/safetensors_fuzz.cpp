@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(h.data_offset >= 8 && h.data_offset <= size);
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
   for (const auto& [name, t] : h.tensors) {
-    FUZZ_CHECK(t.end - t.begin == static_cast<std::uint64_t>(t.elements()) * attnlab::model::dtype_size(t.dtype));
+    FUZZ_CHECK(t.end - t.begin == static_cast<std::uint64_t>(t.elements()) * attnlab::bytes_per_value(t.dtype));
     ranges.emplace_back(t.begin, t.end);
     // Converting every element must stay inside the buffer (ASan watches).
     if (t.elements() <= 4096) {

@@ -9,40 +9,6 @@
 
 namespace attnlab {
 
-namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-struct Format {
-  int precision_bits;  // significand bits including the implicit one
-  int emin, emax;
-};
-
-Format format_of(Precision p) {
-  switch (p) {
-    case Precision::Float32: return {24, -126, 127};
-    case Precision::Float16: return {11, -14, 15};
-    case Precision::BFloat16: return {8, -126, 127};
-  }
-  return {24, -126, 127};
-}
-
-double max_finite_of(const Format& f) {
-  return (2.0 - std::ldexp(1.0, 1 - f.precision_bits)) * std::ldexp(1.0, f.emax);
-}
-
-
-}  // namespace
-
-std::string_view precision_name(Precision p) {
-  switch (p) {
-    case Precision::Float32: return "float32";
-    case Precision::Float16: return "float16";
-    case Precision::BFloat16: return "bfloat16";
-  }
-  return "float32";
-}
-
 std::string_view mask_fill_name(MaskFill f) {
   switch (f) {
     case MaskFill::NegInf: return "-inf";
@@ -52,40 +18,9 @@ std::string_view mask_fill_name(MaskFill f) {
   return "-inf";
 }
 
-Precision parse_precision(std::string_view name, std::string_view where) {
-  for (Precision p : {Precision::Float32, Precision::Float16, Precision::BFloat16}) {
-    if (name == precision_name(p)) return p;
-  }
-  throw InputError(std::string(where) + ": unknown precision '" + std::string(name) +
-                   "' (expected float32, float16 or bfloat16)");
-}
-
-float round_to(Precision p, double x) {
-  if (std::isnan(x)) return std::numeric_limits<float>::quiet_NaN();
-  if (std::isinf(x) || x == 0) return static_cast<float>(x);
-  const Format f = format_of(p);
-  const double a = std::fabs(x);
-  int k = 0;
-  std::frexp(a, &k);  // a = m · 2^k, m in [0.5, 1): a lies in [2^(k−1), 2^k)
-  const int e = std::max(k - 1, f.emin);  // below emin the spacing stays that of the subnormals
-  const double quantum = std::ldexp(1.0, e - f.precision_bits + 1);
-  const double r = std::nearbyint(a / quantum) * quantum;  // ties to even in the default mode
-  if (r > max_finite_of(f)) return static_cast<float>(std::copysign(kInf, x));
-  return static_cast<float>(std::copysign(r, x));
-}
-
-FormatLimits format_limits(Precision p) {
-  const Format f = format_of(p);
-  FormatLimits l;
-  l.max_finite = max_finite_of(f);
-  l.exp_overflow = std::log(l.max_finite);
-  const double smallest_subnormal = std::ldexp(1.0, f.emin - f.precision_bits + 1);
-  l.exp_underflow = std::log(smallest_subnormal / 2);
-  l.minus_1e9 = round_to(p, -1e9);
-  return l;
-}
-
 namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
 void count(StageHealth& h, double v) {
   h.inf += std::isinf(v);

@@ -6,14 +6,13 @@
 #pragma once
 
 #include "engine/attention/attention.hpp"
+#include "engine/attention/float_format.hpp"
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace attnlab {
-
-enum class Precision { Float32, Float16, BFloat16 };
 
 // How blocked cells are filled before the normalizer.
 enum class MaskFill {
@@ -22,22 +21,8 @@ enum class MaskFill {
   AddNegBig,    // logits + mask · (−1e9), mask 1 = blocked ("The Query-Key-Value framework"'s formula)
 };
 
-std::string_view precision_name(Precision p);   // "float32", "float16", "bfloat16"
 std::string_view mask_fill_name(MaskFill f);     // "-inf", "-1e9", "+mask*-1e9"
-Precision parse_precision(std::string_view name, std::string_view where);
 
-// Rounds a value to the nearest value of the format (ties to even), with overflow to ±∞,
-// float16 subnormals, and NaN kept. The result is returned as a float that holds it exactly.
-float round_to(Precision p, double x);
-
-// Facts about a format that decide where attention breaks.
-struct FormatLimits {
-  double max_finite = 0;        // largest finite value
-  double exp_overflow = 0;      // exp(x) is +∞ for x above this (ln of max_finite)
-  double exp_underflow = 0;     // exp(x) rounds to 0 below this (ln of half the smallest subnormal)
-  double minus_1e9 = 0;         // −1e9 as stored (−∞ in float16)
-};
-FormatLimits format_limits(Precision p);
 
 struct PrecisionOptions {
   Precision precision = Precision::Float32;

@@ -14,13 +14,13 @@
 namespace attnlab::model::blocks {
 
 const float* floats(TensorRef t, std::int64_t r0, std::int64_t r1, std::int64_t row_len, std::vector<float>& scratch) {
-  const std::byte* at = t.file->data(*t.info) + static_cast<std::size_t>(r0 * row_len) * dtype_size(t.info->dtype);
+  const std::byte* at = t.file->data(*t.info) + static_cast<std::size_t>(r0 * row_len) * bytes_per_value(t.info->dtype);
   const auto count = static_cast<std::size_t>((r1 - r0) * row_len);
-  if (t.info->dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(at) % alignof(float) == 0) return reinterpret_cast<const float*>(at);
+  if (t.info->dtype == Precision::Float32 && reinterpret_cast<std::uintptr_t>(at) % alignof(float) == 0) return reinterpret_cast<const float*>(at);
   scratch.resize(count);
   // Converted by every thread, a slice each (inside the logits' parallel loop this runs on the
   // one thread that asked: OpenMP does not nest by default).
-  const std::size_t chunk = std::size_t{1} << 16, size = dtype_size(t.info->dtype);
+  const std::size_t chunk = std::size_t{1} << 16, size = bytes_per_value(t.info->dtype);
   const auto chunks = static_cast<std::int64_t>((count + chunk - 1) / chunk);
 #pragma omp parallel for schedule(static)
   for (std::int64_t c = 0; c < chunks; ++c) {

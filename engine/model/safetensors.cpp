@@ -26,12 +26,12 @@ std::string in_quotes(std::string_view s) {
   return out + "'";
 }
 
-DType parse_dtype(const nlohmann::json& v, std::string_view source, const std::string& name) {
+Precision parse_dtype(const nlohmann::json& v, std::string_view source, const std::string& name) {
   if (!v.is_string()) throw InputError(std::string(source) + ": tensor " + in_quotes(name) + " has no \"dtype\" string");
   const auto& s = v.get_ref<const std::string&>();
-  if (s == "F32") return DType::F32;
-  if (s == "F16") return DType::F16;
-  if (s == "BF16") return DType::BF16;
+  for (Precision p : {Precision::Float32, Precision::Float16, Precision::BFloat16}) {
+    if (s == safetensors_dtype(p)) return p;
+  }
   throw InputError(std::string(source) + ": tensor " + in_quotes(name) + " has dtype " + in_quotes(s) +
                    "; Attention Lab reads F32, F16 and BF16");
 }
@@ -52,7 +52,7 @@ TensorInfo parse_tensor(const std::string& name, const nlohmann::json& v, std::s
   if (!v.contains("shape") || !v["shape"].is_array()) throw InputError(src + ": tensor " + in_quotes(name) + " has no \"shape\" list");
   if (v["shape"].size() > 8) throw InputError(src + ": tensor " + in_quotes(name) + " has more than 8 dimensions");
   // Each dimension is at most 2^40 and the running product at most 2^60, so it never wraps.
-  std::uint64_t bytes = dtype_size(t.dtype);
+  std::uint64_t bytes = bytes_per_value(t.dtype);
   for (const auto& d : v["shape"]) {
     if (!d.is_number_unsigned()) throw InputError(src + ": tensor " + in_quotes(name) + " has a shape entry that is not a non-negative integer");
     const std::uint64_t dim = d.get<std::uint64_t>();
@@ -72,23 +72,12 @@ TensorInfo parse_tensor(const std::string& name, const nlohmann::json& v, std::s
   }
   if (t.end - t.begin != bytes) {
     throw InputError(src + ": tensor " + in_quotes(name) + " has " + std::to_string(t.end - t.begin) + " bytes of data but its dtype " +
-                     std::string(dtype_name(t.dtype)) + " and shape need " + std::to_string(bytes));
+                     std::string(safetensors_dtype(t.dtype)) + " and shape need " + std::to_string(bytes));
   }
   return t;
 }
 
 }  // namespace
-
-std::string_view dtype_name(DType t) {
-  switch (t) {
-    case DType::F32: return "F32";
-    case DType::F16: return "F16";
-    case DType::BF16: return "BF16";
-  }
-  return "?";
-}
-
-std::size_t dtype_size(DType t) { return t == DType::F32 ? 4 : 2; }
 
 std::int64_t TensorInfo::elements() const {
   std::int64_t n = 1;
@@ -162,62 +151,6 @@ SafetensorsHeader parse_safetensors(std::string_view file, std::string_view sour
   return h;
 }
 
-float half_to_float(std::uint16_t h) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  std::uint32_t exp = (h >> 10) & 0x1fu;
-  std::uint32_t mant = h & 0x3ffu;
-  std::uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);  // infinity or NaN
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  } else if (mant == 0) {
-    bits = sign;
-  } else {
-    // Subnormal half: normalize into a float's exponent range.
-    exp = 113;
-    while ((mant & 0x400u) == 0) {
-      mant <<= 1;
-      --exp;
-    }
-    bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-float bfloat16_to_float(std::uint16_t b) {
-  const std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-std::uint16_t float_to_half(float f) {
-  std::uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
-  const std::uint32_t ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0));
-  if (ax >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds past 65504
-  if (ax < 0x38800000u) {
-    // Subnormal or zero half: shift the implicit-one mantissa into place, rounding to even.
-    if (ax < 0x33000000u) return sign;
-    const std::uint32_t e = ax >> 23;
-    const std::uint32_t m = (ax & 0x7fffffu) | 0x800000u;
-    const std::uint32_t shift = 126 - e;  // 14 + (113 - e) - 1
-    std::uint32_t r = m >> shift;
-    const std::uint32_t rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (r & 1u))) ++r;
-    return static_cast<std::uint16_t>(sign | r);
-  }
-  std::uint32_t r = ((ax >> 13) - (112u << 10));
-  const std::uint32_t rem = ax & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) ++r;
-  return static_cast<std::uint16_t>(sign | r);
-}
-
 namespace {
 
 // Every half's float, computed once (256 KiB): a lookup per element converts an F16 layer several
@@ -233,12 +166,12 @@ const std::vector<float>& half_table() {
 
 }  // namespace
 
-void to_float(DType dtype, const std::byte* src, std::size_t count, float* dst) {
+void to_float(Precision dtype, const std::byte* src, std::size_t count, float* dst) {
   switch (dtype) {
-    case DType::F32:
+    case Precision::Float32:
       std::memcpy(dst, src, count * 4);
       return;
-    case DType::F16: {
+    case Precision::Float16: {
       const float* table = half_table().data();
       for (std::size_t i = 0; i < count; ++i) {
         std::uint16_t h;
@@ -247,7 +180,7 @@ void to_float(DType dtype, const std::byte* src, std::size_t count, float* dst) 
       }
       return;
     }
-    case DType::BF16:
+    case Precision::BFloat16:
       for (std::size_t i = 0; i < count; ++i) {
         std::uint16_t b;
         std::memcpy(&b, src + 2 * i, 2);

@@ -3,6 +3,8 @@
 // mapped, never copied; the header is checked strictly before any tensor is read.
 #pragma once
 
+#include "engine/attention/float_format.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -14,16 +16,9 @@
 
 namespace attnlab::model {
 
-enum class DType { F32, F16, BF16 };
-
-// "F32", "F16", "BF16".
-std::string_view dtype_name(DType t);
-// Bytes per element: 4 or 2.
-std::size_t dtype_size(DType t);
-
 struct TensorInfo {
   std::string name;
-  DType dtype = DType::F32;
+  Precision dtype = Precision::Float32;
   std::vector<std::int64_t> shape;
   std::uint64_t begin = 0, end = 0;  // data_offsets, relative to the first byte after the header
   std::int64_t elements() const;
@@ -45,12 +40,7 @@ inline constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
 SafetensorsHeader parse_safetensors(std::string_view file, std::string_view source);
 
 // Converts `count` little-endian elements of `dtype` at `src` (any alignment) to float.
-void to_float(DType dtype, const std::byte* src, std::size_t count, float* dst);
-// IEEE half and bfloat16 bit patterns to float, exactly (every one of them is a float).
-float half_to_float(std::uint16_t h);
-float bfloat16_to_float(std::uint16_t b);
-// Round-to-nearest-even float to half (for writers and tests).
-std::uint16_t float_to_half(float f);
+void to_float(Precision dtype, const std::byte* src, std::size_t count, float* dst);
 
 // One F32 tensor for the writer below.
 struct F32Tensor {
