@@ -1,5 +1,7 @@
 """What the command-line tests share: running the real attnlab and reporting each check on one line."""
 
+import json
+import os
 import subprocess
 
 
@@ -14,6 +16,22 @@ class Checks:
         """attnlab with `args` in the work folder: (exit status, stdout, stderr)."""
         proc = subprocess.run([self.attnlab, *args], capture_output=True, text=True, timeout=120, cwd=cwd or self.work)
         return proc.returncode, proc.stdout, proc.stderr
+
+    def lesson_json(self, lesson):
+        """`attnlab lesson LESSON --format json` (a built-in name or a file), parsed; None after
+        reporting the failure."""
+        code, out, err = self.run("lesson", lesson, "--format", "json")
+        if code != 0:
+            self.report(False, f"attnlab lesson {lesson} --format json runs", err)
+            return None
+        return json.loads(out)
+
+    def write_json(self, name, value):
+        """`value` as the file NAME in the work folder (an edited scenario, say); its path."""
+        path = os.path.join(self.work, name)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(value, f)
+        return path
 
     def report(self, ok, label, detail=""):
         if ok:

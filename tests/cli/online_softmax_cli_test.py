@@ -26,7 +26,7 @@ U = 2.0 ** -24
 
 
 checks = Checks(ATTNLAB, WORK)
-run, report = checks.run, checks.report
+run, report, lesson_json = checks.run, checks.report, checks.lesson_json
 
 
 def gamma(n):
@@ -117,14 +117,6 @@ def check_steps(label, sc, report_json):
     report(not bad, label, "; ".join(bad[:5]))
 
 
-def lesson_json(target):
-    code, out, err = run("lesson", target, "--format", "json")
-    if code != 0:
-        report(False, f"attnlab lesson {target} --format json runs", err)
-        return None
-    return json.loads(out)
-
-
 with open(PRESET, encoding="utf-8") as f:
     preset = json.load(f)
 
@@ -159,10 +151,7 @@ if rep is not None:
 # The lesson's "Try": key 10's first number to -3 moves row 4's max into the last tile.
 edited = copy.deepcopy(preset)
 edited["K"][9][0] = -3
-path = os.path.join(WORK, "edited.json")
-with open(path, "w", encoding="utf-8") as f:
-    json.dump(edited, f)
-rep2 = lesson_json(path)
+rep2 = lesson_json(checks.write_json("edited.json", edited))
 if rep2 is not None:
     check_steps("an edited scenario's steps match the numpy loop too", edited, rep2)
     r = rep2["steps"][2]["rows"][3]
@@ -173,20 +162,14 @@ if rep2 is not None:
 # Under a causal mask a row's later tiles are blocked: they change nothing.
 causal = copy.deepcopy(preset)
 causal["mask"] = {"kind": "causal"}
-path = os.path.join(WORK, "causal.json")
-with open(path, "w", encoding="utf-8") as f:
-    json.dump(causal, f)
-rep3 = lesson_json(path)
+rep3 = lesson_json(checks.write_json("causal.json", causal))
 if rep3 is not None:
     check_steps("a causal mask's steps match the numpy loop", causal, rep3)
 
 # Another normalizer: the online softmax is softmax's, so the lesson is refused in one sentence.
 sparse = copy.deepcopy(preset)
 sparse["normalizer"] = "sparsemax"
-path = os.path.join(WORK, "sparse.json")
-with open(path, "w", encoding="utf-8") as f:
-    json.dump(sparse, f)
-code, out, err = run("lesson", path, "--format", "json")
+code, out, err = run("lesson", checks.write_json("sparse.json", sparse), "--format", "json")
 report(code == 2 and not out and err.startswith("attnlab: ") and "sparsemax" in err and len(err.splitlines()) == 1,
        "a sparsemax scenario is refused with exit 2 and one sentence", f"exit {code}: {err!r}")
 

@@ -31,7 +31,7 @@ ATTNLAB, PRESETS, WORK = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
 os.makedirs(WORK, exist_ok=True)
 U = 2.0 ** -24
 checks = Checks(ATTNLAB, WORK)
-run, report = checks.run, checks.report
+run, report, lesson_json = checks.run, checks.report, checks.lesson_json
 
 
 def frequencies(theta, d, scaling=None):
@@ -121,9 +121,7 @@ scaling = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_f
            "original_max_position_embeddings": 8}
 scaled["rope"] = {"theta": 500000, "scaling": scaling, "query_positions": [0, 3, 9, 20, 50, 100],
                   "key_positions": [1, 2, 3, 4, 5, 6]}
-path = os.path.join(WORK, "llama3.json")
-json.dump(scaled, open(path, "w", encoding="utf-8"))
-r = compute_json(path)
+r = compute_json(checks.write_json("llama3.json", scaled))
 if r is not None:
     f = frequencies(500000.0, Q.shape[1], scaling)
     Qr = rotate(Q.astype(np.float32).astype(np.float64), np.array([0, 3, 9, 20, 50, 100]), f)
@@ -131,14 +129,6 @@ if r is not None:
     S = arr(r["scores"])
     report(np.all(np.abs(S - Qr @ Kr.T) <= bound(Qr, Kr)), "llama3 rope_scaling and explicit positions follow the formula",
            f"worst {np.max(np.abs(S - Qr @ Kr.T)):.3g}")
-
-
-def lesson_json(name):
-    code, out, err = run("lesson", name, "--format", "json")
-    if code != 0:
-        report(False, f"lesson {name} --format json", err)
-        return None
-    return json.loads(out)
 
 
 lesson = lesson_json("rope")
@@ -202,9 +192,7 @@ if gqa is not None:
 
 bad = copy.deepcopy(gqa_preset)
 bad["lesson"]["kv_heads"] = [3]
-path = os.path.join(WORK, "bad_gqa.json")
-json.dump(bad, open(path, "w", encoding="utf-8"))
-code, out, err = run("lesson", path, "--format", "json")
+code, out, err = run("lesson", checks.write_json("bad_gqa.json", bad), "--format", "json")
 report(code == 2 and not out and len(err.splitlines()) == 1 and "divide" in err,
        "gqa lesson: a K/V count that does not divide the heads is refused in one sentence", f"exit {code}: {err!r}")
 
