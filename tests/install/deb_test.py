@@ -13,14 +13,10 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, failures, finish  # noqa: E402
+
 BUILD, WORK, SOURCE = (os.path.abspath(a) for a in sys.argv[1:4])
-failures = []
-
-
-def check(ok, label, detail=""):
-    print(("ok   " if ok else "FAIL ") + label + ("" if ok else "\n     " + detail))
-    if not ok:
-        failures.append(label)
 
 
 def run(*args, cwd=None):
@@ -111,5 +107,4 @@ if files:
           licence[0])
     check(body == license_lines[4:], "its licence text is LICENSE's, line for line",
           f"{len(body)} lines vs {len(license_lines[4:])}")
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

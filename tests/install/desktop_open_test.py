@@ -16,14 +16,10 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
+
 EXE, DESKTOP, WORK = os.path.abspath(sys.argv[1]), sys.argv[2], os.path.abspath(sys.argv[3])
-failures = []
-
-
-def check(ok, label, detail=""):
-    print(("ok   " if ok else "FAIL ") + label + ("" if ok else "\n     " + detail))
-    if not ok:
-        failures.append(label)
 
 
 def exec_line(path):
@@ -72,5 +68,4 @@ for name, content in (("missing.json", None), ("broken.npy", b"\x93NUMPY not rea
     lines = proc.stderr.splitlines()
     check(proc.returncode == 2 and len(lines) == 1 and name in lines[0] and not shot,
           f"a {name} exits 2 with one sentence naming it, before any window", proc.stderr)
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

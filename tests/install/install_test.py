@@ -16,18 +16,12 @@ import sys
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
 from png_read import read_png  # noqa: E402
 
 BUILD, WORK, SOURCE = (os.path.abspath(a) for a in sys.argv[1:4])
 STAGE = os.path.join(WORK, "stage")
 PREFIX = STAGE + "/usr"
-failures = []
-
-
-def check(ok, label, detail=""):
-    print(("ok   " if ok else "FAIL ") + label + ("" if ok else "\n     " + detail))
-    if not ok:
-        failures.append(label)
 
 
 def run(*args, env=None, stdin=None):
@@ -188,5 +182,4 @@ icon()
 mime_type()
 man_page(subs, options)
 completion(subs, options)
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

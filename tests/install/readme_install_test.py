@@ -15,15 +15,16 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import checks  # noqa: E402
+from checks import failures, finish  # noqa: E402
+
 SOURCE, BUILD = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 STAGE = os.path.join(BUILD, "stage")
-failures = []
 
 
 def check(ok, label, detail=""):
-    print(("ok   " if ok else "FAIL ") + label + ("" if ok else "\n     " + detail[-3000:]))
-    if not ok:
-        failures.append(label)
+    checks.check(ok, label, detail[-3000:])  # a build's output: its end says what went wrong
 
 
 def readme_commands():
@@ -66,5 +67,4 @@ check(os.path.exists(man) and os.path.getsize(man) > 1000 and ".TH" in open(man)
 p = subprocess.run([os.path.join(STAGE, prefix, "bin/attnlab"), "--version"], capture_output=True, text=True, timeout=60)
 check(p.returncode == 0 and p.stdout.startswith("attnlab ") and "MIT" in p.stdout,
       "the installed attnlab says its version and licence", p.stdout + p.stderr)
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

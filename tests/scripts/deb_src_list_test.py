@@ -13,14 +13,10 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
+
 SCRIPT, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-failures = []
-
-
-def check(ok, label, detail=""):
-    print(("ok   " if ok else "FAIL ") + label + ("" if ok else "\n     " + detail))
-    if not ok:
-        failures.append(label)
 
 
 def machine(name, files, codename="bookworm"):
@@ -182,5 +178,4 @@ test_deb822_like_a_cloud_image()
 test_one_line_sources_list()
 test_deb822_details()
 test_no_debian_source()
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

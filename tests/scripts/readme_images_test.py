@@ -12,17 +12,11 @@ import sys
 from collections import Counter
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from checks import check, finish  # noqa: E402
 from png_read import read_png  # noqa: E402
 
 SOURCE = os.path.abspath(sys.argv[1])
 MAX_TOTAL_BYTES = 1 << 20   # all of them, in the repository
-failures = []
-
-
-def check(ok, label, detail=""):
-    print(("ok   " if ok else "FAIL ") + label + ("" if ok else "\n     " + detail))
-    if not ok:
-        failures.append(label)
 
 
 def readme_images(text):
@@ -60,5 +54,4 @@ for path, alt in images:
     check(len(counts) >= 256 and commonest < 0.9, f"{path} is not blank",
           f"{len(counts)} distinct colours, the commonest covers {commonest:.0%}")
 check(total < MAX_TOTAL_BYTES, f"the pictures take {total // 1024} KiB, under {MAX_TOTAL_BYTES // 1024} KiB")
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()
