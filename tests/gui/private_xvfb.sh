@@ -1,6 +1,8 @@
 # Sourced by the GUI shell tests, what they share: start_private_xvfb DIR starts an X server of
 # the test's own, sets DISPLAY and the variable `xvfb` (its pid, for the caller's cleanup), and uses
-# DIR for its display number and log; wait_for and window_of wait for and find the app's window.
+# DIR for its display number and log; private_xvfb_test sets up a whole test around one (a
+# temporary folder, the server, the cleanup on exit); wait_for, window_of, has_window and press
+# wait for, find and drive the app's window.
 #
 # Why a private one: on a shared machine another test's Xvfb can take or drop the display that
 # xvfb-run chose, and keyboard focus must not go to someone else's window. -displayfd makes Xvfb
@@ -32,3 +34,29 @@ wait_for() {  # wait_for SECONDS COMMAND...: until the command succeeds (1 if it
 }
 # The visible Attention Lab window of process $1 (empty when it has none).
 window_of() { xdotool search --onlyvisible --pid "$1" --name "Attention Lab" | head -1; }
+has_window() { [ -n "$(window_of "$1")" ]; }
+press() {  # press PID KEY: KEY in the window of process PID, held long enough for a frame to see it
+           # (ImGui 1.86 reads key state, not events, so a press and release in one frame would be missed)
+  local wid; wid=$(window_of "$1")
+  xdotool windowfocus --sync "$wid" keydown "$2"
+  sleep 0.5
+  xdotool keyup "$2"
+}
+
+# private_xvfb_test: a temporary folder `tmp` with a private X server, and a trap that on exit kills
+# every app process the test put in `apps` (kill -9: a hung app must not outlive its test), stops the
+# server and removes the folder. Each step tolerates failure: under `set -e` a failed `kill` of an
+# app that had already exited ended the trap early and left this test's Xvfb running for good.
+private_xvfb_test() {
+  command -v Xvfb >/dev/null || { echo "Xvfb is missing (scripts/setup installs it)"; exit 1; }
+  tmp=$(mktemp -d)
+  apps=()
+  xvfb=
+  trap end_private_xvfb_test EXIT
+  start_private_xvfb "$tmp"
+}
+end_private_xvfb_test() {
+  for p in "${apps[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  if [ -n "$xvfb" ]; then kill "$xvfb" 2>/dev/null || true; wait "$xvfb" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}

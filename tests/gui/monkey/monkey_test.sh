@@ -18,22 +18,15 @@ shift 3
 mode=actions
 budget=$1
 if [ "$1" = --seconds ]; then mode=seconds; budget=$2; fi
-command -v Xvfb >/dev/null || { echo "Xvfb is missing (scripts/setup installs it)"; exit 1; }
 
-tmp=$(mktemp -d)
-pid=
-xvfb=
-cleanup() {
-  if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null || true; fi
-  if [ -n "$xvfb" ]; then kill "$xvfb" 2>/dev/null || true; wait "$xvfb" 2>/dev/null || true; fi
-  if [ -n "${MONKEY_KEEP:-}" ]; then mkdir -p "$MONKEY_KEEP"; cp "$tmp"/*.log "$tmp"/report.* "$MONKEY_KEEP"/ 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# A private X server (private_xvfb.sh says why).
+# A private X server in a temporary folder (private_xvfb.sh says why).
 source "$(dirname "$0")/../private_xvfb.sh"
-start_private_xvfb "$tmp"
+private_xvfb_test
+# MONKEY_KEEP: the logs and reports are copied out before the folder goes.
+keep_logs() {
+  if [ -n "${MONKEY_KEEP:-}" ]; then mkdir -p "$MONKEY_KEEP"; cp "$tmp"/*.log "$tmp"/report.* "$MONKEY_KEEP"/ 2>/dev/null || true; fi
+}
+trap 'keep_logs; end_private_xvfb_test' EXIT
 # Everything the app writes stays in here: the session, recovery and imgui.ini (config), the Training
 # window's scratch models (tmp), and whatever the monkey saves (work: the file dialogs start there and
 # the monkey keeps them inside it).
@@ -105,8 +98,9 @@ run_app() {
   rc=0
   ATTNLAB_GUI_MONKEY=$monkey timeout -s KILL "$limit" "$APP" "$@" >>"$tmp/app.log" 2>&1 &
   pid=$!
+  apps=("$pid")
   wait "$pid" || rc=$?
-  pid=
+  apps=()
 }
 
 remaining=$budget

@@ -6,29 +6,15 @@
 set -euo pipefail
 APP=$1
 command -v xdotool >/dev/null || { echo "xdotool is missing (scripts/setup installs it)"; exit 1; }
-command -v Xvfb >/dev/null || { echo "Xvfb is missing (scripts/setup installs it)"; exit 1; }
 PY=/usr/bin/python3
 
-tmp=$(mktemp -d)
-pid=
-xvfb=
-# Each step tolerates failure: under `set -e` a failed `kill` of an app that had already exited
-# ended the trap early and left this test's Xvfb running for good.
-cleanup() {
-  if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null || true; fi
-  if [ -n "$xvfb" ]; then kill "$xvfb" 2>/dev/null || true; wait "$xvfb" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# A private X server (private_xvfb.sh says why).
+# A private X server in a temporary folder (private_xvfb.sh says why).
 source "$(dirname "$0")/../private_xvfb.sh"
-start_private_xvfb "$tmp"
+private_xvfb_test
 export XDG_CONFIG_HOME=$tmp
 rec=$tmp/attnlab/recovery.json
 
-has_window() { [ -n "$(window_of "$pid")" ]; }
-window_or_gone() { has_window || ! kill -0 "$pid"; }
+window_or_gone() { has_window "$pid" || ! kill -0 "$pid"; }
 no_window() {  # why there is no window
   local state=alive
   if ! kill -0 "$pid" 2>/dev/null; then local rc=0; wait "$pid" || rc=$?; state="exited with $rc"; fi
@@ -37,19 +23,13 @@ no_window() {  # why there is no window
   cat "$tmp/app.log"
   exit 1
 }
-press() {  # press KEY in the app's window, held long enough for a frame to see it (ImGui 1.86
-           # reads key state, not events, so a press and release in one frame would be missed)
-  local wid; wid=$(window_of "$pid")
-  xdotool windowfocus --sync "$wid" keydown "$1"
-  sleep 0.5
-  xdotool keyup "$1"
-}
 # Starts the app and waits for its window. Any start failure fails the test, with the app's log.
 start_app() {
   "$APP" gui >>"$tmp/app.log" 2>&1 &
   pid=$!
+  apps=("$pid")
   wait_for 60 window_or_gone || true
-  has_window || no_window "$1"
+  has_window "$pid" || no_window "$1"
 }
 field() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(d[sys.argv[2]], sort_keys=True))' "$rec" "$1"; }
 
@@ -57,18 +37,18 @@ echo "run 1: edit, then kill -9"
 start_app 1
 sleep 1
 [ ! -e "$rec" ] || { echo "FAIL: a recovery file exists before any edit"; exit 1; }
-press m  # next mask kind: an edit of the document
+press "$pid" m  # next mask kind: an edit of the document
 wait_for 30 test -s "$rec" || { echo "FAIL: no recovery file within 30 s of the edit"; exit 1; }
 edited=$(field scenario)
 pid1=$(field pid)
-kill -9 "$pid"; wait "$pid" 2>/dev/null || true; pid=
+kill -9 "$pid"; wait "$pid" 2>/dev/null || true; apps=()
 
 echo "run 2: the offer, Enter restores"
 start_app 2
 sleep 2
 [ "$(field pid)" = "$pid1" ] || { echo "FAIL: run 2 overwrote the recovery file before the user answered"; exit 1; }
-press Return
+press "$pid" Return
 restored() { [ "$(field pid)" = "$pid" ] && [ "$(field scenario)" = "$edited" ]; }
 wait_for 30 restored || { echo "FAIL: run 2 did not restore the edited document"; cat "$rec"; exit 1; }
-kill -9 "$pid"; wait "$pid" 2>/dev/null || true; pid=
+kill -9 "$pid"; wait "$pid" 2>/dev/null || true; apps=()
 echo "ok: the edit survived kill -9 and was restored"

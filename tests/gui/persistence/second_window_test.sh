@@ -9,36 +9,18 @@
 set -euo pipefail
 APP=$1
 command -v xdotool >/dev/null || { echo "xdotool is missing (scripts/setup installs it)"; exit 1; }
-command -v Xvfb >/dev/null || { echo "Xvfb is missing (scripts/setup installs it)"; exit 1; }
 PY=/usr/bin/python3
 
-tmp=$(mktemp -d)
-pids=()
-xvfb=
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  if [ -n "$xvfb" ]; then kill "$xvfb" 2>/dev/null || true; wait "$xvfb" 2>/dev/null || true; fi
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# A private X server (private_xvfb.sh says why).
+# A private X server in a temporary folder (private_xvfb.sh says why).
 source "$(dirname "$0")/../private_xvfb.sh"
-start_private_xvfb "$tmp"
+private_xvfb_test
 export XDG_CONFIG_HOME=$tmp/config
 rec=$XDG_CONFIG_HOME/attnlab/recovery.json
 
-has_window() { [ -n "$(window_of "$1")" ]; }
-press() {  # press KEY in the window of process $1, held for a frame to see it
-  local wid; wid=$(window_of "$1")
-  xdotool windowfocus --sync "$wid" keydown "$2"
-  sleep 0.5
-  xdotool keyup "$2"
-}
 start() {  # start ARGS...: sets $started to the new process, which has a window
   "$APP" "$@" >>"$tmp/app.log" 2>&1 &
   started=$!
-  pids+=("$started")
+  apps+=("$started")
   wait_for 60 has_window "$started" || { echo "FAIL: no window for attnlab $*"; cat "$tmp/app.log"; exit 1; }
 }
 rec_pid() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$rec"; }
