@@ -2,7 +2,7 @@
 # the test's own, sets DISPLAY and the variable `xvfb` (its pid, for the caller's cleanup), and uses
 # DIR for its display number and log; private_xvfb_test sets up a whole test around one (a
 # temporary folder, the server, the cleanup on exit); wait_for, window_of, has_window and press
-# wait for, find and drive the app's window.
+# wait for, find and drive the app's window; json_field reads what the app wrote.
 #
 # Why a private one: on a shared machine another test's Xvfb can take or drop the display that
 # xvfb-run chose, and keyboard focus must not go to someone else's window. -displayfd makes Xvfb
@@ -43,12 +43,19 @@ press() {  # press PID KEY: KEY in the window of process PID, held long enough f
   xdotool keyup "$2"
 }
 
-# private_xvfb_test: a temporary folder `tmp` with a private X server, and a trap that on exit kills
-# every app process the test put in `apps` (kill -9: a hung app must not outlive its test), stops the
-# server and removes the folder. Each step tolerates failure: under `set -e` a failed `kill` of an
-# app that had already exited ended the trap early and left this test's Xvfb running for good.
+# json_field FILE KEY: FILE's top-level KEY as JSON (objects with sorted keys: two compare as text).
+json_field() { /usr/bin/python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))[sys.argv[2]], sort_keys=True))' "$1" "$2"; }
+
+# private_xvfb_test [TOOL...]: checks that Xvfb and each TOOL (xdotool, say) are installed, then
+# makes a temporary folder `tmp` with a private X server, and a trap that on exit kills every app
+# process the test put in `apps` (kill -9: a hung app must not outlive its test), stops the server
+# and removes the folder. Each step tolerates failure: under `set -e` a failed `kill` of an app that
+# had already exited ended the trap early and left this test's Xvfb running for good.
 private_xvfb_test() {
-  command -v Xvfb >/dev/null || { echo "Xvfb is missing (scripts/setup installs it)"; exit 1; }
+  local tool
+  for tool in Xvfb "$@"; do
+    command -v "$tool" >/dev/null || { echo "$tool is missing (scripts/setup installs it)"; exit 1; }
+  done
   tmp=$(mktemp -d)
   apps=()
   xvfb=

@@ -5,12 +5,10 @@
 # Usage: recovery_kill_test.sh ATTNLAB   (needs Xvfb and xdotool; starts its own X server)
 set -euo pipefail
 APP=$1
-command -v xdotool >/dev/null || { echo "xdotool is missing (scripts/setup installs it)"; exit 1; }
-PY=/usr/bin/python3
 
 # A private X server in a temporary folder (private_xvfb.sh says why).
 source "$(dirname "$0")/../private_xvfb.sh"
-private_xvfb_test
+private_xvfb_test xdotool
 export XDG_CONFIG_HOME=$tmp
 rec=$tmp/attnlab/recovery.json
 
@@ -31,7 +29,7 @@ start_app() {
   wait_for 60 window_or_gone || true
   has_window "$pid" || no_window "$1"
 }
-field() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(d[sys.argv[2]], sort_keys=True))' "$rec" "$1"; }
+field() { json_field "$rec" "$1"; }
 
 echo "run 1: edit, then kill -9"
 start_app 1

@@ -8,12 +8,10 @@
 # Usage: second_window_test.sh ATTNLAB   (needs Xvfb and xdotool; starts its own X server)
 set -euo pipefail
 APP=$1
-command -v xdotool >/dev/null || { echo "xdotool is missing (scripts/setup installs it)"; exit 1; }
-PY=/usr/bin/python3
 
 # A private X server in a temporary folder (private_xvfb.sh says why).
 source "$(dirname "$0")/../private_xvfb.sh"
-private_xvfb_test
+private_xvfb_test xdotool
 export XDG_CONFIG_HOME=$tmp/config
 rec=$XDG_CONFIG_HOME/attnlab/recovery.json
 
@@ -23,7 +21,7 @@ start() {  # start ARGS...: sets $started to the new process, which has a window
   apps+=("$started")
   wait_for 60 has_window "$started" || { echo "FAIL: no window for attnlab $*"; cat "$tmp/app.log"; exit 1; }
 }
-rec_pid() { "$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$rec"; }
+rec_pid() { json_field "$rec" pid; }
 
 cat >"$tmp/second.json" <<'JSON'
 {"format": "attnlab-scenario", "version": 1, "title": "Second window",
