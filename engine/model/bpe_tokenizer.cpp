@@ -5,6 +5,7 @@
 #include "engine/attention/matrix.hpp"
 #include "engine/io/atomic_file.hpp"
 #include "engine/model/tokenizer/pre_tokenizers.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 

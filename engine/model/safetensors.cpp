@@ -2,6 +2,7 @@
 #include "engine/model/safetensors.hpp"
 
 #include "engine/attention/matrix.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -18,13 +19,6 @@
 namespace attnlab::model {
 
 namespace {
-
-std::string in_quotes(std::string_view s) {
-  std::string out = "'";
-  out.append(s.substr(0, 80));
-  if (s.size() > 80) out += "…";
-  return out + "'";
-}
 
 Precision parse_dtype(const nlohmann::json& v, std::string_view source, const std::string& name) {
   if (!v.is_string()) throw InputError(std::string(source) + ": tensor " + in_quotes(name) + " has no \"dtype\" string");

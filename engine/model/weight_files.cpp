@@ -3,6 +3,7 @@
 
 #include "engine/attention/matrix.hpp"
 #include "engine/io/atomic_file.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -14,13 +15,6 @@ namespace attnlab::model {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string in_quotes(std::string_view s) {
-  std::string out = "'";
-  out.append(s.substr(0, 120));
-  if (s.size() > 120) out += "…";
-  return out + "'";
-}
 
 bool plain_shard_name(const std::string& f) {
   const std::string ext = ".safetensors";

@@ -84,6 +84,10 @@ std::string one_line(std::string_view message) {
   return out;
 }
 
+std::string in_quotes(std::string_view s, std::size_t max_bytes) {
+  return "'" + one_line(s.substr(0, max_bytes)) + (s.size() > max_bytes ? "…'" : "'");
+}
+
 std::string count_of(long long n, std::string_view noun) {
   return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }

@@ -49,6 +49,9 @@ std::string json_string(std::string_view s);
 // included) and bytes that are not valid UTF-8, which messages may quote from a damaged file,
 // become \xNN escapes.
 std::string one_line(std::string_view message);
+// `s` in single quotes for an error sentence: its first `max_bytes` bytes ("…" where it goes on)
+// as one_line writes them.
+std::string in_quotes(std::string_view s, std::size_t max_bytes = 60);
 // A count and its noun, singular for one: "1 head", "12 heads" (`noun` in the singular, English "s").
 std::string count_of(long long n, std::string_view noun);
 // v with exactly `decimals` digits after the point ("%.*f"): tables and read-outs for people.

@@ -3,6 +3,7 @@
 
 #include "engine/attention/matrix.hpp"
 #include "engine/model/tokenizer/unicode.hpp"
+#include "engine/text/text_format.hpp"
 
 namespace attnlab::model {
 

@@ -3,6 +3,7 @@
 
 #include "engine/model/tokenizer/json_field.hpp"
 #include "engine/model/tokenizer/unicode.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <cstdint>
 #include <string>

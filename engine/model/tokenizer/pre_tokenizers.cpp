@@ -4,6 +4,7 @@
 #include "engine/model/tokenizer/bpe.hpp"
 #include "engine/model/tokenizer/json_field.hpp"
 #include "engine/model/tokenizer/unicode.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 

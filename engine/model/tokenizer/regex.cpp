@@ -6,6 +6,7 @@
 #include "engine/attention/matrix.hpp"
 #include "engine/model/tokenizer/json_field.hpp"
 #include "engine/model/tokenizer/unicode.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <pcre2.h>
 

@@ -11,6 +11,7 @@
 #include "engine/model/tokenizer/pre_tokenizers.hpp"
 #include "engine/model/tokenizer/unicode.hpp"
 #include "engine/model/tokenizer/word_model.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -83,8 +83,6 @@ std::string printable_utf8(std::string_view bytes) {
   return out;
 }
 
-std::string in_quotes(std::string_view s) { return "'" + one_line(s.substr(0, 60)) + "'"; }
-
 bool is_whitespace(char32_t cp) {
   if ((cp >= 0x09 && cp <= 0x0d) || cp == 0x85) return true;
   const utf8proc_category_t c = utf8proc_category(static_cast<utf8proc_int32_t>(cp));

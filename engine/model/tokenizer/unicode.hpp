@@ -20,9 +20,6 @@ void check_utf8(std::string_view text);
 
 // `bytes` as valid UTF-8, bytes that start no valid character written \xNN.
 std::string printable_utf8(std::string_view bytes);
-// `s` (its first 60 bytes) in single quotes for an error sentence: one line, control characters
-// and bytes that are not UTF-8 written \xNN.
-std::string in_quotes(std::string_view s);
 
 // Unicode's White_Space property: the separators (Zs, Zl, Zp), U+0009 to U+000D and U+0085.
 bool is_whitespace(char32_t cp);
