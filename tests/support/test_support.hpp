@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace attnlab::test {
@@ -25,6 +26,30 @@ inline std::string error_of(const std::function<void()>& f) {
     return e.what();
   }
   return "";
+}
+
+// Expects `f` to throw an InputError whose sentence holds each of `parts` (the file, the field, the
+// text it could not read).
+inline void expect_refusal(const std::function<void()>& f, std::initializer_list<std::string> parts) {
+  const std::string what = error_of(f);
+  ASSERT_FALSE(what.empty()) << "accepted";
+  for (const std::string& part : parts) EXPECT_NE(what.find(part), std::string::npos) << what;
+}
+
+// Bad inputs of a reader, each with words its refusal must hold.
+using RefusalCases = std::vector<std::pair<std::string, std::string>>;
+
+// Expects `read` to refuse each case's input with one line that starts with "`file`: " and holds
+// the case's words.
+inline void expect_each_refused(const RefusalCases& cases, const std::string& file,
+                                const std::function<void(const std::string&)>& read) {
+  for (const auto& [input, expected] : cases) {
+    SCOPED_TRACE("expected: " + expected);
+    const std::string msg = error_of([&] { read(input); });
+    EXPECT_EQ(msg.rfind(file + ": ", 0), 0u) << "gave: " << msg;
+    EXPECT_NE(msg.find(expected), std::string::npos) << "gave: " << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
+  }
 }
 
 // The same numbers from every standard library: std::mt19937's output is fixed by the standard,

@@ -3,24 +3,24 @@
 // its holder is gone. flock(2) locks belong to an open file, so two InstanceLocks in this one process
 // conflict just as two processes do.
 #include "gui/persistence/instance_lock.hpp"
+#include "support/files.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 namespace attnlab::gui {
 namespace {
 
-std::filesystem::path fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("attnlab_lock_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  return dir;
-}
+// A session folder of the test's own, not yet there.
+class InstanceLockTest : public ::testing::Test {
+protected:
+  void TearDown() override { std::filesystem::remove_all(dir); }
+  const std::filesystem::path dir = fresh_test_dir("attnlab_lock");
+};
 
-TEST(InstanceLock, FirstWindowOwnsTheSessionAndASecondDoesNot) {
-  const auto dir = fresh_dir("two");
+TEST_F(InstanceLockTest, FirstWindowOwnsTheSessionAndASecondDoesNot) {
   InstanceLock first;
   ASSERT_TRUE(first.acquire(dir));  // creates the folder too
   EXPECT_TRUE(first.held());
@@ -28,11 +28,9 @@ TEST(InstanceLock, FirstWindowOwnsTheSessionAndASecondDoesNot) {
   InstanceLock second;
   EXPECT_FALSE(second.acquire(dir));
   EXPECT_FALSE(second.held());
-  std::filesystem::remove_all(dir);
 }
 
-TEST(InstanceLock, FreeAgainOnceTheOwnerIsGone) {
-  const auto dir = fresh_dir("again");
+TEST_F(InstanceLockTest, FreeAgainOnceTheOwnerIsGone) {
   {
     InstanceLock first;
     ASSERT_TRUE(first.acquire(dir));
@@ -40,16 +38,13 @@ TEST(InstanceLock, FreeAgainOnceTheOwnerIsGone) {
   InstanceLock next;
   EXPECT_TRUE(next.acquire(dir));
   EXPECT_TRUE(next.held());
-  std::filesystem::remove_all(dir);
 }
 
-TEST(InstanceLock, AnUnwritableFolderNeverRefusesTheSession) {
-  const auto dir = fresh_dir("file");
+TEST_F(InstanceLockTest, AnUnwritableFolderNeverRefusesTheSession) {
   std::ofstream(dir.string()) << "a file where the folder should be";
   InstanceLock lock;
   EXPECT_TRUE(lock.acquire(dir));  // the session's own save reports the real problem on exit
   EXPECT_FALSE(lock.held());
-  std::filesystem::remove(dir);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // carry on (window sizes), never converted out of range.
 #include "engine/lessons/presets.hpp"
 #include "gui/persistence/session_file.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -34,15 +35,6 @@ std::string edited(const std::string& from, const std::string& to) {
   EXPECT_NE(at, std::string::npos) << from << " not in " << text;
   if (at != std::string::npos) text.replace(at, from.size(), to);
   return text;
-}
-
-std::string refusal(const std::string& text) {
-  try {
-    parse_session(text, "session.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(SessionFile, RoundTrips) {
@@ -95,7 +87,7 @@ TEST(SessionFile, HostileFieldsAreRefusedNamingTheField) {
       {"{not json", "session.json"},
   };
   for (const auto& c : cases) {
-    const std::string why = refusal(c.text);
+    const std::string why = test::error_of([&] { parse_session(c.text, "session.json"); });
     EXPECT_NE(why.find("session.json"), std::string::npos) << c.field << ": " << why;
     EXPECT_NE(why.find(c.field), std::string::npos) << c.field << ": " << why;
     EXPECT_EQ(why.find('\n'), std::string::npos) << why;
@@ -120,12 +112,7 @@ TEST(RecoveryFile, RoundTripsAndRefusesBadFields) {
   EXPECT_EQ(w.saved_at, "2026-11-21 07:03:12");
   std::string text = recovery_json(d, "/a.json", "x", 42);
   text.replace(text.find("\"self_attention\": true"), 22, "\"self_attention\": \"true\"");
-  try {
-    parse_recovery(text, "recovery.json");
-    FAIL() << "a string self_attention was accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("recovery.json: self_attention"), std::string::npos) << e.what();
-  }
+  test::expect_refusal([&] { parse_recovery(text, "recovery.json"); }, {"recovery.json: self_attention"});
 }
 
 }  // namespace

@@ -9,14 +9,7 @@
 namespace attnlab {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
 
 TEST(MaskSpec, ParsesEveryCliForm) {
   EXPECT_EQ(parse_mask_spec("none").kind, MaskKind::None);

@@ -2,8 +2,8 @@
 // extension, and the sentences for bad options.
 #include "engine/figures/export.hpp"
 #include "engine/io/matrix_io.hpp"
-#include "engine/lessons/presets.hpp"
-#include "engine/cpu/dense.hpp"
+#include "support/computed_preset.hpp"
+#include "support/files.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -16,15 +16,8 @@
 namespace attnlab {
 namespace {
 
-struct Case {
-  Scenario s;
-  Result r;
-};
-Case preset(const char* name) {
-  Case c{load_preset(name), {}};
-  c.r = compute_cpu(c.s.problem());
-  return c;
-}
+using test::ComputedPreset;
+using test::computed_preset;
 
 // An independent .npy reader for what the writer promises: version 1.0, '<f4', C order, with
 // the shape in the header (parse_npy would refuse the −∞ of blocked logits).
@@ -42,7 +35,7 @@ Matrix raw_npy(const std::string& bytes, Eigen::Index rows, Eigen::Index cols) {
   return m;
 }
 
-std::string bytes_of(const Case& c, Stage stage, ExportFormat f, int decimals = 3) {
+std::string bytes_of(const ComputedPreset& c, Stage stage, ExportFormat f, int decimals = 3) {
   ExportOptions o;
   o.stage = stage;
   o.decimals = decimals;
@@ -52,7 +45,7 @@ std::string bytes_of(const Case& c, Stage stage, ExportFormat f, int decimals = 
 // Section 2.3, steps 1–3. The book's row 3 of the weights, (0.276 0.276 0.448), is a
 // misprint: exp(0.707), exp(0.707), exp(1.414) normalize to (0.248 0.248 0.503).
 TEST(ExportLatex, SeedZeroWorkedExample) {
-  const Case c = preset("three-tokens");
+  const ComputedPreset c = computed_preset("three-tokens");
   EXPECT_EQ(bytes_of(c, Stage::Scores, ExportFormat::Tex, 0),
             "\\begin{bmatrix}1 & 0 & 1\\\\0 & 1 & 1\\\\1 & 1 & 2\\end{bmatrix}\n");
   EXPECT_EQ(bytes_of(c, Stage::Logits, ExportFormat::Tex, 3),
@@ -72,7 +65,7 @@ TEST(ExportLatex, BlockedLogitsAndNegativeZero) {
 }
 
 TEST(ExportData, CsvNpyJsonReadBackEqual) {
-  const Case c = preset("causal-six");
+  const ComputedPreset c = computed_preset("causal-six");
   for (Stage stage : {Stage::Scores, Stage::Logits, Stage::Weights, Stage::Output, Stage::Saturation}) {
     const StageData d = stage_data(c.s, c.r, stage);
     const Matrix from_npy = raw_npy(bytes_of(c, stage, ExportFormat::Npy), d.values.rows(), d.values.cols());
@@ -120,7 +113,7 @@ TEST(ExportOptionsParsing, RangeStageAndPipelineAsData) {
   }
   EXPECT_EQ(parse_stage("saturation"), Stage::Saturation);
   EXPECT_THROW(parse_stage("attention"), InputError);
-  const Case c = preset("three-tokens");
+  const ComputedPreset c = computed_preset("three-tokens");
   ExportOptions o;
   o.stage = Stage::Pipeline;
   EXPECT_THROW(export_bytes(c.s, c.r, o, ExportFormat::Csv), InputError);
@@ -128,9 +121,9 @@ TEST(ExportOptionsParsing, RangeStageAndPipelineAsData) {
 
 TEST(ExportFile, RefusesToOverwriteWithoutForceAndLeavesNoTemporaryFile) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("attnlab-export-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + std::to_string(reinterpret_cast<std::uintptr_t>(&dir) % 100000));
+  const fs::path dir = fresh_test_dir("attnlab-export-test");
   fs::create_directories(dir);
-  const Case c = preset("three-tokens");
+  const ComputedPreset c = computed_preset("three-tokens");
   ExportOptions o;
   const fs::path target = dir / "w.csv";
   export_stage(c.s, c.r, o, target);

@@ -3,8 +3,7 @@
 #include "engine/figures/export.hpp"
 #include "support/build_features.hpp"
 #include "engine/figures/figure.hpp"
-#include "engine/lessons/presets.hpp"
-#include "engine/cpu/dense.hpp"
+#include "support/computed_preset.hpp"
 
 #include <gtest/gtest.h>
 #include <stb_image.h>
@@ -15,6 +14,9 @@
 
 namespace attnlab {
 namespace {
+
+using test::ComputedPreset;
+using test::computed_preset;
 
 struct Image {
   int w = 0, h = 0;
@@ -43,19 +45,9 @@ std::string hex(Rgb c) {
   return buf;
 }
 
-struct Case {
-  Scenario s;
-  Result r;
-};
-Case preset(const char* name) {
-  Case c{load_preset(name), {}};
-  c.r = compute_cpu(c.s.problem());
-  return c;
-}
-
 TEST(FigurePng, SizeCellColoursAndColorbar) {
   ATTNLAB_NEEDS_CAIRO();
-  const Case c = preset("three-tokens");
+  const ComputedPreset c = computed_preset("three-tokens");
   ExportOptions o;
   o.stage = Stage::Weights;
   o.width_px = 900;
@@ -89,7 +81,7 @@ TEST(FigurePng, SizeCellColoursAndColorbar) {
 
 TEST(FigurePng, BlockedCellsAreHatchedNotColoured) {
   ATTNLAB_NEEDS_CAIRO();
-  const Case c = preset("causal-six");
+  const ComputedPreset c = computed_preset("causal-six");
   for (Stage stage : {Stage::Logits, Stage::Weights, Stage::Saturation}) {
     ExportOptions o;
     o.stage = stage;
@@ -127,7 +119,7 @@ TEST(FigurePng, BlockedCellsAreHatchedNotColoured) {
 
 TEST(FigurePng, WidthOptionScalesAndIsDeterministic) {
   ATTNLAB_NEEDS_CAIRO();
-  const Case c = preset("three-tokens");
+  const ComputedPreset c = computed_preset("three-tokens");
   ExportOptions o;
   o.stage = Stage::Pipeline;
   o.figure.annotate = true;
@@ -141,7 +133,7 @@ TEST(FigurePng, WidthOptionScalesAndIsDeterministic) {
 }
 
 TEST(FigureLayout, FixedRangeAndColormapAreHonoured) {
-  const Case c = preset("three-tokens");
+  const ComputedPreset c = computed_preset("three-tokens");
   FigureOptions o;
   o.colormap = "magma";
   o.range = std::make_pair(0.0, 1.0);
@@ -157,7 +149,7 @@ TEST(FigureLayout, FixedRangeAndColormapAreHonoured) {
 }
 
 TEST(FigureLayout, AnnotationsUseTheMoreContrastingTextColour) {
-  const Case c = preset("causal-six");
+  const ComputedPreset c = computed_preset("causal-six");
   FigureOptions o;
   o.annotate = true;
   const Figure f = layout_figure(c.s, c.r, Stage::Weights, o);
@@ -188,7 +180,7 @@ TEST(FigureLayout, AnnotationsUseTheMoreContrastingTextColour) {
 }
 
 TEST(FigureLayout, LongLabelsAreRotatedAndTokensAppear) {
-  Case c = preset("three-tokens");
+  ComputedPreset c = computed_preset("three-tokens");
   c.s.key_tokens = {"attention", "transformer", "embedding"};
   const Figure f = layout_figure(c.s, c.r, Stage::Weights, FigureOptions{});
   int rotated = 0;
@@ -213,7 +205,7 @@ TEST(FigureLayout, LongLabelsAreRotatedAndTokensAppear) {
 }
 
 TEST(FigureSvg, OneRectPerCellAndTextForLabelsAndValues) {
-  const Case c = preset("causal-six");
+  const ComputedPreset c = computed_preset("causal-six");
   FigureOptions o;
   o.annotate = true;
   const std::string svg = render_svg(layout_figure(c.s, c.r, Stage::Weights, o));
@@ -229,7 +221,7 @@ TEST(FigureSvg, OneRectPerCellAndTextForLabelsAndValues) {
 
 TEST(FigurePdf, IsAPdf) {
   ATTNLAB_NEEDS_CAIRO();
-  const Case c = preset("three-tokens");
+  const ComputedPreset c = computed_preset("three-tokens");
   const std::string pdf = render_pdf(layout_figure(c.s, c.r, Stage::Pipeline, FigureOptions{}));
   EXPECT_EQ(pdf.substr(0, 5), "%PDF-");
   EXPECT_NE(pdf.find("%%EOF"), std::string::npos);

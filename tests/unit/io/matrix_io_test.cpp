@@ -44,24 +44,6 @@ std::string raw(std::initializer_list<T> values) {
   return out;
 }
 
-std::string npy_error(const std::string& bytes) {
-  try {
-    parse_npy(bytes, "q.npy");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-std::string csv_error(const std::string& text) {
-  try {
-    parse_csv(text, "q.csv");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 const Matrix k2x3{{1, 2, 3}, {4, 5, 6}};
 
 TEST(Npy, Float32AndFloat64InCAndFortranOrder) {
@@ -90,7 +72,7 @@ TEST(Npy, WriterRoundTripsBitIdentically) {
 
 TEST(Npy, BadFilesNameTheFileAndTheProblem) {
   const std::string f4 = raw<float>({1, 2, 3, 4, 5, 6});
-  const std::vector<std::pair<std::string, std::string>> cases{
+  const test::RefusalCases cases{
       {npy("<i4", "False", "(2, 3)", f4), "dtype '<i4' is not supported"},
       {npy("<f2", "False", "(2, 3)", f4), "dtype '<f2' is not supported"},
       {npy(">f4", "False", "(2, 3)", f4), "dtype '>f4' is not supported"},
@@ -117,12 +99,7 @@ TEST(Npy, BadFilesNameTheFileAndTheProblem) {
       {std::string("\x93NUMPY\x01\x00\x08\x00", 10) + "garbage\n", "bad .npy header"},
       {std::string("\x93NUMPY\x01\x00\x0a\x00", 10) + "{'a': 1}\n" + " ", "no 'descr' field"},
   };
-  for (const auto& [bytes, expected] : cases) {
-    const std::string msg = npy_error(bytes);
-    EXPECT_EQ(msg.rfind("q.npy: ", 0), 0u) << msg;
-    EXPECT_NE(msg.find(expected), std::string::npos) << "gave: " << msg << "\n  expected: " << expected;
-    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
-  }
+  test::expect_each_refused(cases, "q.npy", [](const std::string& bytes) { parse_npy(bytes, "q.npy"); });
 }
 
 TEST(Csv, ParsesCommonLayouts) {
@@ -140,7 +117,7 @@ TEST(Csv, ParsesCommonLayouts) {
 }
 
 TEST(Csv, BadFilesNameTheLineAndColumn) {
-  const std::vector<std::pair<std::string, std::string>> cases{
+  const test::RefusalCases cases{
       {"1,2,3\n4,5\n", "line 2 has 2 numbers but the first row has 3"},
       {"1,2\n3,4,5\n", "line 2 has 3 numbers"},
       {"1,x,3\n", "line 1, column 2: 'x' is not a number"},
@@ -155,12 +132,7 @@ TEST(Csv, BadFilesNameTheLineAndColumn) {
       {"", "has no numbers"},
       {"\n\n  \n", "has no numbers"},
   };
-  for (const auto& [text, expected] : cases) {
-    const std::string msg = csv_error(text);
-    EXPECT_EQ(msg.rfind("q.csv: ", 0), 0u) << msg;
-    EXPECT_NE(msg.find(expected), std::string::npos) << "gave: " << msg << "\n  expected: " << expected;
-    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
-  }
+  test::expect_each_refused(cases, "q.csv", [](const std::string& text) { parse_csv(text, "q.csv"); });
 }
 
 TEST(LoadMatrix, ByExtensionAndFileErrors) {
@@ -172,14 +144,7 @@ TEST(LoadMatrix, ByExtensionAndFileErrors) {
   write_file_atomic(dir / "a.txt", "1,2,3\n");
   EXPECT_EQ(load_matrix(dir / "a.npy"), k2x3);
   EXPECT_EQ(load_matrix(dir / "a.CSV"), k2x3);
-  auto error = [](const fs::path& p) -> std::string {
-    try {
-      load_matrix(p);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "(no error)";
-  };
+  auto error = [](const fs::path& p) { return test::error_of([&] { load_matrix(p); }); };
   EXPECT_NE(error(dir / "a.txt").find("unknown matrix file type '.txt'"), std::string::npos);
   EXPECT_NE(error(dir / "missing.npy").find("missing.npy: no such file"), std::string::npos);
   fs::create_directories(dir / "folder.npy");

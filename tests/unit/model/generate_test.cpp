@@ -4,6 +4,7 @@
 #include "engine/model/generate.hpp"
 
 #include "support/random_decoder.hpp"
+#include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,14 +17,7 @@
 namespace attnlab::model {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using attnlab::test::error_of;
 
 // Logits of a made-up vocabulary: a few large ones, a long flat tail, some equal values.
 std::vector<float> some_logits(std::uint32_t seed, int V = 400) {
