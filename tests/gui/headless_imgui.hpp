@@ -1,9 +1,10 @@
 // Panel tests' ImGui context with no window and no GL: the display size, the font atlas built
 // (with the real DejaVu fonts when asked, as the app loads them), GLFW's key map for text fields,
 // and the CPU backend. Tear down with ImGui::DestroyContext(). HeadlessApp drives the whole app
-// frame on it: keys, clicks, one frame at a time.
+// frame on it: keys, clicks, one frame at a time; HeadlessAppTest is a test fixture of it.
 #pragma once
 
+#include "engine/lessons/presets.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/app_state.hpp"
@@ -11,6 +12,7 @@
 #include "gui/state/services.hpp"
 
 #include <GLFW/glfw3.h>
+#include <gtest/gtest.h>
 #include <imgui.h>
 
 namespace attnlab::gui {
@@ -84,6 +86,20 @@ struct HeadlessApp {
     io.KeyShift = false;
     frame();
   }
+};
+
+// A test of the whole app on the default lesson with the real fonts, its first frame drawn.
+class HeadlessAppTest : public ::testing::Test, protected HeadlessApp {
+protected:
+  explicit HeadlessAppTest(ImVec2 display = ImVec2(1280, 800)) : display_(display) {}
+  void SetUp() override {
+    start(display_, TestFonts::Real, default_scenario());
+    frame();
+  }
+  void TearDown() override { stop(); }
+
+private:
+  ImVec2 display_;
 };
 
 }  // namespace attnlab::gui

@@ -23,14 +23,10 @@
 namespace attnlab::gui {
 namespace {
 
-class Hostile : public ::testing::Test, protected HeadlessApp {
+class Hostile : public HeadlessAppTest {
 protected:
-  void SetUp() override {
-    // Tall enough that the Q, K and V grids all fit in the left column without scrolling.
-    start(ImVec2(1280, 1400), TestFonts::Real, default_scenario());
-    frame();
-  }
-  void TearDown() override { stop(); }
+  // Tall enough that the Q, K and V grids all fit in the left column without scrolling.
+  Hostile() : HeadlessAppTest(ImVec2(1280, 1400)) {}
 
   void after_frame() override {
     check_invariants();

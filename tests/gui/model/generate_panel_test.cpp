@@ -14,6 +14,7 @@
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
 #include "headless_imgui.hpp"
+#include "model/model_window_fixture.hpp"
 
 #include <gtest/gtest.h>
 #include <imgui_internal.h>
@@ -46,41 +47,19 @@ int whole_forward_argmax(const model::LanguageModel& m, const std::vector<int>& 
   return static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
 
-class GeneratePanel : public ::testing::Test {
+class GeneratePanel : public ModelWindowTest {
 protected:
   void SetUp() override {
-    start_headless_imgui(services, ImVec2(1280, 720));
-    reset_document(state, load_preset("causal-six"), "");
+    ModelWindowTest::SetUp();
     open_model_file(state, "induction");
     ASSERT_TRUE(state.model.model) << state.model.error;
     set_model_text(state.model, text_of(kPrompt), true);
     wait();
     ASSERT_EQ(state.model.ids, kPrompt);
   }
-  void TearDown() override {
-    state.model.job.reset();
-    ImGui::DestroyContext();
-  }
-  void frame(ImVec2 mouse = ImVec2(-1, -1), bool click = false) {
-    ImGuiIO& io = ImGui::GetIO();
-    io.DeltaTime = 1.0f / 60;
-    io.MousePos = mouse;
-    io.MouseDown[0] = click;
-    ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImVec2(1280, 720));
-    ImGui::Begin("Model");
-    draw_model_window(state, services);
-    ImGui::End();
-    ImGui::Render();
-  }
   // Frames until the run or generation in progress is done and taken.
   void wait() {
-    for (int i = 0; i < 4000 && state.model.job; ++i) {
-      frame();
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    ASSERT_FALSE(state.model.job) << "the run did not finish";
+    ASSERT_NO_FATAL_FAILURE(wait_for_run());
     frame();
   }
   // Clicks every spot of the next-token column (the buttons' place depends on the font) and
@@ -115,8 +94,6 @@ protected:
     const auto n = static_cast<Eigen::Index>(m.ids.size());
     EXPECT_EQ(m.run->trace.heads[1][1].weights.rows(), n) << "the grid covers every token";
   }
-  AppState state;
-  Services services;
 };
 
 TEST_F(GeneratePanel, GenerateWritesWhatAWholeForwardPredicts) {

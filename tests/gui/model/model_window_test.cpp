@@ -13,15 +13,15 @@
 #include "gui/persistence/open_save.hpp"
 #include "gui/state/history.hpp"
 #include "headless_imgui.hpp"
+#include "model/model_window_fixture.hpp"
+#include "support/files.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <thread>
 
 namespace attnlab::gui {
 namespace {
@@ -103,43 +103,17 @@ fs::path write_model(const fs::path& dir) {
   return dir;
 }
 
-class ModelWindow : public ::testing::Test {
+class ModelWindow : public ModelWindowTest {
 protected:
   void SetUp() override {
-    start_headless_imgui(services, ImVec2(1280, 720));
-    dir = fs::temp_directory_path() / ("attnlab_model_window_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                                       "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir);
+    ModelWindowTest::SetUp();
+    dir = fresh_test_dir("attnlab_model_window");
     write_model(dir);
-    reset_document(state, load_preset("causal-six"), "");
   }
   void TearDown() override {
-    state.model.job.reset();
-    ImGui::DestroyContext();
+    ModelWindowTest::TearDown();
     fs::remove_all(dir);
   }
-  void frame(ImVec2 mouse = ImVec2(-1, -1), bool click = false) {
-    ImGuiIO& io = ImGui::GetIO();
-    io.DeltaTime = 1.0f / 60;
-    io.MousePos = mouse;
-    io.MouseDown[0] = click;
-    ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(ImVec2(1280, 720));
-    ImGui::Begin("Model");
-    draw_model_window(state, services);
-    ImGui::End();
-    ImGui::Render();
-  }
-  void wait_for_run() {
-    for (int i = 0; i < 2000 && state.model.job; ++i) {
-      frame();
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    ASSERT_FALSE(state.model.job) << "the run did not finish";
-  }
-  AppState state;
-  Services services;
   fs::path dir;
 };
 

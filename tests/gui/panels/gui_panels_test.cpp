@@ -45,14 +45,8 @@ namespace fs = std::filesystem;
 // [SECTION] Harness
 // ---------------------------------------------------------------------------------------------
 
-class Harness : public ::testing::Test, protected HeadlessApp {
+class Harness : public HeadlessAppTest {
 protected:
-  void SetUp() override {
-    start(ImVec2(1280, 800), TestFonts::Real, default_scenario());
-    frame();
-  }
-  void TearDown() override { stop(); }
-
   ImVec2 cell_center(Stage s, int i, int j) const {
     const DrawnRect& d = state.pipeline.drawn[static_cast<size_t>(s)];
     EXPECT_TRUE(d.drawn) << stage_name(s);

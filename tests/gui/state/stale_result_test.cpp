@@ -25,14 +25,8 @@
 namespace attnlab::gui {
 namespace {
 
-class StaleResult : public ::testing::Test, protected HeadlessApp {
+class StaleResult : public HeadlessAppTest {
 protected:
-  void SetUp() override {
-    start(ImVec2(1280, 800), TestFonts::Real, default_scenario());
-    frame();
-  }
-  void TearDown() override { stop(); }
-
   // What `draw` puts on screen as text, in a window of its own at a fixed place, as ImGui's log
   // captures it (every Text and TextUnformatted; heatmap cells are drawn, not logged).
   std::string captured(DrawFn draw) {
