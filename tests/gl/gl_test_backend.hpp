@@ -36,3 +36,16 @@ inline SharedGpu& shared_gpu() {
   auto& var##_shared = ::attnlab::testing::shared_gpu();                      \
   if (!var##_shared.backend) GTEST_SKIP() << "no GL context: " << var##_shared.why; \
   ::attnlab::Backend& var = *var##_shared.backend
+
+// A backend of the test's own whose buffers hold at most `bytes`, so that problems split into row
+// and key chunks; skips the test with the reason when no GL 4.3 context can be made.
+#define ATTNLAB_REQUIRE_GPU_WITH_BUFFER_LIMIT(var, bytes)                      \
+  std::unique_ptr<::attnlab::Backend> var##_own;                              \
+  try {                                                                       \
+    ::attnlab::GpuBackendOptions var##_options;                               \
+    var##_options.max_buffer_bytes = (bytes);                                 \
+    var##_own = ::attnlab::make_gpu_backend_headless(var##_options);          \
+  } catch (const ::attnlab::BackendUnavailable& e) {                          \
+    GTEST_SKIP() << "no GL context: " << e.what();                            \
+  }                                                                           \
+  ::attnlab::Backend& var = *var##_own

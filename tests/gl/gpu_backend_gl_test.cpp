@@ -170,26 +170,18 @@ TEST(GpuBackendGl, ExtremeTemperaturesMatchTheCpu) {
 }
 
 TEST(GpuBackendGl, TilingAcrossRowsAndKeysGivesTheSameResult) {
-  // A 4 KiB buffer limit splits this problem into many row and key chunks.
-  std::unique_ptr<Backend> tiled;
-  try {
-    GpuBackendOptions o;
-    o.max_buffer_bytes = 4096;
-    tiled = make_gpu_backend_headless(o);
-  } catch (const BackendUnavailable& e) {
-    GTEST_SKIP() << "no GL context: " << e.what();
-  }
+  ATTNLAB_REQUIRE_GPU_WITH_BUFFER_LIMIT(tiled, 4096);  // this problem in many row and key chunks
   for (const char* spec : {"none", "causal", "window:5"}) {
     Problem p = random_problem(50, 70, 33, 9, 21);
     p.options.mask = parse_mask_spec(spec);
-    expect_same(p, compute_cpu(p), tiled->compute(p), std::string("tiled ") + spec);
+    expect_same(p, compute_cpu(p), tiled.compute(p), std::string("tiled ") + spec);
   }
   Problem p = random_problem(40, 30, 7, 6, 22);
   p.options.mask.kind = MaskKind::Custom;
   p.options.mask.blocked = BlockGrid::Zero(40, 30);
   for (Eigen::Index i = 0; i < 40; ++i) p.options.mask.blocked(i, i % 30) = 1;
   p.options.mask.blocked.row(17).setOnes();
-  expect_same(p, compute_cpu(p), tiled->compute(p), "tiled custom");
+  expect_same(p, compute_cpu(p), tiled.compute(p), "tiled custom");
 }
 
 // The route NVIDIA's EGL takes (EGL_EXT_platform_device), here on whatever devices EGL offers: Mesa's
@@ -259,16 +251,9 @@ TEST(GpuBackendGl, ProbesItsFmaPeakOnceAndKeepsIt) {
 }
 
 TEST(GpuBackendGl, TooWideForTheBufferLimitIsAnInputError) {
-  std::unique_ptr<Backend> tiny;
-  try {
-    GpuBackendOptions o;
-    o.max_buffer_bytes = 64;
-    tiny = make_gpu_backend_headless(o);
-  } catch (const BackendUnavailable& e) {
-    GTEST_SKIP() << "no GL context: " << e.what();
-  }
+  ATTNLAB_REQUIRE_GPU_WITH_BUFFER_LIMIT(tiny, 64);
   Problem p = random_problem(2, 2, 64, 2, 1);
-  EXPECT_THROW(tiny->compute(p), InputError);
+  EXPECT_THROW(tiny.compute(p), InputError);
 }
 
 TEST(GpuBackendGl, RejectsBadInputLikeTheCpu) {

@@ -159,17 +159,11 @@ TEST(GpuStreamingGl, WhatTheKernelsCannotMatchGoesToTheCpuPath) {
 }
 
 TEST(GpuStreamingGl, SmallBufferLimitGivesTheSameResult) {
-  std::unique_ptr<Backend> tiled;
-  try {
-    GpuBackendOptions o;
-    o.max_buffer_bytes = 1 << 16;  // 64 KiB: 64-key tiles at d_k = 200, chunks of 256 rows
-    tiled = make_gpu_backend_headless(o);
-  } catch (const BackendUnavailable& e) {
-    GTEST_SKIP() << "no GL context: " << e.what();
-  }
+  // 64 KiB: 64-key tiles at d_k = 200, chunks of 256 rows.
+  ATTNLAB_REQUIRE_GPU_WITH_BUFFER_LIMIT(tiled, 1 << 16);
   std::mt19937 rng(29);
   for (const char* mask : {"none", "window:40", "custom"}) {
-    expect_gpu_streaming_matches(*tiled, make_problem(rng, 300, 270, 200, 5, mask), 33, 64, mask);
+    expect_gpu_streaming_matches(tiled, make_problem(rng, 300, 270, 200, 5, mask), 33, 64, mask);
   }
 }
 
