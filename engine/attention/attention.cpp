@@ -3,6 +3,7 @@
 // (docs/ARCHITECTURE.md, glossary: stages).
 #include "engine/attention/attention.hpp"
 
+#include "engine/text/enum_names.hpp"
 #include "engine/text/text_format.hpp"
 
 #include <omp.h>
@@ -48,15 +49,21 @@ void check_finite(const Matrix& M, const char* name) {
 }
 
 
+// The largest logit of a row; nullopt, with every weight 0, where the whole row is blocked.
+std::optional<double> row_max(const double* x, float* w, Eigen::Index m) {
+  double mx = -kInf;
+  for (Eigen::Index j = 0; j < m; ++j) mx = std::max(mx, x[j]);
+  if (mx > -kInf) return mx;
+  std::fill(w, w + m, 0.0f);
+  return std::nullopt;
+}
+
 // Weights from one row of logits in double precision (blocked cells are −∞). Positive infinite
 // logits (overflow) win outright and share the row equally.
 bool softmax_row(const double* x, float* w, Eigen::Index m) {
-  double mx = -kInf;
-  for (Eigen::Index j = 0; j < m; ++j) mx = std::max(mx, x[j]);
-  if (mx == -kInf) {
-    std::fill(w, w + m, 0.0f);
-    return false;
-  }
+  const std::optional<double> top = row_max(x, w, m);
+  if (!top) return false;
+  const double mx = *top;
   if (mx == kInf) {
     double count = 0;
     for (Eigen::Index j = 0; j < m; ++j) count += x[j] == kInf;
@@ -116,12 +123,9 @@ bool sigmoid_row(const double* x, float* w, Eigen::Index m) {
 }
 
 bool hardmax_row(const double* x, float* w, Eigen::Index m) {
-  double mx = -kInf;
-  for (Eigen::Index j = 0; j < m; ++j) mx = std::max(mx, x[j]);
-  if (mx == -kInf) {
-    std::fill(w, w + m, 0.0f);
-    return false;
-  }
+  const std::optional<double> top = row_max(x, w, m);
+  if (!top) return false;
+  const double mx = *top;
   double count = 0;
   for (Eigen::Index j = 0; j < m; ++j) count += x[j] == mx;
   for (Eigen::Index j = 0; j < m; ++j) w[j] = x[j] == mx ? static_cast<float>(1.0 / count) : 0.0f;
@@ -133,22 +137,16 @@ bool hardmax_row(const double* x, float* w, Eigen::Index m) {
 
 std::string_view backend_kind_name(BackendKind kind) { return kind == BackendKind::Gpu ? "gpu" : "cpu"; }
 
-std::string_view normalizer_name(Normalizer n) {
-  switch (n) {
-    case Normalizer::Softmax: return "softmax";
-    case Normalizer::Sparsemax: return "sparsemax";
-    case Normalizer::Sigmoid: return "sigmoid";
-    case Normalizer::Hardmax: return "hardmax";
-  }
-  return "softmax";
-}
+namespace {
+constexpr EnumNames<Normalizer, 4> kNormalizerNames({"softmax", "sparsemax", "sigmoid", "hardmax"});
+}  // namespace
+
+std::string_view normalizer_name(Normalizer n) { return kNormalizerNames[n]; }
 
 Normalizer parse_normalizer(std::string_view name, std::string_view where) {
-  for (Normalizer n : {Normalizer::Softmax, Normalizer::Sparsemax, Normalizer::Sigmoid, Normalizer::Hardmax}) {
-    if (name == normalizer_name(n)) return n;
-  }
-  throw InputError(std::string(where) + ": unknown normalizer '" + std::string(name) +
-                   "' (expected softmax, sparsemax, sigmoid or hardmax)");
+  if (const std::optional<Normalizer> n = kNormalizerNames.find(name)) return *n;
+  throw InputError(std::string(where) + ": unknown normalizer '" + std::string(name) + "' (expected " +
+                   kNormalizerNames.alternatives() + ")");
 }
 
 double parse_positive_number(std::string_view text, std::string_view where) {

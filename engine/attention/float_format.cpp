@@ -2,6 +2,7 @@
 #include "engine/attention/float_format.hpp"
 
 #include "engine/attention/matrix.hpp"
+#include "engine/text/enum_names.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -12,9 +13,8 @@ namespace attnlab {
 
 namespace {
 
-constexpr Precision kPrecisions[] = {Precision::Float32, Precision::Float16, Precision::BFloat16};
-constexpr std::string_view kNames[] = {"float32", "float16", "bfloat16"};
-constexpr std::string_view kSafetensorsDtypes[] = {"F32", "F16", "BF16"};
+constexpr EnumNames<Precision, 3> kNames({"float32", "float16", "bfloat16"});
+constexpr EnumNames<Precision, 3> kSafetensorsDtypes({"F32", "F16", "BF16"});
 
 struct Format {
   int precision_bits;  // significand bits including the implicit one
@@ -22,8 +22,7 @@ struct Format {
 };
 constexpr Format kFormats[] = {{24, -126, 127}, {11, -14, 15}, {8, -126, 127}};
 
-std::size_t index_of(Precision p) { return static_cast<std::size_t>(p); }
-const Format& format_of(Precision p) { return kFormats[index_of(p)]; }
+const Format& format_of(Precision p) { return kFormats[static_cast<std::size_t>(p)]; }
 
 double max_finite_of(const Format& f) {
   return (2.0 - std::ldexp(1.0, 1 - f.precision_bits)) * std::ldexp(1.0, f.emax);
@@ -31,16 +30,15 @@ double max_finite_of(const Format& f) {
 
 }  // namespace
 
-std::string_view precision_name(Precision p) { return kNames[index_of(p)]; }
-std::string_view safetensors_dtype(Precision p) { return kSafetensorsDtypes[index_of(p)]; }
+std::string_view precision_name(Precision p) { return kNames[p]; }
+std::string_view safetensors_dtype(Precision p) { return kSafetensorsDtypes[p]; }
+std::optional<Precision> precision_of_safetensors_dtype(std::string_view dtype) { return kSafetensorsDtypes.find(dtype); }
 std::size_t bytes_per_value(Precision p) { return p == Precision::Float32 ? 4 : 2; }
 
 Precision parse_precision(std::string_view name, std::string_view where) {
-  for (Precision p : kPrecisions) {
-    if (name == precision_name(p)) return p;
-  }
-  throw InputError(std::string(where) + ": unknown precision '" + std::string(name) +
-                   "' (expected float32, float16 or bfloat16)");
+  if (const std::optional<Precision> p = kNames.find(name)) return *p;
+  throw InputError(std::string(where) + ": unknown precision '" + std::string(name) + "' (expected " + kNames.alternatives() +
+                   ")");
 }
 
 float round_to(Precision p, double x) {

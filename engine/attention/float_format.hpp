@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace attnlab {
@@ -15,6 +16,7 @@ enum class Precision { Float32, Float16, BFloat16 };
 std::string_view precision_name(Precision p);  // "float32", "float16", "bfloat16"
 // The safetensors dtype of the format: "F32", "F16", "BF16".
 std::string_view safetensors_dtype(Precision p);
+std::optional<Precision> precision_of_safetensors_dtype(std::string_view dtype);
 // Bytes per value: 4 or 2.
 std::size_t bytes_per_value(Precision p);
 // The format named `name` (precision_name's words); InputError naming `where` otherwise.

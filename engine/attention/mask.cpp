@@ -1,30 +1,23 @@
 // Mask names, parsing, validation and dense grids.
 #include "engine/attention/mask.hpp"
 
+#include "engine/text/enum_names.hpp"
+
 #include <algorithm>
 #include <charconv>
 
 namespace attnlab {
 
-std::string_view mask_kind_name(MaskKind kind) {
-  switch (kind) {
-    case MaskKind::None: return "none";
-    case MaskKind::Causal: return "causal";
-    case MaskKind::Padding: return "padding";
-    case MaskKind::Prefix: return "prefix";
-    case MaskKind::Window: return "window";
-    case MaskKind::Custom: return "custom";
-  }
-  return "none";
-}
+namespace {
+constexpr EnumNames<MaskKind, 6> kMaskKindNames({"none", "causal", "padding", "prefix", "window", "custom"});
+}  // namespace
+
+std::string_view mask_kind_name(MaskKind kind) { return kMaskKindNames[kind]; }
 
 MaskKind parse_mask_kind(std::string_view name, std::string_view where) {
-  for (MaskKind k : {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Prefix,
-                     MaskKind::Window, MaskKind::Custom}) {
-    if (name == mask_kind_name(k)) return k;
-  }
-  throw InputError(std::string(where) + ": unknown mask kind '" + std::string(name) +
-                   "' (expected none, causal, padding, prefix, window or custom)");
+  if (const std::optional<MaskKind> k = kMaskKindNames.find(name)) return *k;
+  throw InputError(std::string(where) + ": unknown mask kind '" + std::string(name) + "' (expected " +
+                   kMaskKindNames.alternatives() + ")");
 }
 
 Mask parse_mask_spec(std::string_view spec, std::string_view where) {

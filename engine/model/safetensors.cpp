@@ -23,9 +23,7 @@ namespace {
 Precision parse_dtype(const nlohmann::json& v, std::string_view source, const std::string& name) {
   if (!v.is_string()) throw InputError(std::string(source) + ": tensor " + in_quotes(name) + " has no \"dtype\" string");
   const auto& s = v.get_ref<const std::string&>();
-  for (Precision p : {Precision::Float32, Precision::Float16, Precision::BFloat16}) {
-    if (s == safetensors_dtype(p)) return p;
-  }
+  if (const std::optional<Precision> p = precision_of_safetensors_dtype(s)) return *p;
   throw InputError(std::string(source) + ": tensor " + in_quotes(name) + " has dtype " + in_quotes(s) +
                    "; Attention Lab reads F32, F16 and BF16");
 }

@@ -9,22 +9,23 @@
 
 namespace attnlab {
 
-std::string float_json(float v) {
+namespace {
+
+// The shortest decimals that read back as the same float or double.
+template <class Float>
+std::string shortest_json(Float v) {
   if (!std::isfinite(v)) return "null";
   // "-0" would read back as the integer 0 and lose the sign; "-0.0" reads back as −0.
-  if (v == 0 && std::signbit(v)) return "-0.0";
-  char buf[32];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
-}
-
-std::string double_json(double v) {
-  if (!std::isfinite(v)) return "null";
   if (v == 0 && std::signbit(v)) return "-0.0";
   char buf[40];
   const auto res = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
 }
+
+}  // namespace
+
+std::string float_json(float v) { return shortest_json(v); }
+std::string double_json(double v) { return shortest_json(v); }
 
 std::string json_string(std::string_view s) {
   std::string out;

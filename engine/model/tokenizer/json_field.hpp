@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,13 @@ public:
   // The components a Sequence lists under `key`, for a reader at nesting `depth` (it reads them at
   // depth + 1); refuses Sequences nested more than kMaxNesting deep.
   std::vector<JsonField> sequence(std::string_view key, int depth) const;
+  // A Sequence's components, each read by `read(component, depth + 1)`.
+  template <class Step, class Read>
+  std::vector<std::unique_ptr<Step>> sequence_of(std::string_view key, int depth, Read read) const {
+    std::vector<std::unique_ptr<Step>> steps;
+    for (const JsonField& item : sequence(key, depth)) steps.push_back(read(item, depth + 1));
+    return steps;
+  }
 
   // The value as a type; anything else is refused with a sentence.
   const nlohmann::json::object_t& object() const;

@@ -55,11 +55,7 @@ std::unique_ptr<Normalizer> read_normalizer(const JsonField& field, int depth) {
   if (type == "NFC") return std::make_unique<NfcNormalizer>();
   if (type == "Prepend") return std::make_unique<PrependNormalizer>(field.at("prepend").string());
   if (type == "Replace") return std::make_unique<ReplaceNormalizer>(read_pattern(field.at("pattern")), field.at("content").string());
-  if (type == "Sequence") {
-    std::vector<std::unique_ptr<Normalizer>> steps;
-    for (const JsonField& item : field.sequence("normalizers", depth)) steps.push_back(read_normalizer(item, depth + 1));
-    return std::make_unique<SequenceNormalizer>(std::move(steps));
-  }
+  if (type == "Sequence") return std::make_unique<SequenceNormalizer>(field.sequence_of<Normalizer>("normalizers", depth, read_normalizer));
   field.unsupported("normalizer", type, "NFC, Prepend, Replace and Sequence");
 }
 

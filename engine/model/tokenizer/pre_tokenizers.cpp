@@ -218,9 +218,7 @@ std::unique_ptr<PreTokenizer> read_pre_tokenizer(const JsonField& field, int dep
   if (type == "Metaspace") return read_metaspace(field);
   if (type == "Digits") return std::make_unique<DigitsPreTokenizer>(field.boolean_or("individual_digits", false));
   if (type == "Sequence") {
-    std::vector<std::unique_ptr<PreTokenizer>> steps;
-    for (const JsonField& item : field.sequence("pretokenizers", depth)) steps.push_back(read_pre_tokenizer(item, depth + 1));
-    return std::make_unique<SequencePreTokenizer>(std::move(steps));
+    return std::make_unique<SequencePreTokenizer>(field.sequence_of<PreTokenizer>("pretokenizers", depth, read_pre_tokenizer));
   }
   field.unsupported("pre-tokenizer", type, "Split, ByteLevel, Metaspace, Digits and Sequence");
 }
