@@ -2,6 +2,8 @@
 // softmax kernels (see engine/CMakeLists.txt) and reached through kernels::Table::fma_chains.
 #include "engine/cpu/softmax_kernels.hpp"
 
+#include <cstring>
+
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
 #endif
@@ -16,57 +18,52 @@ namespace attnlab::kernels::ATTNLAB_KERNEL_NS {
 // (2 ports × 4 cycles × 1 vector = 8 in flight on current x86 cores) and few enough to stay in
 // registers (32 vector registers with AVX-512, 16 with AVX2 and SSE, two of which hold a and b).
 // a < 1 and b > 0 keep every value near b / (1 − a): no overflow, no denormals.
-// One instruction set's vector, as the loop below needs it.
+namespace {
+
+// One instruction set's vector register and the four operations the loop below needs.
 #if defined(__AVX512F__)
-struct Vec {
-  static constexpr int kChains = 16, kLanes = 16;
-  __m512 v;
-  static Vec all(float x) { return {_mm512_set1_ps(x)}; }
-  Vec fma(Vec a, Vec b) const { return {_mm512_fmadd_ps(v, a.v, b.v)}; }
-  Vec operator+(Vec o) const { return {_mm512_add_ps(v, o.v)}; }
-  // Not _mm512_reduce_add_ps: GCC 12 warns inside it (-Wmaybe-uninitialized on its own temporary).
-  void store(float* out) const { _mm512_storeu_ps(out, v); }
-};
+#define ATTNLAB_SIMD(op) _mm512_##op
+using Reg = __m512;
+constexpr int kChains = 16;
 #elif defined(__AVX2__) && defined(__FMA__)
-struct Vec {
-  static constexpr int kChains = 12, kLanes = 8;
-  __m256 v;
-  static Vec all(float x) { return {_mm256_set1_ps(x)}; }
-  Vec fma(Vec a, Vec b) const { return {_mm256_fmadd_ps(v, a.v, b.v)}; }
-  Vec operator+(Vec o) const { return {_mm256_add_ps(v, o.v)}; }
-  void store(float* out) const { _mm256_storeu_ps(out, v); }
-};
+#define ATTNLAB_SIMD(op) _mm256_##op
+using Reg = __m256;
+constexpr int kChains = 12;
+#endif
+#ifdef ATTNLAB_SIMD
+Reg broadcast(float x) { return ATTNLAB_SIMD(set1_ps)(x); }
+Reg mul_add(Reg x, Reg a, Reg b) { return ATTNLAB_SIMD(fmadd_ps)(x, a, b); }
+Reg add(Reg x, Reg y) { return ATTNLAB_SIMD(add_ps)(x, y); }
+// Not _mm512_reduce_add_ps: GCC 12 warns inside it (-Wmaybe-uninitialized on its own temporary).
+void store(float* out, Reg v) { ATTNLAB_SIMD(storeu_ps)(out, v); }
+#undef ATTNLAB_SIMD
 #else
 // Portable: the compiler's 128-bit vectors (SSE2 on any x86-64, NEON, WebAssembly SIMD), a
 // multiply and an add where there is no fused instruction; still two FLOPs per lane.
-struct Vec {
-  static constexpr int kChains = 12, kLanes = 4;
-  typedef float V4 __attribute__((vector_size(16)));
-  V4 v;
-  static Vec all(float x) { return {V4{x, x, x, x}}; }
-  Vec fma(Vec a, Vec b) const { return {v * a.v + b.v}; }
-  Vec operator+(Vec o) const { return {v + o.v}; }
-  void store(float* out) const {
-    for (int i = 0; i < kLanes; ++i) out[i] = v[i];
-  }
-};
+typedef float Reg __attribute__((vector_size(16)));
+constexpr int kChains = 12;
+Reg broadcast(float x) { return Reg{x, x, x, x}; }
+Reg mul_add(Reg x, Reg a, Reg b) { return x * a + b; }
+Reg add(Reg x, Reg y) { return x + y; }
+void store(float* out, Reg v) { std::memcpy(out, &v, sizeof v); }
 #endif
-constexpr int kChains = Vec::kChains;
-constexpr int kLanes = Vec::kLanes;
+constexpr int kLanes = sizeof(Reg) / sizeof(float);
+
+}  // namespace
 
 float fma_chains(std::int64_t rounds, float seed) {
-  Vec acc[kChains];
+  Reg acc[kChains];
 #pragma GCC unroll 16
-  for (int i = 0; i < kChains; ++i) acc[i] = Vec::all(seed + static_cast<float>(i) * 1e-3f);
-  const Vec a = Vec::all(0.999999f), b = Vec::all(1e-7f);
+  for (int i = 0; i < kChains; ++i) acc[i] = broadcast(seed + static_cast<float>(i) * 1e-3f);
+  const Reg a = broadcast(0.999999f), b = broadcast(1e-7f);
   for (std::int64_t r = 0; r < rounds; ++r) {
 #pragma GCC unroll 16
-    for (int i = 0; i < kChains; ++i) acc[i] = acc[i].fma(a, b);
+    for (int i = 0; i < kChains; ++i) acc[i] = mul_add(acc[i], a, b);
   }
-  Vec s = acc[0];
-  for (int i = 1; i < kChains; ++i) s = s + acc[i];
+  Reg s = acc[0];
+  for (int i = 1; i < kChains; ++i) s = add(s, acc[i]);
   float lanes[kLanes];
-  s.store(lanes);
+  store(lanes, s);
   float sum = 0;
   for (float v : lanes) sum += v;
   return sum;
