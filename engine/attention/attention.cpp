@@ -3,7 +3,7 @@
 // (docs/ARCHITECTURE.md, glossary: stages).
 #include "engine/attention/attention.hpp"
 
-#include "engine/text/enum_names.hpp"
+#include "engine/attention/enum_names.hpp"
 #include "engine/text/text_format.hpp"
 
 #include <omp.h>
@@ -144,9 +144,7 @@ constexpr EnumNames<Normalizer, 4> kNormalizerNames({"softmax", "sparsemax", "si
 std::string_view normalizer_name(Normalizer n) { return kNormalizerNames[n]; }
 
 Normalizer parse_normalizer(std::string_view name, std::string_view where) {
-  if (const std::optional<Normalizer> n = kNormalizerNames.find(name)) return *n;
-  throw InputError(std::string(where) + ": unknown normalizer '" + std::string(name) + "' (expected " +
-                   kNormalizerNames.alternatives() + ")");
+  return kNormalizerNames.parse(name, where, "normalizer");
 }
 
 double parse_positive_number(std::string_view text, std::string_view where) {

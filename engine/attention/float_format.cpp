@@ -2,7 +2,7 @@
 #include "engine/attention/float_format.hpp"
 
 #include "engine/attention/matrix.hpp"
-#include "engine/text/enum_names.hpp"
+#include "engine/attention/enum_names.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -36,9 +36,7 @@ std::optional<Precision> precision_of_safetensors_dtype(std::string_view dtype) 
 std::size_t bytes_per_value(Precision p) { return p == Precision::Float32 ? 4 : 2; }
 
 Precision parse_precision(std::string_view name, std::string_view where) {
-  if (const std::optional<Precision> p = kNames.find(name)) return *p;
-  throw InputError(std::string(where) + ": unknown precision '" + std::string(name) + "' (expected " + kNames.alternatives() +
-                   ")");
+  return kNames.parse(name, where, "precision");
 }
 
 float round_to(Precision p, double x) {

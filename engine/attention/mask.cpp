@@ -1,7 +1,7 @@
 // Mask names, parsing, validation and dense grids.
 #include "engine/attention/mask.hpp"
 
-#include "engine/text/enum_names.hpp"
+#include "engine/attention/enum_names.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -15,9 +15,7 @@ constexpr EnumNames<MaskKind, 6> kMaskKindNames({"none", "causal", "padding", "p
 std::string_view mask_kind_name(MaskKind kind) { return kMaskKindNames[kind]; }
 
 MaskKind parse_mask_kind(std::string_view name, std::string_view where) {
-  if (const std::optional<MaskKind> k = kMaskKindNames.find(name)) return *k;
-  throw InputError(std::string(where) + ": unknown mask kind '" + std::string(name) + "' (expected " +
-                   kMaskKindNames.alternatives() + ")");
+  return kMaskKindNames.parse(name, where, "mask kind");
 }
 
 Mask parse_mask_spec(std::string_view spec, std::string_view where) {

@@ -33,42 +33,48 @@ void check_gl(std::string_view what) {
   throw GpuError("GPU error " + std::string(error_name(first)) + " while " + std::string(what));
 }
 
+void delete_gl_object(GlKind kind, GLuint id) {
+  switch (kind) {
+    case GlKind::Buffer: glDeleteBuffers(1, &id); return;
+    case GlKind::Texture: glDeleteTextures(1, &id); return;
+    case GlKind::Program: glDeleteProgram(id); return;
+  }
+}
+
 Buffer::Buffer(std::size_t bytes, const void* data) : bytes_(bytes < 4 ? 4 : bytes) {
-  glGenBuffers(1, &id_);
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_);
+  GLuint id = 0;
+  glGenBuffers(1, &id);
+  id_ = GlName<GlKind::Buffer>(id);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
   glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes_), bytes >= bytes_ ? data : nullptr,
                GL_DYNAMIC_COPY);
   check_gl("allocating a " + std::to_string(bytes_) + "-byte buffer");
 }
 
 void Buffer::upload(const void* data, std::size_t bytes, std::size_t offset) {
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id());
   glBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), data);
   check_gl("uploading to a buffer");
 }
 
 void Buffer::download(void* data, std::size_t bytes, std::size_t offset) const {
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id());
   glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), data);
   check_gl("reading a buffer back");
 }
 
 void Buffer::clear() {
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id());
   const GLuint zero = 0;
   glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
   check_gl("clearing a buffer");
 }
 
-void Buffer::reset() {
-  if (id_ != 0) glDeleteBuffers(1, &id_);
-  id_ = 0;
-  bytes_ = 0;
-}
-
 BufferTexture::BufferTexture(const Buffer& buffer, GLenum format) {
-  glGenTextures(1, &id_);
-  glBindTexture(GL_TEXTURE_BUFFER, id_);
+  GLuint id = 0;
+  glGenTextures(1, &id);
+  id_ = GlName<GlKind::Texture>(id);
+  glBindTexture(GL_TEXTURE_BUFFER, id);
   glTexBuffer(GL_TEXTURE_BUFFER, format, buffer.id());
   glBindTexture(GL_TEXTURE_BUFFER, 0);
   check_gl("viewing a " + std::to_string(buffer.bytes()) + "-byte buffer as a texture");
@@ -76,13 +82,8 @@ BufferTexture::BufferTexture(const Buffer& buffer, GLenum format) {
 
 void BufferTexture::bind(GLuint unit) const {
   glActiveTexture(GL_TEXTURE0 + unit);
-  glBindTexture(GL_TEXTURE_BUFFER, id_);
+  glBindTexture(GL_TEXTURE_BUFFER, id_.get());
   glActiveTexture(GL_TEXTURE0);
-}
-
-void BufferTexture::reset() {
-  if (id_ != 0) glDeleteTextures(1, &id_);
-  id_ = 0;
 }
 
 ComputeProgram::ComputeProgram(std::string_view file_name, std::string_view defines) {
@@ -130,22 +131,17 @@ void ComputeProgram::build(std::string_view file_name, const std::string& source
     glDeleteShader(shader);
     throw GpuError(where + " failed to compile:\n" + log);
   }
-  id_ = glCreateProgram();
-  glAttachShader(id_, shader);
-  glLinkProgram(id_);
+  id_ = GlName<GlKind::Program>(glCreateProgram());
+  glAttachShader(id(), shader);
+  glLinkProgram(id());
   glDeleteShader(shader);
-  glGetProgramiv(id_, GL_LINK_STATUS, &ok);
+  glGetProgramiv(id(), GL_LINK_STATUS, &ok);
   if (ok != GL_TRUE) {
-    const std::string log = log_of(id_, true);
-    reset();
+    const std::string log = log_of(id(), true);
+    id_.reset();
     throw GpuError(where + " failed to link:\n" + log);
   }
   check_gl("building " + where);
-}
-
-void ComputeProgram::reset() {
-  if (id_ != 0) glDeleteProgram(id_);
-  id_ = 0;
 }
 
 void ComputeProgram::set(std::initializer_list<Uniform> uniforms) const {

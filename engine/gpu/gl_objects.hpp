@@ -22,37 +22,54 @@ public:
 // Throws GpuError naming `what` when glGetError reports anything (and drains the error queue).
 void check_gl(std::string_view what);
 
-// A shader storage buffer. Move-only; deleting a moved-from buffer is a no-op.
+// The kinds of GL object the wrappers below own, and how each is deleted.
+enum class GlKind { Buffer, Texture, Program };
+void delete_gl_object(GlKind kind, GLuint id);
+
+// A GL object's name, deleted when its owner goes: moved, never copied, and a moved-from name
+// deletes nothing.
+template <GlKind Kind>
+class GlName {
+public:
+  GlName() = default;
+  explicit GlName(GLuint id) : id_(id) {}
+  ~GlName() { reset(); }
+  GlName(GlName&& o) noexcept : id_(std::exchange(o.id_, 0u)) {}
+  GlName& operator=(GlName&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, 0u);
+    }
+    return *this;
+  }
+
+  GLuint get() const { return id_; }
+  void reset() {
+    if (id_ != 0) delete_gl_object(Kind, std::exchange(id_, 0u));
+  }
+
+private:
+  GLuint id_ = 0;
+};
+
+// A shader storage buffer. Move-only; a moved-from buffer holds nothing.
 class Buffer {
 public:
   Buffer() = default;
   // Allocates `bytes` (at least 4) of GPU memory, filled from `data` when given. Throws GpuError on
   // out-of-memory.
   explicit Buffer(std::size_t bytes, const void* data = nullptr);
-  ~Buffer() { reset(); }
-  Buffer(Buffer&& o) noexcept : id_(std::exchange(o.id_, 0u)), bytes_(std::exchange(o.bytes_, 0u)) {}
-  Buffer& operator=(Buffer&& o) noexcept {
-    if (this != &o) {
-      reset();
-      id_ = std::exchange(o.id_, 0u);
-      bytes_ = std::exchange(o.bytes_, 0u);
-    }
-    return *this;
-  }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
 
-  GLuint id() const { return id_; }
-  std::size_t bytes() const { return bytes_; }
-  void bind(GLuint binding) const { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id_); }
+  GLuint id() const { return id_.get(); }
+  std::size_t bytes() const { return id_.get() != 0 ? bytes_ : 0; }
+  void bind(GLuint binding) const { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id()); }
   void upload(const void* data, std::size_t bytes, std::size_t offset = 0);
   void download(void* data, std::size_t bytes, std::size_t offset = 0) const;
   // Sets every byte to zero.
   void clear();
 
 private:
-  void reset();
-  GLuint id_ = 0;
+  GlName<GlKind::Buffer> id_;
   std::size_t bytes_ = 0;
 };
 
@@ -63,24 +80,12 @@ class BufferTexture {
 public:
   BufferTexture() = default;
   explicit BufferTexture(const Buffer& buffer, GLenum format = GL_RGBA32F);
-  ~BufferTexture() { reset(); }
-  BufferTexture(BufferTexture&& o) noexcept : id_(std::exchange(o.id_, 0u)) {}
-  BufferTexture& operator=(BufferTexture&& o) noexcept {
-    if (this != &o) {
-      reset();
-      id_ = std::exchange(o.id_, 0u);
-    }
-    return *this;
-  }
-  BufferTexture(const BufferTexture&) = delete;
-  BufferTexture& operator=(const BufferTexture&) = delete;
 
   // Binds the texture to texture unit `unit` (the sampler uniform holds the unit number).
   void bind(GLuint unit) const;
 
 private:
-  void reset();
-  GLuint id_ = 0;
+  GlName<GlKind::Texture> id_;
 };
 
 // One uniform's value for ComputeProgram::set: unsigned, signed or float, as the shader declares it.
@@ -105,32 +110,20 @@ public:
   explicit ComputeProgram(std::string_view file_name, std::string_view defines = {});
   // Builds from source text directly (tests of the error path); `file_name` names it in errors.
   ComputeProgram(std::string_view file_name, const std::string& source, std::string_view defines);
-  ~ComputeProgram() { reset(); }
-  ComputeProgram(ComputeProgram&& o) noexcept : id_(std::exchange(o.id_, 0u)) {}
-  ComputeProgram& operator=(ComputeProgram&& o) noexcept {
-    if (this != &o) {
-      reset();
-      id_ = std::exchange(o.id_, 0u);
-    }
-    return *this;
-  }
-  ComputeProgram(const ComputeProgram&) = delete;
-  ComputeProgram& operator=(const ComputeProgram&) = delete;
 
-  GLuint id() const { return id_; }
-  void use() const { glUseProgram(id_); }
+  GLuint id() const { return id_.get(); }
+  void use() const { glUseProgram(id()); }
   // Uniform setters by name (missing uniforms, optimized away, are ignored as GL does).
-  void set(const char* name, GLuint v) const { glUniform1ui(glGetUniformLocation(id_, name), v); }
-  void set(const char* name, GLint v) const { glUniform1i(glGetUniformLocation(id_, name), v); }
-  void set(const char* name, float v) const { glUniform1f(glGetUniformLocation(id_, name), v); }
-  void set(const char* name, GLuint x, GLuint y) const { glUniform2ui(glGetUniformLocation(id_, name), x, y); }
+  void set(const char* name, GLuint v) const { glUniform1ui(glGetUniformLocation(id(), name), v); }
+  void set(const char* name, GLint v) const { glUniform1i(glGetUniformLocation(id(), name), v); }
+  void set(const char* name, float v) const { glUniform1f(glGetUniformLocation(id(), name), v); }
+  void set(const char* name, GLuint x, GLuint y) const { glUniform2ui(glGetUniformLocation(id(), name), x, y); }
   // Several at once, each as its Uniform says: a dispatch's sizes and offsets in one list.
   void set(std::initializer_list<Uniform> uniforms) const;
 
 private:
   void build(std::string_view file_name, const std::string& source, std::string_view defines);
-  void reset();
-  GLuint id_ = 0;
+  GlName<GlKind::Program> id_;
 };
 
 // Binds buffers[k] to storage-buffer binding point first + k, for the next dispatch.

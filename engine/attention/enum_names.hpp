@@ -2,6 +2,8 @@
 // enum's order, giving a value's name, a name's value, and the list for an error sentence.
 #pragma once
 
+#include "engine/attention/matrix.hpp"
+
 #include <array>
 #include <cstddef>
 #include <optional>
@@ -22,6 +24,13 @@ public:
       if (names_[i] == name) return static_cast<Enum>(i);
     }
     return std::nullopt;
+  }
+
+  // The value named `name`; InputError "WHERE: unknown WHAT 'NAME' (expected a, b or c)" otherwise.
+  Enum parse(std::string_view name, std::string_view where, std::string_view what) const {
+    if (const std::optional<Enum> value = find(name)) return *value;
+    throw InputError(std::string(where) + ": unknown " + std::string(what) + " '" + std::string(name) + "' (expected " +
+                     alternatives() + ")");
   }
 
   // "none, causal or window".
