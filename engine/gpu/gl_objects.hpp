@@ -94,6 +94,8 @@ struct Uniform {
   Uniform(const char* n, GLuint v) : name(n), kind(Kind::UInt), u(v) {}
   Uniform(const char* n, GLint v) : name(n), kind(Kind::Int), i(v) {}
   Uniform(const char* n, float v) : name(n), kind(Kind::Float), f(v) {}
+  // A size, count or offset: a uint in the shader (every one the kernels take fits in 32 bits).
+  Uniform(const char* n, std::size_t v) : name(n), kind(Kind::UInt), u(static_cast<GLuint>(v)) {}
   const char* name;
   Kind kind;
   GLuint u = 0;

@@ -224,25 +224,17 @@ void StreamRun::key_tile(size_t row0, size_t rows, size_t t) {
   k_.update.use();
   s_tex_.bind(0);
   bind_buffers(1, {&p_buf_, &sums_buf_, &floats_buf_, &flags_buf_, &mask_buf_});
-  k_.update.set({{"keys", static_cast<GLuint>(count)},
-                 {"stride", static_cast<GLuint>(z_.tile)},
-                 {"key0", static_cast<GLuint>(key0)},
-                 {"row0", static_cast<GLuint>(row0)},
-                 {"m", static_cast<GLuint>(z_.m)},
+  k_.update.set({{"keys", count}, {"stride", z_.tile}, {"key0", key0}, {"row0", row0}, {"m", z_.m}, {"rows", rows},
                  {"mask_kind", static_cast<GLuint>(mask.kind)},
                  {"mask_param", static_cast<GLuint>(std::max(0, mask.param))},
-                 {"c", z_.c},
-                 {"rows", static_cast<GLuint>(rows)}});
+                 {"c", z_.c}});
   dispatch(groups(rows, 64));
 
   k_.output.use();
   p_tex_.bind(0);
   keys_.vt_tex[t].bind(1);
   bind_buffers(2, {&o_buf_, &floats_buf_});
-  k_.output.set({{"rows", static_cast<GLuint>(rows)},
-                 {"keys_vec4", static_cast<GLuint>(round4(count) / 4)},
-                 {"dv_vec4", static_cast<GLuint>(z_.dv4 / 4)},
-                 {"p_stride", static_cast<GLuint>(z_.tile / 4)}});
+  k_.output.set({{"rows", rows}, {"keys_vec4", round4(count) / 4}, {"dv_vec4", z_.dv4 / 4}, {"p_stride", z_.tile / 4}});
   dispatch(groups(z_.dv4, 64), groups(rows, 64));
 
   if (z_.heat) {
@@ -251,15 +243,8 @@ void StreamRun::key_tile(size_t row0, size_t rows, size_t t) {
     const size_t px1 = static_cast<size_t>(pixel_of(static_cast<Index>(key0 + count - 1), m, hcols)) + 1;
     k_.heat.use();
     bind_buffers(0, {&p_buf_, &floats_buf_, &hsum_buf_, &hmax_buf_, &frame_buf_});
-    k_.heat.set({{"rows", static_cast<GLuint>(rows)},
-                 {"stride", static_cast<GLuint>(z_.tile)},
-                 {"key0", static_cast<GLuint>(key0)},
-                 {"keys", static_cast<GLuint>(count)},
-                 {"m", static_cast<GLuint>(z_.m)},
-                 {"hcols", static_cast<GLuint>(z_.hcols)},
-                 {"px0", static_cast<GLuint>(px0)},
-                 {"px_count", static_cast<GLuint>(px1 - px0)},
-                 {"c", z_.c}});
+    k_.heat.set({{"rows", rows}, {"stride", z_.tile}, {"key0", key0}, {"keys", count}, {"m", z_.m}, {"hcols", z_.hcols},
+                 {"px0", px0}, {"px_count", px1 - px0}, {"c", z_.c}});
     dispatch(groups(px1 - px0, 64), static_cast<GLuint>(rows));
   }
   check_gl("streaming attention over a tile of keys");
