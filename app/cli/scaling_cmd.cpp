@@ -2,6 +2,7 @@
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
 #include "engine/gpu/backend_choice.hpp"
+#include "engine/lessons/lesson_report.hpp"
 #include "engine/lessons/scaling.hpp"
 #include "engine/text/text_format.hpp"
 
@@ -75,13 +76,7 @@ Runner add_scaling_command(CLI::App& app) {
     const ScalingResult result = run_scaling(*sampler, o);
     if (args->format == "json") {
       nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-      for (const auto& r : result.rows) {
-        rows.push_back({{"d_k", r.d_k},
-                        {"unscaled_std", r.unscaled_std},
-                        {"scaled_std", r.scaled_std},
-                        {"unscaled_max_prob", r.unscaled_max_prob},
-                        {"scaled_max_prob", r.scaled_max_prob}});
-      }
+      for (const auto& r : result.rows) rows.push_back(scaling_row_json(r));
       nlohmann::ordered_json out;
       out["rows"] = rows;
       std::cout << out.dump(2) << "\n";

@@ -114,13 +114,7 @@ json scaling_lab(const ScalingLabNumbers& n, const Scenario& s, bool complete) {
   j["this_draw"] = draw;
   if (!complete) return j;
   json sweep = json::array();
-  for (const auto& row : n.sweep) {
-    sweep.push_back({{"d_k", row.d_k},
-                     {"unscaled_std", row.unscaled_std},
-                     {"scaled_std", row.scaled_std},
-                     {"unscaled_max_prob", row.unscaled_max_prob},
-                     {"scaled_max_prob", row.scaled_max_prob}});
-  }
+  for (const auto& row : n.sweep) sweep.push_back(scaling_row_json(row));
   j["sweep"] = sweep;
   j["keys"] = l.keys;
   j["trials"] = n.sweep_trials;

@@ -27,6 +27,17 @@ void write_lesson_text(std::ostream& out, const nlohmann::ordered_json& report);
 
 // A matrix as a JSON list of rows; floats as their shortest decimals, non-finite cells as null.
 nlohmann::ordered_json matrix_to_json(const Matrix& M);
+
+// One row of Section 2.3's table, from `attnlab scaling` (ScalingRow) or the scaling lesson's sweep
+// (ScalingSweepRow): d_k, and the scores' std and the largest weight, unscaled and scaled.
+template <class Row>
+nlohmann::ordered_json scaling_row_json(const Row& r) {
+  return {{"d_k", r.d_k},
+          {"unscaled_std", r.unscaled_std},
+          {"scaled_std", r.scaled_std},
+          {"unscaled_max_prob", r.unscaled_max_prob},
+          {"scaled_max_prob", r.scaled_max_prob}};
+}
 // A float as the double with its shortest decimal (0.48f -> 0.48, not 0.47999998927116394).
 double short_double(float v);
 
