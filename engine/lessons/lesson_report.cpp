@@ -269,16 +269,10 @@ json train_induction(const TrainInductionNumbers& n, const Result& r) {
   const model::TrainConfig& c = n.train;
   json probe = json::array();
   for (const int id : n.probe) probe.push_back(id);
-  out["train"] = {{"task", std::string(model::task_name(c.task.kind))},
-                  {"half_length", c.task.length},
-                  {"symbols", c.task.symbols},
-                  {"layers", c.n_layer},
-                  {"heads", c.n_head},
-                  {"d_model", c.d_model},
-                  {"steps", c.steps},
-                  {"batch", c.batch},
-                  {"lr", c.lr},
-                  {"seed", c.seed},
+  // The task, the model's shape, the optimiser's settings, and what the lesson watches.
+  out["train"] = {{"task", std::string(model::task_name(c.task.kind))}, {"half_length", c.task.length}, {"symbols", c.task.symbols},
+                  {"layers", c.n_layer}, {"heads", c.n_head}, {"d_model", c.d_model},
+                  {"steps", c.steps}, {"batch", c.batch}, {"lr", c.lr}, {"seed", c.seed},
                   {"probe", probe},
                   {"command", "attnlab train --task induction --out induction-model"}};
   return out;

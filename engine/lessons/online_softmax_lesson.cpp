@@ -133,14 +133,11 @@ json online_softmax_json(const OnlineSoftmaxLesson& l) {
     }
     steps.push_back({{"keys", {s.first, s.last}}, {"logits", matrix_to_json(s.logits)}, {"rows", rows}});
   }
-  return {{"tile", l.tile},
-          {"steps", steps},
-          {"online_output", matrix_to_json(l.output)},
-          {"dense_output", matrix_to_json(l.dense_output)},
+  // The tile and its steps; the two outputs and how far apart they are; what each way held.
+  return {{"tile", l.tile}, {"steps", steps},
+          {"online_output", matrix_to_json(l.output)}, {"dense_output", matrix_to_json(l.dense_output)},
           {"max_difference", l.max_difference},
-          {"rescales", l.rescales},
-          {"scores_held", l.scores_held},
-          {"dense_scores", l.dense_scores}};
+          {"rescales", l.rescales}, {"scores_held", l.scores_held}, {"dense_scores", l.dense_scores}};
 }
 
 }  // namespace attnlab

@@ -39,9 +39,7 @@ public:
   // Needs a current GL 3.3+ context (OpenGL ES 3.0 when `gles`: WebGL2). Throws std::runtime_error
   // naming the shader and the driver's log when the heatmap shaders do not compile or link.
   explicit HeatmapRenderer(bool gles);
-  ~HeatmapRenderer();
-  HeatmapRenderer(const HeatmapRenderer&) = delete;
-  HeatmapRenderer& operator=(const HeatmapRenderer&) = delete;
+  ~HeatmapRenderer();  // not copyable: it owns GL objects (impl_)
 
   // The texture for heatmap `slot` (one per on-screen heatmap: its ImGui ID) showing the request.
   ImTextureID render(ImGuiID slot, const HeatmapRequest& request);
