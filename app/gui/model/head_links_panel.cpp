@@ -71,6 +71,14 @@ void draw_head_links_panel(AppState& state) {
     return;
   }
   draw_ranking(state);
+  const std::string share = format_number(even_share(m), NumberUse::Cell, 2);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  text_wrapped_unformatted(k.ranking.front().weight > even_share(m)
+                               ? "Outlined in the grid: the top heads above an even share of the " +
+                                     count_of(k.query + 1, "key") + " (" + share + ")."
+                               : "No head gives this key more than an even share of the " + count_of(k.query + 1, "key") +
+                                     " (" + share + "): none is outlined.");
+  ImGui::PopStyleColor();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.5f);
   int outlined = k.outlined;
   if (ImGui::InputInt("outlined##link", &outlined)) k.outlined = std::clamp(outlined, 1, static_cast<int>(k.ranking.size()));

@@ -52,10 +52,12 @@ void refresh_link_ranking(ModelUi& m) {
   k.ranked_run = m.run;
 }
 
+double even_share(const ModelUi& m) { return 1.0 / (std::max(m.link.query, 0) + 1); }
+
 int outlined_rank(const ModelUi& m, int layer, int head) {
   const auto& r = m.link.ranking;
   const int shown = std::min(static_cast<int>(r.size()), m.link.outlined);
-  for (int i = 0; i < shown; ++i) {
+  for (int i = 0; i < shown && r[static_cast<std::size_t>(i)].weight > even_share(m); ++i) {
     if (r[static_cast<std::size_t>(i)].layer == layer && r[static_cast<std::size_t>(i)].head == head) return i;
   }
   return -1;

@@ -17,8 +17,12 @@ void clear_link(ModelUi& m);
 // Keeps the ranking that of the current run: re-read when the run or the pair changed, dropped
 // when the pair no longer fits the text. Call once a frame.
 void refresh_link_ranking(ModelUi& m);
+// The weight each key gets from a head that spreads its attention evenly over the query's keys
+// (positions 0 to the query): 1/(query + 1). Only heads above it are outlined, so a link no head
+// makes outlines none.
+double even_share(const ModelUi& m);
 // The head's place in the ranking (0 = the largest weight) when it is among the outlined top
-// heads, else −1.
+// heads (the first `outlined` with more than the even share), else −1.
 int outlined_rank(const ModelUi& m, int layer, int head);
 // "Save CSV…": the whole ranking as CSV (rank,layer,head,weight) into `path`. Returns why it was
 // refused, empty when written; the file is offered as a download where the platform does that.

@@ -334,8 +334,11 @@ TEST_F(ModelWindow, TwoChipsRankEveryHeadAndTheGridOutlinesTheTop) {
     EXPECT_EQ(r[i].weight, expected[i]) << i;
     EXPECT_EQ(r[i].weight, state.model.run->trace.heads[static_cast<std::size_t>(r[i].layer)][static_cast<std::size_t>(r[i].head)].weights(mat, cat));
   }
-  // The grid outlines the top `outlined` heads, ranked, and no other.
+  // The grid outlines the top `outlined` heads that give the key more than an even share of the
+  // query's keys, ranked, and no other.
   state.model.link.outlined = 2;
+  const double even = 1.0 / (mat + 1);
+  EXPECT_EQ(even_share(state.model), even);
   int outlined = 0;
   for (int l = 0; l < kLayers; ++l) {
     for (int h = 0; h < kHeads; ++h) {
@@ -345,7 +348,14 @@ TEST_F(ModelWindow, TwoChipsRankEveryHeadAndTheGridOutlinesTheTop) {
       EXPECT_EQ(std::make_pair(r[static_cast<std::size_t>(rank)].layer, r[static_cast<std::size_t>(rank)].head), std::make_pair(l, h));
     }
   }
-  EXPECT_EQ(outlined, 2);
+  EXPECT_EQ(outlined, (r[0].weight > even) + (r[0].weight > even && r[1].weight > even));
+  // A key no head gives more than an even share: nothing is outlined, and the panel says why.
+  const std::vector<model::HeadLink> ranked = r;
+  for (model::HeadLink& k : state.model.link.ranking) k.weight = even / 2;
+  for (int l = 0; l < kLayers; ++l) {
+    for (int h = 0; h < kHeads; ++h) EXPECT_EQ(outlined_rank(state.model, l, h), -1);
+  }
+  state.model.link.ranking = ranked;
   frame();
   // The CSV holds every head in the ranking's order.
   const std::string csv_path = (dir / "links.csv").string();
