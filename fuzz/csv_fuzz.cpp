@@ -5,18 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  attnlab::Matrix M;
-  try {
-    M = attnlab::parse_csv(text, "fuzz.csv");
-  } catch (const attnlab::InputError&) {
-    return 0;
-  }
-  FUZZ_CHECK(M.rows() > 0 && M.cols() > 0 && M.allFinite());
-  const attnlab::Matrix again = attnlab::parse_csv(attnlab::csv_text(M), "again.csv");
-  FUZZ_CHECK(again == M);
+  attnlab::fuzz::check_matrix_round_trip(attnlab::fuzz::input_text(data, size), "fuzz.csv", attnlab::parse_csv,
+                                         attnlab::csv_text);
   return 0;
 }

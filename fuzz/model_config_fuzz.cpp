@@ -14,9 +14,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attnlab;
   using namespace attnlab::model;
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  try {
-    const ModelConfig c = parse_model_config(text, "config.json");
+  fuzz::unless_refused([&] {
+    const ModelConfig c = parse_model_config(fuzz::input_text(data, size), "config.json");
     FUZZ_CHECK(c.n_layer > 0 && c.n_head > 0 && c.n_kv_head > 0 && c.d_model > 0 && c.d_head > 0 && c.d_ff > 0 && c.n_ctx > 0 &&
                c.vocab_size > 0);
     FUZZ_CHECK(c.n_head % c.n_kv_head == 0);
@@ -28,7 +27,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } else {
       FUZZ_CHECK(c.d_head * c.n_head == c.d_model);
     }
-  } catch (const InputError&) {
-  }
+  });
   return 0;
 }

@@ -5,18 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  attnlab::Matrix M;
-  try {
-    M = attnlab::parse_npy(bytes, "fuzz.npy");
-  } catch (const attnlab::InputError&) {
-    return 0;
-  }
-  FUZZ_CHECK(M.rows() > 0 && M.cols() > 0 && M.allFinite());
-  const attnlab::Matrix again = attnlab::parse_npy(attnlab::npy_bytes(M), "again.npy");
-  FUZZ_CHECK(again == M);
+  attnlab::fuzz::check_matrix_round_trip(attnlab::fuzz::input_text(data, size), "fuzz.npy", attnlab::parse_npy,
+                                         attnlab::npy_bytes);
   return 0;
 }

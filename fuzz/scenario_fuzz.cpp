@@ -17,13 +17,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attnlab;
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  Scenario s;
-  try {
-    s = parse_scenario(text, "fuzz.json");
-  } catch (const InputError&) {
-    return 0;
-  }
+  const auto read = fuzz::read_or_refused([&] { return parse_scenario(fuzz::input_text(data, size), "fuzz.json"); });
+  if (!read) return 0;
+  const Scenario& s = *read;
   const Scenario again = parse_scenario(scenario_to_json(s), "again.json");
   FUZZ_CHECK(again.Q == s.Q && again.K == s.K && again.V == s.V);
   FUZZ_CHECK(again.title == s.title && again.description == s.description);
@@ -32,12 +28,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(again.options.mask == s.options.mask && again.options.normalizer == s.options.normalizer);
   // Small problems only, so that each run stays fast.
   if (s.Q.size() + s.K.size() + s.V.size() > 4096 || s.Q.rows() * s.K.rows() > 4096) return 0;
-  Result r;
-  try {
-    r = compute_cpu(s.problem());
-  } catch (const InputError&) {
-    return 0;  // e.g. scores that overflow float32 to NaN are reported, not computed
-  }
+  // Scores that overflow float32 to NaN, for one, are reported (refused), not computed.
+  const auto computed = fuzz::read_or_refused([&] { return compute_cpu(s.problem()); });
+  if (!computed) return 0;
+  const Result& r = *computed;
   for (Eigen::Index i = 0; i < r.n; ++i) {
     for (Eigen::Index j = 0; j < r.m; ++j) {
       const float w = r.weights(i, j);
@@ -49,27 +43,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(!std::isnan(d.entropy) && !std::isnan(d.effective_keys) && !std::isnan(d.jacobian_norm));
   }
   FUZZ_CHECK(!r.output.array().isNaN().any());
-  try {
+  // Refused for another normalizer, or a score that overflows: the lesson says so instead.
+  fuzz::unless_refused([&] {
     const OnlineSoftmaxLesson l = online_softmax_lesson(s.problem(), s.lesson.tile, r.output);
     FUZZ_CHECK(static_cast<long long>(l.steps.size()) == (r.m + s.lesson.tile - 1) / s.lesson.tile);
     FUZZ_CHECK(!l.output.array().isNaN().any());
     for (const OnlineSoftmaxStep& st : l.steps) {
       for (const OnlineSoftmaxRow& row : st.rows) FUZZ_CHECK(!row.rescale || (*row.rescale >= 0 && *row.rescale <= 1));
     }
-  } catch (const InputError&) {
-    // Another normalizer, or a score that overflows: the lesson says so instead.
-  }
+  });
   // The kv-cache lesson's fields (its model, text, prompt, shapes): numbers or one sentence.
   if (s.lesson.view == LessonView::KvCache) {
-    try {
+    fuzz::unless_refused([&] {
       const auto cpu = make_cpu_backend();
       LessonDetail detail;
       detail.measure = false;
       const auto n = std::get<KvCacheNumbers>(compute_lesson(s.lesson.view, s, r, *cpu, detail));
       FUZZ_CHECK(n.check.largest_difference <= n.check.bound);
       FUZZ_CHECK(n.exposure.drawn.size() == n.exposure.truth.size() && n.caches.size() == s.lesson.kv_configs.size() + 1);
-    } catch (const InputError&) {
-    }
+    });
   }
   return 0;
 }

@@ -21,12 +21,9 @@ bool same_scenario(const Scenario& a, const Scenario& b) {
 }
 
 void session(std::string_view text) {
-  SessionData s;
-  try {
-    s = parse_session(text, "session.json");
-  } catch (const InputError&) {
-    return;
-  }
+  const auto read = fuzz::read_or_refused([&] { return parse_session(text, "session.json"); });
+  if (!read) return;
+  const SessionData& s = *read;
   FUZZ_CHECK(s.window.width >= kMinWindowWidth && s.window.width <= kMaxWindowSide);
   FUZZ_CHECK(s.window.height >= kMinWindowHeight && s.window.height <= kMaxWindowSide);
   FUZZ_CHECK(s.view.left_width >= 0 && s.view.bottom_height >= 0);
@@ -44,12 +41,9 @@ void session(std::string_view text) {
 }
 
 void recovery(std::string_view text) {
-  RecoveredWork w;
-  try {
-    w = parse_recovery(text, "recovery.json");
-  } catch (const InputError&) {
-    return;
-  }
+  const auto read = fuzz::read_or_refused([&] { return parse_recovery(text, "recovery.json"); });
+  if (!read) return;
+  const RecoveredWork& w = *read;
   FUZZ_CHECK(!w.doc.self_attention || w.doc.scenario.Q.rows() == w.doc.scenario.K.rows());
   const RecoveredWork again = parse_recovery(recovery_json(w.doc, w.scenario_path, w.saved_at, 1), "again.json");
   FUZZ_CHECK(same_scenario(again.doc.scenario, w.doc.scenario));
@@ -62,7 +56,7 @@ void recovery(std::string_view text) {
 // Every input goes through both readers: the two formats share their structure, so seeds of
 // either kind teach the fuzzer about both.
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const std::string_view text = fuzz::input_text(data, size);
   session(text);
   recovery(text);
   return 0;

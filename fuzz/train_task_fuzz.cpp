@@ -12,9 +12,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attnlab;
   using namespace attnlab::model;
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  try {
-    const TaskSpec t = parse_task_json(text, "config.json");
+  fuzz::unless_refused([&] {
+    const TaskSpec t = parse_task_json(fuzz::input_text(data, size), "config.json");
     FUZZ_CHECK(t.length >= 2 && t.length <= kMaxTaskLength && t.symbols >= 2 && t.symbols <= kMaxTaskSymbols);
     const TaskSpec back = parse_task_json(task_json(t), "again");
     FUZZ_CHECK(back.kind == t.kind && back.length == t.length && back.symbols == t.symbols);
@@ -25,7 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_CHECK(b.in_loss.size() == static_cast<std::size_t>(2 * (t.sequence_length() - 1)));
       FUZZ_CHECK(b.in_accuracy.size() == b.in_loss.size());
     }
-  } catch (const InputError&) {
-  }
+  });
   return 0;
 }
