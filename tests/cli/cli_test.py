@@ -229,7 +229,8 @@ def bad_matrix_files():
                "400000", "limit")
 
 
-def good_paths():
+def presets():
+    """`attnlab presets` lists every preset, and each one's JSON has every key of the contract."""
     code, out, err = run("presets")
     lines = out.splitlines()
     names = [line.split()[0] for line in lines if line.strip()]
@@ -246,50 +247,52 @@ def good_paths():
                                         "scores", "logits", "weights", "output", "saturation", "rows", "stats"))
         report(ok, f"compute --preset {name} --format json has every contract key", err)
 
-    # The CPU engine, so that this stays fast where the GL backend runs on llvmpipe; the numpy
-    # reference test covers both backends.
-    def compute_json(*args, backend="cpu"):
-        code, out, err = run("compute", "--format", "json", "--backend", backend, *args)
-        if code != 0:
-            raise AssertionError(f"exit {code}: {err}")
-        return json.loads(out)
 
-    default = compute_json()
-    preset = compute_json("--preset", "three-tokens")
-    report(default == preset, "compute with no input is the default lesson (three-tokens)")
-    auto = compute_json(backend="auto")
-    report(np.allclose(auto["weights"], default["weights"], atol=1e-6) and auto["backend"] in ("cpu", "gpu"),
-           f"--backend auto ({auto['backend']}) gives the CPU engine's weights")
-    # A software GL renderer (Mesa's llvmpipe, what CI has) is slower than the CPU engine: auto
-    # takes the CPU without a notice; --backend gpu still uses it.
+def compute_json(*args, backend="cpu"):
+    """`attnlab compute --format json` parsed. The CPU engine, so that this stays fast where the GL
+    backend runs on llvmpipe; the numpy reference test covers both backends."""
+    code, out, err = run("compute", "--format", "json", "--backend", backend, *args)
+    if code != 0:
+        raise AssertionError(f"exit {code}: {err}")
+    return json.loads(out)
+
+
+def gpu_bench(auto):
+    """`auto`: compute --backend auto's JSON. A software GL renderer (Mesa's llvmpipe, what CI has)
+    is slower than the CPU engine: auto takes the CPU without a notice; --backend gpu still uses it."""
     code, bench_text, _ = run("bench", "--backend", "gpu", "--n", "4", "--runs", "1", "--warmup", "0")
     if code == 0 and "llvmpipe" in bench_text.splitlines()[0]:
         code_auto, _, auto_err = run("compute", "--backend", "auto", "--summary")
         report(auto["backend"] == "cpu" and code_auto == 0 and auto_err == "",
                "--backend auto takes the CPU engine over llvmpipe, silently", auto_err)
-    if code == 0:
-        # On the GPU the peak is the GPU's own, probed by a compute shader in the same run (not the
-        # CPU's), and every fraction is a GFLOP/s figure over it.
-        code_json, gpu_bench, _ = run("bench", "--backend", "gpu", "--n", "4", "--runs", "1", "--warmup", "0",
-                                      "--format", "json")
-        ok = code_json == 0 and "this GPU's FP32 FMA peak over" in bench_text
-        if ok:
-            g = json.loads(gpu_bench)
-            ok = g["peak_gflops"] > 0 and g["peak_probe"]["isa"] == "GL compute" and g["peak_probe"]["threads"] >= 256
-            ok = ok and math.isclose(g["fraction_of_peak"], g["gflops"] / g["peak_gflops"], rel_tol=1e-9)
-            for stage in ("scores", "output"):
-                st = g["stages"][stage]
-                ok = ok and math.isclose(st["fraction_of_peak"], st["gflops"] / g["peak_gflops"], rel_tol=1e-9)
-        report(ok, "bench --backend gpu gives fractions of the GPU's own FMA peak", gpu_bench + bench_text)
-        # The products' kernels: the renderer's default (texture tiles on llvmpipe), or those asked for.
-        code_shared, shared_bench, _ = run("bench", "--backend", "gpu", "--gpu-tiles", "shared", "--n", "70", "--runs",
-                                           "1", "--warmup", "0", "--format", "json")
-        code_bad, _, bad_err = run("bench", "--backend", "gpu", "--gpu-tiles", "wide")
-        ok = code_json == 0 and code_shared == 0 and code_bad == 2 and "--gpu-tiles" in bad_err
-        if ok:
-            expected = "texture tiles" if "llvmpipe" in bench_text.splitlines()[0] else "shared-memory tiles"
-            ok = g["kernels"] == expected and json.loads(shared_bench)["kernels"] == "shared-memory tiles"
-        report(ok, "bench --gpu-tiles picks the GPU's product kernels and says which ran", shared_bench + bad_err)
+    if code != 0:
+        return
+    # On the GPU the peak is the GPU's own, probed by a compute shader in the same run (not the
+    # CPU's), and every fraction is a GFLOP/s figure over it.
+    code_json, bench_json, _ = run("bench", "--backend", "gpu", "--n", "4", "--runs", "1", "--warmup", "0",
+                                  "--format", "json")
+    ok = code_json == 0 and "this GPU's FP32 FMA peak over" in bench_text
+    if ok:
+        g = json.loads(bench_json)
+        ok = g["peak_gflops"] > 0 and g["peak_probe"]["isa"] == "GL compute" and g["peak_probe"]["threads"] >= 256
+        ok = ok and math.isclose(g["fraction_of_peak"], g["gflops"] / g["peak_gflops"], rel_tol=1e-9)
+        for stage in ("scores", "output"):
+            st = g["stages"][stage]
+            ok = ok and math.isclose(st["fraction_of_peak"], st["gflops"] / g["peak_gflops"], rel_tol=1e-9)
+    report(ok, "bench --backend gpu gives fractions of the GPU's own FMA peak", bench_json + bench_text)
+    # The products' kernels: the renderer's default (texture tiles on llvmpipe), or those asked for.
+    code_shared, shared_bench, _ = run("bench", "--backend", "gpu", "--gpu-tiles", "shared", "--n", "70", "--runs",
+                                       "1", "--warmup", "0", "--format", "json")
+    code_bad, _, bad_err = run("bench", "--backend", "gpu", "--gpu-tiles", "wide")
+    ok = code_json == 0 and code_shared == 0 and code_bad == 2 and "--gpu-tiles" in bad_err
+    if ok:
+        expected = "texture tiles" if "llvmpipe" in bench_text.splitlines()[0] else "shared-memory tiles"
+        ok = g["kernels"] == expected and json.loads(shared_bench)["kernels"] == "shared-memory tiles"
+    report(ok, "bench --gpu-tiles picks the GPU's product kernels and says which ran", shared_bench + bad_err)
+
+
+def worked_examples(default):
+    """`default`: compute's JSON with no input. Section 2.3's numbers, and the basis example's."""
     w = np.array(default["weights"])
     report(np.allclose(w, [[0.401, 0.198, 0.401], [0.198, 0.401, 0.401], [0.248, 0.248, 0.503]], atol=5e-4) and
            np.allclose(default["output"], [[6.02, 3.99], [3.99, 6.02], [5, 5]], atol=1e-2),
@@ -297,7 +300,10 @@ def good_paths():
     basis = compute_json("--preset", "three-tokens-basis")
     report(np.allclose(basis["output"], [[0.4011, 0.1978], [0.1978, 0.4011], [0.2483, 0.2483]], atol=1e-4),
            "three-tokens-basis: the worked example's output to four decimals", str(basis["output"]))
-    # Overrides.
+
+
+def overrides():
+    """Each flag changes what it names, over the preset's and over a scenario file's own fields."""
     unscaled = compute_json("--no-scale")
     report(unscaled["scale"] is False and unscaled["effective_temperature"] == 1 and
            np.allclose(unscaled["weights"][2], [0.21, 0.21, 0.58], atol=5e-3), "--no-scale: row 3 sharpens to (0.21 0.21 0.58)")
@@ -317,7 +323,10 @@ def good_paths():
     write("unscaled.json", scenario(scale=False, mask={"kind": "causal"}))
     rescaled = compute_json("unscaled.json", "--scale", "--mask", "none")
     report(rescaled["scale"] is True and rescaled["mask"] == {"kind": "none"}, "--scale and --mask override the scenario file")
-    # --q/--k/--v from npy and csv give the same numbers as the scenario.
+
+
+def matrix_files(preset):
+    """--q/--k/--v from npy and csv give the same numbers as the scenario (`preset`: three-tokens' JSON)."""
     M = {"Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 0], [0, 1], [1, 1]], "V": [[10, 0], [0, 10], [5, 5]]}
     for name, rows in M.items():
         np.save(os.path.join(WORK, f"s{name}.npy"), np.asfortranarray(np.array(rows, np.float64)))
@@ -326,7 +335,10 @@ def good_paths():
     from_csv = compute_json("--q", "sQ.csv", "--k", "sK.csv", "--v", "sV.csv")
     report(from_npy["weights"] == preset["weights"] and from_csv["output"] == preset["output"],
            "--q/--k/--v (.npy float64 Fortran order, .csv) match the scenario")
-    # The text format for people.
+
+
+def text_format():
+    """The text format for people: every stage titled, tokens labelled, matrix rows aligned."""
     code, out, err = run("compute", "--preset", "causal-six")
     problems = []
     for word in ("Exercise 2.3.2", "scores", "logits", "weights", "output", "saturation", "rows", "stats", "-inf",
@@ -352,8 +364,11 @@ def good_paths():
            "; ".join(problems) + "\n" + out)
     code, out, err = run("compute", "--preset", "three-tokens", "--format", "text", "--summary")
     report(code == 0 and "output" in out and "scores  S" not in out, "compute --summary --format text leaves out n×m stages")
-    # Every ∞ printed comes with its reason, as in the GUI: a score past float32 in row 1, and
-    # logits that overflow only after the division (a small temperature) in row 1 of another.
+
+
+def overflow_notes():
+    """Every ∞ printed comes with its reason, as in the GUI: a score past float32 in row 1, and
+    logits that overflow only after the division (a small temperature) in row 1 of another."""
     write("overflow.json", scenario(Q=[[1e20, 1e20], [1, 0]], K=[[1e20, 1e20], [0, 1]], V=[[1, 2], [3, 4]]))
     code, out, err = run("compute", "overflow.json", "--backend", "cpu")
     notes = out.split("\nnotes\n", 1)[1] if "\nnotes\n" in out else ""
@@ -368,8 +383,11 @@ def good_paths():
            "compute --format text: overflowing logits explained; huge stats in scientific notation", out)
     code, out, err = run("compute", "--preset", "three-tokens")
     report(code == 0 and "notes" not in out, "compute --format text: no notes section when nothing overflows")
-    # 1e30·1e30 + 1e30·(−1e30): ∞ − ∞ = NaN one way in float32, +∞ with a fused multiply-add. The
-    # exact score, 0, on every backend and BLAS kernel, said in the text notes and in the JSON.
+
+
+def inf_minus_inf():
+    """1e30·1e30 + 1e30·(−1e30): ∞ − ∞ = NaN one way in float32, +∞ with a fused multiply-add. The
+    exact score, 0, on every backend and BLAS kernel, said in the text notes and in the JSON."""
     write("inf_minus_inf.json", scenario(Q=[[1e30, 1e30], [1, 0]], K=[[1e30, -1e30], [0, 1]], V=[[1], [2]]))
     for backend in ("cpu", "auto"):
         code, out, err = run("compute", "inf_minus_inf.json", "--backend", backend, "--format", "json")
@@ -383,6 +401,23 @@ def good_paths():
     report(code == 0 and "scores recomputed" in out.split("\nrows\n")[1] and
            "computed in double precision at row 1 (t1)" in out.split("\nnotes\n")[-1],
            "compute --format text: recomputed scores flagged in their row and explained under notes", out)
+
+
+def good_paths():
+    presets()
+    default = compute_json()
+    preset = compute_json("--preset", "three-tokens")
+    report(default == preset, "compute with no input is the default lesson (three-tokens)")
+    auto = compute_json(backend="auto")
+    report(np.allclose(auto["weights"], default["weights"], atol=1e-6) and auto["backend"] in ("cpu", "gpu"),
+           f"--backend auto ({auto['backend']}) gives the CPU engine's weights")
+    gpu_bench(auto)
+    worked_examples(default)
+    overrides()
+    matrix_files(preset)
+    text_format()
+    overflow_notes()
+    inf_minus_inf()
 
 
 def fuzz(count=300):

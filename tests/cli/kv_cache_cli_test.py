@@ -52,20 +52,10 @@ def projection_flops(c, n):
     return c["n_layer"] * (2 * n * d * 3 * d + 2 * n * d * d + 2 * 2 * n * d * 4 * d) + 2 * d * c["vocab_size"]
 
 
-def main():
-    os.makedirs(WORK, exist_ok=True)
-    lesson = json.load(open(PRESET))["lesson"]
-    j = json.loads(run("lesson", "kv-cache", "--format", "json"))
-    model = j["model"]
-    report(model == lesson["model"], "the lesson runs on its own model", model)
-    config = json.loads(run("model", model, "--ids", "0", "--format", "json"))["model"]
-    c = {"n_layer": config["n_layer"], "n_embd": config["d_model"], "vocab_size": config["vocab_size"]}
+def with_and_without_cache(j, lesson, model, config):
+    """The cached tokens against a whole forward per step, the logits' difference within float32's
+    rounding bound. `j`: the lesson's JSON; `config`: `attnlab model`'s model object."""
     ids, prompt = lesson["ids"], lesson["prompt"]
-
-    # The pipeline's last row from K and V alone is the whole computation's.
-    report(j["last_row_difference"] <= 1e-6, "the last row from the kept K and V is the whole computation's", j["last_row_difference"])
-
-    # With and without the cache.
     check = j["check"]
     report(check["prompt"] == ids[:prompt], "the check starts from the lesson's prompt")
     text = list(check["prompt"])
@@ -81,10 +71,13 @@ def main():
     report(0 <= check["largest_difference"] <= bound, "the logits differ within the bound", check["largest_difference"])
     report(check["largest_logit"] > 1, "the logits are not all near 0 (the bound means something)", check["largest_logit"])
 
-    # The cost per token, from the decoder's products.
-    # QKᵀ and AV take 2·d FLOPs per (query, key) pair each, in every layer: a cached token's one row
-    # runs over all n + 1 keys; the whole text over at least the causal triangle's pairs and at
-    # most every pair (the products run on blocks of query rows).
+
+def cost_per_token(j, config):
+    """The cost per token, from the decoder's products.
+    QKᵀ and AV take 2·d FLOPs per (query, key) pair each, in every layer: a cached token's one row
+    runs over all n + 1 keys; the whole text over at least the causal triangle's pairs and at
+    most every pair (the products run on blocks of query rows)."""
+    c = {"n_layer": config["n_layer"], "n_embd": config["d_model"], "vocab_size": config["vocab_size"]}
     cost = j["cost"]
     n = cost["prompt"]
     d, layers = c["n_embd"], c["n_layer"]
@@ -97,7 +90,9 @@ def main():
     measured = cost.get("measured", {})
     report(measured.get("ms_cached", 0) > 0 and measured.get("ms_whole", 0) > 0, "both ways are timed", measured)
 
-    # The cache's bytes: K and V, every layer, every K/V head, 2 bytes a number (bfloat16).
+
+def cache_bytes(j, lesson, model, config):
+    """The cache's bytes: K and V, every layer, every K/V head, 2 bytes a number (bfloat16)."""
     context = lesson["context"]
     report(j["context_tokens"] == context, "the caches are sized for the lesson's context")
     configs = [{"name": model, "layers": config["n_layer"], "heads": config["n_head"], "kv_heads": config["n_head"],
@@ -114,7 +109,12 @@ def main():
     report(by_name["Llama 3 8B"]["bytes_per_token"] * 4 == by_name["Llama 2 7B"]["bytes_per_token"],
            "grouped-query Llama 3 8B (8 K/V heads for 32) keeps a quarter of multi-head Llama 2 7B's")
 
-    # Exposure bias.
+
+def exposure_bias(j, lesson, model):
+    """Teacher forcing's tokens against whole forwards over the true text, the draws against
+    `model --generate` with the same temperature and seed, the greedy tokens after the first
+    wrong draw against `--generate --temperature 0`."""
+    ids, prompt = lesson["ids"], lesson["prompt"]
     e = j["exposure"]
     truth = ids[prompt:]
     report(e["prompt"] == ids[:prompt] and e["truth"] == truth and e["steps"] == len(truth), "exposure bias's text is the lesson's")
@@ -135,13 +135,10 @@ def main():
     report(e["teacher_correct"] == sum(a == b for a, b in zip(teacher, truth)), "teacher forcing's count")
     report(e["drawn_correct"] == sum(a == b for a, b in zip(drawn, truth)), "the draws' count")
     report(e["teacher_correct"] > e["drawn_correct"], "fed its own draws the model does worse than fed the truth (exposure bias)")
-    report(j["see_also"] == "gqa", "the lesson points at the gqa lesson")
 
-    # The text quotes these numbers, filled.
-    text_out = run("lesson", "kv-cache")
-    report(f"{e['teacher_correct']} of {e['steps']} tokens right" in text_out, "the text quotes teacher forcing's count")
 
-    # Bad lesson fields: exit 2, one sentence naming the field.
+def bad_lesson_fields():
+    """Bad lesson fields: exit 2, one sentence naming the field."""
     base = json.load(open(PRESET))
 
     def bad(label, change, *needles):
@@ -165,6 +162,26 @@ def main():
     bad("a temperature of 0", lambda l: l.update(sample_temperature=0), "lesson.sample_temperature")
     bad("more tokens than the model's positions", lambda l: l.update(ids=l["ids"] * 2), "positions")
 
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    lesson = json.load(open(PRESET))["lesson"]
+    j = json.loads(run("lesson", "kv-cache", "--format", "json"))
+    model = j["model"]
+    report(model == lesson["model"], "the lesson runs on its own model", model)
+    config = json.loads(run("model", model, "--ids", "0", "--format", "json"))["model"]
+    # The pipeline's last row from K and V alone is the whole computation's.
+    report(j["last_row_difference"] <= 1e-6, "the last row from the kept K and V is the whole computation's", j["last_row_difference"])
+    with_and_without_cache(j, lesson, model, config)
+    cost_per_token(j, config)
+    cache_bytes(j, lesson, model, config)
+    exposure_bias(j, lesson, model)
+    report(j["see_also"] == "gqa", "the lesson points at the gqa lesson")
+    # The text quotes these numbers, filled.
+    e = j["exposure"]
+    text_out = run("lesson", "kv-cache")
+    report(f"{e['teacher_correct']} of {e['steps']} tokens right" in text_out, "the text quotes teacher forcing's count")
+    bad_lesson_fields()
     print(f"{len(failures)} failure(s)" if failures else "kv-cache lesson: all checks passed")
     sys.exit(1 if failures else 0)
 
