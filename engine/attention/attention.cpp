@@ -23,8 +23,6 @@ namespace attnlab {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 std::string shape(Eigen::Index r, Eigen::Index c) { return std::to_string(r) + "×" + std::to_string(c); }
 
 // True when every entry is finite: x·0 is 0 for finite x and NaN for ±inf and NaN, so one sum

@@ -4,10 +4,15 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
 namespace attnlab {
+
+// ∞ in the two precisions the engine computes in: blocked logits, the running max before any key.
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr float kInfF = std::numeric_limits<float>::infinity();
 
 // Row-major so that a matrix's data() can be handed to GL buffers and files as is.
 using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

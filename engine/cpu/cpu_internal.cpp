@@ -7,10 +7,6 @@
 
 namespace attnlab {
 
-namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-}  // namespace
-
 namespace detail {
 
 // In 32 × 32 blocks that stay in L1: Eigen's element-by-element transpose of a large K was a

@@ -28,7 +28,6 @@ using detail::visible_span;
 namespace {
 
 using detail::Index;
-using detail::kInfF;
 
 // [SECTION] Dense strips
 

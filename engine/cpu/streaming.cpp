@@ -47,7 +47,6 @@ using detail::visible_span;
 namespace {
 
 using detail::Index;
-using detail::kInfF;
 
 // Bytes of one level of this CPU's data caches (per core: level 1 data, level 2 unified), as
 // sysconf reports them, else as Linux's sysfs lists them for cpu0; 0 when neither says.

@@ -19,7 +19,6 @@
 namespace attnlab::detail {
 
 using Index = Eigen::Index;
-constexpr float kInfF = std::numeric_limits<float>::infinity();
 
 // Floats on 64-byte boundaries (one cache line, one AVX-512 vector): the tile products' vector
 // loads and stores then never straddle two lines. With malloc's 16-byte boundaries a third of them

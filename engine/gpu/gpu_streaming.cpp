@@ -32,7 +32,6 @@ constexpr size_t kSumsPerRow = layout::SUMS_PER_ROW;
 constexpr size_t kFloatsPerRow = layout::FLOATS_PER_ROW;
 constexpr size_t kMaxChunkRows = 1024;
 constexpr size_t kMaxTileKeys = 1024;
-constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // The sizes of one run: key tiles (a multiple of 64 keys) and chunks of query rows, each buffer
 // under the driver's limit, and the heatmap's pixels.
@@ -156,7 +155,7 @@ StreamRun::StreamRun(const StreamingPrograms& k, const Problem& p, const Streami
       p_tex_(p_buf_),
       s_tex_(s_buf_, GL_R32F),
       floats_init_(z.chunk * kFloatsPerRow, 0.0f),
-      frame_init_(z.heat ? z.chunk * z.hcols : 0, -kInf),
+      frame_init_(z.heat ? z.chunk * z.hcols : 0, -kInfF),
       o_staging_(z.chunk * z.dv4),
       floats_(z.chunk * kFloatsPerRow),
       sums_(z.chunk * kSumsPerRow),
@@ -165,12 +164,12 @@ StreamRun::StreamRun(const StreamingPrograms& k, const Problem& p, const Streami
   map_max_.clear();
   for (size_t i = 0; i < z.chunk; ++i) {
     float* f = floats_init_.data() + i * kFloatsPerRow;
-    f[layout::ROW_MAX] = -kInf;
+    f[layout::ROW_MAX] = -kInfF;
     f[layout::ROW_ALPHA] = 1.0f;
-    f[layout::ALL_MIN] = kInf;
-    f[layout::ALL_MAX] = -kInf;
-    f[layout::VIS_MIN] = kInf;
-    f[layout::VIS_MAX] = -kInf;
+    f[layout::ALL_MIN] = kInfF;
+    f[layout::ALL_MAX] = -kInfF;
+    f[layout::VIS_MIN] = kInfF;
+    f[layout::VIS_MAX] = -kInfF;
   }
 }
 

@@ -18,7 +18,6 @@ namespace {
 
 using Index = Eigen::Index;
 using json = nlohmann::ordered_json;
-constexpr float kInfF = std::numeric_limits<float>::infinity();
 
 json number_or_null(double v) { return std::isfinite(v) ? json(short_double(static_cast<float>(v))) : json(nullptr); }
 

@@ -20,8 +20,6 @@ std::string_view mask_fill_name(MaskFill f) {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 void count(StageHealth& h, double v) {
   h.inf += std::isinf(v);
   h.nan += std::isnan(v);
