@@ -23,6 +23,8 @@ function(attnlab_embed out_var)
       DEPENDS ${abs} ${ATTNLAB_EMBED_SCRIPT}
       COMMENT "Embedding ${name}"
       VERBATIM)
+    # Each defines its own `data` array: compiled alone, never in a unity batch.
+    set_source_files_properties(${out} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
     list(APPEND generated ${out})
     string(APPEND decls "extern const std::string_view ${ident};\n")
     string(APPEND index_entries "    {\"${name}\", ${ident}},\n")

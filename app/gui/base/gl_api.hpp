@@ -4,7 +4,5 @@
 #pragma once
 
 #include "platform_gl.hpp"
-// After the GL header: GLFW must not pull in its own.
-#ifndef GLFW_INCLUDE_NONE
-#define GLFW_INCLUDE_NONE
-#endif
+// GLFW never pulls in a GL header of its own: the GUI's targets define GLFW_INCLUDE_NONE
+// (app/gui/CMakeLists.txt).

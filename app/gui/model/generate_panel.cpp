@@ -20,7 +20,7 @@ namespace attnlab::gui {
 
 namespace {
 
-std::string quoted(const ModelUi& m, int id) { return "'" + m.model->token_text(id) + "'"; }
+std::string quoted_id(const ModelUi& m, int id) { return "'" + m.model->token_text(id) + "'"; }
 
 std::string prob_text(double p) { return format_number(p, NumberUse::Axis, 3); }
 
@@ -87,7 +87,7 @@ void draw_bar(const ModelUi& m, const BarRow& row, float name_w, float bar_w, co
   const float fs = ImGui::GetFontSize();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 at = ImGui::GetCursorScreenPos();
-  const std::string name = quoted(m, row.id);
+  const std::string name = quoted_id(m, row.id);
   dl->PushClipRect(at, ImVec2(at.x + name_w, at.y + fs * 1.2f), true);
   dl->AddText(at, row.drawn ? pal.accent : pal.text, name.c_str());
   dl->PopClipRect();
@@ -108,7 +108,7 @@ void draw_bar(const ModelUi& m, const BarRow& row, float name_w, float bar_w, co
 void draw_bar_rows(const ModelUi& m, const std::vector<BarRow>& rows, const Palette& pal) {
   const float fs = ImGui::GetFontSize();
   float name_w = 0;
-  for (const BarRow& r : rows) name_w = std::max(name_w, ImGui::CalcTextSize(quoted(m, r.id).c_str()).x);
+  for (const BarRow& r : rows) name_w = std::max(name_w, ImGui::CalcTextSize(quoted_id(m, r.id).c_str()).x);
   name_w = std::min(name_w, ImGui::GetContentRegionAvail().x * 0.4f);
   const float bar_w = std::max(fs * 2, ImGui::GetContentRegionAvail().x - name_w - fs * 3.6f);
   for (const BarRow& r : rows) draw_bar(m, r, name_w, bar_w, pal);
@@ -120,7 +120,7 @@ void draw_next_bars(AppState& state, const Palette& pal) {
   std::vector<int> ids;
   const model::TokenDistribution* d = next_token_bars(m, &ids);
   if (!d) return;
-  ImGui::TextWrapped("Next token after %s:", quoted(m, m.run->trace.ids.back()).c_str());
+  ImGui::TextWrapped("Next token after %s:", quoted_id(m, m.run->trace.ids.back()).c_str());
   std::vector<BarRow> rows;
   for (int id : ids) rows.push_back({id, d->drawn[static_cast<std::size_t>(id)], d->model[static_cast<std::size_t>(id)], false});
   draw_bar_rows(m, rows, pal);
@@ -139,7 +139,7 @@ void draw_last_draw(const ModelUi& m, const Palette& pal) {
   if (it == m.generate.drawn.end()) return;
   const model::DrawnToken& t = it->second;
   ImGui::Spacing();
-  ImGui::TextWrapped("The last token, %s, was drawn at %s (the model's own %s) from:", quoted(m, t.id).c_str(), prob_text(t.prob).c_str(),
+  ImGui::TextWrapped("The last token, %s, was drawn at %s (the model's own %s) from:", quoted_id(m, t.id).c_str(), prob_text(t.prob).c_str(),
                      prob_text(t.model_prob).c_str());
   std::vector<BarRow> rows;
   bool listed = false;
@@ -160,10 +160,10 @@ void draw_drawn_token_tooltip(const AppState& state, std::int64_t position) {
   if (it == m.generate.drawn.end()) return;
   const model::DrawnToken& t = it->second;
   ImGui::BeginTooltip();
-  ImGui::Text("Written by the model: %s, drawn at %s (the model's own %s)", quoted(m, t.id).c_str(), prob_text(t.prob).c_str(),
+  ImGui::Text("Written by the model: %s, drawn at %s (the model's own %s)", quoted_id(m, t.id).c_str(), prob_text(t.prob).c_str(),
               prob_text(t.model_prob).c_str());
   for (const model::Candidate& c : t.candidates) {
-    ImGui::TextDisabled("%s %s  %s", c.id == t.id ? ">" : " ", prob_text(c.prob).c_str(), quoted(m, c.id).c_str());
+    ImGui::TextDisabled("%s %s  %s", c.id == t.id ? ">" : " ", prob_text(c.prob).c_str(), quoted_id(m, c.id).c_str());
   }
   ImGui::EndTooltip();
 }

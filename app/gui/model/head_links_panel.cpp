@@ -17,7 +17,7 @@ namespace attnlab::gui {
 
 namespace {
 
-std::string quoted(const ModelUi& m, int at) {
+std::string quoted_at(const ModelUi& m, int at) {
   return "'" + shown_token(*m.model, m.ids[static_cast<std::size_t>(at)]) + "' (" + std::to_string(at) + ")";
 }
 
@@ -56,11 +56,11 @@ void draw_head_links_panel(AppState& state) {
     return;
   }
   if (k.key < 0) {
-    text_wrapped_unformatted("Query " + quoted(m, k.query) + ": now click the key, a token at or before it.");
+    text_wrapped_unformatted("Query " + quoted_at(m, k.query) + ": now click the key, a token at or before it.");
     if (ImGui::SmallButton("Clear##link")) clear_link(m);
     return;
   }
-  text_wrapped_unformatted("Heads linking " + quoted(m, k.query) + " → " + quoted(m, k.key) + ":");
+  text_wrapped_unformatted("Heads linking " + quoted_at(m, k.query) + " → " + quoted_at(m, k.key) + ":");
   if (!k.notice.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     text_wrapped_unformatted(k.notice);
