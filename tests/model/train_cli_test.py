@@ -126,10 +126,14 @@ def judge_heads(folder, what):
               f"(first occurrence {max(r['induction_first'][1]):.3f}), accuracy {r['accuracy']:.4f}")
 
 
-# The default run, as `attnlab train` makes it: both heads and the accuracy, and the 90% line.
+# The default run, as `attnlab train` makes it: both heads and the accuracy, and the 90% line. The
+# sanitized build leaves it to the release build (its CMakeLists.txt says why).
 default = os.path.join(WORK, "default")
-p = run("train", "--out", default, "--format", "json", "--timing")
-if p.returncode == 0:
+sanitized = os.environ.get("ATTNLAB_SANITIZED") == "1"
+p = None if sanitized else run("train", "--out", default, "--format", "json", "--timing")
+if sanitized:
+    print("default run: left to the release build (ATTNLAB_SANITIZED=1)")
+elif p.returncode == 0:
     print("default run:", json.loads(p.stdout), *[l for l in p.stderr.splitlines() if l.startswith("timing:")], sep="\n  ")
     check(json.loads(p.stdout)["accuracy"] >= 0.9, f"default run: held-out accuracy {json.loads(p.stdout)['accuracy']}")
     check(re.search(r"90% accuracy on a step's batch first at step \d+", p.stderr), f"default run never reached 90%: {p.stderr[-300:]!r}")
