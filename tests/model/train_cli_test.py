@@ -129,11 +129,9 @@ def judge_heads(folder, what):
 # The default run, as `attnlab train` makes it: both heads and the accuracy, and the 90% line. The
 # sanitized build leaves it to the release build (its CMakeLists.txt says why).
 default = os.path.join(WORK, "default")
-sanitized = os.environ.get("ATTNLAB_SANITIZED") == "1"
-p = None if sanitized else run("train", "--out", default, "--format", "json", "--timing")
-if sanitized:
+if os.environ.get("ATTNLAB_SANITIZED") == "1":
     print("default run: left to the release build (ATTNLAB_SANITIZED=1)")
-elif p.returncode == 0:
+elif (p := run("train", "--out", default, "--format", "json", "--timing")).returncode == 0:
     print("default run:", json.loads(p.stdout), *[l for l in p.stderr.splitlines() if l.startswith("timing:")], sep="\n  ")
     check(json.loads(p.stdout)["accuracy"] >= 0.9, f"default run: held-out accuracy {json.loads(p.stdout)['accuracy']}")
     check(re.search(r"90% accuracy on a step's batch first at step \d+", p.stderr), f"default run never reached 90%: {p.stderr[-300:]!r}")
