@@ -11,7 +11,8 @@ namespace attnlab::gpu {
 // invocations, each running independent FMA chains with no memory traffic. A dispatch is timed on
 // the wall clock between glFinish calls. It grows until one takes `round_ms`: longer chains first,
 // then more workgroups (up to 65 535, about 60 full waves on the largest GPUs, so that a partly
-// filled last wave costs under 2%), and the quickest of `repetitions` such dispatches counts.
+// filled last wave costs under 2%). Then rounds go on until `repetitions` in a row bring no gain
+// of 2% (a GPU still raising its clocks; at most 3 s in all), and the quickest counts.
 // FmaPeak::threads is the number of invocations and FmaPeak::isa "GL compute". Throws GpuError when
 // the driver fails. Rounds shorter than 50 ms read up to twofold low on llvmpipe.
 FmaPeak measure_fma_peak(int repetitions = 5, double round_ms = 50);
