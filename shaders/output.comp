@@ -5,8 +5,6 @@
 // A (w_tex, the weights): rows × w_stride texels, this key chunk starting at texel w_col; padding
 // columns hold 0. Vᵀ (vt_tex): dv_vec4·4 rows × keys_vec4 texels (this key chunk, zero-padded).
 // O: rows × dv_vec4 vec4.
-layout(local_size_x = 8, local_size_y = 8) in;
-
 uniform samplerBuffer w_tex;
 uniform samplerBuffer vt_tex;
 layout(std430, binding = 2) buffer OBuffer { vec4 o[]; };
@@ -20,18 +18,19 @@ uniform uint accumulate;  // 1: add to what earlier key chunks wrote
 
 #include "tile_dot.glsl"
 
+layout(local_size_x = TILE_GROUP, local_size_y = TILE_GROUP) in;
+
 void main() {
-  const uint c0 = gl_GlobalInvocationID.x * TILE;  // first value column of the tile
-  const uint r0 = gl_GlobalInvocationID.y * TILE;  // first query row of the tile
   const uint columns = dv_vec4 * 4u;
   vec4 acc[8][2];
   tile_products(w_tex, rows, w_stride, w_col, vt_tex, columns, keys_vec4, keys_vec4, acc);
-  if (c0 >= columns || r0 >= rows) return;
-  for (uint r = 0u; r < TILE && r0 + r < rows; ++r) {
+  for (uint r = 0u; r < TILE; ++r) {
+    const uint row = tile_row(r);
+    if (row >= rows) continue;
     for (uint h = 0u; h < 2u; ++h) {
-      const uint c4 = c0 / 4u + h;
-      if (c4 >= dv_vec4) break;
-      const uint at = (r0 + r) * dv_vec4 + c4;
+      const uint c4 = tile_col(h) / 4u;
+      if (c4 >= dv_vec4) continue;
+      const uint at = row * dv_vec4 + c4;
       o[at] = accumulate != 0u ? o[at] + acc[r][h] : acc[r][h];
     }
   }

@@ -4,8 +4,6 @@
 // new frame. The same 8 × 8 register-blocked dot products as output.comp (tile_dot.glsl).
 // P (p_tex): rows × p_stride texels. Vᵀ (vt_tex): dv_vec4·4 rows × keys_vec4 texels (this tile,
 // zero-padded). O: rows × dv_vec4 vec4, zero before the first tile.
-layout(local_size_x = 8, local_size_y = 8) in;
-
 #include "streaming_common.glsl"
 
 uniform samplerBuffer p_tex;
@@ -20,19 +18,20 @@ uniform uint p_stride;  // texels per row of P
 
 #include "tile_dot.glsl"
 
+layout(local_size_x = TILE_GROUP, local_size_y = TILE_GROUP) in;
+
 void main() {
-  const uint c0 = gl_GlobalInvocationID.x * TILE;
-  const uint r0 = gl_GlobalInvocationID.y * TILE;
   const uint columns = dv_vec4 * 4u;
   vec4 acc[8][2];
   tile_products(p_tex, rows, p_stride, 0u, vt_tex, columns, keys_vec4, keys_vec4, acc);
-  if (c0 >= columns || r0 >= rows) return;
-  for (uint r = 0u; r < TILE && r0 + r < rows; ++r) {
-    const float alpha = floats[(r0 + r) * FLOATS_PER_ROW + ROW_ALPHA];
+  for (uint r = 0u; r < TILE; ++r) {
+    const uint row = tile_row(r);
+    if (row >= rows) continue;
+    const float alpha = floats[row * FLOATS_PER_ROW + ROW_ALPHA];
     for (uint h = 0u; h < 2u; ++h) {
-      const uint c4 = c0 / 4u + h;
-      if (c4 >= dv_vec4) break;
-      const uint at = (r0 + r) * dv_vec4 + c4;
+      const uint c4 = tile_col(h) / 4u;
+      if (c4 >= dv_vec4) continue;
+      const uint at = row * dv_vec4 + c4;
       o[at] = alpha * o[at] + acc[r][h];
     }
   }

@@ -1,73 +1,143 @@
 // Register-blocked dot products shared by scores.comp (S = Q Kᵀ), output.comp (O = A V, read as
-// A (Vᵀ)ᵀ) and stream_output.comp: with a workgroup of 8 × 8 invocations, the invocation at
-// (x, y) computes the 8 × 8 tile acc[r][h][c] = Σ_d a_(8y+r) · b_(8x+4h+c) of its workgroup's 64 × 64
-// block, over rows of vec4 texels read through buffer textures. Every invocation must call
-// tile_products, also those whose tile lies past the last row or column (their results are
-// simply not stored): the shared-memory variant needs the whole workgroup at its barriers.
+// A (Vᵀ)ᵀ) and stream_output.comp: each invocation of a TILE_GROUP × TILE_GROUP workgroup computes
+// an 8 × 8 tile acc[r][h][c] = Σ_d a_i · b_j of its workgroup's block, for row i = tile_row(r) and
+// column j = tile_col(h) + c, over rows of vec4 texels read through buffer textures. Every
+// invocation must call tile_products, also those whose tile lies past the last row or column
+// (their results are simply not stored): the shared-memory variant needs the whole workgroup at its
+// barriers. The caller's dispatch covers its columns and rows in blocks of 8·TILE_GROUP
+// (dispatch_tiles, engine/gpu/gpu_dense.hpp).
 //
-// Two ways to reach the operands (docs/PERFORMANCE.md, "The GPU backend on llvmpipe"):
-// - by default, each invocation fetches its own eight rows of each operand (texelFetch). llvmpipe
-//   runs every invocation of a SIMD group in lockstep and turns each storage-buffer load into a
-//   loop over the lanes, while a texel fetch becomes one vector gather; with eight rows and eight
-//   keys per invocation each fetched texel feeds eight dot products (2.5-3.5× the first kernel);
-// - with TILE_SHARED defined, the workgroup stages its 64 rows of each operand in shared memory,
-//   16 dimensions at a time: a GPU then reads each texel once per workgroup instead of eight
-//   times, and every step is eight multiply-adds per value read from shared memory. llvmpipe
-//   suspends the whole group at every barrier, so there it is 3× slower (bench --gpu-tiles).
+// Two ways to reach the operands (docs/PERFORMANCE.md, "The GPU backend on llvmpipe" and "On an
+// NVIDIA GPU"):
+// - by default, 8 × 8 workgroups of 64 × 64 blocks, each invocation fetching its own eight rows of
+//   each operand (texelFetch). llvmpipe runs every invocation of a SIMD group in lockstep and turns
+//   each storage-buffer load into a loop over the lanes, while a texel fetch becomes one vector
+//   gather; with eight rows and eight keys per invocation each fetched texel feeds eight dot
+//   products (2.5-3.5× the first kernel);
+// - with TILE_SHARED defined (a hardware GPU), 16 × 16 workgroups of 128 × 128 blocks stage 16
+//   dimensions of their rows of each operand in shared memory, double-buffered: each texel is read
+//   once per workgroup instead of sixteen times, the next slice is fetched while this one is
+//   multiplied, and each step is 64 multiply-adds for four vec4 reads of shared memory. llvmpipe
+//   suspends the whole group at every barrier, so there it is slower (bench --gpu-tiles).
 
 const uint TILE = 8u;  // rows and columns of the tile each invocation computes
 
+// The accumulators must stay in registers: every loop over them has constant bounds, and NVIDIA's
+// compiler is asked to unroll them all (other compilers ignore the pragma).
+#pragma optionNV(unroll all)
+
 #ifdef TILE_SHARED
 
-// [dimension within the slice][row / 4 of the block]: an invocation's eight rows are two vec4.
-shared vec4 a_slice[16][16];
-shared vec4 b_slice[16][16];
+// The workgroup's side in invocations and the dimensions staged per slice (a multiple of 4);
+// docs/PERFORMANCE.md, "On an NVIDIA GPU", gives the variants' timings.
+#ifndef TILE_GROUP
+#define TILE_GROUP 16
+#endif
+#ifndef TILE_SLICE
+#define TILE_SLICE 8
+#endif
+const uint TILE_BLOCK = 8u * TILE_GROUP;  // rows and columns of a workgroup's block
+const uint HALF = TILE_BLOCK / 2u;
+const uint SLICE_TEXELS = TILE_SLICE / 4;
+// Texels of each operand that each invocation stages per slice: (rows × texels) / invocations.
+const uint STAGED = TILE_BLOCK * SLICE_TEXELS / (TILE_GROUP * TILE_GROUP);
+
+// An invocation's rows are four consecutive ones in each half of the block, and so are its
+// columns: the invocations of a row of the workgroup then read consecutive vec4 of shared memory
+// at each step, which no two of them share a bank for.
+uint tile_row(uint r) {
+  return gl_WorkGroupID.y * TILE_BLOCK + (r / 4u) * HALF + gl_LocalInvocationID.y * 4u + r % 4u;
+}
+uint tile_col(uint h) { return gl_WorkGroupID.x * TILE_BLOCK + h * HALF + gl_LocalInvocationID.x * 4u; }
+
+// [buffer][dimension within the slice][row / 4 of the block]
+shared vec4 a_slice[2][TILE_SLICE][TILE_BLOCK / 4];
+shared vec4 b_slice[2][TILE_SLICE][TILE_BLOCK / 4];
 
 // Row i of A starts at texel min(i, a_rows − 1)·a_stride + a_offset, row j of B at
 // min(j, b_rows − 1)·b_stride; len texels each (rows past the end repeat the last one).
 void tile_products(samplerBuffer a_tex, uint a_rows, uint a_stride, uint a_offset, samplerBuffer b_tex, uint b_rows,
                    uint b_stride, uint len, out vec4 acc[8][2]) {
-  for (int r = 0; r < 8; ++r) {
-    acc[r][0] = vec4(0.0);
-    acc[r][1] = vec4(0.0);
+  // Sixteen named accumulators (row r, column half h: c<r><h>), not an array, so that no compiler
+  // keeps them in memory across the loop; they go to acc once at the end.
+  vec4 c00 = vec4(0.0), c01 = vec4(0.0), c10 = vec4(0.0), c11 = vec4(0.0), c20 = vec4(0.0), c21 = vec4(0.0);
+  vec4 c30 = vec4(0.0), c31 = vec4(0.0), c40 = vec4(0.0), c41 = vec4(0.0), c50 = vec4(0.0), c51 = vec4(0.0);
+  vec4 c60 = vec4(0.0), c61 = vec4(0.0), c70 = vec4(0.0), c71 = vec4(0.0);
+  // Each invocation stages STAGED consecutive texels of one row of the block, so that
+  // neighbouring invocations store to neighbouring words of shared memory.
+  const uint li = gl_LocalInvocationIndex, row = li % TILE_BLOCK, part = STAGED * (li / TILE_BLOCK);
+  const uint a_first = min(gl_WorkGroupID.y * TILE_BLOCK + row, a_rows - 1u) * a_stride + a_offset + part;
+  const uint b_first = min(gl_WorkGroupID.x * TILE_BLOCK + row, b_rows - 1u) * b_stride + part;
+  vec4 a_next[STAGED], b_next[STAGED];
+  for (uint j = 0u; j < STAGED; ++j) {
+    const bool inside = part + j < len;
+    a_next[j] = inside ? texelFetch(a_tex, int(a_first + j)) : vec4(0.0);
+    b_next[j] = inside ? texelFetch(b_tex, int(b_first + j)) : vec4(0.0);
   }
-  // Each invocation stages four texels of each operand per slice: at step t, texel li % 4 of row
-  // 16t + li / 4 of the block, so that neighbouring invocations read neighbouring texels.
-  const uint li = gl_LocalInvocationIndex, texel = li & 3u;
-  uint a_load[4], b_load[4];
-  for (uint t = 0u; t < 4u; ++t) {
-    const uint row = 16u * t + (li >> 2u);
-    a_load[t] = min(gl_WorkGroupID.y * 64u + row, a_rows - 1u) * a_stride + a_offset + texel;
-    b_load[t] = min(gl_WorkGroupID.x * 64u + row, b_rows - 1u) * b_stride + texel;
+  for (uint j = 0u; j < STAGED; ++j) {
+    for (uint c = 0u; c < 4u; ++c) {
+      a_slice[0][4u * (part + j) + c][row >> 2u][row & 3u] = a_next[j][c];
+      b_slice[0][4u * (part + j) + c][row >> 2u][row & 3u] = b_next[j][c];
+    }
   }
+  barrier();
   const uint ly = gl_LocalInvocationID.y, lx = gl_LocalInvocationID.x;
-  for (uint d0 = 0u; d0 < len; d0 += 4u) {
-    const bool inside = d0 + texel < len;
-    for (uint t = 0u; t < 4u; ++t) {
-      const vec4 x = inside ? texelFetch(a_tex, int(a_load[t] + d0)) : vec4(0.0);
-      const vec4 y = inside ? texelFetch(b_tex, int(b_load[t] + d0)) : vec4(0.0);
-      const uint row = 16u * t + (li >> 2u);
-      for (uint c = 0u; c < 4u; ++c) {
-        a_slice[4u * texel + c][row >> 2u][row & 3u] = x[c];
-        b_slice[4u * texel + c][row >> 2u][row & 3u] = y[c];
+  uint buf = 0u;
+  for (uint d0 = 0u; d0 < len; d0 += SLICE_TEXELS) {
+    const bool more = d0 + SLICE_TEXELS < len;  // the same for the whole workgroup
+    if (more) {
+      for (uint j = 0u; j < STAGED; ++j) {
+        const uint at = d0 + SLICE_TEXELS + part + j;
+        a_next[j] = at < len ? texelFetch(a_tex, int(a_first + d0 + SLICE_TEXELS + j)) : vec4(0.0);
+        b_next[j] = at < len ? texelFetch(b_tex, int(b_first + d0 + SLICE_TEXELS + j)) : vec4(0.0);
       }
     }
-    barrier();
-    for (uint d = 0u; d < 16u; ++d) {
-      const vec4 a0 = a_slice[d][2u * ly], a1 = a_slice[d][2u * ly + 1u];
-      const vec4 b0 = b_slice[d][2u * lx], b1 = b_slice[d][2u * lx + 1u];
-      for (int r = 0; r < 4; ++r) {
-        acc[r][0] = fma(vec4(a0[r]), b0, acc[r][0]);
-        acc[r][1] = fma(vec4(a0[r]), b1, acc[r][1]);
-        acc[r + 4][0] = fma(vec4(a1[r]), b0, acc[r + 4][0]);
-        acc[r + 4][1] = fma(vec4(a1[r]), b1, acc[r + 4][1]);
+    for (uint d = 0u; d < TILE_SLICE; ++d) {
+      const vec4 a0 = a_slice[buf][d][ly], a1 = a_slice[buf][d][TILE_GROUP + ly];
+      const vec4 b0 = b_slice[buf][d][lx], b1 = b_slice[buf][d][TILE_GROUP + lx];
+      c00 = fma(vec4(a0.x), b0, c00);
+      c01 = fma(vec4(a0.x), b1, c01);
+      c10 = fma(vec4(a0.y), b0, c10);
+      c11 = fma(vec4(a0.y), b1, c11);
+      c20 = fma(vec4(a0.z), b0, c20);
+      c21 = fma(vec4(a0.z), b1, c21);
+      c30 = fma(vec4(a0.w), b0, c30);
+      c31 = fma(vec4(a0.w), b1, c31);
+      c40 = fma(vec4(a1.x), b0, c40);
+      c41 = fma(vec4(a1.x), b1, c41);
+      c50 = fma(vec4(a1.y), b0, c50);
+      c51 = fma(vec4(a1.y), b1, c51);
+      c60 = fma(vec4(a1.z), b0, c60);
+      c61 = fma(vec4(a1.z), b1, c61);
+      c70 = fma(vec4(a1.w), b0, c70);
+      c71 = fma(vec4(a1.w), b1, c71);
+    }
+    if (more) {
+      for (uint j = 0u; j < STAGED; ++j) {
+        for (uint c = 0u; c < 4u; ++c) {
+          a_slice[buf ^ 1u][4u * (part + j) + c][row >> 2u][row & 3u] = a_next[j][c];
+          b_slice[buf ^ 1u][4u * (part + j) + c][row >> 2u][row & 3u] = b_next[j][c];
+        }
       }
     }
+    // One barrier a slice: the buffer staged above is read only after it, and the one read above
+    // is written again only after the next one.
     barrier();
+    buf ^= 1u;
   }
+  acc[0][0] = c00; acc[0][1] = c01; acc[1][0] = c10; acc[1][1] = c11;
+  acc[2][0] = c20; acc[2][1] = c21; acc[3][0] = c30; acc[3][1] = c31;
+  acc[4][0] = c40; acc[4][1] = c41; acc[5][0] = c50; acc[5][1] = c51;
+  acc[6][0] = c60; acc[6][1] = c61; acc[7][0] = c70; acc[7][1] = c71;
 }
 
 #else
+
+#define TILE_GROUP 8
+const uint TILE_BLOCK = 64u;
+
+uint tile_row(uint r) { return gl_GlobalInvocationID.y * TILE + r; }
+uint tile_col(uint h) { return gl_GlobalInvocationID.x * TILE + 4u * h; }
 
 void tile_products(samplerBuffer a_tex, uint a_rows, uint a_stride, uint a_offset, samplerBuffer b_tex, uint b_rows,
                    uint b_stride, uint len, out vec4 acc[8][2]) {

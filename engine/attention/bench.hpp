@@ -16,6 +16,10 @@ struct StageTimes {
   double scores_ms = 0;
   double softmax_ms = 0;
   double output_ms = 0;
+  // GPU only: the products' kernels alone, by the GPU's own clock (timer queries); the stage's
+  // wall time above adds what the driver does around them. 0 where not measured.
+  double scores_kernel_ms = 0;
+  double output_kernel_ms = 0;
   // Streaming runs the stages interleaved tile by tile: only the total is measured.
   bool fused = false;
   double total_ms = 0;  // always set on the CPU; a backend may leave it 0 unless fused

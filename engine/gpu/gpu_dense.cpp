@@ -40,6 +40,31 @@ private:
   std::chrono::steady_clock::time_point start_;
 };
 
+// Adds the GPU's own time for the commands issued in its scope to *into (a GL_TIME_ELAPSED query;
+// one may be active at a time); does nothing for null.
+class KernelTimer {
+public:
+  explicit KernelTimer(double* into) : into_(into) {
+    if (!into_) return;
+    glGenQueries(1, &query_);
+    glBeginQuery(GL_TIME_ELAPSED, query_);
+  }
+  ~KernelTimer() {
+    if (!into_) return;
+    glEndQuery(GL_TIME_ELAPSED);
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(query_, GL_QUERY_RESULT, &ns);
+    glDeleteQueries(1, &query_);
+    *into_ += static_cast<double>(ns) * 1e-6;
+  }
+  KernelTimer(const KernelTimer&) = delete;
+  KernelTimer& operator=(const KernelTimer&) = delete;
+
+private:
+  double* into_;
+  GLuint query_ = 0;
+};
+
 // Copies `rows` rows of `cols` floats from `src` (row stride src_stride) into a zero-padded
 // staging vector with row stride `stride`.
 std::vector<float> padded(const float* src, size_t rows, size_t cols, size_t src_stride, size_t stride,
@@ -202,10 +227,13 @@ void DenseRun::upload_queries(size_t row0, size_t rows) {
 // their exact value on the CPU, as compute_cpu gives them (ScoreOverflowGuard).
 void DenseRun::scores(size_t row0, size_t rows) {
   const BufferTexture q_tex(q_buf_);
-  for (size_t c = 0; c < k_chunks_.size(); ++c) {
-    dispatch_scores(k_.scores, q_tex, k_textures_[c], s_buf_,
-                    {static_cast<GLuint>(rows), static_cast<GLuint>(chunk_keys_[c]), static_cast<GLuint>(dk4_ / 4),
-                     static_cast<GLuint>(m4_), static_cast<GLuint>(c * keys_per_chunk_ / 4)});
+  {
+    KernelTimer kernels(timing_ && k_.kernel_timers ? &timing_->scores_kernel_ms : nullptr);
+    for (size_t c = 0; c < k_chunks_.size(); ++c) {
+      dispatch_scores(k_.scores, q_tex, k_textures_[c], s_buf_,
+                      {static_cast<GLuint>(rows), static_cast<GLuint>(chunk_keys_[c]), static_cast<GLuint>(dk4_ / 4),
+                       static_cast<GLuint>(m4_), static_cast<GLuint>(c * keys_per_chunk_ / 4)});
+    }
   }
   check_gl("computing scores");
   if (!guard_.active()) return;
@@ -283,12 +311,13 @@ void DenseRun::output(size_t rows) {
   k_.output.set({{"rows", static_cast<GLuint>(rows)},
                  {"dv_vec4", static_cast<GLuint>(dv4_ / 4)},
                  {"w_stride", static_cast<GLuint>(m4_ / 4)}});
+  KernelTimer kernels(timing_ && k_.kernel_timers ? &timing_->output_kernel_ms : nullptr);
   for (size_t c = 0; c < vt_chunks_.size(); ++c) {
     vt_textures_[c].bind(1);
     k_.output.set({{"keys_vec4", static_cast<GLuint>(round4(chunk_keys_[c]) / 4)},
                    {"w_col", static_cast<GLuint>(c * keys_per_chunk_ / 4)},
                    {"accumulate", static_cast<GLuint>(c > 0 ? 1 : 0)}});
-    dispatch(groups(dv4_, 64), groups(rows, 64));
+    dispatch_tiles(k_.output, dv4_, rows);
   }
   check_gl("computing the output");
 }
@@ -342,7 +371,14 @@ void dispatch_scores(const ComputeProgram& scores, const BufferTexture& q, const
               {"dk_vec4", tile.dk_vec4},
               {"s_stride", tile.s_stride},
               {"s_col", tile.s_col}});
-  dispatch(groups(tile.keys, 64), groups(tile.rows, 64));
+  dispatch_tiles(scores, tile.keys, tile.rows);
+}
+
+void dispatch_tiles(const ComputeProgram& program, std::size_t columns, std::size_t rows) {
+  GLint size[3] = {0, 0, 0};
+  glGetProgramiv(program.id(), GL_COMPUTE_WORK_GROUP_SIZE, size);
+  constexpr std::size_t kTile = 8;  // TILE in tile_dot.glsl
+  dispatch(groups(columns, kTile * static_cast<std::size_t>(size[0])), groups(rows, kTile * static_cast<std::size_t>(size[1])));
 }
 
 Result compute_dense_gpu(const DensePrograms& programs, const Problem& p, size_t limit, StageTimes* timing) {

@@ -17,6 +17,9 @@ struct DensePrograms {
   const ComputeProgram& softmax;      // sampler on unit 0 (S)
   const ComputeProgram& diagnostics;  // sampler on unit 0 (weights)
   const ComputeProgram& output;       // samplers on units 0 (weights) and 1 (Vᵀ)
+  // The bench also times the products by the GPU's own clock (StageTimes::*_kernel_ms): on
+  // hardware only, as llvmpipe's timer queries do not cover the work it runs on the CPU.
+  bool kernel_timers = false;
 };
 
 // One dispatch of shaders/scores.comp, which the dense and the streaming paths both run: S (rows ×
@@ -28,6 +31,11 @@ struct ScoresTile {
 };
 void dispatch_scores(const ComputeProgram& scores, const BufferTexture& q, const BufferTexture& k, const Buffer& s,
                      const ScoresTile& tile);
+
+// Dispatches a kernel of shaders/tile_dot.glsl's 8 × 8 tiles (scores, output, stream_output) over
+// `columns` × `rows` cells: its workgroup size, which the tile variant it was built with sets,
+// gives the block each workgroup covers.
+void dispatch_tiles(const ComputeProgram& program, std::size_t columns, std::size_t rows);
 
 // Every stage of `p`, each buffer under `limit` bytes. Sparsemax (a sort per row) and effective
 // temperatures outside float's normal range are normalized on the CPU from the GPU's scores, and

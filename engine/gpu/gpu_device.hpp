@@ -34,7 +34,9 @@ struct Device {
   // The same before GL objects are deleted (destructors): a context that cannot be made current
   // any more is left as it is.
   void make_current_before_deleting() noexcept;
-  DensePrograms dense_programs() const { return {scores, softmax, diagnostics, output}; }
+  DensePrograms dense_programs() const {
+    return {scores, softmax, diagnostics, output, !is_software_renderer(renderer)};
+  }
   StreamingPrograms streaming_programs() const {
     return {scores, stream_update, stream_output, stream_heat, stream_heat_rows};
   }

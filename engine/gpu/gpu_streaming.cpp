@@ -234,7 +234,7 @@ void StreamRun::key_tile(size_t row0, size_t rows, size_t t) {
   keys_.vt_tex[t].bind(1);
   bind_buffers(2, {&o_buf_, &floats_buf_});
   k_.output.set({{"rows", rows}, {"keys_vec4", round4(count) / 4}, {"dv_vec4", z_.dv4 / 4}, {"p_stride", z_.tile / 4}});
-  dispatch(groups(z_.dv4, 64), groups(rows, 64));
+  dispatch_tiles(k_.output, z_.dv4, rows);
 
   if (z_.heat) {
     const Index m = static_cast<Index>(z_.m), hcols = static_cast<Index>(z_.hcols);

@@ -221,7 +221,7 @@ TEST(GpuBackendGl, SharedMemoryTilesMatchTheCpu) {
   std::unique_ptr<Backend> shared = make_gpu_backend_headless(o);
   EXPECT_EQ(make_bench(*shared)->kernels(), "shared-memory tiles");
   const Shape shapes[] = {{1, 1, 1, 1},    {5, 7, 3, 5},     {17, 33, 64, 8},  {65, 63, 17, 9},
-                          {64, 64, 16, 64}, {70, 130, 33, 70}, {9, 6, 255, 3}, {129, 65, 20, 130}};
+                          {64, 64, 16, 64}, {70, 130, 33, 70}, {9, 6, 255, 3}, {129, 65, 20, 130}, {300, 260, 70, 140}};
   unsigned seed = 40;
   for (const Shape& s : shapes) {
     for (const char* spec : {"none", "causal"}) {
