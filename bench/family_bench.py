@@ -16,8 +16,6 @@ import numpy as np
 from process_timing import timed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ATTNLAB = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "build", "app", "attnlab")
-ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 FOLDER = os.environ.get("MODEL_DIR", "/tmp/attnlab-smollm2-135m-f32")
 CONFIG = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 576, "num_hidden_layers": 30,
           "num_attention_heads": 9, "num_key_value_heads": 3, "head_dim": 64, "intermediate_size": 1536,
@@ -38,39 +36,41 @@ def shapes(c):
     return out + [("model.norm.weight", (d,))]
 
 
-def write_model():
+def write_model(folder=FOLDER, config=CONFIG):
     """Streams the F32 file tensor by tensor, so writing it never holds the whole model."""
-    os.makedirs(FOLDER, exist_ok=True)
+    os.makedirs(folder, exist_ok=True)
     rng = np.random.default_rng(135)
     header, at = {}, 0
-    for name, shape in shapes(CONFIG):
+    for name, shape in shapes(config):
         size = 4 * int(np.prod(shape))
         header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [at, at + size]}
         at += size
     text = json.dumps(header).encode()
     text += b" " * ((-len(text)) % 8)
-    tmp = os.path.join(FOLDER, "model.safetensors.tmp")
+    tmp = os.path.join(folder, "model.safetensors.tmp")
     with open(tmp, "wb") as f:
         f.write(struct.pack("<Q", len(text)) + text)
-        for name, shape in shapes(CONFIG):
+        for name, shape in shapes(config):
             a = (1 + 0.1 * rng.standard_normal(shape)) if len(shape) == 1 else 0.02 * rng.standard_normal(shape)
             f.write(a.astype("<f4").tobytes())
-    os.replace(tmp, os.path.join(FOLDER, "model.safetensors"))
-    json.dump(CONFIG, open(os.path.join(FOLDER, "config.json"), "w"), indent=2)
+    os.replace(tmp, os.path.join(folder, "model.safetensors"))
+    json.dump(config, open(os.path.join(folder, "config.json"), "w"), indent=2)
 
 
 def main():
+    attnlab = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "build", "app", "attnlab")
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     if not os.path.exists(os.path.join(FOLDER, "model.safetensors")):
         print(f"writing a SmolLM2-135M-shaped random model (F32) to {FOLDER} ...", flush=True)
         write_model()
     size_mib = os.path.getsize(os.path.join(FOLDER, "model.safetensors")) / 2 ** 20
     with open("/proc/loadavg") as f:
         load = f.read().split()[0]
-    print(f"model file: {size_mib:.0f} MiB (F32); {ROUNDS} rounds alternating, medians; load average {load} on {os.cpu_count()} CPUs")
+    print(f"model file: {size_mib:.0f} MiB (F32); {rounds} rounds alternating, medians; load average {load} on {os.cpu_count()} CPUs")
     ids = ",".join(str((i * 7919) % 49152) for i in range(64))
     rows = {"attnlab": [], "pytorch": []}
-    for _ in range(ROUNDS):
-        wall, rss, _, err = timed([ATTNLAB, "model", FOLDER, "--ids", ids, "--format", "text", "--timing"])
+    for _ in range(rounds):
+        wall, rss, _, err = timed([attnlab, "model", FOLDER, "--ids", ids, "--format", "text", "--timing"])
         t = re.search(r"load ([0-9.]+) ms, forward ([0-9.]+) ms", err)
         rows["attnlab"].append((wall, rss, float(t.group(1)), float(t.group(2))))
         wall, rss, out, _ = timed(["/usr/bin/python3", os.path.join(HERE, "torch_family.py"), FOLDER, ids])

@@ -19,6 +19,7 @@ short still returns what it measured.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / ".device" / "kit.tar.gz"
 BINARIES = ["app/attnlab", "tests/gl/gpu_backend_gl_test", "tests/gl/gpu_fallback_gl_test",
-            "tests/gui/compute_job_gl_test"]
+            "tests/gui/compute_job_gl_test", "gpu_kernel_bench"]
 # Libraries the machine itself must provide: glibc, and libglvnd's dispatch libraries, which load
 # the machine's own GL driver (the .debs below supply libglvnd where the image lacks it).
 SYSTEM_LIBS = ("libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so", "ld-linux", "libresolv.so",
@@ -48,6 +49,7 @@ def sh(cmd, **kw):
 def pack(_args):
     build = ROOT / "build"
     subprocess.run([str(ROOT / "scripts/setup"), "build"], check=True)
+    subprocess.run(["cmake", "--build", str(build), "--target", "gpu_kernel_bench"], check=True, stdout=subprocess.DEVNULL)
     stage = Path(tempfile.mkdtemp(prefix="attnlab-kit-"))
     (stage / "bin").mkdir()
     (stage / "lib").mkdir()
@@ -164,6 +166,13 @@ class Check:
             code, out, _, _ = self.run(["nvidia-smi", f"--query-gpu={q}", "--format=csv,noheader"], 30)
             self.results["nvidia_smi"] = out.strip()
             self.note(f"- nvidia-smi: {out.strip()} ({q})")
+        if not self.local:
+            # Where NVIDIA's EGL comes from, for when the GPU backend does not reach the card.
+            vendor = sorted(str(p) for d in ("/usr/share/glvnd/egl_vendor.d", "/usr/local/nvidia/share/glvnd/egl_vendor.d",
+                                             "/etc/glvnd/egl_vendor.d") for p in Path(d).glob("*.json"))
+            code, out, _, _ = self.run(["ldconfig", "-p"], 30)
+            self.results["egl"] = {"vendor_files": vendor, "ldconfig": [l.strip() for l in out.splitlines()
+                                                                         if "EGL" in l or "nvidia" in l][:40]}
         code, out, err, _ = self.run([str(self.bin / "attnlab"), "bench", "--backend", "gpu", "--n", "8", "--runs",
                                       "1", "--warmup", "0"], 60)
         first = (out.splitlines() or [err.strip()])[0]
@@ -174,18 +183,21 @@ class Check:
         auto = self.attnlab_json("auto", ["compute", "--backend", "auto", "--format", "json", "--summary"], 60)
         self.note(f"- `--backend auto` picks: {auto.get('json', {}).get('backend')}")
 
-    def measure(self):
+    def measure(self, only=None):
         big = not self.local
         n, dk = (4096, 4096) if big else (512, 512)
         stream_n = 100000 if big else 4096
         trials = 100000 if big else 2000
         steps = [
-            ("bench_gpu", ["bench", "--backend", "gpu", "--n", str(n), "--dk", str(dk), "--runs", "5", "--warmup", "2",
+            # Five warm-ups: an idle H100 takes a few hundred milliseconds to raise its clocks.
+            ("bench_gpu", ["bench", "--backend", "gpu", "--n", str(n), "--dk", str(dk), "--runs", "7", "--warmup", "5",
                            "--format", "json"], 180),
             ("bench_gpu_texture", ["bench", "--backend", "gpu", "--gpu-tiles", "texture", "--n", str(n), "--dk", str(dk),
-                                   "--runs", "5", "--warmup", "2", "--format", "json"], 180),
+                                   "--runs", "7", "--warmup", "5", "--format", "json"], 180),
             ("bench_cpu", ["bench", "--backend", "cpu", "--n", str(n), "--dk", str(dk), "--runs", "3", "--warmup", "1",
                            "--format", "json"], 180),
+            # What every GPU process pays before its work: the context, the kernels, the driver.
+            ("scaling_gpu_small", ["scaling", "--dk", "8", "--trials", "10", "--backend", "gpu", "--format", "json"], 60),
             ("scaling_gpu", ["scaling", "--dk", "65536", "--trials", str(trials), "--backend", "gpu", "--format", "json"], 120),
             # A tenth of the trials: the CPU draws its normals one by one (2000 trials take 9 s on 2 cores).
             ("scaling_cpu", ["scaling", "--dk", "65536", "--trials", str(trials // 10), "--backend", "cpu", "--format",
@@ -200,13 +212,27 @@ class Check:
                                 "--layer", "1", "--head", "1", "--backend", "cpu", "--format", "json"], 60),
         ]
         for key, args, timeout in steps:
+            if only and key not in only:
+                continue
+            clocks = self.clock_log() if key.startswith("bench_gpu") else None
             e = self.attnlab_json(key, args, timeout)
+            if clocks:
+                clocks.terminate()
+                mhz = sorted(int(l.split(",")[0]) for l in clocks.communicate()[0].splitlines() if l.strip()[:1].isdigit())
+                e["sm_mhz"] = mhz
+                if mhz:
+                    self.note(f"- SM clock while `{key}` ran: {mhz[0]}-{mhz[-1]} MHz, median {mhz[len(mhz) // 2]} "
+                              f"({len(mhz)} samples, 50 ms apart)")
             j = e.get("json", {})
             if key.startswith(("bench", "streaming")) and j:
                 self.note(f"- `{e['command']}` ({j['kernels']}): {j['total_ms']:.1f} ms, {j['gflops']:.0f} GFLOP/s, useful "
                           f"{j['useful_fraction_of_peak'] or 0:.3f} of the {j['peak_gflops']:.0f} GFLOP/s probed peak"
                           + (f"; scores {j['stages']['scores']['gflops']:.0f} GFLOP/s = "
-                             f"{j['stages']['scores']['fraction_of_peak']:.3f} of peak" if j['stages']['scores']['ms'] else ""))
+                             f"{j['stages']['scores']['fraction_of_peak']:.3f} of peak" if j['stages']['scores']['ms'] else "")
+                          + "".join(f"; {stage} kernels alone {j['stages'][stage]['kernel_ms']:.2f} ms, "
+                                    f"{j['stages'][stage]['kernel_gflops']:.0f} GFLOP/s = "
+                                    f"{j['stages'][stage]['kernel_fraction_of_peak']:.3f} of peak"
+                                    for stage in ("scores", "output") if "kernel_ms" in j["stages"][stage]))
             elif key.startswith("scaling") and j:
                 self.note(f"- `{e['command']}`: {e['wall_s']:.2f} s wall, the whole process")
             elif key == "model_head_cpu" and j and self.results["model_head_gpu"].get("json"):
@@ -217,6 +243,100 @@ class Check:
                 self.note(f"- built-in induction model, L1H1 on the GPU against the CPU: weights differ by at most {diff:.2e}")
             elif not j:
                 self.note(f"- `{e['command']}`: exit {e['exit']}: {e.get('stderr', '').strip()[:300]}")
+
+    def clock_log(self):
+        """nvidia-smi's SM clock every 50 ms while a step runs (None without nvidia-smi)."""
+        if self.local or not shutil.which("nvidia-smi"):
+            return None
+        return subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,utilization.gpu", "--format=csv,noheader,nounits",
+                                 "-lms", "50"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def llama_head(self):
+        """A Llama-family head (rotary positions, grouped K/V) on the GPU against the CPU: a
+        SmolLM2-135M-shaped random model (bench/family_bench.py; two layers and a small vocabulary
+        with --local), its last layer's last head over a long text. Each backend runs as a whole
+        process, alternately; the forward up to that layer runs on the CPU in both, so the
+        difference of the two times is the head's, and `model --timing` gives the forward's."""
+        sys.path.insert(0, str(ROOT / "bench"))
+        from family_bench import CONFIG, write_model
+        config = dict(CONFIG, num_hidden_layers=2, vocab_size=2048) if self.local else CONFIG
+        n = 256 if self.local else 1024
+        folder = Path(tempfile.mkdtemp(prefix="attnlab-llama-"))
+        t0 = time.monotonic()
+        write_model(str(folder), config)
+        ids = ",".join(str((i * 7919) % config["vocab_size"]) for i in range(n))
+        layer, head = config["num_hidden_layers"] - 1, config["num_attention_heads"] - 1
+        base = ["compute", "--model", str(folder), "--ids", ids, "--layer", str(layer), "--head", str(head), "--format",
+                "json"]
+        entry = {"config": {k: config[k] for k in ("num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+                                                  "head_dim", "rope_theta")},
+                 "n": n, "layer": layer, "head": head, "write_s": round(time.monotonic() - t0, 1)}
+        self.results["llama_head"] = entry
+        full = {}
+        for backend in ("gpu", "cpu"):
+            code, out, err, _ = self.run([str(self.bin / "attnlab"), *base, "--backend", backend], 240)
+            if code != 0:
+                entry[f"{backend}_error"] = err.strip()[-1000:]
+                self.note(f"- Llama head on the {backend.upper()}: exit {code}: {err.strip()[-300:]}")
+                return
+            full[backend] = json.loads(out)
+        g, c = full["gpu"], full["cpu"]
+        entry["computed_by"] = g["computed_by"]
+        for stage in ("weights", "output"):
+            entry[f"max_{stage}_difference"] = max(abs(a - b) for ra, rb in zip(g[stage], c[stage]) for a, b in zip(ra, rb)
+                                                   if a is not None and b is not None)
+        walls = {"gpu": [], "cpu": []}
+        for _ in range(3):
+            for backend in walls:
+                code, _, err, wall = self.run([str(self.bin / "attnlab"), *base, "--summary", "--backend", backend], 240)
+                if code == 0:
+                    walls[backend].append(wall)
+        entry["summary_wall_s"] = walls
+        code, _, err, _ = self.run([str(self.bin / "attnlab"), "model", str(folder), "--ids", ids, "--format", "text",
+                                    "--timing"], 240)
+        m = re.search(r"load ([0-9.]+) ms, forward ([0-9.]+) ms", err)
+        entry["model_load_forward_ms"] = [float(m.group(1)), float(m.group(2))] if m else None
+        shutil.rmtree(folder)
+        if walls["gpu"] and walls["cpu"]:
+            gw, cw = min(walls["gpu"]), min(walls["cpu"])
+            self.note(f"- Llama-family head (SmolLM2-135M shape{', 2 layers' if self.local else ''}, {n} tokens, layer "
+                      f"{layer} head {head}, rotary, {config['num_key_value_heads']} K/V heads), `compute --summary` as a "
+                      f"whole process, best of 3: GPU {gw:.2f} s, CPU {cw:.2f} s (the head's share: "
+                      f"{(cw - gw) * 1e3:+.0f} ms for the GPU); the model's own load and forward: "
+                      f"{entry['model_load_forward_ms']} ms; computed by {g['computed_by']}; weights differ by at most "
+                      f"{entry['max_weights_difference']:.2e}, outputs by {entry['max_output_difference']:.2e}")
+
+    def kernels(self):
+        """The scores kernel alone in its variants (bench/gpu_kernel_bench.cpp, which times one
+        dispatch between glFinish calls): the tile kinds as shaders/ has them, and the shared tiles
+        with their texel fetches replaced by a constant (what the arithmetic and shared memory
+        alone allow)."""
+        shaders = ROOT / "shaders"
+        tile_dot = (shaders / "tile_dot.glsl").read_text()
+        body = (shaders / "scores.comp").read_text().replace('#include "tile_dot.glsl"', tile_dot)
+        body = body.replace("#version 430", "")
+        no_fetch = re.sub(r"texelFetch\([ab]_tex, int\([^;]*\)\)", "vec4(0.5)", body)
+        shared = "#define TILE_SHARED 1\n#define TILE_GROUP {}\n#define TILE_SLICE {}\n"
+        variants = [(f"shared {g}x{g} invocations, slices of {d}", shared.format(g, d), body, g)
+                    for g, d in ((16, 16), (16, 8), (8, 16), (8, 8))]
+        variants += [("shared 16x16, slices of 16, no fetches", shared.format(16, 16), no_fetch, 16),
+                     ("texture", "", body, 8)]
+        n = 1024 if self.local else 4096
+        work = Path(tempfile.mkdtemp(prefix="attnlab-kernels-"))
+        self.results["kernels"] = []
+        for name, defines, text, group in variants:
+            f = work / (re.sub(r"[^a-z]+", "_", name) + ".comp")
+            f.write_text("#version 430\n" + defines + text)
+            code, out, err, _ = self.run([str(self.bin / "gpu_kernel_bench"), str(f), str(n), str(n), str(n), str(group),
+                                          str(group), "8", "8", "rows", "20"], 120)
+            m = re.search(r"([0-9.]+) ms, ([0-9.]+) GFLOP/s, nmse ([0-9.e+-]+)", out)
+            entry = {"variant": name, "exit": code, "ms": float(m.group(1)) if m else None,
+                     "gflops": float(m.group(2)) if m else None, "nmse": m.group(3) if m else None,
+                     "stderr": err.strip()[-500:]}
+            self.results["kernels"].append(entry)
+            self.note(f"- scores kernel alone, {name}, n = m = d_k = {n}: "
+                      + (f"{entry['ms']} ms, {entry['gflops']:.0f} GFLOP/s, nmse {entry['nmse']}" if m else
+                         f"exit {code}: {err.strip()[-300:]}"))
 
     def gl_tests(self):
         tests = json.loads((self.kit / "gl_tests.json").read_text())
@@ -255,9 +375,9 @@ def check(args):
     c = Check(args.out, args.local)
     c.unpack()
     c.device()
-    c.measure()
-    c.gl_tests()
-    c.torch()
+    steps = {"kernels": c.kernels, "measure": c.measure, "dense": lambda: c.measure(("bench_gpu", "bench_gpu_texture")), "llama": c.llama_head, "gl": c.gl_tests, "torch": c.torch}
+    for step in args.steps.split(","):
+        steps[step]()
     c.note(f"\n({time.monotonic() - c.start:.0f} s in all)")
 
 
@@ -268,6 +388,7 @@ def main():
     c = sub.add_parser("check")
     c.add_argument("--out", default=os.environ.get("OUT", "/tmp/attnlab-device-check"))
     c.add_argument("--local", action="store_true", help="here, on llvmpipe, at small sizes")
+    c.add_argument("--steps", default="kernels,measure,llama,gl,torch", help="which, in order (default: all)")
     args = parser.parse_args()
     {"pack": pack, "check": check}[args.verb](args)
 
