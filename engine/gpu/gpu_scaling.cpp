@@ -73,7 +73,7 @@ void GpuScalingSampler::draw_dots(const ScalingOptions& o, int d_k, const Plan& 
             {"keys", static_cast<GLuint>(o.keys)},
             {"chunks", static_cast<GLuint>(plan.chunks)},
             {"chunk_blocks", static_cast<GLuint>(kChunkBlocks)}});
-  dispatch_2d(trials * plan.dots_per_trial);
+  dispatch_2d(trials * plan.dots_per_trial / static_cast<size_t>(o.keys));  // every key in one invocation
   check_gl("drawing the scaling demonstration's dot products");
 }
 
