@@ -14,11 +14,12 @@
 //   each storage-buffer load into a loop over the lanes, while a texel fetch becomes one vector
 //   gather; with eight rows and eight keys per invocation each fetched texel feeds eight dot
 //   products (2.5-3.5× the first kernel);
-// - with TILE_SHARED defined (a hardware GPU), 16 × 16 workgroups of 128 × 128 blocks stage 16
-//   dimensions of their rows of each operand in shared memory, double-buffered: each texel is read
-//   once per workgroup instead of sixteen times, the next slice is fetched while this one is
-//   multiplied, and each step is 64 multiply-adds for four vec4 reads of shared memory. llvmpipe
-//   suspends the whole group at every barrier, so there it is slower (bench --gpu-tiles).
+// - with TILE_SHARED defined (a hardware GPU), 16 × 16 workgroups of 128 × 128 blocks stage
+//   TILE_SLICE (8) dimensions of their rows of each operand in shared memory, double-buffered:
+//   each texel is read once per workgroup instead of sixteen times, the next slice is fetched
+//   while this one is multiplied, and each step is 64 multiply-adds for four vec4 reads of shared
+//   memory (on an H200, 1.6× the texture tiles). llvmpipe suspends the whole group at every
+//   barrier, so there it is slower (bench --gpu-tiles).
 
 const uint TILE = 8u;  // rows and columns of the tile each invocation computes
 
