@@ -218,10 +218,20 @@ constexpr double kMaxRunMs = 1000;
 
 DensePlanner::DensePlanner(std::filesystem::path cache) : cache_(std::move(cache)), machine_(plan_machine_key()) {}
 
+size_t pick_dense_plan(const std::vector<std::vector<double>>& times) {
+  if (times.empty() || times[0].empty()) return 0;
+  std::vector<double> best;
+  for (const std::vector<double>& t : times) {
+    best.push_back(t.empty() ? std::numeric_limits<double>::infinity() : *std::min_element(t.begin(), t.end()));
+  }
+  const size_t quickest = static_cast<size_t>(std::min_element(best.begin(), best.end()) - best.begin());
+  const auto [lo, hi] = std::minmax_element(times[0].begin(), times[0].end());
+  return best[0] - best[quickest] > *hi - *lo ? quickest : 0;
+}
+
 DensePlanner::Choice DensePlanner::measure(const Problem& p, const std::vector<DensePlan>& candidates) const {
   Choice c;
   c.report.source = "measured";
-  std::vector<double> best(candidates.size(), std::numeric_limits<double>::infinity());
   // One untimed run each (page faults, threads starting), which also sizes the rounds.
   double round_ms = 0;
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -236,13 +246,16 @@ DensePlanner::Choice DensePlanner::measure(const Problem& p, const std::vector<D
   }
   const int rounds = std::clamp(static_cast<int>(kBudgetMs / std::max(round_ms, 1e-3)), 1, 5);
   // Alternately, so that a slow moment of a shared host hits every candidate alike.
+  std::vector<std::vector<double>> times(candidates.size());
   for (int r = 0; r < rounds; ++r) {
-    for (size_t i = 0; i < candidates.size(); ++i) best[i] = std::min(best[i], run_ms(p, candidates[i]));
+    for (size_t i = 0; i < candidates.size(); ++i) times[i].push_back(run_ms(p, candidates[i]));
   }
-  const size_t pick = static_cast<size_t>(std::min_element(best.begin(), best.end()) - best.begin());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    c.report.candidates.push_back({candidates[i].name(), *std::min_element(times[i].begin(), times[i].end())});
+  }
+  const size_t pick = pick_dense_plan(times);
   c.plan = candidates[pick];
-  c.ms = best[pick];
-  for (size_t i = 0; i < candidates.size(); ++i) c.report.candidates.push_back({candidates[i].name(), best[i]});
+  c.ms = c.report.candidates[pick].ms;
   return c;
 }
 

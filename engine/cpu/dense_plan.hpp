@@ -53,6 +53,12 @@ std::string plan_shape_key(const Problem& p);
 // dense-plans.txt, else ~/.cache/attnlab/dense-plans.txt; empty when there is no home.
 std::filesystem::path default_plan_cache_path();
 
+// Which candidate a calibration keeps, from each one's timed rounds (times[i], candidate 0 the
+// default): the one with the quickest run, unless it beats the default's quickest by no more than
+// the default's own spread across its rounds (slowest − quickest). Then the rounds cannot tell the
+// two apart on this host, and the default stays: a noisy minute must not displace it.
+size_t pick_dense_plan(const std::vector<std::vector<double>>& times);
+
 class DensePlanner {
 public:
   explicit DensePlanner(std::filesystem::path cache = default_plan_cache_path());
@@ -60,7 +66,7 @@ public:
   // The plan for p and how it was chosen: ATTNLAB_DENSE_PLAN when set (InputError when it names no
   // plan), else this process's earlier choice for the shape, else the cache's, else measured now
   // on p (each candidate once untimed, then alternately up to five times within ~1.5 s, the
-  // quickest run of each counting) and written to the cache. A cache that cannot be read or
+  // quickest run of each counting, pick_dense_plan choosing) and written to the cache. A cache that cannot be read or
   // written is only reported (PathChoice::cache), never an error. Problems the dense path does not
   // run (they stream) get the default without measuring.
   const PathChoice& choose(const Problem& p, DensePlan& plan);

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace attnlab {
 namespace {
@@ -131,6 +133,36 @@ TEST(PlanCache, TheFuzzSeedsReadBackCleanly) {
   std::ostringstream text;
   text << valid.rdbuf();
   EXPECT_EQ(parse_plan_cache(text.str()).size(), 2u);
+}
+
+// The calibration's choice from its rounds: a plan displaces the default only by more than the
+// default's own spread across the rounds.
+TEST(DensePlans, APlanDisplacesTheDefaultOnlyBeyondItsSpread) {
+  EXPECT_EQ(pick_dense_plan({{10.0, 10.5, 10.2}, {7.0, 7.2, 7.1}, {8.0, 8.1, 8.2}}), 1u);
+  // 9.5 beats 10.0 by 0.5, inside the default's spread of 2: the rounds cannot tell them apart.
+  EXPECT_EQ(pick_dense_plan({{10.0, 12.0, 11.0}, {9.5, 9.6, 9.7}}), 0u);
+  EXPECT_EQ(pick_dense_plan({{10.0, 10.4, 10.2}, {9.5, 9.6, 9.7}}), 1u);
+  EXPECT_EQ(pick_dense_plan({{7.0, 7.5}, {8.0, 7.1}}), 0u);  // the default is the quickest
+  EXPECT_EQ(pick_dense_plan({{10.0}, {9.9}}), 1u);            // one round: no spread to go by
+  EXPECT_EQ(pick_dense_plan({{10.0, 10.0}, {10.0, 10.0}}), 0u);  // a tie keeps the default
+  // Whatever the rounds, the choice is a candidate, and one that is not the quickest is the
+  // default.
+  std::mt19937 rng(58);
+  std::uniform_real_distribution<double> ms(1.0, 2.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<std::vector<double>> times(1 + trial % 5, std::vector<double>(1 + trial % 4));
+    for (auto& t : times) {
+      for (double& x : t) x = ms(rng);
+    }
+    const size_t pick = pick_dense_plan(times);
+    ASSERT_LT(pick, times.size());
+    const auto best = [&](size_t i) { return *std::min_element(times[i].begin(), times[i].end()); };
+    for (size_t i = 0; i < times.size(); ++i) {
+      if (best(i) < best(pick)) {
+        EXPECT_EQ(pick, 0u);
+      }
+    }
+  }
 }
 
 TEST(DensePlanner, MeasuresOnceAndReadsTheCacheBack) {
