@@ -189,7 +189,8 @@ class Check:
         stream_n = 100000 if big else 4096
         trials = 100000 if big else 2000
         steps = [
-            # Five warm-ups: an idle H100 takes a few hundred milliseconds to raise its clocks.
+            # Five warm-ups, yet the card stays near its idle clock: the dense bench gives it short
+            # bursts of work between uploads and read-backs (the SM clock is logged meanwhile).
             ("bench_gpu", ["bench", "--backend", "gpu", "--n", str(n), "--dk", str(dk), "--runs", "7", "--warmup", "5",
                            "--format", "json"], 180),
             ("bench_gpu_texture", ["bench", "--backend", "gpu", "--gpu-tiles", "texture", "--n", str(n), "--dk", str(dk),
