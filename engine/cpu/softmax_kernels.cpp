@@ -1,6 +1,8 @@
 // Picks the softmax kernel variant for the CPU this process runs on.
 #include "engine/cpu/softmax_kernels.hpp"
 
+#include <cstdlib>
+
 namespace attnlab::kernels {
 
 // ATTNLAB_ISA_KERNELS: the build has the x86 variants (engine/CMakeLists.txt); without them (the
@@ -47,7 +49,7 @@ const Table& variant(int i) {
   }
 }
 
-void pack_key_strips(const float* K, std::int64_t m, std::int64_t d, float* out) {
+void pack_key_strips(const float* K, std::int64_t m, std::int64_t d, std::int64_t ldk, float* out) {
   const std::int64_t strips = (m + kKeyStrip - 1) / kKeyStrip;
 #pragma omp parallel for schedule(static)
   for (std::int64_t s = 0; s < strips; ++s) {
@@ -55,7 +57,7 @@ void pack_key_strips(const float* K, std::int64_t m, std::int64_t d, float* out)
     for (std::int64_t j = 0; j < kKeyStrip; ++j) {
       const std::int64_t key = s * kKeyStrip + j;
       if (key < m) {
-        const float* row = K + key * d;
+        const float* row = K + key * ldk;
         for (std::int64_t k = 0; k < d; ++k) strip[k * kKeyStrip + j] = row[k];
       } else {
         for (std::int64_t k = 0; k < d; ++k) strip[k * kKeyStrip + j] = 0.0f;
@@ -66,6 +68,12 @@ void pack_key_strips(const float* K, std::int64_t m, std::int64_t d, float* out)
 
 const Table& table() {
   static const Table& chosen = variant(0);
+  return chosen;
+}
+
+const TileProducts& tile_products() {
+  static const TileProducts none{nullptr, nullptr};
+  static const TileProducts& chosen = std::getenv("ATTNLAB_TILE_BLAS") ? none : *table().tiles;
   return chosen;
 }
 

@@ -26,10 +26,10 @@ struct ExpSums {
 // Keys per strip of pack_key_strips' layout.
 constexpr std::int64_t kKeyStrip = 32;
 
-// K (m × d, row-major) as strips of kKeyStrip keys, each strip d × kKeyStrip floats (key j of a
-// strip at column j), one after the other; the last strip padded with zero keys. `out` gets
-// ceil(m / kKeyStrip) · kKeyStrip · d floats. Runs on the calling thread's OpenMP team.
-void pack_key_strips(const float* K, std::int64_t m, std::int64_t d, float* out);
+// K (m × d, rows ldk floats apart) as strips of kKeyStrip keys, each strip d × kKeyStrip floats
+// (key j of a strip at column j), one after the other; the last strip padded with zero keys. `out`
+// gets ceil(m / kKeyStrip) · kKeyStrip · d floats. Runs on the calling thread's OpenMP team.
+void pack_key_strips(const float* K, std::int64_t m, std::int64_t d, std::int64_t ldk, float* out);
 
 // The streaming path's tile products (engine/cpu/tile_kernels.cpp), where a variant has them (AVX-512);
 // both null otherwise.
@@ -71,6 +71,11 @@ struct Table {
 
 // The table for this CPU (AVX-512 when it has AVX-512F/BW/DQ/VL, else AVX2+FMA, else baseline).
 const Table& table();
+
+// The tile products the streaming path and the decoder's attention run: this CPU's own (table().tiles)
+// where it has them, else both null and the callers use OpenBLAS. ATTNLAB_TILE_BLAS=1 forces
+// OpenBLAS, for comparisons and tests.
+const TileProducts& tile_products();
 
 // Every variant this CPU can run, best first (tests check them against each other).
 int variant_count();

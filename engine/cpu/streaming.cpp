@@ -39,7 +39,6 @@ using detail::AllScores;
 using detail::Context;
 using detail::KeyLayout;
 using detail::ThreadAcc;
-using detail::tile_products;
 using detail::visible_span;
 
 // [SECTION] Tile sizes from the caches
@@ -99,12 +98,6 @@ StreamingTiles streaming_tile_sizes(Index d_k, Index d_v) {
   if (const char* e = std::getenv("ATTNLAB_TILE_ROWS")) t.rows = std::clamp<Index>(std::atol(e), 1, 4096);
   if (const char* e = std::getenv("ATTNLAB_TILE_COLS")) t.cols = std::clamp<Index>(std::atol(e), 1, 65536);
   return t;
-}
-
-const kernels::TileProducts& detail::tile_products() {
-  static const kernels::TileProducts none{nullptr, nullptr};
-  static const kernels::TileProducts& chosen = std::getenv("ATTNLAB_TILE_BLAS") ? none : *kernels::table().tiles;
-  return chosen;
 }
 
 namespace {
@@ -336,7 +329,7 @@ void query_tile(const Context& cx, Index row_begin, Index row_end, Workspace& wo
                 std::vector<RowDiagnostics>* diagnostics) {
   const Problem& p = *cx.p;
   const kernels::Table& kern = kernels::table();
-  const kernels::TileProducts& products = tile_products();
+  const kernels::TileProducts& products = kernels::tile_products();
   const Index rows = row_end - row_begin, stride = cx.col_tile;
   const bool custom = p.options.mask.kind == MaskKind::Custom;
   const auto [union_begin, union_end] = start_rows(cx, row_begin, rows, work);
@@ -499,12 +492,12 @@ detail::Context detail::make_context(const Problem& p, bool full, const Streamin
   // each 8-row panel reads the strip from L2 and the query tile (rows × d_k) from L3, and
   // OpenBLAS's blocking does better (docs/PERFORMANCE.md, "Streaming on the CPU").
   const long l1d = tiles.l1d_bytes > 0 ? tiles.l1d_bytes : 32L << 10;
-  const bool own = tile_products().scores && kernels::kKeyStrip * cx.dk * 4 <= l1d / 2;
+  const bool own = kernels::tile_products().scores && kernels::kKeyStrip * cx.dk * 4 <= l1d / 2;
   if (keys == KeyLayout::Tiled && own) {
     const Index strips = (cx.m + kernels::kKeyStrip - 1) / kernels::kKeyStrip;
     cx.key_strips.resize(static_cast<size_t>(strips * kernels::kKeyStrip * cx.dk));
-    kernels::pack_key_strips(p.K.data(), cx.m, cx.dk, cx.key_strips.data());
-    if (tile_products().output && cx.dv % 16 == 0) {
+    kernels::pack_key_strips(p.K.data(), cx.m, cx.dk, cx.dk, cx.key_strips.data());
+    if (kernels::tile_products().output && cx.dv % 16 == 0) {
       cx.values.resize(static_cast<size_t>(cx.m * cx.dv));
       std::copy_n(p.V.data(), cx.m * cx.dv, cx.values.data());
     }

@@ -56,7 +56,7 @@ struct Context {
   // the transposed one.
   Matrix Kt;
   // K in strips of 32 keys (kernels::pack_key_strips) for the CPU's own tile products, in place of
-  // Kᵀ where they run (tile_products()).
+  // Kᵀ where they run (kernels::tile_products()).
   AlignedFloats key_strips;
   AlignedFloats values;  // V (m × d_v) on cache lines, for the same products
   Index row_tile = 0, col_tile = 0;
@@ -93,10 +93,6 @@ Context make_context(const Problem& p, bool full, const StreamingOptions* so, Ke
 // remaining tiles (exceptions cannot leave an OpenMP region); the caller throws Cancelled.
 ThreadAcc run_rows(const Context& cx, Matrix& output, std::vector<RowDiagnostics>& rows,
                    const std::function<void(double)>& progress_f, const std::atomic<bool>* cancel = nullptr);
-
-// The tile products: the CPU's own (cpu/tile_kernels.cpp, AVX-512) where it has them, else
-// OpenBLAS (both null). ATTNLAB_TILE_BLAS=1 forces OpenBLAS, for comparisons and tests.
-const kernels::TileProducts& tile_products();
 
 double ms_since(std::chrono::steady_clock::time_point t0);
 

@@ -146,6 +146,15 @@ void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const 
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   const std::int64_t blocks = (n + kQueryBlock - 1) / kQueryBlock, tasks = blocks * s.n_head;
   std::vector<std::vector<float>> scratch(weights ? 0 : static_cast<std::size_t>(omp_get_max_threads()));
+  // The products run on the CPU's own tile kernels (cpu/tile_kernels.cpp, AVX-512) where it has
+  // them, a head's strip of 32 keys (8 KiB at d_head = 64) within half of the smallest L1, and the
+  // rows are enough to repay packing each K/V head's keys once (OpenBLAS packed them again for
+  // every block). Else OpenBLAS, as a generated token's single row always does.
+  const kernels::TileProducts& tiles = kernels::tile_products();
+  const bool own = tiles.scores && tiles.output && dh % 16 == 0 && kernels::kKeyStrip * dh * 4 <= (16 << 10) && n >= 16;
+  const std::int64_t strip_floats = (m + kernels::kKeyStrip - 1) / kernels::kKeyStrip * kernels::kKeyStrip * dh;
+  std::vector<float> strips(own ? static_cast<std::size_t>(strip_floats * s.n_kv_head) : 0);
+  for (int g = 0; own && g < s.n_kv_head; ++g) kernels::pack_key_strips(k + g * dh, m, dh, ldk, strips.data() + g * strip_floats);
   // One task per head and block of query rows, the last blocks (the most keys) first: each block's
   // scores, softmax and A·V stay in the core's cache, and no block multiplies the keys above the
   // causal diagonal of its last row.
@@ -162,12 +171,25 @@ void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const 
       A = buf.data();
     }
     const std::int64_t g = h / group;
-    blas::gemm_nt(rows, hi - lo + 1, dh, q + r0 * ldq + h * dh, ldq, k + lo * ldk + g * dh, ldk, 0.0f, A + lo, m);
+    const float* qb = q + r0 * ldq + h * dh;
+    float* ob = out + r0 * ldo + h * dh;
+    if (own) {
+      // The scores from the strip boundary at or before lo (the softmax zeroes the keys before lo).
+      const std::int64_t first = lo - lo % kernels::kKeyStrip;
+      tiles.scores(qb, ldq, strips.data() + g * strip_floats + first * dh, rows, hi - first + 1, dh, A + first, m);
+    } else {
+      blas::gemm_nt(rows, hi - lo + 1, dh, qb, ldq, k + lo * ldk + g * dh, ldk, 0.0f, A + lo, m);
+    }
     for (std::int64_t i = r0; i < r1; ++i) {
       const std::int64_t row_hi = s.start + i, row_lo = s.window > 0 ? std::max<std::int64_t>(0, row_hi - s.window + 1) : 0;
       softmax_row(A + (i - r0) * m, m, row_lo, row_hi, scale);
     }
-    blas::gemm_nn(rows, dh, hi - lo + 1, A + lo, m, v + lo * ldv + g * dh, ldv, 0.0f, out + r0 * ldo + h * dh, ldo);
+    if (own) {
+      for (std::int64_t i = 0; i < rows; ++i) std::fill(ob + i * ldo, ob + i * ldo + dh, 0.0f);
+      tiles.output(A + lo, m, v + lo * ldv + g * dh, ldv, rows, hi - lo + 1, dh, ob, ldo);
+    } else {
+      blas::gemm_nn(rows, dh, hi - lo + 1, A + lo, m, v + lo * ldv + g * dh, ldv, 0.0f, ob, ldo);
+    }
   }
 }
 

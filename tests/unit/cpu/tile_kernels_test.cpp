@@ -40,7 +40,7 @@ TEST(TileKernels, ScoresEqualTheExactProductWithinRounding) {
         const I m = cols + 40;  // keys from 32 (a strip boundary) on, in a longer K
         const std::vector<float> Q = random_floats(rows * d, rng), K = random_floats(m * d, rng);
         std::vector<float> strips(static_cast<size_t>((m + 31) / 32 * 32 * d));
-        kernels::pack_key_strips(K.data(), m, d, strips.data());
+        kernels::pack_key_strips(K.data(), m, d, d, strips.data());
         const I lds = cols + 3;
         std::vector<float> S(static_cast<size_t>(rows * lds), 7.0f);
         t.scores(Q.data(), d, strips.data() + 32 * d, rows, cols, d, S.data(), lds);
@@ -94,16 +94,21 @@ TEST(TileKernels, OutputAddsTheExactProductWithinRounding) {
   }
 }
 
+// Keys contiguous (the streaming path's K) or d of every ldk floats (one K/V head's columns in
+// a decoder's rows of heads side by side).
 TEST(TileKernels, PackedStripsHoldEveryKeyAndZeroPadding) {
   std::mt19937 rng(7);
   const I m = 70, d = 5;
-  const std::vector<float> K = random_floats(m * d, rng);
-  std::vector<float> strips(static_cast<size_t>(96 * d), -1.0f);
-  kernels::pack_key_strips(K.data(), m, d, strips.data());
-  for (I j = 0; j < 96; ++j) {
-    for (I k = 0; k < d; ++k) {
-      const float got = strips[static_cast<size_t>((j / 32) * 32 * d + k * 32 + j % 32)];
-      EXPECT_EQ(got, j < m ? K[j * d + k] : 0.0f) << j << ", " << k;
+  for (const I ldk : {d, 3 * d + 1}) {
+    SCOPED_TRACE(testing::Message() << "row stride " << ldk);
+    const std::vector<float> K = random_floats(m * ldk, rng);
+    std::vector<float> strips(static_cast<size_t>(96 * d), -1.0f);
+    kernels::pack_key_strips(K.data() + 2, m, d, ldk, strips.data());
+    for (I j = 0; j < 96; ++j) {
+      for (I k = 0; k < d; ++k) {
+        const float got = strips[static_cast<size_t>((j / 32) * 32 * d + k * 32 + j % 32)];
+        EXPECT_EQ(got, j < m ? K[j * ldk + 2 + k] : 0.0f) << j << ", " << k;
+      }
     }
   }
 }
