@@ -50,19 +50,25 @@ void norm(NormKind kind, const float* x, std::int64_t ldx, std::int64_t n, std::
 }
 
 void linear(const float* X, std::int64_t n, std::int64_t in, const float* W, Layout layout, const float* b, std::int64_t out, float* Y,
-            std::int64_t ldy) {
+            std::int64_t ldy, bool accumulate) {
   const int threads = omp_get_max_threads();
   const std::int64_t chunk = ((out + threads - 1) / threads + 15) / 16 * 16;
 #pragma omp parallel for schedule(static)
   for (std::int64_t c0 = 0; c0 < out; c0 += chunk) {
     const std::int64_t c1 = std::min(out, c0 + chunk);
-    if (layout == Layout::InOut) blas::gemm_nn(n, c1 - c0, in, X, in, W + c0, out, 0.0f, Y + c0, ldy);
-    else blas::gemm_nt(n, c1 - c0, in, X, in, W + c0 * in, in, 0.0f, Y + c0, ldy);
-    if (!b) continue;
-    for (std::int64_t i = 0; i < n; ++i) {
+    // The bias goes into Y before the product, which then adds to it (beta = 1): one pass over Y
+    // fewer than zeroing it (OpenBLAS's beta = 0) and adding the bias after.
+    for (std::int64_t i = 0; b && i < n; ++i) {
       float* yi = Y + i * ldy;
-      for (std::int64_t c = c0; c < c1; ++c) yi[c] += b[c];
+      if (accumulate) {
+        for (std::int64_t c = c0; c < c1; ++c) yi[c] += b[c];
+      } else {
+        std::copy(b + c0, b + c1, yi + c0);
+      }
     }
+    const float beta = accumulate || b ? 1.0f : 0.0f;
+    if (layout == Layout::InOut) blas::gemm_nn(n, c1 - c0, in, X, in, W + c0, out, beta, Y + c0, ldy);
+    else blas::gemm_nt(n, c1 - c0, in, X, in, W + c0 * in, in, beta, Y + c0, ldy);
   }
 }
 

@@ -23,9 +23,10 @@ void norm(NormKind kind, const float* x, std::int64_t ldx, std::int64_t n, std::
           float* y, std::int64_t ldy);
 
 // Y (n × out, row stride ldy) = X (n × in) · W (+ b): W [in, out] (InOut) or [out, in] (OutIn).
-// The output columns are split between the OpenMP threads.
+// With `accumulate`, Y += X · W (+ b): the residual stream takes a projection in place. The output
+// columns are split between the OpenMP threads.
 void linear(const float* X, std::int64_t n, std::int64_t in, const float* W, Layout layout, const float* b, std::int64_t out, float* Y,
-            std::int64_t ldy);
+            std::int64_t ldy, bool accumulate = false);
 
 // GPT-2's "gelu_new" in place.
 void gelu(float* x, std::int64_t count);

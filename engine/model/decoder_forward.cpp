@@ -14,7 +14,7 @@ namespace attnlab::model {
 
 struct DecoderModel::Activations {
   std::int64_t n = 0, start = 0, ld = 0;  // ld: the row stride of qkv
-  std::vector<float> x, h, qkv, attn, proj, up, gate;
+  std::vector<float> x, h, qkv, attn, up, gate;
   std::optional<RopeAngles> angles;      // positions start … start + n − 1
   std::vector<std::vector<float>> slot;  // weights converted from F16/BF16, a few at a time
 };
@@ -25,10 +25,6 @@ Matrix columns(const float* src, std::int64_t n, std::int64_t cols, std::int64_t
   Matrix m(n, cols);
   for (std::int64_t i = 0; i < n; ++i) std::memcpy(m.row(i).data(), src + i * stride, static_cast<std::size_t>(cols) * sizeof(float));
   return m;
-}
-
-void add_into(std::vector<float>& x, const std::vector<float>& y) {
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] += y[i];
 }
 
 // Appends n rows of `width` floats (row stride ld) to a cache layer that holds `start` rows.
@@ -48,8 +44,9 @@ void DecoderModel::layer_forward(int l, Activations& a, const ForwardOptions& op
   const auto w = [&](TensorRef r, int slot) { return blocks::whole(r, a.slot[static_cast<std::size_t>(slot)]); };
   // Every weight matrix shares slot 2: each is converted (when it must be) just before its product
   // and not needed after it, so an F16 model holds one of them in F32 at a time.
-  const auto project = [&](const float* X, std::int64_t in, const LinearRef& p, std::int64_t out, float* Y, std::int64_t ldy) {
-    blocks::linear(X, n, in, w(p.w, 2), p.layout, w(p.b, 3), out, Y, ldy);
+  const auto project = [&](const float* X, std::int64_t in, const LinearRef& p, std::int64_t out, float* Y, std::int64_t ldy,
+                           bool accumulate = false) {
+    blocks::linear(X, n, in, w(p.w, 2), p.layout, w(p.b, 3), out, Y, ldy, accumulate);
   };
 
   // Attention: q, k and v of the normed stream, each head's q/k norm, the rotation.
@@ -100,8 +97,7 @@ void DecoderModel::layer_forward(int l, Activations& a, const ForwardOptions& op
   }
   const blocks::AttentionShape shape{n, a.start, c.n_head, c.n_kv_head, c.d_head, c.window(l)};
   blocks::attention(shape, q, a.ld, K, ldkv, V, ldkv, opt.keep_weights ? kept.data() : nullptr, a.attn.data(), qw);
-  project(a.attn.data(), qw, t.o, d, a.proj.data(), d);
-  add_into(a.x, a.proj);
+  project(a.attn.data(), qw, t.o, d, a.x.data(), d, true);  // x += o(attention)
 
   // The MLP: SiLU-gated, or GPT-2's GELU.
   blocks::norm(c.norm, a.x.data(), d, n, d, w(t.ffn_norm.w, 0), w(t.ffn_norm.b, 1), c.norm_eps, a.h.data(), d);
@@ -109,13 +105,12 @@ void DecoderModel::layer_forward(int l, Activations& a, const ForwardOptions& op
     project(a.h.data(), d, t.gate, ff, a.gate.data(), ff);
     project(a.h.data(), d, t.up, ff, a.up.data(), ff);
     blocks::silu_gate(a.gate.data(), a.up.data(), n * ff);
-    project(a.gate.data(), ff, t.down, d, a.proj.data(), d);
+    project(a.gate.data(), ff, t.down, d, a.x.data(), d, true);  // x += mlp(x)
   } else {
     project(a.h.data(), d, t.up, ff, a.up.data(), ff);
     blocks::gelu(a.up.data(), n * ff);
-    project(a.up.data(), ff, t.down, d, a.proj.data(), d);
+    project(a.up.data(), ff, t.down, d, a.x.data(), d, true);
   }
-  add_into(a.x, a.proj);
 }
 
 ForwardTrace DecoderModel::forward(const std::vector<int>& ids, const ForwardOptions& opt, KvCache* cache) const {
@@ -139,7 +134,6 @@ ForwardTrace DecoderModel::forward(const std::vector<int>& ids, const ForwardOpt
   const auto floats = [](std::int64_t count) { return std::vector<float>(static_cast<std::size_t>(count)); };
   a.x = floats(n * d);
   a.h = floats(n * d);
-  a.proj = floats(n * d);
   a.qkv = floats(n * a.ld);
   a.attn = floats(n * c.q_width());
   a.up = floats(n * c.d_ff);
