@@ -101,7 +101,7 @@ TEST(TileKernels, PackedStripsHoldEveryKeyAndZeroPadding) {
   const I m = 70, d = 5;
   for (const I ldk : {d, 3 * d + 1}) {
     SCOPED_TRACE(testing::Message() << "row stride " << ldk);
-    const std::vector<float> K = random_floats(m * ldk, rng);
+    const std::vector<float> K = random_floats(m * ldk + 2, rng);  // the keys from float 2 on
     std::vector<float> strips(static_cast<size_t>(96 * d), -1.0f);
     kernels::pack_key_strips(K.data() + 2, m, d, ldk, strips.data());
     for (I j = 0; j < 96; ++j) {
