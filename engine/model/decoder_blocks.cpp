@@ -105,7 +105,7 @@ void silu_gate(float* gate, const float* up, std::int64_t count) {
 namespace {
 
 // Row i of one head's scores in place: scaled, the visible keys [lo, hi] softmaxed (row max
-// subtracted, the sum in double), every other key 0. The exponentials are the softmax kernels' (an
+// subtracted, the sum in double), every other key of a[0, m) 0. The exponentials are the softmax kernels' (an
 // exp that vectorizes, for this CPU's instruction set): libm's scalar expf took a sixth of a
 // 1024-token forward.
 void softmax_row(float* a, std::int64_t m, std::int64_t lo, std::int64_t hi, float scale) {
@@ -151,12 +151,12 @@ double attention_pairs(const AttentionShape& s) {
 }
 
 void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
-               float* const* weights, float* out, std::int64_t ldo) {
+               CausalWeights* const* weights, float* out, std::int64_t ldo) {
   const std::int64_t n = s.n, m = s.start + s.n, dh = s.d_head;
   const int group = s.n_head / s.n_kv_head;
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   const std::int64_t blocks = (n + kQueryBlock - 1) / kQueryBlock, tasks = blocks * s.n_head;
-  std::vector<std::vector<float>> scratch(weights ? 0 : static_cast<std::size_t>(omp_get_max_threads()));
+  std::vector<std::vector<float>> scratch(static_cast<std::size_t>(omp_get_max_threads()));
   // The products run on the CPU's own tile kernels (cpu/tile_kernels.cpp, AVX-512) where it has
   // them, a head's strip of 32 keys (8 KiB at d_head = 64) within half of the smallest L1, and the
   // rows are enough to repay packing each K/V head's keys once (OpenBLAS packed them again for
@@ -175,12 +175,11 @@ void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const 
     const std::int64_t b = blocks - 1 - t / s.n_head;
     const std::int64_t r0 = b * kQueryBlock, r1 = std::min(n, r0 + kQueryBlock), rows = r1 - r0;
     const auto [lo, hi] = block_keys(s, r0, r1);
-    float* A = weights ? weights[h] + r0 * m : nullptr;
-    if (!A) {
-      auto& buf = scratch[static_cast<std::size_t>(omp_get_thread_num())];
-      buf.resize(static_cast<std::size_t>(kQueryBlock * m));
-      A = buf.data();
-    }
+    // The block's scores and weights in the thread's own buffer (rows × keys 0 … hi, stride m),
+    // which stays in cache; the kept weights get a copy of each row's stored keys at the end.
+    auto& buf = scratch[static_cast<std::size_t>(omp_get_thread_num())];
+    buf.resize(static_cast<std::size_t>(std::min(n, kQueryBlock) * m));
+    float* A = buf.data();
     const std::int64_t g = h / group;
     const float* qb = q + r0 * ldq + h * dh;
     float* ob = out + r0 * ldo + h * dh;
@@ -193,13 +192,16 @@ void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const 
     }
     for (std::int64_t i = r0; i < r1; ++i) {
       const std::int64_t row_hi = s.start + i, row_lo = s.window > 0 ? std::max<std::int64_t>(0, row_hi - s.window + 1) : 0;
-      softmax_row(A + (i - r0) * m, m, row_lo, row_hi, scale);
+      softmax_row(A + (i - r0) * m, hi + 1, row_lo, row_hi, scale);
     }
     if (own) {
       for (std::int64_t i = 0; i < rows; ++i) std::fill(ob + i * ldo, ob + i * ldo + dh, 0.0f);
       tiles.output(A + lo, m, v + lo * ldv + g * dh, ldv, rows, hi - lo + 1, dh, ob, ldo);
     } else {
       blas::gemm_nn(rows, dh, hi - lo + 1, A + lo, m, v + lo * ldv + g * dh, ldv, 0.0f, ob, ldo);
+    }
+    if (weights) {
+      for (std::int64_t i = r0; i < r1; ++i) std::copy_n(A + (i - r0) * m, weights[h]->row_length(i), weights[h]->row(i));
     }
   }
 }

@@ -38,8 +38,8 @@ void silu_gate(float* gate, const float* up, std::int64_t count);
 // ⌊h / (n_head / n_kv_head)⌋ of k and v (m rows, strides ldk, ldv): the K/V heads are shared, never
 // copied per query head. S = q kᵀ / √d_head; key j is visible from query i when j ≤ start + i and,
 // with a window W > 0, start + i − j < W; softmax over the visible keys (row max subtracted).
-// out (n × n_head·d_head, stride ldo) = A v. weights[h] (n × m) receives head h's A, or, when
-// null, a scratch buffer per thread is used.
+// out (n × n_head·d_head, stride ldo) = A v. weights[h] (n rows after `start`) receives head h's
+// A, when weights is not null.
 // The queries run in blocks of kQueryBlock rows, each against the keys its rows see (never those
 // above the causal diagonal of its last row).
 struct AttentionShape {
@@ -50,7 +50,7 @@ inline constexpr std::int64_t kQueryBlock = 64;
 // The (query, key) pairs one head's products run over: QKᵀ and A·V each take 2·d_head FLOPs a pair.
 double attention_pairs(const AttentionShape& s);
 void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
-               float* const* weights, float* out, std::int64_t ldo);
+               CausalWeights* const* weights, float* out, std::int64_t ldo);
 
 // The output logits x · lm_headᵀ (V) for one row x (d), lm_head [V, d] read a chunk of rows at a
 // time (an F16 one is never converted whole).

@@ -40,7 +40,7 @@ void append_rows(std::vector<float>& layer, std::int64_t start, const float* row
 void DecoderModel::layer_forward(int l, Activations& a, const ForwardOptions& opt, ForwardTrace& trace, KvCache* cache) const {
   const ModelConfig& c = config_;
   const LayerTensors& t = tensors_.layers[static_cast<std::size_t>(l)];
-  const std::int64_t n = a.n, m = a.start + a.n, d = c.d_model, dh = c.d_head, qw = c.q_width(), kvw = c.kv_width(), ff = c.d_ff;
+  const std::int64_t n = a.n, d = c.d_model, dh = c.d_head, qw = c.q_width(), kvw = c.kv_width(), ff = c.d_ff;
   const auto w = [&](TensorRef r, int slot) { return blocks::whole(r, a.slot[static_cast<std::size_t>(slot)]); };
   // Every weight matrix shares slot 2: each is converted (when it must be) just before its product
   // and not needed after it, so an F16 model holds one of them in F32 at a time.
@@ -88,11 +88,11 @@ void DecoderModel::layer_forward(int l, Activations& a, const ForwardOptions& op
     V = cache->v[static_cast<std::size_t>(l)].data();
     ldkv = kvw;
   }
-  std::vector<float*> kept;
+  std::vector<CausalWeights*> kept;
   if (opt.keep_weights) {
     for (auto& h : heads) {
-      h.weights.resize(n, m);
-      kept.push_back(h.weights.data());
+      h.weights = CausalWeights(n, a.start);
+      kept.push_back(&h.weights);
     }
   }
   const blocks::AttentionShape shape{n, a.start, c.n_head, c.n_kv_head, c.d_head, c.window(l)};

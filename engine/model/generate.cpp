@@ -14,9 +14,6 @@ namespace attnlab::model {
 
 namespace {
 
-// The packed storage of rows 0 … n − 1 of a lower-triangular matrix: n(n + 1)/2 floats.
-std::size_t triangle(std::int64_t n) { return static_cast<std::size_t>(n * (n + 1) / 2); }
-
 void append_rows(std::vector<float>& to, const Matrix& from) {
   const std::size_t at = to.size();
   to.resize(at + static_cast<std::size_t>(from.size()));
@@ -35,7 +32,7 @@ Matrix rows_matrix(const std::vector<float>& rows, std::int64_t cols) {
 
 CachedSequence::CachedSequence(const LanguageModel& model, SequenceOptions options) : model_(&model), options_(options) {
   const ModelConfig& c = model.config();
-  rows_.assign(static_cast<std::size_t>(c.n_layer), std::vector<std::vector<float>>(static_cast<std::size_t>(c.n_head)));
+  rows_.assign(static_cast<std::size_t>(c.n_layer), std::vector<CausalWeights>(static_cast<std::size_t>(c.n_head)));
   qkv_.assign(static_cast<std::size_t>(c.n_layer), std::vector<QkvRows>(static_cast<std::size_t>(c.n_head)));
 }
 
@@ -46,7 +43,7 @@ void CachedSequence::cut(std::int64_t keep) {
   logits_.clear();
   const auto dh = static_cast<std::size_t>(model_->config().d_head);
   for (auto& layer : rows_) {
-    for (auto& h : layer) h.resize(std::min(h.size(), triangle(keep)));
+    for (auto& h : layer) h.truncate(keep);
   }
   for (auto& layer : qkv_) {
     for (auto& h : layer) {
@@ -75,18 +72,10 @@ bool CachedSequence::run(const std::vector<int>& ids, const LayerProgress& progr
   opt.progress = progress;
   ForwardTrace t = model_->forward(ids, opt, &cache_);
   if (t.cancelled) return false;
-  const std::int64_t start = t.start;
   for (std::size_t l = 0; l < t.heads.size(); ++l) {
     for (std::size_t h = 0; h < t.heads[l].size(); ++h) {
       const HeadTrace& ht = t.heads[l][h];
-      if (ht.weights.size() > 0) {
-        // Row r covers keys 0 … start + r; the rest of it is the causal mask's zeros.
-        auto& packed = rows_[l][h];
-        for (Eigen::Index r = 0; r < ht.weights.rows(); ++r) {
-          const float* row = ht.weights.row(r).data();
-          packed.insert(packed.end(), row, row + start + r + 1);
-        }
-      }
+      if (!ht.weights.empty()) rows_[l][h].append(ht.weights);
       if (ht.q.size() > 0) {
         append_rows(qkv_[l][h].q, ht.q);
         append_rows(qkv_[l][h].k, ht.k);
@@ -128,11 +117,7 @@ ForwardTrace CachedSequence::trace(int top_k) const {
   for (std::size_t l = 0; l < t.heads.size(); ++l) {
     for (std::size_t h = 0; h < t.heads[l].size(); ++h) {
       HeadTrace& ht = t.heads[l][h];
-      const auto& packed = rows_[l][h];
-      if (packed.size() == triangle(n) && n > 0) {
-        ht.weights = Matrix::Zero(n, n);
-        for (std::int64_t i = 0; i < n; ++i) std::memcpy(ht.weights.row(i).data(), packed.data() + triangle(i), static_cast<std::size_t>(i + 1) * sizeof(float));
-      }
+      if (rows_[l][h].rows() == n) ht.weights = rows_[l][h];
       const QkvRows& kept = qkv_[l][h];
       if (kept.q.size() != static_cast<std::size_t>(n * c.d_head)) continue;  // dropped, or not kept from the start
       ht.q = rows_matrix(kept.q, c.d_head);

@@ -56,8 +56,8 @@ public:
   const LanguageModel& model() const { return *model_; }
   const SequenceOptions& options() const { return options_; }
 
-  // The sequence as one forward over it would give it: every kept head's n × n weights (0 above
-  // the diagonal), the kept q, k, v (n × d_head), the logits and the top_k next tokens.
+  // The sequence as one forward over it would give it: every kept head's n × n weights (rows
+  // 0 … n − 1 from position 0), the kept q, k, v (n × d_head), the logits and the top_k next tokens.
   ForwardTrace trace(int top_k = 10) const;
 
 private:
@@ -70,7 +70,7 @@ private:
   KvCache cache_;
   std::vector<int> ids_;
   std::vector<float> logits_;
-  std::vector<std::vector<std::vector<float>>> rows_;  // [layer][head]: rows 0 … n − 1 packed, row i's i + 1 weights
+  std::vector<std::vector<CausalWeights>> rows_;  // [layer][head]: rows 0 … n − 1, row i's i + 1 weights
   struct QkvRows {
     std::vector<float> q, k, v;  // n × d_head each
   };

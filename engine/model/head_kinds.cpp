@@ -57,7 +57,8 @@ namespace {
 
 // The mean over the rows the pattern covers of the row's weight on its cells (TransformerLens's
 // "mul" score restricted to those rows), and how many rows that was.
-std::pair<double, int> pattern_score(const Matrix& A, const std::vector<std::pair<int, int>>& cells, Eigen::Index n) {
+template <class Weights>
+std::pair<double, int> pattern_score(const Weights& A, const std::vector<std::pair<int, int>>& cells, std::int64_t n) {
   double sum = 0;
   int rows = 0, last = -1;
   for (const auto& [i, j] : cells) {
@@ -68,20 +69,20 @@ std::pair<double, int> pattern_score(const Matrix& A, const std::vector<std::pai
   return {rows ? sum / rows : 0.0, rows};
 }
 
-}  // namespace
-
-HeadScores score_head(const Matrix& A, const TokenRepeats& repeats) {
+// score_head for either form of the weights: both read cell (i, j) as A(i, j).
+template <class Weights>
+HeadScores scores(const Weights& A, const TokenRepeats& repeats) {
   HeadScores s;
-  const Eigen::Index n = std::min<Eigen::Index>(A.rows(), static_cast<Eigen::Index>(repeats.induction_keys.size()));
+  const std::int64_t n = std::min<std::int64_t>(A.rows(), static_cast<std::int64_t>(repeats.induction_keys.size()));
   if (n < 2 || A.cols() < n) return s;
   s.previous_token = pattern_score(A, pattern_cells(HeadKind::PreviousToken, repeats), n).first;
   s.first_token = pattern_score(A, pattern_cells(HeadKind::FirstToken, repeats), n).first;
   s.self = pattern_score(A, pattern_cells(HeadKind::Self, repeats), n).first;
   std::tie(s.induction, s.induction_rows) = pattern_score(A, pattern_cells(HeadKind::Induction, repeats), n);
   // Row 0 sees only itself, so its spread says nothing: the mean starts at row 1.
-  for (Eigen::Index i = 1; i < n; ++i) {
+  for (std::int64_t i = 1; i < n; ++i) {
     double h = 0;
-    for (Eigen::Index j = 0; j <= i; ++j) {
+    for (std::int64_t j = 0; j <= i; ++j) {
       const double a = A(i, j);
       if (a > 0) h -= a * std::log(a);
     }
@@ -91,10 +92,9 @@ HeadScores score_head(const Matrix& A, const TokenRepeats& repeats) {
   return s;
 }
 
-HeadVerdict classify_head(const Matrix& A, const TokenRepeats& repeats) {
+HeadVerdict verdict(const HeadScores& s) {
   HeadVerdict v;
-  v.scores = score_head(A, repeats);
-  const HeadScores& s = v.scores;
+  v.scores = s;
   // Induction first: on repeated text an induction head's target is often also a recent key,
   // and it is the rarer, more telling pattern. Ties keep this order.
   const std::pair<HeadKind, double> patterns[] = {
@@ -119,6 +119,13 @@ HeadVerdict classify_head(const Matrix& A, const TokenRepeats& repeats) {
   return v;
 }
 
+}  // namespace
+
+HeadScores score_head(const CausalWeights& A, const TokenRepeats& repeats) { return scores(A, repeats); }
+HeadScores score_head(const Matrix& A, const TokenRepeats& repeats) { return scores(A, repeats); }
+HeadVerdict classify_head(const CausalWeights& A, const TokenRepeats& repeats) { return verdict(scores(A, repeats)); }
+HeadVerdict classify_head(const Matrix& A, const TokenRepeats& repeats) { return verdict(scores(A, repeats)); }
+HeadVerdict classify_head(const CausalWeights& A, const std::vector<int>& ids) { return classify_head(A, token_repeats(ids)); }
 HeadVerdict classify_head(const Matrix& A, const std::vector<int>& ids) { return classify_head(A, token_repeats(ids)); }
 
 }  // namespace attnlab::model

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "engine/attention/matrix.hpp"
+#include "engine/model/causal_weights.hpp"
 
 #include <string>
 #include <string_view>
@@ -52,10 +53,14 @@ TokenRepeats token_repeats(const std::vector<int>& ids);
 // mixed have none.
 std::vector<std::pair<int, int>> pattern_cells(HeadKind pattern, const TokenRepeats& repeats);
 
-// weights: n × n causal attention of one head; ids: the n tokens (for induction).
+// weights: n × n causal attention of one head, as a forward keeps it or as a full matrix; ids: the
+// n tokens (for induction).
+HeadScores score_head(const CausalWeights& weights, const TokenRepeats& repeats);
 HeadScores score_head(const Matrix& weights, const TokenRepeats& repeats);
+HeadVerdict classify_head(const CausalWeights& weights, const TokenRepeats& repeats);
 HeadVerdict classify_head(const Matrix& weights, const TokenRepeats& repeats);
 // The same, finding the repeats of `ids` first.
+HeadVerdict classify_head(const CausalWeights& weights, const std::vector<int>& ids);
 HeadVerdict classify_head(const Matrix& weights, const std::vector<int>& ids);
 
 }  // namespace attnlab::model

@@ -13,7 +13,7 @@ std::vector<HeadLink> rank_head_links(const ForwardTrace& trace, int query, int 
   std::vector<HeadLink> links;
   for (std::size_t l = 0; l < trace.heads.size(); ++l) {
     for (std::size_t h = 0; h < trace.heads[l].size(); ++h) {
-      const Matrix& A = trace.heads[l][h].weights;
+      const CausalWeights& A = trace.heads[l][h].weights;
       if (query >= A.rows() || key >= A.cols()) throw std::logic_error("rank_head_links: the run did not keep this head's weights");
       links.push_back({static_cast<int>(l), static_cast<int>(h), static_cast<double>(A(query, key))});
     }

@@ -5,6 +5,7 @@
 
 #include "engine/attention/matrix.hpp"
 #include "engine/attention/rope.hpp"
+#include "engine/model/causal_weights.hpp"
 #include "engine/model/model_config.hpp"
 #include "engine/model/tokenizer.hpp"
 
@@ -36,8 +37,9 @@ struct HeadTrace {
   // norm) but before any rotation, k and v those of the head's K/V group. Empty unless kept.
   Matrix q, k, v;
   // n × (start + n): row i over keys 0 … start + i, summing to 1 over the keys the causal mask
-  // (and a sliding window) leaves visible, 0 elsewhere. Empty unless kept.
-  Matrix weights;
+  // (and a sliding window) leaves visible, 0 elsewhere (past the row's end not stored). Empty
+  // unless kept.
+  CausalWeights weights;
 };
 
 struct NextToken {

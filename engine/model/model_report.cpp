@@ -28,11 +28,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void matrix_compact(std::ostream& out, const Matrix& M) {
+// Rows of numbers, [[…],[…]]: a Matrix, or a head's kept weights with the mask's zeros written out.
+template <class M>
+void matrix_compact(std::ostream& out, const M& m) {
   out << '[';
-  for (Eigen::Index i = 0; i < M.rows(); ++i) {
+  for (std::int64_t i = 0; i < m.rows(); ++i) {
     out << (i ? ",[" : "[");
-    for (Eigen::Index j = 0; j < M.cols(); ++j) out << (j ? "," : "") << float_json(M(i, j));
+    for (std::int64_t j = 0; j < m.cols(); ++j) out << (j ? "," : "") << float_json(m(i, j));
     out << ']';
   }
   out << ']';
@@ -55,7 +57,7 @@ std::vector<std::vector<HeadVerdict>> classify_heads(const ForwardTrace& trace) 
   for (const auto& layer : trace.heads) {
     auto& row = kinds.emplace_back();
     for (const auto& h : layer) {
-      if (h.weights.size() == 0) return {};
+      if (h.weights.empty()) return {};
       row.push_back(classify_head(h.weights, repeats));
     }
   }

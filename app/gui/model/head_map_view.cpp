@@ -114,7 +114,7 @@ std::string evidence_caption(const model::HeadVerdict& v, int tokens, int repeat
 std::vector<std::string> cell_hover_lines(const AppState& state, int layer, int head, int i, int j) {
   const ModelUi& m = state.model;
   const auto& ids = m.run->trace.ids;
-  const Matrix& A = m.run->trace.heads[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)].weights;
+  const model::CausalWeights& A = m.run->trace.heads[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)].weights;
   const model::HeadVerdict& v = verdict_of(m, layer, head);
   const auto token = [&](int at) { return "'" + shown_token(*m.model, ids[static_cast<std::size_t>(at)]) + "'"; };
   std::vector<std::string> lines;
@@ -231,7 +231,7 @@ void draw_head_map(AppState& state, const Colormap& map) {
   if (!p.caption_beside) text_wrapped_unformatted(caption);
   const ImVec2 top = ImGui::GetCursorScreenPos();
   const ImVec2 at(top.x + p.label_w, top.y + p.keys.band);
-  const Matrix& A = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)].weights;
+  const model::CausalWeights& A = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)].weights;
   const auto [i, j] = draw_attention_map(A, at, p.side, 160, map, pal.error);
   const float cell = p.side / static_cast<float>(n);
   draw_token_labels(tokens, p.keys, at, cell, pal.text);

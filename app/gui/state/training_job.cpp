@@ -157,7 +157,7 @@ void TrainingJob::publish_maps(model::Trainer& trainer, bool check_kinds) {
   const int step = trainer.steps_done();
   std::vector<int> probe = model::probe_sequence(trainer.config().task);
   const model::ForwardTrace trace = trainer.forward(probe);
-  std::vector<std::vector<Matrix>> maps(trace.heads.size());
+  std::vector<std::vector<model::CausalWeights>> maps(trace.heads.size());
   std::vector<std::vector<model::HeadVerdict>> kinds(trace.heads.size());
   for (std::size_t l = 0; l < trace.heads.size(); ++l) {
     for (const model::HeadTrace& h : trace.heads[l]) {

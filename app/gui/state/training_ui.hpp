@@ -49,7 +49,7 @@ struct TrainingView {
   // Every head's attention on the task's probe sequence, [layer][head] (n × n each), and its kind,
   // as the model was after `maps_step` steps.
   std::vector<int> probe;
-  std::vector<std::vector<Matrix>> maps;
+  std::vector<std::vector<model::CausalWeights>> maps;
   std::vector<std::vector<model::HeadVerdict>> kinds;
   int maps_step = -1;
   std::uint64_t maps_version = 0;  // bumped whenever the maps change

@@ -147,7 +147,7 @@ std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView&
     const std::string t = "L" + std::to_string(l);
     dl->AddText(ImVec2(origin.x, y + side * 0.5f - fs * 0.5f), pal.text_dim, t.c_str());
     for (int h = 0; h < H; ++h) {
-      const Matrix& A = v.maps[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+      const model::CausalWeights& A = v.maps[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
       const ImVec2 at(origin.x + label_w + static_cast<float>(h) * (side + gap), y);
       // At most one block per 2 pixels: a long probe on a small map shows its blocks' means.
       const auto [i, j] = draw_attention_map(A, at, side, static_cast<int>(side / 2), map, pal.error);

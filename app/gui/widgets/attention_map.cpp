@@ -6,7 +6,7 @@
 
 namespace attnlab::gui {
 
-std::pair<int, int> draw_attention_map(const Matrix& A, ImVec2 at, float side, int blocks, const Colormap& map, ImU32 not_finite) {
+std::pair<int, int> draw_attention_map(const model::CausalWeights& A, ImVec2 at, float side, int blocks, const Colormap& map, ImU32 not_finite) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const int n = static_cast<int>(A.rows());
   const int b = std::max(1, std::min(n, blocks));

@@ -118,10 +118,10 @@ TEST_F(GeneratePanel, GenerateWritesWhatAWholeForwardPredicts) {
   const model::ModelRun whole = model::run_model(*m.model, m.ids, model::ForwardOptions{});
   for (int l = 0; l < 2; ++l) {
     for (int h = 0; h < 2; ++h) {
-      const Matrix& a = m.run->trace.heads[l][h].weights;
-      const Matrix& b = whole.trace.heads[l][h].weights;
+      const model::CausalWeights& a = m.run->trace.heads[l][h].weights;
+      const model::CausalWeights& b = whole.trace.heads[l][h].weights;
       ASSERT_EQ(a.rows(), b.rows());
-      EXPECT_LT((a - b).cwiseAbs().maxCoeff(), 1e-5f) << "L" << l << "H" << h;
+      EXPECT_LT(max_abs_difference(a, b), 1e-5) << "L" << l << "H" << h;
     }
   }
   // The chips' tooltip and the last draw's bars draw.
@@ -295,7 +295,7 @@ TEST_F(GeneratePanel, TypingAtTheEndRunsOnlyTheNewTokens) {
   }
   for (int l = 0; l < 2; ++l) {
     for (int h = 0; h < 2; ++h) {
-      EXPECT_LT((m.run->trace.heads[l][h].weights - whole.trace.heads[l][h].weights).cwiseAbs().maxCoeff(), 1e-5f);
+      EXPECT_LT(max_abs_difference(m.run->trace.heads[l][h].weights, whole.trace.heads[l][h].weights), 1e-5);
       EXPECT_EQ(m.run->kinds[l][h].kind, whole.kinds[l][h].kind);
     }
   }

@@ -184,7 +184,7 @@ TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
   EXPECT_EQ(state.doc.scenario.options.mask.kind, MaskKind::Causal);
   // The lab computes the model's own weights for that head.
   const Result r = services.backend->compute(state.doc.scenario.problem());
-  const Matrix& own = state.model.run->trace.heads[1][2].weights;
+  const Matrix own = state.model.run->trace.heads[1][2].weights.dense();
   EXPECT_LT((r.weights - own).cwiseAbs().maxCoeff(), 1e-5f);
   undo(state);
   EXPECT_EQ(state.doc.scenario.title, before);
@@ -293,7 +293,7 @@ TEST_F(ModelWindow, TheMouseOverACellSaysItsQueryKeyAndWeight) {
     const auto& ids = state.model.run->trace.ids;
     const std::string q = shown_token(*state.model.model, ids[static_cast<std::size_t>(h.query)]);
     const std::string k = shown_token(*state.model.model, ids[static_cast<std::size_t>(h.key)]);
-    const Matrix& A = state.model.run->trace.heads[static_cast<std::size_t>(h.layer)][static_cast<std::size_t>(h.head)].weights;
+    const model::CausalWeights& A = state.model.run->trace.heads[static_cast<std::size_t>(h.layer)][static_cast<std::size_t>(h.head)].weights;
     const std::string weight = h.key > h.query ? "blocked (causal)" : "weight " + format_number(A(h.query, h.key), NumberUse::Cell, 3);
     ASSERT_GE(lines.size(), 2u);
     EXPECT_EQ(lines[0].rfind("L" + std::to_string(h.layer) + "H" + std::to_string(h.head) + " · ", 0), 0u) << lines[0];

@@ -150,7 +150,7 @@ TEST_F(TrainingWindow, StartPauseStepCancelReset) {
   ASSERT_EQ(view().maps.size(), static_cast<std::size_t>(c.n_layer));
   for (const auto& row : view().maps) {
     ASSERT_EQ(row.size(), static_cast<std::size_t>(c.n_head));
-    for (const Matrix& A : row) EXPECT_EQ(A.rows(), c.task.sequence_length());
+    for (const model::CausalWeights& A : row) EXPECT_EQ(A.rows(), c.task.sequence_length());
   }
   EXPECT_EQ(view().probe, model::probe_sequence(c.task));
   // Replaced runs end on their own; none is left behind.
@@ -206,7 +206,7 @@ TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
   frame();
   ASSERT_TRUE(state.results.has_result);
   const Result r = services.backend->compute(state.doc.scenario.problem());
-  const Matrix& own = view().maps[1][1];
+  const Matrix own = view().maps[1][1].dense();
   ASSERT_EQ(r.weights.rows(), own.rows());
   EXPECT_LE((r.weights - own).cwiseAbs().maxCoeff(), weights_bound(r));
   undo(state);
@@ -232,7 +232,7 @@ TEST_F(TrainingWindow, SaveWritesAFolderThatReopensWithTheSameAttention) {
   const model::ForwardTrace trace = reopened->forward(view().probe);
   for (std::size_t l = 0; l < trace.heads.size(); ++l)
     for (std::size_t h = 0; h < trace.heads[l].size(); ++h)
-      EXPECT_LE((trace.heads[l][h].weights - view().maps[l][h]).cwiseAbs().maxCoeff(), 1e-5) << "L" << l << "H" << h;
+      EXPECT_LE(max_abs_difference(trace.heads[l][h].weights, view().maps[l][h]), 1e-5) << "L" << l << "H" << h;
   // The folder exists now: refused once with a sentence, replaced when saved again.
   state.training.notice.clear();
   save_trained_model(state.training, out.string());
@@ -260,7 +260,7 @@ TEST_F(TrainingWindow, OpensInTheModelWindowOnTheProbe) {
   EXPECT_EQ(state.model.layer, 1);
   EXPECT_NE(state.model.model->display_name().find("step-1"), std::string::npos) << state.model.model->display_name();
   ASSERT_TRUE(frames_until([&] { return state.model.run != nullptr; }));
-  EXPECT_LE((state.model.run->trace.heads[1][0].weights - view().maps[1][0]).cwiseAbs().maxCoeff(), 1e-5);
+  EXPECT_LE(max_abs_difference(state.model.run->trace.heads[1][0].weights, view().maps[1][0]), 1e-5);
 }
 
 // [SECTION] Bad input

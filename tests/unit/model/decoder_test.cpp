@@ -135,10 +135,11 @@ void expect_continues(const LanguageModel& m, const std::vector<int>& ids, std::
     EXPECT_EQ(step.start, static_cast<std::int64_t>(t));
     for (std::size_t l = 0; l < whole.heads.size(); ++l) {
       for (std::size_t h = 0; h < whole.heads[l].size(); ++h) {
-        const Matrix& w = step.heads[l][h].weights;
+        const Matrix w = step.heads[l][h].weights.dense();
         ASSERT_EQ(w.rows(), 1);
         ASSERT_EQ(w.cols(), static_cast<Eigen::Index>(t + 1));
-        const auto row = whole.heads[l][h].weights.row(static_cast<Eigen::Index>(t)).head(static_cast<Eigen::Index>(t + 1));
+        const Matrix all = whole.heads[l][h].weights.dense();
+        const auto row = all.row(static_cast<Eigen::Index>(t)).head(static_cast<Eigen::Index>(t + 1));
         EXPECT_LE((w.row(0) - row).cwiseAbs().maxCoeff(), kSameSums) << "L" << l << "H" << h << " at " << t;
       }
     }
@@ -212,9 +213,12 @@ TEST(Attention, BlocksOfRowsGiveWhatAPlainLoopGives) {
     for (auto* x : {&q, &k, &v}) {
       for (float& f : *x) f = normal(rng);
     }
-    std::vector<std::vector<float>> weights(static_cast<std::size_t>(c.heads), std::vector<float>(static_cast<std::size_t>(c.n * m), -7.0f));
-    std::vector<float*> kept;
-    for (auto& w : weights) kept.push_back(w.data());
+    std::vector<CausalWeights> weights(static_cast<std::size_t>(c.heads), CausalWeights(c.n, c.start));
+    std::vector<CausalWeights*> kept;
+    for (auto& w : weights) {
+      for (std::int64_t i = 0; i < c.n; ++i) std::fill_n(w.row(i), w.row_length(i), -7.0f);  // every stored cell written over
+      kept.push_back(&w);
+    }
     std::vector<float> out(static_cast<std::size_t>(c.n * qw)), bare(out.size());
     const blocks::AttentionShape shape{c.n, c.start, c.heads, c.kv_heads, c.d, c.window};
     blocks::attention(shape, q.data(), qw, k.data(), kvw, v.data(), kvw, kept.data(), out.data(), qw);
@@ -235,7 +239,7 @@ TEST(Attention, BlocksOfRowsGiveWhatAPlainLoopGives) {
         for (std::int64_t j = lo; j <= hi; ++j) z += a[j] = std::exp(a[j] - mx);
         for (std::int64_t j = 0; j < m; ++j) {
           const double want = j >= lo && j <= hi ? a[j] / z : 0.0;
-          largest = std::max(largest, std::abs(weights[h][i * m + j] - want));
+          largest = std::max(largest, std::abs(weights[static_cast<std::size_t>(h)](i, j) - want));
         }
         for (int t = 0; t < c.d; ++t) {
           double o = 0;
