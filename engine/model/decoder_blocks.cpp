@@ -105,9 +105,9 @@ void silu_gate(float* gate, const float* up, std::int64_t count) {
 namespace {
 
 // Row i of one head's scores in place: scaled, the visible keys [lo, hi] softmaxed (row max
-// subtracted, the sum in double), every other key of a[0, m) 0. The exponentials are the softmax kernels' (an
-// exp that vectorizes, for this CPU's instruction set): libm's scalar expf took a sixth of a
-// 1024-token forward.
+// subtracted, the sum in double), every other key of a[0, m) 0. The exponentials are the softmax
+// kernels' (an exp that vectorizes, for this CPU's instruction set): libm's scalar expf took a
+// sixth of a 1024-token forward.
 void softmax_row(float* a, std::int64_t m, std::int64_t lo, std::int64_t hi, float scale) {
   const kernels::Table& kt = kernels::table();
   const std::int64_t len = hi - lo + 1;

@@ -121,7 +121,6 @@ HeadVerdict verdict(const HeadScores& s) {
 
 }  // namespace
 
-HeadScores score_head(const CausalWeights& A, const TokenRepeats& repeats) { return scores(A, repeats); }
 HeadScores score_head(const Matrix& A, const TokenRepeats& repeats) { return scores(A, repeats); }
 HeadVerdict classify_head(const CausalWeights& A, const TokenRepeats& repeats) { return verdict(scores(A, repeats)); }
 HeadVerdict classify_head(const Matrix& A, const TokenRepeats& repeats) { return verdict(scores(A, repeats)); }

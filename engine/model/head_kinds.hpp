@@ -55,7 +55,6 @@ std::vector<std::pair<int, int>> pattern_cells(HeadKind pattern, const TokenRepe
 
 // weights: n × n causal attention of one head, as a forward keeps it or as a full matrix; ids: the
 // n tokens (for induction).
-HeadScores score_head(const CausalWeights& weights, const TokenRepeats& repeats);
 HeadScores score_head(const Matrix& weights, const TokenRepeats& repeats);
 HeadVerdict classify_head(const CausalWeights& weights, const TokenRepeats& repeats);
 HeadVerdict classify_head(const Matrix& weights, const TokenRepeats& repeats);
