@@ -2,8 +2,12 @@
 // a spread score, and the rule that picks a kind (docs/MODELS.md, "Head kinds").
 #include "engine/model/head_kinds.hpp"
 
+#include "engine/cpu/log_float.hpp"
+
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <limits>
 
 namespace attnlab::model {
 
@@ -55,6 +59,36 @@ std::vector<std::pair<int, int>> pattern_cells(HeadKind pattern, const TokenRepe
 
 namespace {
 
+// −Σ a ln a over a row's weights, compiled for AVX-512 and AVX2 besides the baseline (GCC's
+// target_clones): a logarithm per kept weight, 75 M for GPT-2 small's 144 heads at 1024 tokens,
+// took as long as the attention that made them through libm's scalar log. Zeros add nothing;
+// a subnormal weight (< 1.2e-38) is taken at the smallest normal's log, an error below 1e-36.
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+double entropy(const float* a, std::int64_t count) {
+  // The clamp to the smallest normal is an integer max on the bits (weights are ≥ 0, whose bits
+  // order as their values): a float select would not vectorize under -ftrapping-math.
+  const auto term = [](float w) {
+    constexpr auto kMinBits = std::bit_cast<std::int32_t>(std::numeric_limits<float>::min());
+    return w * kernels::log_normal(std::bit_cast<float>(std::max(std::bit_cast<std::int32_t>(w), kMinBits)));
+  };
+  // Sixteen running sums in double, one per lane (a reduction GCC vectorizes without reordering).
+  constexpr int kLanes = 16;
+  double lanes[kLanes] = {};
+  std::int64_t j = 0;
+  for (; j + kLanes <= count; j += kLanes) {
+    for (int k = 0; k < kLanes; ++k) lanes[k] += static_cast<double>(term(a[j + k]));
+  }
+  double h = 0;
+  for (; j < count; ++j) h += static_cast<double>(term(a[j]));
+  for (double lane : lanes) h += lane;
+  return -h;
+}
+
+const float* row_start(const Matrix& A, std::int64_t i) { return A.data() + i * A.cols(); }
+const float* row_start(const CausalWeights& A, std::int64_t i) { return A.row(i); }
+
 // The mean over the rows the pattern covers of the row's weight on its cells (TransformerLens's
 // "mul" score restricted to those rows), and how many rows that was.
 template <class Weights>
@@ -80,14 +114,7 @@ HeadScores scores(const Weights& A, const TokenRepeats& repeats) {
   s.self = pattern_score(A, pattern_cells(HeadKind::Self, repeats), n).first;
   std::tie(s.induction, s.induction_rows) = pattern_score(A, pattern_cells(HeadKind::Induction, repeats), n);
   // Row 0 sees only itself, so its spread says nothing: the mean starts at row 1.
-  for (std::int64_t i = 1; i < n; ++i) {
-    double h = 0;
-    for (std::int64_t j = 0; j <= i; ++j) {
-      const double a = A(i, j);
-      if (a > 0) h -= a * std::log(a);
-    }
-    s.broad += h / std::log(static_cast<double>(i + 1));
-  }
+  for (std::int64_t i = 1; i < n; ++i) s.broad += entropy(row_start(A, i), i + 1) / std::log(static_cast<double>(i + 1));
   s.broad /= static_cast<double>(n - 1);
   return s;
 }

@@ -52,14 +52,24 @@ ModelRun run_model(const LanguageModel& model, const std::vector<int>& ids, cons
 }
 
 std::vector<std::vector<HeadVerdict>> classify_heads(const ForwardTrace& trace) {
+  std::vector<std::pair<int, int>> heads;  // (layer, head), one task each
   std::vector<std::vector<HeadVerdict>> kinds;
-  const TokenRepeats repeats = token_repeats(trace.ids);
-  for (const auto& layer : trace.heads) {
-    auto& row = kinds.emplace_back();
-    for (const auto& h : layer) {
-      if (h.weights.empty()) return {};
-      row.push_back(classify_head(h.weights, repeats));
+  for (std::size_t l = 0; l < trace.heads.size(); ++l) {
+    kinds.emplace_back(trace.heads[l].size());
+    for (std::size_t h = 0; h < trace.heads[l].size(); ++h) {
+      if (trace.heads[l][h].weights.empty()) return {};
+      heads.emplace_back(static_cast<int>(l), static_cast<int>(h));
     }
+  }
+  // Each head's spread score takes a logarithm per kept weight: 75 M of them for GPT-2 small's 144
+  // heads at 1024 tokens, a quarter of a second per thread.
+  const TokenRepeats repeats = token_repeats(trace.ids);
+  const auto count = static_cast<std::int64_t>(heads.size());
+#pragma omp parallel for schedule(dynamic)
+  for (std::int64_t t = 0; t < count; ++t) {
+    const auto [l, h] = heads[static_cast<std::size_t>(t)];
+    kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)] =
+        classify_head(trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights, repeats);
   }
   return kinds;
 }
