@@ -61,8 +61,7 @@ std::vector<std::vector<HeadVerdict>> classify_heads(const ForwardTrace& trace) 
       heads.emplace_back(static_cast<int>(l), static_cast<int>(h));
     }
   }
-  // Each head's spread score takes a logarithm per kept weight: 75 M of them for GPT-2 small's 144
-  // heads at 1024 tokens, a quarter of a second per thread.
+  // Each head's spread score reads every kept weight (a logarithm each): one task per head.
   const TokenRepeats repeats = token_repeats(trace.ids);
   const auto count = static_cast<std::int64_t>(heads.size());
 #pragma omp parallel for schedule(dynamic)
