@@ -148,6 +148,16 @@ void reexec_with_tuned_runtime(char** argv) {
     setenv("OMP_WAIT_POLICY", "passive", 1);
     changed = true;
   }
+  // OpenBLAS's idle pool threads spin (sched_yield) for 2^28 cycles, about 0.1 s, after the library
+  // loads and after every product they share, before they sleep. The engine runs OpenBLAS on the
+  // calling thread except in one-product stages, so the spinner competes with OpenMP's threads for
+  // the two cores: a fresh `bench --n 1024 --dk 512 --mask causal --runs 7 --warmup 2` ran in 10 ms
+  // where it takes 5.6 (10 alternating pairs), the FMA probe read low, and so on. 2^4 cycles: they
+  // sleep at once, and a product that shares them wakes them through a condition variable.
+  if (!std::getenv("OPENBLAS_THREAD_TIMEOUT")) {
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1);
+    changed = true;
+  }
   // Transparent huge pages for the large matrices, as numpy gives its arrays of 4 MiB and more:
   // where the kernel only grants them on request ("madvise", Debian's default), glibc's malloc
   // asks for them when this tunable is on. With 4 KiB pages, OpenBLAS's packing walks the rows of

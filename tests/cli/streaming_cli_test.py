@@ -177,7 +177,7 @@ report(proc.returncode == 2 and "--stage weights" in proc.stderr and len(proc.st
 # The runtime the bench measures: attnlab re-executes itself once with the settings that must be in
 # the environment before the libraries load (blas.hpp), and keeps its own name doing so.
 env = {k: v for k, v in os.environ.items()
-       if k not in ("OMP_WAIT_POLICY", "GLIBC_TUNABLES", "OPENBLAS_CORETYPE", "ATTNLAB_NO_REEXEC")}
+       if k not in ("OMP_WAIT_POLICY", "GLIBC_TUNABLES", "OPENBLAS_CORETYPE", "OPENBLAS_THREAD_TIMEOUT", "ATTNLAB_NO_REEXEC")}
 proc = subprocess.Popen([ATTNLAB, "bench", "--backend", "cpu", "--n", "512", "--dk", "64", "--runs", "100000",
                          "--format", "json"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
 environ, comm = {}, ""
@@ -198,12 +198,13 @@ try:
         thp_on_request = "[madvise]" in f.read()
 except OSError:
     thp_on_request = False
-ok = environ.get("OMP_WAIT_POLICY") == "passive" and comm == "attnlab"
+ok = environ.get("OMP_WAIT_POLICY") == "passive" and environ.get("OPENBLAS_THREAD_TIMEOUT") == "4" and comm == "attnlab"
 if thp_on_request:
     ok = ok and "glibc.malloc.hugetlb=1" in environ.get("GLIBC_TUNABLES", "")
-report(ok, "bench re-executes with passive OpenMP threads" + (" and huge pages" if thp_on_request else "") +
+report(ok, "bench re-executes with passive OpenMP and OpenBLAS threads" + (" and huge pages" if thp_on_request else "") +
        ", still named attnlab",
        f"comm {comm!r}, OMP_WAIT_POLICY {environ.get('OMP_WAIT_POLICY')!r}, "
+       f"OPENBLAS_THREAD_TIMEOUT {environ.get('OPENBLAS_THREAD_TIMEOUT')!r}, "
        f"GLIBC_TUNABLES {environ.get('GLIBC_TUNABLES')!r}")
 
 print(f"{checks.failed} failed")
