@@ -172,6 +172,38 @@ TEST(HeadKinds, NamesEachPatternAndItsScore) {
   EXPECT_EQ(classify_head(Matrix::Ones(1, 1), {3}).kind, HeadKind::Mixed);
 }
 
+TEST(HeadKinds, SpreadScoreIsTheMeanEntropyInDoubleForEveryRowLength) {
+  // Rows of every length past the sixteen-lane blocks, with exact zeros, subnormal weights and
+  // one-hot rows among softmax-like ones: the float logarithms (engine/cpu/log_float.hpp) against
+  // libm's in double, over the same weights.
+  std::mt19937 rng(5);
+  std::normal_distribution<double> score(0.0, 4.0);
+  for (const int n : {2, 17, 40, 100}) {
+    Matrix A = Matrix::Zero(n, n);
+    for (int i = 0; i < n; ++i) {
+      double sum = 0;
+      for (int j = 0; j <= i; ++j) sum += A(i, j) = static_cast<float>(std::exp(score(rng)));
+      for (int j = 0; j <= i; ++j) A(i, j) = static_cast<float>(A(i, j) / sum);
+      if (i % 5 == 1) A(i, 0) = 0.0f;
+      if (i % 7 == 2) A(i, i) = 1e-40f;  // subnormal
+      if (i % 11 == 3) A.row(i).head(i + 1).setZero(), A(i, i / 2) = 1.0f;
+    }
+    double broad = 0;
+    for (int i = 1; i < n; ++i) {
+      double h = 0;
+      for (int j = 0; j <= i; ++j) {
+        const double a = A(i, j);
+        if (a > 0) h -= a * std::log(a);
+      }
+      broad += h / std::log(static_cast<double>(i + 1));
+    }
+    broad /= n - 1;
+    // A few float roundings of each a·ln a, relative to the terms' own size (≤ 1/e each).
+    EXPECT_NEAR(score_head(A, token_repeats(std::vector<int>(static_cast<std::size_t>(n), 0))).broad, broad,
+                8 * std::numeric_limits<float>::epsilon()) << "n = " << n;
+  }
+}
+
 TEST(HeadKinds, ScoresAreTheMeanWeightOnThePatternsCellsOverTheRowsItCovers) {
   // TransformerLens's detection patterns, written out by hand for "a b a a c b": previous-token
   // (i, i − 1) on rows 1 … 5; first-token (i, 0) on every row; induction (i, j + 1) for each
