@@ -152,8 +152,8 @@ void reexec_with_tuned_runtime(char** argv) {
   // loads and after every product they share, before they sleep. The engine runs OpenBLAS on the
   // calling thread except in one-product stages, so the spinner competes with OpenMP's threads for
   // the two cores: a fresh `bench --n 1024 --dk 512 --mask causal --runs 7 --warmup 2` ran in 10 ms
-  // where it takes 5.6 (10 alternating pairs), the FMA probe read low, and so on. 2^4 cycles: they
-  // sleep at once, and a product that shares them wakes them through a condition variable.
+  // where it takes 5.6 (10 alternating pairs). 2^4 cycles: they sleep at once, and a product that
+  // shares them wakes them through a condition variable.
   if (!std::getenv("OPENBLAS_THREAD_TIMEOUT")) {
     setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1);
     changed = true;
