@@ -150,8 +150,17 @@ inline float logit_of(float score, bool blocked, double divisor) {
 // One cell of the saturation stage from its weight: a(1 − a) in float, as the dense paths fill it.
 inline float saturation_of(float a) { return a * (1.0f - a); }
 
+// The largest |entry| of Q and of K as given (before any rotary positions): the bound the overflow
+// guard decides from (attention/overflow_guard.hpp).
+struct Magnitudes {
+  float q = 0, k = 0;
+};
+Magnitudes magnitudes(const Problem& p);
 // Checks shapes, finiteness and options; throws InputError with a sentence naming the matrix.
-void validate_problem(const Problem& p);
+// Returns p's magnitudes, read in the same pass as the finiteness (a path that computes from p
+// itself, not from its rotated Q and K, hands them to its ScoreOverflowGuard instead of reading
+// Q and K again).
+Magnitudes validate_problem(const Problem& p);
 
 // The positions rotary positions give Q's rows and K's rows: the settings' own, or 0 … count − 1.
 std::vector<std::int64_t> rope_positions(const std::vector<std::int64_t>& given, Eigen::Index count);

@@ -7,14 +7,14 @@
 
 namespace attnlab {
 
-ScoreOverflowGuard::ScoreOverflowGuard(const Problem& p) : p_(&p) {
+ScoreOverflowGuard::ScoreOverflowGuard(const Problem& p, Magnitudes m) : p_(&p) {
   if (p.Q.size() == 0 || p.K.size() == 0) return;
   const double dk = static_cast<double>(p.Q.cols());
   // Every partial sum of d_k products, in any order and with or without fused multiply-adds, is
   // at most Σ|q·k| · (1 + 2^−24)^(d_k + 1) ≤ Σ|q·k| / (1 − (d_k + 1)·2^−24) in magnitude.
   risk_ = std::max(0.0, static_cast<double>(std::numeric_limits<float>::max()) * (1.0 - (dk + 1) * 0x1p-24));
-  k_max_ = p.K.cwiseAbs().maxCoeff();
-  active_ = static_cast<double>(p.Q.cwiseAbs().maxCoeff()) * k_max_ * dk >= risk_;
+  k_max_ = m.k;
+  active_ = static_cast<double>(m.q) * k_max_ * dk >= risk_;
   if (active_) {
     key_max_.resize(static_cast<size_t>(p.K.rows()));
     for (Eigen::Index j = 0; j < p.K.rows(); ++j) key_max_[static_cast<size_t>(j)] = p.K.row(j).cwiseAbs().maxCoeff();

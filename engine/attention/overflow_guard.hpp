@@ -20,7 +20,9 @@ namespace attnlab {
 class ScoreOverflowGuard {
 public:
   ScoreOverflowGuard() = default;  // inactive
-  explicit ScoreOverflowGuard(const Problem& p);
+  explicit ScoreOverflowGuard(const Problem& p) : ScoreOverflowGuard(p, magnitudes(p)) {}
+  // With p's magnitudes already read (validate_problem returns them).
+  ScoreOverflowGuard(const Problem& p, Magnitudes m);
   // False for every ordinary problem (max|Q| · max|K| · d_k below the risk bound): nothing to scan.
   bool active() const { return active_; }
   // Recomputes the at-risk scores of query row i among keys [j0, j1) (s[0] is key j0) in double.

@@ -51,7 +51,7 @@ constexpr Eigen::Index kStrip = 128;
 Result compute_cpu(const Problem& p) { return compute_cpu(p, DenseStages{}); }
 
 Result compute_cpu(const Problem& p, const DenseStages& keep) {
-  validate_problem(p);
+  const Magnitudes read = validate_problem(p);
   // Engine code that asks the CPU directly (the lessons' variants) gets the rotary positions too.
   if (p.options.rope) return computed_with_rope(p, [&](const Problem& q) { return compute_cpu(q, keep); });
   const Eigen::Index n = p.Q.rows(), m = p.K.rows();
@@ -76,7 +76,7 @@ Result compute_cpu(const Problem& p, const DenseStages& keep) {
   // Moments per strip, merged in strip order afterwards: the printed statistics do not depend on
   // which thread took which strip (they did in their last digits when threads merged as they went).
   std::vector<kernels::ScoreMoments> strip_all(static_cast<size_t>(strips)), strip_visible(static_cast<size_t>(strips));
-  const ScoreOverflowGuard guard(p);
+  const ScoreOverflowGuard guard(p, read);  // p's own Q and K: rotary positions returned above
   // Strip by strip: scores, the row loop, output. A stage that is not kept lives in a per-thread
   // strip buffer (kStrip × m) with the same row stride, so every product and every row sees the
   // very same operands either way.

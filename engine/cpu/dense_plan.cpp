@@ -55,10 +55,7 @@ std::vector<DensePlan> candidate_dense_plans(const Problem& p) {
   const bool masked = p.options.mask.visible_cells(n, m) < static_cast<long long>(n) * m;
   if (!masked) first.leaf = 0;  // no staircase to cut: every leaf is one product, named once
   std::vector<DensePlan> plans{first};
-  const bool exact_rows = p.options.normalizer != Normalizer::Softmax ||
-                          fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0 ||
-                          ScoreOverflowGuard(p).active();
-  if (exact_rows) return plans;  // they stream whatever the plan
+  if (needs_exact_rows(p, ScoreOverflowGuard(p))) return plans;  // they stream whatever the plan
   const auto add = [&](DensePlan plan) {
     if (std::find(plans.begin(), plans.end(), plan) == plans.end()) plans.push_back(plan);
   };

@@ -420,23 +420,18 @@ DenseThreadTimes dense_strips(const Context& cx, const DensePlan& plan, Matrix& 
   return sum;
 }
 
-// Problems only the streaming path's exact rows compute: other normalizers, s·T beyond float,
-// scores whose float32 sum may overflow (their scan lives in the tiled pass and the exact rows).
-bool needs_exact_rows(const Problem& p) {
-  return p.options.normalizer != Normalizer::Softmax ||
-         fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0 || ScoreOverflowGuard(p).active();
-}
-
-// Resets *timings (or a local) and runs path(t, start), the fast path, unless p needs the exact
-// rows, which are then timed as one fused stage (compute_streaming_cpu makes its own context).
+// Resets *timings (or a local) and runs path(t, start, guard), the fast path, unless p needs the
+// exact rows, which are then timed as one fused stage (compute_streaming_cpu makes its own
+// context). The guard comes from the magnitudes validation read: Q and K are not read again.
 template <class Path>
 Matrix timed_output(const Problem& p, StageTimes* timings, const Path& path) {
-  validate_problem(p);
+  const Magnitudes read = validate_problem(p);
   StageTimes local;
   StageTimes& t = timings ? *timings : local;
   t = StageTimes{};
   const auto start = std::chrono::steady_clock::now();
-  if (!needs_exact_rows(p)) return path(t, start);
+  const ScoreOverflowGuard guard(p, read);
+  if (!needs_exact_rows(p, guard)) return path(t, start, guard);
   Matrix output = compute_streaming_cpu(p).output;
   t.fused = true;
   t.total_ms = ms_since(start);
@@ -444,6 +439,11 @@ Matrix timed_output(const Problem& p, StageTimes* timings, const Path& path) {
 }
 
 }  // namespace
+
+bool needs_exact_rows(const Problem& p, const ScoreOverflowGuard& guard) {
+  return p.options.normalizer != Normalizer::Softmax ||
+         fast_inverse_divisor(effective_temperature(p.Q.cols(), p.options)) == 0 || guard.active();
+}
 
 // Large d packs Kᵀ and V again per strip (16 MiB each at d = 4096): fewer, taller strips pack
 // them fewer times.
@@ -477,8 +477,9 @@ DensePlan default_dense_plan(const Problem& p) {
 
 Matrix attention_output_cpu(const Problem& p, bool streaming, StageTimes* timings) {
   if (!streaming) return attention_output_cpu(p, default_dense_plan(p), timings);
-  return timed_output(p, timings, [&](StageTimes& t, std::chrono::steady_clock::time_point start) {
-    const Context cx = detail::make_context(p, false, nullptr, KeyLayout::Tiled);
+  return timed_output(p, timings, [&](StageTimes& t, std::chrono::steady_clock::time_point start,
+                                      const ScoreOverflowGuard& guard) {
+    const Context cx = detail::make_context(p, guard, false, nullptr, KeyLayout::Tiled);
     Matrix output(cx.n, cx.dv);
     std::vector<RowDiagnostics> rows(static_cast<size_t>(cx.n));
     detail::run_rows(cx, output, rows, {});
@@ -489,10 +490,11 @@ Matrix attention_output_cpu(const Problem& p, bool streaming, StageTimes* timing
 }
 
 Matrix attention_output_cpu(const Problem& p, const DensePlan& plan, StageTimes* timings) {
-  return timed_output(p, timings, [&](StageTimes& t, std::chrono::steady_clock::time_point start) {
+  return timed_output(p, timings, [&](StageTimes& t, std::chrono::steady_clock::time_point start,
+                                      const ScoreOverflowGuard& guard) {
     const bool wide = plan.layout == DensePlan::Layout::Wide && wide_fits(p);
     const DensePlan strips = plan.layout == DensePlan::Layout::Strips ? plan : default_dense_plan(p);
-    const Context cx = detail::make_context(p, false, nullptr, wide ? KeyLayout::None : KeyLayout::Transposed);
+    const Context cx = detail::make_context(p, guard, false, nullptr, wide ? KeyLayout::None : KeyLayout::Transposed);
     Matrix output(cx.n, cx.dv);
     const DenseThreadTimes sum = wide ? dense_wide(cx, plan.leaf, output) : dense_strips(cx, strips, output);
     t.total_ms = ms_since(start);

@@ -4,6 +4,7 @@
 
 #include "engine/attention/attention.hpp"
 #include "engine/attention/bench.hpp"
+#include "engine/attention/overflow_guard.hpp"
 
 #include <string>
 
@@ -35,6 +36,10 @@ DensePlan default_dense_plan(const Problem& p);
 
 // Whether the Wide layout can run p: its n × m weights fit in 256 MiB.
 bool wide_fits(const Problem& p);
+
+// Problems only the streaming path's exact rows compute, whatever the plan: other normalizers,
+// s·T beyond float, scores whose float32 sum may overflow (the guard made from p).
+bool needs_exact_rows(const Problem& p, const ScoreOverflowGuard& guard);
 
 // The default strip height for m keys and d = max(d_k, d_v): small d (softmax-bound) keeps a
 // strip's scores within ~1 MiB, in L2 between the three stages (32 to 256 rows); large d

@@ -474,7 +474,8 @@ AllScores all_scores_source(const Problem& p, const Context& cx) {
 
 }  // namespace
 
-detail::Context detail::make_context(const Problem& p, bool full, const StreamingOptions* so, KeyLayout keys) {
+detail::Context detail::make_context(const Problem& p, const ScoreOverflowGuard& guard, bool full,
+                                     const StreamingOptions* so, KeyLayout keys) {
   Context cx;
   cx.p = &p;
   cx.n = p.Q.rows();
@@ -483,7 +484,7 @@ detail::Context detail::make_context(const Problem& p, bool full, const Streamin
   cx.dv = p.V.cols();
   cx.divisor = effective_temperature(cx.dk, p.options);
   cx.c = fast_inverse_divisor(cx.divisor);
-  cx.guard = ScoreOverflowGuard(p);
+  cx.guard = guard;
   cx.full = full;
   if (full) cx.all_scores = all_scores_source(p, cx);
   const StreamingTiles tiles = streaming_tile_sizes(cx.dk, cx.dv);
@@ -610,10 +611,10 @@ double detail::ms_since(std::chrono::steady_clock::time_point t0) {
 // [SECTION] compute_streaming_cpu, downsample_weights
 
 Result compute_streaming_cpu(const Problem& p, const StreamingOptions& options) {
-  validate_problem(p);
+  const Magnitudes read = validate_problem(p);
   Result r = result_header(p);
   r.dense = false;
-  const Context cx = make_context(p, true, &options, KeyLayout::Tiled);
+  const Context cx = make_context(p, ScoreOverflowGuard(p, read), true, &options, KeyLayout::Tiled);
   r.output.setZero(r.n, r.d_v);
   r.rows.assign(static_cast<size_t>(r.n), RowDiagnostics{});
   ThreadAcc acc = run_rows(cx, r.output, r.rows, options.progress, options.cancel);

@@ -83,10 +83,12 @@ struct ThreadAcc {
 // where the CPU has its own tile products and as Kᵀ where it does not.
 enum class KeyLayout { None, Transposed, Tiled };
 
-// The context of one computation: sizes, the keys in the layout asked for, the tiles, and for
-// compute mode (full) the heatmap's pixels. Not copyable in practice (Kt is large): returned by
-// value through copy elision only.
-Context make_context(const Problem& p, bool full, const StreamingOptions* so, KeyLayout keys);
+// The context of one computation: sizes, the overflow guard (made from the magnitudes
+// validate_problem read), the keys in the layout asked for, the tiles, and for compute mode (full)
+// the heatmap's pixels. Not copyable in practice (Kt is large): returned by value through copy
+// elision only.
+Context make_context(const Problem& p, const ScoreOverflowGuard& guard, bool full, const StreamingOptions* so,
+                     KeyLayout keys);
 
 // Runs the tiled pass (softmax) or the exact rows (other normalizers) over all query rows in
 // parallel, then the rows that overflowed; returns the merged accumulators. Cancelling skips the

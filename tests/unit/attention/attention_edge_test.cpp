@@ -1,6 +1,7 @@
 // The engine's edge cases: fully blocked rows, huge logits, values and scores, degenerate shapes,
 // the normalizers' own properties, and validation of bad problems.
 #include "engine/attention/attention.hpp"
+#include "engine/attention/overflow_guard.hpp"
 #include "engine/cpu/dense.hpp"
 #include "support/test_support.hpp"
 
@@ -266,6 +267,30 @@ TEST(Validation, BadProblemsThrowInputErrorNamingTheMatrix) {
   EXPECT_NE(message(p).find("padding length 4"), std::string::npos);
   p.options.mask.param = -1;
   EXPECT_NE(message(p).find("negative"), std::string::npos);
+}
+
+// The magnitudes validation reads on its way are the overflow guard's bound: exactly max |Q| and
+// max |K| for every length (the vectorized pass's tails), sign and scale, zeros and subnormals.
+TEST(Validation, ReturnsTheLargestMagnitudesOfQAndK) {
+  std::mt19937 rng(41);
+  for (Eigen::Index rows : {1, 3, 17, 64}) {
+    for (Eigen::Index cols : {1, 5, 16, 33}) {
+      for (float scale : {0.0f, 1e-40f, 1.0f, 1e37f}) {
+        Problem p;
+        p.Q = test::random_matrix(rng, rows, cols) * scale;
+        p.K = test::random_matrix(rng, rows + 2, cols) * scale;
+        p.V = test::random_matrix(rng, rows + 2, 3);
+        // The largest entry somewhere in the middle, negative: a pass that drops a tail or the
+        // sign misses it.
+        p.K(rows / 2 + 1, cols / 2) = -8.0f * (scale == 0 ? 1.0f : scale);
+        const Magnitudes read = validate_problem(p);
+        EXPECT_EQ(read.q, p.Q.cwiseAbs().maxCoeff()) << rows << "×" << cols << " scale " << scale;
+        EXPECT_EQ(read.k, p.K.cwiseAbs().maxCoeff()) << rows << "×" << cols << " scale " << scale;
+        EXPECT_EQ(ScoreOverflowGuard(p, read).active(), ScoreOverflowGuard(p).active());
+        EXPECT_EQ(ScoreOverflowGuard(p, read).active(), scale > 1.0f);  // entries of ~10 cannot overflow
+      }
+    }
+  }
 }
 
 TEST(Validation, DenseStagesThatWouldNotFitStateLimitAndNeed) {
