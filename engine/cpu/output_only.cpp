@@ -238,8 +238,13 @@ std::pair<Index, Index> column_slice(Index w, Index t, Index threads) {
 // packs the whole of one of them.
 // Small products split over two threads wait on each other and pack twice, so they run side by
 // side instead.
+// Where every block writes cells no other block writes (the scores: `disjoint`), the large
+// blocks' slices and the groups form one queue, largest first, with no barrier between them: a
+// thread that a busy host stalls holds up nothing but its own slice, where each large block's
+// barrier made its partner wait. An output's blocks add to rows that earlier blocks wrote, so
+// there each large block ends at a barrier.
 template <class Cols, class Product>
-void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& product) {
+void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& product, bool disjoint) {
   if (ds.groups == 0 && ds.blocks.size() == 1) {
     // One product, on OpenBLAS's threads (above; faster than OpenMP's column split in alternating
     // runs, docs/PERFORMANCE.md, "The dense CPU path"). OpenBLAS's worker spins a while after the
@@ -265,28 +270,49 @@ void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& prod
   for (Index g = 0; g < ds.groups; ++g) order[static_cast<size_t>(g)] = g;
   std::stable_sort(order.begin(), order.end(),
                    [&](Index a, Index b) { return cells[static_cast<size_t>(a)] > cells[static_cast<size_t>(b)]; });
+  // Thread t's slice of a large block, of `threads` slices.
+  const auto slice = [&](const Block& blk, Index t, Index threads) {
+    if (split_rows(blk)) {
+      const Index h = blk.r1 - blk.r0, per = (h + threads - 1) / threads;
+      const Index i0 = blk.r0 + std::min(h, t * per), i1 = blk.r0 + std::min(h, (t + 1) * per);
+      if (i0 < i1) product(blk, i0, i1, 0, cols(blk));
+    } else {
+      const auto [j0, j1] = column_slice(cols(blk), t, threads);
+      if (j0 < j1) product(blk, blk.r0, blk.r1, j0, j1);
+    }
+  };
+  const auto run_group = [&](Index k) {
+    for (const Block* blk : members[static_cast<size_t>(order[static_cast<size_t>(k)])]) {
+      product(*blk, blk->r0, blk->r1, 0, cols(*blk));
+    }
+  };
+  if (disjoint) {
+    std::vector<const Block*> large;
+    for (const Block& blk : ds.blocks) {
+      if (blk.group < 0) large.push_back(&blk);
+    }
+    const Index threads = omp_get_max_threads(), slices = static_cast<Index>(large.size()) * threads;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (Index k = 0; k < slices + ds.groups; ++k) {
+      if (k < slices) {
+        slice(*large[static_cast<size_t>(k / threads)], k % threads, threads);
+      } else {
+        run_group(k - slices);
+      }
+    }
+    return;
+  }
 #pragma omp parallel
   {
     const Index t = omp_get_thread_num(), threads = omp_get_num_threads();
     for (const Block& blk : ds.blocks) {
       if (blk.group >= 0) continue;
-      if (split_rows(blk)) {
-        const Index h = blk.r1 - blk.r0, per = (h + threads - 1) / threads;
-        const Index i0 = blk.r0 + std::min(h, t * per), i1 = blk.r0 + std::min(h, (t + 1) * per);
-        if (i0 < i1) product(blk, i0, i1, 0, cols(blk));
-      } else {
-        const auto [j0, j1] = column_slice(cols(blk), t, threads);
-        if (j0 < j1) product(blk, blk.r0, blk.r1, j0, j1);
-      }
+      slice(blk, t, threads);
       // Two large blocks may share rows (an output adds to them) and split them differently.
 #pragma omp barrier
     }
 #pragma omp for schedule(dynamic, 1)
-    for (Index k = 0; k < ds.groups; ++k) {
-      for (const Block* blk : members[static_cast<size_t>(order[static_cast<size_t>(k)])]) {
-        product(*blk, blk->r0, blk->r1, 0, cols(*blk));
-      }
-    }
+    for (Index k = 0; k < ds.groups; ++k) run_group(k);
   }
 }
 
@@ -319,7 +345,8 @@ DenseThreadTimes dense_wide(const Context& cx, Index leaf, Matrix& output) {
       [&](const Block& blk, Index i0, Index i1, Index j0, Index j1) {
         blas::gemm_nt(i1 - i0, j1 - j0, dk, p.Q.row(i0).data(), dk, p.K.row(blk.c0 + j0).data(), dk, 0.0f,
                       S + i0 * ld + (blk.c0 + j0 - L), ld);
-      });
+      },
+      /*disjoint=*/true);
   auto t1 = std::chrono::steady_clock::now();
   tt.scores += std::chrono::duration<double, std::milli>(t1 - t0).count();
 
@@ -376,7 +403,8 @@ DenseThreadTimes dense_wide(const Context& cx, Index leaf, Matrix& output) {
           }
           blas::gemm_nn(i1 - i0, j1 - j0, blk.c1 - blk.c0, S + i0 * ld + (blk.c0 - L), ld, p.V.row(blk.c0).data() + j0,
                         dv, fresh[b] ? 0.0f : 1.0f, output.row(i0).data() + j0, dv);
-        });
+        },
+        /*disjoint=*/false);
     for (Index i = 0; i < n; ++i) {
       if (!written[static_cast<size_t>(i)]) output.row(i).setZero();
     }
