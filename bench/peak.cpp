@@ -66,7 +66,8 @@ int main() {
 
   // OpenBLAS sgemm, one thread, shapes of the engine's products.
   openblas_set_num_threads(1);
-  struct Shape { int m, n, k; const char* what; };
+  // nt: C = A·Bᵀ with B stored n × k, as the scores' products read K (blas::gemm_nt).
+  struct Shape { int m, n, k; const char* what; bool nt = false; };
   const Shape shapes[] = {{1024, 1024, 4096, "scores (1024, 4096) whole"},
                           {128, 1024, 4096, "scores (1024, 4096) 128-row strip"},
                           {512, 1024, 4096, "scores (1024, 4096) 512-row half"},
@@ -74,19 +75,24 @@ int main() {
                           {512, 4096, 1024, "output (1024, 4096) 512-row half"},
                           {1024, 1024, 512, "scores (1024, 512) whole"},
                           {128, 512, 64, "streaming tile S (128×512, d 64)"},
-                          {128, 64, 512, "streaming tile PV (128×512, d 64)"}};
+                          {128, 64, 512, "streaming tile PV (128×512, d 64)"},
+                          // The causal quadtree's scores products at (1024, 4096) (cover_rows).
+                          {512, 512, 4096, "quadtree root, (1024, 4096) causal", true},
+                          {256, 256, 4096, "quadtree 256-row square", true},
+                          {128, 128, 4096, "quadtree 128-row square", true},
+                          {64, 64, 4096, "quadtree 64-row leaf", true}};
   for (const Shape& s : shapes) {
     std::vector<float> A(static_cast<size_t>(s.m) * s.k, 0.5f), B(static_cast<size_t>(s.k) * s.n, 0.25f),
         C(static_cast<size_t>(s.m) * s.n);
     const double flops = 2.0 * s.m * s.n * s.k;
     const int reps = std::max(3, static_cast<int>(2e10 / flops));
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0f, A.data(), s.k, B.data(), s.n, 0.0f,
-                C.data(), s.n);
+    const auto product = [&] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, s.nt ? CblasTrans : CblasNoTrans, s.m, s.n, s.k, 1.0f, A.data(), s.k,
+                  B.data(), s.nt ? s.k : s.n, 0.0f, C.data(), s.n);
+    };
+    product();
     const double c0 = thread_seconds();
-    for (int r = 0; r < reps; ++r) {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s.m, s.n, s.k, 1.0f, A.data(), s.k, B.data(), s.n,
-                  0.0f, C.data(), s.n);
-    }
+    for (int r = 0; r < reps; ++r) product();
     const double c = thread_seconds() - c0;
     std::printf("sgemm 1 thread %5d×%5d×%5d (%s): %.1f GFLOP/s per core-second\n", s.m, s.n, s.k, s.what,
                 flops * reps / c * 1e-9);
