@@ -238,11 +238,12 @@ std::pair<Index, Index> column_slice(Index w, Index t, Index threads) {
 // packs the whole of one of them.
 // Small products split over two threads wait on each other and pack twice, so they run side by
 // side instead.
-// Where every block writes cells no other block writes (the scores: `disjoint`), the large
-// blocks' slices and the groups form one queue, largest first, with no barrier between them: a
-// thread that a busy host stalls holds up nothing but its own slice, where each large block's
-// barrier made its partner wait. An output's blocks add to rows that earlier blocks wrote, so
-// there each large block ends at a barrier.
+// Where every block writes cells no other block writes (the scores: `disjoint`), the groups mean
+// nothing: the large blocks' slices and every other block form one queue, largest first, with no
+// barrier between them. A thread that a busy host stalls holds up nothing but its own item, where
+// each large block's barrier made its partner wait, and the last items are leaves, so the threads
+// finish together. An output's blocks add to rows that earlier blocks wrote, so there each large
+// block ends at a barrier and each group runs whole in one thread.
 template <class Cols, class Product>
 void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& product, bool disjoint) {
   if (ds.groups == 0 && ds.blocks.size() == 1) {
@@ -258,6 +259,45 @@ void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& prod
   // Splitting a product's rows makes every thread pack all of its right operand (inner × cols),
   // splitting its columns all of its left one (rows × inner): split the side that copies less.
   const auto split_rows = [&](const Block& blk) { return cols(blk) < blk.r1 - blk.r0; };
+  // Thread t's slice of a large block, of `threads` slices.
+  const auto slice = [&](const Block& blk, Index t, Index threads) {
+    if (split_rows(blk)) {
+      const Index h = blk.r1 - blk.r0, per = (h + threads - 1) / threads;
+      const Index i0 = blk.r0 + std::min(h, t * per), i1 = blk.r0 + std::min(h, (t + 1) * per);
+      if (i0 < i1) product(blk, i0, i1, 0, cols(blk));
+    } else {
+      const auto [j0, j1] = column_slice(cols(blk), t, threads);
+      if (j0 < j1) product(blk, blk.r0, blk.r1, j0, j1);
+    }
+  };
+  if (disjoint) {
+    // Items: a large block's slice t of `threads`, or (t = −1) a group's block whole.
+    struct Item {
+      const Block* blk;
+      Index t, cells;
+    };
+    const Index threads = omp_get_max_threads();
+    std::vector<Item> items;
+    for (const Block& blk : ds.blocks) {
+      const Index cells_of_block = (blk.r1 - blk.r0) * (blk.c1 - blk.c0);
+      if (blk.group >= 0) {
+        items.push_back({&blk, -1, cells_of_block});
+      } else {
+        for (Index t = 0; t < threads; ++t) items.push_back({&blk, t, cells_of_block / threads});
+      }
+    }
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.cells > b.cells; });
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t k = 0; k < items.size(); ++k) {
+      const Item& it = items[k];
+      if (it.t >= 0) {
+        slice(*it.blk, it.t, threads);
+      } else {
+        product(*it.blk, it.blk->r0, it.blk->r1, 0, cols(*it.blk));
+      }
+    }
+    return;
+  }
   // Each group's blocks (in cover order), largest group first so the threads end together.
   std::vector<std::vector<const Block*>> members(static_cast<size_t>(ds.groups));
   std::vector<Index> cells(static_cast<size_t>(ds.groups), 0);
@@ -270,38 +310,11 @@ void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& prod
   for (Index g = 0; g < ds.groups; ++g) order[static_cast<size_t>(g)] = g;
   std::stable_sort(order.begin(), order.end(),
                    [&](Index a, Index b) { return cells[static_cast<size_t>(a)] > cells[static_cast<size_t>(b)]; });
-  // Thread t's slice of a large block, of `threads` slices.
-  const auto slice = [&](const Block& blk, Index t, Index threads) {
-    if (split_rows(blk)) {
-      const Index h = blk.r1 - blk.r0, per = (h + threads - 1) / threads;
-      const Index i0 = blk.r0 + std::min(h, t * per), i1 = blk.r0 + std::min(h, (t + 1) * per);
-      if (i0 < i1) product(blk, i0, i1, 0, cols(blk));
-    } else {
-      const auto [j0, j1] = column_slice(cols(blk), t, threads);
-      if (j0 < j1) product(blk, blk.r0, blk.r1, j0, j1);
-    }
-  };
   const auto run_group = [&](Index k) {
     for (const Block* blk : members[static_cast<size_t>(order[static_cast<size_t>(k)])]) {
       product(*blk, blk->r0, blk->r1, 0, cols(*blk));
     }
   };
-  if (disjoint) {
-    std::vector<const Block*> large;
-    for (const Block& blk : ds.blocks) {
-      if (blk.group < 0) large.push_back(&blk);
-    }
-    const Index threads = omp_get_max_threads(), slices = static_cast<Index>(large.size()) * threads;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (Index k = 0; k < slices + ds.groups; ++k) {
-      if (k < slices) {
-        slice(*large[static_cast<size_t>(k / threads)], k % threads, threads);
-      } else {
-        run_group(k - slices);
-      }
-    }
-    return;
-  }
 #pragma omp parallel
   {
     const Index t = omp_get_thread_num(), threads = omp_get_num_threads();
