@@ -38,9 +38,10 @@ constexpr Index kSubStrip = 32;
 // within 5% of each other at n = 1024 (smaller leaves skip more blocked cells but pack the
 // operands more often); 64 was fastest at d = 4096 and computes under 64·n/2 blocked cells.
 constexpr Index kWideLeaf = 64;
-// Rows of the wide path's groups: subtrees this small run as one thread's products, groups in
-// parallel (run_wide_blocks). 128 and 256 ran alike at (1024, 4096); 512 left one group with
-// most of the work.
+// Rows of the wide path's groups: where products add to shared rows (the output, but for a
+// square causal one's triangular product), subtrees this small run as one thread's products,
+// groups in parallel (run_wide_blocks; the scores queue every block on its own). 128 and 256 ran
+// alike at (1024, 4096); 512 left one group with most of the work.
 constexpr Index kWideGroup = 256;
 
 struct DenseThreadTimes {
