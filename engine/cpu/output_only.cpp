@@ -52,6 +52,7 @@ struct DenseThreadTimes {
 struct Block {
   Index r0, r1, c0, c1;
   Index group = -1;  // the wide path's row group (rows no other group touches), or −1
+  Index cells() const { return (r1 - r0) * (c1 - c0); }
 };
 
 struct DenseStrip {
@@ -280,11 +281,10 @@ void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& prod
     const Index threads = omp_get_max_threads();
     std::vector<Item> items;
     for (const Block& blk : ds.blocks) {
-      const Index cells_of_block = (blk.r1 - blk.r0) * (blk.c1 - blk.c0);
       if (blk.group >= 0) {
-        items.push_back({&blk, -1, cells_of_block});
+        items.push_back({&blk, -1, blk.cells()});
       } else {
-        for (Index t = 0; t < threads; ++t) items.push_back({&blk, t, cells_of_block / threads});
+        for (Index t = 0; t < threads; ++t) items.push_back({&blk, t, blk.cells() / threads});
       }
     }
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.cells > b.cells; });
@@ -305,7 +305,7 @@ void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& prod
   for (const Block& blk : ds.blocks) {
     if (blk.group < 0) continue;
     members[static_cast<size_t>(blk.group)].push_back(&blk);
-    cells[static_cast<size_t>(blk.group)] += (blk.r1 - blk.r0) * (blk.c1 - blk.c0);
+    cells[static_cast<size_t>(blk.group)] += blk.cells();
   }
   std::vector<Index> order(static_cast<size_t>(ds.groups));
   for (Index g = 0; g < ds.groups; ++g) order[static_cast<size_t>(g)] = g;
