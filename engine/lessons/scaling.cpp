@@ -180,10 +180,10 @@ ScalingRow finish_scaling_row(int d_k, const ScalingSums& s) {
 
 namespace {
 
-// Batches of about 2^24 multiply-adds keep progress and cancel responsive.
-long long batch_trials(const ScalingOptions& o, int d_k) {
+// Batches of the sampler's batch_work() multiply-adds keep progress and cancel responsive.
+long long batch_trials(const ScalingSampler& sampler, const ScalingOptions& o, int d_k) {
   const double per_trial = static_cast<double>(d_k) * (o.keys + o.queries) * o.queries;
-  return std::max(1LL, static_cast<long long>((1 << 24) / per_trial));
+  return std::max(1LL, static_cast<long long>(sampler.batch_work() / per_trial));
 }
 
 }  // namespace
@@ -203,7 +203,7 @@ bool ScalingJob::step(ScalingSampler& sampler, double budget_ms) {
   const auto start = std::chrono::steady_clock::now();
   while (!done()) {
     const int d = options_.d_ks[next_dk_];
-    const long long count = std::min(batch_trials(options_, d), options_.trials - next_trial_);
+    const long long count = std::min(batch_trials(sampler, options_, d), options_.trials - next_trial_);
     sampler.sample(options_, d, next_trial_, count, sums_);
     next_trial_ += count;
     done_work_ += static_cast<double>(d) * static_cast<double>(count);

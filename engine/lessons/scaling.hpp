@@ -68,6 +68,10 @@ public:
   virtual ~ScalingSampler() = default;
   // Adds trials [first_trial, first_trial + count) for this d_k to `sums`.
   virtual void sample(const ScalingOptions& o, int d_k, long long first_trial, long long count, ScalingSums& sums) = 0;
+  // Multiply-adds (d_k × rows × queries per trial) in one batch: small enough that a GUI frame
+  // can run one, large enough that the backend's fixed cost per batch stays small. Fixed per
+  // sampler, so a run is repeatable (the CPU's threads each sum their share of a batch).
+  virtual double batch_work() const { return double(1 << 24); }
 };
 
 std::unique_ptr<ScalingSampler> make_cpu_scaling_sampler();

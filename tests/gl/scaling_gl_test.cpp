@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 namespace attnlab {
 namespace {
@@ -42,6 +43,32 @@ TEST(ScalingGl, GpuAgreesWithCpu) {
     }
     EXPECT_EQ(total_a, total_b);
     EXPECT_LE(moved, total_a / 100);
+  }
+}
+
+// A card's batches are larger than llvmpipe's (ScalingSampler::batch_work): the GPU adds its rows
+// in trial order, so any split of the trials into batches gives the same sums, bit for bit.
+TEST(ScalingGl, FiguresDoNotDependOnTheBatches) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  ScalingOptions o;
+  o.queries = 3;
+  o.seed = 11;
+  auto sampler = make_scaling_sampler(gpu);
+  for (const int d_k : {5, 300, 1024}) {
+    SCOPED_TRACE("d_k = " + std::to_string(d_k));
+    ScalingSums whole, split;
+    sampler->sample(o, d_k, 0, 97, whole);
+    for (const auto& [first, count] : {std::pair{0, 1}, {1, 40}, {41, 2}, {43, 54}}) {
+      sampler->sample(o, d_k, first, count, split);
+    }
+    EXPECT_EQ(whole.rows, split.rows);
+    EXPECT_EQ(whole.unscaled_var, split.unscaled_var);
+    EXPECT_EQ(whole.scaled_var, split.scaled_var);
+    EXPECT_EQ(whole.unscaled_max, split.unscaled_max);
+    EXPECT_EQ(whole.unscaled_max_sq, split.unscaled_max_sq);
+    EXPECT_EQ(whole.scaled_max, split.scaled_max);
+    EXPECT_EQ(whole.scaled_max_sq, split.scaled_max_sq);
+    EXPECT_EQ(whole.histogram, split.histogram);
   }
 }
 
