@@ -38,7 +38,9 @@ struct Device {
     return {scores, softmax, diagnostics, output, !is_software_renderer(renderer)};
   }
   StreamingPrograms streaming_programs() const {
-    return {scores, stream_update, stream_output, stream_heat, stream_heat_rows};
+    // 16 384 rows: 256 workgroups, two on each multiprocessor of a large card.
+    return {scores, stream_update, stream_output, stream_heat, stream_heat_rows,
+            is_software_renderer(renderer) ? std::size_t{1024} : std::size_t{16384}};
   }
 
   std::unique_ptr<HeadlessContext> context;  // first: destroyed after every GL object below

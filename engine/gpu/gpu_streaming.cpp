@@ -30,7 +30,6 @@ using uint = unsigned;
 }  // namespace layout
 constexpr size_t kSumsPerRow = layout::SUMS_PER_ROW;
 constexpr size_t kFloatsPerRow = layout::FLOATS_PER_ROW;
-constexpr size_t kMaxChunkRows = 1024;
 constexpr size_t kMaxTileKeys = 1024;
 
 // The sizes of one run: key tiles (a multiple of 64 keys) and chunks of query rows, each buffer
@@ -44,7 +43,7 @@ struct Sizes {
   float c = 0;  // 1/(s·T) as a normal float, or 0
 };
 
-Sizes plan_sizes(const Problem& p, const StreamingOptions& options, size_t limit) {
+Sizes plan_sizes(const Problem& p, const StreamingOptions& options, size_t chunk_rows, size_t limit) {
   Sizes z;
   z.n = static_cast<size_t>(p.Q.rows());
   z.m = static_cast<size_t>(p.K.rows());
@@ -60,7 +59,7 @@ Sizes plan_sizes(const Problem& p, const StreamingOptions& options, size_t limit
   z.custom = p.options.mask.kind == MaskKind::Custom;
   const size_t widest = std::max(z.dk4, z.dv4) * sizeof(float);
   z.tile = std::min({kMaxTileKeys, (z.m + 63) / 64 * 64, limit / widest / 64 * 64});
-  z.chunk = std::min({kMaxChunkRows, z.n, limit / widest, z.tile > 0 ? limit / (z.tile * sizeof(float)) : 0});
+  z.chunk = std::min({chunk_rows, z.n, limit / widest, z.tile > 0 ? limit / (z.tile * sizeof(float)) : 0});
   if (z.custom) z.chunk = std::min(z.chunk, limit / z.m);
   const double u32 = static_cast<double>(std::numeric_limits<std::uint32_t>::max());
   z.indices_fit = static_cast<double>(z.m) * static_cast<double>(std::max<size_t>(z.hcols, 1)) < u32 &&
@@ -321,7 +320,7 @@ void StreamRun::finish(Result& r) {
 Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const StreamingOptions& options,
                              size_t limit) {
   validate_problem(p);
-  const Sizes z = plan_sizes(p, options, limit);
+  const Sizes z = plan_sizes(p, options, k.chunk_rows, limit);
   // What the GPU's kernels cannot run goes to the CPU's streaming path, which says so.
   const auto on_cpu = [&](const char* why) {
     Result cpu = compute_streaming_cpu(p, options);
