@@ -18,10 +18,10 @@ public:
   // Its buffers are deleted on the device's context (Device::make_current's reason).
   ~GpuScalingSampler() override { device_->make_current_before_deleting(); }
   void sample(const ScalingOptions& o, int d_k, long long first_trial, long long count, ScalingSums& sums) override;
-  // A card runs 2^24 multiply-adds' normals in a fraction of the ~0.3 ms that each batch's
-  // dispatches and read-backs cost, and fills a tenth of its invocation slots: 2^24 made
-  // `scaling --dk 65536 --trials 100000` 4348 batches on an H200 (docs/PERFORMANCE.md). 2^28 is
-  // still a GUI frame's work on a small one. llvmpipe keeps the CPU's batch.
+  // At 2^24 multiply-adds a batch fills 2% of a card's invocation slots, and waits on their serial
+  // work and two read-backs: `scaling --dk 65536 --trials 100000` was 4348 batches of 0.8 ms on an
+  // H200, 0.36 s in all with 2^28 (docs/PERFORMANCE.md). 2^28 is still a GUI frame's work on a
+  // small card. llvmpipe keeps the CPU's batch.
   double batch_work() const override {
     return double(is_software_renderer(device_->renderer) ? 1 << 24 : 1 << 28);
   }

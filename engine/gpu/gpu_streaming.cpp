@@ -31,6 +31,10 @@ using uint = unsigned;
 constexpr size_t kSumsPerRow = layout::SUMS_PER_ROW;
 constexpr size_t kFloatsPerRow = layout::FLOATS_PER_ROW;
 constexpr size_t kMaxTileKeys = 1024;
+// A chunk's own buffers (its rows' queries, scores, weights, output, sums, mask and heatmap
+// rows) stay under this many bytes in all, whatever programs.chunk_rows allows: the GUI streams a
+// long document with a 1024-column heatmap on a laptop's GPU too.
+constexpr size_t kMaxChunkBytes = size_t{256} << 20;
 
 // The sizes of one run: key tiles (a multiple of 64 keys) and chunks of query rows, each buffer
 // under the driver's limit, and the heatmap's pixels.
@@ -59,7 +63,10 @@ Sizes plan_sizes(const Problem& p, const StreamingOptions& options, size_t chunk
   z.custom = p.options.mask.kind == MaskKind::Custom;
   const size_t widest = std::max(z.dk4, z.dv4) * sizeof(float);
   z.tile = std::min({kMaxTileKeys, (z.m + 63) / 64 * 64, limit / widest / 64 * 64});
-  z.chunk = std::min({chunk_rows, z.n, limit / widest, z.tile > 0 ? limit / (z.tile * sizeof(float)) : 0});
+  const size_t row_bytes = (z.dk4 + 2 * z.tile + z.dv4 + (z.heat ? 3 * z.hcols : 0) + kFloatsPerRow + 1) * sizeof(float) +
+                          kSumsPerRow * sizeof(double) + (z.custom ? z.m : 0);
+  z.chunk = std::min({chunk_rows, kMaxChunkBytes / row_bytes, z.n, limit / widest,
+                      z.tile > 0 ? limit / (z.tile * sizeof(float)) : 0});
   if (z.custom) z.chunk = std::min(z.chunk, limit / z.m);
   const double u32 = static_cast<double>(std::numeric_limits<std::uint32_t>::max());
   z.indices_fit = static_cast<double>(z.m) * static_cast<double>(std::max<size_t>(z.hcols, 1)) < u32 &&
