@@ -4,8 +4,10 @@
 Such a machine is lent for minutes at a time, reaches no package registry, and runs another
 distribution, so the app is built here and travels with the libraries it needs:
 
-  bench/device/kit.py pack            here: build, then write .device/kit.tar.gz (binaries, their
-                                      libraries, libglvnd's .debs, the list of gl-labelled tests)
+  bench/device/kit.py pack [--before OLD/attnlab]
+                                      here: build, then write .device/kit.tar.gz (binaries, their
+                                      libraries, libglvnd's .debs, the list of gl-labelled tests;
+                                      an earlier attnlab to time beside this one's)
   python3 bench/device/kit.py check --out DIR
                                       there (repository root, .device carried): the GPU's name and
                                       renderer, what `auto` picks, the gl tests through NVIDIA's EGL,
@@ -46,7 +48,7 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw).stdout
 
 
-def pack(_args):
+def pack(args):
     build = ROOT / "build"
     subprocess.run([str(ROOT / "scripts/setup"), "build"], check=True)
     subprocess.run(["cmake", "--build", str(build), "--target", "gpu_kernel_bench"], check=True, stdout=subprocess.DEVNULL)
@@ -70,6 +72,9 @@ def pack(_args):
             continue
         folder = "lib-fallback" if name.startswith(FALLBACK_LIBS) else "lib"
         shutil.copy2(os.path.realpath(path), stage / folder / name)
+    if args.before:
+        # An earlier build of attnlab, for before-and-after timings on the same card in one run.
+        shutil.copy2(args.before, stage / "bin" / "attnlab-before")
     subprocess.run(["apt-get", "download", "-q", *GLVND_DEBS], cwd=stage / "debs", check=True,
                    stdout=subprocess.DEVNULL)
     tests = json.loads(sh(["ctest", "-L", "gl", "--show-only=json-v1"], cwd=build))["tests"]
@@ -146,9 +151,9 @@ class Check:
             self.note(f"- attnlab does not start: {err.strip()} {sorted(set(missing))}")
             raise SystemExit(1)
 
-    def attnlab_json(self, key, args, timeout):
-        code, out, err, wall = self.run([str(self.bin / "attnlab"), *args], timeout)
-        entry = {"command": "attnlab " + " ".join(args), "exit": code, "wall_s": round(wall, 3)}
+    def attnlab_json(self, key, args, timeout, binary="attnlab"):
+        code, out, err, wall = self.run([str(self.bin / binary), *args], timeout)
+        entry = {"command": f"{binary} " + " ".join(args), "exit": code, "wall_s": round(wall, 3)}
         if code == 0:
             try:
                 entry["json"] = json.loads(out)
@@ -212,14 +217,17 @@ class Check:
             ("model_head_cpu", ["compute", "--model", "induction", "--text", "3 1 4 1 5 9 2 6 3 1 4 1 5 9 2 6",
                                 "--layer", "1", "--head", "1", "--backend", "cpu", "--format", "json"], 60),
         ]
+        # The GPU's scaling and streaming also with an earlier build (pack --before), each right
+        # after this one's: a change's before and after on the same card in one run.
+        before = [key for key in ("scaling_gpu", "streaming_gpu") if (self.bin / "attnlab-before").exists()]
+        steps = [s for step in steps for s in ([step, (step[0] + "_before", *step[1:])] if step[0] in before else [step])]
         for key, args, timeout in steps:
             if only and key not in only:
                 continue
-            clocks = self.clock_log() if key.startswith("bench_gpu") else None
-            e = self.attnlab_json(key, args, timeout)
+            clocks = self.clock_log() if key.startswith(("bench_gpu", "scaling_gpu", "streaming_gpu")) else None
+            e = self.attnlab_json(key, args, timeout, "attnlab-before" if key.endswith("_before") else "attnlab")
             if clocks:
-                clocks.terminate()
-                mhz = sorted(int(l.split(",")[0]) for l in clocks.communicate()[0].splitlines() if l.strip()[:1].isdigit())
+                mhz = sorted(self.clock_samples(clocks))
                 e["sm_mhz"] = mhz
                 if mhz:
                     self.note(f"- SM clock while `{key}` ran: {mhz[0]}-{mhz[-1]} MHz, median {mhz[len(mhz) // 2]} "
@@ -245,12 +253,70 @@ class Check:
             elif not j:
                 self.note(f"- `{e['command']}`: exit {e['exit']}: {e.get('stderr', '').strip()[:300]}")
 
+    def streaming_check(self):
+        """The GPU's streaming path against the CPU's on one problem of more than one chunk of
+        query rows (16 384 on a card): output, every row's diagnostics and the statistics from
+        `compute --summary --streaming`, the largest differences and the flags that differ."""
+        import random
+        import struct
+        n = 3000 if self.local else 40000
+        folder = Path(tempfile.mkdtemp(prefix="attnlab-stream-"))
+        rng = random.Random(7)
+        for name in "qkv":
+            header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, 64), }" % n
+            header += " " * (63 - (len(header) + 10) % 64) + "\n"
+            try:
+                import numpy
+                data = numpy.random.default_rng(7 + "qkv".index(name)).standard_normal(n * 64).astype("<f4").tobytes()
+            except ImportError:
+                data = struct.pack(f"<{n * 64}f", *(rng.gauss(0.0, 1.0) for _ in range(n * 64)))
+            (folder / f"{name}.npy").write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode()
+                                                + data)
+        base = ["compute", "--q", str(folder / "q.npy"), "--k", str(folder / "k.npy"), "--v", str(folder / "v.npy"),
+                "--mask", "causal", "--summary", "--streaming", "--format", "json"]
+        got = {}
+        for backend in ("gpu", "cpu"):
+            e = self.attnlab_json(f"streaming_check_{backend}", base + ["--backend", backend], 300)
+            got[backend] = e.get("json")
+        shutil.rmtree(folder)
+        for backend in got:
+            self.results[f"streaming_check_{backend}"].pop("json", None)  # tens of MB of rows
+        g, c = got["gpu"], got["cpu"]
+        if not g or not c:
+            self.note("- streaming check: a backend failed (results.json has its stderr)")
+            return
+        out = max(abs(a - b) for ra, rb in zip(g["output"], c["output"]) for a, b in zip(ra, rb))
+        row_diff, flags = 0.0, 0
+        for rg, rc in zip(g["rows"], c["rows"]):
+            for key, value in rc.items():
+                if isinstance(value, bool):
+                    flags += value != rg[key]
+                elif isinstance(value, (int, float)):
+                    row_diff = max(row_diff, abs(value - rg[key]) / max(1.0, abs(value)))
+        stats = max(abs(c["stats"][s][f] - g["stats"][s][f]) / max(1.0, abs(c["stats"][s][f]))
+                    for s in c["stats"] for f in c["stats"][s] if isinstance(c["stats"][s][f], (int, float)))
+        entry = {"n": n, "computed_by": g["computed_by"], "max_output_difference": out,
+                 "max_row_relative_difference": row_diff, "row_flags_differing": flags,
+                 "max_stats_relative_difference": stats}
+        self.results["streaming_check"] = entry
+        self.note(f"- streaming, GPU against CPU, {n} causal tokens, d = 64 (computed by {g['computed_by']}): output "
+                  f"within {out:.1e}, row diagnostics within {row_diff:.1e} (relative), {flags} flags differ, statistics "
+                  f"within {stats:.1e} (relative)")
+
     def clock_log(self):
         """nvidia-smi's SM clock every 50 ms while a step runs (None without nvidia-smi)."""
         if self.local or not shutil.which("nvidia-smi"):
             return None
         return subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,utilization.gpu", "--format=csv,noheader,nounits",
                                  "-lms", "50"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    @staticmethod
+    def clock_samples(clocks):
+        """The SM clocks clock_log() saw, in order (empty without one)."""
+        if not clocks:
+            return []
+        clocks.terminate()
+        return [int(l.split(",")[0]) for l in clocks.communicate()[0].splitlines() if l.strip()[:1].isdigit()]
 
     def llama_head(self):
         """A Llama-family head (rotary positions, grouped K/V) on the GPU against the CPU: a
@@ -319,8 +385,8 @@ class Check:
         no_fetch = re.sub(r"texelFetch\([ab]_tex, int\([^;]*\)\)", "vec4(0.5)", body)
         shared = "#define TILE_SHARED 1\n#define TILE_GROUP {}\n#define TILE_SLICE {}\n"
         variants = [(f"shared {g}x{g} invocations, slices of {d}", shared.format(g, d), body, g)
-                    for g, d in ((16, 16), (16, 8), (8, 16), (8, 8))]
-        variants += [("shared 16x16, slices of 16, no fetches", shared.format(16, 16), no_fetch, 16),
+                    for g, d in ((16, 8), (16, 16), (8, 8))]
+        variants += [("shared 16x16, slices of 8, no fetches", shared.format(16, 8), no_fetch, 16),
                      ("texture", "", body, 8)]
         n = 1024 if self.local else 4096
         work = Path(tempfile.mkdtemp(prefix="attnlab-kernels-"))
@@ -328,16 +394,20 @@ class Check:
         for name, defines, text, group in variants:
             f = work / (re.sub(r"[^a-z]+", "_", name) + ".comp")
             f.write_text("#version 430\n" + defines + text)
+            # Two seconds of dispatches first, so that the card has raised its clock (logged).
+            clocks = self.clock_log()
             code, out, err, _ = self.run([str(self.bin / "gpu_kernel_bench"), str(f), str(n), str(n), str(n), str(group),
-                                          str(group), "8", "8", "rows", "20"], 120)
+                                          str(group), "8", "8", "rows", "20", "0.2" if self.local else "2"], 120)
+            mhz = self.clock_samples(clocks)
             m = re.search(r"([0-9.]+) ms, ([0-9.]+) GFLOP/s, nmse ([0-9.e+-]+)", out)
             entry = {"variant": name, "exit": code, "ms": float(m.group(1)) if m else None,
                      "gflops": float(m.group(2)) if m else None, "nmse": m.group(3) if m else None,
-                     "stderr": err.strip()[-500:]}
+                     "sm_mhz": mhz, "stderr": err.strip()[-500:]}
             self.results["kernels"].append(entry)
             self.note(f"- scores kernel alone, {name}, n = m = d_k = {n}: "
                       + (f"{entry['ms']} ms, {entry['gflops']:.0f} GFLOP/s, nmse {entry['nmse']}" if m else
-                         f"exit {code}: {err.strip()[-300:]}"))
+                         f"exit {code}: {err.strip()[-300:]}")
+                      + (f"; SM clock in the last samples {mhz[-4:]} MHz" if mhz else ""))
 
     def gl_tests(self):
         tests = json.loads((self.kit / "gl_tests.json").read_text())
@@ -376,7 +446,9 @@ def check(args):
     c = Check(args.out, args.local)
     c.unpack()
     c.device()
-    steps = {"kernels": c.kernels, "measure": c.measure, "dense": lambda: c.measure(("bench_gpu", "bench_gpu_texture")), "llama": c.llama_head, "gl": c.gl_tests, "torch": c.torch}
+    steps = {"kernels": c.kernels, "streaming_check": c.streaming_check, "measure": c.measure,
+             "dense": lambda: c.measure(("bench_gpu", "bench_gpu_texture")), "llama": c.llama_head, "gl": c.gl_tests,
+             "torch": c.torch}
     for step in args.steps.split(","):
         steps[step]()
     c.note(f"\n({time.monotonic() - c.start:.0f} s in all)")
@@ -385,11 +457,13 @@ def check(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="verb", required=True)
-    sub.add_parser("pack")
+    p = sub.add_parser("pack")
+    p.add_argument("--before", help="an earlier build's attnlab, timed beside this one where a step says so")
     c = sub.add_parser("check")
     c.add_argument("--out", default=os.environ.get("OUT", "/tmp/attnlab-device-check"))
     c.add_argument("--local", action="store_true", help="here, on llvmpipe, at small sizes")
-    c.add_argument("--steps", default="kernels,measure,llama,gl,torch", help="which, in order (default: all)")
+    c.add_argument("--steps", default="kernels,streaming_check,measure,llama,gl,torch",
+                   help="which, in order (default: all)")
     args = parser.parse_args()
     {"pack": pack, "check": check}[args.verb](args)
 
