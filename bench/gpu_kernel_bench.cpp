@@ -56,6 +56,16 @@ int main(int argc, char** argv) {
   }
   gpu::HeadlessContext context;
   gpu::ComputeProgram program(argv[1], text.str(), "");
+  // The driver's binary of the kernel, to a file named by ATTNLAB_KERNEL_BINARY (NVIDIA's carries
+  // its assembly as text): what the compiler made of the kernel.
+  if (const char* dump = std::getenv("ATTNLAB_KERNEL_BINARY")) {
+    GLint length = 0;
+    glGetProgramiv(program.id(), GL_PROGRAM_BINARY_LENGTH, &length);
+    std::vector<char> bytes(static_cast<size_t>(std::max(length, 0)));
+    GLenum format = 0;
+    if (length > 0) glGetProgramBinary(program.id(), length, nullptr, &format, bytes.data());
+    std::ofstream(dump, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
 
   const size_t dk4 = (dk + 3) / 4 * 4, m_pad = (m + 63) / 64 * 64, n_pad = (n + 63) / 64 * 64;
   std::mt19937 rng(1);

@@ -18,7 +18,7 @@
 //   TILE_SLICE (8) dimensions of their rows of each operand in shared memory, double-buffered:
 //   each texel is read once per workgroup instead of sixteen times, the next slice is fetched
 //   while this one is multiplied, and each step is 64 multiply-adds for four vec4 reads of shared
-//   memory (on an H200, 1.6× the texture tiles). llvmpipe suspends the whole group at every
+//   memory (on an H200, 1.8× the texture tiles). llvmpipe suspends the whole group at every
 //   barrier, so there it is slower (bench --gpu-tiles).
 
 const uint TILE = 8u;  // rows and columns of the tile each invocation computes
@@ -40,8 +40,12 @@ const uint TILE = 8u;  // rows and columns of the tile each invocation computes
 const uint TILE_BLOCK = 8u * TILE_GROUP;  // rows and columns of a workgroup's block
 const uint HALF = TILE_BLOCK / 2u;
 const uint SLICE_TEXELS = TILE_SLICE / 4;
-// Texels of each operand that each invocation stages per slice: (rows × texels) / invocations.
-const uint STAGED = TILE_BLOCK * SLICE_TEXELS / (TILE_GROUP * TILE_GROUP);
+// Staging jobs per operand and slice: a job is one texel (four dimensions) of four consecutive
+// rows of the block. A's jobs go to the workgroup's first JOBS invocations, B's to the next JOBS.
+const uint GROUPS = TILE_BLOCK / 4u, JOBS = GROUPS * SLICE_TEXELS;
+#if 2 * (2 * TILE_GROUP) * (TILE_SLICE / 4) > TILE_GROUP * TILE_GROUP
+#error "tile_dot.glsl: both operands' staging jobs must fit the workgroup (fewer slices or a larger group)"
+#endif
 
 // An invocation's rows are four consecutive ones in each half of the block, and so are its
 // columns: the invocations of a row of the workgroup then read consecutive vec4 of shared memory
@@ -51,9 +55,33 @@ uint tile_row(uint r) {
 }
 uint tile_col(uint h) { return gl_WorkGroupID.x * TILE_BLOCK + h * HALF + gl_LocalInvocationID.x * 4u; }
 
-// [buffer][dimension within the slice][row / 4 of the block]
+// [buffer][dimension within the slice][row / 4 of the block]: rows 4g … 4g + 3 at one dimension.
 shared vec4 a_slice[2][TILE_SLICE][TILE_BLOCK / 4];
 shared vec4 b_slice[2][TILE_SLICE][TILE_BLOCK / 4];
+
+// A job's four texels at texel `at` of their rows (zero past len, and for invocations without a
+// job); first[k] is row k's first texel plus the job's texel within the slice.
+void stage_fetch(samplerBuffer a_tex, samplerBuffer b_tex, uint operand, uint first[4], uint t, uint at, uint len,
+                 out vec4 next[4]) {
+  for (uint k = 0u; k < 4u; ++k) {
+    next[k] = vec4(0.0);
+    if (at + t < len) {
+      if (operand == 0u) next[k] = texelFetch(a_tex, int(first[k] + at));
+      else if (operand == 1u) next[k] = texelFetch(b_tex, int(first[k] + at));
+    }
+  }
+}
+
+// The four rows' dimensions 4t … 4t + 3 into buffer `buf`, one whole vec4 each: a store into one
+// component picked at run time becomes four branches that every lane of a warp takes (NVIDIA's
+// compiler did so, and the kernel ran at 0.32 of the card's peak instead of 0.35).
+void stage_store(uint operand, uint t, uint g, uint buf, vec4 next[4]) {
+  for (uint c = 0u; c < 4u; ++c) {
+    const vec4 v = vec4(next[0][c], next[1][c], next[2][c], next[3][c]);
+    if (operand == 0u) a_slice[buf][4u * t + c][g] = v;
+    else if (operand == 1u) b_slice[buf][4u * t + c][g] = v;
+  }
+}
 
 // Row i of A starts at texel min(i, a_rows − 1)·a_stride + a_offset, row j of B at
 // min(j, b_rows − 1)·b_stride; len texels each (rows past the end repeat the last one).
@@ -64,36 +92,26 @@ void tile_products(samplerBuffer a_tex, uint a_rows, uint a_stride, uint a_offse
   vec4 c00 = vec4(0.0), c01 = vec4(0.0), c10 = vec4(0.0), c11 = vec4(0.0), c20 = vec4(0.0), c21 = vec4(0.0);
   vec4 c30 = vec4(0.0), c31 = vec4(0.0), c40 = vec4(0.0), c41 = vec4(0.0), c50 = vec4(0.0), c51 = vec4(0.0);
   vec4 c60 = vec4(0.0), c61 = vec4(0.0), c70 = vec4(0.0), c71 = vec4(0.0);
-  // Each invocation stages STAGED consecutive texels of one row of the block, so that
-  // neighbouring invocations store to neighbouring words of shared memory.
-  const uint li = gl_LocalInvocationIndex, row = li % TILE_BLOCK, part = STAGED * (li / TILE_BLOCK);
-  const uint a_first = min(gl_WorkGroupID.y * TILE_BLOCK + row, a_rows - 1u) * a_stride + a_offset + part;
-  const uint b_first = min(gl_WorkGroupID.x * TILE_BLOCK + row, b_rows - 1u) * b_stride + part;
-  vec4 a_next[STAGED], b_next[STAGED];
-  for (uint j = 0u; j < STAGED; ++j) {
-    const bool inside = part + j < len;
-    a_next[j] = inside ? texelFetch(a_tex, int(a_first + j)) : vec4(0.0);
-    b_next[j] = inside ? texelFetch(b_tex, int(b_first + j)) : vec4(0.0);
-  }
-  for (uint j = 0u; j < STAGED; ++j) {
-    for (uint c = 0u; c < 4u; ++c) {
-      a_slice[0][4u * (part + j) + c][row >> 2u][row & 3u] = a_next[j][c];
-      b_slice[0][4u * (part + j) + c][row >> 2u][row & 3u] = b_next[j][c];
-    }
-  }
+  const uint li = gl_LocalInvocationIndex, operand = li / JOBS, job = li % JOBS, g = job % GROUPS, t = job / GROUPS;
+  const bool is_a = operand == 0u;
+  const uint o_rows = is_a ? a_rows : b_rows, o_stride = is_a ? a_stride : b_stride;
+  const uint o_row0 = (is_a ? gl_WorkGroupID.y : gl_WorkGroupID.x) * TILE_BLOCK + 4u * g;
+  uint first[4];
+  for (uint k = 0u; k < 4u; ++k) first[k] = min(o_row0 + k, o_rows - 1u) * o_stride + (is_a ? a_offset : 0u) + t;
+  vec4 next[4];
+  stage_fetch(a_tex, b_tex, operand, first, t, 0u, len, next);
+  stage_store(operand, t, g, 0u, next);
   barrier();
   const uint ly = gl_LocalInvocationID.y, lx = gl_LocalInvocationID.x;
+  // A bound the compiler cannot prove constant, so that the steps stay a loop: unrolled, NVIDIA's
+  // compiler read a whole slice's operands into registers first (200 of them), which left one
+  // workgroup per multiprocessor (0.32 of the peak against 0.35).
+  const uint steps = TILE_SLICE | (len >> 31u);
   uint buf = 0u;
   for (uint d0 = 0u; d0 < len; d0 += SLICE_TEXELS) {
     const bool more = d0 + SLICE_TEXELS < len;  // the same for the whole workgroup
-    if (more) {
-      for (uint j = 0u; j < STAGED; ++j) {
-        const uint at = d0 + SLICE_TEXELS + part + j;
-        a_next[j] = at < len ? texelFetch(a_tex, int(a_first + d0 + SLICE_TEXELS + j)) : vec4(0.0);
-        b_next[j] = at < len ? texelFetch(b_tex, int(b_first + d0 + SLICE_TEXELS + j)) : vec4(0.0);
-      }
-    }
-    for (uint d = 0u; d < TILE_SLICE; ++d) {
+    if (more) stage_fetch(a_tex, b_tex, operand, first, t, d0 + SLICE_TEXELS, len, next);
+    for (uint d = 0u; d < steps; ++d) {
       const vec4 a0 = a_slice[buf][d][ly], a1 = a_slice[buf][d][TILE_GROUP + ly];
       const vec4 b0 = b_slice[buf][d][lx], b1 = b_slice[buf][d][TILE_GROUP + lx];
       c00 = fma(vec4(a0.x), b0, c00);
@@ -113,14 +131,7 @@ void tile_products(samplerBuffer a_tex, uint a_rows, uint a_stride, uint a_offse
       c70 = fma(vec4(a1.w), b0, c70);
       c71 = fma(vec4(a1.w), b1, c71);
     }
-    if (more) {
-      for (uint j = 0u; j < STAGED; ++j) {
-        for (uint c = 0u; c < 4u; ++c) {
-          a_slice[buf ^ 1u][4u * (part + j) + c][row >> 2u][row & 3u] = a_next[j][c];
-          b_slice[buf ^ 1u][4u * (part + j) + c][row >> 2u][row & 3u] = b_next[j][c];
-        }
-      }
-    }
+    if (more) stage_store(operand, t, g, buf ^ 1u, next);
     // One barrier a slice: the buffer staged above is read only after it, and the one read above
     // is written again only after the next one.
     barrier();

@@ -396,8 +396,15 @@ class Check:
             f.write_text("#version 430\n" + defines + text)
             # Two seconds of dispatches first, so that the card has raised its clock (logged).
             clocks = self.clock_log()
+            # The default's binary, as the driver gives it, next to the report (its printable text).
+            env = dict(self.env, ATTNLAB_KERNEL_BINARY=str(work / "binary"))
             code, out, err, _ = self.run([str(self.bin / "gpu_kernel_bench"), str(f), str(n), str(n), str(n), str(group),
-                                          str(group), "8", "8", "rows", "20", "0.2" if self.local else "2"], 120)
+                                          str(group), "8", "8", "rows", "20", "0.2" if self.local else "2"], 120, env)
+            if (work / "binary").exists():
+                text = re.findall(rb"[\x20-\x7e\t\n]{4,}", (work / "binary").read_bytes())
+                with (self.out / "kernel_binaries.txt").open("ab") as dump:
+                    dump.write(f"\n#### {name}\n".encode() + b"\n".join(text))
+                (work / "binary").unlink()
             mhz = self.clock_samples(clocks)
             m = re.search(r"([0-9.]+) ms, ([0-9.]+) GFLOP/s, nmse ([0-9.e+-]+)", out)
             entry = {"variant": name, "exit": code, "ms": float(m.group(1)) if m else None,
