@@ -41,11 +41,18 @@ const uint TILE_BLOCK = 8u * TILE_GROUP;  // rows and columns of a workgroup's b
 const uint HALF = TILE_BLOCK / 2u;
 const uint SLICE_TEXELS = TILE_SLICE / 4;
 // Staging jobs per operand and slice: a job is one texel (four dimensions) of four consecutive
-// rows of the block. A's jobs go to the workgroup's first JOBS invocations, B's to the next JOBS.
-const uint GROUPS = TILE_BLOCK / 4u, JOBS = GROUPS * SLICE_TEXELS;
-#if 2 * (2 * TILE_GROUP) * (TILE_SLICE / 4) > TILE_GROUP * TILE_GROUP
+// rows of the block, or of two of them (TILE_HALVES 2, where the workgroup has the invocations:
+// every invocation then fetches two texels instead of half of them four). A's jobs go to the
+// workgroup's first JOBS invocations, B's to the next JOBS.
+#if 2 * 2 * (2 * TILE_GROUP) * (TILE_SLICE / 4) <= TILE_GROUP * TILE_GROUP
+#define TILE_HALVES 2
+#else
+#define TILE_HALVES 1
+#endif
+#if 2 * TILE_HALVES * (2 * TILE_GROUP) * (TILE_SLICE / 4) > TILE_GROUP * TILE_GROUP
 #error "tile_dot.glsl: both operands' staging jobs must fit the workgroup (fewer slices or a larger group)"
 #endif
+const uint GROUPS = TILE_BLOCK / 4u, JOB_ROWS = 4u / TILE_HALVES, JOBS = GROUPS * SLICE_TEXELS * TILE_HALVES;
 
 // An invocation's rows are four consecutive ones in each half of the block, and so are its
 // columns: the invocations of a row of the workgroup then read consecutive vec4 of shared memory
@@ -59,11 +66,11 @@ uint tile_col(uint h) { return gl_WorkGroupID.x * TILE_BLOCK + h * HALF + gl_Loc
 shared vec4 a_slice[2][TILE_SLICE][TILE_BLOCK / 4];
 shared vec4 b_slice[2][TILE_SLICE][TILE_BLOCK / 4];
 
-// A job's four texels at texel `at` of their rows (zero past len, and for invocations without a
-// job); first[k] is row k's first texel plus the job's texel within the slice.
+// A job's texels at texel `at` of its rows (zero past len, and for invocations without a job);
+// first[k] is row k's first texel plus the job's texel within the slice.
 void stage_fetch(samplerBuffer a_tex, samplerBuffer b_tex, uint operand, uint first[4], uint t, uint at, uint len,
                  out vec4 next[4]) {
-  for (uint k = 0u; k < 4u; ++k) {
+  for (uint k = 0u; k < JOB_ROWS; ++k) {
     next[k] = vec4(0.0);
     if (at + t < len) {
       if (operand == 0u) next[k] = texelFetch(a_tex, int(first[k] + at));
@@ -75,11 +82,24 @@ void stage_fetch(samplerBuffer a_tex, samplerBuffer b_tex, uint operand, uint fi
 // The four rows' dimensions 4t … 4t + 3 into buffer `buf`, one whole vec4 each: a store into one
 // component picked at run time becomes four branches that every lane of a warp takes (NVIDIA's
 // compiler did so, and the kernel ran at 0.32 of the card's peak instead of 0.35).
-void stage_store(uint operand, uint t, uint g, uint buf, vec4 next[4]) {
+// With TILE_HALVES 2 a job stores the .xy or the .zw of each vec4, by `half`, which is the same
+// for a whole warp (so no lane waits on another's branch).
+void stage_store(uint operand, uint half_, uint t, uint g, uint buf, vec4 next[4]) {
   for (uint c = 0u; c < 4u; ++c) {
+#if TILE_HALVES == 2
+    const vec2 v = vec2(next[0][c], next[1][c]);
+    if (operand == 0u) {
+      if (half_ == 0u) a_slice[buf][4u * t + c][g].xy = v;
+      else a_slice[buf][4u * t + c][g].zw = v;
+    } else if (operand == 1u) {
+      if (half_ == 0u) b_slice[buf][4u * t + c][g].xy = v;
+      else b_slice[buf][4u * t + c][g].zw = v;
+    }
+#else
     const vec4 v = vec4(next[0][c], next[1][c], next[2][c], next[3][c]);
     if (operand == 0u) a_slice[buf][4u * t + c][g] = v;
     else if (operand == 1u) b_slice[buf][4u * t + c][g] = v;
+#endif
   }
 }
 
@@ -92,15 +112,18 @@ void tile_products(samplerBuffer a_tex, uint a_rows, uint a_stride, uint a_offse
   vec4 c00 = vec4(0.0), c01 = vec4(0.0), c10 = vec4(0.0), c11 = vec4(0.0), c20 = vec4(0.0), c21 = vec4(0.0);
   vec4 c30 = vec4(0.0), c31 = vec4(0.0), c40 = vec4(0.0), c41 = vec4(0.0), c50 = vec4(0.0), c51 = vec4(0.0);
   vec4 c60 = vec4(0.0), c61 = vec4(0.0), c70 = vec4(0.0), c71 = vec4(0.0);
-  const uint li = gl_LocalInvocationIndex, operand = li / JOBS, job = li % JOBS, g = job % GROUPS, t = job / GROUPS;
+  const uint li = gl_LocalInvocationIndex, operand = li / JOBS, job = li % JOBS;
+  const uint half_ = job / (GROUPS * SLICE_TEXELS), g = job % GROUPS, t = (job / GROUPS) % SLICE_TEXELS;
   const bool is_a = operand == 0u;
   const uint o_rows = is_a ? a_rows : b_rows, o_stride = is_a ? a_stride : b_stride;
-  const uint o_row0 = (is_a ? gl_WorkGroupID.y : gl_WorkGroupID.x) * TILE_BLOCK + 4u * g;
+  const uint o_row0 = (is_a ? gl_WorkGroupID.y : gl_WorkGroupID.x) * TILE_BLOCK + 4u * g + JOB_ROWS * half_;
   uint first[4];
-  for (uint k = 0u; k < 4u; ++k) first[k] = min(o_row0 + k, o_rows - 1u) * o_stride + (is_a ? a_offset : 0u) + t;
+  for (uint k = 0u; k < JOB_ROWS; ++k) {
+    first[k] = min(o_row0 + k, o_rows - 1u) * o_stride + (is_a ? a_offset : 0u) + t;
+  }
   vec4 next[4];
   stage_fetch(a_tex, b_tex, operand, first, t, 0u, len, next);
-  stage_store(operand, t, g, 0u, next);
+  stage_store(operand, half_, t, g, 0u, next);
   barrier();
   const uint ly = gl_LocalInvocationID.y, lx = gl_LocalInvocationID.x;
   // A bound the compiler cannot prove constant, so that the steps stay a loop: unrolled, NVIDIA's
@@ -131,7 +154,7 @@ void tile_products(samplerBuffer a_tex, uint a_rows, uint a_stride, uint a_offse
       c70 = fma(vec4(a1.w), b0, c70);
       c71 = fma(vec4(a1.w), b1, c71);
     }
-    if (more) stage_store(operand, t, g, buf ^ 1u, next);
+    if (more) stage_store(operand, half_, t, g, buf ^ 1u, next);
     // One barrier a slice: the buffer staged above is read only after it, and the one read above
     // is written again only after the next one.
     barrier();
