@@ -18,7 +18,7 @@
 //   TILE_SLICE (8) dimensions of their rows of each operand in shared memory, double-buffered:
 //   each texel is read once per workgroup instead of sixteen times, the next slice is fetched
 //   while this one is multiplied, and each step is 64 multiply-adds for four vec4 reads of shared
-//   memory (on an H200, 1.8× the texture tiles). llvmpipe suspends the whole group at every
+//   memory (on an H200, 2× the texture tiles). llvmpipe suspends the whole group at every
 //   barrier, so there it is slower (bench --gpu-tiles).
 
 const uint TILE = 8u;  // rows and columns of the tile each invocation computes
