@@ -24,7 +24,8 @@
 const uint TILE = 8u;  // rows and columns of the tile each invocation computes
 
 // The accumulators must stay in registers: every loop over them has constant bounds, and NVIDIA's
-// compiler is asked to unroll them all (other compilers ignore the pragma).
+// compiler is asked to unroll them all (other compilers ignore the pragma). The shared tiles'
+// steps are the one loop kept on purpose (tile_products says why).
 #pragma optionNV(unroll all)
 
 #ifdef TILE_SHARED
