@@ -28,9 +28,10 @@ Device::Device(std::unique_ptr<HeadlessContext> own_context, const GpuBackendOpt
   if (options.max_buffer_bytes > 0) limit = std::min(limit, options.max_buffer_bytes);
   const char* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   renderer = name ? name : "unknown renderer";
+  software = is_software_renderer(renderer);
   // llvmpipe suspends a whole workgroup at each barrier, which the shared-memory tiles need.
   shared_tiles = options.tiles == GpuTiles::Shared ||
-                 (options.tiles == GpuTiles::Auto && !is_software_renderer(renderer));
+                 (options.tiles == GpuTiles::Auto && !software);
   const std::string tiles = shared_tiles ? "#define TILE_SHARED 1\n" : "";
   scores = ComputeProgram("scores.comp", tiles);
   softmax = ComputeProgram("softmax.comp");

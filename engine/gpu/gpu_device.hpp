@@ -35,17 +35,18 @@ struct Device {
   // any more is left as it is.
   void make_current_before_deleting() noexcept;
   DensePrograms dense_programs() const {
-    return {scores, softmax, diagnostics, output, !is_software_renderer(renderer)};
+    return {scores, softmax, diagnostics, output, !software};
   }
   StreamingPrograms streaming_programs() const {
     // 16 384 rows: 256 workgroups, two on each multiprocessor of a large card.
     return {scores, stream_update, stream_output, stream_heat, stream_heat_rows,
-            is_software_renderer(renderer) ? std::size_t{1024} : std::size_t{16384}};
+            software ? std::size_t{1024} : std::size_t{16384}};
   }
 
   std::unique_ptr<HeadlessContext> context;  // first: destroyed after every GL object below
   std::size_t limit = 0;                     // bytes of the largest buffer the kernels use
   std::string renderer;
+  bool software = false;      // the renderer runs on the CPU (is_software_renderer): llvmpipe's sizes
   bool shared_tiles = false;  // shaders/tile_dot.glsl's shared-memory tiles (GpuTiles)
   ComputeProgram scores, softmax, diagnostics, output;
   ComputeProgram stream_update, stream_output, stream_heat, stream_heat_rows;

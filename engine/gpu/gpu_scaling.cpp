@@ -23,7 +23,7 @@ public:
   // H200, 0.36 s in all with 2^28 (docs/PERFORMANCE.md). 2^28 is still a GUI frame's work on a
   // small card. llvmpipe keeps the CPU's batch.
   double batch_work() const override {
-    return double(is_software_renderer(device_->renderer) ? 1 << 24 : 1 << 28);
+    return double(device_->software ? 1 << 24 : 1 << 28);
   }
 
 private:
