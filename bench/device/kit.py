@@ -396,7 +396,8 @@ class Check:
             f.write_text("#version 430\n" + defines + text)
             # Two seconds of dispatches first, so that the card has raised its clock (logged).
             clocks = self.clock_log()
-            # The default's binary, as the driver gives it, next to the report (its printable text).
+            # Each variant's binary as the driver gives it (NVIDIA's holds its assembly), its printable text
+            # appended to kernel_binaries.txt beside the report.
             env = dict(self.env, ATTNLAB_KERNEL_BINARY=str(work / "binary"))
             code, out, err, _ = self.run([str(self.bin / "gpu_kernel_bench"), str(f), str(n), str(n), str(n), str(group),
                                           str(group), "8", "8", "rows", "20", "0.2" if self.local else "2"], 120, env)
