@@ -112,6 +112,16 @@ ScoreMoments all_score_moments(const Matrix& Q, const Matrix& K) {
   return out;
 }
 
+AllScores all_scores_source(const Problem& p, float c, bool scores_may_overflow) {
+  if (p.options.normalizer != Normalizer::Softmax || c == 0 || scores_may_overflow) return AllScores::Tiles;
+  const Eigen::Index n = p.Q.rows(), m = p.K.rows();
+  const double cells = static_cast<double>(n) * static_cast<double>(m);
+  const double blocked = cells - static_cast<double>(p.options.mask.visible_cells(n, m));
+  if (blocked == 0) return AllScores::Visible;
+  return 2.0 * static_cast<double>(n + m) * static_cast<double>(p.Q.cols()) < blocked ? AllScores::Gram
+                                                                                          : AllScores::Tiles;
+}
+
 Stats dense_score_stats(const Matrix& scores, const Mask& mask, double divisor) {
   ScoreMoments all, visible;
   std::vector<float> run;

@@ -28,6 +28,23 @@ Stats dense_score_stats(const Matrix& scores, const Mask& mask, double divisor);
 // = 0). Every term is non-negative, so nothing cancels. min and max are left unknown (±∞).
 ScoreMoments all_score_moments(const Matrix& Q, const Matrix& K);
 
+// Where a streamed result's statistics of every score (count, mean, std) come from:
+enum class AllScores {
+  Visible,  // the mask blocks nothing: every cell is a visible one
+  Gram,     // all_score_moments: the key tiles the mask blocks are never multiplied
+  Tiles,    // the blocked tiles are multiplied for them (scores that may overflow float32, where
+            // the statistics must see each ±∞ as the dense path does, or a large d_k, where the
+            // Gram matrices cost more than the blocked products)
+};
+
+// The source every streaming path (the CPU's and the GPU's) takes for p: the Gram matrices where
+// they cost less than the blocked products ((n + m)·d_k²/2 multiply-adds in double, about four
+// times a float one's cost, against blocked·d_k); the tiles where the mask blocks nothing, where
+// scores may overflow float32 (`scores_may_overflow`: ScoreOverflowGuard::active), and where rows
+// go the exact path anyway (other normalizers; c, 1/(s·T) as a float, 0), which have whole rows of
+// scores.
+AllScores all_scores_source(const Problem& p, float c, bool scores_may_overflow);
+
 // The statistics of a streamed result: the scores' count, mean and std from `all` (every cell),
 // their min and max from `visible` (MomentStats::range_count: the streaming paths multiply only
 // the unblocked cells), the logits' from `visible`.

@@ -35,7 +35,6 @@
 namespace attnlab {
 
 using detail::AlignedFloats;
-using detail::AllScores;
 using detail::Context;
 using detail::KeyLayout;
 using detail::ThreadAcc;
@@ -459,19 +458,6 @@ private:
   double last_ = 0;
 };
 
-// Where compute mode's statistics of every score come from (AllScores): the Gram matrices where
-// they cost less than the blocked products ((n + m)·d_k²/2 multiply-adds in double, about four
-// times a float one's cost, against blocked·d_k); the tiles where the mask blocks nothing, where
-// scores may overflow float32 (the statistics must see each ±∞ as the dense path does), and on the
-// exact rows, which have whole rows of scores anyway.
-AllScores all_scores_source(const Problem& p, const Context& cx) {
-  if (p.options.normalizer != Normalizer::Softmax || cx.c == 0 || cx.guard.active()) return AllScores::Tiles;
-  const double cells = static_cast<double>(cx.n) * static_cast<double>(cx.m);
-  const double blocked = cells - static_cast<double>(p.options.mask.visible_cells(cx.n, cx.m));
-  if (blocked == 0) return AllScores::Visible;
-  return 2.0 * static_cast<double>(cx.n + cx.m) * static_cast<double>(cx.dk) < blocked ? AllScores::Gram : AllScores::Tiles;
-}
-
 }  // namespace
 
 detail::Context detail::make_context(const Problem& p, const ScoreOverflowGuard& guard, bool full,
@@ -486,7 +472,7 @@ detail::Context detail::make_context(const Problem& p, const ScoreOverflowGuard&
   cx.c = fast_inverse_divisor(cx.divisor);
   cx.guard = guard;
   cx.full = full;
-  if (full) cx.all_scores = all_scores_source(p, cx);
+  if (full) cx.all_scores = all_scores_source(p, cx.c, guard.active());
   const StreamingTiles tiles = streaming_tile_sizes(cx.dk, cx.dv);
   // The CPU's own tile products while a strip of keys (32 · d_k floats, 8 KiB at d_k = 64) fits in
   // half of L1 (d_k ≤ 192 with 48 KiB): every query row of a tile meets the strip there. Beyond,

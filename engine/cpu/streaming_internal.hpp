@@ -41,14 +41,6 @@ private:
   std::unique_ptr<float, Free> data_;
 };
 
-// Where compute mode's statistics of every score (count, mean, std) come from:
-enum class AllScores {
-  Visible,  // the mask blocks nothing: every cell is a visible one
-  Gram,     // all_score_moments (attention/stats.hpp): the blocked tiles are never multiplied
-  Tiles,    // the blocked tiles are multiplied for them (scores that may overflow float32, where
-            // the statistics must see each ±∞ as the dense path does, or a large d_k, where the
-            // Gram matrices cost more than the blocked products)
-};
 
 struct Context {
   const Problem* p = nullptr;

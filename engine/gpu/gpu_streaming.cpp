@@ -6,6 +6,7 @@
 #include "engine/gpu/gpu_streaming.hpp"
 
 #include "engine/attention/online_softmax.hpp"
+#include "engine/attention/overflow_guard.hpp"
 #include "engine/attention/stats.hpp"
 #include "engine/cpu/streaming.hpp"
 #include "engine/gpu/gpu_dense.hpp"
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace attnlab::gpu {
@@ -45,6 +47,7 @@ struct Sizes {
   bool heat = false, custom = false, indices_fit = false;
   double divisor = 1;
   float c = 0;  // 1/(s·T) as a normal float, or 0
+  AllScores all_scores = AllScores::Tiles;  // where the statistics of every score come from
 };
 
 Sizes plan_sizes(const Problem& p, const StreamingOptions& options, size_t chunk_rows, size_t limit) {
@@ -119,6 +122,7 @@ public:
 
 private:
   void start_chunk(size_t row0, size_t rows);
+  std::pair<size_t, size_t> visible_keys(size_t row0, size_t rows) const;
   void key_tile(size_t row0, size_t rows, size_t t);
   void add_rows_to_heatmap(size_t row0, size_t rows);
   bool read_chunk(size_t row0, size_t rows, Result& r);
@@ -183,9 +187,11 @@ bool StreamRun::run(Result& r) {
   for (size_t row0 = 0; row0 < z_.n; row0 += z_.chunk) {
     const size_t rows = std::min(z_.chunk, z_.n - row0);
     start_chunk(row0, rows);
+    const auto [first, last] = visible_keys(row0, rows);
     for (size_t t = 0; t < keys_.keys.size(); ++t) {
       if (options_.cancel && options_.cancel->load()) throw Cancelled();
-      key_tile(row0, rows, t);
+      const size_t key0 = t * z_.tile;
+      if (key0 < last && key0 + keys_.keys[t] > first) key_tile(row0, rows, t);
     }
     if (z_.heat) add_rows_to_heatmap(row0, rows);
     if (!read_chunk(row0, rows, r)) return false;
@@ -216,6 +222,24 @@ void StreamRun::start_chunk(size_t row0, size_t rows) {
     std::memcpy(bytes.data(), p_.options.mask.blocked.data() + row0 * z_.m, rows * z_.m);
     mask_buf_.upload(bytes.data(), bytes.size());
   }
+}
+
+// The keys [first, last) that the chunk's rows may see, for skipping the key tiles outside: every
+// key where the blocked cells' scores count in the statistics (AllScores::Tiles) or the mask is a
+// custom one, else the union of the rows' visible ranges (empty when every row is fully blocked).
+std::pair<size_t, size_t> StreamRun::visible_keys(size_t row0, size_t rows) const {
+  if (z_.all_scores == AllScores::Tiles || z_.custom) return {0, z_.m};
+  const Mask& mask = p_.options.mask;
+  Index first = static_cast<Index>(z_.m), last = 0;
+  for (size_t i = row0; i < row0 + rows; ++i) {
+    Index a = 0, b = 0;
+    mask.visible_range(static_cast<Index>(i), static_cast<Index>(z_.m), a, b);
+    if (a < b) {
+      first = std::min(first, a);
+      last = std::max(last, b);
+    }
+  }
+  return first < last ? std::pair{static_cast<size_t>(first), static_cast<size_t>(last)} : std::pair{z_.m, z_.m};
 }
 
 // The chunk's rows against key tile t: scores, the online-softmax step, the output, the heatmap.
@@ -312,7 +336,8 @@ bool StreamRun::read_chunk(size_t row0, size_t rows, Result& r) {
 
 // The statistics, and the heatmap's pixel sums read back as means.
 void StreamRun::finish(Result& r) {
-  r.stats = streamed_stats(all_, visible_, z_.divisor);
+  const ScoreMoments all = z_.all_scores == AllScores::Gram ? all_score_moments(p_.Q, p_.K) : all_;
+  r.stats = streamed_stats(all, visible_, z_.divisor);
   if (!z_.heat) return;
   const Index hr = static_cast<Index>(z_.hrows), hc = static_cast<Index>(z_.hcols);
   r.heatmap.mean.resize(hr, hc);
@@ -326,8 +351,9 @@ void StreamRun::finish(Result& r) {
 
 Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const StreamingOptions& options,
                              size_t limit) {
-  validate_problem(p);
-  const Sizes z = plan_sizes(p, options, k.chunk_rows, limit);
+  const Magnitudes read = validate_problem(p);
+  Sizes z = plan_sizes(p, options, k.chunk_rows, limit);
+  z.all_scores = all_scores_source(p, z.c, ScoreOverflowGuard(p, read).active());
   // What the GPU's kernels cannot run goes to the CPU's streaming path, which says so.
   const auto on_cpu = [&](const char* why) {
     Result cpu = compute_streaming_cpu(p, options);

@@ -2,6 +2,7 @@
 // the CPU's streaming path and the dense path where both fit: output, every per-row diagnostic,
 // statistics and the downsampled heatmap, for each mask kind, rectangular shapes, tile edges and
 // fully blocked rows.
+#include "engine/attention/stats.hpp"
 #include "engine/gpu/backend_choice.hpp"
 #include "engine/gpu/gpu_backend.hpp"
 #include "engine/cpu/dense.hpp"
@@ -164,6 +165,20 @@ TEST(GpuStreamingGl, SmallBufferLimitGivesTheSameResult) {
   std::mt19937 rng(29);
   for (const char* mask : {"none", "window:40", "custom"}) {
     expect_gpu_streaming_matches(tiled, make_problem(rng, 300, 270, 200, 5, mask), 33, 64, mask);
+  }
+}
+
+// Where the statistics of every score come from the Gram matrices (AllScores::Gram), the chunks skip
+// the key tiles their rows cannot see: 128-key tiles and 128-row chunks (64 KiB buffers at d_k =
+// 100), twelve of each, under each interval mask.
+TEST(GpuStreamingGl, KeyTilesTheMaskBlocksAreSkippedWithTheSameResult) {
+  ATTNLAB_REQUIRE_GPU_WITH_BUFFER_LIMIT(tiled, 1 << 16);
+  std::mt19937 rng(41);
+  for (const char* mask : {"causal", "window:200", "prefix:300", "padding:900"}) {
+    const Problem p = make_problem(rng, 1500, 1500, 100, 8, mask);
+    EXPECT_EQ(all_scores_source(p, fast_inverse_divisor(effective_temperature(100, p.options)), false),
+              AllScores::Gram);
+    expect_gpu_streaming_matches(tiled, p, 40, 40, mask);
   }
 }
 
