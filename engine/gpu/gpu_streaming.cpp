@@ -3,6 +3,8 @@
 // stream_output.comp (O ← α·O + P·V) and, for the heatmap, stream_heat.comp; after the last tile
 // stream_heat_rows.comp adds the chunk's finished rows to the heatmap. The sums and the formulas
 // that turn them into diagnostics are every streaming path's (attention/online_softmax.hpp), so both agree.
+// Key tiles that no row of a chunk can see are skipped where every score's statistics come from the
+// Gram matrices (all_scores_source), as on the CPU.
 #include "engine/gpu/gpu_streaming.hpp"
 
 #include "engine/attention/online_softmax.hpp"
@@ -15,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <future>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -126,7 +129,7 @@ private:
   void key_tile(size_t row0, size_t rows, size_t t);
   void add_rows_to_heatmap(size_t row0, size_t rows);
   bool read_chunk(size_t row0, size_t rows, Result& r);
-  void finish(Result& r);
+  void finish(Result& r, const ScoreMoments& all);
 
   const StreamingPrograms& k_;
   const Problem& p_;
@@ -184,6 +187,12 @@ StreamRun::StreamRun(const StreamingPrograms& k, const Problem& p, const Streami
 }
 
 bool StreamRun::run(Result& r) {
+  // Every score's statistics from the Gram matrices on a CPU thread while the GPU streams (0.17 s
+  // at 100 000 × 64 on host A: a third of what a card's run took before it skipped blocked tiles).
+  std::future<ScoreMoments> gram;
+  if (z_.all_scores == AllScores::Gram) {
+    gram = std::async(std::launch::async, [this] { return all_score_moments(p_.Q, p_.K); });
+  }
   for (size_t row0 = 0; row0 < z_.n; row0 += z_.chunk) {
     const size_t rows = std::min(z_.chunk, z_.n - row0);
     start_chunk(row0, rows);
@@ -197,7 +206,7 @@ bool StreamRun::run(Result& r) {
     if (!read_chunk(row0, rows, r)) return false;
     if (options_.progress) options_.progress(static_cast<double>(row0 + rows) / static_cast<double>(z_.n));
   }
-  finish(r);
+  finish(r, gram.valid() ? gram.get() : all_);
   return true;
 }
 
@@ -334,9 +343,8 @@ bool StreamRun::read_chunk(size_t row0, size_t rows, Result& r) {
   return true;
 }
 
-// The statistics, and the heatmap's pixel sums read back as means.
-void StreamRun::finish(Result& r) {
-  const ScoreMoments all = z_.all_scores == AllScores::Gram ? all_score_moments(p_.Q, p_.K) : all_;
+// The statistics (`all`: every score's moments), and the heatmap's pixel sums read back as means.
+void StreamRun::finish(Result& r, const ScoreMoments& all) {
   r.stats = streamed_stats(all, visible_, z_.divisor);
   if (!z_.heat) return;
   const Index hr = static_cast<Index>(z_.hrows), hc = static_cast<Index>(z_.hcols);
