@@ -375,18 +375,31 @@ class Check:
 
     def kernels(self):
         """The scores kernel alone in its variants (bench/gpu_kernel_bench.cpp, which times one
-        dispatch between glFinish calls): the tile kinds as shaders/ has them, and the shared tiles
+        dispatch between glFinish calls): the tile kinds as shaders/ has them; the shared tiles
         with their texel fetches replaced by a constant (what the arithmetic and shared memory
-        alone allow)."""
+        alone allow); and two ways of staging not yet in shaders/: storage-buffer vec4 loads in
+        place of texel fetches (the bench binds Q and K as buffers 0 and 1 too), and the staging
+        jobs ordered along each row, so that neighbouring lanes read neighbouring texels of one row
+        instead of one texel from each of 32 rows."""
         shaders = ROOT / "shaders"
         tile_dot = (shaders / "tile_dot.glsl").read_text()
         body = (shaders / "scores.comp").read_text().replace('#include "tile_dot.glsl"', tile_dot)
         body = body.replace("#version 430", "")
         no_fetch = re.sub(r"texelFetch\([ab]_tex, int\([^;]*\)\)", "vec4(0.5)", body)
+        buffers = re.sub(r"texelFetch\(([ab])_tex, int\(([^;]*)\)\);", r"\1_data[\2];", body).replace(
+            "const uint TILE = 8u;", "layout(std430, binding = 0) readonly buffer QData { vec4 a_data[]; };\n"
+            "layout(std430, binding = 1) readonly buffer KData { vec4 b_data[]; };\nconst uint TILE = 8u;")
+        jobs = "g = job % GROUPS, t = (job / GROUPS) % SLICE_TEXELS"
+        along = "t = job % SLICE_TEXELS, g = (job / SLICE_TEXELS) % GROUPS"
+        assert jobs in body and body.count("texelFetch(") - buffers.count("texelFetch(") == 4, "tile_dot.glsl no longer has the text the variants replace"
         shared = "#define TILE_SHARED 1\n#define TILE_GROUP {}\n#define TILE_SLICE {}\n"
         variants = [(f"shared {g}x{g} invocations, slices of {d}", shared.format(g, d), body, g)
                     for g, d in ((16, 8), (16, 16), (8, 8))]
         variants += [("shared 16x16, slices of 8, no fetches", shared.format(16, 8), no_fetch, 16),
+                     ("shared 16x16, slices of 8, storage buffers", shared.format(16, 8), buffers, 16),
+                     ("shared 16x16, slices of 16, jobs along rows", shared.format(16, 16), body.replace(jobs, along), 16),
+                     ("shared 16x16, slices of 16, storage buffers, jobs along rows", shared.format(16, 16),
+                      buffers.replace(jobs, along), 16),
                      ("texture", "", body, 8)]
         n = 1024 if self.local else 4096
         work = Path(tempfile.mkdtemp(prefix="attnlab-kernels-"))
