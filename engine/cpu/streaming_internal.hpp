@@ -41,7 +41,6 @@ private:
   std::unique_ptr<float, Free> data_;
 };
 
-
 struct Context {
   const Problem* p = nullptr;
   // Kᵀ (d_k × m): S = Q Kᵀ as a plain product, which OpenBLAS runs 1.5–3× faster on tiles than
@@ -57,7 +56,7 @@ struct Context {
   float c = 0;        // 1/(s·T) as a normal float, or 0: every row then goes the exact path
   ScoreOverflowGuard guard;  // scores whose float32 sum may overflow
   bool full = false;  // compute mode: stats, diagnostics and heatmap; bench mode: output only
-  AllScores all_scores = AllScores::Visible;  // compute mode only
+  AllScores all_scores = AllScores::Visible;  // compute mode only (all_scores_source, attention/stats.hpp)
   Index hrows = 0, hcols = 0;
   std::vector<std::int32_t> pixel_col;  // key j → heatmap column (narrow pixels only)
 };
