@@ -112,19 +112,6 @@ Operands random_operands(const Options& o) {
   return x;
 }
 
-// The same Q and K as RGBA32F buffer textures on units 0 and 1 (samplers q_tex, k_tex), for
-// kernels that read through texelFetch instead of storage-buffer loads.
-void bind_textures(const gpu::Buffer& qb, const gpu::Buffer& kb) {
-  GLuint tex[2] = {0, 0};
-  glGenTextures(2, tex);
-  glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_BUFFER, tex[0]);
-  glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, qb.id());
-  glActiveTexture(GL_TEXTURE1);
-  glBindTexture(GL_TEXTURE_BUFFER, tex[1]);
-  glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, kb.id());
-}
-
 // Dispatches for warm_s seconds, then the median of `runs` timed ones (after one untimed), ms.
 double median_dispatch_ms(GLuint gx, GLuint gy, int runs, double warm_s) {
   const auto warm_start = std::chrono::steady_clock::now();
@@ -179,7 +166,11 @@ int main(int argc, char** argv) {
   qb.bind(0);
   kb.bind(1);
   sb.bind(2);
-  bind_textures(qb, kb);
+  // The same Q and K as RGBA32F buffer textures on units 0 and 1 (samplers q_tex, k_tex), for
+  // kernels that read through texelFetch instead of storage-buffer loads.
+  const gpu::BufferTexture q_tex(qb), k_tex(kb);
+  q_tex.bind(0);
+  k_tex.bind(1);
   program.set("q_tex", GLint{0});
   program.set("k_tex", GLint{1});
   program.set("rows", static_cast<GLuint>(o.n));

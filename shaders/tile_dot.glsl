@@ -83,7 +83,7 @@ void stage_fetch(samplerBuffer a_tex, samplerBuffer b_tex, uint operand, uint fi
 // The four rows' dimensions 4t … 4t + 3 into buffer `buf`, one whole vec4 each: a store into one
 // component picked at run time becomes four branches that every lane of a warp takes (NVIDIA's
 // compiler did so, and the kernel ran at 0.32 of the card's peak instead of 0.35).
-// With TILE_HALVES 2 a job stores the .xy or the .zw of each vec4, by `half`, which is the same
+// With TILE_HALVES 2 a job stores the .xy or the .zw of each vec4, by `half_`, which is the same
 // for a whole warp (so no lane waits on another's branch).
 void stage_store(uint operand, uint half_, uint t, uint g, uint buf, vec4 next[4]) {
   for (uint c = 0u; c < 4u; ++c) {
