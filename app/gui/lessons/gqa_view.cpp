@@ -17,15 +17,14 @@ const char* kind_name(const GqaLesson& l, const GqaVariant& v) {
   return v.kv_heads == l.heads ? "multi-head" : v.kv_heads == 1 ? "multi-query" : "grouped-query";
 }
 
-// One variant: its title, which query heads read each K/V head, and every head's weights.
-void draw_variant(AppState& state, Services& services, const GqaLesson& l, const GqaVariant& v, size_t index,
-                  const std::vector<std::string>& tokens, const BlockGrid& blocked, ImVec2 size) {
-  const Palette pal = palette(state.view);
-  const float fs = ImGui::GetFontSize();
-  ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-  text_wrapped("%s %s %lld K/V head%s", kind_name(l, v), services.glyphs.dot, v.kv_heads, v.kv_heads == 1 ? "" : "s");
-  ImGui::PopStyleColor();
-  // Which query heads read each K/V head, and how far sharing moved the weights.
+// A variant's title, and the line under it: which query heads read each K/V head, and how far
+// sharing moved the weights.
+std::string title_line(const GqaLesson& l, const GqaVariant& v, const Glyphs& glyphs) {
+  return std::string(kind_name(l, v)) + " " + glyphs.dot + " " + std::to_string(v.kv_heads) + " K/V head" +
+         (v.kv_heads == 1 ? "" : "s");
+}
+
+std::string reads_line(const GqaLesson& l, const GqaVariant& v, const Glyphs& glyphs) {
   std::string reads;
   if (v.kv_heads == l.heads) {
     reads = "each head reads its own K and V";
@@ -33,29 +32,43 @@ void draw_variant(AppState& state, Services& services, const GqaLesson& l, const
     reads = "every head reads K/V 1";
   } else {
     for (long long g = 0; g < v.kv_heads; ++g) {
-      reads += (g ? "; " : "") + std::string("K/V ") + std::to_string(g + 1) + " " + services.glyphs.arrow;
+      reads += (g ? "; " : "") + std::string("K/V ") + std::to_string(g + 1) + " " + glyphs.arrow;
       for (size_t h = 0; h < v.group.size(); ++h)
         if (v.group[h] == g) reads += " " + std::to_string(h + 1);
     }
   }
   if (v.kv_heads != l.heads) reads += "; weights move " + significant(v.max_weight_change, 2) + " at most";
+  return reads;
+}
+
+// One variant in a column `size.x` wide: its title and line in the first header_h pixels (the
+// tallest variant's, so that every variant's maps start at the same height), then every head's
+// weights in the size.y − header_h below.
+void draw_variant(AppState& state, Services& services, const GqaLesson& l, const GqaVariant& v, size_t index,
+                  const std::vector<std::string>& tokens, const BlockGrid& blocked, ImVec2 size, float header_h) {
+  const Palette pal = palette(state.view);
+  const float fs = ImGui::GetFontSize();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
+  text_wrapped_unformatted(title_line(l, v, services.glyphs));
+  ImGui::PopStyleColor();
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
-  text_wrapped("%s", reads.c_str());
+  text_wrapped_unformatted(reads_line(l, v, services.glyphs));
   ImGui::PopStyleColor();
   // Two maps a row, or all in one row when the height is short (a projector): whichever gives the
   // larger maps. Each map's slot holds its one-line title above it.
   const int heads = static_cast<int>(v.heads.size());
-  const float title_h = ImGui::GetTextLineHeightWithSpacing(), avail_h = ImGui::GetContentRegionAvail().y - fs * 1.2f;
+  const float title_h = ImGui::GetTextLineHeightWithSpacing();
+  const float maps_h = size.y - header_h - ImGui::GetStyle().ItemSpacing.y;
   const auto side_for = [&](int per_row) {
     const int rows = (heads + per_row - 1) / per_row;
     const float w = (size.x - fs * 0.5f * static_cast<float>(per_row - 1)) / static_cast<float>(per_row);
-    return std::min(w, avail_h / static_cast<float>(rows) - title_h);
+    return std::min(w, maps_h / static_cast<float>(rows) - title_h);
   };
   const int per_row = heads <= 2 || side_for(heads) > side_for(2) ? heads : 2;
-  const int rows = (heads + per_row - 1) / per_row;
   const float map_w = (size.x - fs * 0.5f * static_cast<float>(per_row - 1)) / static_cast<float>(per_row);
   const float map_h = std::max(side_for(per_row), fs * 2) + title_h;
-  const ImVec2 top = ImGui::GetCursorScreenPos();
+  const ImVec2 top(origin.x, origin.y + header_h);
   for (int h = 0; h < heads; ++h) {
     ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(h % per_row) * (map_w + fs * 0.5f),
                                      top.y + static_cast<float>(h / per_row) * map_h));
@@ -63,11 +76,11 @@ void draw_variant(AppState& state, Services& services, const GqaLesson& l, const
     char id[48], title[32];
     std::snprintf(id, sizeof id, "gqa%zu_%d", index, h);
     std::snprintf(title, sizeof title, "head %d", h + 1);
-    draw_lesson_matrix(state, services, id, title, Stage::Weights, v.heads[static_cast<size_t>(h)].weights, &blocked,
-                       tokens, tokens, ImVec2(map_w, map_h), true);
+    state.pipeline.lesson_maps_drawn.push_back(draw_lesson_matrix(state, services, id, title, Stage::Weights,
+                                                                  v.heads[static_cast<size_t>(h)].weights, &blocked,
+                                                                  tokens, tokens, ImVec2(map_w, map_h), true));
     ImGui::EndGroup();
   }
-  ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + static_cast<float>(rows) * map_h));
 }
 
 // The KV cache of real models: one row each, the cache per token and at the lesson's context.
@@ -95,36 +108,44 @@ void cache_table(const GqaLesson& l) {
 }  // namespace
 
 void draw_gqa_view(AppState& state, Services& services) {
+  state.pipeline.lesson_maps_drawn.clear();
   const GqaNumbers* numbers = view_numbers<GqaNumbers>(state, services, "The gqa lesson cannot run here: ");
   if (!numbers) return;
   const GqaLesson& l = numbers->lesson;
   const Scenario& s = shown_scenario(state);
-  const float fs = ImGui::GetFontSize();
+  const float fs = ImGui::GetFontSize(), spacing = ImGui::GetStyle().ItemSpacing.y;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const auto tokens = display_tokens(s.query_tokens, s.Q.rows());
   const BlockGrid blocked = mask_grid(s.options.mask, s.Q.rows(), s.Q.rows());
   const size_t count = l.variants.size();
   const float col_w = (avail.x - fs * static_cast<float>(count - 1)) / static_cast<float>(std::max<size_t>(count, 1));
-  // The table's height: its wrapped first line, a header and a row per config.
-  const ImGuiStyle& style = ImGui::GetStyle();
-  const float row_h = ImGui::GetTextLineHeight() + 2 * style.CellPadding.y;
-  const float table_h = l.configs.empty() ? 0.0f
-                                          : ImGui::CalcTextSize(kCacheIntro, nullptr, false, avail.x).y + style.ItemSpacing.y * 3 +
-                                                row_h * static_cast<float>(l.configs.size() + 1) + fs;
+  // Every variant's title and line take the tallest variant's height, so that the maps line up.
+  float header_h = 0;
+  for (const GqaVariant& v : l.variants) {
+    header_h = std::max(header_h, wrapped_text_height(title_line(l, v, services.glyphs), col_w) +
+                                      wrapped_text_height(reads_line(l, v, services.glyphs), col_w) + 2 * spacing);
+  }
+  // The table below takes its height as drawn last frame (kept in ImGui's storage; the first frame
+  // estimates it), and the maps everything above it.
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  const ImGuiID table_key = ImGui::GetID("kv_cache_table_height");
+  const float row_h = ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y;
+  const float estimate =
+      wrapped_text_height(kCacheIntro, avail.x) + spacing * 2 + row_h * static_cast<float>(l.configs.size() + 1);
+  const float table_h = l.configs.empty() ? 0.0f : storage->GetFloat(table_key, estimate);
+  const float gap = fs * 0.5f, column_h = std::max(header_h + fs * 6, avail.y - table_h - gap);
   const ImVec2 top = ImGui::GetCursorScreenPos();
-  float bottom = top.y;
   for (size_t k = 0; k < count; ++k) {
     ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(k) * (col_w + fs), top.y));
-    ImGui::BeginGroup();
-    ImGui::BeginChild(static_cast<ImGuiID>(k + 1), ImVec2(col_w, std::max(fs * 8, avail.y - table_h)), false,
-                      ImGuiWindowFlags_NoScrollbar);
-    draw_variant(state, services, l, l.variants[k], k, tokens, blocked, ImVec2(col_w, 0));
+    ImGui::BeginChild(static_cast<ImGuiID>(k + 1), ImVec2(col_w, column_h), false, ImGuiWindowFlags_NoScrollbar);
+    draw_variant(state, services, l, l.variants[k], k, tokens, blocked, ImVec2(col_w, column_h), header_h);
     ImGui::EndChild();
-    ImGui::EndGroup();
-    bottom = std::max(bottom, ImGui::GetItemRectMax().y);
   }
-  ImGui::SetCursorScreenPos(ImVec2(top.x, bottom + fs * 0.5f));
-  if (!l.configs.empty()) cache_table(l);
+  ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + column_h + gap));
+  if (l.configs.empty()) return;
+  const float table_top = ImGui::GetCursorScreenPos().y;
+  cache_table(l);
+  storage->SetFloat(table_key, ImGui::GetCursorScreenPos().y - table_top);
 }
 
 }  // namespace attnlab::gui

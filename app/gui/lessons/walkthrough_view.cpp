@@ -110,7 +110,7 @@ void draw_walk_inputs(AppState& state, Services& services, const WalkFrame& f, I
     ImGui::SetCursorScreenPos(side_by_side ? ImVec2(top.x + step * (each.x + gap), top.y)
                                            : ImVec2(top.x, top.y + step * (each.y + fs * 0.5f)));
     ImGui::BeginGroup();
-    state.pipeline.walk_inputs_drawn.push_back(draw_lesson_matrix(state, services, ("before" + std::to_string(k)).c_str(), m.name,
+    state.pipeline.lesson_maps_drawn.push_back(draw_lesson_matrix(state, services, ("before" + std::to_string(k)).c_str(), m.name,
                                                                   m.stage, m.values, m.blocked.size() ? &m.blocked : nullptr,
                                                                   m.row_labels, m.col_labels, each));
     ImGui::EndGroup();
@@ -144,7 +144,7 @@ void draw_walkthrough_view(AppState& state, Services& services) {
   }
   const float right_w = avail.x - left_w - (has_before ? gap : 0.0f);
 
-  state.pipeline.walk_inputs_drawn.clear();
+  state.pipeline.lesson_maps_drawn.clear();
   if (has_before) draw_walk_inputs(state, services, f, top, left_w, h, gap, pal);
   const float rx = top.x + (has_before ? left_w + gap : 0.0f);
   const size_t shown = 1 + f.also.size();

@@ -207,7 +207,7 @@ ImVec2 Monkey::target(const AppState& state) {
   const int pick = below(10);
   if (pick < 3) return in(0, 0, display.x, display.y);
   if (pick < 5) {
-    std::vector<DrawnRect> maps(state.pipeline.walk_inputs_drawn);
+    std::vector<DrawnRect> maps(state.pipeline.lesson_maps_drawn);
     for (const DrawnRect& d : state.pipeline.drawn) maps.push_back(d);
     maps.erase(std::remove_if(maps.begin(), maps.end(), [](const DrawnRect& d) { return !d.drawn || d.x1 <= d.x0; }), maps.end());
     if (!maps.empty()) {

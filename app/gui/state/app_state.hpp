@@ -259,9 +259,10 @@ struct Results {
 // The pipeline's heatmaps as the user sees and points at them.
 struct PipelineUi {
   std::array<DrawnRect, kStageCount> drawn{};  // each stage's heatmap as drawn last frame
-  // The walk-through step's inputs as drawn last frame, top or left first: `drawn` keeps one per
-  // stage, and a step's inputs share their stage with its result.
-  std::vector<DrawnRect> walk_inputs_drawn;
+  // The lesson view's small maps as drawn last frame, in the order drawn (`drawn` keeps one per
+  // stage, and these share stages): the walk-through step's inputs, top or left first; the gqa
+  // lesson's heads, variant by variant. Each view that draws them clears the list first.
+  std::vector<DrawnRect> lesson_maps_drawn;
   CellRef hovered;   // under the mouse this frame
   CellRef selected;  // clicked: the explain panel follows it when nothing is hovered
 };

@@ -173,8 +173,8 @@ TEST_P(PresenterLayout, WalkThroughInputsShowTheirNumbers) {
       state.lesson.walk.step = step;
       frame();
       frame();
-      ASSERT_FALSE(state.pipeline.walk_inputs_drawn.empty());
-      for (const DrawnRect& d : state.pipeline.walk_inputs_drawn) {
+      ASSERT_FALSE(state.pipeline.lesson_maps_drawn.empty());
+      for (const DrawnRect& d : state.pipeline.lesson_maps_drawn) {
         ASSERT_TRUE(d.drawn);
         EXPECT_GE(d.number_size, fs * 0.5f) << "cells of " << (d.x1 - d.x0) / static_cast<float>(d.cols) << " px hide the numbers";
       }
@@ -351,6 +351,37 @@ TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {
   EXPECT_GE(state.pipeline.drawn[static_cast<size_t>(Stage::Weights)].number_size, fs * 0.5f);
   if (GetParam().w >= 1920) {
     EXPECT_GE(state.pipeline.drawn[static_cast<size_t>(Stage::Output)].number_size, fs * 0.5f) << "concat, A and B at 1920 x 1080";
+  }
+}
+
+// The gqa lesson's twelve maps (three variants of four heads) line up across the variants, whose
+// lines under their titles wrap to different heights, and take the height the KV-cache table
+// leaves: the table ends at the view's bottom, and the layout settles. On a projector the maps had
+// started at three heights, above two lines of empty space.
+TEST_P(PresenterLayout, GqaMapsLineUpAndTakeTheHeightLeft) {
+  frame();
+  const float fs = ImGui::GetFontSize();
+  actions::load_preset(state, "gqa");
+  window_open(state.view, "Lesson view") = true;
+  for (int k = 0; k < 4; ++k) frame();
+  ASSERT_TRUE(state.error.empty()) << state.error;
+  const std::vector<DrawnRect> maps = state.pipeline.lesson_maps_drawn;
+  ASSERT_EQ(maps.size(), 12u);
+  for (size_t h = 0; h < 4; ++h) {
+    SCOPED_TRACE("head " + std::to_string(h + 1));
+    ASSERT_TRUE(maps[h].drawn);
+    EXPECT_NEAR(maps[4 + h].y0, maps[h].y0, 0.5f) << "grouped-query against multi-head";
+    EXPECT_NEAR(maps[8 + h].y0, maps[h].y0, 0.5f) << "multi-query against multi-head";
+  }
+  for (const ImGuiWindow* w : windows("Lesson view")) {
+    if (w->ParentWindow) continue;
+    EXPECT_LE(overflow_y(w), 2.0f) << "the view needs scrolling";
+    EXPECT_GE(overflow_y(w), -fs) << "the table leaves " << -overflow_y(w) << " px empty below it";
+  }
+  frame();
+  for (size_t k = 0; k < maps.size(); ++k) {
+    EXPECT_EQ(state.pipeline.lesson_maps_drawn[k].y0, maps[k].y0) << "map " << k << " moved";
+    EXPECT_EQ(state.pipeline.lesson_maps_drawn[k].y1, maps[k].y1) << "map " << k << " moved";
   }
 }
 

@@ -95,12 +95,12 @@ TEST_F(StaleResult, WalkThroughShowsTheShownResultsInputs) {
   walk_start(state);
   state.lesson.walk.step = 1;  // the scores: Q and K drawn before them
   draw_now(draw_walkthrough_view);
-  ASSERT_EQ(state.pipeline.walk_inputs_drawn.size(), 2u);
-  EXPECT_EQ(state.pipeline.walk_inputs_drawn[0].rows, 3);
+  ASSERT_EQ(state.pipeline.lesson_maps_drawn.size(), 2u);
+  EXPECT_EQ(state.pipeline.lesson_maps_drawn[0].rows, 3);
   draw_after([&] { ASSERT_TRUE(actions::resize(state, Dim::N, 2)); }, draw_walkthrough_view);
-  ASSERT_EQ(state.pipeline.walk_inputs_drawn.size(), 2u);
-  EXPECT_EQ(state.pipeline.walk_inputs_drawn[0].rows, 3) << "Q beside the scores must be the Q they came from";
-  EXPECT_EQ(state.pipeline.walk_inputs_drawn[1].rows, 3);
+  ASSERT_EQ(state.pipeline.lesson_maps_drawn.size(), 2u);
+  EXPECT_EQ(state.pipeline.lesson_maps_drawn[0].rows, 3) << "Q beside the scores must be the Q they came from";
+  EXPECT_EQ(state.pipeline.lesson_maps_drawn[1].rows, 3);
 }
 
 // A shift-click on a cell of a result the document has moved on from selects it and blocks
