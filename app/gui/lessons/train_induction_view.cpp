@@ -135,10 +135,15 @@ void draw_task(AppState& state, Services& services) {
   const Scenario& s = shown_scenario(state);
   if (s.lesson.view != LessonView::TrainInduction || !state.results.has_result) return;
   const auto ql = display_tokens(s.query_tokens, s.Q.rows()), kl = display_tokens(s.key_tokens, s.K.rows());
-  const float side = std::min(ImGui::GetContentRegionAvail().y - fs * 0.5f, ImGui::GetContentRegionAvail().x * 0.45f);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float side = std::min(avail.y - fs * 0.5f, avail.x * 0.45f);
   if (side < fs * 5) return;
-  draw_lesson_matrix(state, services, "ind_hand", "the hand-made induction head's weights", Stage::Weights, state.results.result.weights, &state.results.blocked,
-                     ql, kl, ImVec2(side, side));
+  // As wide as the title's one line, where a map as wide as it is tall (a projector's few lines
+  // below the text) would wrap the title into three and leave the map a third of the height.
+  const char* title = "the hand-made induction head's weights";
+  draw_lesson_matrix(state, services, "ind_hand", title, Stage::Weights, state.results.result.weights,
+                     &state.results.blocked, ql, kl,
+                     ImVec2(std::min(avail.x, std::max(side, ImGui::CalcTextSize(title).x)), side));
 }
 
 void draw_training(AppState& state) {
