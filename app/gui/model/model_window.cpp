@@ -20,6 +20,7 @@
 #include "gui/base/theme.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 #include "gui/state/view_style.hpp"
 
 #include <imgui.h>
@@ -306,9 +307,11 @@ void draw_model_window(AppState& state, Services& services) {
   ImGui::PushTextWrapPos(0.0f);
   ImGui::Text("%s · %s · %s", m.model->display_name().c_str(), model_shape_line(cfg).c_str(),
               count_of(static_cast<long long>(m.ids.size()), "token").c_str());
-  ImGui::PopTextWrapPos();
-  ImGui::SameLine();
+  // The folder beside the line where it fits, else under it, broken where it meets the edge (a
+  // Hugging Face cache's snapshot path is longer than a projector's window is wide).
+  same_line_if_fits(ImGui::CalcTextSize(m.path.c_str()).x);
   ImGui::TextDisabled("%s", m.path.c_str());
+  ImGui::PopTextWrapPos();
   if (ImGui::TreeNode("Open another model")) {
     draw_open_row(state);
     ImGui::TreePop();
@@ -336,8 +339,9 @@ void draw_model_window(AppState& state, Services& services) {
   if (ImGui::Button(m.enlarged ? "All heads" : "Enlarge")) m.enlarged = !m.enlarged;
   ImGui::SameLine();
   if (ImGui::Button("Open in the lab##top")) lift_chosen_head(state);
-  ImGui::SameLine();
-  ImGui::TextDisabled("arrows, PageUp/PageDown: choose · Enter: enlarge");
+  // The keys' hint where the row has room for it (a projector's has not: the heads need the line).
+  const char* keys = "arrows, PageUp/PageDown: choose · Enter: enlarge";
+  if (same_line_if_fits(ImGui::CalcTextSize(keys).x)) ImGui::TextDisabled("%s", keys);
   // The heads on the left, the next tokens beside them (a projector is wider than it is tall).
   const Colormap& map = stage_colormap(state.view, Stage::Weights);
   const float next_w = std::min(ImGui::GetFontSize() * 13, ImGui::GetContentRegionAvail().x * 0.3f);

@@ -39,10 +39,12 @@ float wrapped_text_height(std::string_view text, float width) {
   return ImGui::GetTextLineHeight() * static_cast<float>(lines.size());
 }
 
-void same_line_if_fits(float next_width) {
+bool same_line_if_fits(float next_width) {
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-  if (ImGui::GetItemRectMax().x + spacing + next_width <= right) ImGui::SameLine();
+  const bool fits = ImGui::GetItemRectMax().x + spacing + next_width <= right;
+  if (fits) ImGui::SameLine();
+  return fits;
 }
 
 void text_wrapped(const char* fmt, ...) {

@@ -16,7 +16,8 @@ void text_wrapped_unformatted(std::string_view text);
 float wrapped_text_height(std::string_view text, float width);
 
 // SameLine() when an item `next_width` wide still fits on the current line, else nothing (the
-// next item starts a new line): rows of buttons that flow instead of running off the edge.
-void same_line_if_fits(float next_width);
+// next item starts a new line): rows of buttons that flow instead of running off the edge. Returns
+// whether it fits.
+bool same_line_if_fits(float next_width);
 
 }  // namespace attnlab::gui

@@ -17,6 +17,7 @@
 #include "support/files.hpp"
 
 #include <gtest/gtest.h>
+#include <imgui_internal.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -201,6 +202,24 @@ TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
   choose_head(state.model, 1, 2);
   lift_chosen_head(state);
   EXPECT_EQ(state.doc.scenario.Q, kept_q);
+}
+
+// Nothing in the window runs past its right edge, where ImGui cuts it off: a Hugging Face cache's
+// folder (longer than the window is wide) goes under the model's line, broken at the edge, and the
+// keys' hint is left out of a row that has no room for it (a projector's text is that large).
+TEST_F(ModelWindow, NothingRunsPastTheRightEdge) {
+  const fs::path deep = dir / "models--HuggingFaceTB--SmolLM2-135M" / "snapshots" / std::string(40, 'c');
+  write_model(deep);
+  ImGui::GetIO().DisplaySize = ImVec2(600, 700);
+  open_model_file(state, deep.string());
+  ASSERT_TRUE(state.model.error.empty()) << state.model.error;
+  wait_for_run();
+  frame();
+  frame();
+  const ImGuiWindow* w = ImGui::FindWindowByName("Model");
+  ASSERT_NE(w, nullptr);
+  ASSERT_GT(ImGui::CalcTextSize(deep.string().c_str()).x, w->InnerRect.GetWidth()) << "the path must not fit";
+  EXPECT_LE(w->ContentSize.x + w->WindowPadding.x * 2 - w->InnerRect.GetWidth(), 2.0f) << "cut at the right edge";
 }
 
 TEST_F(ModelWindow, ADroppedFolderOrSafetensorsOpens) {
