@@ -59,6 +59,7 @@ void draw_variant(AppState& state, Services& services, const GqaLesson& l, const
   // larger maps. Each map's slot holds its one-line title above it.
   const int heads = static_cast<int>(v.heads.size());
   const float title_h = ImGui::GetTextLineHeightWithSpacing();
+  // One item spacing short of the column's bottom, which the last map's item reaches past.
   const float maps_h = size.y - header_h - ImGui::GetStyle().ItemSpacing.y;
   const auto side_for = [&](int per_row) {
     const int rows = (heads + per_row - 1) / per_row;
