@@ -17,7 +17,7 @@ cli::Runner add_gui_command(CLI::App& app) {
                   "Compute backend to start on: cpu (default), gpu (this window's OpenGL context) or auto")
       ->check(CLI::IsMember({"cpu", "gpu", "auto"}));
   CLI::Option* shot = cmd->add_option("--screenshot", opts->screenshot,
-                                      "Render some frames, write the window's pixels to this PNG and exit");
+                                      "Render some frames (the pointer left out), write the window's pixels to this PNG and exit");
   cmd->add_option("--frames", opts->frames, "Frames to render before the screenshot (default 3)")
       ->check(CLI::Range(1, 100000))
       ->needs(shot);

@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -383,6 +384,9 @@ bool run_frame(GuiRun& run) {
   // A clock that has not moved since the last frame (headless Chromium's virtual time; a coarse
   // timer) gives a zero DeltaTime, which ImGui refuses: count it as a very short frame instead.
   if (!(ImGui::GetIO().DeltaTime > 0.0f)) ImGui::GetIO().DeltaTime = 1e-4f;
+  // A screenshot is the window as it opens, whatever the pointer is over (a hovered cell's outline
+  // and tooltip are not part of it); the monkey's own pointer comes after.
+  if (shooting) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
   if (run.monkey) run.monkey->feed(state);
   ImGui::NewFrame();
   draw_app(state, services);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -44,8 +45,10 @@ protected:
     if (!HasFailure()) fs::remove_all(dir);
   }
 
-  // `env`: further VAR=value settings for the run ("ATTNLAB_GUI_TRAIN=30").
-  Shot take(const std::string& args, const std::string& size, const std::string& env = "") {
+  // `env`: further VAR=value settings for the run ("ATTNLAB_GUI_TRAIN=30"); `pointer`: "X Y", where
+  // xdotool puts the pointer on the screen before the window opens (at 0, 0).
+  Shot take(const std::string& args, const std::string& size, const std::string& env = "",
+            const std::string& pointer = "") {
     const fs::path png = dir / "shot.png", layout = dir / "layout.json", out = dir / "out.txt";
     std::ostringstream cmd;
     // A private config folder: a test never reads or writes the user's session.
@@ -53,6 +56,7 @@ protected:
         << " " << env << " ";
     const char* display = std::getenv("DISPLAY");
     if (!display || !*display) cmd << "xvfb-run -a -s '-screen 0 1920x1080x24 -noreset' ";
+    if (!pointer.empty()) cmd << "bash -c 'xdotool mousemove " << pointer << " && exec \"$@\"' bash ";
     cmd << ATTNLAB_EXE << " gui " << args << " --screenshot " << png << " > " << out << " 2>&1";
     Shot s;
     s.status = std::system(cmd.str().c_str());
@@ -190,6 +194,26 @@ TEST_F(Screenshot, PresenterModeAtProjectorSizes) {
     ASSERT_TRUE(s.layout.contains("weights")) << size;
     EXPECT_GT(colormap_share(s, "weights", colormap(kDefaultSequential)), 0.5) << size;
   }
+}
+
+// A screenshot is the window as it opens, whatever the pointer is over: with the pointer on the
+// weights heatmap, everything above the status line (whose frame time varies) is as with the
+// pointer off the window. The hovered cell's outline and its tooltip were in the picture.
+TEST_F(Screenshot, ThePointerLeavesNoTrace) {
+  if (std::system("command -v xdotool > /dev/null 2>&1") != 0) GTEST_SKIP() << "xdotool is not installed";
+  Shot away = take("", "1280x800", "", "1900 1060");
+  ASSERT_EQ(away.status, 0) << away.output;
+  ASSERT_TRUE(away.layout.contains("weights")) << away.layout.dump();
+  const auto& r = away.layout["weights"];
+  const int x = (r[0].get<int>() + r[2].get<int>()) / 2, y = (r[1].get<int>() + r[3].get<int>()) / 2;
+  Shot over = take("", "1280x800", "", std::to_string(x) + " " + std::to_string(y));
+  ASSERT_EQ(over.status, 0) << over.output;
+  ASSERT_EQ(over.rgb.size(), away.rgb.size());
+  const int status_top = away.height - 40;
+  int differ = 0;
+  for (int row = 0; row < status_top; ++row)
+    for (int col = 0; col < away.width; ++col) differ += std::memcmp(away.at(col, row), over.at(col, row), 3) != 0;
+  EXPECT_EQ(differ, 0) << "pixels that the pointer at (" << x << ", " << y << ") changed";
 }
 
 // Lessons open straight from `gui --preset NAME`; their views draw in a real window in presenter
