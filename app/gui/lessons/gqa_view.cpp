@@ -44,16 +44,17 @@ std::string reads_line(const GqaLesson& l, const GqaVariant& v, const Glyphs& gl
 // One variant in a column `size.x` wide: its title and line in the first header_h pixels (the
 // tallest variant's, so that every variant's maps start at the same height), then every head's
 // weights in the size.y − header_h below.
-void draw_variant(AppState& state, Services& services, const GqaLesson& l, const GqaVariant& v, size_t index,
-                  const std::vector<std::string>& tokens, const BlockGrid& blocked, ImVec2 size, float header_h) {
+void draw_variant(AppState& state, Services& services, const GqaVariant& v, size_t index,
+                  const std::vector<std::string>& tokens, const BlockGrid& blocked, ImVec2 size, float header_h,
+                  const std::string& title_text, const std::string& reads_text) {
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-  text_wrapped_unformatted(title_line(l, v, services.glyphs));
+  text_wrapped_unformatted(title_text);
   ImGui::PopStyleColor();
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
-  text_wrapped_unformatted(reads_line(l, v, services.glyphs));
+  text_wrapped_unformatted(reads_text);
   ImGui::PopStyleColor();
   // Two maps a row, or all in one row when the height is short (a projector): whichever gives the
   // larger maps. Each map's slot holds its one-line title above it.
@@ -121,10 +122,13 @@ void draw_gqa_view(AppState& state, Services& services) {
   const size_t count = l.variants.size();
   const float col_w = (avail.x - fs * static_cast<float>(count - 1)) / static_cast<float>(std::max<size_t>(count, 1));
   // Every variant's title and line take the tallest variant's height, so that the maps line up.
+  std::vector<std::string> titles, reads;
   float header_h = 0;
   for (const GqaVariant& v : l.variants) {
-    header_h = std::max(header_h, wrapped_text_height(title_line(l, v, services.glyphs), col_w) +
-                                      wrapped_text_height(reads_line(l, v, services.glyphs), col_w) + 2 * spacing);
+    titles.push_back(title_line(l, v, services.glyphs));
+    reads.push_back(reads_line(l, v, services.glyphs));
+    header_h = std::max(header_h, wrapped_text_height(titles.back(), col_w) + wrapped_text_height(reads.back(), col_w) +
+                                      2 * spacing);
   }
   // The table below takes its height as drawn last frame (kept in ImGui's storage; the first frame
   // estimates it), and the maps everything above it.
@@ -139,7 +143,8 @@ void draw_gqa_view(AppState& state, Services& services) {
   for (size_t k = 0; k < count; ++k) {
     ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(k) * (col_w + fs), top.y));
     ImGui::BeginChild(static_cast<ImGuiID>(k + 1), ImVec2(col_w, column_h), false, ImGuiWindowFlags_NoScrollbar);
-    draw_variant(state, services, l, l.variants[k], k, tokens, blocked, ImVec2(col_w, column_h), header_h);
+    draw_variant(state, services, l.variants[k], k, tokens, blocked, ImVec2(col_w, column_h), header_h, titles[k],
+                 reads[k]);
     ImGui::EndChild();
   }
   ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + column_h + gap));
