@@ -128,15 +128,7 @@ def text_runs(folder):
     vocab, merges = fx.small_tokenizer(merges=30)
     with_json = os.path.join(WORK, "with-tokenizer-json")
     shutil.copytree(folder, with_json)
-    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
-    eot = vocab["<|endoftext|>"]
-    tok = {"version": "1.0", "truncation": None, "padding": None, "normalizer": None, "pre_tokenizer": byte_level,
-           "post_processor": byte_level, "decoder": byte_level,
-           "added_tokens": [{"id": eot, "content": "<|endoftext|>", "single_word": False, "lstrip": False, "rstrip": False,
-                             "normalized": False, "special": True}],
-           "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "", "end_of_word_suffix": "",
-                     "fuse_unk": False, "byte_fallback": False, "vocab": vocab, "merges": [f"{a} {b}" for a, b in merges]}}
-    json.dump(tok, open(os.path.join(with_json, "tokenizer.json"), "w", encoding="utf-8"), ensure_ascii=False)
+    ff.write_tokenizer_json(with_json, vocab, merges)
     gpt2 = os.path.join(WORK, "gpt2-same-bpe")
     fx.write_model(gpt2, seed=4, n_layer=1, n_head=2, n_embd=16, n_positions=64, vocab_merges=(vocab, merges))
     text = "the cat sat on the mat. hello world!"

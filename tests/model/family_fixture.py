@@ -94,6 +94,21 @@ def write_family_model(folder, config, tensors, dtype="F32", shards=1):
     return stored
 
 
+def write_tokenizer_json(folder, vocab, merges):
+    """A tokenizer.json in GPT-2's byte-level form for gpt2_fixture.small_tokenizer's vocab and
+    merges, with <|endoftext|> as its one special token."""
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    eot = vocab["<|endoftext|>"]
+    tok = {"version": "1.0", "truncation": None, "padding": None, "normalizer": None, "pre_tokenizer": byte_level,
+           "post_processor": byte_level, "decoder": byte_level,
+           "added_tokens": [{"id": eot, "content": "<|endoftext|>", "single_word": False, "lstrip": False, "rstrip": False,
+                             "normalized": False, "special": True}],
+           "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "", "end_of_word_suffix": "",
+                     "fuse_unk": False, "byte_fallback": False, "vocab": vocab, "merges": [f"{a} {b}" for a, b in merges]}}
+    with open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(tok, f, ensure_ascii=False)
+
+
 def inverse_frequencies(config, dh):
     """f_i = θ^(−2i/d) and the rope_scaling rules, as Hugging Face documents them: linear divides
     by the factor; llama3 slows wavelengths above original/low_freq_factor by the factor, keeps those
