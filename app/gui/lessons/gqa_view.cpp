@@ -41,6 +41,35 @@ std::string reads_line(const GqaLesson& l, const GqaVariant& v, const Glyphs& gl
   return reads;
 }
 
+// How one variant's maps sit in a column `size.x` wide with `maps_h` pixels below its title and
+// line: two maps a row, or all in one row when the height is short (a projector), whichever gives
+// the larger maps. Each map's slot holds its one-line title above it.
+struct MapsLayout {
+  int per_row = 1, rows = 1;
+  float map_w = 0, map_h = 0;  // one map's slot, its title included
+  float height() const { return static_cast<float>(rows) * map_h; }
+};
+
+MapsLayout maps_layout(int heads, float width, float maps_h) {
+  const float fs = ImGui::GetFontSize(), title_h = ImGui::GetTextLineHeightWithSpacing();
+  const auto rows_for = [&](int per_row) { return (heads + per_row - 1) / per_row; };
+  const auto width_for = [&](int per_row) {
+    return (width - fs * 0.5f * static_cast<float>(per_row - 1)) / static_cast<float>(per_row);
+  };
+  const auto side_for = [&](int per_row) {
+    return std::min(width_for(per_row), maps_h / static_cast<float>(rows_for(per_row)) - title_h);
+  };
+  MapsLayout m;
+  m.per_row = std::max(1, heads <= 2 || side_for(heads) > side_for(2) ? heads : 2);
+  m.rows = rows_for(m.per_row);
+  m.map_w = width_for(m.per_row);
+  m.map_h = std::max(side_for(m.per_row), fs * 2) + title_h;
+  return m;
+}
+
+// One item spacing short of the column's bottom, which the last map's item reaches past.
+float maps_height(const ImVec2& column, float header_h) { return column.y - header_h - ImGui::GetStyle().ItemSpacing.y; }
+
 // One variant in a column `size.x` wide: its title and line in the first header_h pixels (the
 // tallest variant's, so that every variant's maps start at the same height), then every head's
 // weights in the size.y − header_h below.
@@ -56,31 +85,19 @@ void draw_variant(AppState& state, Services& services, const GqaVariant& v, size
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
   text_wrapped_unformatted(reads_text);
   ImGui::PopStyleColor();
-  // Two maps a row, or all in one row when the height is short (a projector): whichever gives the
-  // larger maps. Each map's slot holds its one-line title above it.
   const int heads = static_cast<int>(v.heads.size());
-  const float title_h = ImGui::GetTextLineHeightWithSpacing();
-  // One item spacing short of the column's bottom, which the last map's item reaches past.
-  const float maps_h = size.y - header_h - ImGui::GetStyle().ItemSpacing.y;
-  const auto side_for = [&](int per_row) {
-    const int rows = (heads + per_row - 1) / per_row;
-    const float w = (size.x - fs * 0.5f * static_cast<float>(per_row - 1)) / static_cast<float>(per_row);
-    return std::min(w, maps_h / static_cast<float>(rows) - title_h);
-  };
-  const int per_row = heads <= 2 || side_for(heads) > side_for(2) ? heads : 2;
-  const float map_w = (size.x - fs * 0.5f * static_cast<float>(per_row - 1)) / static_cast<float>(per_row);
-  const float map_h = std::max(side_for(per_row), fs * 2) + title_h;
+  const MapsLayout m = maps_layout(heads, size.x, maps_height(size, header_h));
   const ImVec2 top(origin.x, origin.y + header_h);
   for (int h = 0; h < heads; ++h) {
-    ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(h % per_row) * (map_w + fs * 0.5f),
-                                     top.y + static_cast<float>(h / per_row) * map_h));
+    ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(h % m.per_row) * (m.map_w + fs * 0.5f),
+                                     top.y + static_cast<float>(h / m.per_row) * m.map_h));
     ImGui::BeginGroup();
     char id[48], title[32];
     std::snprintf(id, sizeof id, "gqa%zu_%d", index, h);
     std::snprintf(title, sizeof title, "head %d", h + 1);
     state.pipeline.lesson_maps_drawn.push_back(draw_lesson_matrix(state, services, id, title, Stage::Weights,
                                                                   v.heads[static_cast<size_t>(h)].weights, &blocked,
-                                                                  tokens, tokens, ImVec2(map_w, map_h), true));
+                                                                  tokens, tokens, ImVec2(m.map_w, m.map_h), true));
     ImGui::EndGroup();
   }
 }
@@ -138,7 +155,16 @@ void draw_gqa_view(AppState& state, Services& services) {
   const float estimate =
       wrapped_text_height(kCacheIntro, avail.x) + spacing * 2 + row_h * static_cast<float>(l.configs.size() + 1);
   const float table_h = l.configs.empty() ? 0.0f : storage->GetFloat(table_key, estimate);
-  const float gap = fs * 0.5f, column_h = std::max(header_h + fs * 6, avail.y - table_h - gap);
+  const float gap = fs * 0.5f;
+  float column_h = std::max(header_h + fs * 6, avail.y - table_h - gap);
+  // Where the width, not the height, limits the maps (a normal window), the columns end below the
+  // tallest variant's maps and the table follows them, with no empty band between.
+  float maps_used = 0;
+  for (const GqaVariant& v : l.variants) {
+    maps_used = std::max(maps_used, maps_layout(static_cast<int>(v.heads.size()), col_w,
+                                                maps_height(ImVec2(col_w, column_h), header_h)).height());
+  }
+  column_h = std::min(column_h, header_h + maps_used + spacing);
   const ImVec2 top = ImGui::GetCursorScreenPos();
   for (size_t k = 0; k < count; ++k) {
     ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(k) * (col_w + fs), top.y));

@@ -356,8 +356,10 @@ TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {
 
 // The gqa lesson's twelve maps (three variants of four heads) line up across the variants, whose
 // lines under their titles wrap to different heights, and take the height the KV-cache table
-// leaves: the table ends at the view's bottom, and the layout settles. On a projector the maps had
-// started at three heights, above two lines of empty space.
+// leaves: the table ends at the view's bottom, or, where the width limits the maps (they reach the
+// view's right edge), it follows them with no empty band between. And the layout settles. On a
+// projector the maps had started at three heights, above two lines of empty space; where the width
+// limited them, a band as tall as a map had opened between them and the table.
 TEST_P(PresenterLayout, GqaMapsLineUpAndTakeTheHeightLeft) {
   frame();
   const float fs = ImGui::GetFontSize();
@@ -373,10 +375,29 @@ TEST_P(PresenterLayout, GqaMapsLineUpAndTakeTheHeightLeft) {
     EXPECT_NEAR(maps[4 + h].y0, maps[h].y0, 0.5f) << "grouped-query against multi-head";
     EXPECT_NEAR(maps[8 + h].y0, maps[h].y0, 0.5f) << "multi-query against multi-head";
   }
-  for (const ImGuiWindow* w : windows("Lesson view")) {
+  float maps_bottom = 0, maps_right = 0;
+  for (const DrawnRect& m : maps) {
+    maps_bottom = std::max(maps_bottom, m.y1);
+    maps_right = std::max(maps_right, m.x1);
+  }
+  for (ImGuiWindow* w : windows("Lesson view")) {
     if (w->ParentWindow) continue;
     EXPECT_LE(overflow_y(w), 2.0f) << "the view needs scrolling";
-    EXPECT_GE(overflow_y(w), -fs) << "the table leaves " << -overflow_y(w) << " px empty below it";
+    // Room left below the table only where the maps cannot grow: they take the width.
+    if (overflow_y(w) < -fs) {
+      EXPECT_NEAR(maps_right, w->WorkRect.Max.x, fs) << "the table leaves " << -overflow_y(w)
+                                                     << " px empty below it, but the maps do not take the width";
+    }
+    // Between the maps and the table's header only the gap of half a line and the table's one- or
+    // two-line introduction.
+    const ImGuiTable* table = ImGui::TableFindByID(w->GetID("kv_cache"));
+    ASSERT_NE(table, nullptr);
+    const float intro = fs * 0.5f + 2 * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
+    EXPECT_LE(table->OuterRect.Min.y - maps_bottom, intro) << "an empty band between the maps and the table";
+    if (std::getenv("ATTNLAB_TEST_VERBOSE")) {
+      std::printf("gqa: %.1f px below the table, %.1f between the maps and the table, the intro's bound %.1f\n",
+                  -overflow_y(w), table->OuterRect.Min.y - maps_bottom, intro);
+    }
   }
   frame();
   for (size_t k = 0; k < maps.size(); ++k) {
