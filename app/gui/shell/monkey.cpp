@@ -80,12 +80,15 @@ bool modal_open() {
 }
 
 // A floating window with a close button (the Training, Help, Export windows; the columns have
-// none), the topmost; null when there is none.
-const ImGuiWindow* closable_window() {
+// none), the topmost but `keep`; null when there is none.
+const ImGuiWindow* closable_window(const std::string& keep) {
   const ImGuiContext& g = *ImGui::GetCurrentContext();
   for (int k = g.Windows.Size - 1; k >= 0; --k) {
     const ImGuiWindow* w = g.Windows[k];
-    if (w->Active && !w->Hidden && w->HasCloseButton && !(w->Flags & (ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_NoTitleBar))) return w;
+    if (w->Active && !w->Hidden && w->HasCloseButton && !(w->Flags & (ImGuiWindowFlags_ChildWindow | ImGuiWindowFlags_NoTitleBar)) &&
+        keep != w->Name) {
+      return w;
+    }
   }
   return nullptr;
 }
@@ -160,8 +163,10 @@ std::optional<MonkeyOptions> monkey_from_env() {
       o.log_path = value;
     } else if (key == "report") {
       o.report_path = value;
+    } else if (key == "keep") {
+      o.keep_window = value;
     } else {
-      throw InputError("ATTNLAB_GUI_MONKEY: \"" + item + "\" is not one of seed=, actions=, seconds=, log=, report=");
+      throw InputError("ATTNLAB_GUI_MONKEY: \"" + item + "\" is not one of seed=, actions=, seconds=, log=, report=, keep=");
     }
   }
   if (!seeded || (o.actions < 0 && o.seconds < 0)) {
@@ -309,7 +314,7 @@ void Monkey::plan(const AppState& state) {
   const long n = ++done_;
   const int r = below(100);
   std::string what;
-  const ImGuiWindow* closable = closable_window();
+  const ImGuiWindow* closable = closable_window(options_.keep_window);
   if (modal_open() && below(6) == 0) {
     // A person in a dialog they did not mean to open presses Esc before long (the file dialog is
     // large: clicks at random would keep the monkey there for most of a run).

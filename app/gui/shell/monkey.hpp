@@ -29,14 +29,17 @@ struct MonkeyOptions {
   double seconds = -1;      // stop starting actions after this long (-1: no limit)
   std::string log_path;     // each action, one line, appended and flushed (what came before a crash)
   std::string report_path;  // written when the window closes: actions done, how it ended, the document
+  // A floating window the monkey never closes by its close button: the scenario's subject (the
+  // Model window), which would otherwise be gone for most of a run after the first few actions.
+  std::string keep_window;
   // File dialogs and the Export dialog never leave this folder (the monkey types and clicks "Save"):
   // where the app started.
   std::filesystem::path sandbox;
 };
 
-// ATTNLAB_GUI_MONKEY="seed=S,actions=N,seconds=T,log=FILE,report=FILE" (any of them; seed and one of
-// actions or seconds are needed). Empty when the variable is unset; throws InputError when it is
-// malformed.
+// ATTNLAB_GUI_MONKEY="seed=S,actions=N,seconds=T,log=FILE,report=FILE,keep=WINDOW" (any of them; seed
+// and one of actions or seconds are needed). Empty when the variable is unset; throws InputError
+// when it is malformed.
 std::optional<MonkeyOptions> monkey_from_env();
 
 // One frame's input, as a person's mouse and keyboard would give it.

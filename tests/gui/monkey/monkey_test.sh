@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # The GUI monkey on the real window (docs/ROBUSTNESS.md, issue 38): the app under a private Xvfb with
 # ATTNLAB_GUI_MONKEY set (app/gui/shell/monkey.hpp), random clicks, drags, wheel turns, shortcut keys
-# and typing from a seed, on one of six starting points. The app quitting through its own menu is
+# and typing from a seed, on one of seven starting points. The app quitting through its own menu is
 # restarted and goes on with the actions left. It must never abort, crash or report a sanitizer
 # error; afterwards the session it left must open again, on the same document.
 # Usage: monkey_test.sh ATTNLAB SCENARIO SEED ACTIONS
 #        monkey_test.sh ATTNLAB SCENARIO SEED --seconds SECONDS
 # SCENARIO: default (the default lesson), large (n = m = 512), streamed (n = m = 1024 with a dense
 # limit of 8 MiB, so that it and anything larger streams), model (the Model window on the built-in
-# induction model), training (the Training window training), online-softmax (that lesson).
+# induction model), family (the Model window on a random Llama-style model with rotary positions,
+# grouped-query heads and a tokenizer.json; family_model.py: the seed picks the family), training
+# (the Training window training), online-softmax (that lesson).
 # MONKEY_KEEP=DIR keeps the action log, the app's output and the reports there.
 set -euo pipefail
 APP=$(realpath "$1")
+HERE=$(cd "$(dirname "$0")" && pwd)
 SCENARIO=$2
 SEED=$3
 shift 3
@@ -20,7 +23,7 @@ budget=$1
 if [ "$1" = --seconds ]; then mode=seconds; budget=$2; fi
 
 # A private X server in a temporary folder (private_xvfb.sh says why).
-source "$(dirname "$0")/../private_xvfb.sh"
+source "$HERE/../private_xvfb.sh"
 private_xvfb_test
 # MONKEY_KEEP: the logs and reports are copied out before the folder goes.
 keep_logs() {
@@ -62,6 +65,7 @@ write_scenario() {  # write_scenario N M D_K D_V TITLE
 }
 
 args=(gui)
+keep=  # the scenario's subject, a window the monkey never closes by its close button
 case $SCENARIO in
   default) ;;
   large) write_scenario 512 512 16 16 "monkey: n = m = 512" >large.json; args+=(large.json) ;;
@@ -69,10 +73,11 @@ case $SCENARIO in
     export ATTNLAB_DENSE_LIMIT_MIB=8
     write_scenario 1024 1024 16 8 "monkey: streamed" >streamed.json
     args+=(streamed.json) ;;
-  model) args+=(--model induction) ;;
+  model) args+=(--model induction); keep=,keep=Model ;;
+  family) /usr/bin/python3 "$HERE/family_model.py" family "$SEED" >/dev/null; args+=(--model family); keep=,keep=Model ;;
   training) export ATTNLAB_GUI_TRAIN=40 ;;
   online-softmax) args+=(--preset online-softmax) ;;
-  *) echo "unknown scenario $SCENARIO (default, large, streamed, model, training, online-softmax)"; exit 2 ;;
+  *) echo "unknown scenario $SCENARIO (default, large, streamed, model, family, training, online-softmax)"; exit 2 ;;
 esac
 
 log=$tmp/monkey.log
@@ -112,7 +117,7 @@ while :; do
   report=$tmp/report.$run
   limit=$([ "$mode" = seconds ] && echo $((remaining + 300)) || echo 900)
   echo "run $run: seed $seed, $mode $remaining" | tee -a "$log"
-  run_app "seed=$seed,$mode=$remaining,log=$log,report=$report" "$limit" "${args[@]}"
+  run_app "seed=$seed,$mode=$remaining,log=$log,report=$report$keep" "$limit" "${args[@]}"
   [ "$rc" = 137 ] && fail "run $run hung: killed after $limit s"
   [ "$rc" = 0 ] || fail "run $run exited with status $rc"
   check_output "run $run"
