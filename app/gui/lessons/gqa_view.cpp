@@ -67,14 +67,11 @@ MapsLayout maps_layout(int heads, float width, float maps_h) {
   return m;
 }
 
-// One item spacing short of the column's bottom, which the last map's item reaches past.
-float maps_height(const ImVec2& column, float header_h) { return column.y - header_h - ImGui::GetStyle().ItemSpacing.y; }
-
-// One variant in a column `size.x` wide: its title and line in the first header_h pixels (the
-// tallest variant's, so that every variant's maps start at the same height), then every head's
-// weights in the size.y − header_h below.
+// One variant in its column: its title and line in the first header_h pixels (the tallest
+// variant's, so that every variant's maps start at the same height), then every head's weights as
+// `m` lays them out.
 void draw_variant(AppState& state, Services& services, const GqaVariant& v, size_t index,
-                  const std::vector<std::string>& tokens, const BlockGrid& blocked, ImVec2 size, float header_h,
+                  const std::vector<std::string>& tokens, const BlockGrid& blocked, float header_h, const MapsLayout& m,
                   const std::string& title_text, const std::string& reads_text) {
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
@@ -85,10 +82,8 @@ void draw_variant(AppState& state, Services& services, const GqaVariant& v, size
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
   text_wrapped_unformatted(reads_text);
   ImGui::PopStyleColor();
-  const int heads = static_cast<int>(v.heads.size());
-  const MapsLayout m = maps_layout(heads, size.x, maps_height(size, header_h));
   const ImVec2 top(origin.x, origin.y + header_h);
-  for (int h = 0; h < heads; ++h) {
+  for (int h = 0; h < static_cast<int>(v.heads.size()); ++h) {
     ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(h % m.per_row) * (m.map_w + fs * 0.5f),
                                      top.y + static_cast<float>(h / m.per_row) * m.map_h));
     ImGui::BeginGroup();
@@ -157,20 +152,22 @@ void draw_gqa_view(AppState& state, Services& services) {
   const float table_h = l.configs.empty() ? 0.0f : storage->GetFloat(table_key, estimate);
   const float gap = fs * 0.5f;
   float column_h = std::max(header_h + fs * 6, avail.y - table_h - gap);
-  // Where the width, not the height, limits the maps (a normal window), the columns end below the
-  // tallest variant's maps and the table follows them, with no empty band between.
+  // Each variant's maps in the column's height below its header, one item spacing short of the
+  // bottom, which the last map's item reaches past. Where the width, not the height, limits the
+  // maps (a normal window), the columns end below the tallest variant's maps and the table follows
+  // them, with no empty band between; the layouts stay as they are in the shorter columns.
+  std::vector<MapsLayout> layouts;
   float maps_used = 0;
   for (const GqaVariant& v : l.variants) {
-    maps_used = std::max(maps_used, maps_layout(static_cast<int>(v.heads.size()), col_w,
-                                                maps_height(ImVec2(col_w, column_h), header_h)).height());
+    layouts.push_back(maps_layout(static_cast<int>(v.heads.size()), col_w, column_h - header_h - spacing));
+    maps_used = std::max(maps_used, layouts.back().height());
   }
   column_h = std::min(column_h, header_h + maps_used + spacing);
   const ImVec2 top = ImGui::GetCursorScreenPos();
   for (size_t k = 0; k < count; ++k) {
     ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(k) * (col_w + fs), top.y));
     ImGui::BeginChild(static_cast<ImGuiID>(k + 1), ImVec2(col_w, column_h), false, ImGuiWindowFlags_NoScrollbar);
-    draw_variant(state, services, l.variants[k], k, tokens, blocked, ImVec2(col_w, column_h), header_h, titles[k],
-                 reads[k]);
+    draw_variant(state, services, l.variants[k], k, tokens, blocked, header_h, layouts[k], titles[k], reads[k]);
     ImGui::EndChild();
   }
   ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + column_h + gap));
