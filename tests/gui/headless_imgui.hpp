@@ -10,10 +10,14 @@
 #include "gui/state/app_state.hpp"
 #include "gui/state/history.hpp"
 #include "gui/state/services.hpp"
+#include "gui/widgets/attention_map.hpp"
 
 #include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
 #include <imgui.h>
+#include <imgui_internal.h>
+
+#include <utility>
 
 namespace attnlab::gui {
 
@@ -36,6 +40,19 @@ inline void start_headless_imgui(Services& services, ImVec2 display, TestFonts f
   int w = 0, h = 0;
   io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
   services.backend = make_cpu_backend();
+}
+
+// The head whose map button (head_map_button) the pointer was over in the last frame, in a grid of
+// `layers` × `heads`; {−1, −1} where it was over none.
+inline std::pair<int, int> hovered_head_map(int layers, int heads) {
+  const ImGuiContext& g = *GImGui;
+  if (!g.HoveredWindow || g.HoveredId == 0) return {-1, -1};
+  for (int l = 0; l < layers; ++l) {
+    for (int h = 0; h < heads; ++h) {
+      if (ImHashStr(head_map_label(l, h).c_str(), 0, g.HoveredWindow->ID) == g.HoveredId) return {l, h};
+    }
+  }
+  return {-1, -1};
 }
 
 // The app's state and services with one whole frame at a time (menus, panels, shortcuts), as

@@ -235,12 +235,10 @@ void draw_grid_head(AppState& state, const Colormap& map, int l, int h, ImVec2 a
   }
   const int rank = outlined_rank(m, l, h);
   if (rank >= 0) draw_link_rank(rank, at, side, pal.good);
-  if (i >= 0) {
-    show_cell_hover(state, l, h, i, j);
-    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-      choose_head(state.model, l, h);
-      m.enlarged = true;
-    }
+  if (i >= 0) show_cell_hover(state, l, h, i, j);
+  if (head_map_button(l, h, at, side)) {
+    choose_head(state.model, l, h);
+    m.enlarged = true;
   }
 }
 

@@ -163,6 +163,7 @@ std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView&
       if (l == chosen_layer && h == chosen_head) {
         dl->AddRect(ImVec2(at.x - 2, at.y - 2), ImVec2(at.x + side + 2, at.y + side + 2), pal.accent, 0, 0, 2.5f);
       }
+      if (head_map_button(l, h, at, side)) clicked = {l, h};
       if (i < 0) continue;
       const auto tok = [&](int k) { return k < static_cast<int>(v.probe.size()) ? v.probe[static_cast<std::size_t>(k)] : -1; };
       ImGui::BeginTooltip();
@@ -172,7 +173,6 @@ std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView&
                           verdict.scores.induction, verdict.scores.first_token, verdict.scores.self, verdict.scores.broad);
       ImGui::TextDisabled("click: pause and open this head in the lab");
       ImGui::EndTooltip();
-      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) clicked = {l, h};
     }
   }
   ImGui::Dummy(ImVec2(label_w + static_cast<float>(H) * (side + gap), header_h + static_cast<float>(L) * (side + label_h + gap)));

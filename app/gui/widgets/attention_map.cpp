@@ -45,4 +45,14 @@ std::pair<int, int> draw_attention_map(const model::CausalWeights& A, ImVec2 at,
   return {i, j};
 }
 
+std::string head_map_label(int l, int h) { return "L" + std::to_string(l) + "H" + std::to_string(h) + " map"; }
+
+bool head_map_button(int l, int h, ImVec2 at, float side) {
+  const ImVec2 cursor = ImGui::GetCursorScreenPos();
+  ImGui::SetCursorScreenPos(at);
+  const bool clicked = ImGui::InvisibleButton(head_map_label(l, h).c_str(), ImVec2(side, side));
+  ImGui::SetCursorScreenPos(cursor);
+  return clicked;
+}
+
 }  // namespace attnlab::gui

@@ -8,6 +8,7 @@
 
 #include <imgui.h>
 
+#include <string>
 #include <utility>
 
 namespace attnlab::gui {
@@ -17,5 +18,13 @@ namespace attnlab::gui {
 // in `not_finite`. Returns the cell under the mouse, in A's indices, when the window is hovered;
 // (−1, −1) otherwise.
 std::pair<int, int> draw_attention_map(const model::CausalWeights& A, ImVec2 at, float side, int blocks, const Colormap& map, ImU32 not_finite);
+
+// The ImGui label of head (l, h)'s map in a grid of heads: "L1H0 map".
+std::string head_map_label(int l, int h);
+
+// An invisible button over head (l, h)'s map in a grid, drawn at `at` with side `side`: a press
+// and release on the map clicks it, as on any button, and the pointer over it makes it ImGui's
+// hovered item. The cursor is left where it was. Returns whether it was clicked.
+bool head_map_button(int l, int h, ImVec2 at, float side);
 
 }  // namespace attnlab::gui

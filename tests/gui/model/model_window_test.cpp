@@ -154,18 +154,27 @@ TEST_F(ModelWindow, ClickAndKeysChooseAHead) {
   EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), std::make_pair(1, 1));
   choose_head(state.model, 99, -4);  // clamped
   EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), std::make_pair(kLayers - 1, 0));
-  // A click on the last head's map in the grid enlarges it: find where the grid put it by
-  // sweeping the mouse down the window until a map reports a hover (its tooltip) and click there.
-  bool enlarged = false;
-  for (float y = 60; y < 700 && !enlarged; y += 16) {
-    for (float x = 40; x < 1260 && !enlarged; x += 24) {
-      frame(ImVec2(x, y), false);
-      frame(ImVec2(x, y), true);
-      enlarged = state.model.enlarged;
-      frame(ImVec2(x, y), false);
+  // A click on another head's map in the grid chooses and enlarges that head. The pointer finds it
+  // as a user does: a frame at each place, in steps no longer than a map's smallest side (3 font
+  // heights), until it is over a head's map (head_map_button) other than the chosen one.
+  const std::pair<int, int> chosen{state.model.layer, state.model.head};
+  const float step = ImGui::GetFontSize() * 3;
+  std::pair<int, int> head{-1, -1};
+  ImVec2 at;
+  for (float y = 0; y < 720 && head.first < 0; y += step) {
+    for (float x = 0; x < 1280 && head.first < 0; x += step) {
+      at = ImVec2(x, y);
+      frame(at);
+      head = hovered_head_map(kLayers, kHeads);
+      if (head == chosen) head = {-1, -1};
     }
   }
-  EXPECT_TRUE(enlarged) << "no map in the grid took a click";
+  ASSERT_GE(head.first, 0) << "the pointer found no map of another head in the grid";
+  EXPECT_FALSE(state.model.enlarged);
+  frame(at, true);
+  frame(at, false);
+  EXPECT_TRUE(state.model.enlarged) << "the click on a map did not enlarge it";
+  EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), head);
   frame();  // the enlarged head
 }
 

@@ -320,15 +320,33 @@ TEST_F(TrainingWindow, AClickOnAMapLiftsThatHead) {
   step_training(state.training, state.platform.threads);
   ASSERT_TRUE(frames_until([&] { return settled() && view().step == 1; }));
   const std::string before = state.doc.scenario.title;
-  bool lifted = false;
-  for (float y = 80; y < 700 && !lifted; y += 14) {
-    for (float x = 20; x < 1260 && !lifted; x += 20) {
-      click(ImVec2(x, y));
-      lifted = state.training.lift_pending || state.doc.scenario.title != before;
+  const int layers = static_cast<int>(view().maps.size()), heads = static_cast<int>(view().maps[0].size());
+  // As a user finds a head: the pointer moves over the window, a frame at each place, in steps no
+  // longer than the smallest map's side (1.5 font heights), until it is over the map of a head other
+  // than the chosen one.
+  const ImGuiWindow* window = ImGui::FindWindowByName("Training");
+  ASSERT_TRUE(window);
+  const float step = ImGui::GetFontSize() * 1.5f;
+  const std::pair<int, int> chosen{state.training.layer, state.training.head};
+  std::pair<int, int> head{-1, -1};
+  ImVec2 at;
+  for (float y = window->Pos.y + window->TitleBarHeight(); y < window->Pos.y + window->Size.y && head.first < 0; y += step) {
+    for (float x = window->Pos.x; x < window->Pos.x + window->Size.x && head.first < 0; x += step) {
+      at = ImVec2(x, y);
+      ImGui::GetIO().MousePos = at;
+      frame();
+      head = hovered_head_map(layers, heads);
+      if (head == chosen) head = {-1, -1};
     }
   }
-  ASSERT_TRUE(lifted) << "no map took a click";
+  ASSERT_GE(head.first, 0) << "the pointer found no map of another head";
+  click(at);
+  ASSERT_TRUE(state.training.lift_pending || state.doc.scenario.title != before) << "the click on a map lifted nothing";
   ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending; }));
+  EXPECT_EQ(state.training.layer, head.first);
+  EXPECT_EQ(state.training.head, head.second);
+  const std::string named = "layer " + std::to_string(head.first) + " · head " + std::to_string(head.second);
+  EXPECT_NE(state.doc.scenario.title.find(named), std::string::npos) << state.doc.scenario.title;
   EXPECT_EQ(training_banner(state), state.doc.scenario.title);
 }
 
