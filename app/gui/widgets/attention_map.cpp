@@ -37,7 +37,9 @@ std::pair<int, int> draw_attention_map(const model::CausalWeights& A, ImVec2 at,
     }
   }
   const ImVec2 mouse = ImGui::GetIO().MousePos;
-  if (n == 0 || !ImGui::IsWindowHovered() || mouse.x < at.x || mouse.y < at.y || mouse.x >= at.x + side || mouse.y >= at.y + side) {
+  // Also while an item is held: the map's own button (head_map_button) while it is pressed, whose
+  // tooltip would otherwise vanish between the press and the release.
+  if (n == 0 || !ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByActiveItem) || mouse.x < at.x || mouse.y < at.y || mouse.x >= at.x + side || mouse.y >= at.y + side) {
     return {-1, -1};
   }
   const int i = std::min(n - 1, static_cast<int>((mouse.y - at.y) / side * static_cast<float>(n)));

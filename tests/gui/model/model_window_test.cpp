@@ -172,6 +172,10 @@ TEST_F(ModelWindow, ClickAndKeysChooseAHead) {
   ASSERT_GE(head.first, 0) << "the pointer found no map of another head in the grid";
   EXPECT_FALSE(state.model.enlarged);
   frame(at, true);
+  // While the press is held, the map still shows the cell under the pointer (its tooltip).
+  EXPECT_EQ(std::make_pair(state.model.hover.layer, state.model.hover.head), head);
+  frame(at, true);
+  EXPECT_EQ(std::make_pair(state.model.hover.layer, state.model.hover.head), head);
   frame(at, false);
   EXPECT_TRUE(state.model.enlarged) << "the click on a map did not enlarge it";
   EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), head);
