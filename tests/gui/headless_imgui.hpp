@@ -55,6 +55,27 @@ inline std::pair<int, int> hovered_head_map(int layers, int heads) {
   return {-1, -1};
 }
 
+// Where the pointer found a head's map: the head ({−1, −1}: none) and the place.
+struct FoundHeadMap {
+  std::pair<int, int> head{-1, -1};
+  ImVec2 at;
+};
+
+// Finds a head's map as a user does: the pointer moves over the rectangle [min, max) row by row in
+// steps of `step` (no longer than a map's smallest side), a frame at each place (`frame_at(p)`
+// draws one with the pointer at p), until it is over the map of a head other than `skip`.
+template <class FrameAt>
+FoundHeadMap find_head_map(ImVec2 min, ImVec2 max, float step, int layers, int heads, std::pair<int, int> skip, FrameAt frame_at) {
+  for (float y = min.y; y < max.y; y += step) {
+    for (float x = min.x; x < max.x; x += step) {
+      frame_at(ImVec2(x, y));
+      const std::pair<int, int> head = hovered_head_map(layers, heads);
+      if (head.first >= 0 && head != skip) return {head, ImVec2(x, y)};
+    }
+  }
+  return {};
+}
+
 // The app's state and services with one whole frame at a time (menus, panels, shortcuts), as
 // main_window.cpp runs it. A fixture inherits it and starts the context in SetUp().
 struct HeadlessApp {

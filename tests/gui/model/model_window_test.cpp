@@ -155,20 +155,9 @@ TEST_F(ModelWindow, ClickAndKeysChooseAHead) {
   choose_head(state.model, 99, -4);  // clamped
   EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), std::make_pair(kLayers - 1, 0));
   // A click on another head's map in the grid chooses and enlarges that head. The pointer finds it
-  // as a user does: a frame at each place, in steps no longer than a map's smallest side (3 font
-  // heights), until it is over a head's map (head_map_button) other than the chosen one.
-  const std::pair<int, int> chosen{state.model.layer, state.model.head};
-  const float step = ImGui::GetFontSize() * 3;
-  std::pair<int, int> head{-1, -1};
-  ImVec2 at;
-  for (float y = 0; y < 720 && head.first < 0; y += step) {
-    for (float x = 0; x < 1280 && head.first < 0; x += step) {
-      at = ImVec2(x, y);
-      frame(at);
-      head = hovered_head_map(kLayers, kHeads);
-      if (head == chosen) head = {-1, -1};
-    }
-  }
+  // over the window (a map's smallest side is 3 font heights).
+  const auto [head, at] = find_head_map(ImVec2(0, 0), ImGui::GetIO().DisplaySize, ImGui::GetFontSize() * 3, kLayers, kHeads,
+                                        {state.model.layer, state.model.head}, [&](ImVec2 p) { frame(p); });
   ASSERT_GE(head.first, 0) << "the pointer found no map of another head in the grid";
   EXPECT_FALSE(state.model.enlarged);
   frame(at, true);

@@ -321,24 +321,17 @@ TEST_F(TrainingWindow, AClickOnAMapLiftsThatHead) {
   ASSERT_TRUE(frames_until([&] { return settled() && view().step == 1; }));
   const std::string before = state.doc.scenario.title;
   const int layers = static_cast<int>(view().maps.size()), heads = static_cast<int>(view().maps[0].size());
-  // As a user finds a head: the pointer moves over the window, a frame at each place, in steps no
-  // longer than the smallest map's side (1.5 font heights), until it is over the map of a head other
-  // than the chosen one.
+  // The pointer finds the map of a head other than the chosen one (the smallest map's side is 1.5
+  // font heights) and clicks it.
   const ImGuiWindow* window = ImGui::FindWindowByName("Training");
   ASSERT_TRUE(window);
-  const float step = ImGui::GetFontSize() * 1.5f;
-  const std::pair<int, int> chosen{state.training.layer, state.training.head};
-  std::pair<int, int> head{-1, -1};
-  ImVec2 at;
-  for (float y = window->Pos.y + window->TitleBarHeight(); y < window->Pos.y + window->Size.y && head.first < 0; y += step) {
-    for (float x = window->Pos.x; x < window->Pos.x + window->Size.x && head.first < 0; x += step) {
-      at = ImVec2(x, y);
-      ImGui::GetIO().MousePos = at;
-      frame();
-      head = hovered_head_map(layers, heads);
-      if (head == chosen) head = {-1, -1};
-    }
-  }
+  const auto [head, at] = find_head_map(ImVec2(window->Pos.x, window->Pos.y + window->TitleBarHeight()),
+                                        ImVec2(window->Pos.x + window->Size.x, window->Pos.y + window->Size.y),
+                                        ImGui::GetFontSize() * 1.5f, layers, heads, {state.training.layer, state.training.head},
+                                        [&](ImVec2 p) {
+                                          ImGui::GetIO().MousePos = p;
+                                          frame();
+                                        });
   ASSERT_GE(head.first, 0) << "the pointer found no map of another head";
   click(at);
   ASSERT_TRUE(state.training.lift_pending || state.doc.scenario.title != before) << "the click on a map lifted nothing";
