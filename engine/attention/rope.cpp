@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace attnlab {
@@ -135,9 +136,12 @@ std::vector<double> rope_frequencies(double theta, const RopeScaling& scaling, s
     }
   }
   // A θ far below 1 or a factor near 0 could push a frequency past double's range (θ = 1e-300
-  // and d = 64 already gives 1e290): angles of ∞ would turn every later number into NaN.
+  // and d = 64 already gives 1e290), or leave it finite but so large that a position times it is
+  // not (θ = 1 and a linear factor of 1e-308: 3 × 1e308): angles of ∞ would turn every later number
+  // into NaN. Below this bound every position an int64 holds (|p| ≤ 2^63) gives a finite angle.
+  constexpr double kLargestFrequency = std::numeric_limits<double>::max() / 0x1p63;
   for (double x : f) {
-    if (!std::isfinite(x)) {
+    if (!(x <= kLargestFrequency)) {
       throw InputError("rotary positions with theta " + json(theta).dump() + " and this scaling give frequencies beyond any number");
     }
   }

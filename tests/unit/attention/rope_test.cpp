@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numbers>
 #include <random>
 
@@ -160,6 +161,19 @@ TEST(Rope, ScalingParseRefusesWithASentence) {
   EXPECT_EQ(err("{oops").rfind("config.json: \"rope_scaling\": not JSON", 0), 0u);
   EXPECT_NE(error_of([] { rope_frequencies(10000, {}, 7); }).find("even"), std::string::npos);
   EXPECT_NE(error_of([] { rope_frequencies(0, {}, 8); }).find("theta"), std::string::npos);
+  // Frequencies past double's range, and finite ones whose angle at a position is not (the fuzzer's
+  // find: θ = 1, a linear factor of 1e-308, position 3), are refused: the bound is DBL_MAX / 2^63,
+  // about 1.9e289. Below it (θ = 1 makes every frequency 1 / factor) the angles at the farthest
+  // positions an int64 holds stay finite.
+  EXPECT_NE(error_of([] { rope_frequencies(1e-300, {}, 64); }).find("beyond any number"), std::string::npos);
+  for (const double factor : {1e-308, 1e-290}) {
+    EXPECT_NE(error_of([&] { rope_frequencies(1, {RopeScalingType::Linear, factor}, 8); }).find("beyond any number"), std::string::npos)
+        << factor;
+  }
+  const std::vector<double> f = rope_frequencies(1, {RopeScalingType::Linear, 1e-289}, 8);
+  const std::int64_t far[] = {std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
+  const RopeAngles a = rope_angles(f, far, 2);
+  for (std::size_t k = 0; k < a.cos.size(); ++k) EXPECT_TRUE(std::isfinite(a.cos[k]) && std::isfinite(a.sin[k])) << k;
 }
 
 TEST(Rope, TheScenarioObjectParsesAndPrintsBack) {
