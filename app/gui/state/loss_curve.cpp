@@ -49,4 +49,31 @@ PhaseChange find_phase_change(const std::vector<TrainingPoint>& points) {
   return pc;
 }
 
+std::vector<int> place_change_labels(const std::vector<ChangeLabel>& labels, int rows, float gap) {
+  std::vector<int> row_of(labels.size(), -1);
+  if (rows <= 0) return row_of;
+  std::vector<std::size_t> last(static_cast<std::size_t>(rows), labels.size());  // each row's last label
+  const auto room = [&](std::size_t row, float x) {
+    return last[row] == labels.size() || labels[last[row]].x + labels[last[row]].width + gap <= x;
+  };
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    std::size_t row = 0;
+    while (row < last.size() && !room(row, labels[i].x)) ++row;
+    if (row == last.size()) {
+      // No row has room: the same head's earlier label gives way where it ends its row; its start
+      // had room there, and this one starts no further left.
+      row = 0;
+      while (row < last.size() && !(last[row] != labels.size() && labels[last[row]].layer == labels[i].layer &&
+                                    labels[last[row]].head == labels[i].head && labels[last[row]].x <= labels[i].x)) {
+        ++row;
+      }
+      if (row == last.size()) continue;
+      row_of[last[row]] = -1;
+    }
+    row_of[i] = static_cast<int>(row);
+    last[row] = i;
+  }
+  return row_of;
+}
+
 }  // namespace attnlab::gui

@@ -1,6 +1,7 @@
 // What the loss curve shows, worked out without ImGui (the Training window and the induction
-// lesson draw it; tests check it): the steps binned into the plot's columns, and where the loss fell
-// fastest — the phase change of a model forming an induction head.
+// lesson draw it; tests check it): the steps binned into the plot's columns, where the loss fell
+// fastest — the phase change of a model forming an induction head — and where the kind changes'
+// labels go.
 #pragma once
 
 #include "gui/state/training_ui.hpp"
@@ -24,5 +25,17 @@ struct PhaseChange {
   bool sudden() const { return found && share >= 1.0 / 3.0; }
 };
 PhaseChange find_phase_change(const std::vector<TrainingPoint>& points);
+
+// A kind change's label on the curve: its left edge and width in pixels, and the head it names.
+struct ChangeLabel {
+  float x = 0, width = 0;
+  int layer = 0, head = 0;
+};
+// The row of each label, in the order given (the changes' order, so left to right): the lowest of
+// `rows` rows (0 the lowest) in which it starts at least `gap` after that row's last label. Where no
+// row has room, the label of the same head's earlier change gives way if it is the last in its row
+// (the head's latest kind is the one to read), else this label is left out: −1, its marker line and
+// its sentence under the curve still say it. Labels never overlap, however crowded the changes.
+std::vector<int> place_change_labels(const std::vector<ChangeLabel>& labels, int rows, float gap);
 
 }  // namespace attnlab::gui

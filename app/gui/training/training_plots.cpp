@@ -87,20 +87,23 @@ void draw_loss_curve(const ViewSettings& look, const TrainingView& v, ImVec2 siz
     const float w = ImGui::CalcTextSize(label).x;
     labels.push_back({ImVec2(std::clamp((x0 + x1 - w) * 0.5f, left, right - w), top + fs * 0.2f), pal.text, label});
   }
-  // A marker per settled kind change, its label in the lowest row where it overlaps no label
-  // before it (markers a few steps apart crowd together on a long run), as many rows as fit.
+  // A marker per settled kind change, its label where place_change_labels puts it (markers a few
+  // steps apart crowd together on a long run).
   const int rows = std::max(1, static_cast<int>((bottom - top - fs * 1.6f) / (fs * 1.1f)));
-  std::vector<float> row_end(static_cast<std::size_t>(rows), -1e30f);
+  std::vector<ChangeLabel> places;
+  std::vector<std::string> texts;
   for (const KindChange& c : v.changes) {
     const float x = x_of(c.step);
     dashed_vline(dl, x, top, bottom, mark_c, fs * 0.3f);
     std::snprintf(buf, sizeof buf, "L%dH%d %s", c.layer, c.head, short_kind(c.kind).c_str());
-    const float w = ImGui::CalcTextSize(buf).x, lx = std::clamp(x + fs * 0.2f, left, right - w);
-    std::size_t row = 0;
-    while (row + 1 < row_end.size() && row_end[row] + fs * 0.3f > lx) ++row;
-    if (row_end[row] + fs * 0.3f > lx) row = static_cast<std::size_t>(std::min_element(row_end.begin(), row_end.end()) - row_end.begin());
-    row_end[row] = lx + w;
-    labels.push_back({ImVec2(lx, bottom - fs * (1.2f + 1.1f * static_cast<float>(row))), mark_c, buf});
+    const float w = ImGui::CalcTextSize(buf).x;
+    places.push_back({std::clamp(x + fs * 0.2f, left, right - w), w, c.layer, c.head});
+    texts.emplace_back(buf);
+  }
+  const std::vector<int> row_of = place_change_labels(places, rows, fs * 0.3f);
+  for (std::size_t i = 0; i < places.size(); ++i) {
+    if (row_of[i] < 0) continue;
+    labels.push_back({ImVec2(places[i].x, bottom - fs * (1.2f + 1.1f * static_cast<float>(row_of[i]))), mark_c, texts[i]});
   }
   if (bins.size() >= 2) {
     std::vector<ImVec2> loss_line, acc_line;
@@ -120,7 +123,13 @@ void draw_loss_curve(const ViewSettings& look, const TrainingView& v, ImVec2 siz
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (!bins.empty() && ImGui::IsWindowHovered() && mouse.x >= left && mouse.x < right && mouse.y >= top && mouse.y < bottom) {
     const std::size_t b = std::min(bins.size() - 1, static_cast<std::size_t>((mouse.x - left) / (right - left) * static_cast<float>(bins.size())));
-    ImGui::SetTooltip("step %d: loss %.3f, accuracy %.3f", bins[b].step, static_cast<double>(bins[b].loss), static_cast<double>(bins[b].accuracy));
+    std::snprintf(buf, sizeof buf, "step %d: loss %.3f, accuracy %.3f", bins[b].step, static_cast<double>(bins[b].loss), static_cast<double>(bins[b].accuracy));
+    std::string tip = buf;
+    // The kind changes whose markers are under the pointer: a label that gave way is read here.
+    for (const KindChange& c : v.changes) {
+      if (std::abs(x_of(c.step) - mouse.x) <= fs * 0.4f) tip += "\n" + kind_change_text(c);
+    }
+    ImGui::SetTooltip("%s", tip.c_str());
   }
 }
 
@@ -187,7 +196,13 @@ void draw_kind_changes(const ViewSettings& look, const TrainingView& v, int most
     ImGui::TextUnformatted(kind_change_text(v.changes[static_cast<std::size_t>(k)]).c_str());
     ImGui::PopStyleColor();
   }
-  if (n > most) ImGui::TextDisabled("(%s on the curve)", count_of(n - most, "earlier change").c_str());
+  if (n <= most) return;
+  ImGui::TextDisabled("(%s on the curve)", count_of(n - most, "earlier change").c_str());
+  if (ImGui::IsItemHovered()) {
+    std::string earlier;
+    for (int k = 0; k < n - most; ++k) earlier += (k ? "\n" : "") + kind_change_text(v.changes[static_cast<std::size_t>(k)]);
+    ImGui::SetTooltip("%s", earlier.c_str());
+  }
 }
 
 }  // namespace attnlab::gui

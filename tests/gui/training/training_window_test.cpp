@@ -583,5 +583,61 @@ TEST(LossCurve, FindsTheCliffAndBinsThePoints) {
   EXPECT_EQ(bin_points(pts, 5000).size(), pts.size()) << "never more bins than points";
 }
 
+// The kind changes' labels on the curve: never two overlapping, each in the lowest row with room; when
+// none has room, a head's later change takes the place of its earlier one (the default run's L0H1
+// changing twice within 170 of 4000 steps drew "L0H1 prev" over the earlier label), and another
+// head's label is left out.
+TEST(LossCurve, KindChangeLabelsNeverOverlap) {
+  const float gap = 8;
+  // Four changes a few pixels apart, three rows: L0H1, L1H1, L0H0, then L0H1 again.
+  const std::vector<ChangeLabel> crowded = {{143, 130, 0, 1}, {145, 110, 1, 1}, {150, 130, 0, 0}, {152, 130, 0, 1}};
+  EXPECT_EQ(place_change_labels(crowded, 3, gap), (std::vector<int>{-1, 1, 2, 0}));
+  std::vector<ChangeLabel> other_head = crowded;
+  other_head[3].head = 2;
+  EXPECT_EQ(place_change_labels(other_head, 3, gap), (std::vector<int>{0, 1, 2, -1}));
+  EXPECT_EQ(place_change_labels(crowded, 4, gap), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(place_change_labels(crowded, 0, gap), (std::vector<int>(4, -1)));
+  // Spaced out, they share the lowest row.
+  EXPECT_EQ(place_change_labels({{0, 50, 0, 0}, {60, 50, 0, 1}, {200, 50, 1, 0}}, 2, gap), (std::vector<int>{0, 0, 0}));
+
+  std::mt19937 rng(2026);
+  for (int trial = 0; trial < 500; ++trial) {
+    const int rows = 1 + static_cast<int>(rng() % 4);
+    std::vector<ChangeLabel> labels(1 + rng() % 12);
+    float x = 0;
+    for (auto& l : labels) {
+      x += static_cast<float>(rng() % 80);
+      l = {x, 40.0f + static_cast<float>(rng() % 100), static_cast<int>(rng() % 2), static_cast<int>(rng() % 2)};
+    }
+    const std::vector<int> row_of = place_change_labels(labels, rows, gap);
+    ASSERT_EQ(row_of.size(), labels.size());
+    EXPECT_GE(*std::max_element(row_of.begin(), row_of.end()), 0) << "trial " << trial << ": no label was drawn";
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      ASSERT_GE(row_of[i], -1);
+      ASSERT_LT(row_of[i], rows);
+      for (std::size_t j = i + 1; j < labels.size(); ++j) {
+        if (row_of[i] >= 0 && row_of[i] == row_of[j]) {
+          EXPECT_LE(labels[i].x + labels[i].width + gap, labels[j].x) << "trial " << trial << ": labels " << i << " and " << j << " overlap";
+        }
+      }
+    }
+    // The last label is left out only when every row ends in a label it would overlap, of another
+    // head (or further right): a label of its own head there would have given way.
+    const std::size_t last = labels.size() - 1;
+    if (row_of[last] < 0) {
+      for (int r = 0; r < rows; ++r) {
+        std::size_t end = labels.size();
+        for (std::size_t i = 0; i < last; ++i) {
+          if (row_of[i] == r) end = i;
+        }
+        ASSERT_LT(end, labels.size()) << "trial " << trial << ": row " << r << " was empty";
+        EXPECT_GT(labels[end].x + labels[end].width + gap, labels[last].x) << "trial " << trial << ": row " << r << " had room";
+        const bool same_head = labels[end].layer == labels[last].layer && labels[end].head == labels[last].head;
+        EXPECT_FALSE(same_head && labels[end].x <= labels[last].x) << "trial " << trial << ": row " << r << " ends in its head's label";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace attnlab::gui
