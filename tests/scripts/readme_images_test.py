@@ -8,8 +8,8 @@ Given ATTNLAB, also that they are still what the app draws: scripts/screenshots 
 the lesson and the Model window again with that executable, into a temporary folder, and each must
 match its picture in docs/images/ but for the status bar, whose timings change from run to run (and
 whose BLAS kernels' name from machine to machine). A change to what those views show then fails here
-until scripts/screenshots is run again. The Training window's picture is left out: 4000 steps of
-training, whose curve depends on the threads' summation order.
+until scripts/screenshots is run again. The Training window's picture is left out: it trains 4000
+steps before it is taken, nearly two minutes on two cores.
 
 Usage: readme_images_test.py SOURCE_DIR [ATTNLAB]   (run with /usr/bin/python3)
 """
