@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace attnlab {
@@ -38,8 +39,11 @@ Stats stats_from_moments(const ScoreMoments& all, const ScoreMoments& visible, d
     if (in.count == 0) return;
     out.min = in.min / d;
     out.max = in.max / d;
-    out.mean = in.mean / d;
-    out.std = std::sqrt(std::max(0.0, in.m2 / static_cast<double>(in.count))) / d;
+    out.mean = in.mean / d;  // +inf and -inf cells together: NaN, a mean that does not exist
+    // A cell at ±∞ (float32 overflow) makes the spread unbounded, however the m2 arithmetic ends.
+    out.std = !std::isfinite(in.mean) || !std::isfinite(in.m2)
+                  ? std::numeric_limits<double>::infinity()
+                  : std::sqrt(std::max(0.0, in.m2 / static_cast<double>(in.count))) / d;
   };
   fill(st.scores, all, 1.0);
   fill(st.logits, visible, divisor);

@@ -146,6 +146,7 @@ std::string latex_number(double v, int decimals) {
 std::string statistic_number(double v, int decimals) {
   if (std::isfinite(v) && std::fabs(v) >= 1e7) return scientific(v, 3);
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  if (std::isnan(v)) return "undefined";  // the mean of cells at +inf and at -inf
   return fixed_decimals(v, decimals);
 }
 

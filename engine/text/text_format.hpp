@@ -25,7 +25,8 @@ enum class NumberUse {
   // round to 0; -inf, inf and nan in ASCII.
   Terminal,
   // A statistic or setting quoted in a report (compute --format text): `decimals`, or %.3e from
-  // 10^7 on (scores near float32's limit would print 39-digit integers); -inf and inf in ASCII.
+  // 10^7 on (scores near float32's limit would print 39-digit integers); -inf and inf in ASCII,
+  // NaN as "undefined" (the mean of cells at +inf and at -inf).
   Statistic,
   // In a sentence: the course texts' by-hand digits (hand_number); −∞, ∞ and NaN.
   Prose,

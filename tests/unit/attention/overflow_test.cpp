@@ -6,6 +6,7 @@
 #include "engine/attention/overflow_notes.hpp"
 #include "engine/cpu/dense.hpp"
 #include "engine/cpu/streaming.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -162,6 +163,36 @@ TEST(Overflow, ScoresNearFloatsLimitAreTheExactDotProductOnEveryPath) {
     EXPECT_FALSE(dense.output.hasNaN());
     EXPECT_FALSE(streamed.output.hasNaN());
   }
+}
+
+// A score at ±∞ makes the spread unbounded: the std is +∞ (never the 0 that NaN arithmetic
+// clamped to), and the mean of cells at +∞ and at −∞ does not exist (NaN, JSON null, "undefined").
+TEST(Overflow, StatisticsOfOverflowedScoresSayTheSpreadIsUnbounded) {
+  Problem p;
+  p.Q = Matrix{{1e38f, 1}, {1, 1}};
+  p.K = Matrix{{1e38f, 0}, {1, 1}};
+  p.V = Matrix::Identity(2, 2);
+  for (const bool both_signs : {false, true}) {
+    if (both_signs) p.Q(1, 0) = -1e38f;  // row 2: −∞ against key 1
+    const Result dense = compute_cpu(p);
+    const Result streamed = compute_streaming_cpu(p);
+    for (const Result* r : {&dense, &streamed}) {
+      SCOPED_TRACE(std::string(r == &dense ? "dense" : "streaming") + (both_signs ? ", ±inf" : ", +inf"));
+      for (const MomentStats* st : {&r->stats.scores, &r->stats.logits}) {
+        EXPECT_EQ(st->std, kInf);
+        EXPECT_EQ(st->max, kInf);
+        if (both_signs) {
+          EXPECT_TRUE(std::isnan(st->mean));
+          EXPECT_EQ(st->min, -kInf);
+        } else {
+          EXPECT_EQ(st->mean, kInf);
+          EXPECT_TRUE(std::isfinite(st->min));
+        }
+      }
+    }
+  }
+  EXPECT_EQ(format_number(std::nan(""), NumberUse::Statistic, 4), "undefined");
+  EXPECT_EQ(format_number(-INFINITY, NumberUse::Statistic, 4), "-inf");
 }
 
 TEST(Overflow, NothingToSayAboutOrdinaryResults) {
