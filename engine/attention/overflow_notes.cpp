@@ -57,8 +57,9 @@ std::string sentence(RowOverflow kind, const std::string& where, double effectiv
     case RowOverflow::ScoresRecomputed:
       return "scores were computed in double precision at " + where +
              ": products of Q and K entries come near float32's limit of 3.4e38, where a float32 sum gives +inf or "
-             "NaN (inf - inf) depending on the order it adds in; the exact scores are shown instead, the same on "
-             "every machine; scale Q or K down";
+             "NaN (inf - inf) depending on the order it adds in; the exact scores are used instead, the same on "
+             "every machine, and one beyond 3.4e38 is +inf or -inf (its keys share the row, or get weight 0); "
+             "scale Q or K down";
     case RowOverflow::None: break;
   }
   return {};
