@@ -6,6 +6,7 @@
 #include "engine/text/text_format.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -22,6 +23,61 @@ std::string usage_line(const CLI::App* cmd) {
   std::string name = "attnlab";
   if (cmd && cmd->get_parent()) name += " " + cmd->get_name();
   return "usage: " + name + " [OPTIONS]" + (cmd && cmd->get_parent() ? "" : " [SUBCOMMAND]") + " (see " + name + " --help)";
+}
+
+// A parse error in the house's words, where CLI11's own would read as its internals ("Could not
+// convert: --n = abc", "--frames: Value x not in range 1 to 100000", "1 required TEXT missing");
+// any other CLI11 message as it is. `cmd` is the subcommand that failed, whose options say their types.
+std::string parse_error_sentence(const CLI::ParseError& e, const CLI::App& cmd) {
+  const std::string what = attnlab::one_line(e.what());
+  const auto type_of = [&](const std::string& name) {  // "INT", "UINT", "FLOAT", "TEXT", before any ":validator"
+    const CLI::Option* opt = cmd.get_option_no_throw(name);
+    const std::string type = opt ? opt->get_type_name() : "";
+    return type.substr(0, type.find(':'));
+  };
+  const auto is_number = [](const std::string& v) {
+    char* end = nullptr;
+    std::strtod(v.c_str(), &end);
+    return !v.empty() && end == v.c_str() + v.size();
+  };
+  const auto digits_only = [&](const std::string& v) {
+    return is_number(v) && v.find_first_not_of("+-0123456789") == std::string::npos;
+  };
+  const auto not_a = [&](const std::string& name, const std::string& value) {
+    const std::string type = type_of(name);
+    if (type == "FLOAT") return name + ": '" + value + "' is not a number";
+    if (type != "INT" && type != "UINT") return name + ": '" + value + "' is not a value this option takes";
+    if (digits_only(value)) {
+      return name + ": " + value + " is out of range";  // digits beyond the type
+    }
+    return name + ": '" + value + "' is not a whole number (write it in digits, e.g. 512)";
+  };
+  static const std::string kConvert = "Could not convert: ";
+  if (what.rfind(kConvert, 0) == 0) {
+    const size_t eq = what.find(" = ", kConvert.size());
+    if (eq != std::string::npos) return not_a(what.substr(kConvert.size(), eq - kConvert.size()), what.substr(eq + 3));
+  }
+  const size_t colon = what.find(": ");
+  if (colon == std::string::npos) return what;
+  const std::string name = what.substr(0, colon), rest = what.substr(colon + 2);
+  static const std::string kValue = "Value ", kRange = " not in range ", kTo = " to ";
+  if (const size_t at = rest.find(kRange); rest.rfind(kValue, 0) == 0 && at != std::string::npos) {
+    const std::string value = rest.substr(kValue.size(), at - kValue.size()), bounds = rest.substr(at + kRange.size());
+    const size_t to = bounds.find(kTo);
+    const bool in_type = type_of(name) == "FLOAT" ? is_number(value) : digits_only(value);
+    if (!in_type || to == std::string::npos) return not_a(name, value);
+    return name + ": " + value + " is out of range; it must be between " + bounds.substr(0, to) + " and " +
+           bounds.substr(to + kTo.size());
+  }
+  if (const size_t at = rest.find(" not in {"); at != std::string::npos && rest.back() == '}') {
+    std::string set = rest.substr(at + 9, rest.size() - at - 10);
+    for (size_t c = set.find(','); c != std::string::npos; c = set.find(',', c + 2)) set.replace(c, 1, ", ");
+    return name + ": '" + rest.substr(0, at) + "' is not one of " + set;
+  }
+  if (rest.size() > 8 && rest.compare(rest.size() - 8, 8, " missing") == 0 && rest.find(" required ") != std::string::npos) {
+    return name + " needs a value";
+  }
+  return what;
 }
 
 // `attnlab FILE [gui options]` (how a file manager opens a file: the .desktop entry's
@@ -81,7 +137,7 @@ int run(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     const CLI::App* failing = &app;
     for (const auto* sub : app.get_subcommands()) failing = sub;
-    std::cerr << "attnlab: " << one_line(e.what()) << "\n" << usage_line(failing) << "\n";
+    std::cerr << "attnlab: " << parse_error_sentence(e, *failing) << "\n" << usage_line(failing) << "\n";
     return cli::kExitBadInput;
   }
   if (help_man) {

@@ -155,6 +155,31 @@ def bad_inputs():
            "usage: unknown subcommand names it and prints the usage line", f"exit {code}, stderr {err!r}")
 
 
+def parse_errors():
+    """A value the option parser refuses is named in the house's words, not CLI11's ("Could not
+    convert: --n = abc"), with the subcommand's usage line, on every subcommand."""
+    png = os.path.join(WORK, "never.png")
+    cases = (
+        (["bench", "--n", "abc"], "--n: 'abc' is not a whole number"),
+        (["bench", "--dk", "1.5"], "--dk: '1.5' is not a whole number"),
+        (["scaling", "--trials", "1e12"], "--trials: '1e12' is not a whole number"),
+        (["model", "induction", "--text", "1 2", "--top", "x"], "--top: 'x' is not a whole number"),
+        (["train", "--task", "induction", "--lr", "fast", "--out", os.path.join(WORK, "never")], "--lr: 'fast' is not a number"),
+        (["export", "--preset", "three-tokens", "--decimals", "two", "--out", png], "--decimals: 'two' is not a whole number"),
+        (["gui", "--screenshot", png, "--frames", "x"], "--frames: 'x' is not a whole number"),
+        (["gui", "--screenshot", png, "--frames", "1.5"], "--frames: '1.5' is not a whole number"),
+        (["gui", "--screenshot", png, "--frames", "0"], "--frames: 0 is out of range; it must be between 1 and 100000"),
+        (["compute", "--format", "xml"], "--format: 'xml' is not one of json, text"),
+        (["compute", "--temperature"], "--temperature needs a value"),
+    )
+    for args, sentence in cases:
+        code, out, err = run(*args)
+        lines = err.splitlines()
+        ok = (code == 2 and not out and len(lines) == 2 and lines[0].startswith("attnlab: " + sentence)
+              and lines[1].startswith(f"usage: attnlab {args[0]} ") and not os.path.exists(png))
+        report(ok, f"parse error: {' '.join(args)} says {sentence!r}", f"exit {code}, stderr {err!r}")
+
+
 def bad_matrix_files():
     ok = np.arange(6, dtype=np.float32).reshape(3, 2)
     np.save(os.path.join(WORK, "K.npy"), ok)
@@ -471,6 +496,7 @@ def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     bad_inputs()
+    parse_errors()
     bad_matrix_files()
     good_paths()
     fuzz()
