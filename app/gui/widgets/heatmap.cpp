@@ -560,38 +560,19 @@ void draw_colorbar(const Palette& pal, const Colormap& map, double lo, double hi
     dl->AddRectFilled(ImVec2(x0, a.y), ImVec2(x1 + 0.5f, a.y + h), to_u32(map.at(t)));
   }
   dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(a.x + width + 1, a.y + h + 1), pal.text_dim);
-  double l = lo, r = hi;
-  if (diverging) {
-    r = std::max(std::abs(lo), std::abs(hi));
-    l = -r;
-  }
-  // End labels (and 0 in the middle of a diverging bar) must not overlap or run past the bar: drop
-  // decimals first, then the middle 0, then shrink the text.
-  const float gap = fs * 0.6f;
-  std::string sl, sr;
-  float need = 0;
-  bool zero = diverging;
-  const float zw = ImGui::CalcTextSize("0").x;
-  for (int d = 2; d >= 0; --d) {
-    const std::string tl = format_number(l, NumberUse::Cell, d), tr = format_number(r, NumberUse::Cell, d);
-    // Fewer decimals only while the ends still read as the range (0.4 must not become "0").
-    if (d < 2 && ((l != 0 && std::strtod(tl.c_str(), nullptr) == 0) || (r != 0 && std::strtod(tr.c_str(), nullptr) == 0))) break;
-    sl = tl;
-    sr = tr;
-    need = ImGui::CalcTextSize(sl.c_str()).x + ImGui::CalcTextSize(sr.c_str()).x + (zero ? 2 * gap + zw : gap);
-    if (need <= width) break;
-  }
-  if (need > width && zero) {
-    zero = false;
-    need -= gap + zw;
-  }
-  const float size = need > width ? std::max(fs * 0.6f, fs * width / need) : fs;
+  const ColorbarLabels labels = colorbar_labels(
+      lo, hi, diverging, width, fs * 0.6f, [](double v, int d) { return format_number(v, NumberUse::Cell, d); },
+      [](std::string_view t) { return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x; });
+  const float size = fs * labels.scale;
   ImFont* font = ImGui::GetFont();
   const float ty = a.y + h + 2;
-  const ImVec2 rs = font->CalcTextSizeA(size, FLT_MAX, 0, sr.c_str());
-  dl->AddText(font, size, ImVec2(a.x, ty), pal.text_dim, sl.c_str());
-  dl->AddText(font, size, ImVec2(a.x + width - rs.x, ty), pal.text_dim, sr.c_str());
-  if (zero) dl->AddText(font, size, ImVec2(a.x + width * 0.5f - zw * 0.5f, ty), pal.text_dim, "0");
+  const ImVec2 rs = font->CalcTextSizeA(size, FLT_MAX, 0, labels.right.c_str());
+  dl->AddText(font, size, ImVec2(a.x, ty), pal.text_dim, labels.left.c_str());
+  dl->AddText(font, size, ImVec2(a.x + width - rs.x, ty), pal.text_dim, labels.right.c_str());
+  if (labels.zero) {
+    const float zw = font->CalcTextSizeA(size, FLT_MAX, 0, "0").x;
+    dl->AddText(font, size, ImVec2(a.x + width * 0.5f - zw * 0.5f, ty), pal.text_dim, "0");
+  }
   ImGui::Dummy(ImVec2(width, h + fs + 4));
 }
 

@@ -1,8 +1,10 @@
-// Word wrapping that keeps numbers whole, text cut to a width, and the size of numbers inside
-// heatmap cells.
+// Word wrapping that keeps numbers whole, text cut to a width, the size of numbers inside
+// heatmap cells, labels placed beside their points, and a colour bar's range.
 #include "gui/widgets/text_layout.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cmath>
 
 namespace attnlab::gui {
 
@@ -134,6 +136,37 @@ std::vector<LabelBox> place_labels(const std::vector<std::pair<float, float>>& a
     placed.push_back(best);
   }
   return placed;
+}
+
+ColorbarLabels colorbar_labels(double lo, double hi, bool diverging, float width, float gap,
+                               const std::function<std::string(double, int)>& format,
+                               const std::function<float(std::string_view)>& width_of) {
+  double l = lo, r = hi;
+  if (diverging) {
+    r = std::max(std::abs(lo), std::abs(hi));
+    l = -r;
+  }
+  const auto reads_as = [](const std::string& text, double v) {
+    return std::abs(std::strtod(text.c_str(), nullptr) - v) <= 0.05 * std::abs(v);
+  };
+  ColorbarLabels out;
+  out.zero = diverging;
+  const float zero_w = width_of("0");
+  float need = 0;
+  for (int d = 2; d >= 0; --d) {
+    const std::string tl = format(l, d), tr = format(r, d);
+    if (d < 2 && !(reads_as(tl, l) && reads_as(tr, r))) break;
+    out.left = tl;
+    out.right = tr;
+    need = width_of(tl) + width_of(tr) + (out.zero ? 2 * gap + zero_w : gap);
+    if (need <= width) break;
+  }
+  if (need > width && out.zero) {
+    out.zero = false;
+    need -= gap + zero_w;
+  }
+  if (need > width) out.scale = std::max(0.6f, width / need);
+  return out;
 }
 
 }  // namespace attnlab::gui

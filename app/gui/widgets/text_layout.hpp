@@ -54,4 +54,21 @@ struct LabelBox {
 std::vector<LabelBox> place_labels(const std::vector<std::pair<float, float>>& anchors, const std::vector<LabelBox>& sizes,
                                    float gap, const LabelBox& bounds);
 
+// The range written under a colour bar: its ends, 0 in the middle of a diverging bar, and the
+// text's size as a fraction of the font's.
+struct ColorbarLabels {
+  std::string left, right;
+  bool zero = false;
+  float scale = 1;
+};
+
+// Labels for a bar from `lo` to `hi` (a diverging bar: ±max(|lo|, |hi|)) that is `width` wide, the
+// labels at least `gap` apart. They must not overlap or run past the bar, so it drops decimals
+// first (from 2), while each end still reads as its value within 5% (1.41 may become 1.4, never
+// 1; 0.4 never 0), then the middle 0, then shrinks the text, to no less than 0.6 of the font.
+// `format(v, decimals)` writes a number; `width_of` measures text at the font's size.
+ColorbarLabels colorbar_labels(double lo, double hi, bool diverging, float width, float gap,
+                               const std::function<std::string(double, int)>& format,
+                               const std::function<float(std::string_view)>& width_of);
+
 }  // namespace attnlab::gui

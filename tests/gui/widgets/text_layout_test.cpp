@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -173,6 +175,83 @@ TEST(PlaceLabels, StaysInsideTheBoundsNearAnEdge) {
   ASSERT_EQ(boxes.size(), 1u);
   EXPECT_LE(boxes[0].x + boxes[0].w, 400.0f);
   EXPECT_GE(boxes[0].y, 0.0f);
+}
+
+// A colour bar's range as a plain formatter writes it.
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+TEST(ColorbarLabels, DropDecimalsOnlyWhileTheEndsStillReadAsTheRange) {
+  // Wide enough for everything: two decimals and the middle 0.
+  ColorbarLabels c = colorbar_labels(-1.4142, 1.4142, true, 400, 6, fixed, mono);
+  EXPECT_EQ(c.left, "-1.41");
+  EXPECT_EQ(c.right, "1.41");
+  EXPECT_TRUE(c.zero);
+  EXPECT_EQ(c.scale, 1.0f);
+  // "-1.4 0 1.4" is 4 + 1 + 3 characters and two gaps of 6: 92 px.
+  c = colorbar_labels(-1.4142, 1.4142, true, 92, 6, fixed, mono);
+  EXPECT_EQ(c.left, "-1.4");
+  EXPECT_TRUE(c.zero);
+  // Narrower: ±1.41 never becomes ±1 (29% off); the 0 goes first, then the text shrinks.
+  c = colorbar_labels(-1.4142, 1.4142, true, 80, 6, fixed, mono);
+  EXPECT_EQ(c.left, "-1.4");
+  EXPECT_EQ(c.right, "1.4");
+  EXPECT_FALSE(c.zero);
+  EXPECT_EQ(c.scale, 1.0f);
+  c = colorbar_labels(-1.4142, 1.4142, true, 50, 6, fixed, mono);
+  EXPECT_EQ(c.right, "1.4");
+  EXPECT_NEAR(c.scale, 50.0f / 76.0f, 1e-6f);
+  // ±6.02 may read as ±6 (0.3% off), and 0.4 never as 0.
+  EXPECT_EQ(colorbar_labels(-6.02, 6.02, true, 50, 6, fixed, mono).right, "6");
+  c = colorbar_labels(0, 0.4, false, 10, 6, fixed, mono);
+  EXPECT_EQ(c.left, "0.0");
+  EXPECT_EQ(c.right, "0.4");
+  EXPECT_EQ(c.scale, 0.6f);  // as small as text goes; it may then run past the bar
+}
+
+TEST(ColorbarLabels, RandomRangesFitTheBarAndReadAsTheirValues) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> exponent(-3, 6), unit(-1, 1);
+  std::uniform_real_distribution<float> width(10, 400);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const double a = unit(rng) * std::pow(10.0, exponent(rng)), b = unit(rng) * std::pow(10.0, exponent(rng));
+    const double lo = std::min(a, b), hi = std::max(a, b);
+    const bool diverging = trial % 2 == 0;
+    const float w = width(rng), gap = 6;
+    const ColorbarLabels c = colorbar_labels(lo, hi, diverging, w, gap, fixed, mono);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": [" + std::to_string(lo) + ", " + std::to_string(hi) + "] in " +
+                 std::to_string(w) + " px: '" + c.left + "' '" + c.right + "'");
+    const double r = diverging ? std::max(std::abs(lo), std::abs(hi)) : hi, l = diverging ? -r : lo;
+    // Both ends have the same decimals; with fewer than two, each reads as its value within 5%.
+    const size_t dot = c.right.find('.');
+    const int decimals = dot == std::string::npos ? 0 : static_cast<int>(c.right.size() - dot - 1);
+    EXPECT_EQ(c.left, fixed(l, decimals));
+    EXPECT_EQ(c.right, fixed(r, decimals));
+    if (decimals < 2) {
+      EXPECT_LE(std::abs(std::strtod(c.left.c_str(), nullptr) - l), 0.05 * std::abs(l));
+      EXPECT_LE(std::abs(std::strtod(c.right.c_str(), nullptr) - r), 0.05 * std::abs(r));
+    }
+    // The 0 only on a diverging bar, and the text shrunk only once the 0 is gone.
+    EXPECT_TRUE(!c.zero || diverging);
+    EXPECT_TRUE(c.scale == 1 || !c.zero);
+    EXPECT_GE(c.scale, 0.6f);
+    // What is drawn fits the bar, unless the text is already as small as it goes.
+    const float need = mono(c.left) + mono(c.right) + (c.zero ? 2 * gap + mono("0") : gap);
+    if (c.scale > 0.6f) {
+      EXPECT_LE(need * c.scale, w * 1.0001f);
+    }
+    // Nothing was given up that fitted: a diverging bar without its 0 could not fit it at these decimals.
+    if (diverging && !c.zero) {
+      EXPECT_GT(need + gap + mono("0"), w);
+    }
+    if (decimals < 2 && c.scale == 1) {
+      const std::string more_l = fixed(l, decimals + 1), more_r = fixed(r, decimals + 1);
+      EXPECT_GT(mono(more_l) + mono(more_r) + (c.zero ? 2 * gap + mono("0") : gap), w);
+    }
+  }
 }
 
 }  // namespace
