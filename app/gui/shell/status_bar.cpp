@@ -1,14 +1,52 @@
-// The status bar: backend, last recompute time, frame time, sizes, and the last error in place.
+// The status bar: backend, last recompute time, frame time, sizes, and above them the last error in place.
 #include "gui/shell/status_bar.hpp"
 
 #include "gui/base/theme.hpp"
 #include "gui/widgets/text_layout.hpp"
 
+#include <algorithm>
+#include <cfloat>
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attnlab::gui {
+
+namespace {
+
+constexpr float kPadX = 8, kPadY = 3;
+constexpr size_t kErrorLines = 3;
+
+// Presenter mode: the bar is for the teacher at the laptop, not the room; at the normal size it
+// still holds the backend, the timings and the sizes at 1024 pixels.
+ImFont* bar_font(const AppState& state, const Services& services) {
+  return state.view.presenter && services.fonts.normal ? services.fonts.normal : ImGui::GetFont();
+}
+
+// The error's lines at the bar's font in `width` pixels: at most kErrorLines, the last cut with an ellipsis.
+std::vector<std::string> error_lines(const AppState& state, const Services& services, float width) {
+  if (state.error.empty()) return {};
+  ImFont* font = bar_font(state, services);
+  const auto width_of = [font](std::string_view s) {
+    return font->CalcTextSizeA(font->FontSize, FLT_MAX, 0, s.data(), s.data() + s.size()).x;
+  };
+  std::vector<std::string> lines = wrap_words(state.error, width, width_of);
+  if (lines.size() > kErrorLines) {
+    lines.resize(kErrorLines);
+    lines.back() = shortened(lines.back() + " " + services.glyphs.ellipsis, width, width_of, false, services.glyphs.ellipsis);
+  }
+  return lines;
+}
+
+float line_height(const AppState& state, const Services& services) { return bar_font(state, services)->FontSize + 2; }
+
+}  // namespace
+
+float status_bar_height(const AppState& state, const Services& services, float width, float line_h) {
+  const size_t lines = error_lines(state, services, width - 2 * kPadX).size();
+  return line_h + static_cast<float>(lines) * line_height(state, services);
+}
 
 void draw_status_bar(AppState& state, Services& services, float height) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -17,15 +55,27 @@ void draw_status_bar(AppState& state, Services& services, float height) {
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
   const Palette pal = palette(state.view);
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 3));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(kPadX, kPadY));
+  // Exactly `height`: the style's minimum window size (32 px, 48 in presenter mode) ran it off the screen's bottom.
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1, 1));
   if (ImGui::Begin("##status", nullptr, flags)) {
-    // Presenter mode: the bar is for the teacher at the laptop, not the room; at the normal size
-    // it still holds the backend, the timings and an error at 1280 pixels.
-    ImFont* small = state.view.presenter ? services.fonts.normal : nullptr;
-    if (small) {
-      ImGui::PushFont(small);
-      ImGui::SetCursorPosY((height - ImGui::GetFontSize()) * 0.5f);
+    ImFont* font = bar_font(state, services);
+    ImGui::PushFont(font);
+    const std::vector<std::string> errors = error_lines(state, services, vp->WorkSize.x - 2 * kPadX);
+    const float errors_h = static_cast<float>(errors.size()) * line_height(state, services);
+    if (!errors.empty()) {
+      ImGui::SetCursorPosY(kPadY);
+      const ImVec2 at = ImGui::GetCursorScreenPos();
+      ImDrawList* dl = ImGui::GetWindowDrawList();
+      for (size_t k = 0; k < errors.size(); ++k) {
+        dl->AddText(ImVec2(at.x, at.y + static_cast<float>(k) * line_height(state, services)), pal.error, errors[k].c_str());
+      }
+      ImGui::SetCursorScreenPos(at);
+      ImGui::InvisibleButton("##error", ImVec2(std::max(1.0f, vp->WorkSize.x - 2 * kPadX), errors_h));
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n(the last good state is kept)", state.error.c_str());
     }
+    // The usual line, centred in what is left below the error's lines.
+    ImGui::SetCursorPosY(errors_h + std::max(kPadY, (height - errors_h - ImGui::GetFontSize()) * 0.5f));
     const Result& r = state.results.result;
     ImGui::Text("%s", state.results.backend_description.empty() ? services.backend->description().c_str()
                                                        : state.results.backend_description.c_str());
@@ -42,12 +92,7 @@ void draw_status_bar(AppState& state, Services& services, float height) {
       ImGui::TextUnformatted("I: inputs");
       ImGui::SameLine(0, 24);
     }
-    if (!state.error.empty()) {
-      ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
-      ImGui::TextUnformatted(state.error.c_str());
-      ImGui::PopStyleColor();
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n(the last good state is kept)", state.error.c_str());
-    } else if (!state.notice.empty()) {
+    if (!state.notice.empty() && state.error.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, pal.good);
       ImGui::TextUnformatted(state.notice.c_str());
       ImGui::PopStyleColor();
@@ -61,10 +106,10 @@ void draw_status_bar(AppState& state, Services& services, float height) {
           services.glyphs.ellipsis);
       ImGui::TextDisabled("%s", shown.c_str());
     }
-    if (small) ImGui::PopFont();
+    ImGui::PopFont();
   }
   ImGui::End();
-  ImGui::PopStyleVar();
+  ImGui::PopStyleVar(2);
 }
 
 }  // namespace attnlab::gui

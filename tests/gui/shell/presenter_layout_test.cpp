@@ -26,6 +26,8 @@
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -476,6 +478,51 @@ TEST_P(PresenterLayout, LongTokensTurnUpwardsInsteadOfBeingCut) {
     EXPECT_TRUE(d.labels_rotated);
     EXPECT_FALSE(d.labels_cut) << "a token (row or column) is cut short";
     EXPECT_GT(d.y0 - d.top, ImGui::GetFontSize() * 1.5f) << "upward labels take their height above the grid";
+  }
+}
+
+// An error sentence is shown whole, on lines of its own above the status bar's usual line (at its
+// end it was cut at the window's edge even at 1280 pixels), and the panels make room for it; a
+// sentence longer than three lines is cut there, its whole text in the tooltip. Presenter and normal mode.
+TEST_P(PresenterLayout, AnErrorIsShownWholeAboveTheStatusLine) {
+  const auto status = [] {
+    const auto found = windows("##status");
+    return found.empty() ? nullptr : found.front();
+  };
+  const auto host_bottom = [] {
+    const auto found = windows("##host");
+    return found.empty() ? 0.0f : found.front()->Pos.y + found.front()->Size.y;
+  };
+  for (const bool presenter : {true, false}) {
+    SCOPED_TRACE(presenter ? "presenter" : "normal");
+    state.view.presenter = presenter;
+    state.style_dirty = true;
+    state.error.clear();
+    for (int k = 0; k < 3; ++k) frame();
+    ASSERT_NE(status(), nullptr);
+    const float plain_h = status()->Size.y;
+    EXPECT_NEAR(status()->Pos.y + plain_h, GetParam().h, 0.5f) << "the bar ends at the screen's bottom";
+    const ImFont* bar_font = presenter && services.fonts.normal ? services.fonts.normal : ImGui::GetFont();
+    const float line = bar_font->FontSize + 2;
+    state.error =
+        "K[2][1]: 1e39 is beyond float32's range (largest 3.4e38); the cell keeps 1, so that every score, weight and "
+        "output shown still belongs to the matrices on screen";
+    for (int k = 0; k < 3; ++k) frame();
+    const float width = bar_font->CalcTextSizeA(bar_font->FontSize, FLT_MAX, 0, state.error.c_str()).x;
+    const float lines = std::round((status()->Size.y - plain_h) / line);
+    EXPECT_NEAR(status()->Size.y, plain_h + lines * line, 0.01f);
+    EXPECT_GE(lines, std::ceil(width / (GetParam().w - 16)));  // every word has room
+    EXPECT_LE(lines, 3);
+    EXPECT_NEAR(status()->Pos.y + status()->Size.y, GetParam().h, 0.5f) << "the bar stays at the bottom";
+    EXPECT_LE(host_bottom(), status()->Pos.y + 0.5f) << "the panels end above the error";
+    // A sentence of many lines: three, the rest in the tooltip.
+    state.error.clear();
+    for (int k = 0; k < 12; ++k) state.error += "a sentence that goes on and on about what went wrong ";
+    for (int k = 0; k < 3; ++k) frame();
+    EXPECT_NEAR(status()->Size.y, plain_h + 3 * line, 0.01f);
+    state.error.clear();
+    for (int k = 0; k < 3; ++k) frame();
+    EXPECT_NEAR(status()->Size.y, plain_h, 0.01f);
   }
 }
 
