@@ -161,9 +161,7 @@ void draw_file_dialog(AppState& state, Services& services) {
     }
   }
   if (!d.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).error);
-    text_wrapped("%s", d.error.c_str());
-    ImGui::PopStyleColor();
+    error_text(palette(state.view).error, d.error);
   }
   ImGui::EndPopup();
 }

@@ -22,7 +22,7 @@ void draw_compare_scaling_view(AppState& state, Services& services) {
     const bool scale = k == 0;
     const LessonVariant& v = scale ? numbers->scaled : numbers->unscaled;
     if (!v.ok()) {
-      text_wrapped("%s", v.error.c_str());
+      error_text(palette(state.view).error, v.error);
       return;
     }
     const Result& r = v.result;

@@ -10,6 +10,7 @@
 #include "gui/base/theme.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/state/edits.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 #include "gui/state/generate_actions.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
@@ -248,7 +249,7 @@ void draw_kv_cache_view(AppState& state, Services& services) {
     case 2: draw_bytes(state, *numbers); break;
     default: draw_exposure(state, *numbers, pal); break;
   }
-  if (!ui.cache_error.empty()) text_wrapped_unformatted(ui.cache_error);
+  if (!ui.cache_error.empty()) error_text(palette(state.view).error, ui.cache_error);
 }
 
 }  // namespace attnlab::gui

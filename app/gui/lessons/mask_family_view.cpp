@@ -56,7 +56,7 @@ void draw_mask_family_view(AppState& state, Services& services) {
         }
       }
     } else {
-      text_wrapped("%s", v.error.c_str());
+      error_text(palette(state.view).error, v.error);
     }
     ImGui::EndGroup();
   }

@@ -214,7 +214,7 @@ void draw_multihead_view(AppState& state, Services& services) {
   ensure_weights(state);
   const MultiHeadView& view = multihead_view(state);
   if (!view.error.empty()) {
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette(state.view).error), "%s", view.error.c_str());
+    error_text(palette(state.view).error, view.error);
     return;
   }
   const MultiHeadResult& r = view.result;

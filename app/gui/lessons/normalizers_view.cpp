@@ -4,6 +4,7 @@
 #include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/lesson_view_model.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 #include <cstdio>
 
@@ -26,7 +27,7 @@ void draw_normalizers_view(AppState& state, Services& services) {
     const LessonVariant& v = numbers->variants[static_cast<size_t>(k)];
     const Normalizer normalizer = numbers->normalizers[static_cast<size_t>(k)];
     if (!v.ok()) {
-      ImGui::TextDisabled("%s", v.error.c_str());
+      error_text(palette(state.view).error, v.error);
       ImGui::EndGroup();
       continue;
     }

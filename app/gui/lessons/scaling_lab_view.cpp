@@ -21,7 +21,7 @@ void draw_scaling_lab_view(AppState& state, Services& services) {
   // This scenario's own draw, both ways.
   const LessonVariant &vu = numbers->unscaled, &vsc = numbers->scaled;
   if (!vu.ok() || !vsc.ok()) {
-    ImGui::TextDisabled("%s", (vu.ok() ? vsc : vu).error.c_str());
+    error_text(palette(state.view).error, (vu.ok() ? vsc : vu).error);
     return;
   }
   const Result &ru = vu.result, &rs = vsc.result;

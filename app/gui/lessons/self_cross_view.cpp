@@ -2,6 +2,7 @@
 // itself beside the rectangular one of decoder queries attending to encoder keys.
 #include "engine/lessons/lesson_math.hpp"
 #include "gui/lessons/lesson_views.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -14,7 +15,7 @@ void draw_self_cross_view(AppState& state, Services& services) {
   const Scenario& self = numbers->self_twin;
   const LessonVariant &vc = numbers->cross, &vs = numbers->self;
   if (!vc.ok() || !vs.ok()) {
-    text_wrapped("%s", (vc.ok() ? vs : vc).error.c_str());
+    error_text(palette(state.view).error, (vc.ok() ? vs : vc).error);
     return;
   }
   const Result &rc = vc.result, &rs = vs.result;

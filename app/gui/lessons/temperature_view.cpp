@@ -57,7 +57,7 @@ void draw_temperature_view(AppState& state, Services& services) {
   draw_tau_controls(ui, lo, hi, tau);
   const LessonVariant& v = lesson_at_temperature(state, services, ui.tau);
   if (!v.ok()) {
-    text_wrapped("%s", v.error.c_str());
+    error_text(palette(state.view).error, v.error);
     return;
   }
   const Result& r = v.result;

@@ -156,9 +156,7 @@ void draw_training(AppState& state) {
                count_of(state.training.job ? state.training.job->config().n_head : model::resolved(model::TrainConfig{}).n_head, "head").c_str(),
                (state.training.job ? state.training.job->config() : model::resolved(model::TrainConfig{})).task.length);
   if (!v.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).error);
-    text_wrapped_unformatted(v.error);
-    ImGui::PopStyleColor();
+    error_text(palette(state.view).error, v.error);
   }
   if (v.maps.empty()) {
     text_wrapped_unformatted("Making the model…");
@@ -212,7 +210,7 @@ void draw_lifted(AppState& state, Services& services, int step) {
                              : t.view.kinds.size() < 2    ? "This run has no second layer: step back to train the lesson's model."
                              : t.view.kinds.empty()       ? "Waiting for the model's maps…"
                                                           : "The lab holds another document now: press ← then → to open this step's head again.");
-    if (!t.error.empty()) text_wrapped_unformatted(t.error);
+    if (!t.error.empty()) error_text(palette(state.view).error, t.error);
     return;
   }
   const model::HeadVerdict& v = t.view.kinds[static_cast<std::size_t>(t.layer)][static_cast<std::size_t>(t.head)];

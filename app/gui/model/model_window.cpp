@@ -292,9 +292,7 @@ void handle_keys(AppState& state) {
 // names its path and tensor, wider than a projector's window).
 void draw_model_error(const AppState& state) {
   if (state.model.error.empty()) return;
-  ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).error);
-  text_wrapped_unformatted(state.model.error);
-  ImGui::PopStyleColor();
+  error_text(palette(state.view).error, state.model.error);
 }
 
 }  // namespace

@@ -183,9 +183,7 @@ void draw_inputs_panel(AppState& state, Services& services) {
     if (ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) matrix_grid(state, w);
   }
   if (!state.inputs.cell_error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
-    text_wrapped("%s", state.inputs.cell_error.c_str());
-    ImGui::PopStyleColor();
+    error_text(pal.error, state.inputs.cell_error);
   }
 
   if (ImGui::CollapsingHeader("Fill and tokens")) {

@@ -111,9 +111,7 @@ void draw_lesson_text(AppState& state, Services& services) {
   const LessonUi& ui = state.lesson;
   const Palette pal = palette(state.view);
   if (!ui.text_error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
-    text_wrapped("%s", ui.text_error.c_str());
-    ImGui::PopStyleColor();
+    error_text(pal.error, ui.text_error);
     return;
   }
   const RenderedLesson& t = ui.text;

@@ -202,9 +202,7 @@ void draw_scaling_form(AppState& state, Services& services) {
   ImGui::TextDisabled("backend: %s%s%s", services.backend->description().c_str(), lab.status.empty() ? "" : "   |   ",
                       lab.status.c_str());
   if (!lab.error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).error);
-    text_wrapped("%s", lab.error.c_str());
-    ImGui::PopStyleColor();
+    error_text(palette(state.view).error, lab.error);
   }
 }
 

@@ -64,9 +64,7 @@ void draw_form(AppState& state) {
   changed |= ImGui::InputDouble("learning rate", &c.lr, 0, 0, "%.4g");
   if (changed) set_training_config(state.training, c);
   if (!t.config_error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).error);
-    text_wrapped_unformatted(t.config_error);
-    ImGui::PopStyleColor();
+    error_text(palette(state.view).error, t.config_error);
   }
 }
 
@@ -153,9 +151,7 @@ void draw_status(AppState& state) {
   text_wrapped_unformatted(line);
   for (const std::string* s : {&v.error, static_cast<const std::string*>(&t.error)}) {
     if (s->empty()) continue;
-    ImGui::PushStyleColor(ImGuiCol_Text, pal.error);
-    text_wrapped_unformatted(*s);
-    ImGui::PopStyleColor();
+    error_text(pal.error, *s);
   }
   if (!t.notice.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.good);
