@@ -35,8 +35,8 @@ echo "run 1: edit, then kill -9"
 start_app 1
 sleep 1
 [ ! -e "$rec" ] || { echo "FAIL: a recovery file exists before any edit"; exit 1; }
-press "$pid" m  # next mask kind: an edit of the document
-wait_for 30 test -s "$rec" || { echo "FAIL: no recovery file within 30 s of the edit"; exit 1; }
+# m: the next mask kind, an edit of the document
+press_until 30 "$pid" m test -s "$rec" || { echo "FAIL: no recovery file within 30 s of the edit"; exit 1; }
 edited=$(field scenario)
 pid1=$(field pid)
 kill -9 "$pid"; wait "$pid" 2>/dev/null || true; apps=()
@@ -45,8 +45,7 @@ echo "run 2: the offer, Enter restores"
 start_app 2
 sleep 2
 [ "$(field pid)" = "$pid1" ] || { echo "FAIL: run 2 overwrote the recovery file before the user answered"; exit 1; }
-press "$pid" Return
 restored() { [ "$(field pid)" = "$pid" ] && [ "$(field scenario)" = "$edited" ]; }
-wait_for 30 restored || { echo "FAIL: run 2 did not restore the edited document"; cat "$rec"; exit 1; }
+press_until 30 "$pid" Return restored || { echo "FAIL: run 2 did not restore the edited document"; cat "$rec"; exit 1; }
 kill -9 "$pid"; wait "$pid" 2>/dev/null || true; apps=()
 echo "ok: the edit survived kill -9 and was restored"

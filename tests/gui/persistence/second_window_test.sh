@@ -31,8 +31,7 @@ JSON
 echo "window 1: open, edit"
 start gui
 first=$started
-press "$first" m
-wait_for 30 test -s "$rec" || { echo "FAIL: window 1 wrote no recovery file"; exit 1; }
+press_until 30 "$first" m test -s "$rec" || { echo "FAIL: window 1 wrote no recovery file"; exit 1; }
 [ "$(rec_pid)" = "$first" ] || { echo "FAIL: the recovery file is not window 1's"; exit 1; }
 
 echo "window 2: attnlab FILE while window 1 is open"
@@ -50,7 +49,6 @@ start gui
 third=$started
 sleep 2
 [ "$(rec_pid)" = "$first" ] || { echo "FAIL: window 3 overwrote the recovery file before the offer was answered"; exit 1; }
-press "$third" Return
 restored() { [ "$(rec_pid)" = "$third" ]; }
-wait_for 30 restored || { echo "FAIL: window 3 did not take over the session (no offer restored)"; cat "$tmp/app.log"; exit 1; }
+press_until 30 "$third" Return restored || { echo "FAIL: window 3 did not take over the session (no offer restored)"; cat "$tmp/app.log"; exit 1; }
 echo "ok: a second window kept its own document and never touched the first window's recovery file"
