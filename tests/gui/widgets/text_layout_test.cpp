@@ -185,31 +185,31 @@ std::string fixed(double v, int decimals) {
 }
 
 TEST(ColorbarLabels, DropDecimalsOnlyWhileTheEndsStillReadAsTheRange) {
-  // Wide enough for everything: two decimals and the middle 0.
-  ColorbarLabels c = colorbar_labels(-1.4142, 1.4142, true, 400, 6, fixed, mono);
-  EXPECT_EQ(c.left, "-1.41");
-  EXPECT_EQ(c.right, "1.41");
-  EXPECT_TRUE(c.zero);
-  EXPECT_EQ(c.scale, 1.0f);
-  // "-1.4 0 1.4" is 4 + 1 + 3 characters and two gaps of 6: 92 px.
-  c = colorbar_labels(-1.4142, 1.4142, true, 92, 6, fixed, mono);
-  EXPECT_EQ(c.left, "-1.4");
-  EXPECT_TRUE(c.zero);
-  // Narrower: ±1.41 never becomes ±1 (29% off); the 0 goes first, then the text shrinks.
-  c = colorbar_labels(-1.4142, 1.4142, true, 80, 6, fixed, mono);
-  EXPECT_EQ(c.left, "-1.4");
-  EXPECT_EQ(c.right, "1.4");
-  EXPECT_FALSE(c.zero);
-  EXPECT_EQ(c.scale, 1.0f);
-  c = colorbar_labels(-1.4142, 1.4142, true, 50, 6, fixed, mono);
-  EXPECT_EQ(c.right, "1.4");
-  EXPECT_NEAR(c.scale, 50.0f / 76.0f, 1e-6f);
-  // ±6.02 may read as ±6 (0.3% off), and 0.4 never as 0.
-  EXPECT_EQ(colorbar_labels(-6.02, 6.02, true, 50, 6, fixed, mono).right, "6");
-  c = colorbar_labels(0, 0.4, false, 10, 6, fixed, mono);
-  EXPECT_EQ(c.left, "0.0");
-  EXPECT_EQ(c.right, "0.4");
-  EXPECT_EQ(c.scale, 0.6f);  // as small as text goes; it may then run past the bar
+  struct Case {
+    double lo, hi;
+    bool diverging;
+    float width;
+    const char *left, *right;
+    bool zero;
+    float scale;
+  };
+  const Case cases[] = {
+      {-1.4142, 1.4142, true, 400, "-1.41", "1.41", true, 1},  // room for everything
+      {-1.4142, 1.4142, true, 92, "-1.4", "1.4", true, 1},     // "-1.4 0 1.4": 8 characters, two gaps of 6
+      // Narrower: ±1.41 never becomes ±1 (29% off); the 0 goes first, then the text shrinks.
+      {-1.4142, 1.4142, true, 80, "-1.4", "1.4", false, 1},
+      {-1.4142, 1.4142, true, 50, "-1.4", "1.4", false, 50.0f / 76.0f},
+      {-6.02, 6.02, true, 60, "-6", "6", true, 1},  // 0.3% off
+      {0, 0.4, false, 10, "0.0", "0.4", false, 0.6f},  // 0.4 never 0; text as small as it goes may run past
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(std::to_string(k.hi) + " in " + std::to_string(k.width) + " px");
+    const ColorbarLabels c = colorbar_labels(k.lo, k.hi, k.diverging, k.width, 6, fixed, mono);
+    EXPECT_EQ(c.left, k.left);
+    EXPECT_EQ(c.right, k.right);
+    EXPECT_EQ(c.zero, k.zero);
+    EXPECT_NEAR(c.scale, k.scale, 1e-6f);
+  }
 }
 
 TEST(ColorbarLabels, RandomRangesFitTheBarAndReadAsTheirValues) {
