@@ -8,12 +8,14 @@
 #include "gui/state/generate_actions.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
+#include "gui/widgets/text_layout.hpp"
 
 #include <imgui.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnlab::gui {
@@ -83,14 +85,15 @@ struct BarRow {
   bool drawn = false;
 };
 
-void draw_bar(const ModelUi& m, const BarRow& row, float name_w, float bar_w, const Palette& pal) {
+// One row: the token's label (cut with `ellipsis` to `name_w`; the tooltip has it whole), its bars and probability.
+void draw_bar(const ModelUi& m, const BarRow& row, float name_w, float bar_w, const Palette& pal, std::string_view ellipsis) {
   const float fs = ImGui::GetFontSize();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 at = ImGui::GetCursorScreenPos();
   const std::string name = quoted_id(m, row.id);
-  dl->PushClipRect(at, ImVec2(at.x + name_w, at.y + fs * 1.2f), true);
-  dl->AddText(at, row.drawn ? pal.accent : pal.text, name.c_str());
-  dl->PopClipRect();
+  const std::string shown = shortened(
+      name, name_w, [](std::string_view t) { return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x; }, false, ellipsis);
+  dl->AddText(at, row.drawn ? pal.accent : pal.text, shown.c_str());
   const float x0 = at.x + name_w + fs * 0.4f;
   const auto w = [&](double p) { return std::max(1.0f, bar_w * static_cast<float>(p)); };
   dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.1f), ImVec2(x0 + w(row.after), at.y + fs * 0.7f), ImGui::GetColorU32(ImGuiCol_PlotHistogram));
@@ -105,17 +108,17 @@ void draw_bar(const ModelUi& m, const BarRow& row, float name_w, float bar_w, co
   }
 }
 
-void draw_bar_rows(const ModelUi& m, const std::vector<BarRow>& rows, const Palette& pal) {
+void draw_bar_rows(const ModelUi& m, const std::vector<BarRow>& rows, const Palette& pal, std::string_view ellipsis) {
   const float fs = ImGui::GetFontSize();
   float name_w = 0;
   for (const BarRow& r : rows) name_w = std::max(name_w, ImGui::CalcTextSize(quoted_id(m, r.id).c_str()).x);
   name_w = std::min(name_w, ImGui::GetContentRegionAvail().x * 0.4f);
   const float bar_w = std::max(fs * 2, ImGui::GetContentRegionAvail().x - name_w - fs * 3.6f);
-  for (const BarRow& r : rows) draw_bar(m, r, name_w, bar_w, pal);
+  for (const BarRow& r : rows) draw_bar(m, r, name_w, bar_w, pal, ellipsis);
 }
 
 // The next token's distribution at the slider's temperature, over the model's own.
-void draw_next_bars(AppState& state, const Palette& pal) {
+void draw_next_bars(AppState& state, const Palette& pal, std::string_view ellipsis) {
   ModelUi& m = state.model;
   std::vector<int> ids;
   const model::TokenDistribution* d = next_token_bars(m, &ids);
@@ -123,7 +126,7 @@ void draw_next_bars(AppState& state, const Palette& pal) {
   ImGui::TextWrapped("Next token after %s:", quoted_id(m, m.run->trace.ids.back()).c_str());
   std::vector<BarRow> rows;
   for (int id : ids) rows.push_back({id, d->drawn[static_cast<std::size_t>(id)], d->model[static_cast<std::size_t>(id)], false});
-  draw_bar_rows(m, rows, pal);
+  draw_bar_rows(m, rows, pal, ellipsis);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("thick: after T, what a draw uses · thin: the model's own (T = 1)");
   ImGui::PopStyleColor();
@@ -132,7 +135,7 @@ void draw_next_bars(AppState& state, const Palette& pal) {
 // The draw that wrote the text's last token: the candidates it was drawn from, the drawn one
 // framed. One unlikely draw at a high temperature is where a text starts to wander: the model
 // goes on from its own token (exposure bias).
-void draw_last_draw(const ModelUi& m, const Palette& pal) {
+void draw_last_draw(const ModelUi& m, const Palette& pal, std::string_view ellipsis) {
   if (!m.run || m.run->trace.ids.empty()) return;
   const auto last = static_cast<std::int64_t>(m.run->trace.ids.size()) - 1;
   const auto it = m.generate.drawn.find(last);
@@ -149,7 +152,7 @@ void draw_last_draw(const ModelUi& m, const Palette& pal) {
   }
   // A draw from far down the list: its own row at the end.
   if (!listed) rows.push_back({t.id, t.prob, t.model_prob, true});
-  draw_bar_rows(m, rows, pal);
+  draw_bar_rows(m, rows, pal, ellipsis);
 }
 
 }  // namespace
@@ -170,13 +173,13 @@ void draw_drawn_token_tooltip(const AppState& state, std::int64_t position) {
 
 bool written_by_model(const AppState& state, std::int64_t position) { return state.model.generate.drawn.count(position) > 0; }
 
-void draw_generate_panel(AppState& state) {
+void draw_generate_panel(AppState& state, const Services& services) {
   if (!state.model.model) return;
   const Palette pal = palette(state.view);
   draw_controls(state);
   ImGui::Spacing();
-  draw_next_bars(state, pal);
-  draw_last_draw(state.model, pal);
+  draw_next_bars(state, pal, services.glyphs.ellipsis);
+  draw_last_draw(state.model, pal, services.glyphs.ellipsis);
 }
 
 }  // namespace attnlab::gui

@@ -3,12 +3,13 @@
 #pragma once
 
 #include "gui/state/app_state.hpp"
+#include "gui/state/services.hpp"
 
 #include <cstdint>
 
 namespace attnlab::gui {
 
-void draw_generate_panel(AppState& state);
+void draw_generate_panel(AppState& state, const Services& services);
 // Whether the model wrote the token at `position` (the chips mark it).
 bool written_by_model(const AppState& state, std::int64_t position);
 // Hovering a written token's chip: its draw, with the candidates it was drawn from.

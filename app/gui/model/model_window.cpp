@@ -298,7 +298,6 @@ void draw_model_error(const AppState& state) {
 }  // namespace
 
 void draw_model_window(AppState& state, Services& services) {
-  (void)services;
   ModelUi& m = state.model;
   const bool running = poll_model_run(state.model);
   if (!m.model) {
@@ -357,7 +356,7 @@ void draw_model_window(AppState& state, Services& services) {
   ImGui::SameLine();
   ImGui::BeginChild("##next", ImVec2(0, 0), false);
   draw_head_links_panel(state);
-  draw_generate_panel(state);
+  draw_generate_panel(state, services);
   ImGui::EndChild();
 }
 

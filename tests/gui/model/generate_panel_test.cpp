@@ -130,7 +130,7 @@ TEST_F(GeneratePanel, GenerateWritesWhatAWholeForwardPredicts) {
   EXPECT_TRUE(written_by_model(state, static_cast<std::int64_t>(kPrompt.size())));
   EXPECT_FALSE(written_by_model(state, 0));
   draw_drawn_token_tooltip(state, static_cast<std::int64_t>(kPrompt.size()));
-  draw_generate_panel(state);
+  draw_generate_panel(state, services);
   ImGui::End();
   ImGui::Render();
 }
