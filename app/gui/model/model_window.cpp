@@ -76,19 +76,24 @@ void draw_no_model(AppState& state) {
 
 // [SECTION] Text and tokens
 
+// The tag in the corner of a chip that is the query or key of "which heads link these two
+// tokens?" ("" for neither), and its width: the chip is widened by it, so that it never covers the token.
+const char* link_tag(const ModelUi& m, int index) {
+  const bool query = m.link.query == index, key = m.link.key == index;
+  return query && key ? "QK" : query ? "Q" : key ? "K" : "";
+}
+float link_tag_width(const char* tag) { return *tag ? ImGui::CalcTextSize(tag).x * 0.6f + 3 : 0.0f; }
+
 // A chip as the query or key of "which heads link these two tokens?" (outlined, Q or K in its
 // corner), and a click on it choosing one (head_link_actions.hpp).
 void mark_link_chip(AppState& state, int index, ImVec2 p0, ImVec2 p1) {
   ModelUi& m = state.model;
   const Palette pal = palette(state.view);
-  const bool query = m.link.query == index, key = m.link.key == index;
-  if (query || key) {
+  if (const char* tag = link_tag(m, index); *tag) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImU32 c = query ? pal.accent : pal.good;
+    const ImU32 c = m.link.query == index ? pal.accent : pal.good;
     dl->AddRect(p0, p1, c, 4, 0, 2.5f);
-    const float fs = ImGui::GetFontSize();
-    const char* tag = query && key ? "QK" : query ? "Q" : "K";
-    dl->AddText(ImGui::GetFont(), fs * 0.6f, ImVec2(p1.x - ImGui::CalcTextSize(tag).x * 0.6f - 3, p0.y + 1), c, tag);
+    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize() * 0.6f, ImVec2(p1.x - link_tag_width(tag), p0.y + 1), c, tag);
   }
   if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(p0, p1)) {
     ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
@@ -115,7 +120,8 @@ void draw_text_and_tokens(AppState& state) {
     std::string t = m.model->token_text(m.ids[i]);
     std::replace(t.begin(), t.end(), '\n', ' ');
     if (!t.empty() && t[0] == ' ') t = "·" + t.substr(1);  // a leading space is part of GPT-2's token
-    widths[i] = std::max(ImGui::CalcTextSize(t.c_str()).x, ImGui::CalcTextSize(std::to_string(m.ids[i]).c_str()).x * 0.7f) + pad * 2;
+    widths[i] = std::max(ImGui::CalcTextSize(t.c_str()).x, ImGui::CalcTextSize(std::to_string(m.ids[i]).c_str()).x * 0.7f) + pad * 2 +
+                link_tag_width(link_tag(m, static_cast<int>(i)));
     if (row_x + widths[i] > ImGui::GetContentRegionAvail().x && row_x > 0) row_x = 0, ++rows;
     row_x += widths[i] + pad;
     texts[i] = std::move(t);
