@@ -160,9 +160,7 @@ void draw_file_dialog(AppState& state, Services& services) {
       d.error = error;
     }
   }
-  if (!d.error.empty()) {
-    error_text(palette(state.view).error, d.error);
-  }
+  error_text(palette(state.view).error, d.error);
   ImGui::EndPopup();
 }
 

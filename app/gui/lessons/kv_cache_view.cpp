@@ -249,7 +249,7 @@ void draw_kv_cache_view(AppState& state, Services& services) {
     case 2: draw_bytes(state, *numbers); break;
     default: draw_exposure(state, *numbers, pal); break;
   }
-  if (!ui.cache_error.empty()) error_text(palette(state.view).error, ui.cache_error);
+  error_text(palette(state.view).error, ui.cache_error);
 }
 
 }  // namespace attnlab::gui

@@ -155,9 +155,7 @@ void draw_training(AppState& state) {
                "%d random symbols and their copy, redrawn as it trains.",
                count_of(state.training.job ? state.training.job->config().n_head : model::resolved(model::TrainConfig{}).n_head, "head").c_str(),
                (state.training.job ? state.training.job->config() : model::resolved(model::TrainConfig{})).task.length);
-  if (!v.error.empty()) {
-    error_text(palette(state.view).error, v.error);
-  }
+  error_text(palette(state.view).error, v.error);
   if (v.maps.empty()) {
     text_wrapped_unformatted("Making the model…");
     return;
@@ -210,7 +208,7 @@ void draw_lifted(AppState& state, Services& services, int step) {
                              : t.view.kinds.size() < 2    ? "This run has no second layer: step back to train the lesson's model."
                              : t.view.kinds.empty()       ? "Waiting for the model's maps…"
                                                           : "The lab holds another document now: press ← then → to open this step's head again.");
-    if (!t.error.empty()) error_text(palette(state.view).error, t.error);
+    error_text(palette(state.view).error, t.error);
     return;
   }
   const model::HeadVerdict& v = t.view.kinds[static_cast<std::size_t>(t.layer)][static_cast<std::size_t>(t.head)];

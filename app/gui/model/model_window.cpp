@@ -294,13 +294,6 @@ void handle_keys(AppState& state) {
   if (std::make_pair(m.layer, m.head) != before) m.scroll_to_chosen = true;
 }
 
-// The Model window's error in the theme's error colour, wrapped to the window (a file's sentence
-// names its path and tensor, wider than a projector's window).
-void draw_model_error(const AppState& state) {
-  if (state.model.error.empty()) return;
-  error_text(palette(state.view).error, state.model.error);
-}
-
 }  // namespace
 
 void draw_model_window(AppState& state, Services& services) {
@@ -308,7 +301,7 @@ void draw_model_window(AppState& state, Services& services) {
   const bool running = poll_model_run(state.model);
   if (!m.model) {
     draw_no_model(state);
-    draw_model_error(state);
+    error_text(palette(state.view).error, m.error);
     return;
   }
   const auto& cfg = m.model->config();
@@ -328,7 +321,7 @@ void draw_model_window(AppState& state, Services& services) {
   }
   // The enlarged head takes the text's room; the grid shows the text and its tokens.
   if (!m.enlarged || !m.run) draw_text_and_tokens(state);
-  draw_model_error(state);
+  error_text(palette(state.view).error, m.error);
   if (running) {
     ImGui::ProgressBar(static_cast<float>(m.job->progress()), ImVec2(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6, 0),
                        m.job->status().c_str());

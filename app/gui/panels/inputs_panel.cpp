@@ -182,9 +182,7 @@ void draw_inputs_panel(AppState& state, Services& services) {
                                which_name(w);
     if (ImGui::CollapsingHeader(header.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) matrix_grid(state, w);
   }
-  if (!state.inputs.cell_error.empty()) {
-    error_text(pal.error, state.inputs.cell_error);
-  }
+  error_text(pal.error, state.inputs.cell_error);
 
   if (ImGui::CollapsingHeader("Fill and tokens")) {
     const char* targets[] = {"Q", "K", "V", "Q, K and V"};

@@ -201,9 +201,7 @@ void draw_scaling_form(AppState& state, Services& services) {
   }
   ImGui::TextDisabled("backend: %s%s%s", services.backend->description().c_str(), lab.status.empty() ? "" : "   |   ",
                       lab.status.c_str());
-  if (!lab.error.empty()) {
-    error_text(palette(state.view).error, lab.error);
-  }
+  error_text(palette(state.view).error, lab.error);
 }
 
 // The finished (or cancelled) run: both readings of each d_k charted, tabulated, and the chosen

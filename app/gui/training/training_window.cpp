@@ -63,9 +63,7 @@ void draw_form(AppState& state) {
   ImGui::SetNextItemWidth(w * 1.3f);
   changed |= ImGui::InputDouble("learning rate", &c.lr, 0, 0, "%.4g");
   if (changed) set_training_config(state.training, c);
-  if (!t.config_error.empty()) {
-    error_text(palette(state.view).error, t.config_error);
-  }
+  error_text(palette(state.view).error, t.config_error);
 }
 
 std::string summary(const model::TrainConfig& c) {
@@ -149,10 +147,8 @@ void draw_status(AppState& state) {
     if (t.lift_pending) line += " · lifting the head…";
   }
   text_wrapped_unformatted(line);
-  for (const std::string* s : {&v.error, static_cast<const std::string*>(&t.error)}) {
-    if (s->empty()) continue;
-    error_text(pal.error, *s);
-  }
+  error_text(pal.error, v.error);
+  error_text(pal.error, t.error);
   if (!t.notice.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.good);
     text_wrapped_unformatted(t.notice);

@@ -33,6 +33,7 @@ void text_wrapped_unformatted(std::string_view text) {
 }
 
 void error_text(ImU32 colour, std::string_view text) {
+  if (text.empty()) return;
   ImGui::PushStyleColor(ImGuiCol_Text, colour);
   text_wrapped_unformatted(text);
   ImGui::PopStyleColor();

@@ -12,8 +12,8 @@ namespace attnlab::gui {
 // of the content region when none was pushed.
 void text_wrapped(const char* fmt, ...) IM_FMTARGS(1);
 void text_wrapped_unformatted(std::string_view text);
-// A sentence saying what went wrong, wrapped as above, in `colour` (the palette's error): every
-// window shows its errors this way.
+// A sentence saying what went wrong, wrapped as above, in `colour` (the palette's error); nothing
+// when `text` is empty. Every window shows its errors this way.
 void error_text(ImU32 colour, std::string_view text);
 // The height text_wrapped_unformatted would take at this wrap width.
 float wrapped_text_height(std::string_view text, float width);
