@@ -262,9 +262,12 @@ void draw_labels(const HeatmapSpec& spec, const HeatmapLayout& L, const Palette&
       cut = cut || l.size() < full.size();
       const ImVec2 ts = font->CalcTextSizeA(cl.size, FLT_MAX, 0, l.c_str());
       const float cx = L.g0.x + cw * (static_cast<float>(j) + 0.5f);
-      if (cl.rotated) {
+      if (cl.rotated && ts.x > cw - std::max(2.0f, fs * 0.15f)) {
         // Bottom-aligned just above the grid, so that short and long tokens start at the same place.
         add_text_upwards(dl, font, cl.size, ImVec2(cx, L.g0.y - fs * 0.2f - ts.x * 0.5f), pal.text_dim, l.c_str());
+      } else if (cl.rotated) {
+        // A label that fits across its column stays upright, on the same baseline (turned, "I" read as "_").
+        dl->AddText(font, cl.size, ImVec2(cx - ts.x * 0.5f, L.g0.y - fs * 0.2f - ts.y), pal.text_dim, l.c_str());
       } else {
         dl->AddText(font, cl.size, ImVec2(cx - ts.x * 0.5f, L.origin.y + (L.label_h - cl.size) * 0.5f), pal.text_dim, l.c_str());
       }
