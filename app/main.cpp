@@ -69,12 +69,13 @@ std::string parse_error_sentence(const CLI::ParseError& e, const CLI::App& cmd) 
     return name + ": " + value + " is out of range; it must be between " + bounds.substr(0, to) + " and " +
            bounds.substr(to + kTo.size());
   }
-  if (const size_t at = rest.find(" not in {"); at != std::string::npos && rest.back() == '}') {
-    std::string set = rest.substr(at + 9, rest.size() - at - 10);
+  static const std::string kNotIn = " not in {";
+  if (const size_t at = rest.find(kNotIn); at != std::string::npos && rest.back() == '}') {
+    std::string set = rest.substr(at + kNotIn.size(), rest.size() - at - kNotIn.size() - 1);
     for (size_t c = set.find(','); c != std::string::npos; c = set.find(',', c + 2)) set.replace(c, 1, ", ");
     return name + ": '" + rest.substr(0, at) + "' is not one of " + set;
   }
-  if (rest.size() > 8 && rest.compare(rest.size() - 8, 8, " missing") == 0 && rest.find(" required ") != std::string::npos) {
+  if (rest.ends_with(" missing") && rest.find(" required ") != std::string::npos) {
     return name + " needs a value";
   }
   return what;

@@ -333,11 +333,12 @@ void draw_app(AppState& state, Services& services) {
   const float fs = ImGui::GetFontSize();
   const float menu_h = fs + ImGui::GetStyle().FramePadding.y * 2;
   draw_menu_bar(state, services);
-  const float status_h = status_bar_height(state, services, vp->Size.x, fs + 8);
+  const StatusBarLayout status = status_bar_layout(state, services, fs + 8);
+  const float status_h = status.height;
   const ImVec2 pos(vp->Pos.x, vp->Pos.y + menu_h);
   const ImVec2 size(vp->Size.x, std::max(50.0f, vp->Size.y - menu_h - status_h));
   draw_host(state, services, pos, size);
-  draw_status_bar(state, services, status_h);
+  draw_status_bar(state, services, status);
   draw_floating_windows(state, services, pos, size);
   draw_file_dialog(state, services);
   draw_confirm_resize(state);

@@ -24,32 +24,31 @@ ImFont* bar_font(const AppState& state, const Services& services) {
   return state.view.presenter && services.fonts.normal ? services.fonts.normal : ImGui::GetFont();
 }
 
-// The error's lines at the bar's font in `width` pixels: at most kErrorLines, the last cut with an ellipsis.
-std::vector<std::string> error_lines(const AppState& state, const Services& services, float width) {
-  if (state.error.empty()) return {};
-  ImFont* font = bar_font(state, services);
-  const auto width_of = [font](std::string_view s) {
-    return font->CalcTextSizeA(font->FontSize, FLT_MAX, 0, s.data(), s.data() + s.size()).x;
-  };
-  std::vector<std::string> lines = wrap_words(state.error, width, width_of);
-  if (lines.size() > kErrorLines) {
-    lines.resize(kErrorLines);
-    lines.back() = shortened(lines.back() + " " + services.glyphs.ellipsis, width, width_of, false, services.glyphs.ellipsis);
-  }
-  return lines;
-}
-
-float line_height(const AppState& state, const Services& services) { return bar_font(state, services)->FontSize + 2; }
-
 }  // namespace
 
-float status_bar_height(const AppState& state, const Services& services, float width, float line_h) {
-  const size_t lines = error_lines(state, services, width - 2 * kPadX).size();
-  return line_h + static_cast<float>(lines) * line_height(state, services);
+StatusBarLayout status_bar_layout(const AppState& state, const Services& services, float line_h) {
+  StatusBarLayout out;
+  const ImFont* font = bar_font(state, services);
+  out.error_line_h = font->FontSize + 2;
+  if (!state.error.empty()) {
+    const float width = ImGui::GetMainViewport()->WorkSize.x - 2 * kPadX;
+    const auto width_of = [font](std::string_view s) {
+      return font->CalcTextSizeA(font->FontSize, FLT_MAX, 0, s.data(), s.data() + s.size()).x;
+    };
+    out.error_lines = wrap_words(state.error, width, width_of);
+    if (out.error_lines.size() > kErrorLines) {
+      out.error_lines.resize(kErrorLines);
+      out.error_lines.back() = shortened(out.error_lines.back() + " " + services.glyphs.ellipsis, width, width_of, false,
+                                         services.glyphs.ellipsis);
+    }
+  }
+  out.height = line_h + static_cast<float>(out.error_lines.size()) * out.error_line_h;
+  return out;
 }
 
-void draw_status_bar(AppState& state, Services& services, float height) {
+void draw_status_bar(AppState& state, Services& services, const StatusBarLayout& layout) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float height = layout.height;
   ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y + vp->WorkSize.y - height));
   ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, height));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
@@ -59,16 +58,14 @@ void draw_status_bar(AppState& state, Services& services, float height) {
   // Exactly `height`: the style's minimum window size (32 px, 48 in presenter mode) ran it off the screen's bottom.
   ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1, 1));
   if (ImGui::Begin("##status", nullptr, flags)) {
-    ImFont* font = bar_font(state, services);
-    ImGui::PushFont(font);
-    const std::vector<std::string> errors = error_lines(state, services, vp->WorkSize.x - 2 * kPadX);
-    const float errors_h = static_cast<float>(errors.size()) * line_height(state, services);
-    if (!errors.empty()) {
+    ImGui::PushFont(bar_font(state, services));
+    const float errors_h = static_cast<float>(layout.error_lines.size()) * layout.error_line_h;
+    if (!layout.error_lines.empty()) {
       ImGui::SetCursorPosY(kPadY);
       const ImVec2 at = ImGui::GetCursorScreenPos();
       ImDrawList* dl = ImGui::GetWindowDrawList();
-      for (size_t k = 0; k < errors.size(); ++k) {
-        dl->AddText(ImVec2(at.x, at.y + static_cast<float>(k) * line_height(state, services)), pal.error, errors[k].c_str());
+      for (size_t k = 0; k < layout.error_lines.size(); ++k) {
+        dl->AddText(ImVec2(at.x, at.y + static_cast<float>(k) * layout.error_line_h), pal.error, layout.error_lines[k].c_str());
       }
       ImGui::SetCursorScreenPos(at);
       ImGui::InvisibleButton("##error", ImVec2(std::max(1.0f, vp->WorkSize.x - 2 * kPadX), errors_h));

@@ -255,14 +255,15 @@ void draw_labels(const HeatmapSpec& spec, const HeatmapLayout& L, const Palette&
     ColumnLabels cl = column_label_layout(spec.col_labels, L.cols, cw);
     if (cl.height > L.label_h + 0.5f) cl = ColumnLabels{};  // no room above the grid (never over other text)
     out.labels_rotated = cl.rotated;
-    const float room = cl.rotated ? L.label_h - fs * 0.4f : cw - std::max(2.0f, fs * 0.15f);
+    const float across = cw - std::max(2.0f, fs * 0.15f);  // a label's room across its column
+    const float room = cl.rotated ? L.label_h - fs * 0.4f : across;
     for (int j = 0; j < L.cols && cl.size > 0; ++j) {
       const std::string& full = spec.col_labels[static_cast<size_t>(j)];
       const std::string l = fitted(font, full, room, cl.size);
       cut = cut || l.size() < full.size();
       const ImVec2 ts = font->CalcTextSizeA(cl.size, FLT_MAX, 0, l.c_str());
       const float cx = L.g0.x + cw * (static_cast<float>(j) + 0.5f);
-      if (cl.rotated && ts.x > cw - std::max(2.0f, fs * 0.15f)) {
+      if (cl.rotated && ts.x > across) {
         // Bottom-aligned just above the grid, so that short and long tokens start at the same place.
         add_text_upwards(dl, font, cl.size, ImVec2(cx, L.g0.y - fs * 0.2f - ts.x * 0.5f), pal.text_dim, l.c_str());
       } else if (cl.rotated) {
