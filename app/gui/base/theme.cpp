@@ -84,12 +84,16 @@ void load_fonts(Fonts& f, Glyphs& glyphs) {
   ImFontGlyphRangesBuilder builder;
   builder.AddRanges(io.Fonts->GetGlyphRangesDefault());  // Basic Latin + Latin-1 (·, ×, ÷)
   const ImWchar extra[] = {
+      0x0100, 0x024F,  // Latin Extended-A and -B: a student's text in Polish, Czech, Hungarian (ł, ř, ő)
       0x0370, 0x03FF,  // Greek: τ σ Σ
+      0x0400, 0x04FF,  // Cyrillic
       0x1D40, 0x1D40,  // ᵀ
+      0x1E00, 0x1EFF,  // Latin Extended Additional (Vietnamese)
       0x2010, 0x2027,  // dashes, … and •
       0x2070, 0x209F,  // super/subscripts
+      0x20A0, 0x20BF,  // currency: € ₹
       0x2113, 0x2113,  // ℓ, the online softmax's running sum
-      0x2190, 0x21FF,  // arrows
+      0x2190, 0x21FF,  // arrows; a token's line break ↵ and tab ⇥
       0x2200, 0x22FF,  // √ ∞ − ⊙ ≤ ≥ ≈ and friends
       0x25A0, 0x25FF,  // ■ ▶ ▼
       0,
