@@ -116,8 +116,8 @@ Runner add_model_command(CLI::App& app) {
     } else {
       model::write_model_text(std::cout, *m, run, a->layer, a->head);
       if (!run.links.empty()) {
-        model::write_links_text(std::cout, run.links, a->top, m->token_text(ids[static_cast<std::size_t>(link_at.first)]),
-                                m->token_text(ids[static_cast<std::size_t>(link_at.second)]), link_at.first, link_at.second);
+        model::write_links_text(std::cout, run.links, a->top, m->token_label(ids[static_cast<std::size_t>(link_at.first)]),
+                                m->token_label(ids[static_cast<std::size_t>(link_at.second)]), link_at.first, link_at.second);
       }
     }
     std::cout.flush();

@@ -62,7 +62,7 @@ void write_links_json(std::ostream& out, const std::vector<HeadLink>& links) {
 void write_links_text(std::ostream& out, const std::vector<HeadLink>& links, int top, const std::string& query_label,
                       const std::string& key_label, int query, int key) {
   const std::size_t shown = std::min(links.size(), static_cast<std::size_t>(std::max(0, top)));
-  out << "\nHeads linking " << json_string(query_label) << " (query " << query << ") to " << json_string(key_label) << " (key " << key
+  out << "\nHeads linking '" << query_label << "' (query " << query << ") to '" << key_label << "' (key " << key
       << "), by that weight (the top " << shown << " of " << links.size() << "):\n";
   for (std::size_t i = 0; i < shown; ++i) {
     out << "  L" << links[i].layer << "H" << links[i].head << "  " << fixed_decimals(links[i].weight, 4) << "\n";

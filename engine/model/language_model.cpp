@@ -50,6 +50,32 @@ std::string LanguageModel::token_text(int id) const {
   return t ? t->token_text(id) : "<" + std::to_string(id) + ">";
 }
 
+std::string LanguageModel::token_label(int id) const { return model::token_label(token_text(id)); }
+
+std::string token_label(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 4);
+  bool leading = true;  // still in the token's leading spaces
+  for (const char c : text) {
+    leading = leading && c == ' ';
+    if (leading) {
+      out += "·";
+    } else if (c == '\n') {
+      out += "↵";
+    } else if (c == '\t') {
+      out += "⇥";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      static constexpr char hex[] = "0123456789ABCDEF";
+      out += "\\x";
+      out += hex[static_cast<unsigned char>(c) >> 4];
+      out += hex[c & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 double LanguageModel::forward_flops(std::int64_t n_, std::int64_t start) const {
   const ModelConfig& c = config();
   const double n = static_cast<double>(n_), d = c.d_model;

@@ -107,13 +107,22 @@ public:
   std::vector<int> tokenize(std::string_view text, std::string_view what = "--text") const;
   // Checks ids against the vocabulary and the positions left after `start`; `what` names the flag.
   void check_ids(const std::vector<int>& ids, std::string_view what, std::int64_t start = 0) const;
-  // The text of a token: its tokenizer's, or "#id" when there is no tokenizer.
+  // The text of a token: its tokenizer's, or "<id>" when there is no tokenizer.
   std::string token_text(int id) const;
+  // token_label of its text: how the app shows the token to a person.
+  std::string token_label(int id) const;
   // The matrix products' FLOPs of a forward over n positions after `start` cached ones: 2·rows·
   // cols·inner for each projection, QKᵀ and AV over the keys each block of query rows runs over
   // (what runs: every key a row of the block sees, none past the block's last row), and the last
   // position's logits.
   double forward_flops(std::int64_t n, std::int64_t start = 0) const;
 };
+
+// How a token's text reads on one line wherever the app shows it to a person (the Model window's
+// chips, maps and bars, a lifted head's labels, `model`'s text report): each leading space as "·"
+// (GPT-2's and Llama's words carry theirs, and a chip shows no quotes), a line break as "↵", a tab
+// as "⇥" and any other control character as \xNN, as a byte that starts no character already
+// reads. JSON keeps the text itself.
+std::string token_label(std::string_view text);
 
 }  // namespace attnlab::model

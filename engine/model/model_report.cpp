@@ -90,7 +90,7 @@ std::string head_title(const LanguageModel& model, int layer, int head) {
 std::vector<std::string> token_labels(const LanguageModel& model, const std::vector<int>& ids) {
   std::vector<std::string> out;
   out.reserve(ids.size());
-  for (int id : ids) out.push_back(model.token_text(id));
+  for (int id : ids) out.push_back(model.token_label(id));
   return out;
 }
 
@@ -181,7 +181,7 @@ void write_model_text(std::ostream& out, const LanguageModel& model, const Model
   out << "\n";
   out << "Tokens (" << ids.size() << "):\n";
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    out << "  " << i << "  " << ids[i] << "  " << json_string(model.token_text(ids[i])) << "\n";
+    out << "  " << i << "  " << ids[i] << "  '" << model.token_label(ids[i]) << "'\n";
   }
   if (!run.kinds.empty()) {
     // Compact enough for GPT-2 small's 12 heads on one line: a short name and the score.
@@ -212,9 +212,9 @@ void write_model_text(std::ostream& out, const LanguageModel& model, const Model
     }
   }
   if (!run.generated.empty()) write_generated_text(out, model, run.generated);
-  out << "\nNext token after " << json_string(model.token_text(ids.back())) << ":\n";
+  out << "\nNext token after '" << model.token_label(ids.back()) << "':\n";
   for (const NextToken& t : run.trace.next_tokens) {
-    out << "  " << fixed(t.prob, 4) << "  " << t.id << "  " << json_string(model.token_text(t.id)) << "\n";
+    out << "  " << fixed(t.prob, 4) << "  " << t.id << "  '" << model.token_label(t.id) << "'\n";
   }
   if (layer >= 0 && head >= 0) {
     const HeadVerdict* v = run.kinds.empty() ? nullptr : &run.kinds[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];

@@ -43,7 +43,8 @@ std::string head_title(const LanguageModel& model, int layer, int head);
 // have kept that head's q, k, v.
 Scenario lift_head(const LanguageModel& model, const ModelRun& run, int layer, int head);
 
-// The token labels of `ids` (each token's text, or "<id>" for a model without a tokenizer).
+// The token labels of `ids` (token_label: how each reads on one line; "<id>" for a model without a
+// tokenizer).
 std::vector<std::string> token_labels(const LanguageModel& model, const std::vector<int>& ids);
 
 // {"model": {...}, "tokens", "attention", "heads", "next_token"} (and "q", "k", "v" when a head

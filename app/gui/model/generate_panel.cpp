@@ -22,7 +22,7 @@ namespace attnlab::gui {
 
 namespace {
 
-std::string quoted_id(const ModelUi& m, int id) { return "'" + m.model->token_text(id) + "'"; }
+std::string quoted_id(const ModelUi& m, int id) { return "'" + m.model->token_label(id) + "'"; }
 
 std::string prob_text(double p) { return format_number(p, NumberUse::Axis, 3); }
 

@@ -46,13 +46,6 @@ const model::HeadVerdict& verdict_of(const ModelUi& m, int layer, int head) {
 
 }  // namespace
 
-std::string shown_token(const model::LanguageModel& model, int id) {
-  std::string t = model.token_text(id);
-  std::replace(t.begin(), t.end(), '\n', ' ');
-  if (!t.empty() && t[0] == ' ') t = "·" + t.substr(1);  // a leading space is part of GPT-2's token
-  return t;
-}
-
 KeyLabelLayout key_label_layout(const std::vector<std::string>& tokens, float cell) {
   KeyLabelLayout k;
   const float fs = ImGui::GetFontSize();
@@ -116,7 +109,7 @@ std::vector<std::string> cell_hover_lines(const AppState& state, int layer, int 
   const auto& ids = m.run->trace.ids;
   const model::CausalWeights& A = m.run->trace.heads[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)].weights;
   const model::HeadVerdict& v = verdict_of(m, layer, head);
-  const auto token = [&](int at) { return "'" + shown_token(*m.model, ids[static_cast<std::size_t>(at)]) + "'"; };
+  const auto token = [&](int at) { return "'" + m.model->token_label(ids[static_cast<std::size_t>(at)]) + "'"; };
   std::vector<std::string> lines;
   lines.push_back("L" + std::to_string(layer) + "H" + std::to_string(head) + " · " + std::string(model::head_kind_name(v.kind)) + " " +
                   two(v.score));
@@ -225,7 +218,7 @@ void draw_head_map(AppState& state, const Colormap& map) {
   ImGui::Text("L%dH%d · %s %s", m.layer, m.head, std::string(model::head_kind_name(v.kind)).c_str(), two(v.score).c_str());
   const std::string caption = evidence_caption(v, n, repeat_rows);
   std::vector<std::string> tokens;
-  for (int id : ids) tokens.push_back(shown_token(*m.model, id));
+  for (int id : ids) tokens.push_back(m.model->token_label(id));
   const float caption_h = wrapped_text_height(caption, ImGui::GetContentRegionAvail().x) + ImGui::GetStyle().ItemSpacing.y;
   const HeadMapPlace p = place_head_map(tokens, n <= 64, caption_h);
   if (!p.caption_beside) text_wrapped_unformatted(caption);

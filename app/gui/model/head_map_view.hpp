@@ -29,9 +29,6 @@ std::vector<std::string> cell_hover_lines(const AppState& state, int layer, int 
 // Draws that tooltip and records the cell as ModelUi::hover.
 void show_cell_hover(AppState& state, int layer, int head, int i, int j);
 
-// The token as a chip and a label show it: a leading space as "·", a newline as a space.
-std::string shown_token(const model::LanguageModel& model, int id);
-
 // The colour scale of the maps on one line: "weight 0 ▬▬▬ 1", the bar `width` wide.
 void draw_weight_scale(const Colormap& map, float width, ImU32 text);
 

@@ -117,9 +117,7 @@ void draw_text_and_tokens(AppState& state) {
   float row_x = 0;
   int rows = 1;
   for (std::size_t i = 0; i < shown; ++i) {
-    std::string t = m.model->token_text(m.ids[i]);
-    std::replace(t.begin(), t.end(), '\n', ' ');
-    if (!t.empty() && t[0] == ' ') t = "·" + t.substr(1);  // a leading space is part of GPT-2's token
+    std::string t = m.model->token_label(m.ids[i]);
     widths[i] = std::max(ImGui::CalcTextSize(t.c_str()).x, ImGui::CalcTextSize(std::to_string(m.ids[i]).c_str()).x * 0.7f) + pad * 2 +
                 link_tag_width(link_tag(m, static_cast<int>(i)));
     if (row_x + widths[i] > ImGui::GetContentRegionAvail().x && row_x > 0) row_x = 0, ++rows;

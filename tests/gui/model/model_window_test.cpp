@@ -174,7 +174,7 @@ TEST_F(ModelWindow, ClickAndKeysChooseAHead) {
 TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
   const std::string before = state.doc.scenario.title;
   open_model_file(state, dir.string());
-  set_model_text(state.model, "the cat sat", state.platform.threads);
+  set_model_text(state.model, "the cat\nsat", state.platform.threads);
   wait_for_run();
   choose_head(state.model, 1, 2);
   lift_chosen_head(state);
@@ -184,6 +184,9 @@ TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
   EXPECT_EQ(state.doc.scenario.Q.rows(), 11);
   EXPECT_EQ(state.doc.scenario.Q.cols(), kEmbd / kHeads);
   EXPECT_EQ(state.doc.scenario.query_tokens[1], "h");
+  // Labels read on one line, as the chips show the tokens: the space and the line break visible.
+  EXPECT_EQ(state.doc.scenario.query_tokens[3], "·");
+  EXPECT_EQ(state.doc.scenario.query_tokens[7], "↵");
   EXPECT_EQ(state.doc.scenario.options.mask.kind, MaskKind::Causal);
   // The lab computes the model's own weights for that head.
   const Result r = services.backend->compute(state.doc.scenario.problem());
@@ -312,8 +315,8 @@ TEST_F(ModelWindow, TheMouseOverACellSaysItsQueryKeyAndWeight) {
     }
     const auto lines = cell_hover_lines(state, h.layer, h.head, h.query, h.key);
     const auto& ids = state.model.run->trace.ids;
-    const std::string q = shown_token(*state.model.model, ids[static_cast<std::size_t>(h.query)]);
-    const std::string k = shown_token(*state.model.model, ids[static_cast<std::size_t>(h.key)]);
+    const std::string q = state.model.model->token_label(ids[static_cast<std::size_t>(h.query)]);
+    const std::string k = state.model.model->token_label(ids[static_cast<std::size_t>(h.key)]);
     const model::CausalWeights& A = state.model.run->trace.heads[static_cast<std::size_t>(h.layer)][static_cast<std::size_t>(h.head)].weights;
     const std::string weight = h.key > h.query ? "blocked (causal)" : "weight " + format_number(A(h.query, h.key), NumberUse::Cell, 3);
     ASSERT_GE(lines.size(), 2u);

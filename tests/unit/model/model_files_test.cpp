@@ -3,7 +3,9 @@
 #include "engine/model/bpe_tokenizer.hpp"
 #include "engine/model/gpt2_config.hpp"
 #include "engine/model/head_kinds.hpp"
+#include "engine/model/language_model.hpp"
 #include "engine/model/safetensors.hpp"
+#include "engine/model/tokenizer/unicode.hpp"
 
 #include <gtest/gtest.h>
 
@@ -123,6 +125,33 @@ TEST(Tokenizer, PretokenizerSplitsAsGpt2Does) {
   EXPECT_THROW(pretokenize("bad \xff byte"), InputError);
   EXPECT_EQ(printable_utf8("a\xf0\x9f"), "a\\xF0\\x9F");
   EXPECT_EQ(printable_utf8("é"), "é");
+}
+
+// How a token reads on one line (chips, maps, a lifted head's labels, the text report): leading
+// spaces as "·", a line break as "↵", a tab as "⇥", other control characters as \xNN; the rest,
+// inner spaces and the \xNN of a byte that starts no character included, as it is.
+TEST(Tokenizer, TokenLabelsReadOnOneLine) {
+  EXPECT_EQ(token_label(" world"), "·world");
+  EXPECT_EQ(token_label("   x y"), "···x y");
+  EXPECT_EQ(token_label("\n"), "↵");
+  EXPECT_EQ(token_label(" \n\n"), "·↵↵");
+  EXPECT_EQ(token_label("\tdef"), "⇥def");
+  EXPECT_EQ(token_label(std::string("a\0b\x10\r\x7f", 6)), "a\\x00b\\x10\\x0D\\x7F");
+  EXPECT_EQ(token_label("\\xC3"), "\\xC3");
+  EXPECT_EQ(token_label("café"), "café");
+  EXPECT_EQ(token_label(""), "");
+  // Every byte string as a tokenizer shows it (printable_utf8): the label is valid UTF-8, has no
+  // control character and so stays on one line, and is empty only for an empty token.
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string bytes(static_cast<size_t>(rng() % 6), '\0');
+    for (char& c : bytes) c = static_cast<char>(rng() % 4 == 0 ? rng() % 0x21 : rng() % 256);
+    const std::string label = token_label(printable_utf8(bytes));
+    EXPECT_NO_THROW(check_utf8(label)) << trial;
+    EXPECT_TRUE(std::none_of(label.begin(), label.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+        << trial;
+    EXPECT_EQ(label.empty(), bytes.empty()) << trial;
+  }
 }
 
 TEST(Tokenizer, SymbolsOfAToyModel) {
