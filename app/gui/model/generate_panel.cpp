@@ -9,6 +9,7 @@
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
 #include "gui/widgets/text_layout.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 #include <imgui.h>
 
@@ -42,7 +43,7 @@ void draw_controls(AppState& state) {
   if (generating) {
     if (ImGui::Button("Stop")) stop_generation(m);
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", m.job->status().c_str());
+    hint_text(m.job->status());
     return;
   }
   // Near the model's last position Generate writes what still fits; with none left both wait.
@@ -55,7 +56,7 @@ void draw_controls(AppState& state) {
   ImGui::SameLine();
   if (ImGui::Button("One token")) generate_tokens(m, 1, state.platform.threads);
   ImGui::EndDisabled();
-  if (room < 1) ImGui::TextDisabled("The text fills the model's %d positions.", m.model->config().n_ctx);
+  if (room < 1) hint_text("The text fills the model's " + std::to_string(m.model->config().n_ctx) + " positions.");
   if (ImGui::TreeNode("Sampling")) {
     const float w = fs * 5;
     ImGui::SetNextItemWidth(w);
@@ -127,9 +128,7 @@ void draw_next_bars(AppState& state, const Palette& pal, std::string_view ellips
   std::vector<BarRow> rows;
   for (int id : ids) rows.push_back({id, d->drawn[static_cast<std::size_t>(id)], d->model[static_cast<std::size_t>(id)], false});
   draw_bar_rows(m, rows, pal, ellipsis);
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("thick: after T, what a draw uses · thin: the model's own (T = 1)");
-  ImGui::PopStyleColor();
+  hint_text("thick: after T, what a draw uses · thin: the model's own (T = 1)");
 }
 
 // The draw that wrote the text's last token: the candidates it was drawn from, the drawn one

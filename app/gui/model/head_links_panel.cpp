@@ -50,9 +50,7 @@ void draw_head_links_panel(AppState& state) {
   refresh_link_ranking(m);
   HeadLinkUi& k = m.link;
   if (k.query < 0) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    text_wrapped_unformatted("Which heads link two tokens? Click one (the query), then an earlier one (the key).");
-    ImGui::PopStyleColor();
+    hint_text("Which heads link two tokens? Click one (the query), then an earlier one (the key).");
     return;
   }
   if (k.key < 0) {
@@ -62,9 +60,7 @@ void draw_head_links_panel(AppState& state) {
   }
   text_wrapped_unformatted("Heads linking " + quoted_at(m, k.query) + " → " + quoted_at(m, k.key) + ":");
   if (!k.notice.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    text_wrapped_unformatted(k.notice);
-    ImGui::PopStyleColor();
+    hint_text(k.notice);
   }
   if (k.ranking.empty()) {
     ImGui::TextDisabled("waiting for the run…");
@@ -72,13 +68,10 @@ void draw_head_links_panel(AppState& state) {
   }
   draw_ranking(state);
   const std::string share = format_number(even_share(m), NumberUse::Cell, 2);
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  text_wrapped_unformatted(k.ranking.front().weight > even_share(m)
-                               ? "Outlined in the grid: the top heads above an even share of the " +
-                                     count_of(k.query + 1, "key") + " (" + share + ")."
-                               : "No head gives this key more than an even share of the " + count_of(k.query + 1, "key") +
-                                     " (" + share + "): none is outlined.");
-  ImGui::PopStyleColor();
+  hint_text(k.ranking.front().weight > even_share(m)
+                ? "Outlined in the grid: the top heads above an even share of the " + count_of(k.query + 1, "key") + " (" + share + ")."
+                : "No head gives this key more than an even share of the " + count_of(k.query + 1, "key") + " (" + share +
+                      "): none is outlined.");
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.5f);
   int outlined = k.outlined;
   if (ImGui::InputInt("outlined##link", &outlined)) k.outlined = std::clamp(outlined, 1, static_cast<int>(k.ranking.size()));

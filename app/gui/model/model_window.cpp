@@ -326,7 +326,7 @@ void draw_model_window(AppState& state, Services& services) {
     ImGui::SameLine();
     if (ImGui::Button(m.job->generating() ? "Stop##progress" : "Cancel")) cancel_model_run(state.model);
   } else if (m.cancelled) {
-    ImGui::TextDisabled("Cancelled: the maps show the text before the last change.");
+    hint_text("Cancelled: the maps show the text before the last change.");
   }
   if (!m.run || m.run->kinds.empty()) return;
   handle_keys(state);

@@ -39,6 +39,12 @@ void error_text(ImU32 colour, std::string_view text) {
   ImGui::PopStyleColor();
 }
 
+void hint_text(std::string_view text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  text_wrapped_unformatted(text);
+  ImGui::PopStyleColor();
+}
+
 float wrapped_text_height(std::string_view text, float width) {
   const auto lines = wrap_words(text, width, [](std::string_view s) {
     return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x;

@@ -15,6 +15,9 @@ void text_wrapped_unformatted(std::string_view text);
 // A sentence saying what went wrong, wrapped as above, in `colour` (the palette's error); nothing
 // when `text` is empty. Every window shows its errors this way.
 void error_text(ImU32 colour, std::string_view text);
+// A hint or a note (what to click, why a button is off), wrapped as above, in the theme's dim text
+// colour.
+void hint_text(std::string_view text);
 // The height text_wrapped_unformatted would take at this wrap width.
 float wrapped_text_height(std::string_view text, float width);
 

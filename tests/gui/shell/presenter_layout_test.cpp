@@ -4,20 +4,25 @@
 // without ImGui asserts, stay on screen, and run past no window's right edge (ImGui clips such
 // text: that is how labels ended up cut off); the lesson views and the walk-through need no
 // scrolling, hide no table rows behind a scroll bar and cut no table cell's text at its column's
-// edge. Drives the real panels on a window-less context.
+// edge; the Model window, with a model open, fits too. Drives the real panels on a window-less
+// context.
 //
 // [SECTION] The fixture: the real fonts in presenter mode, and what fitting means
 // [SECTION] Fonts
 // [SECTION] Lesson views and the walk-through
 // [SECTION] The pipeline and the inputs column
 // [SECTION] Multi-head, settling, the tabs, long tokens
+// [SECTION] The Model window
 #include "engine/lessons/presets.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/state/walkthrough_steps.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
+#include "gui/state/generate_actions.hpp"
+#include "gui/state/head_link_actions.hpp"
 #include "gui/state/history.hpp"
+#include "gui/state/model_actions.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
@@ -27,10 +32,12 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 namespace attnlab::gui {
 namespace {
@@ -524,6 +531,56 @@ TEST_P(PresenterLayout, AnErrorIsShownWholeAboveTheStatusLine) {
     for (int k = 0; k < 3; ++k) frame();
     EXPECT_NEAR(status()->Size.y, plain_h, 0.01f);
   }
+}
+
+// [SECTION] The Model window
+
+// The Model window on a projector: the built-in induction model's grid, two chips linked (their Q
+// and K tags widen them), four tokens generated (the bars of the next ones beside the grid) and
+// the enlarged head each run past no edge of the window, and the window stays on the screen. Only
+// a region with its own horizontal scroll bar (the grid of a model with many heads) may be wider.
+TEST_P(PresenterLayout, ModelWindowFitsTheScreen) {
+  if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
+  const auto settle = [&] {
+    for (int i = 0; i < 5000 && state.model.job; ++i) {
+      frame();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ASSERT_FALSE(state.model.job) << "the model's run did not finish";
+    for (int k = 0; k < 3; ++k) frame();
+  };
+  const auto expect_model_fits = [&](const char* what) {
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    const std::vector<ImGuiWindow*> model = windows("Model");
+    ASSERT_FALSE(model.empty()) << what << ": no Model window";
+    for (ImGuiWindow* w : model) {
+      // The text box scrolls its own lines sideways to the cursor (its content reads a few pixels
+      // wider than the box whatever the text).
+      if (w->ScrollbarX || std::string(w->Name).find("##model_text") != std::string::npos) continue;
+      EXPECT_LE(overflow_x(w), 2.0f) << what << ": something in " << w->Name << " is cut at its right edge";
+      if (w->ParentWindow) continue;
+      EXPECT_GE(w->Pos.x, 0.0f) << what;
+      EXPECT_GE(w->Pos.y, 0.0f) << what;
+      EXPECT_LE(w->Pos.x + w->Size.x, display.x + 0.5f) << what << ": the Model window runs off the screen";
+      EXPECT_LE(w->Pos.y + w->Size.y, display.y + 0.5f) << what << ": the Model window runs off the screen";
+    }
+  };
+  open_model_file(state, "induction");
+  ASSERT_TRUE(state.model.error.empty()) << state.model.error;
+  ASSERT_NO_FATAL_FAILURE(settle());
+  ASSERT_GE(state.model.ids.size(), 4u);
+  expect_model_fits("the grid");
+  click_token_chip(state.model, static_cast<int>(state.model.ids.size()) - 1);
+  click_token_chip(state.model, 1);
+  ASSERT_NO_FATAL_FAILURE(settle());
+  expect_model_fits("two chips linked");
+  generate_tokens(state.model, 4, true);  // the model's 28 positions leave room for 4 after its 24
+  ASSERT_NO_FATAL_FAILURE(settle());
+  EXPECT_TRUE(state.model.error.empty()) << state.model.error;
+  expect_model_fits("four tokens generated");
+  state.model.enlarged = true;
+  for (int k = 0; k < 3; ++k) frame();
+  expect_model_fits("the enlarged head");
 }
 
 INSTANTIATE_TEST_SUITE_P(Projectors, PresenterLayout,
