@@ -4,6 +4,7 @@
 #include "gui/dialogs/export_dialog.hpp"
 
 #include "engine/figures/colormap.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/app_state.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -261,11 +262,13 @@ void draw_export_actions(AppState& state, Services& services) {
   ImGui::BeginDisabled(!problem.empty());
   if (ImGui::Button("Export")) export_to_file(state, *services.platform, false);
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  // The buttons flow onto a new line where the column is narrow (a projector's font).
+  const auto button_width = [](const char* label) { return ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x; };
+  same_line_if_fits(button_width("Copy as LaTeX"));
   const bool one_stage = ui.stage != Stage::Pipeline && state.results.has_result;
   ImGui::BeginDisabled(!one_stage);
   if (ImGui::Button("Copy as LaTeX")) copy_stage(state, ui.stage, ExportFormat::Tex);
-  ImGui::SameLine();
+  same_line_if_fits(button_width("Copy as CSV"));
   if (ImGui::Button("Copy as CSV")) copy_stage(state, ui.stage, ExportFormat::Csv);
   ImGui::EndDisabled();
   if (ImGui::Button("Save window screenshot")) request_window_screenshot(state);
@@ -276,12 +279,7 @@ void draw_export_actions(AppState& state, Services& services) {
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) ui.confirm_overwrite = false;
   }
-  const std::string& shown = !ui.error.empty() ? ui.error : problem;
-  if (!shown.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.35f, 0.3f, 1.0f));
-    text_wrapped("%s", shown.c_str());
-    ImGui::PopStyleColor();
-  }
+  error_text(palette(state.view).error, !ui.error.empty() ? ui.error : problem);
 
 }
 
@@ -337,10 +335,20 @@ void draw_export_dialog(AppState& state, Services& services) {
     std::error_code ec;
     ui.directory = fs::current_path(ec).string();
   }
-  ImGui::BeginChild("export_options", ImVec2(fs * 18, 0), false);
+  // The choices scroll; Export and the messages stay in view below them (on a projector the
+  // choices alone are taller than the window). Their height is last frame's, so a message that
+  // appears takes its room a frame later.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float actions_h = ui.actions_height > 0 ? ui.actions_height : 2 * ImGui::GetFrameHeightWithSpacing();
+  ImGui::BeginGroup();
+  ImGui::BeginChild("export_options", ImVec2(fs * 18, -(actions_h + style.ItemSpacing.y)), false);
   draw_export_choices(state, services);
-  draw_export_actions(state, services);
   ImGui::EndChild();
+  ImGui::BeginChild("export_actions", ImVec2(fs * 18, 0), false, ImGuiWindowFlags_NoScrollbar);
+  draw_export_actions(state, services);
+  ui.actions_height = ImGui::GetCursorPosY() - style.ItemSpacing.y;
+  ImGui::EndChild();
+  ImGui::EndGroup();
   ImGui::SameLine();
   draw_export_preview(state, services);
 }

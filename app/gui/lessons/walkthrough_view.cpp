@@ -59,10 +59,7 @@ void draw_walk_header(AppState& state, const Services& services, const WalkFrame
   // The steps flow on after the buttons and onto the next line when the window is narrow
   // (presenter mode at 1280×720): nothing runs past the right edge.
   const float right_edge = ImGui::GetWindowContentRegionMax().x;
-  auto flow = [&](const char* text) {
-    ImGui::SameLine();
-    if (ImGui::GetCursorPosX() + ImGui::CalcTextSize(text).x > right_edge) ImGui::NewLine();
-  };
+  const auto flow = [](const char* text) { same_line_if_fits(ImGui::CalcTextSize(text).x); };
   for (int k = 0; k < kWalkSteps; ++k) {
     const bool here = k == f.step;
     flow(walk_step_name(k));

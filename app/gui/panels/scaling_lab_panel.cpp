@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace attnlab::gui {
 
@@ -160,34 +161,39 @@ void draw_histogram(const ScalingLabState& lab, const Glyphs& g) {
 void draw_scaling_form(AppState& state, Services& services) {
   ScalingLabState& lab = state.scaling;
   ImGui::TextUnformatted("d_k:");
-  const float right_edge = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   for (int i = 0; i < ScalingLabState::kDkChoices; ++i) {
     char label[16];
     std::snprintf(label, sizeof label, "%d", 1 << i);
-    // Wrap the row of checkboxes instead of running off the panel.
-    const float item = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
-    ImGui::SameLine();
-    if (ImGui::GetCursorScreenPos().x + item > right_edge) ImGui::NewLine();
+    // Wrap the row of checkboxes instead of running off the panel (a SameLine undone by NewLine
+    // would leave the window's content an item spacing wider than the window).
+    same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x);
     ImGui::BeginDisabled(lab.running());
     ImGui::Checkbox(label, &lab.dk_on[static_cast<size_t>(i)]);
     ImGui::EndDisabled();
   }
+  // Each field as wide as its largest number and its − and + buttons, in the font of the moment (a
+  // projector's made fixed widths show "1(" for 10 keys), the row flowing onto a new line when the
+  // window is narrow.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const auto field = [&](const char* label, int& value, int step, int step_fast, const char* widest, bool first) {
+    const float buttons = 2 * (ImGui::GetFrameHeight() + style.ItemInnerSpacing.x);
+    const float width = ImGui::CalcTextSize(widest).x + 2 * style.FramePadding.x + buttons;
+    if (!first) same_line_if_fits(width + style.ItemInnerSpacing.x + ImGui::CalcTextSize(label).x);
+    ImGui::SetNextItemWidth(width);
+    ImGui::InputInt(label, &value, step, step_fast);
+  };
   ImGui::BeginDisabled(lab.running());
-  ImGui::SetNextItemWidth(120);
-  ImGui::InputInt("keys", &lab.keys);
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(140);
-  ImGui::InputInt("trials", &lab.trials, 100, 1000);
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(120);
-  ImGui::InputInt("seed", &lab.seed);
+  field("keys", lab.keys, 1, 100, std::to_string(kScalingMaxKeys).c_str(), true);
+  field("trials", lab.trials, 100, 1000, "100000000", false);
+  field("seed", lab.seed, 1, 100, "-2147483648", false);
   ImGui::EndDisabled();
   lab.keys = std::clamp(lab.keys, 1, kScalingMaxKeys);
   lab.trials = std::clamp(lab.trials, 1, 100'000'000);
-  ImGui::SameLine();
   if (!lab.running()) {
+    same_line_if_fits(ImGui::CalcTextSize("Run").x + 2 * style.FramePadding.x);
     if (ImGui::Button("Run")) start(state, services);
   } else {
+    ImGui::SameLine();
     if (ImGui::Button("Cancel")) {
       lab.result = lab.job->result();
       char text[96];
@@ -199,8 +205,7 @@ void draw_scaling_form(AppState& state, Services& services) {
     ImGui::SameLine();
     ImGui::ProgressBar(static_cast<float>(lab.job ? lab.job->fraction() : 1.0), ImVec2(-1, 0));
   }
-  ImGui::TextDisabled("backend: %s%s%s", services.backend->description().c_str(), lab.status.empty() ? "" : "   |   ",
-                      lab.status.c_str());
+  hint_text("backend: " + services.backend->description() + (lab.status.empty() ? "" : "   |   " + lab.status));
   error_text(palette(state.view).error, lab.error);
 }
 

@@ -156,6 +156,7 @@ struct ExportUi {
   std::string directory, file_name;
   bool confirm_overwrite = false;  // the file exists: asking before replacing it
   std::string error;               // one sentence, shown in the dialog
+  float actions_height = 0;        // the buttons' and messages' height last frame, kept in view below the choices
   // The preview: the PNG as it will be written, as a GL texture (0: none yet).
   unsigned preview_texture = 0;
   int preview_w = 0, preview_h = 0;

@@ -4,15 +4,15 @@
 // without ImGui asserts, stay on screen, and run past no window's right edge (ImGui clips such
 // text: that is how labels ended up cut off); the lesson views and the walk-through need no
 // scrolling, hide no table rows behind a scroll bar and cut no table cell's text at its column's
-// edge; the Model window, with a model open, fits too. Drives the real panels on a window-less
-// context.
+// edge; the floating windows fit too, the Model window with a model open. Drives the real panels
+// on a window-less context.
 //
 // [SECTION] The fixture: the real fonts in presenter mode, and what fitting means
 // [SECTION] Fonts
 // [SECTION] Lesson views and the walk-through
 // [SECTION] The pipeline and the inputs column
 // [SECTION] Multi-head, settling, the tabs, long tokens
-// [SECTION] The Model window
+// [SECTION] The floating windows: Model, scaling lab, Training, Help, Export
 #include "engine/lessons/presets.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/state/walkthrough_steps.hpp"
@@ -533,7 +533,52 @@ TEST_P(PresenterLayout, AnErrorIsShownWholeAboveTheStatusLine) {
   }
 }
 
-// [SECTION] The Model window
+// [SECTION] The floating windows: Model, scaling lab, Training, Help, Export
+
+// Whether every window whose name contains `name` stays on the screen and cuts nothing at its right
+// edge. Only a region with its own horizontal scroll bar may be wider, and the Model window's text
+// box, which scrolls its own lines sideways to the cursor (its content reads a few pixels wider than
+// the box whatever the text).
+void expect_window_fits(const std::string& name, const char* what) {
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  std::vector<ImGuiWindow*> found;
+  for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+    if (w->Active && std::string(w->RootWindow->Name).rfind(name, 0) == 0) found.push_back(w);
+  ASSERT_FALSE(found.empty()) << what << ": no " << name << " window";
+  for (ImGuiWindow* w : found) {
+    if (w->ScrollbarX || std::string(w->Name).find("##model_text") != std::string::npos) continue;
+    const float overflow = w->ContentSize.x + w->WindowPadding.x * 2.0f - w->InnerRect.GetWidth();
+    EXPECT_LE(overflow, 2.0f) << what << ": something in " << w->Name << " is cut at its right edge";
+    if (w->ParentWindow) continue;
+    EXPECT_GE(w->Pos.x, 0.0f) << what;
+    EXPECT_GE(w->Pos.y, 0.0f) << what;
+    EXPECT_LE(w->Pos.x + w->Size.x, display.x + 0.5f) << what << ": the " << name << " window runs off the screen";
+    EXPECT_LE(w->Pos.y + w->Size.y, display.y + 0.5f) << what << ": the " << name << " window runs off the screen";
+  }
+}
+
+// The other floating windows, each opened alone: the scaling lab, Training, Help and Export.
+TEST_P(PresenterLayout, EveryFloatingWindowFitsTheScreen) {
+  if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
+  for (const char* name : {"Scaling lab", "Training", "Help", "Export"}) {
+    window_open(state.view, name) = true;
+    for (int k = 0; k < 4; ++k) frame();
+    expect_window_fits(name, name);
+    window_open(state.view, name) = false;
+    frame();
+  }
+  // Export's buttons and messages stay in view below its choices, which scroll: with the overwrite
+  // question and a long error, nothing of them is hidden.
+  window_open(state.view, "Export") = true;
+  state.export_ui.confirm_overwrite = true;
+  state.export_ui.error = "weights.png: the folder cannot be written (permission denied); choose another folder or file name";
+  for (int k = 0; k < 4; ++k) frame();
+  expect_window_fits("Export", "Export with a question and an error");
+  const auto actions = windows("export_actions");
+  ASSERT_EQ(actions.size(), 1u);
+  EXPECT_LE(overflow_y(actions.front()), 2.0f) << "the buttons or messages are cut at the bottom";
+  EXPECT_LE(actions.front()->Pos.y + actions.front()->Size.y, GetParam().h + 0.5f);
+}
 
 // The Model window on a projector: the built-in induction model's grid, two chips linked (their Q
 // and K tags widen them), four tokens generated (the bars of the next ones beside the grid) and
@@ -549,38 +594,22 @@ TEST_P(PresenterLayout, ModelWindowFitsTheScreen) {
     ASSERT_FALSE(state.model.job) << "the model's run did not finish";
     for (int k = 0; k < 3; ++k) frame();
   };
-  const auto expect_model_fits = [&](const char* what) {
-    const ImVec2 display = ImGui::GetIO().DisplaySize;
-    const std::vector<ImGuiWindow*> model = windows("Model");
-    ASSERT_FALSE(model.empty()) << what << ": no Model window";
-    for (ImGuiWindow* w : model) {
-      // The text box scrolls its own lines sideways to the cursor (its content reads a few pixels
-      // wider than the box whatever the text).
-      if (w->ScrollbarX || std::string(w->Name).find("##model_text") != std::string::npos) continue;
-      EXPECT_LE(overflow_x(w), 2.0f) << what << ": something in " << w->Name << " is cut at its right edge";
-      if (w->ParentWindow) continue;
-      EXPECT_GE(w->Pos.x, 0.0f) << what;
-      EXPECT_GE(w->Pos.y, 0.0f) << what;
-      EXPECT_LE(w->Pos.x + w->Size.x, display.x + 0.5f) << what << ": the Model window runs off the screen";
-      EXPECT_LE(w->Pos.y + w->Size.y, display.y + 0.5f) << what << ": the Model window runs off the screen";
-    }
-  };
   open_model_file(state, "induction");
   ASSERT_TRUE(state.model.error.empty()) << state.model.error;
   ASSERT_NO_FATAL_FAILURE(settle());
   ASSERT_GE(state.model.ids.size(), 4u);
-  expect_model_fits("the grid");
+  expect_window_fits("Model", "the grid");
   click_token_chip(state.model, static_cast<int>(state.model.ids.size()) - 1);
   click_token_chip(state.model, 1);
   ASSERT_NO_FATAL_FAILURE(settle());
-  expect_model_fits("two chips linked");
+  expect_window_fits("Model", "two chips linked");
   generate_tokens(state.model, 4, true);  // the model's 28 positions leave room for 4 after its 24
   ASSERT_NO_FATAL_FAILURE(settle());
   EXPECT_TRUE(state.model.error.empty()) << state.model.error;
-  expect_model_fits("four tokens generated");
+  expect_window_fits("Model", "four tokens generated");
   state.model.enlarged = true;
   for (int k = 0; k < 3; ++k) frame();
-  expect_model_fits("the enlarged head");
+  expect_window_fits("Model", "the enlarged head");
 }
 
 INSTANTIATE_TEST_SUITE_P(Projectors, PresenterLayout,
