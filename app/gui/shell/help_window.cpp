@@ -26,7 +26,7 @@ void draw_help_window(AppState& state, Services& services) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(s.keys);
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(s.what);
+      text_wrapped_unformatted(s.what);  // a projector's font: wrapped in its cell, not cut at the edge
     }
     ImGui::EndTable();
   }

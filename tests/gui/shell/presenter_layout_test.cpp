@@ -117,6 +117,28 @@ protected:
     }
     expect_no_cut_cells(what, "Lesson view");
   }
+
+  // Whether the window `name` stays on the screen and nothing in it or its child windows is cut at
+  // a right edge or a table column's. Only a region with its own horizontal scroll bar may be
+  // wider, and the Model window's text box, which scrolls its own lines sideways to the cursor (its
+  // content reads a few pixels wider than the box whatever the text).
+  static void expect_window_fits(const std::string& name, const char* what) {
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    std::vector<ImGuiWindow*> found;
+    for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+      if (w->Active && std::string(w->RootWindow->Name).rfind(name, 0) == 0) found.push_back(w);
+    ASSERT_FALSE(found.empty()) << what << ": no " << name << " window";
+    for (ImGuiWindow* w : found) {
+      if (w->ScrollbarX || std::string(w->Name).find("##model_text") != std::string::npos) continue;
+      EXPECT_LE(overflow_x(w), 2.0f) << what << ": something in " << w->Name << " is cut at its right edge";
+      if (w->ParentWindow) continue;
+      EXPECT_GE(w->Pos.x, 0.0f) << what;
+      EXPECT_GE(w->Pos.y, 0.0f) << what;
+      EXPECT_LE(w->Pos.x + w->Size.x, display.x + 0.5f) << what << ": the " << name << " window runs off the screen";
+      EXPECT_LE(w->Pos.y + w->Size.y, display.y + 0.5f) << what << ": the " << name << " window runs off the screen";
+    }
+    expect_no_cut_cells(what, name);
+  }
 };
 
 // [SECTION] Fonts
@@ -534,28 +556,6 @@ TEST_P(PresenterLayout, AnErrorIsShownWholeAboveTheStatusLine) {
 }
 
 // [SECTION] The floating windows: Model, scaling lab, Training, Help, Export
-
-// Whether every window whose name contains `name` stays on the screen and cuts nothing at its right
-// edge. Only a region with its own horizontal scroll bar may be wider, and the Model window's text
-// box, which scrolls its own lines sideways to the cursor (its content reads a few pixels wider than
-// the box whatever the text).
-void expect_window_fits(const std::string& name, const char* what) {
-  const ImVec2 display = ImGui::GetIO().DisplaySize;
-  std::vector<ImGuiWindow*> found;
-  for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
-    if (w->Active && std::string(w->RootWindow->Name).rfind(name, 0) == 0) found.push_back(w);
-  ASSERT_FALSE(found.empty()) << what << ": no " << name << " window";
-  for (ImGuiWindow* w : found) {
-    if (w->ScrollbarX || std::string(w->Name).find("##model_text") != std::string::npos) continue;
-    const float overflow = w->ContentSize.x + w->WindowPadding.x * 2.0f - w->InnerRect.GetWidth();
-    EXPECT_LE(overflow, 2.0f) << what << ": something in " << w->Name << " is cut at its right edge";
-    if (w->ParentWindow) continue;
-    EXPECT_GE(w->Pos.x, 0.0f) << what;
-    EXPECT_GE(w->Pos.y, 0.0f) << what;
-    EXPECT_LE(w->Pos.x + w->Size.x, display.x + 0.5f) << what << ": the " << name << " window runs off the screen";
-    EXPECT_LE(w->Pos.y + w->Size.y, display.y + 0.5f) << what << ": the " << name << " window runs off the screen";
-  }
-}
 
 // The other floating windows, each opened alone: the scaling lab, Training, Help and Export.
 TEST_P(PresenterLayout, EveryFloatingWindowFitsTheScreen) {
