@@ -28,6 +28,43 @@ std::string shortened(std::string_view text, float max_width, const std::functio
   return shown();
 }
 
+namespace {
+
+// A path wider than the line, as lines that fit: broken after its '/'s, and a part still too wide
+// by whole UTF-8 characters (at least one a line).
+std::vector<std::string> break_path(std::string_view path, float max_width, const std::function<float(std::string_view)>& width_of) {
+  std::vector<std::string> lines;
+  std::string line;
+  const auto add = [&](std::string_view piece) {
+    if (!line.empty() && width_of(line + std::string(piece)) > max_width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += piece;
+  };
+  size_t k = 0;
+  while (k < path.size()) {
+    const size_t slash = path.find('/', k);
+    const size_t end = slash == std::string_view::npos ? path.size() : slash + 1;
+    const std::string_view part = path.substr(k, end - k);
+    if (width_of(part) <= max_width) {
+      add(part);
+    } else {
+      for (size_t c = 0; c < part.size();) {
+        size_t n = 1;
+        while (c + n < part.size() && (static_cast<unsigned char>(part[c + n]) & 0xC0) == 0x80) ++n;
+        add(part.substr(c, n));
+        c += n;
+      }
+    }
+    k = end;
+  }
+  lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
 std::vector<std::string> wrap_words(std::string_view text, float max_width,
                                     const std::function<float(std::string_view)>& width_of) {
   std::vector<std::string> lines;
@@ -47,7 +84,13 @@ std::vector<std::string> wrap_words(std::string_view text, float max_width,
     while (k < para.size()) {
       const size_t word_end = std::min(para.find(' ', k), para.size());
       const std::string_view word = para.substr(k, word_end - k);
-      if (!word.empty()) {
+      if (!word.empty() && word.find('/') != std::string_view::npos && width_of(word) > max_width) {
+        if (line_has_word) lines.push_back(line);
+        std::vector<std::string> parts = break_path(word, max_width, width_of);
+        lines.insert(lines.end(), parts.begin(), parts.end() - 1);
+        line = std::move(parts.back());
+        line_has_word = true;
+      } else if (!word.empty()) {
         std::string candidate = line;
         if (line_has_word) candidate += ' ';
         candidate += word;

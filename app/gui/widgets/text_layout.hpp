@@ -11,8 +11,9 @@ namespace attnlab::gui {
 
 // Splits `text` into lines no wider than `max_width` (as measured by `width_of`), breaking only at
 // spaces and at '\n'. ImGui's own wrapping also breaks after '.' and ',', which splits "1.414" into
-// "1." and "414"; here a word wider than the line stays whole on a line of its own. Spaces at a
-// break are dropped; the lines keep the text's other characters in order.
+// "1." and "414"; here a word wider than the line stays whole on a line of its own, but for a path
+// (a word with a '/'), which starts a line and is broken after its '/'s, a part still too wide by
+// characters. Spaces at a break are dropped; the lines keep the text's other characters in order.
 std::vector<std::string> wrap_words(std::string_view text, float max_width,
                                     const std::function<float(std::string_view)>& width_of);
 

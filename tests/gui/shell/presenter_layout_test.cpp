@@ -568,8 +568,10 @@ TEST_P(PresenterLayout, EveryFloatingWindowFitsTheScreen) {
     frame();
   }
   // Export's buttons and messages stay in view below its choices, which scroll: with the overwrite
-  // question and a long error, nothing of them is hidden.
+  // question about a file in a deep folder (its path broken after its '/'s) and a long error,
+  // nothing of them is hidden or cut.
   window_open(state.view, "Export") = true;
+  state.export_ui.directory = "/home/teacher/Documents/attention-lab/figures-for-the-lecture-on-masks/week-3";
   state.export_ui.confirm_overwrite = true;
   state.export_ui.error = "weights.png: the folder cannot be written (permission denied); choose another folder or file name";
   for (int k = 0; k < 4; ++k) frame();

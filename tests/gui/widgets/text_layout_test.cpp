@@ -87,6 +87,29 @@ TEST(WrapWords, KeepsExplicitLineBreaksAndIndentation) {
   EXPECT_EQ(joined(wrap_words("aaaaaaaa", 30, mono)), "aaaaaaaa|");  // whole, on its own line
 }
 
+// A path wider than the line (the export dialog's "…/weights.png exists. Replace it?" in a
+// narrow column) breaks after its '/'s, a part too wide for a line by characters: every line fits
+// and the lines put together give the path back. A fraction such as 1/5 is never that wide.
+TEST(WrapWords, BreaksAPathWiderThanTheLineAfterItsSlashes) {
+  EXPECT_EQ(joined(wrap_words("/tmp/ci/build/weights.png exists.", 100, mono)), "/tmp/ci/|build/weig|hts.png|exists.|");
+  EXPECT_EQ(joined(wrap_words("see 1/5 now", 30, mono)), "see|1/5|now|");
+  std::mt19937 rng(11);
+  const std::vector<std::string> parts = {"tmp", "cci4", "build-asan", "tests", "gui", "é", "models--HuggingFaceTB--SmolLM2-135M"};
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string path;
+    const int count = 1 + static_cast<int>(rng() % 6);
+    for (int k = 0; k < count; ++k) path += "/" + parts[rng() % parts.size()];
+    const float width = 10.0f * static_cast<float>(5 + rng() % 26);  // "saved" fits
+    const auto lines = wrap_words("saved " + path + " here", width, mono);
+    std::string rebuilt;
+    for (const auto& l : lines) {
+      EXPECT_LE(mono(l), width) << joined(lines);
+      rebuilt += l;
+    }
+    EXPECT_NE(rebuilt.find(path), std::string::npos) << joined(lines);
+  }
+}
+
 // "0.401" is 5 characters, "0.40" is 4; 0.6 px per character per pixel of font size.
 float widest(int decimals) { return 0.6f * static_cast<float>(2 + decimals); }
 
