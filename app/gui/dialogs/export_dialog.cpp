@@ -263,7 +263,6 @@ void draw_export_actions(AppState& state, Services& services) {
   if (ImGui::Button("Export")) export_to_file(state, *services.platform, false);
   ImGui::EndDisabled();
   // The buttons flow onto a new line where the column is narrow (a projector's font).
-  const auto button_width = [](const char* label) { return ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x; };
   same_line_if_fits(button_width("Copy as LaTeX"));
   const bool one_stage = ui.stage != Stage::Pipeline && state.results.has_result;
   ImGui::BeginDisabled(!one_stage);

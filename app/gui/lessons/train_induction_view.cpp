@@ -269,7 +269,7 @@ void draw_train_induction_view(AppState& state, Services& services) {
   std::snprintf(title, sizeof title, "Step %d of %d: %s", step + 1, kInductionSteps, kTitles[step]);
   ImGui::TextUnformatted(title);
   const char* more = "Training window (F2)";
-  same_line_if_fits(ImGui::CalcTextSize(more).x + ImGui::GetStyle().FramePadding.x * 2 + ImGui::GetFontSize());
+  same_line_if_fits(button_width(more) + ImGui::GetFontSize());
   if (ImGui::SmallButton(more)) window_open(state.view, "Training") = true;
   enter_step(state, step);
   switch (step) {

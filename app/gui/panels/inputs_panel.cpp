@@ -190,7 +190,6 @@ void draw_inputs_panel(AppState& state, Services& services) {
     int target = static_cast<int>(state.inputs.fill_target);
     if (ImGui::Combo("fill", &target, targets, 4)) state.inputs.fill_target = static_cast<FillTarget>(target);
     const float fs = ImGui::GetFontSize(), inner = ImGui::GetStyle().ItemInnerSpacing.x;
-    auto button_w = [&](const char* t) { return ImGui::CalcTextSize(t).x + ImGui::GetStyle().FramePadding.x * 2; };
     ImGui::SetNextItemWidth(fs * 5);
     ImGui::DragFloat(g.sigma, &state.inputs.sigma, 0.01f, 0.01f, 100.0f, "%.2f");
     same_line_if_fits(fs * 6 + inner + ImGui::CalcTextSize("seed").x);
@@ -200,13 +199,13 @@ void draw_inputs_panel(AppState& state, Services& services) {
     if (ImGui::Button(random_label.c_str())) {
       actions::fill(state, state.inputs.fill_target, actions::Fill::Random, state.inputs.sigma, state.inputs.seed);
     }
-    same_line_if_fits(button_w("Identity"));
+    same_line_if_fits(button_width("Identity"));
     if (ImGui::Button("Identity")) actions::fill(state, state.inputs.fill_target, actions::Fill::Identity, 1, 0);
-    same_line_if_fits(button_w("Zeros"));
+    same_line_if_fits(button_width("Zeros"));
     if (ImGui::Button("Zeros")) actions::fill(state, state.inputs.fill_target, actions::Fill::Zeros, 1, 0);
     if (presenter) ImGui::SetNextItemWidth(-1.0f);
     ImGui::InputTextWithHint("##sentence", "type a sentence", &state.inputs.sentence);
-    same_line_if_fits(button_w("Split into tokens"));
+    same_line_if_fits(button_width("Split into tokens"));
     if (ImGui::Button("Split into tokens")) actions::tokens_from_sentence(state, state.inputs.sentence);
   }
 }

@@ -190,7 +190,7 @@ void draw_scaling_form(AppState& state, Services& services) {
   lab.keys = std::clamp(lab.keys, 1, kScalingMaxKeys);
   lab.trials = std::clamp(lab.trials, 1, 100'000'000);
   if (!lab.running()) {
-    same_line_if_fits(ImGui::CalcTextSize("Run").x + 2 * style.FramePadding.x);
+    same_line_if_fits(button_width("Run"));
     if (ImGui::Button("Run")) start(state, services);
   } else {
     ImGui::SameLine();

@@ -102,10 +102,10 @@ void draw_buttons(AppState& state) {
   ImGui::TextDisabled("|");
   ImGui::BeginDisabled(!has_model);
   const char* save = "Save model…";
-  same_line_if_fits(ImGui::CalcTextSize(save).x + ImGui::GetStyle().FramePadding.x * 2);
+  same_line_if_fits(button_width(save));
   if (ImGui::Button(save)) open_file_dialog(state, FilePurpose::SaveTrainedModel);
   const char* open = "Open in the Model window";
-  same_line_if_fits(ImGui::CalcTextSize(open).x + ImGui::GetStyle().FramePadding.x * 2);
+  same_line_if_fits(button_width(open));
   if (ImGui::Button(open)) open_trained_in_model_window(state);
   ImGui::EndDisabled();
 }
@@ -170,7 +170,7 @@ void draw_training_window(AppState& state, Services& services) {
     const std::string s = summary(t.job->config());
     const char* more = "Settings…";
     ImGui::TextUnformatted(s.c_str());
-    same_line_if_fits(ImGui::CalcTextSize(more).x + ImGui::GetStyle().FramePadding.x * 2);
+    same_line_if_fits(button_width(more));
     if (ImGui::SmallButton(more)) t.form_open = true;
   }
   draw_buttons(state);

@@ -60,6 +60,8 @@ bool same_line_if_fits(float next_width) {
   return fits;
 }
 
+float button_width(const char* label) { return ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x; }
+
 void text_wrapped(const char* fmt, ...) {
   char buf[4096];
   va_list args;

@@ -25,5 +25,7 @@ float wrapped_text_height(std::string_view text, float width);
 // next item starts a new line): rows of buttons that flow instead of running off the edge. Returns
 // whether it fits.
 bool same_line_if_fits(float next_width);
+// The width ImGui::Button gives `label`: its text and the frame's padding on both sides.
+float button_width(const char* label);
 
 }  // namespace attnlab::gui
