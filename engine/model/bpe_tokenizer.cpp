@@ -126,14 +126,14 @@ std::vector<int> BpeTokenizer::encode(std::string_view text) const {
   return ids;
 }
 
-std::string BpeTokenizer::token_text(int id) const {
+std::string BpeTokenizer::token_bytes(int id) const {
   const std::string* sym = model_.token(id);
   if (!sym) return "<" + std::to_string(id) + ">";
-  if (symbols_only_) return printable_utf8(*sym);
+  if (symbols_only_) return *sym;
   // Every character of a GPT-2 token is in the alphabet (<|endoftext|>'s printable ASCII stands
-  // for itself); a token with one that is not is shown as it is spelled.
+  // for itself); a token with one that is not is taken as it is spelled.
   const auto bytes = byte_level_bytes(*sym);
-  return printable_utf8(bytes ? *bytes : *sym);
+  return bytes ? *bytes : *sym;
 }
 
 }  // namespace attnlab::model

@@ -30,9 +30,9 @@ public:
   // The token ids of UTF-8 `text`. Throws InputError when the text is not valid UTF-8, or, for a
   // toy model, names a symbol the vocabulary lacks.
   std::vector<int> encode(std::string_view text) const override;
-  // The text a token stands for, as valid UTF-8: a byte that does not complete a UTF-8 character
-  // on its own (a piece of an emoji split between tokens) is written \xNN.
-  std::string token_text(int id) const override;
+  // The bytes a token stands for: a GPT-2 token's characters mapped back to its bytes, a toy
+  // model's symbol as it is spelled.
+  std::string token_bytes(int id) const override;
   // The largest id plus one.
   int vocab_size() const override { return model_.size(); }
   bool is_symbols() const { return symbols_only_; }

@@ -4,6 +4,7 @@
 
 #include "engine/text/text_format.hpp"
 #include "engine/model/decoder_blocks.hpp"
+#include "engine/model/tokenizer/unicode.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -155,9 +156,14 @@ std::vector<DrawnToken> generate(CachedSequence& seq, Sampler& sampler, const Ge
   return out;
 }
 
-std::string append_token_text(const LanguageModel& model, std::string text, int id) {
-  if (model.config().is_toy() && !text.empty() && text.back() != ' ') text += ' ';
-  return text + model.token_text(id);
+std::string append_tokens_text(const LanguageModel& model, std::string text, const std::vector<int>& ids) {
+  if (model.config().is_toy()) {
+    for (const int id : ids) text += (text.empty() || text.back() == ' ' ? "" : " ") + model.token_text(id);
+    return text;
+  }
+  std::string bytes;
+  for (const int id : ids) bytes += model.token_bytes(id);
+  return text + printable_utf8(bytes);
 }
 
 std::int64_t kv_cache_bytes_per_token(const ModelConfig& c) {
@@ -194,8 +200,9 @@ void write_generated_json(std::ostream& out, const LanguageModel& model, const s
 }
 
 void write_generated_text(std::ostream& out, const LanguageModel& model, const std::vector<DrawnToken>& generated) {
-  std::string text;
-  for (const DrawnToken& t : generated) text += model.token_text(t.id);
+  std::vector<int> ids;
+  for (const DrawnToken& t : generated) ids.push_back(t.id);
+  const std::string text = append_tokens_text(model, "", ids);
   out << "\nGenerated " << generated.size() << (generated.size() == 1 ? " token: " : " tokens: ") << json_string(text) << "\n"
       << "  (prob: in the distribution it was drawn from; model: the model's own, at temperature 1)\n";
   for (std::size_t i = 0; i < generated.size(); ++i) {

@@ -96,9 +96,11 @@ void check_generate(const LanguageModel& model, std::int64_t prompt, int count);
 std::vector<DrawnToken> generate(CachedSequence& seq, Sampler& sampler, const GenerateOptions& opt,
                                  const std::function<bool(const DrawnToken&)>& written = {});
 
-// `text` with token `id` written after it, as a text box holds it: a toy model's symbols separated
-// by spaces, every other model's token texts joined (GPT-2's " world" brings its own space).
-std::string append_token_text(const LanguageModel& model, std::string text, int id);
+// `text` with tokens `ids` written after it, as a text box holds it: a toy model's symbols separated
+// by spaces; every other model's token bytes joined (GPT-2's " world" brings its own space), so a
+// character split between tokens (an emoji's four bytes) reads whole once its last piece is
+// written, and a byte that starts no character (yet) is written \xNN.
+std::string append_tokens_text(const LanguageModel& model, std::string text, const std::vector<int>& ids);
 
 // The bytes a KV cache of `c` holds per position: K and V, each n_kv_head · d_head floats, in every
 // layer (grouped-query models keep n_head / n_kv_head times fewer than their query heads would).

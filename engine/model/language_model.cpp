@@ -45,9 +45,11 @@ std::vector<int> LanguageModel::tokenize(std::string_view text, std::string_view
   return ids;
 }
 
-std::string LanguageModel::token_text(int id) const {
+std::string LanguageModel::token_text(int id) const { return printable_utf8(token_bytes(id)); }
+
+std::string LanguageModel::token_bytes(int id) const {
   const Tokenizer* t = tokenizer();
-  return t ? t->token_text(id) : "<" + std::to_string(id) + ">";
+  return t ? t->token_bytes(id) : "<" + std::to_string(id) + ">";
 }
 
 std::string LanguageModel::token_label(int id) const { return model::token_label(token_text(id)); }

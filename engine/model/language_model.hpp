@@ -107,7 +107,9 @@ public:
   std::vector<int> tokenize(std::string_view text, std::string_view what = "--text") const;
   // Checks ids against the vocabulary and the positions left after `start`; `what` names the flag.
   void check_ids(const std::vector<int>& ids, std::string_view what, std::int64_t start = 0) const;
-  // The text of a token: its tokenizer's, or "<id>" when there is no tokenizer.
+  // The bytes of a token (Tokenizer::token_bytes), or "<id>" when there is no tokenizer.
+  std::string token_bytes(int id) const;
+  // token_bytes as valid UTF-8 (Tokenizer::token_text).
   std::string token_text(int id) const;
   // token_label of its text: how the app shows the token to a person.
   std::string token_label(int id) const;

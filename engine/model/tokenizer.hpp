@@ -3,6 +3,8 @@
 // pipelines all implement it, so the model report, the CLI and the GUI never ask which one it is.
 #pragma once
 
+#include "engine/model/tokenizer/unicode.hpp"
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,9 +19,11 @@ public:
   // post-processor adds (a BOS) included. Throws InputError with one sentence (invalid UTF-8, a
   // symbol a toy vocabulary lacks).
   virtual std::vector<int> encode(std::string_view text) const = 0;
-  // The text a token stands for, as valid UTF-8: a byte that does not complete a character on its
-  // own (a piece of an emoji split between tokens) is written \xNN.
-  virtual std::string token_text(int id) const = 0;
+  // The bytes a token stands for, as decoding writes them: a piece of a character split between
+  // tokens (an emoji's first bytes) is not valid UTF-8 on its own. "<id>" for an id it lacks.
+  virtual std::string token_bytes(int id) const = 0;
+  // token_bytes as valid UTF-8: a byte that starts no valid character is written \xNN.
+  std::string token_text(int id) const { return printable_utf8(token_bytes(id)); }
   // The largest id plus one.
   virtual int vocab_size() const = 0;
 };

@@ -50,12 +50,12 @@ void take_generated(ModelUi& m, const model::ModelRun& run) {
   }
   if (run.generated.empty()) return;
   const auto first = static_cast<std::int64_t>(ids.size() - run.generated.size());
-  std::string text = g.base_text;
+  std::vector<int> written;
   for (std::size_t i = 0; i < run.generated.size(); ++i) {
     g.drawn[first + static_cast<std::int64_t>(i)] = run.generated[i];
-    text = model::append_token_text(*m.model, std::move(text), run.generated[i].id);
+    written.push_back(run.generated[i].id);
   }
-  m.text = std::move(text);
+  m.text = model::append_tokens_text(*m.model, g.base_text, written);
 }
 
 const model::TokenDistribution* next_token_bars(ModelUi& m, std::vector<int>* ids) {

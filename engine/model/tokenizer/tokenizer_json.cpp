@@ -42,9 +42,9 @@ public:
     return ids;
   }
 
-  std::string token_text(int id) const override {
-    if (const AddedToken* t = added.find(id)) return printable_utf8(t->content);
-    if (const std::string* token = model.bpe().token(id)) return printable_utf8(decoder.decode(*token));
+  std::string token_bytes(int id) const override {
+    if (const AddedToken* t = added.find(id)) return t->content;
+    if (const std::string* token = model.bpe().token(id)) return decoder.decode(*token);
     return "<" + std::to_string(id) + ">";
   }
 

@@ -6,6 +6,9 @@
 // top ones outlined, the ranking saved as CSV.
 #include "engine/lessons/presets.hpp"
 #include "gui/model/head_map_view.hpp"
+#include "engine/model/generate.hpp"
+#include "engine/model/tokenizer/unicode.hpp"
+#include "gui/state/generate_actions.hpp"
 #include "gui/state/head_link_actions.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
@@ -20,6 +23,7 @@
 #include <imgui_internal.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -426,6 +430,55 @@ TEST_F(ModelWindow, TheLessonsQuestionLinksItToAnimal) {
   EXPECT_NE(state.model.error.find("\"cat\" one token"), std::string::npos) << state.model.error;
   EXPECT_LT(state.model.link.query, 0);
   wait_for_run();
+}
+
+// Every byte is a token of its own here, so "é" is two tokens and "😀" four. The text the window
+// writes after the prompt joins their bytes: a character reads whole once its last piece is
+// written (each piece alone is labelled \xNN), the text stays valid UTF-8 at every step, and
+// editing it re-tokenizes into the same tokens.
+TEST_F(ModelWindow, GeneratedBytesJoinIntoCharacters) {
+  open_model_file(state, dir.string());
+  wait_for_run();
+  const model::LanguageModel& m = *state.model.model;
+  const std::string base = "Say: ", text = "Grüße, 東京 😀!";
+  const std::vector<int> ids = m.tokenize(text);
+  ASSERT_GT(ids.size(), 20u);
+  EXPECT_EQ(m.token_text(ids[2]), "\\xC3");
+  std::string bytes;
+  for (std::size_t k = 0; k <= ids.size(); ++k) {
+    const std::vector<int> written(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(k));
+    const std::string shown = model::append_tokens_text(m, base, written);
+    EXPECT_NO_THROW(model::check_utf8(shown)) << k << " tokens";
+    // The characters complete so far, then the bytes of one still being written as \xNN.
+    std::size_t whole = 0;
+    while (whole < bytes.size() && model::utf8_char_length(bytes, whole) > 0) whole += model::utf8_char_length(bytes, whole);
+    std::string tail;
+    for (std::size_t i = whole; i < bytes.size(); ++i) {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned char>(bytes[i]));
+      tail += hex;
+    }
+    EXPECT_EQ(shown, base + bytes.substr(0, whole) + tail) << k << " tokens";
+    if (k < ids.size()) bytes += m.token_bytes(ids[k]);
+  }
+  EXPECT_EQ(bytes, text);
+  EXPECT_EQ(model::append_tokens_text(m, base, ids), base + text);
+
+  // Generation on the window: whatever bytes the model draws, the text box holds valid UTF-8 that
+  // tokenizes, and its generated part is the drawn tokens' bytes.
+  set_model_text(state.model, base + "東", state.platform.threads);
+  wait_for_run();
+  const std::vector<int> prompt = state.model.ids;
+  state.model.generate.sampling.temperature = 2;
+  generate_tokens(state.model, 40, state.platform.threads);
+  wait_for_run();
+  ASSERT_TRUE(state.model.error.empty()) << state.model.error;
+  const std::vector<int>& now = state.model.ids;
+  ASSERT_EQ(now.size(), prompt.size() + 40);
+  std::string drawn;
+  for (std::size_t i = prompt.size(); i < now.size(); ++i) drawn += m.token_bytes(now[i]);
+  EXPECT_EQ(state.model.text, base + "東" + model::printable_utf8(drawn));
+  EXPECT_NO_THROW((void)m.tokenize(state.model.text));
 }
 
 }  // namespace
