@@ -68,6 +68,8 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${ATTNLAB_HOMEPAGE_URL}")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "fonts-dejavu-core, libegl1, libgl1, libgl1-mesa-dri, libegl-mesa0, libglx-mesa0")
+# Chinese, Japanese and Korean text (a Qwen's tokens): without it those characters draw as '?'.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "fonts-droid-fallback")
 # CPack writes the summary as the first line of Description and indents this text under it.
 string(CONCAT CPACK_PACKAGE_DESCRIPTION
     "Attention Lab makes softmax(Q K^T / sqrt(d_k)) V something a student can touch: edit Q, K and V, "

@@ -95,6 +95,7 @@ struct HeadlessApp {
 
   void frame() {
     ImGui::GetIO().DeltaTime = 1.0f / 60;
+    update_fonts(services.fonts, services.glyphs);  // as the app's frame loop does (no texture here)
     ImGui::NewFrame();
     draw_app(state, services);
     ImGui::Render();

@@ -33,7 +33,7 @@ if failures:
     sys.exit(1)
 deb = debs[0]
 
-code, info, err = run("dpkg-deb", "-f", deb, "Package", "Version", "Architecture", "Depends", "Maintainer")
+code, info, err = run("dpkg-deb", "-f", deb, "Package", "Version", "Architecture", "Depends", "Recommends", "Maintainer")
 fields = dict(line.split(": ", 1) for line in info.splitlines() if ": " in line)
 depends = [d.strip().split()[0] for d in fields.get("Depends", "").split(",")]
 check(fields.get("Package") == "attnlab", "Package: attnlab", info)
@@ -44,6 +44,8 @@ for lib in ("libc6", "libglfw3", "libepoxy0", "libcairo2"):
 # libGL.so.1 (epoxy and GLFW), Mesa behind them, and the font.
 for need in ("fonts-dejavu-core", "libegl1", "libgl1", "libgl1-mesa-dri", "libegl-mesa0"):
     check(need in depends, f"Depends has {need} (fonts and GL are dependencies, not bundled)", fields.get("Depends", ""))
+# The CJK font the app merges in when a text needs it: recommended, the app runs without it.
+check("fonts-droid-fallback" in fields.get("Recommends", ""), "Recommends has fonts-droid-fallback", info)
 
 code, listing, err = run("dpkg-deb", "-c", deb)
 for rel in ("usr/bin/attnlab", "usr/share/applications/attnlab.desktop",

@@ -1,8 +1,12 @@
 // Themes and fonts: DejaVu Sans found at run time, presenter mode scales everything up.
 #include "gui/base/theme.hpp"
 
+#include <imgui_internal.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 namespace attnlab::gui {
 
@@ -26,6 +30,116 @@ std::string find_font() {
     if (std::filesystem::exists(c, ec)) return c;
   }
   return "";
+}
+
+// The CJK font for what DejaVu lacks; $ATTNLAB_FALLBACK_FONT set but empty: none.
+std::string find_fallback_font() {
+  if (const char* env = std::getenv("ATTNLAB_FALLBACK_FONT")) return *env && std::filesystem::exists(env) ? env : "";
+  const char* candidates[] = {
+      "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",  // fonts-droid-fallback
+      "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",             // fonts-wqy-microhei
+  };
+  for (const char* c : candidates) {
+    std::error_code ec;
+    if (std::filesystem::exists(c, ec)) return c;
+  }
+  return "";
+}
+
+// Beyond Basic Latin and Latin-1 (·, ×, ÷), what the formulas and a student's European text use.
+const ImWchar kExtraRanges[] = {
+    0x0100, 0x024F,  // Latin Extended-A and -B: a student's text in Polish, Czech, Hungarian (ł, ř, ő)
+    0x0370, 0x03FF,  // Greek: τ σ Σ
+    0x0400, 0x04FF,  // Cyrillic
+    0x1D40, 0x1D40,  // ᵀ
+    0x1E00, 0x1EFF,  // Latin Extended Additional (Vietnamese)
+    0x2010, 0x2027,  // dashes, … and •
+    0x2070, 0x209F,  // super/subscripts
+    0x20A0, 0x20BF,  // currency: € ₹
+    0x2113, 0x2113,  // ℓ, the online softmax's running sum
+    0x2190, 0x21FF,  // arrows; a token's line break ↵ and tab ⇥
+    0x2200, 0x22FF,  // √ ∞ − ⊙ ≤ ≥ ≈ and friends
+    0x25A0, 0x25FF,  // ■ ▶ ▼
+    0,
+};
+
+constexpr float kSizes[] = {kNormalSize, kPresenterSize, kPresenterSmallSize};
+
+// ImGui's own font (ASCII only) at the three sizes, where DejaVu cannot be read.
+void add_default_fonts(Fonts& f, Glyphs& glyphs) {
+  ImGuiIO& io = ImGui::GetIO();
+  ImFontConfig cfg;
+  cfg.SizePixels = 13.0f;
+  f.normal = io.Fonts->AddFontDefault(&cfg);
+  cfg.SizePixels = 26.0f;
+  f.presenter = io.Fonts->AddFontDefault(&cfg);
+  cfg.SizePixels = 20.0f;
+  f.presenter_small = io.Fonts->AddFontDefault(&cfg);
+  f.font_path.clear();
+  f.unicode = false;
+  glyphs = Glyphs::ascii();
+}
+
+// Whether the fallback font's bytes are in memory (read on first use: 4 MB that a text without
+// CJK never needs).
+bool fallback_ready(Fonts& f) {
+  if (!f.fallback_data.empty()) return true;
+  if (f.fallback_path.empty()) return false;
+  std::ifstream in(f.fallback_path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : 0;
+  if (size > 12 && size < (std::streamoff{1} << 30)) {
+    f.fallback_data.resize(static_cast<std::size_t>(size));
+    in.seekg(0);
+    in.read(f.fallback_data.data(), size);
+  }
+  if (!in || f.fallback_data.empty()) {
+    f.fallback_data.clear();
+    f.fallback_path.clear();  // unreadable: its characters stay '?'
+  }
+  return !f.fallback_data.empty();
+}
+
+// DejaVu at the three sizes with its ranges and the added characters, the fallback font merged
+// into each for the added characters DejaVu lacks (a merged font never replaces a glyph). False
+// when the atlas could not read DejaVu.
+bool add_body_fonts(Fonts& f) {
+  ImGuiIO& io = ImGui::GetIO();
+  ImFontGlyphRangesBuilder all, added;
+  all.AddRanges(io.Fonts->GetGlyphRangesDefault());
+  all.AddRanges(kExtraRanges);
+  for (const ImWchar c : f.added) {
+    all.AddChar(c);
+    added.AddChar(c);
+  }
+  f.ranges.clear();
+  f.added_ranges.clear();
+  all.BuildRanges(&f.ranges);
+  added.BuildRanges(&f.added_ranges);
+  const bool merge = !f.added.empty() && fallback_ready(f);
+  ImFont** slots[] = {&f.normal, &f.presenter, &f.presenter_small};
+  for (int i = 0; i < 3; ++i) {
+    ImFontConfig cfg;
+    cfg.OversampleH = 2;
+    cfg.OversampleV = 1;
+    *slots[i] = io.Fonts->AddFontFromFileTTF(f.font_path.c_str(), kSizes[i], &cfg, f.ranges.Data);
+    if (!*slots[i]) return false;
+    if (!merge) continue;
+    cfg.MergeMode = true;
+    cfg.FontDataOwnedByAtlas = false;
+    io.Fonts->AddFontFromMemoryTTF(f.fallback_data.data(), static_cast<int>(f.fallback_data.size()), kSizes[i], &cfg, f.added_ranges.Data);
+  }
+  return true;
+}
+
+// The characters asked for in the current ImGui context since its last update_fonts.
+std::set<ImWchar>& wanted_glyphs() {
+  static const ImGuiContext* context = nullptr;
+  static std::set<ImWchar> chars;
+  if (context != ImGui::GetCurrentContext()) {
+    context = ImGui::GetCurrentContext();
+    chars.clear();
+  }
+  return chars;
 }
 
 }  // namespace
@@ -67,53 +181,50 @@ Palette palette(const Look& look) {
 }
 
 void load_fonts(Fonts& f, Glyphs& glyphs) {
-  ImGuiIO& io = ImGui::GetIO();
   f.font_path = find_font();
-  if (f.font_path.empty()) {
-    ImFontConfig cfg;
-    cfg.SizePixels = 13.0f;
-    f.normal = io.Fonts->AddFontDefault(&cfg);
-    cfg.SizePixels = 26.0f;
-    f.presenter = io.Fonts->AddFontDefault(&cfg);
-    cfg.SizePixels = 20.0f;
-    f.presenter_small = io.Fonts->AddFontDefault(&cfg);
-    f.unicode = false;
-    glyphs = Glyphs::ascii();
-    return;
-  }
-  ImFontGlyphRangesBuilder builder;
-  builder.AddRanges(io.Fonts->GetGlyphRangesDefault());  // Basic Latin + Latin-1 (·, ×, ÷)
-  const ImWchar extra[] = {
-      0x0100, 0x024F,  // Latin Extended-A and -B: a student's text in Polish, Czech, Hungarian (ł, ř, ő)
-      0x0370, 0x03FF,  // Greek: τ σ Σ
-      0x0400, 0x04FF,  // Cyrillic
-      0x1D40, 0x1D40,  // ᵀ
-      0x1E00, 0x1EFF,  // Latin Extended Additional (Vietnamese)
-      0x2010, 0x2027,  // dashes, … and •
-      0x2070, 0x209F,  // super/subscripts
-      0x20A0, 0x20BF,  // currency: € ₹
-      0x2113, 0x2113,  // ℓ, the online softmax's running sum
-      0x2190, 0x21FF,  // arrows; a token's line break ↵ and tab ⇥
-      0x2200, 0x22FF,  // √ ∞ − ⊙ ≤ ≥ ≈ and friends
-      0x25A0, 0x25FF,  // ■ ▶ ▼
-      0,
-  };
-  builder.AddRanges(extra);
-  builder.BuildRanges(&f.ranges);
-  ImFontConfig cfg;
-  cfg.OversampleH = 2;
-  cfg.OversampleV = 1;
-  f.normal = io.Fonts->AddFontFromFileTTF(f.font_path.c_str(), kNormalSize, &cfg, f.ranges.Data);
-  f.presenter = io.Fonts->AddFontFromFileTTF(f.font_path.c_str(), kPresenterSize, &cfg, f.ranges.Data);
-  f.presenter_small = io.Fonts->AddFontFromFileTTF(f.font_path.c_str(), kPresenterSmallSize, &cfg, f.ranges.Data);
-  if (!f.normal || !f.presenter || !f.presenter_small) {
-    io.Fonts->Clear();
-    f.font_path.clear();
-    load_fonts(f, glyphs);
+  f.fallback_path = find_fallback_font();
+  f.added.clear();
+  f.fallback_data.clear();
+  if (f.font_path.empty() || !add_body_fonts(f)) {
+    ImGui::GetIO().Fonts->Clear();
+    add_default_fonts(f, glyphs);
     return;
   }
   f.unicode = true;
   glyphs = Glyphs{};
+}
+
+void want_glyphs(std::string_view text) {
+  if (!ImGui::GetCurrentContext() || ImGui::GetIO().Fonts->Fonts.empty()) return;
+  const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];  // the three body fonts share their characters
+  const char* end = text.data() + text.size();
+  for (const char* s = text.data(); s < end;) {
+    if (static_cast<unsigned char>(*s) < 0x80) {
+      ++s;
+      continue;
+    }
+    unsigned int c = 0;
+    s += ImTextCharFromUtf8(&c, s, end);  // past ImWchar's range: U+FFFD, as ImGui draws it
+    if (!font->FindGlyphNoFallback(static_cast<ImWchar>(c))) wanted_glyphs().insert(static_cast<ImWchar>(c));
+  }
+}
+
+bool update_fonts(Fonts& f, Glyphs& glyphs) {
+  std::set<ImWchar>& asked = wanted_glyphs();
+  bool fresh = false;
+  for (const ImWchar c : asked) fresh = f.added.insert(c).second || fresh;
+  asked.clear();
+  if (!fresh || f.font_path.empty()) return false;
+  ImGuiIO& io = ImGui::GetIO();
+  const int default_at = static_cast<int>(std::find(io.Fonts->Fonts.begin(), io.Fonts->Fonts.end(), io.FontDefault) - io.Fonts->Fonts.begin());
+  io.Fonts->Clear();
+  if (!add_body_fonts(f)) {  // DejaVu has gone since the start
+    io.Fonts->Clear();
+    add_default_fonts(f, glyphs);
+  }
+  io.Fonts->Build();
+  io.FontDefault = default_at < io.Fonts->Fonts.Size ? io.Fonts->Fonts[default_at] : nullptr;
+  return true;
 }
 
 bool small_screen(ImVec2 display) {

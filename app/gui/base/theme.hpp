@@ -7,7 +7,10 @@
 
 #include <imgui.h>
 
+#include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace attnlab::gui {
 
@@ -30,13 +33,32 @@ struct Fonts {
   bool unicode = false;         // DejaVu Sans was found: the Glyphs are real symbols
   std::string font_path;
   ImVector<ImWchar> ranges;     // must outlive the font atlas build
+  // Characters past `ranges` that text asked for (want_glyphs), each added once: DejaVu's own
+  // where it has them, else the fallback font's.
+  std::set<ImWchar> added;
+  ImVector<ImWchar> added_ranges;
+  // A font with the CJK characters DejaVu lacks (fonts-droid-fallback; $ATTNLAB_FALLBACK_FONT
+  // overrides), read when a character first needs it; empty where there is none.
+  std::string fallback_path;
+  std::vector<char> fallback_data;
 };
 
 // Loads DejaVu Sans (from fonts-dejavu-core; $ATTNLAB_FONT overrides) at a normal and a presenter
-// size with the symbols the formulas use, into the current ImGui context's atlas, and sets `glyphs`
-// to the symbols it can draw. Falls back to ImGui's default font and ASCII symbol names when the
-// file is missing.
+// size with the symbols the formulas use and the alphabets of Europe, into the current ImGui
+// context's atlas, and sets `glyphs` to the symbols it can draw. Falls back to ImGui's default
+// font and ASCII symbol names when the file is missing.
 void load_fonts(Fonts& fonts, Glyphs& glyphs);
+
+// Asks for the characters of UTF-8 `text` that the fonts do not have yet (a model's text in
+// Chinese, a token in Hebrew): the next update_fonts adds them. Cheap where the atlas has them all,
+// so what shows a user's or a model's text calls it as it draws.
+void want_glyphs(std::string_view text);
+
+// Between frames: adds the characters asked for since the last call to the atlas (rebuilt, and
+// the body fonts and ImGui's default font pointed at the rebuilt ones). Returns whether it rebuilt
+// the atlas: the renderer must then upload its texture again. A character no font has is asked
+// for once.
+bool update_fonts(Fonts& fonts, Glyphs& glyphs);
 
 // Whether a window of this size is a small screen for presenter mode: below 95% of 1280 × 720 in
 // either direction (1024 × 768 is; 1280 × 800, 1366 × 768 and larger are not).

@@ -111,6 +111,8 @@ void draw_file_dialog(AppState& state, Services& services) {
   const bool escape = ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !ImGui::GetIO().WantTextInput;
   ImGui::TextUnformatted(title_of(d.purpose));
   ImGui::SetNextItemWidth(-1);
+  want_glyphs(d.directory);  // folders and files named in any script
+  want_glyphs(d.file_name);
   ImGui::InputText("##dir", &d.directory);
   const float list_h = ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing() * 3;
   std::string chosen;
@@ -121,6 +123,7 @@ void draw_file_dialog(AppState& state, Services& services) {
   for (const auto& e : fs::directory_iterator(d.directory, fs::directory_options::skip_permission_denied, ec)) {
     const std::string name = e.path().filename().string();
     if (!name.empty() && name[0] == '.') continue;
+    want_glyphs(name);
     if (e.is_directory(ec)) dirs.push_back(e);
     else if (fits(d.purpose, e.path())) files.push_back(e);
   }

@@ -23,7 +23,13 @@ namespace attnlab::gui {
 
 namespace {
 
-std::string quoted_id(const ModelUi& m, int id) { return "'" + m.model->token_label(id) + "'"; }
+// A token as the bars and the draw show it (its characters asked of the font: the next token can
+// be one the text does not have yet).
+std::string quoted_id(const ModelUi& m, int id) {
+  std::string label = "'" + m.model->token_label(id) + "'";
+  want_glyphs(label);
+  return label;
+}
 
 std::string prob_text(double p) { return format_number(p, NumberUse::Axis, 3); }
 

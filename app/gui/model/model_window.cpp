@@ -107,6 +107,7 @@ void draw_text_and_tokens(AppState& state) {
   ModelUi& m = state.model;
   const float fs = ImGui::GetFontSize();
   std::string text = m.text;
+  want_glyphs(text);  // the text's and its tokens' characters (a Qwen's Chinese) in the font
   if (ImGui::InputTextMultiline("##model_text", &text, ImVec2(-1, fs * 2.4f))) set_model_text(state.model, text, state.platform.threads);
   // The chips: each token's text and id, wrapped to the width, in a box two rows high that
   // scrolls, so that a long text leaves the screen to the heads.

@@ -379,6 +379,11 @@ bool run_frame(GuiRun& run) {
   // A streaming run's progress: 10 updates a second; a model training: its curve at 30 frames a second.
   else glfwWaitEventsTimeout(training_busy(state.training) ? 1.0 / 30 : state.results.job ? 0.1 : 0.5);
   const auto t0 = std::chrono::steady_clock::now();
+  // Characters the last frame's text asked for (a model's Chinese): the atlas and its texture anew.
+  if (update_fonts(services.fonts, services.glyphs)) {
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   // A clock that has not moved since the last frame (headless Chromium's virtual time; a coarse

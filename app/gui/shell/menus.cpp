@@ -2,6 +2,7 @@
 #include "gui/shell/menus.hpp"
 
 #include "engine/figures/colormap.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/persistence/open_save.hpp"
@@ -39,6 +40,7 @@ void draw_file_menu(AppState& state, Services& services) {
   if (ImGui::BeginMenu("Recent files", !state.recent_files.empty())) {
     const std::vector<std::string> recent = state.recent_files;  // opening reorders the list
     for (const std::string& path : recent) {
+      want_glyphs(path);
       if (ImGui::MenuItem(path.c_str())) open_dropped_file(state, path);
     }
     ImGui::EndMenu();

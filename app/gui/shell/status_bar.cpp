@@ -54,6 +54,7 @@ void draw_status_bar(AppState& state, Services& services, const StatusBarLayout&
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
   const Palette pal = palette(state.view);
+  for (const std::string* text : {&state.error, &state.notice, &state.scenario_path, &state.doc.scenario.title}) want_glyphs(*text);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(kPadX, kPadY));
   // Exactly `height`: the style's minimum window size (32 px, 48 in presenter mode) ran it off the screen's bottom.
   ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1, 1));

@@ -59,7 +59,10 @@ float min_label_size() { return std::max(10.0f, ImGui::GetFontSize() * 0.6f); }
 
 float widest_label(ImFont* font, const std::vector<std::string>& labels) {
   float widest = 0;  // at font size 1
-  for (const auto& l : labels) widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, l.c_str()).x);
+  for (const auto& l : labels) {
+    want_glyphs(l);  // a lifted head's or a document's tokens in any script
+    widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, l.c_str()).x);
+  }
   return widest;
 }
 

@@ -1,6 +1,7 @@
 // Word wrapping for panels: the lines come from wrap_words, ImGui only draws them.
 #include "gui/widgets/wrapped_text.hpp"
 
+#include "gui/base/theme.hpp"
 #include "gui/widgets/text_layout.hpp"
 
 #include <imgui_internal.h>
@@ -14,6 +15,7 @@ namespace attnlab::gui {
 void text_wrapped_unformatted(std::string_view text) {
   ImGuiWindow* window = ImGui::GetCurrentWindow();
   if (window->SkipItems) return;
+  want_glyphs(text);  // a path or a token in a sentence, in any script
   // Same wrap width ImGui::TextWrapped would use: the pushed position, else the region's end.
   const float wrap_pos = window->DC.TextWrapPos < 0.0f ? 0.0f : window->DC.TextWrapPos;
   const float width = std::max(1.0f, ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos));
