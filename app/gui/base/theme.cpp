@@ -211,11 +211,17 @@ void want_glyphs(std::string_view text) {
 
 bool update_fonts(Fonts& f, Glyphs& glyphs) {
   std::set<ImWchar>& asked = wanted_glyphs();
+  ImGuiIO& io = ImGui::GetIO();
+  // What was typed since the last frame, into any field: in the font before the frame shows it.
+  if (!io.Fonts->Fonts.empty()) {
+    for (const ImWchar c : io.InputQueueCharacters) {
+      if (c >= 0x80 && !io.Fonts->Fonts[0]->FindGlyphNoFallback(c)) asked.insert(c);
+    }
+  }
   bool fresh = false;
   for (const ImWchar c : asked) fresh = f.added.insert(c).second || fresh;
   asked.clear();
   if (!fresh || f.font_path.empty()) return false;
-  ImGuiIO& io = ImGui::GetIO();
   const int default_at = static_cast<int>(std::find(io.Fonts->Fonts.begin(), io.Fonts->Fonts.end(), io.FontDefault) - io.Fonts->Fonts.begin());
   io.Fonts->Clear();
   if (!add_body_fonts(f)) {  // DejaVu has gone since the start

@@ -54,7 +54,8 @@ void load_fonts(Fonts& fonts, Glyphs& glyphs);
 // so what shows a user's or a model's text calls it as it draws.
 void want_glyphs(std::string_view text);
 
-// Between frames: adds the characters asked for since the last call to the atlas (rebuilt, and
+// Between frames: adds the characters asked for since the last call, and those just typed into any
+// field (ImGui's input queue), to the atlas (rebuilt, and
 // the body fonts and ImGui's default font pointed at the rebuilt ones). Returns whether it rebuilt
 // the atlas: the renderer must then upload its texture again. A character no font has is asked
 // for once.

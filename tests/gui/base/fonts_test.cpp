@@ -1,8 +1,8 @@
 // The fonts grow with the text (docs/ARCHITECTURE.md, "Fonts"): a character the atlas lacks, asked
 // for by what draws a text (want_glyphs), is in the atlas from the next frame: DejaVu's own
 // (Hebrew), else the fallback font's (Chinese, from fonts-droid-fallback); a character no font has
-// is asked for once; the lab's token labels and the text the windows wrap bring theirs. On the real
-// fonts, the app's frame at a time.
+// is asked for once; the lab's token labels, the text the windows wrap and what is typed into any
+// field bring theirs. On the real fonts, the app's frame at a time.
 #include "engine/lessons/presets.hpp"
 #include "headless_imgui.hpp"
 
@@ -100,6 +100,15 @@ TEST_F(Fonts, TheLabsLabelsAndWrappedTextBringTheirCharacters) {
   frame();
   frame();
   EXPECT_TRUE(has(kShin));
+}
+
+// A character typed into any field is in the font in the frame that first shows it.
+TEST_F(Fonts, TypedCharactersAreInTheFontBeforeTheFrameShowsThem) {
+  ASSERT_FALSE(has(0x05D0));  // א
+  ImGui::GetIO().AddInputCharactersUTF8("א");
+  EXPECT_TRUE(update());
+  EXPECT_TRUE(has(0x05D0));
+  frame();
 }
 
 TEST(FontsWithoutFallback, AnEmptyOverrideLeavesChineseUndrawnAndNothingBreaks) {
