@@ -65,6 +65,11 @@ const ImWchar kExtraRanges[] = {
 
 constexpr float kSizes[] = {kNormalSize, kPresenterSize, kPresenterSmallSize};
 
+// The most characters the atlas takes beyond its start: everyday Chinese text needs about 3000, and
+// a hostile text of every CJK character would make an atlas past what GL uploads, and a rebuild of
+// seconds. Those past it stay '?'.
+constexpr std::size_t kMaxAdded = 4000;
+
 // ImGui's own font (ASCII only) at the three sizes, where DejaVu cannot be read.
 void add_default_fonts(Fonts& f, Glyphs& glyphs) {
   ImGuiIO& io = ImGui::GetIO();
@@ -219,7 +224,10 @@ bool update_fonts(Fonts& f, Glyphs& glyphs) {
     }
   }
   bool fresh = false;
-  for (const ImWchar c : asked) fresh = f.added.insert(c).second || fresh;
+  for (const ImWchar c : asked) {
+    if (f.added.size() >= kMaxAdded) break;
+    fresh = f.added.insert(c).second || fresh;
+  }
   asked.clear();
   if (!fresh || f.font_path.empty()) return false;
   const int default_at = static_cast<int>(std::find(io.Fonts->Fonts.begin(), io.Fonts->Fonts.end(), io.FontDefault) - io.Fonts->Fonts.begin());

@@ -55,10 +55,10 @@ void load_fonts(Fonts& fonts, Glyphs& glyphs);
 void want_glyphs(std::string_view text);
 
 // Between frames: adds the characters asked for since the last call, and those just typed into any
-// field (ImGui's input queue), to the atlas (rebuilt, and
-// the body fonts and ImGui's default font pointed at the rebuilt ones). Returns whether it rebuilt
-// the atlas: the renderer must then upload its texture again. A character no font has is asked
-// for once.
+// field (ImGui's input queue), to the atlas (rebuilt, and the body fonts and ImGui's default font
+// pointed at the rebuilt ones). Returns whether it rebuilt the atlas: the renderer must then upload
+// its texture again. A character no font has is asked for once; past 4000 added characters, none
+// is added (they stay '?').
 bool update_fonts(Fonts& fonts, Glyphs& glyphs);
 
 // Whether a window of this size is a small screen for presenter mode: below 95% of 1280 × 720 in

@@ -111,6 +111,27 @@ TEST_F(Fonts, TypedCharactersAreInTheFontBeforeTheFrameShowsThem) {
   frame();
 }
 
+// A text of every CJK character cannot grow the atlas past what GL uploads: the first 4000 are
+// added, in one rebuild, and the rest stay '?'.
+TEST_F(Fonts, AHostileTextAddsAtMostFourThousandCharacters) {
+  std::string all;
+  for (unsigned c = 0x4E00; c < 0x9FA6; ++c) {
+    all += static_cast<char>(0xE0 | (c >> 12));
+    all += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    all += static_cast<char>(0x80 | (c & 0x3F));
+  }
+  want_glyphs(all);
+  EXPECT_TRUE(update());
+  EXPECT_EQ(services.fonts.added.size(), 4000u);
+  int w = 0, h = 0;
+  unsigned char* pixels = nullptr;
+  ImGui::GetIO().Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);
+  EXPECT_LE(std::max(w, h), 8192) << w << " × " << h << ": GL 4.3 promises 16384, browsers 4096 and more";
+  want_glyphs(all);
+  EXPECT_FALSE(update()) << "past the limit, nothing more is added";
+  frame();
+}
+
 TEST(FontsWithoutFallback, AnEmptyOverrideLeavesChineseUndrawnAndNothingBreaks) {
   ::setenv("ATTNLAB_FALLBACK_FONT", "", 1);
   HeadlessApp app;
