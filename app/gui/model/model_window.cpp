@@ -107,7 +107,6 @@ void draw_text_and_tokens(AppState& state) {
   ModelUi& m = state.model;
   const float fs = ImGui::GetFontSize();
   std::string text = m.text;
-  want_glyphs(text);  // the text's and its tokens' characters (a Qwen's Chinese) in the font
   if (ImGui::InputTextMultiline("##model_text", &text, ImVec2(-1, fs * 2.4f))) set_model_text(state.model, text, state.platform.threads);
   // The chips: each token's text and id, wrapped to the width, in a box two rows high that
   // scrolls, so that a long text leaves the screen to the heads.
@@ -306,6 +305,9 @@ void draw_model_window(AppState& state, Services& services) {
   const auto& cfg = m.model->config();
   m.hover = {};
   m.drawn_keys = {};
+  // The characters of the folder, the text and so its tokens (a Qwen's Chinese), in the font.
+  want_glyphs(m.path);
+  want_glyphs(m.text);
   ImGui::PushTextWrapPos(0.0f);
   ImGui::Text("%s · %s · %s", m.model->display_name().c_str(), model_shape_line(cfg).c_str(),
               count_of(static_cast<long long>(m.ids.size()), "token").c_str());

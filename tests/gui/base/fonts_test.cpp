@@ -4,6 +4,7 @@
 // is asked for once; the lab's token labels, the text the windows wrap and what is typed into any
 // field bring theirs. On the real fonts, the app's frame at a time.
 #include "engine/lessons/presets.hpp"
+#include "gui/state/model_actions.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
@@ -82,7 +83,7 @@ TEST_F(Fonts, ACharacterNoFontHasIsAskedForOnce) {
   frame();
 }
 
-TEST_F(Fonts, TheLabsLabelsAndWrappedTextBringTheirCharacters) {
+TEST_F(Fonts, TheLabsLabelsTheModelsTextAndWrappedTextBringTheirCharacters) {
   if (services.fonts.fallback_path.empty()) GTEST_SKIP() << "no fallback font (fonts-droid-fallback) is installed";
   ASSERT_FALSE(has(kTo));
   Scenario doc = load_preset("causal-six");
@@ -100,6 +101,17 @@ TEST_F(Fonts, TheLabsLabelsAndWrappedTextBringTheirCharacters) {
   frame();
   frame();
   EXPECT_TRUE(has(kShin));
+  // The Model window's text (the induction model reads symbols: the text is refused, and shown as
+  // typed; the refusal, which quotes it, is taken away so that only the text asks).
+  ASSERT_FALSE(has(0xAC00));  // 가
+  window_open(state.view, "Model") = true;
+  open_model_file(state, "induction");
+  set_model_text(state.model, "가 1 2", false);
+  ASSERT_FALSE(state.model.error.empty());
+  state.model.error.clear();
+  frame();
+  frame();
+  EXPECT_TRUE(has(0xAC00));
 }
 
 // A character typed into any field is in the font in the frame that first shows it.
