@@ -32,11 +32,12 @@ struct Fonts {
   ImFont* presenter_small = nullptr;
   bool unicode = false;         // DejaVu Sans was found: the Glyphs are real symbols
   std::string font_path;
-  ImVector<ImWchar> ranges;     // must outlive the font atlas build
-  // Characters past `ranges` that text asked for (want_glyphs), each added once: DejaVu's own
+  // Characters past the start's that text asked for (want_glyphs), each added once: DejaVu's own
   // where it has them, else the fallback font's.
   std::set<ImWchar> added;
-  ImVector<ImWchar> added_ranges;
+  // What the atlas asks of DejaVu (the start's characters and the added ones) and of the fallback
+  // font (the added ones); they must outlive the atlas's build.
+  ImVector<ImWchar> ranges, added_ranges;
   // A font with the CJK characters DejaVu lacks (fonts-droid-fallback; $ATTNLAB_FALLBACK_FONT
   // overrides), read when a character first needs it; empty where there is none.
   std::string fallback_path;
