@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 
 namespace attnlab::gui {
 
@@ -17,33 +18,26 @@ constexpr float kPresenterSize = 28.0f;
 // 1024 / 1280 of it (the XGA projector against 1280 × 720): the same fraction of the wall.
 constexpr float kPresenterSmallSize = 22.0f;
 
-std::string find_font() {
-  if (const char* env = std::getenv("ATTNLAB_FONT"); env && *env && std::filesystem::exists(env)) return env;
-  const char* candidates[] = {
-      "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-      "/usr/share/fonts/TTF/DejaVuSans.ttf",
-      "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-      "/usr/local/share/fonts/DejaVuSans.ttf",
-  };
-  for (const char* c : candidates) {
+// The first of `paths` that exists, or "".
+std::string first_existing(std::initializer_list<const char*> paths) {
+  for (const char* p : paths) {
     std::error_code ec;
-    if (std::filesystem::exists(c, ec)) return c;
+    if (std::filesystem::exists(p, ec)) return p;
   }
   return "";
+}
+
+std::string find_font() {
+  if (const char* env = std::getenv("ATTNLAB_FONT"); env && *env && std::filesystem::exists(env)) return env;
+  return first_existing({"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf",
+                         "/usr/share/fonts/dejavu/DejaVuSans.ttf", "/usr/local/share/fonts/DejaVuSans.ttf"});
 }
 
 // The CJK font for what DejaVu lacks; $ATTNLAB_FALLBACK_FONT set but empty: none.
 std::string find_fallback_font() {
   if (const char* env = std::getenv("ATTNLAB_FALLBACK_FONT")) return *env && std::filesystem::exists(env) ? env : "";
-  const char* candidates[] = {
-      "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",  // fonts-droid-fallback
-      "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",             // fonts-wqy-microhei
-  };
-  for (const char* c : candidates) {
-    std::error_code ec;
-    if (std::filesystem::exists(c, ec)) return c;
-  }
-  return "";
+  return first_existing({"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",  // fonts-droid-fallback
+                         "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"});           // fonts-wqy-microhei
 }
 
 // Beyond Basic Latin and Latin-1 (·, ×, ÷), what the formulas and a student's European text use.
