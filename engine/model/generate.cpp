@@ -207,8 +207,8 @@ void write_generated_text(std::ostream& out, const LanguageModel& model, const s
       << "  (prob: in the distribution it was drawn from; model: the model's own, at temperature 1)\n";
   for (std::size_t i = 0; i < generated.size(); ++i) {
     const DrawnToken& t = generated[i];
-    out << "  " << i << "  " << t.id << "  prob " << fixed_decimals(t.prob, 4) << "  model " << fixed_decimals(t.model_prob, 4) << "  '"
-        << model.token_label(t.id) << "'\n";
+    out << "  " << i << "  " << t.id << "  prob " << fixed_decimals(t.prob, 4) << "  model " << fixed_decimals(t.model_prob, 4) << "  "
+        << model.quoted_token(t.id) << "\n";
   }
 }
 

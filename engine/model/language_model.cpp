@@ -54,6 +54,8 @@ std::string LanguageModel::token_bytes(int id) const {
 
 std::string LanguageModel::token_label(int id) const { return model::token_label(token_text(id)); }
 
+std::string LanguageModel::quoted_token(int id) const { return "'" + token_label(id) + "'"; }
+
 std::string token_label(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 4);

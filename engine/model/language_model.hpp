@@ -113,6 +113,8 @@ public:
   std::string token_text(int id) const;
   // token_label of its text: how the app shows the token to a person.
   std::string token_label(int id) const;
+  // token_label in single quotes: how a sentence names a token ("after 'Mary'").
+  std::string quoted_token(int id) const;
   // The matrix products' FLOPs of a forward over n positions after `start` cached ones: 2·rows·
   // cols·inner for each projection, QKᵀ and AV over the keys each block of query rows runs over
   // (what runs: every key a row of the block sees, none past the block's last row), and the last

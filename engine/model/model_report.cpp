@@ -181,7 +181,7 @@ void write_model_text(std::ostream& out, const LanguageModel& model, const Model
   out << "\n";
   out << "Tokens (" << ids.size() << "):\n";
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    out << "  " << i << "  " << ids[i] << "  '" << model.token_label(ids[i]) << "'\n";
+    out << "  " << i << "  " << ids[i] << "  " << model.quoted_token(ids[i]) << "\n";
   }
   if (!run.kinds.empty()) {
     // Compact enough for GPT-2 small's 12 heads on one line: a short name and the score.
@@ -212,9 +212,9 @@ void write_model_text(std::ostream& out, const LanguageModel& model, const Model
     }
   }
   if (!run.generated.empty()) write_generated_text(out, model, run.generated);
-  out << "\nNext token after '" << model.token_label(ids.back()) << "':\n";
+  out << "\nNext token after " << model.quoted_token(ids.back()) << ":\n";
   for (const NextToken& t : run.trace.next_tokens) {
-    out << "  " << fixed(t.prob, 4) << "  " << t.id << "  '" << model.token_label(t.id) << "'\n";
+    out << "  " << fixed(t.prob, 4) << "  " << t.id << "  " << model.quoted_token(t.id) << "\n";
   }
   if (layer >= 0 && head >= 0) {
     const HeadVerdict* v = run.kinds.empty() ? nullptr : &run.kinds[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];

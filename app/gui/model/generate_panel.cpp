@@ -26,7 +26,7 @@ namespace {
 // A token as the bars and the draw show it (its characters asked of the font: the next token can
 // be one the text does not have yet).
 std::string quoted_id(const ModelUi& m, int id) {
-  std::string label = "'" + m.model->token_label(id) + "'";
+  std::string label = m.model->quoted_token(id);
   want_glyphs(label);
   return label;
 }

@@ -18,7 +18,7 @@ namespace attnlab::gui {
 namespace {
 
 std::string quoted_at(const ModelUi& m, int at) {
-  return "'" + m.model->token_label(m.ids[static_cast<std::size_t>(at)]) + "' (" + std::to_string(at) + ")";
+  return m.model->quoted_token(m.ids[static_cast<std::size_t>(at)]) + " (" + std::to_string(at) + ")";
 }
 
 // The outlined top heads, one a line with a bar as long as the weight: a click chooses that head.

@@ -109,7 +109,7 @@ std::vector<std::string> cell_hover_lines(const AppState& state, int layer, int 
   const auto& ids = m.run->trace.ids;
   const model::CausalWeights& A = m.run->trace.heads[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)].weights;
   const model::HeadVerdict& v = verdict_of(m, layer, head);
-  const auto token = [&](int at) { return "'" + m.model->token_label(ids[static_cast<std::size_t>(at)]) + "'"; };
+  const auto token = [&](int at) { return m.model->quoted_token(ids[static_cast<std::size_t>(at)]); };
   std::vector<std::string> lines;
   lines.push_back("L" + std::to_string(layer) + "H" + std::to_string(head) + " · " + std::string(model::head_kind_name(v.kind)) + " " +
                   two(v.score));
