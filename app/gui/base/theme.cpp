@@ -1,6 +1,8 @@
 // Themes and fonts: DejaVu Sans found at run time, presenter mode scales everything up.
 #include "gui/base/theme.hpp"
 
+#include "gui/base/bidi.hpp"
+
 #include <imgui_internal.h>
 
 #include <algorithm>
@@ -191,6 +193,12 @@ void load_fonts(Fonts& f, Glyphs& glyphs) {
   }
   f.unicode = true;
   glyphs = Glyphs{};
+}
+
+std::string drawn_text(std::string_view text) {
+  std::string shown = visual_order(text);
+  want_glyphs(shown);
+  return shown;
 }
 
 void want_glyphs(std::string_view text) {

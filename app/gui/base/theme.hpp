@@ -54,6 +54,10 @@ void load_fonts(Fonts& fonts, Glyphs& glyphs);
 // Chinese, a token in Hebrew): the next update_fonts adds them. Cheap where the atlas has them all,
 // so what shows a user's or a model's text calls it as it draws.
 void want_glyphs(std::string_view text);
+// Text from outside the app as it is drawn: in reading order with Arabic joined (visual_order,
+// base/bidi.hpp), its characters asked of the font. Every read-only user or model text goes
+// through it where it is drawn.
+std::string drawn_text(std::string_view text);
 
 // Between frames: adds the characters asked for since the last call, and those just typed into any
 // field (ImGui's input queue), to the atlas (rebuilt, and the body fonts and ImGui's default font

@@ -25,11 +25,7 @@ namespace {
 
 // A token as the bars and the draw show it (its characters asked of the font: the next token can
 // be one the text does not have yet).
-std::string quoted_id(const ModelUi& m, int id) {
-  std::string label = m.model->quoted_token(id);
-  want_glyphs(label);
-  return label;
-}
+std::string quoted_id(const ModelUi& m, int id) { return drawn_text(m.model->quoted_token(id)); }
 
 std::string prob_text(double p) { return format_number(p, NumberUse::Axis, 3); }
 

@@ -132,8 +132,9 @@ void show_cell_hover(AppState& state, int layer, int head, int i, int j) {
   ImGui::BeginTooltip();
   const auto lines = cell_hover_lines(state, layer, head, i, j);
   for (std::size_t k = 0; k < lines.size(); ++k) {
-    if (k == 2) ImGui::TextDisabled("%s", lines[k].c_str());
-    else ImGui::TextUnformatted(lines[k].c_str());
+    const std::string line = drawn_text(lines[k]);
+    if (k == 2) ImGui::TextDisabled("%s", line.c_str());
+    else ImGui::TextUnformatted(line.c_str());
   }
   ImGui::EndTooltip();
 }
@@ -218,7 +219,7 @@ void draw_head_map(AppState& state, const Colormap& map) {
   ImGui::Text("L%dH%d · %s %s", m.layer, m.head, std::string(model::head_kind_name(v.kind)).c_str(), two(v.score).c_str());
   const std::string caption = evidence_caption(v, n, repeat_rows);
   std::vector<std::string> tokens;
-  for (int id : ids) tokens.push_back(m.model->token_label(id));
+  for (int id : ids) tokens.push_back(drawn_text(m.model->token_label(id)));
   const float caption_h = wrapped_text_height(caption, ImGui::GetContentRegionAvail().x) + ImGui::GetStyle().ItemSpacing.y;
   const HeadMapPlace p = place_head_map(tokens, n <= 64, caption_h);
   if (!p.caption_beside) text_wrapped_unformatted(caption);

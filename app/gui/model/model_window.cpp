@@ -17,6 +17,7 @@
 #include "gui/model/head_links_panel.hpp"
 #include "gui/model/head_map_view.hpp"
 #include "gui/model/model_window.hpp"
+#include "gui/base/bidi.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"
@@ -108,6 +109,12 @@ void draw_text_and_tokens(AppState& state) {
   const float fs = ImGui::GetFontSize();
   std::string text = m.text;
   if (ImGui::InputTextMultiline("##model_text", &text, ImVec2(-1, fs * 2.4f))) set_model_text(state.model, text, state.platform.threads);
+  // The field keeps right-to-left text in typed order (ImGui edits left to right): how it reads.
+  if (has_right_to_left(m.text)) {
+    ImGui::TextDisabled("Reads:");
+    ImGui::SameLine();
+    text_wrapped_unformatted(m.text);
+  }
   // The chips: each token's text and id, wrapped to the width, in a box two rows high that
   // scrolls, so that a long text leaves the screen to the heads.
   const float pad = fs * 0.25f, line_h = fs * 1.8f + pad * 2;
@@ -117,7 +124,7 @@ void draw_text_and_tokens(AppState& state) {
   float row_x = 0;
   int rows = 1;
   for (std::size_t i = 0; i < shown; ++i) {
-    std::string t = m.model->token_label(m.ids[i]);
+    std::string t = drawn_text(m.model->token_label(m.ids[i]));
     widths[i] = std::max(ImGui::CalcTextSize(t.c_str()).x, ImGui::CalcTextSize(std::to_string(m.ids[i]).c_str()).x * 0.7f) + pad * 2 +
                 link_tag_width(link_tag(m, static_cast<int>(i)));
     if (row_x + widths[i] > ImGui::GetContentRegionAvail().x && row_x > 0) row_x = 0, ++rows;

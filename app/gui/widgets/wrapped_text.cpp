@@ -15,7 +15,6 @@ namespace attnlab::gui {
 void text_wrapped_unformatted(std::string_view text) {
   ImGuiWindow* window = ImGui::GetCurrentWindow();
   if (window->SkipItems) return;
-  want_glyphs(text);  // a path or a token in a sentence, in any script
   // Same wrap width ImGui::TextWrapped would use: the pushed position, else the region's end.
   const float wrap_pos = window->DC.TextWrapPos < 0.0f ? 0.0f : window->DC.TextWrapPos;
   const float width = std::max(1.0f, ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos));
@@ -27,6 +26,8 @@ void text_wrapped_unformatted(std::string_view text) {
     if (k) joined += '\n';
     joined += lines[k];
   }
+  // A path or a token in a sentence, in any script, each line in reading order.
+  joined = drawn_text(joined);
   // Drawn as one block (ImGui's line spacing), with ImGui's own wrapping off so that an overlong
   // word stays whole.
   ImGui::PushTextWrapPos(-1.0f);
