@@ -1,10 +1,10 @@
-// Fuzzes the GUI's right-to-left text (app/gui/base/bidi.hpp), which draws any text a user types or
-// a model writes: any bytes come back without a crash; text without a right-to-left character comes
+// Fuzzes right-to-left text in drawing order (engine/text/bidi.hpp), which the GUI and the figures
+// apply to any text a user types or a model writes: any bytes come back without a crash; text without a right-to-left character comes
 // back unchanged; valid UTF-8 comes back valid, with as many lines, and reordering alone (no Arabic
 // letter to join) keeps every character (brackets counted as one kind, since a run mirrors them).
 #include "fuzz/fuzz_check.hpp"
 #include "engine/model/tokenizer/unicode.hpp"
-#include "gui/base/bidi.hpp"
+#include "engine/text/bidi.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -35,8 +35,8 @@ std::string bracket_blind(std::string s) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attnlab;
   const std::string_view text = fuzz::input_text(data, size);
-  const std::string shown = gui::visual_order(text);
-  if (!gui::has_right_to_left(text)) FUZZ_CHECK(shown == text);
+  const std::string shown = visual_order(text);
+  if (!has_right_to_left(text)) FUZZ_CHECK(shown == text);
   if (!valid_utf8(text)) return 0;
   FUZZ_CHECK(valid_utf8(shown));
   FUZZ_CHECK(std::count(shown.begin(), shown.end(), '\n') == std::count(text.begin(), text.end(), '\n'));

@@ -3,6 +3,7 @@
 #include "engine/figures/figure.hpp"
 
 #include "engine/attention/matrix.hpp"
+#include "engine/text/bidi.hpp"
 
 #include <cairo-pdf.h>
 #include <cairo.h>
@@ -84,13 +85,15 @@ void draw(cairo_t* cr, const Figure& f) {
       cairo_save(cr);
       set_font(cr, t->size, t->bold);
       set_color(cr, t->color);
+      // Cairo's toy text draws glyphs left to right: right-to-left text in drawing order.
+      const std::string shown = visual_order(t->text);
       cairo_text_extents_t ext;
-      cairo_text_extents(cr, t->text.c_str(), &ext);
+      cairo_text_extents(cr, shown.c_str(), &ext);
       const double shift = t->align == HAlign::Left ? 0 : t->align == HAlign::Center ? ext.x_advance / 2 : ext.x_advance;
       cairo_translate(cr, t->x, t->y);
       if (t->rotation_deg != 0) cairo_rotate(cr, -t->rotation_deg * std::numbers::pi / 180.0);
       cairo_move_to(cr, -shift, 0);
-      cairo_show_text(cr, t->text.c_str());
+      cairo_show_text(cr, shown.c_str());
       cairo_restore(cr);
     }
   }
@@ -114,7 +117,7 @@ double text_width(std::string_view text, double size, bool bold) {
   ContextPtr cr(cairo_create(surface.get()));
   set_font(cr.get(), size, bold);
   cairo_text_extents_t ext;
-  const std::string s(text);
+  const std::string s = visual_order(text);  // as draw() shows it: Arabic's joined forms
   cairo_text_extents(cr.get(), s.c_str(), &ext);
   return ext.x_advance;
 }

@@ -3,6 +3,7 @@
 // Cairo, so they say so (the browser's PNG is drawn by the browser from render_svg: web/).
 #include "engine/attention/matrix.hpp"
 #include "engine/figures/figure.hpp"
+#include "engine/text/bidi.hpp"
 
 #define STBTT_STATIC
 #define STB_TRUETYPE_IMPLEMENTATION
@@ -65,9 +66,11 @@ char32_t next_code_point(std::string_view s, size_t& at) {
 
 }  // namespace
 
-// As Cairo measures it with hinting off: the sum of the glyphs' advance widths at `size` points.
-double text_width(std::string_view text, double size, bool bold) {
+// As Cairo measures it with hinting off: the sum of the glyphs' advance widths at `size` points, of
+// the forms the text is drawn in (Arabic's letters joined, as the browser draws the SVG).
+double text_width(std::string_view typed, double size, bool bold) {
   const Font& f = font(bold);
+  const std::string text = visual_order(typed);
   double width = 0;
   for (size_t at = 0; at < text.size();) {
     const char32_t cp = next_code_point(text, at);

@@ -107,6 +107,27 @@ class ExportCli(unittest.TestCase):
         for word in ["Attention by hand on three tokens", "scores", "logits", "weights", "output", "t1", "t3", "softmax"]:
             self.assertIn(word, text)
 
+    def test_right_to_left_text_reads_in_order(self):
+        # Cairo draws glyphs left to right, so the PDF must hold Hebrew in drawing order: pdftotext,
+        # which reads right-to-left runs back into typed order, then gives the words as typed. The SVG
+        # keeps typed order, since its viewer lays the text out.
+        scenario = self.path("rtl.json")
+        with open(scenario, "w", encoding="utf-8") as f:
+            json.dump({"format": "attnlab-scenario", "version": 1, "title": "שלום עולם",
+                       "Q": [[1, 0], [0, 1]], "K": [[1, 0], [0, 1]], "V": [[1, 2], [3, 4]],
+                       "query_tokens": ["חתול", "כלב"], "key_tokens": ["חתול", "כלב"]}, f, ensure_ascii=False)
+        pdf = self.path("rtl.pdf")
+        self.export(scenario, "--stage", "weights", "--out", pdf)
+        text = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True, check=True).stdout
+        for words in ["שלום עולם", "חתול", "כלב"]:
+            self.assertIn(words, text)
+        self.assertNotIn("םולש", text)
+        svg = self.path("rtl.svg")
+        self.export(scenario, "--stage", "weights", "--out", svg)
+        texts = [t.text for t in ET.parse(svg).getroot().iter(SVG + "text")]
+        self.assertIn("שלום עולם", texts)
+        self.assertIn("חתול", texts)
+
     def test_png_width_and_options(self):
         out = self.path("w.png")
         self.export("--stage", "weights", "--out", out, "--width", "700", "--colormap", "cividis", "--range", "0:1")

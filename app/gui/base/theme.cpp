@@ -1,7 +1,7 @@
 // Themes and fonts: DejaVu Sans found at run time, presenter mode scales everything up.
 #include "gui/base/theme.hpp"
 
-#include "gui/base/bidi.hpp"
+#include "engine/text/bidi.hpp"
 
 #include <imgui_internal.h>
 

@@ -55,7 +55,7 @@ void load_fonts(Fonts& fonts, Glyphs& glyphs);
 // so what shows a user's or a model's text calls it as it draws.
 void want_glyphs(std::string_view text);
 // Text from outside the app as it is drawn: in reading order with Arabic joined (visual_order,
-// base/bidi.hpp), its characters asked of the font. Every read-only user or model text goes
+// engine/text/bidi.hpp), its characters asked of the font. Every read-only user or model text goes
 // through it where it is drawn.
 std::string drawn_text(std::string_view text);
 

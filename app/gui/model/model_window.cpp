@@ -9,6 +9,7 @@
 // [SECTION] Text and tokens
 // [SECTION] The grid and the enlarged head
 // [SECTION] Keyboard, the window
+#include "engine/text/bidi.hpp"
 #include "engine/text/text_format.hpp"
 #include "gui/state/head_link_actions.hpp"
 #include "gui/state/model_actions.hpp"
@@ -17,7 +18,6 @@
 #include "gui/model/head_links_panel.hpp"
 #include "gui/model/head_map_view.hpp"
 #include "gui/model/model_window.hpp"
-#include "gui/base/bidi.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"

@@ -219,6 +219,12 @@ TEST(FigureSvg, OneRectPerCellAndTextForLabelsAndValues) {
   EXPECT_EQ(svg.rfind("</svg>\n"), svg.size() - 7);
 }
 
+TEST(FigureLayout, ArabicIsMeasuredInTheFormsItIsDrawnIn) {
+  // Three behs join (initial, medial, final): the layout measures those forms, as they are drawn.
+  EXPECT_DOUBLE_EQ(text_width("ببب", 12), text_width("\uFE90\uFE92\uFE91", 12));
+  EXPECT_DOUBLE_EQ(text_width("لا", 12), text_width("\uFEFB", 12));
+}
+
 TEST(FigurePdf, IsAPdf) {
   ATTNLAB_NEEDS_CAIRO();
   const ComputedPreset c = computed_preset("three-tokens");

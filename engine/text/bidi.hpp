@@ -1,15 +1,16 @@
-// Hebrew and Arabic as they read on screen. ImGui draws a string's characters left to right, one
-// glyph each, so text in a right-to-left script drew backwards and Arabic's letters unjoined.
-// visual_order gives the string to draw instead: Arabic letters in their joined forms, then each
-// line in display order by the Unicode Bidirectional Algorithm (UAX #9). Every read-only text the
-// GUI shows passes through it at the place that draws it; an editable field keeps its text in typed
-// order (ImGui's editing has no bidi), and the Model window shows the text's reading order under it.
+// Hebrew and Arabic as they read on screen. ImGui and Cairo's text calls draw a string's characters
+// left to right, one glyph each, so text in a right-to-left script drew backwards and Arabic's
+// letters unjoined. visual_order gives the string to draw instead: Arabic letters in their joined
+// forms, then each line in display order by the Unicode Bidirectional Algorithm (UAX #9). The GUI
+// passes every read-only text through it where it draws it (an editable field keeps typed order:
+// ImGui's editing has no bidi), and so do the PNG and PDF figures; SVG keeps typed order, since its
+// viewer lays text out itself.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-namespace attnlab::gui {
+namespace attnlab {
 
 // Whether `text` has a character of a right-to-left script (Hebrew, Arabic, Syriac, Thaana, N'Ko,
 // ...). A fast test over the bytes: text without one is drawn as it is.
@@ -28,4 +29,4 @@ bool has_right_to_left(std::string_view text);
 // UTF-8, come back as they were.
 std::string visual_order(std::string_view text);
 
-}  // namespace attnlab::gui
+}  // namespace attnlab

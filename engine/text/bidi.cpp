@@ -1,8 +1,6 @@
 // Right-to-left text as it reads on screen (bidi.hpp): Arabic shaping, then UAX #9's implicit
-// reordering, line by line. Character properties from utf8proc (libutf8proc-dev).
-#include "gui/base/bidi.hpp"
-
-#include "engine/model/tokenizer/unicode.hpp"
+// reordering, line by line. UTF-8 and character properties from utf8proc (libutf8proc-dev).
+#include "engine/text/bidi.hpp"
 
 #include <utf8proc.h>
 
@@ -13,11 +11,9 @@
 #include <utility>
 #include <vector>
 
-namespace attnlab::gui {
+namespace attnlab {
 
 namespace {
-
-using model::append_utf8;
 
 // One character of a line: its code point (U+FFFD for a byte that starts no valid character), the
 // bytes it was read from, and whether shaping replaced it.
@@ -35,6 +31,21 @@ constexpr int L = UTF8PROC_BIDI_CLASS_L, R = UTF8PROC_BIDI_CLASS_R, AL = UTF8PRO
               AN = UTF8PROC_BIDI_CLASS_AN, CS = UTF8PROC_BIDI_CLASS_CS, NSM = UTF8PROC_BIDI_CLASS_NSM,
               BN = UTF8PROC_BIDI_CLASS_BN, B = UTF8PROC_BIDI_CLASS_B, S = UTF8PROC_BIDI_CLASS_S,
               WS = UTF8PROC_BIDI_CLASS_WS, ON = UTF8PROC_BIDI_CLASS_ON;
+
+// The valid UTF-8 character at s[i]: its length and code point; length 0 where none starts there.
+std::pair<std::size_t, char32_t> next_char(std::string_view s, std::size_t i) {
+  utf8proc_int32_t cp = 0;
+  const utf8proc_ssize_t n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data() + i),
+                                              static_cast<utf8proc_ssize_t>(s.size() - i), &cp);
+  if (n <= 0) return {0, 0};
+  return {static_cast<std::size_t>(n), static_cast<char32_t>(cp)};
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  utf8proc_uint8_t buf[4];
+  const utf8proc_ssize_t n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), buf);
+  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
+}
 
 const utf8proc_property_t& property(char32_t cp) { return *utf8proc_get_property(static_cast<utf8proc_int32_t>(cp)); }
 
@@ -355,9 +366,9 @@ void append_line(std::string& out, std::vector<Unit>& line) {
 bool has_right_to_left(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     if (static_cast<unsigned char>(text[i]) < 0x80) { ++i; continue; }
-    const std::size_t len = model::utf8_char_length(text, i);
+    const auto [len, cp] = next_char(text, i);
     if (len == 0) { ++i; continue; }
-    const int c = bidi_class(model::utf8_code_point(text, i, len));
+    const int c = bidi_class(cp);
     if (c == R || c == AL || c == AN) return true;
     i += len;
   }
@@ -370,10 +381,10 @@ std::string visual_order(std::string_view text) {
   out.reserve(text.size() + 8);
   std::vector<Unit> line;
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t len = model::utf8_char_length(text, i);
+    const auto [len, cp] = next_char(text, i);
     Unit x;
     x.bytes = text.substr(i, std::max<std::size_t>(len, 1));
-    x.cp = len ? model::utf8_code_point(text, i, len) : char32_t{0xFFFD};
+    x.cp = len ? cp : char32_t{0xFFFD};
     x.original = len ? bidi_class(x.cp) : ON;
     i += x.bytes.size();
     if (x.original == B) {  // a paragraph ends: it is drawn as it is, and the next starts afresh
@@ -387,4 +398,4 @@ std::string visual_order(std::string_view text) {
   return out;
 }
 
-}  // namespace attnlab::gui
+}  // namespace attnlab
