@@ -58,7 +58,7 @@ KeyLabelLayout key_label_layout(const std::vector<std::string>& tokens, float ce
   }
   const auto widest = [&] {
     float w = 0;
-    for (const auto& t : k.labels) w = std::max(w, ImGui::CalcTextSize(t.c_str()).x * k.size / fs);
+    for (const auto& t : k.labels) w = std::max(w, ImGui::CalcTextSize((k.upright ? t : drawn_text(t)).c_str()).x * k.size / fs);
     return w;
   };
   k.labels = tokens;
@@ -152,7 +152,7 @@ HeadMapPlace place_head_map(const std::vector<std::string>& tokens, bool labels,
   const float fs = ImGui::GetFontSize(), scale_h = fs * 1.6f, column = fs * 12;
   HeadMapPlace p;
   if (labels) {
-    for (const auto& t : tokens) p.label_w = std::max(p.label_w, ImGui::CalcTextSize(t.c_str()).x);
+    for (const auto& t : tokens) p.label_w = std::max(p.label_w, ImGui::CalcTextSize(drawn_text(t).c_str()).x);
     p.label_w += fs * 0.4f;
   }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -175,19 +175,21 @@ void draw_token_labels(const std::vector<std::string>& tokens, const KeyLabelLay
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float fs = ImGui::GetFontSize();
   for (std::size_t c = 0; c < keys.labels.size(); ++c) {
-    const std::string& t = keys.labels[c];
     const float cx = at.x + (static_cast<float>(c) + 0.5f) * cell;
     if (keys.upright) {
-      add_upright_text(dl, keys.size, ImVec2(cx - keys.size * 0.5f, at.y - fs * 0.2f), colour, t);
+      // A letter a line, top to bottom in reading order: typed order.
+      add_upright_text(dl, keys.size, ImVec2(cx - keys.size * 0.5f, at.y - fs * 0.2f), colour, keys.labels[c]);
     } else {
+      const std::string t = drawn_text(keys.labels[c]);
       const float tw = ImGui::CalcTextSize(t.c_str()).x * keys.size / fs;
       dl->AddText(ImGui::GetFont(), keys.size, ImVec2(cx - tw * 0.5f, at.y - keys.band), colour, t.c_str());
     }
   }
   for (std::size_t r = 0; r < tokens.size(); ++r) {
-    const float tw = ImGui::CalcTextSize(tokens[r].c_str()).x * keys.size / fs;
+    const std::string t = drawn_text(tokens[r]);
+    const float tw = ImGui::CalcTextSize(t.c_str()).x * keys.size / fs;
     dl->AddText(ImGui::GetFont(), keys.size, ImVec2(at.x - tw - fs * 0.2f, at.y + (static_cast<float>(r) + 0.5f) * cell - keys.size * 0.5f),
-                colour, tokens[r].c_str());
+                colour, t.c_str());
   }
 }
 
@@ -219,7 +221,7 @@ void draw_head_map(AppState& state, const Colormap& map) {
   ImGui::Text("L%dH%d · %s %s", m.layer, m.head, std::string(model::head_kind_name(v.kind)).c_str(), two(v.score).c_str());
   const std::string caption = evidence_caption(v, n, repeat_rows);
   std::vector<std::string> tokens;
-  for (int id : ids) tokens.push_back(drawn_text(m.model->token_label(id)));
+  for (int id : ids) tokens.push_back(m.model->token_label(id));
   const float caption_h = wrapped_text_height(caption, ImGui::GetContentRegionAvail().x) + ImGui::GetStyle().ItemSpacing.y;
   const HeadMapPlace p = place_head_map(tokens, n <= 64, caption_h);
   if (!p.caption_beside) text_wrapped_unformatted(caption);

@@ -113,6 +113,7 @@ void matrix_grid(AppState& state, Which w) {
       ImGui::PushID(i);
       ImGui::SetNextItemWidth(token_w - spacing);
       std::string label = labels[static_cast<size_t>(i)];
+      want_glyphs(label);  // a token in any script (the field keeps typed order: ImGui edits left to right)
       if (!labels_editable) ImGui::BeginDisabled();
       if (ImGui::InputText("##token", &label)) {
         if (w == Which::Q) actions::set_query_token(state, i, label);

@@ -181,7 +181,7 @@ void draw_menu_bar(AppState& state, Services& services) {
     }
   }
   const float fs = ImGui::GetFontSize();
-  const std::string& title = state.doc.scenario.title;
+  const std::string title = drawn_text(state.doc.scenario.title);
   const float tw = ImGui::CalcTextSize(title.c_str()).x;
   if (ImGui::GetContentRegionAvail().x > tw + fs) {
     ImGui::SameLine(ImGui::GetWindowWidth() - tw - fs);

@@ -66,11 +66,11 @@ void draw_status_bar(AppState& state, Services& services, const StatusBarLayout&
       const ImVec2 at = ImGui::GetCursorScreenPos();
       ImDrawList* dl = ImGui::GetWindowDrawList();
       for (size_t k = 0; k < layout.error_lines.size(); ++k) {
-        dl->AddText(ImVec2(at.x, at.y + static_cast<float>(k) * layout.error_line_h), pal.error, layout.error_lines[k].c_str());
+        dl->AddText(ImVec2(at.x, at.y + static_cast<float>(k) * layout.error_line_h), pal.error, drawn_text(layout.error_lines[k]).c_str());
       }
       ImGui::SetCursorScreenPos(at);
       ImGui::InvisibleButton("##error", ImVec2(std::max(1.0f, vp->WorkSize.x - 2 * kPadX), errors_h));
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n(the last good state is kept)", state.error.c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n(the last good state is kept)", drawn_text(state.error).c_str());
     }
     // The usual line, centred in what is left below the error's lines.
     ImGui::SetCursorPosY(errors_h + std::max(kPadY, (height - errors_h - ImGui::GetFontSize()) * 0.5f));
@@ -92,7 +92,7 @@ void draw_status_bar(AppState& state, Services& services, const StatusBarLayout&
     }
     if (!state.notice.empty() && state.error.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, pal.good);
-      ImGui::TextUnformatted(state.notice.c_str());
+      ImGui::TextUnformatted(drawn_text(state.notice).c_str());
       ImGui::PopStyleColor();
     } else {
       // Cut to the bar's width with an ellipsis rather than at the window's edge (a path at its start:
@@ -102,7 +102,7 @@ void draw_status_bar(AppState& state, Services& services, const StatusBarLayout&
           path ? state.scenario_path : state.doc.scenario.title, ImGui::GetContentRegionAvail().x,
           [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; }, path,
           services.glyphs.ellipsis);
-      ImGui::TextDisabled("%s", shown.c_str());
+      ImGui::TextDisabled("%s", drawn_text(shown).c_str());
     }
     ImGui::PopFont();
   }

@@ -1,6 +1,7 @@
 // The heatmap widget: immediate cells for small matrices, GL textures for big ones.
 #include "gui/widgets/heatmap.hpp"
 
+#include "engine/text/bidi.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/heatmap_renderer.hpp"
 #include "gui/widgets/text_layout.hpp"
@@ -60,17 +61,19 @@ float min_label_size() { return std::max(10.0f, ImGui::GetFontSize() * 0.6f); }
 float widest_label(ImFont* font, const std::vector<std::string>& labels) {
   float widest = 0;  // at font size 1
   for (const auto& l : labels) {
-    want_glyphs(l);  // a lifted head's or a document's tokens in any script
-    widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, l.c_str()).x);
+    const std::string shown = drawn_text(l);  // a lifted head's or a document's tokens in any script
+    widest = std::max(widest, font->CalcTextSizeA(1.0f, FLT_MAX, 0, shown.c_str()).x);
   }
   return widest;
 }
 
-// The longest start of `l` (whole UTF-8 characters) no wider than `room` at `size`. Half a pixel
-// of slack: a size chosen as room ÷ width must not lose a letter to rounding.
+// The longest start of `l` (whole UTF-8 characters) no wider than `room` at `size` as drawn
+// (drawn_text: right-to-left text in reading order), in typed order. Half a pixel of slack: a size
+// chosen as room ÷ width must not lose a letter to rounding.
 std::string fitted(ImFont* font, const std::string& l, float room, float size) {
   return shortened(l, room + 0.5f, [&](std::string_view s) {
-    return font->CalcTextSizeA(size, FLT_MAX, 0, s.data(), s.data() + s.size()).x;
+    const std::string shown = visual_order(s);
+    return font->CalcTextSizeA(size, FLT_MAX, 0, shown.c_str()).x;
   });
 }
 
@@ -262,8 +265,9 @@ void draw_labels(const HeatmapSpec& spec, const HeatmapLayout& L, const Palette&
     const float room = cl.rotated ? L.label_h - fs * 0.4f : across;
     for (int j = 0; j < L.cols && cl.size > 0; ++j) {
       const std::string& full = spec.col_labels[static_cast<size_t>(j)];
-      const std::string l = fitted(font, full, room, cl.size);
-      cut = cut || l.size() < full.size();
+      const std::string typed = fitted(font, full, room, cl.size);
+      cut = cut || typed.size() < full.size();
+      const std::string l = drawn_text(typed);
       const ImVec2 ts = font->CalcTextSizeA(cl.size, FLT_MAX, 0, l.c_str());
       const float cx = L.g0.x + cw * (static_cast<float>(j) + 0.5f);
       if (cl.rotated && ts.x > across) {
@@ -286,8 +290,9 @@ void draw_labels(const HeatmapSpec& spec, const HeatmapLayout& L, const Palette&
     if (size >= min_label * 0.9f) {
       for (int i = 0; i < L.rows; ++i) {
         const std::string& full = spec.row_labels[static_cast<size_t>(i)];
-        const std::string l = fitted(font, full, room, size);
-        cut = cut || l.size() < full.size();
+        const std::string typed = fitted(font, full, room, size);
+        cut = cut || typed.size() < full.size();
+        const std::string l = drawn_text(typed);
         const ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0, l.c_str());
         dl->AddText(font, size, ImVec2(L.g0.x - fs * 0.35f - ts.x, L.g0.y + ch * (static_cast<float>(i) + 0.5f) - ts.y * 0.5f),
                     pal.text_dim, l.c_str());
