@@ -76,7 +76,8 @@ struct Forms {
 std::u32string nfkd(char32_t cp) {
   utf8proc_int32_t buf[8];
   int boundclass = 0;
-  const utf8proc_ssize_t n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), buf, 8, static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT), &boundclass);
+  const auto options = static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT);
+  const utf8proc_ssize_t n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), buf, 8, options, &boundclass);
   std::u32string out;
   for (utf8proc_ssize_t i = 0; i < std::min<utf8proc_ssize_t>(n, 8); ++i) out.push_back(static_cast<char32_t>(buf[i]));
   return out;
@@ -186,23 +187,25 @@ void resolve_brackets(std::vector<Unit*>& u) {
   const std::size_t n = u.size();
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
   std::vector<std::pair<char32_t, std::size_t>> openers;  // the closing bracket wanted, where it opened
-  for (std::size_t i = 0; i < n; ++i) {
-    if (u[i]->type != ON) continue;
-    for (auto [open, close] : kBrackets) {
-      if (u[i]->cp == open) {
-        if (openers.size() == 63) goto found;
-        openers.emplace_back(close, i);
-      } else if (u[i]->cp == close) {
-        for (std::size_t k = openers.size(); k-- > 0;) {
-          if (openers[k].first != close) continue;
-          pairs.emplace_back(openers[k].second, i);
-          openers.resize(k);
-          break;
+  const auto find_pairs = [&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (u[i]->type != ON) continue;
+      for (auto [open, close] : kBrackets) {
+        if (u[i]->cp == open) {
+          if (openers.size() == 63) return;  // the stack is full: no more pairs in this line
+          openers.emplace_back(close, i);
+        } else if (u[i]->cp == close) {
+          for (std::size_t k = openers.size(); k-- > 0;) {
+            if (openers[k].first != close) continue;
+            pairs.emplace_back(openers[k].second, i);
+            openers.resize(k);
+            break;
+          }
         }
       }
     }
-  }
-found:
+  };
+  find_pairs();
   std::sort(pairs.begin(), pairs.end());
   for (auto [open, close] : pairs) {
     bool left = false, right = false;

@@ -129,7 +129,8 @@ TEST(Bidi, AgreesWithFriBidiOnSeededStrings) {
   int differ = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (without_zero_width(visual_order(lines[i])) == without_zero_width(reference[i])) continue;
-    if (++differ <= 5) ADD_FAILURE() << "'" << lines[i] << "': '" << visual_order(lines[i]) << "', FriBidi '" << reference[i] << "'";
+    if (++differ <= 5)
+      ADD_FAILURE() << "'" << lines[i] << "': '" << visual_order(lines[i]) << "', FriBidi '" << reference[i] << "'";
   }
   EXPECT_EQ(differ, 0);
 }
