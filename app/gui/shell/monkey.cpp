@@ -65,11 +65,13 @@ constexpr KeyChoice kKeys[] = {
     {GLFW_KEY_7, false, false, "7", "7", 1}, {GLFW_KEY_9, false, false, "9", "9", 1},
 };
 
-// What a person types into a field: digits, signs, exponents, letters, a space and non-ASCII
-// letters (é; ש and 東, which the fonts add as they appear; an emoji past ImWchar's range), never a
+// What a person types into a field: digits, signs, exponents, letters, a space, brackets and
+// non-ASCII letters (é; ש and 東, which the fonts add as they appear; an emoji past ImWchar's range;
+// Arabic's lam and alef, which join where right-to-left text is drawn in reading order), never a
 // path separator (the sandbox is a folder name away).
 const std::vector<std::string> kTyped = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", ".", "-", "+", "e", "E", "a", "b",
-                                         "x", "y", " ", "\xc3\xa9", "\xd7\xa9", "\xe6\x9d\xb1", "\xf0\x9f\x98\x80", "9", "0", "1"};
+                                         "x", "y", " ", "\xc3\xa9", "\xd7\xa9", "\xe6\x9d\xb1", "\xf0\x9f\x98\x80", "9", "0", "1",
+                                         "\xd9\x84", "\xd8\xa7", "(", ")"};
 
 // Whether a modal popup (a dialog that holds the keys and clicks until it closes) is open.
 bool modal_open() {
