@@ -114,6 +114,23 @@ TEST_F(Fonts, TheLabsLabelsTheModelsTextAndWrappedTextBringTheirCharacters) {
   EXPECT_TRUE(has(0xAC00));
 }
 
+// Right-to-left labels are drawn in reading order (engine/text/bidi.hpp): the heatmaps ask for
+// Arabic's joined forms, and the Q editor's token fields, which keep typed order, for the letters.
+TEST_F(Fonts, ArabicLabelsBringTheFormsTheyAreDrawnIn) {
+  constexpr ImWchar kBeh = 0x0628, kBehInitial = 0xFE91, kBehFinal = 0xFE90;
+  ASSERT_FALSE(has(kBeh));
+  ASSERT_FALSE(has(kBehInitial));
+  Scenario doc = load_preset("causal-six");
+  for (auto& token : doc.query_tokens) token = "بب";
+  doc.key_tokens = doc.query_tokens;
+  reset_document(state, doc, "");
+  frame();
+  frame();
+  EXPECT_TRUE(has(kBehInitial));
+  EXPECT_TRUE(has(kBehFinal));
+  EXPECT_TRUE(has(kBeh));
+}
+
 // A character typed into any field is in the font in the frame that first shows it.
 TEST_F(Fonts, TypedCharactersAreInTheFontBeforeTheFrameShowsThem) {
   ASSERT_FALSE(has(0x05D0));  // א
