@@ -66,7 +66,8 @@ void draw_status_bar(AppState& state, Services& services, const StatusBarLayout&
       const ImVec2 at = ImGui::GetCursorScreenPos();
       ImDrawList* dl = ImGui::GetWindowDrawList();
       for (size_t k = 0; k < layout.error_lines.size(); ++k) {
-        dl->AddText(ImVec2(at.x, at.y + static_cast<float>(k) * layout.error_line_h), pal.error, drawn_text(layout.error_lines[k]).c_str());
+        const std::string line = drawn_text(layout.error_lines[k]);
+        dl->AddText(ImVec2(at.x, at.y + static_cast<float>(k) * layout.error_line_h), pal.error, line.c_str());
       }
       ImGui::SetCursorScreenPos(at);
       ImGui::InvisibleButton("##error", ImVec2(std::max(1.0f, vp->WorkSize.x - 2 * kPadX), errors_h));
