@@ -7,8 +7,9 @@
 # (before/after comparisons under the same load).
 # Each round runs every shape once per tool (each run itself the median of RUNS timings after a
 # warm-up), tools interleaved so that load from other processes hits both alike; the table shows
-# the median over rounds. Both use OpenBLAS with the same OPENBLAS_CORETYPE (SkylakeX unless set:
-# OpenBLAS 0.3.21 does not recognize newer Xeons and would fall back to SSE3 kernels).
+# the median over rounds. Both use OpenBLAS with the same OPENBLAS_CORETYPE: unless it is set, the
+# kernel set attnlab runs with (its choice, or where OpenBLAS 0.3.21 does not recognize the CPU and
+# would fall back to SSE3 kernels, SkylakeX or Haswell by what the CPU has: engine/cpu/blas.cpp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH=("${1:-build/app/attnlab}" bench --backend cpu)
@@ -22,7 +23,6 @@ RUNS=${RUNS:-5}
 # steady state.
 WARMUP=${WARMUP:-10}
 PY=/usr/bin/python3
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
 SHAPES=${SHAPES:-"1024:512 1024:4096 2048:64 4096:64"}
 MASKS=${MASKS:-"none causal"}
 MODES=${MODES:-"dense streaming"}
@@ -31,6 +31,11 @@ BASELINE=${BASELINE:-}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+  OPENBLAS_CORETYPE=$(ATTNLAB_PLAN_CACHE= "${BENCH[@]}" --n 64 --dk 8 --runs 1 --warmup 0 --format json |
+    $PY -c 'import json, re, sys; print(re.search(r"\((\w+) kernels\)", json.load(sys.stdin)["kernels"]).group(1))')
+fi
+export OPENBLAS_CORETYPE
 
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "bench: ${BENCH[*]}${BASELINE:+; baseline: $BASELINE}"
