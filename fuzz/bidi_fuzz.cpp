@@ -4,8 +4,8 @@
 // many lines, and reordering alone (no Arabic letter to join) keeps every character (brackets
 // counted as one kind, since a run mirrors them).
 #include "fuzz/fuzz_check.hpp"
-#include "engine/model/tokenizer/unicode.hpp"
 #include "engine/text/bidi.hpp"
+#include "engine/text/utf8.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -14,14 +14,7 @@
 
 namespace {
 
-bool valid_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t len = attnlab::model::utf8_char_length(s, i);
-    if (len == 0) return false;
-    i += len;
-  }
-  return true;
-}
+bool valid_utf8(std::string_view s) { return attnlab::invalid_utf8_at(s) == std::string_view::npos; }
 
 // The bytes sorted, each bracket as '(' (a right-to-left run draws "(" as ")").
 std::string bracket_blind(std::string s) {

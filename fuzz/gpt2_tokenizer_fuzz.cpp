@@ -4,6 +4,7 @@
 // the ids' texts are valid UTF-8 that spell the text whenever it was valid UTF-8.
 #include "engine/model/bpe_tokenizer.hpp"
 #include "engine/attention/matrix.hpp"
+#include "engine/text/utf8.hpp"
 #include "fuzz/fuzz_check.hpp"
 
 #include <cstddef>
@@ -24,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       ids = tok.encode(text);
     } catch (const attnlab::InputError&) {
-      FUZZ_CHECK(attnlab::model::printable_utf8(text) != text);  // only invalid UTF-8 is refused
+      FUZZ_CHECK(attnlab::printable_utf8(text) != text);  // only invalid UTF-8 is refused
       return 0;
     }
     std::string spelled;

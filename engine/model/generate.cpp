@@ -2,9 +2,9 @@
 // see generate.hpp.
 #include "engine/model/generate.hpp"
 
-#include "engine/text/text_format.hpp"
 #include "engine/model/decoder_blocks.hpp"
-#include "engine/model/tokenizer/unicode.hpp"
+#include "engine/text/text_format.hpp"
+#include "engine/text/utf8.hpp"
 
 #include <algorithm>
 #include <cstring>

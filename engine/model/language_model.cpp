@@ -3,6 +3,7 @@
 #include "engine/model/language_model.hpp"
 
 #include "engine/model/decoder_blocks.hpp"
+#include "engine/text/utf8.hpp"
 
 namespace attnlab::model {
 

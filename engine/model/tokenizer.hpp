@@ -3,7 +3,7 @@
 // pipelines all implement it, so the model report, the CLI and the GUI never ask which one it is.
 #pragma once
 
-#include "engine/model/tokenizer/unicode.hpp"
+#include "engine/text/utf8.hpp"
 
 #include <memory>
 #include <string>

@@ -1,6 +1,8 @@
 // Right-to-left text as it reads on screen (bidi.hpp): Arabic shaping, then UAX #9's implicit
-// reordering, line by line. UTF-8 and character properties from utf8proc (libutf8proc-dev).
+// reordering, line by line. Character properties from utf8proc (libutf8proc-dev).
 #include "engine/text/bidi.hpp"
+
+#include "engine/text/utf8.hpp"
 
 #include <utf8proc.h>
 
@@ -34,17 +36,8 @@ constexpr int L = UTF8PROC_BIDI_CLASS_L, R = UTF8PROC_BIDI_CLASS_R, AL = UTF8PRO
 
 // The valid UTF-8 character at s[i]: its length and code point; length 0 where none starts there.
 std::pair<std::size_t, char32_t> next_char(std::string_view s, std::size_t i) {
-  utf8proc_int32_t cp = 0;
-  const utf8proc_ssize_t n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data() + i),
-                                              static_cast<utf8proc_ssize_t>(s.size() - i), &cp);
-  if (n <= 0) return {0, 0};
-  return {static_cast<std::size_t>(n), static_cast<char32_t>(cp)};
-}
-
-void append_utf8(std::string& out, char32_t cp) {
-  utf8proc_uint8_t buf[4];
-  const utf8proc_ssize_t n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), buf);
-  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
+  const std::size_t len = utf8_char_length(s, i);
+  return {len, len ? utf8_code_point(s, i, len) : char32_t{0}};
 }
 
 const utf8proc_property_t& property(char32_t cp) { return *utf8proc_get_property(static_cast<utf8proc_int32_t>(cp)); }

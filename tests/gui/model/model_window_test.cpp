@@ -451,7 +451,7 @@ TEST_F(ModelWindow, GeneratedBytesJoinIntoCharacters) {
     EXPECT_NO_THROW(model::check_utf8(shown)) << k << " tokens";
     // The characters complete so far, then the bytes of one still being written as \xNN.
     std::size_t whole = 0;
-    while (whole < bytes.size() && model::utf8_char_length(bytes, whole) > 0) whole += model::utf8_char_length(bytes, whole);
+    while (whole < bytes.size() && utf8_char_length(bytes, whole) > 0) whole += utf8_char_length(bytes, whole);
     std::string tail;
     for (std::size_t i = whole; i < bytes.size(); ++i) {
       char hex[5];
@@ -477,7 +477,7 @@ TEST_F(ModelWindow, GeneratedBytesJoinIntoCharacters) {
   ASSERT_EQ(now.size(), prompt.size() + 40);
   std::string drawn;
   for (std::size_t i = prompt.size(); i < now.size(); ++i) drawn += m.token_bytes(now[i]);
-  EXPECT_EQ(state.model.text, base + "東" + model::printable_utf8(drawn));
+  EXPECT_EQ(state.model.text, base + "東" + printable_utf8(drawn));
   EXPECT_NO_THROW((void)m.tokenize(state.model.text));
 }
 
