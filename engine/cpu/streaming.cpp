@@ -82,7 +82,7 @@ StreamingTiles streaming_tile_sizes(Index d_k, Index d_v) {
   // tiles and the output rows; tiles 4× wider than tall (long runs for the exp and the row max,
   // fewer rescales of a row's output when its max grows), rows a power of two so that the query
   // tiles split the rows evenly between threads. A 2 MiB L2: 128 × 512 (512 KiB), the size tuned
-  // by hand before; 1 MiB: 128 × 256; 256 KiB: 64 × 128.
+  // by hand before; 1 MiB: 128 × 256; 512 KiB: 128 × 256 (the floor below); 256 KiB: 128 × 128.
   const double cells = static_cast<double>(l2) / (4.0 * 2 * 4);
   Index cols = 64;
   while (cols < 1024 && static_cast<double>(cols * 2) * static_cast<double>(cols * 2) / 4 <= cells) cols *= 2;
@@ -92,6 +92,9 @@ StreamingTiles streaming_tile_sizes(Index d_k, Index d_v) {
   // again for every query tile, and twice the rows halve that (docs/PERFORMANCE.md, "Streaming on
   // the CPU").
   if (std::max(d_k, d_v) >= 1024) rows = std::min<Index>(rows * 2, 512);
+  // At least 128 rows, for the same reason, where L2 is small: on host E (512 KiB, so 64 × 256 by
+  // the quarter) 128 × 256 took 0.84–0.93 of the time at n = 100 000 causal, d = 64.
+  rows = std::max<Index>(rows, 128);
   t.rows = rows;
   t.cols = cols;
   if (const char* e = std::getenv("ATTNLAB_TILE_ROWS")) t.rows = std::clamp<Index>(std::atol(e), 1, 4096);
