@@ -93,7 +93,7 @@ StreamingTiles streaming_tile_sizes(Index d_k, Index d_v) {
   // the CPU").
   if (std::max(d_k, d_v) >= 1024) rows = std::min<Index>(rows * 2, 512);
   // At least 128 rows, for the same reason, where L2 is small: on host E (512 KiB, so 64 × 256 by
-  // the quarter) 128 × 256 took 0.84–0.93 of the time at n = 100 000 causal, d = 64.
+  // the quarter) 128 × 256 took 0.82–0.96 of the time at n = 100 000 causal, d = 64.
   rows = std::max<Index>(rows, 128);
   t.rows = rows;
   t.cols = cols;

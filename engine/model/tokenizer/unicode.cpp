@@ -2,7 +2,6 @@
 #include "engine/model/tokenizer/unicode.hpp"
 
 #include "engine/attention/matrix.hpp"
-#include "engine/text/text_format.hpp"
 
 #include <utf8proc.h>
 
