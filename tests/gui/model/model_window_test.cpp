@@ -23,6 +23,7 @@
 #include <imgui_internal.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -450,8 +451,7 @@ TEST_F(ModelWindow, GeneratedBytesJoinIntoCharacters) {
     const std::string shown = model::append_tokens_text(m, base, written);
     EXPECT_NO_THROW(model::check_utf8(shown)) << k << " tokens";
     // The characters complete so far, then the bytes of one still being written as \xNN.
-    std::size_t whole = 0;
-    while (whole < bytes.size() && utf8_char_length(bytes, whole) > 0) whole += utf8_char_length(bytes, whole);
+    const std::size_t whole = std::min(invalid_utf8_at(bytes), bytes.size());
     std::string tail;
     for (std::size_t i = whole; i < bytes.size(); ++i) {
       char hex[5];
