@@ -15,9 +15,12 @@ namespace attnlab::kernels {
 
 static inline float exp_in_range(float x) {
   // k = round(x·log2 e) by the 1.5·2^23 trick: adding it pushes the fraction bits out, and unlike
-  // roundf this is plain arithmetic that vectorizes on every instruction set.
+  // roundf this is plain arithmetic that vectorizes on every instruction set. The shifted sum's low
+  // bits are k itself, so 2^k's exponent bits come from them in unsigned arithmetic: converting
+  // k to an integer would be undefined for a NaN x (clang's UBSan says so; the bits are the same).
   constexpr float kShift = 12582912.0f;
-  const float k = (x * 1.44269504088896341f + kShift) - kShift;
+  const float shifted = x * 1.44269504088896341f + kShift;
+  const float k = shifted - kShift;
   const float r = (x - k * 0.693145751953125f) - k * 1.42860682030941723e-6f;
   float p = 1.0f / 5040.0f;
   p = p * r + 1.0f / 720.0f;
@@ -27,7 +30,8 @@ static inline float exp_in_range(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  return p * std::bit_cast<float>((static_cast<std::int32_t>(k) + 127) << 23);
+  const std::uint32_t biased = std::bit_cast<std::uint32_t>(shifted) - std::bit_cast<std::uint32_t>(kShift) + 127u;
+  return p * std::bit_cast<float>(biased << 23);
 }
 
 }  // namespace attnlab::kernels

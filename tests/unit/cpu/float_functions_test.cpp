@@ -57,5 +57,12 @@ TEST(FloatFunctions, ExpInRangeWithinFewRoundings) {
   }
 }
 
+// A NaN reaches e^x when training diverges (the GELU of a NaN activation): NaN comes out, with no
+// undefined float-to-integer conversion on the way (the sanitized build's UBSan checks that).
+TEST(FloatFunctions, ExpInRangeOfNaNIsNaN) {
+  EXPECT_TRUE(std::isnan(kernels::exp_in_range(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_TRUE(std::isnan(kernels::exp_in_range(-std::numeric_limits<float>::quiet_NaN())));
+}
+
 }  // namespace
 }  // namespace attnlab
