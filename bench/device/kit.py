@@ -389,9 +389,17 @@ class Check:
         buffers = re.sub(r"texelFetch\(([ab])_tex, int\(([^;]*)\)\);", r"\1_data[\2];", body).replace(
             "const uint TILE = 8u;", "layout(std430, binding = 0) readonly buffer QData { vec4 a_data[]; };\n"
             "layout(std430, binding = 1) readonly buffer KData { vec4 b_data[]; };\nconst uint TILE = 8u;")
+        # shaders/ fetches the next slice after the steps, which it unrolls. Until 2026-11-29 the
+        # next slice was fetched before them and held in registers across them, and the steps
+        # stayed a loop (a bound the compiler cannot prove constant) to leave it those registers.
+        fetch = "      stage_fetch(a_tex, b_tex, operand, first, t, d0 + SLICE_TEXELS, len, next);\n"
+        steps_start = "    for (uint d = 0u; d < TILE_SLICE; ++d) {\n"
+        loop_start = steps_start.replace("TILE_SLICE", "(TILE_SLICE | (len >> 31u))")
+        loop = body.replace(steps_start, loop_start)
+        early = loop.replace(fetch, "").replace(loop_start, "    if (more) {\n  " + fetch + "    }\n" + loop_start)
         jobs = "g = job % GROUPS, t = (job / GROUPS) % SLICE_TEXELS"
         along = "t = job % SLICE_TEXELS, g = (job / SLICE_TEXELS) % GROUPS"
-        assert jobs in body and body.count("texelFetch(") - buffers.count("texelFetch(") == 4, "tile_dot.glsl no longer has the text the variants replace"
+        assert jobs in body and fetch in body and early.count(fetch) == 1 and loop != body and body.count("texelFetch(") - buffers.count("texelFetch(") == 4, "tile_dot.glsl no longer has the text the variants replace"
         shared = "#define TILE_SHARED 1\n#define TILE_GROUP {}\n#define TILE_SLICE {}\n"
         variants = [(f"shared {g}x{g} invocations, slices of {d}", shared.format(g, d), body, g)
                     for g, d in ((16, 8), (16, 16), (8, 8))]
@@ -400,6 +408,14 @@ class Check:
                      ("shared 16x16, slices of 16, jobs along rows", shared.format(16, 16), body.replace(jobs, along), 16),
                      ("shared 16x16, slices of 16, storage buffers, jobs along rows", shared.format(16, 16),
                       buffers.replace(jobs, along), 16),
+                     # Four dimensions a slice (one texel per staging job, twice the barriers)
+                     # and twelve.
+                     ("shared 16x16, slices of 4", shared.format(16, 4), body, 16),
+                     ("shared 16x16, slices of 4, storage buffers", shared.format(16, 4), buffers, 16),
+                     ("shared 16x16, slices of 8, steps as a loop", shared.format(16, 8), loop, 16),
+                     ("shared 16x16, slices of 8, steps as a loop, next slice fetched before them (until "
+                      "2026-11-29)", shared.format(16, 8), early, 16),
+                     ("shared 16x16, slices of 12", shared.format(16, 12), body, 16),
                      ("texture", "", body, 8)]
         n = 1024 if self.local else 4096
         work = Path(tempfile.mkdtemp(prefix="attnlab-kernels-"))
