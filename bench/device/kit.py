@@ -377,18 +377,21 @@ class Check:
         """The scores kernel alone in its variants (bench/gpu_kernel_bench.cpp, which times one
         dispatch between glFinish calls): the tile kinds as shaders/ has them; the shared tiles
         with their texel fetches replaced by a constant (what the arithmetic and shared memory
-        alone allow); and two ways of staging not yet in shaders/: storage-buffer vec4 loads in
-        place of texel fetches (the bench binds Q and K as buffers 0 and 1 too), and the staging
-        jobs ordered along each row, so that neighbouring lanes read neighbouring texels of one row
+        alone allow); the next slice fetched before the steps, halfway through them or after them
+        (shaders/); and two ways of staging not in shaders/: storage-buffer vec4 loads in place of
+        texel fetches (the bench binds Q and K as buffers 0 and 1 too), and the staging jobs
+        ordered along each row, so that neighbouring lanes read neighbouring texels of one row
         instead of one texel from each of 32 rows."""
         shaders = ROOT / "shaders"
         tile_dot = (shaders / "tile_dot.glsl").read_text()
         body = (shaders / "scores.comp").read_text().replace('#include "tile_dot.glsl"', tile_dot)
         body = body.replace("#version 430", "")
         no_fetch = re.sub(r"texelFetch\([ab]_tex, int\([^;]*\)\)", "vec4(0.5)", body)
-        buffers = re.sub(r"texelFetch\(([ab])_tex, int\(([^;]*)\)\);", r"\1_data[\2];", body).replace(
-            "const uint TILE = 8u;", "layout(std430, binding = 0) readonly buffer QData { vec4 a_data[]; };\n"
-            "layout(std430, binding = 1) readonly buffer KData { vec4 b_data[]; };\nconst uint TILE = 8u;")
+        def storage_buffers(text):
+            return re.sub(r"texelFetch\(([ab])_tex, int\(([^;]*)\)\);", r"\1_data[\2];", text).replace(
+                "const uint TILE = 8u;", "layout(std430, binding = 0) readonly buffer QData { vec4 a_data[]; };\n"
+                "layout(std430, binding = 1) readonly buffer KData { vec4 b_data[]; };\nconst uint TILE = 8u;")
+        buffers = storage_buffers(body)
         # shaders/ fetches the next slice after the steps, which it unrolls. Until 2026-11-29 the
         # next slice was fetched before them and held in registers across them, and the steps
         # stayed a loop (a bound the compiler cannot prove constant) to leave it those registers.
@@ -397,9 +400,13 @@ class Check:
         loop_start = steps_start.replace("TILE_SLICE", "(TILE_SLICE | (len >> 31u))")
         loop = body.replace(steps_start, loop_start)
         early = loop.replace(fetch, "").replace(loop_start, "    if (more) {\n  " + fetch + "    }\n" + loop_start)
+        # Between the two: fetched halfway through the steps, its texels held across the other half
+        # (the unrolled steps make the test a constant).
+        halfway = body.replace(fetch, "").replace(steps_start, steps_start + "      if (d == TILE_SLICE / 2u && more) "
+                                                  + fetch.strip() + "\n")
         jobs = "g = job % GROUPS, t = (job / GROUPS) % SLICE_TEXELS"
         along = "t = job % SLICE_TEXELS, g = (job / SLICE_TEXELS) % GROUPS"
-        assert jobs in body and fetch in body and early.count(fetch) == 1 and loop != body and body.count("texelFetch(") - buffers.count("texelFetch(") == 4, "tile_dot.glsl no longer has the text the variants replace"
+        assert jobs in body and fetch in body and early.count(fetch) == 1 and loop != body and halfway.count("stage_fetch(") == 3 and body.count("texelFetch(") - buffers.count("texelFetch(") == 4, "tile_dot.glsl no longer has the text the variants replace"
         shared = "#define TILE_SHARED 1\n#define TILE_GROUP {}\n#define TILE_SLICE {}\n"
         variants = [(f"shared {g}x{g} invocations, slices of {d}", shared.format(g, d), body, g)
                     for g, d in ((16, 8), (16, 16), (8, 8))]
@@ -416,6 +423,10 @@ class Check:
                      ("shared 16x16, slices of 8, steps as a loop, next slice fetched before them (until "
                       "2026-11-29)", shared.format(16, 8), early, 16),
                      ("shared 16x16, slices of 12", shared.format(16, 12), body, 16),
+                     ("shared 16x16, slices of 8, next slice fetched halfway through the steps", shared.format(16, 8),
+                      halfway, 16),
+                     ("shared 16x16, slices of 8, storage buffers, next slice fetched halfway through the steps",
+                      shared.format(16, 8), storage_buffers(halfway), 16),
                      ("texture", "", body, 8)]
         n = 1024 if self.local else 4096
         work = Path(tempfile.mkdtemp(prefix="attnlab-kernels-"))
