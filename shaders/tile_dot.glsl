@@ -17,9 +17,9 @@
 // - with TILE_SHARED defined (a hardware GPU), 16 × 16 workgroups of 128 × 128 blocks stage
 //   TILE_SLICE (8) dimensions of their rows of each operand in shared memory, double-buffered:
 //   each texel is read once per workgroup instead of sixteen times, the next slice is staged
-//   into the other buffer while this one is read, and each step is 64 multiply-adds for four vec4
-//   reads of shared memory (on an H200, 2.4× the texture tiles). llvmpipe suspends the whole
-//   group at every barrier, so there it is slower (bench --gpu-tiles).
+//   into the other buffer after this one's steps (one barrier a slice), and each step is 64
+//   multiply-adds for four vec4 reads of shared memory (on an H200, 2.4× the texture tiles).
+//   llvmpipe suspends the whole group at every barrier, so there it is slower (bench --gpu-tiles).
 
 const uint TILE = 8u;  // rows and columns of the tile each invocation computes
 
