@@ -406,7 +406,9 @@ class Check:
                                                   + fetch.strip() + "\n")
         jobs = "g = job % GROUPS, t = (job / GROUPS) % SLICE_TEXELS"
         along = "t = job % SLICE_TEXELS, g = (job / SLICE_TEXELS) % GROUPS"
-        assert jobs in body and fetch in body and early.count(fetch) == 1 and loop != body and halfway.count("stage_fetch(") == 3 and body.count("texelFetch(") - buffers.count("texelFetch(") == 4, "tile_dot.glsl no longer has the text the variants replace"
+        replaced = (jobs in body, fetch in body, loop != body, early.count(fetch) == 1,
+                    halfway.count("stage_fetch(") == 3, body.count("texelFetch(") - buffers.count("texelFetch(") == 4)
+        assert all(replaced), f"tile_dot.glsl no longer has the text the variants replace {replaced}"
         shared = "#define TILE_SHARED 1\n#define TILE_GROUP {}\n#define TILE_SLICE {}\n"
         variants = [(f"shared {g}x{g} invocations, slices of {d}", shared.format(g, d), body, g)
                     for g, d in ((16, 8), (16, 16), (8, 8))]
