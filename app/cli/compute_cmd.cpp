@@ -29,8 +29,9 @@ Runner add_compute_command(CLI::App& app) {
   cmd->add_flag("--streaming", args->streaming,
                 "Use the tiled path that never holds the n × m matrices (prints output, rows and stats)");
   return [args]() {
-    const Scenario s = resolve_scenario(args->input);
-    const Problem problem = s.problem();
+    Scenario s = resolve_scenario(args->input);
+    // The report below reads the scenario's title, tokens and options, not its matrices.
+    const Problem problem = s.take_problem();
     const Eigen::Index n = problem.Q.rows(), m = problem.K.rows();
     const bool fits = dense_fits(n, m);
     // A full JSON object must print the n × m matrices: refuse (the message points at --summary

@@ -21,16 +21,12 @@
 
 namespace attnlab {
 
-namespace {
-
-std::string shape(Eigen::Index r, Eigen::Index c) { return std::to_string(r) + "×" + std::to_string(c); }
-
-// The largest |entry|, or +∞ when some entry is not finite: x·0 is 0 for finite x and NaN for ±inf
-// and NaN, so one sum decides finiteness. One vectorized pass (Eigen's allFinite() took a quarter of
-// the bench's time at d_k = 4096), which reads the magnitude the overflow guard needs on its way.
-// Independent lanes, so that no vector waits on the one before (one accumulator ran at 4 bytes a
-// cycle, 8% of a (1024, 4096) bench's CPU; these lanes 5%, what reading 48 MiB costs). Compiled for
-// AVX-512 and AVX2 besides the baseline, whose sixteen SSE vectors GCC keeps in memory (7%).
+// x·0 is 0 for finite x and NaN for ±inf and NaN, so one sum decides finiteness. One vectorized
+// pass (Eigen's allFinite() took a quarter of the bench's time at d_k = 4096), which reads the
+// magnitude the overflow guard needs on its way. Independent lanes, so that no vector waits on
+// the one before (one accumulator ran at 4 bytes a cycle, 8% of a (1024, 4096) bench's CPU; these
+// lanes 5%, what reading 48 MiB costs). Compiled for AVX-512 and AVX2 besides the baseline, whose
+// sixteen SSE vectors GCC keeps in memory (7%).
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
@@ -55,6 +51,10 @@ float max_magnitude(const float* x, Eigen::Index len) {
   }
   return sum == 0.0f ? largest : std::numeric_limits<float>::infinity();
 }
+
+namespace {
+
+std::string shape(Eigen::Index r, Eigen::Index c) { return std::to_string(r) + "×" + std::to_string(c); }
 
 // max |M|, after checking that every entry is finite.
 float checked_magnitude(const Matrix& M, const char* name) {
@@ -228,30 +228,30 @@ Magnitudes magnitudes(const Problem& p) {
   return {max_magnitude(p.Q.data(), p.Q.size()), max_magnitude(p.K.data(), p.K.size())};
 }
 
-Magnitudes validate_problem(const Problem& p) {
-  if (p.Q.size() == 0) throw InputError("Q is empty; it needs at least one row and one column");
-  if (p.K.size() == 0) throw InputError("K is empty; it needs at least one row and one column");
-  if (p.V.size() == 0) throw InputError("V is empty; it needs at least one row and one column");
-  if (p.Q.cols() != p.K.cols()) {
-    throw InputError("Q is " + shape(p.Q.rows(), p.Q.cols()) + " and K is " + shape(p.K.rows(), p.K.cols()) +
+Magnitudes validate_problem(const Matrix& Q, const Matrix& K, const Matrix& V, const Options& options) {
+  if (Q.size() == 0) throw InputError("Q is empty; it needs at least one row and one column");
+  if (K.size() == 0) throw InputError("K is empty; it needs at least one row and one column");
+  if (V.size() == 0) throw InputError("V is empty; it needs at least one row and one column");
+  if (Q.cols() != K.cols()) {
+    throw InputError("Q is " + shape(Q.rows(), Q.cols()) + " and K is " + shape(K.rows(), K.cols()) +
                      ": Q and K must have the same number of columns (d_k)");
   }
-  if (p.K.rows() != p.V.rows()) {
-    throw InputError("K is " + shape(p.K.rows(), p.K.cols()) + " and V is " + shape(p.V.rows(), p.V.cols()) +
+  if (K.rows() != V.rows()) {
+    throw InputError("K is " + shape(K.rows(), K.cols()) + " and V is " + shape(V.rows(), V.cols()) +
                      ": K and V must have the same number of rows (one per key)");
   }
-  const Magnitudes read{checked_magnitude(p.Q, "Q"), checked_magnitude(p.K, "K")};
-  checked_magnitude(p.V, "V");
-  const double t = p.options.temperature;
+  const Magnitudes read{checked_magnitude(Q, "Q"), checked_magnitude(K, "K")};
+  checked_magnitude(V, "V");
+  const double t = options.temperature;
   if (!(t > 0) || !std::isfinite(t)) {
     std::ostringstream s;
     s << "temperature: " << t << " is not allowed; it must be a finite number greater than 0";
     throw InputError(s.str());
   }
-  validate_mask(p.options.mask, p.Q.rows(), p.K.rows(), "mask");
-  if (const auto& rope = p.options.rope) {
-    if (p.Q.cols() % 2 != 0) {
-      throw InputError("rope: d_k = " + std::to_string(p.Q.cols()) +
+  validate_mask(options.mask, Q.rows(), K.rows(), "mask");
+  if (const auto& rope = options.rope) {
+    if (Q.cols() % 2 != 0) {
+      throw InputError("rope: d_k = " + std::to_string(Q.cols()) +
                        " is odd, but rotary positions turn each row's pairs (x_i, x_{i+d/2}), so d_k must be even "
                        "(or switch RoPE off)");
     }
@@ -261,12 +261,14 @@ Magnitudes validate_problem(const Problem& p) {
                          " has " + std::to_string(rows) + " rows");
       }
     };
-    check(rope->query_positions, p.Q.rows(), "query_positions", "Q");
-    check(rope->key_positions, p.K.rows(), "key_positions", "K");
-    (void)rope_frequencies(rope->theta, rope->scaling, p.Q.cols());  // θ and the scaling, checked
+    check(rope->query_positions, Q.rows(), "query_positions", "Q");
+    check(rope->key_positions, K.rows(), "key_positions", "K");
+    (void)rope_frequencies(rope->theta, rope->scaling, Q.cols());  // θ and the scaling, checked
   }
   return read;
 }
+
+Magnitudes validate_problem(const Problem& p) { return validate_problem(p.Q, p.K, p.V, p.options); }
 
 std::vector<std::int64_t> rope_positions(const std::vector<std::int64_t>& given, Eigen::Index count) {
   if (!given.empty()) return given;

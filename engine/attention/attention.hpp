@@ -156,11 +156,16 @@ struct Magnitudes {
   float q = 0, k = 0;
 };
 Magnitudes magnitudes(const Problem& p);
+// The largest |x[i]| for i < len, or +∞ when some entry is not finite: one vectorized pass, which
+// the file readers use to check a matrix read in place.
+float max_magnitude(const float* x, Eigen::Index len);
 // Checks shapes, finiteness and options; throws InputError with a sentence naming the matrix.
 // Returns p's magnitudes, read in the same pass as the finiteness (a path that computes from p
 // itself, not from its rotated Q and K, hands them to its ScoreOverflowGuard instead of reading
 // Q and K again).
 Magnitudes validate_problem(const Problem& p);
+// The same for a problem's parts where they are not a Problem (a scenario's), without copying them.
+Magnitudes validate_problem(const Matrix& Q, const Matrix& K, const Matrix& V, const Options& options);
 
 // The positions rotary positions give Q's rows and K's rows: the settings' own, or 0 … count − 1.
 std::vector<std::int64_t> rope_positions(const std::vector<std::int64_t>& given, Eigen::Index count);

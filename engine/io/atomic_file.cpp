@@ -84,6 +84,19 @@ std::string read_file(const fs::path& path) {
   if (fs::is_directory(status)) throw InputError(path.string() + ": is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string() + ": cannot be read (" + std::strerror(errno) + ")");
+  // A regular file in one read into a string of its size; anything else (a pipe) through a stream
+  // that grows as it reads.
+  if (fs::is_regular_file(status)) {
+    const auto size = fs::file_size(path, ec);
+    if (!ec) {
+      std::string bytes(static_cast<size_t>(size), '\0');
+      in.read(bytes.data(), static_cast<std::streamsize>(size));
+      if (in.gcount() != static_cast<std::streamsize>(size)) {
+        throw InputError(path.string() + ": reading failed (the file ended early or could not be read)");
+      }
+      return bytes;
+    }
+  }
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw InputError(path.string() + ": reading failed");

@@ -1,6 +1,7 @@
 // .npy and .csv readers (strict, with byte-level checks) and writers.
 #include "engine/io/matrix_io.hpp"
 
+#include "engine/attention/attention.hpp"
 #include "engine/io/atomic_file.hpp"
 #include "engine/text/text_format.hpp"
 
@@ -8,11 +9,16 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace attnlab {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -52,14 +58,15 @@ struct NpyHeader {
   std::vector<unsigned long long> dims;
 };
 
-// The magic bytes, the version and the header's length; returns the header's text.
-std::string npy_header_text(std::string_view bytes, const std::string& src, size_t& header_end) {
+// The magic bytes, the version and the header's length: where the header starts and how long it
+// is. `bytes` may be only the file's first 12 bytes (load_matrix reads the header first).
+void npy_preamble(std::string_view bytes, const std::string& src, size_t& header_start, size_t& header_len) {
   static constexpr char magic[] = "\x93NUMPY";
   if (bytes.size() < 10 || std::memcmp(bytes.data(), magic, 6) != 0) {
     throw InputError(src + ": not a .npy file (the magic bytes \\x93NUMPY are missing)");
   }
   const auto major = static_cast<unsigned char>(bytes[6]);
-  size_t header_len = 0, header_start = 0;
+  header_len = 0;
   if (major == 1) {
     header_len = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
     header_start = 10;
@@ -70,6 +77,12 @@ std::string npy_header_text(std::string_view bytes, const std::string& src, size
   } else {
     throw InputError(src + ": unsupported .npy format version " + std::to_string(major));
   }
+}
+
+// The header's text; `bytes` must hold the file up to the header's end (or the whole file, if shorter).
+std::string npy_header_text(std::string_view bytes, const std::string& src, size_t& header_end) {
+  size_t header_start = 0, header_len = 0;
+  npy_preamble(bytes, src, header_start, header_len);
   if (header_start + header_len > bytes.size()) {
     throw InputError(src + ": truncated .npy header (it promises " + std::to_string(header_len) + " bytes)");
   }
@@ -125,9 +138,75 @@ NpyHeader parse_npy_header(std::string_view bytes, std::string_view source) {
 
 }  // namespace
 
-Matrix parse_npy(std::string_view bytes, std::string_view source) {
-  const std::string src(source);
-  const NpyHeader h = parse_npy_header(bytes, source);
+namespace {
+
+// Where read_npy takes its bytes from: a buffer already in memory (parse_npy), or a regular file,
+// whose data is then read straight into the matrix: a 100 000 × 64 input is touched once, not in
+// a file buffer, a copy of it and the matrix (fresh pages cost more than the reading).
+class NpySource {
+public:
+  virtual ~NpySource() = default;
+  virtual unsigned long long remaining() const = 0;
+  // The next min(count, remaining()) bytes into `out`.
+  virtual size_t read(char* out, size_t count) = 0;
+  // The next min(count, remaining()) bytes, appended to `text`.
+  void append(std::string& text, size_t count) {
+    const size_t at = text.size();
+    text.resize(at + static_cast<size_t>(std::min<unsigned long long>(count, remaining())));
+    text.resize(at + read(text.data() + at, text.size() - at));
+  }
+};
+
+class MemorySource : public NpySource {
+public:
+  explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
+  unsigned long long remaining() const override { return bytes_.size() - at_; }
+  size_t read(char* out, size_t count) override {
+    const size_t n = std::min(count, bytes_.size() - at_);
+    if (n) std::memcpy(out, bytes_.data() + at_, n);
+    at_ += n;
+    return n;
+  }
+
+private:
+  std::string_view bytes_;
+  size_t at_ = 0;
+};
+
+class FileSource : public NpySource {
+public:
+  FileSource(std::FILE* f, unsigned long long size, std::string src) : f_(f), left_(size), src_(std::move(src)) {}
+  unsigned long long remaining() const override { return left_; }
+  size_t read(char* out, size_t count) override {
+    const size_t want = static_cast<size_t>(std::min<unsigned long long>(count, left_));
+    const size_t n = std::fread(out, 1, want, f_);
+    if (n != want) throw InputError(src_ + ": reading failed (the file ended early or could not be read)");
+    left_ -= n;
+    return n;
+  }
+
+private:
+  std::FILE* f_;
+  unsigned long long left_;
+  std::string src_;
+};
+
+// Entry [r][c], whose value v is not a finite float32, as the InputError that names it.
+[[noreturn]] void refuse_entry(const std::string& src, unsigned long long r, unsigned long long c, double v) {
+  throw InputError(src + ": entry [" + std::to_string(r) + "][" + std::to_string(c) + "] is " +
+                   (std::isnan(v) ? "NaN" : std::isinf(v) ? "infinite" : "outside the float32 range") +
+                   "; every entry must be a finite number");
+}
+
+Matrix read_npy(NpySource& in, const std::string& src) {
+  // The header first: the preamble (10 bytes, 12 from version 2 on), then the header it announces.
+  std::string head;
+  in.append(head, 10);
+  if (head.size() == 10 && (head[6] == 2 || head[6] == 3)) in.append(head, 2);
+  size_t header_start = 0, header_len = 0;
+  npy_preamble(head, src, header_start, header_len);
+  in.append(head, header_len);
+  const NpyHeader h = parse_npy_header(head, src);
   if (h.dims.size() != 2) {
     throw InputError(src + ": the array is " + std::to_string(h.dims.size()) + "-D; a matrix must be 2-D (rows × columns)");
   }
@@ -139,10 +218,10 @@ Matrix parse_npy(std::string_view bytes, std::string_view source) {
   if (rows > limit / cols) throw InputError(src + ": the shape " + h.shape_text + " is absurdly large");
   const unsigned long long count = rows * cols;
   const unsigned long long need = count * h.item;
-  if (bytes.size() - h.data_start < need) {
+  const unsigned long long follow = in.remaining();  // what follows the header
+  if (follow < need) {
     throw InputError(src + ": the header promises " + std::to_string(rows) + "×" + std::to_string(cols) + " values (" +
-                     std::to_string(need) + " bytes) but only " + std::to_string(bytes.size() - h.data_start) +
-                     " bytes follow");
+                     std::to_string(need) + " bytes) but only " + std::to_string(follow) + " bytes follow");
   }
   if (rows > static_cast<unsigned long long>(std::numeric_limits<int>::max()) ||
       cols > static_cast<unsigned long long>(std::numeric_limits<int>::max())) {
@@ -150,26 +229,40 @@ Matrix parse_npy(std::string_view bytes, std::string_view source) {
   }
   static_assert(std::endian::native == std::endian::little, "the .npy reader assumes a little-endian machine");
   Matrix M(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
-  const char* data = bytes.data() + h.data_start;
+  if (h.item == 4 && !h.fortran) {
+    // float32 in C order is the matrix's own layout: read it in place, then check it in one pass.
+    in.read(reinterpret_cast<char*>(M.data()), static_cast<size_t>(need));
+    if (!std::isfinite(max_magnitude(M.data(), M.size()))) {
+      for (unsigned long long k = 0; k < count; ++k) {
+        if (!std::isfinite(M.data()[k])) refuse_entry(src, k / cols, k % cols, M.data()[k]);
+      }
+    }
+    return M;
+  }
+  std::string data;
+  in.append(data, static_cast<size_t>(need));
   for (unsigned long long k = 0; k < count; ++k) {
     double v;
     if (h.item == 4) {
       float f;
-      std::memcpy(&f, data + k * 4, 4);
+      std::memcpy(&f, data.data() + k * 4, 4);
       v = f;
     } else {
-      std::memcpy(&v, data + k * 8, 8);
+      std::memcpy(&v, data.data() + k * 8, 8);
     }
     const unsigned long long r = h.fortran ? k % rows : k / cols;
     const unsigned long long c = h.fortran ? k / rows : k % cols;
-    if (!fits_float(v)) {
-      throw InputError(src + ": entry [" + std::to_string(r) + "][" + std::to_string(c) + "] is " +
-                       (std::isnan(v) ? "NaN" : std::isinf(v) ? "infinite" : "outside the float32 range") +
-                       "; every entry must be a finite number");
-    }
+    if (!fits_float(v)) refuse_entry(src, r, c, v);
     M(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = static_cast<float>(v);
   }
   return M;
+}
+
+}  // namespace
+
+Matrix parse_npy(std::string_view bytes, std::string_view source) {
+  MemorySource in(bytes);
+  return read_npy(in, std::string(source));
 }
 
 Matrix parse_csv(std::string_view text, std::string_view source) {
@@ -236,6 +329,20 @@ Matrix load_matrix(const std::filesystem::path& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext != ".npy" && ext != ".csv") {
     throw InputError(path.string() + ": unknown matrix file type '" + ext + "' (expected .npy or .csv)");
+  }
+  if (ext == ".npy") {
+    // A regular file is read header first, its data straight into the matrix; anything else (a
+    // pipe from the shell's <(…)) as a whole.
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (!ec && fs::is_regular_file(status)) {
+      const unsigned long long size = fs::file_size(path, ec);
+      std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(ec ? nullptr : std::fopen(path.c_str(), "rb"), std::fclose);
+      if (f) {
+        FileSource in(f.get(), size, path.string());
+        return read_npy(in, path.string());
+      }
+    }
   }
   const std::string bytes = read_file(path);
   return ext == ".npy" ? parse_npy(bytes, path.string()) : parse_csv(bytes, path.string());

@@ -151,7 +151,7 @@ Scenario parse_scenario(std::string_view json_text, std::string_view source) {
 void validate_scenario(const Scenario& s, std::string_view source) {
   const std::string src(source);
   try {
-    validate_problem(s.problem());
+    validate_problem(s.Q, s.K, s.V, s.options);
   } catch (const InputError& e) {
     throw InputError(src + ": " + e.what());
   }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace attnlab {
@@ -22,6 +23,9 @@ struct Scenario {
   LessonSpec lesson;
 
   Problem problem() const { return Problem{Q, K, V, options}; }
+  // The problem, with the matrices moved into it (Q, K and V are left empty): for a caller that
+  // still needs the title, tokens and options but not the matrices, which a copy would touch again.
+  Problem take_problem() { return Problem{std::move(Q), std::move(K), std::move(V), options}; }
 };
 
 // Parses scenario JSON text. `source` names the file in error messages. Throws InputError.

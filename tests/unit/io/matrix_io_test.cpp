@@ -5,12 +5,15 @@
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 
 namespace attnlab {
 namespace {
@@ -89,6 +92,8 @@ TEST(Npy, BadFilesNameTheFileAndTheProblem) {
       {npy("<f4", "False", "(2, x)", f4), "shape"},
       {npy("<f4", "False", "(2, 3)", raw<float>({1, 2, std::numeric_limits<float>::quiet_NaN(), 4, 5, 6})),
        "entry [0][2] is NaN"},
+      {npy("<f4", "False", "(3, 2)", raw<float>({1, 2, 3, 4, -std::numeric_limits<float>::infinity(), 6})),
+       "entry [2][0] is infinite"},
       {npy("<f8", "False", "(1, 2)", raw<double>({1, 1e300})), "entry [0][1] is outside the float32 range"},
       {npy("<f4", "True", "(2, 3)", raw<float>({1, 2, 3, std::numeric_limits<float>::infinity(), 5, 6})),
        "entry [1][1] is infinite"},
@@ -100,6 +105,62 @@ TEST(Npy, BadFilesNameTheFileAndTheProblem) {
       {std::string("\x93NUMPY\x01\x00\x0a\x00", 10) + "{'a': 1}\n" + " ", "no 'descr' field"},
   };
   test::expect_each_refused(cases, "q.npy", [](const std::string& bytes) { parse_npy(bytes, "q.npy"); });
+  // The same sentences from a file, which load_matrix reads header first and its data in place.
+  const fs::path dir = fs::temp_directory_path() / "attnlab-npy-refusals-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path file = dir / "q.npy";
+  test::expect_each_refused(cases, file.string(), [&file](const std::string& bytes) {
+    write_file_atomic(file, bytes);
+    load_matrix(file);
+  });
+  fs::remove_all(dir);
+}
+
+// load_matrix gives what parse_npy gives for the same bytes from a regular file (read in place
+// where the layout allows): random shapes, both dtypes, both orders, each header version.
+TEST(LoadMatrix, NpyFromAFileEqualsTheParsedBytes) {
+  const fs::path dir = fs::temp_directory_path() / "attnlab-npy-load-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::mt19937 rng(12);
+  for (int trial = 0; trial < 24; ++trial) {
+    const int rows = test::uniform_int(rng, 1, 40), cols = test::uniform_int(rng, 1, 40);
+    const Matrix M = test::random_matrix(rng, rows, cols, 10.0f);
+    const bool f8 = trial % 2 == 1, fortran = trial % 4 >= 2;
+    std::string data;
+    for (int k = 0; k < rows * cols; ++k) {
+      const float v = fortran ? M(k % rows, k / rows) : M(k / cols, k % cols);
+      data += f8 ? raw<double>({v}) : raw<float>({v});
+    }
+    const std::string bytes = npy(f8 ? "<f8" : "<f4", fortran ? "True" : "False",
+                                  "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")", data, 1 + trial % 3);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ASSERT_EQ(parse_npy(bytes, "m.npy"), M);
+    write_file_atomic(dir / "m.npy", bytes);
+    EXPECT_EQ(load_matrix(dir / "m.npy"), M);
+  }
+  fs::remove_all(dir);
+}
+
+// A pipe (the shell's <(python3 …)) has no size to read ahead of: load_matrix reads it whole.
+TEST(LoadMatrix, NpyFromAPipe) {
+#ifdef __EMSCRIPTEN__
+  GTEST_SKIP() << "the browser has no pipes: its files come from the picker";
+#else
+  const fs::path dir = fs::temp_directory_path() / "attnlab-npy-pipe-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path fifo = dir / "pipe.npy";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::mt19937 rng(13);
+  const Matrix M = test::random_matrix(rng, 7, 5, 3.0f);
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << npy_bytes(M); });
+  const Matrix back = load_matrix(fifo);
+  writer.join();
+  EXPECT_EQ(back, M);
+  fs::remove_all(dir);
+#endif
 }
 
 TEST(Csv, ParsesCommonLayouts) {
