@@ -7,10 +7,14 @@
 #include "engine/text/text_format.hpp"
 #include "engine/cpu/dense.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace attnlab {
 
@@ -46,21 +50,36 @@ Cells saturation_cells(const Result& r) {
   return Cells{&r.weights, Cells::From::Weights};
 }
 
-void matrix_json_compact(std::ostream& out, const Cells& M) {
-  std::string buf;
-  buf.reserve(static_cast<size_t>(M.cols()) * 12 + 8);
-  out << '[';
-  for (Eigen::Index i = 0; i < M.rows(); ++i) {
-    buf.clear();
-    if (i) buf += ",\n  ";
-    buf += '[';
-    for (Eigen::Index j = 0; j < M.cols(); ++j) {
-      if (j) buf += ',';
-      buf += float_json(M(i, j));
+// Writes the text of items 0 … count − 1 to `out` in order, `format(i, text)` appending item i's.
+// Many items (a streamed 100 000-row output: 6.4 million numbers) are formatted in parallel, a
+// batch of blocks at a time, and written in order: the same bytes as one thread writes.
+void write_in_order(std::ostream& out, Eigen::Index count, const std::function<void(Eigen::Index, std::string&)>& format) {
+  constexpr Eigen::Index kBlock = 256;
+  const Eigen::Index blocks = (count + kBlock - 1) / kBlock;
+  std::vector<std::string> text(static_cast<size_t>(std::min<Eigen::Index>(blocks, 4 * omp_get_max_threads())));
+  for (Eigen::Index b0 = 0; b0 < blocks; b0 += static_cast<Eigen::Index>(text.size())) {
+    const Eigen::Index b1 = std::min(blocks, b0 + static_cast<Eigen::Index>(text.size()));
+#pragma omp parallel for schedule(dynamic, 1) if (b1 - b0 > 1)
+    for (Eigen::Index b = b0; b < b1; ++b) {
+      std::string& t = text[static_cast<size_t>(b - b0)];
+      t.clear();
+      for (Eigen::Index i = b * kBlock; i < std::min(count, (b + 1) * kBlock); ++i) format(i, t);
     }
-    buf += ']';
-    out << buf;
+    for (Eigen::Index b = b0; b < b1; ++b) out << text[static_cast<size_t>(b - b0)];
   }
+}
+
+void matrix_json_compact(std::ostream& out, const Cells& M) {
+  out << '[';
+  write_in_order(out, M.rows(), [&M](Eigen::Index i, std::string& t) {
+    if (i) t += ",\n  ";
+    t += '[';
+    for (Eigen::Index j = 0; j < M.cols(); ++j) {
+      if (j) t += ',';
+      append_float_json(t, M(i, j));
+    }
+    t += ']';
+  });
   out << ']';
 }
 
@@ -183,14 +202,23 @@ void write_result_json(std::ostream& out, const Scenario& s, const Result& r, co
     matrix_json_compact(out, saturation_cells(r));
   }
   out << ",\n\"rows\": [";
-  for (size_t i = 0; i < r.rows.size(); ++i) {
-    const auto& d = r.rows[i];
-    out << (i ? ",\n  " : "") << "{\"max_weight\": " << float_json(d.max_weight) << ", \"entropy\": " << float_json(d.entropy)
-        << ", \"effective_keys\": " << float_json(d.effective_keys) << ", \"jacobian_norm\": " << float_json(d.jacobian_norm)
-        << ", \"saturated\": " << (d.saturated ? "true" : "false") << ", \"fully_masked\": "
-        << (d.fully_masked ? "true" : "false") << ", \"padding\": " << (d.padding ? "true" : "false")
-        << ", \"scores_recomputed\": " << (d.scores_recomputed ? "true" : "false") << "}";
-  }
+  write_in_order(out, static_cast<Eigen::Index>(r.rows.size()), [&r](Eigen::Index i, std::string& t) {
+    const RowDiagnostics& d = r.rows[static_cast<size_t>(i)];
+    const auto flag = [&t](const char* name, bool on) { t.append(", \"").append(name).append(on ? "\": true" : "\": false"); };
+    t += i ? ",\n  {\"max_weight\": " : "{\"max_weight\": ";
+    append_float_json(t, d.max_weight);
+    t += ", \"entropy\": ";
+    append_float_json(t, d.entropy);
+    t += ", \"effective_keys\": ";
+    append_float_json(t, d.effective_keys);
+    t += ", \"jacobian_norm\": ";
+    append_float_json(t, d.jacobian_norm);
+    flag("saturated", d.saturated);
+    flag("fully_masked", d.fully_masked);
+    flag("padding", d.padding);
+    flag("scores_recomputed", d.scores_recomputed);
+    t += '}';
+  });
   out << "],\n\"stats\": {\"scores\": ";
   stats_json(out, r.stats.scores);
   out << ", \"logits\": ";

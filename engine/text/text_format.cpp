@@ -11,21 +11,33 @@ namespace attnlab {
 
 namespace {
 
-// The shortest decimals that read back as the same float or double.
+// The shortest decimals that read back as the same float or double, written at `out` (40 chars of
+// room); returns their end.
 template <class Float>
-std::string shortest_json(Float v) {
-  if (!std::isfinite(v)) return "null";
+char* shortest_json(Float v, char* out) {
+  const auto copy = [out](std::string_view text) { return std::copy(text.begin(), text.end(), out); };
+  if (!std::isfinite(v)) return copy("null");
   // "-0" would read back as the integer 0 and lose the sign; "-0.0" reads back as −0.
-  if (v == 0 && std::signbit(v)) return "-0.0";
-  char buf[40];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
+  if (v == 0 && std::signbit(v)) return copy("-0.0");
+  return std::to_chars(out, out + 40, v).ptr;
 }
 
 }  // namespace
 
-std::string float_json(float v) { return shortest_json(v); }
-std::string double_json(double v) { return shortest_json(v); }
+std::string float_json(float v) {
+  char buf[40];
+  return std::string(buf, shortest_json(v, buf));
+}
+
+std::string double_json(double v) {
+  char buf[40];
+  return std::string(buf, shortest_json(v, buf));
+}
+
+void append_float_json(std::string& out, float v) {
+  char buf[40];
+  out.append(buf, shortest_json(v, buf));
+}
 
 std::string json_string(std::string_view s) {
   std::string out;

@@ -42,6 +42,8 @@ std::string format_number(double v, NumberUse use, int decimals, const Glyphs& g
 
 // Shortest decimal that reads back as the same float ("0.1", "1e+30"); non-finite -> "null".
 std::string float_json(float v);
+// float_json(v) appended to `out`, for writers of many numbers (no string per number).
+void append_float_json(std::string& out, float v);
 // Same for doubles.
 std::string double_json(double v);
 // A JSON string literal with escapes.
