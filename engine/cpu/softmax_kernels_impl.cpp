@@ -8,6 +8,10 @@
 #include <bit>
 #include <cstdint>
 
+#if defined(__AVX512F__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #ifndef ATTNLAB_KERNEL_NS
 #error "ATTNLAB_KERNEL_NS must name the variant (avx512, avx2, baseline)"
 #endif
@@ -165,7 +169,64 @@ ExpSums exp_row_moments(const float* s, float* p, std::int64_t len, float mx, fl
   return out;
 }
 
+#if defined(__AVX2__)
+// Sum and max of 8 lanes.
+void reduce_sum_max(__m256 sum, __m256 mx, float& sum_out, float& max_out) {
+  __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
+  __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+  s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+  s4 = _mm_add_ss(s4, _mm_movehdup_ps(s4));
+  m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+  sum_out = _mm_cvtss_f32(s4);
+  max_out = _mm_cvtss_f32(m4);
+}
+#endif
+
+// The heatmap's pixels call this on runs of about m / 1024 weights, each a few vectors long, so the
+// run's end matters as much as its middle: with AVX-512 and AVX2 the last partial vector is one
+// masked load (p ≥ 0, so the zeros it reads elsewhere change neither the sum nor the max), where
+// the vectorizer's scalar epilogue kept its sums in memory and took longer than the vectors.
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+// GCC 12's own AVX-512 headers pass _mm512_undefined_ps() (a variable initialized with itself) to
+// the masked builtins, which its -Wmaybe-uninitialized then reports at every inlined max or extract.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 void sum_max(const float* p, std::int64_t len, float& sum_out, float& max_out) {
+#if defined(__AVX512F__)
+  __m512 sum = _mm512_setzero_ps(), mx = _mm512_setzero_ps();
+  std::int64_t j = 0;
+  for (; j + 16 <= len; j += 16) {
+    const __m512 v = _mm512_loadu_ps(p + j);
+    sum = _mm512_add_ps(sum, v);
+    mx = _mm512_max_ps(mx, v);
+  }
+  if (j < len) {
+    const __m512 v = _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << (len - j)) - 1u), p + j);
+    sum = _mm512_add_ps(sum, v);
+    mx = _mm512_max_ps(mx, v);
+  }
+  reduce_sum_max(_mm256_add_ps(_mm512_castps512_ps256(sum), _mm512_extractf32x8_ps(sum, 1)),
+                 _mm256_max_ps(_mm512_castps512_ps256(mx), _mm512_extractf32x8_ps(mx, 1)), sum_out, max_out);
+#elif defined(__AVX2__)
+  __m256 sum = _mm256_setzero_ps(), mx = _mm256_setzero_ps();
+  std::int64_t j = 0;
+  for (; j + 8 <= len; j += 8) {
+    const __m256 v = _mm256_loadu_ps(p + j);
+    sum = _mm256_add_ps(sum, v);
+    mx = _mm256_max_ps(mx, v);
+  }
+  if (j < len) {
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(len - j)), lanes);
+    const __m256 v = _mm256_maskload_ps(p + j, mask);
+    sum = _mm256_add_ps(sum, v);
+    mx = _mm256_max_ps(mx, v);
+  }
+  reduce_sum_max(sum, mx, sum_out, max_out);
+#else
   float sum = 0, mx = 0;
 #pragma omp simd reduction(+ : sum) reduction(max : mx)
   for (std::int64_t j = 0; j < len; ++j) {
@@ -174,7 +235,11 @@ void sum_max(const float* p, std::int64_t len, float& sum_out, float& max_out) {
   }
   sum_out = sum;
   max_out = mx;
+#endif
 }
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 void scale(float* x, std::int64_t len, float a) {
 #pragma omp simd

@@ -132,22 +132,26 @@ struct Workspace {
   std::vector<Index> hlo, hhi;  // per row: the pixel columns touched so far, [hlo, hhi)
 };
 
-// Adds p over keys [a, b) of one row (p indexed from key `base`) into the row's pixel sums and
-// maxima. Wide pixels reduce a run at a time; narrow ones (under 16 keys, only when m < 16 ×
-// heatmap columns, so small problems) go cell by cell through the key → pixel table.
-void heat_add(const Context& cx, const float* p, Index base, Index a, Index b, float* hsum, float* hmax) {
+// Adds p over keys [a, b) (a < b) of one row (p indexed from key `base`) into the row's pixel sums
+// and maxima, and widens [px_begin, px_end) to the pixels touched. Wide pixels reduce a run at a
+// time, their ends from the context's table (a division per pixel had cost more than the sums);
+// narrow ones (under 16 keys, only when m < 16 × heatmap columns, so small problems) go cell by
+// cell through the key → pixel table.
+void heat_add(const Context& cx, const float* p, Index base, Index a, Index b, float* hsum, float* hmax,
+              Index& px_begin, Index& px_end) {
   if (cx.m >= 16 * cx.hcols) {
     const kernels::Table& k = kernels::table();
-    Index j = a;
-    while (j < b) {
-      const Index px = pixel_of(j, cx.m, cx.hcols);
-      const Index end = std::min(b, pixel_first(px + 1, cx.m, cx.hcols));
+    Index px = pixel_of(a, cx.m, cx.hcols);
+    px_begin = std::min(px_begin, px);
+    for (Index j = a; j < b; ++px) {
+      const Index end = std::min(b, cx.pixel_ends[static_cast<size_t>(px)]);
       float sum = 0, mx = 0;
       k.sum_max(p + (j - base), end - j, sum, mx);
       hsum[px] += sum;
       hmax[px] = std::max(hmax[px], mx);
       j = end;
     }
+    px_end = std::max(px_end, px);
     return;
   }
   const std::int32_t* pix = cx.pixel_col.data();
@@ -157,6 +161,8 @@ void heat_add(const Context& cx, const float* p, Index base, Index a, Index b, f
     hsum[px] += v;
     hmax[px] = std::max(hmax[px], v);
   }
+  px_begin = std::min<Index>(px_begin, pix[a]);
+  px_end = std::max<Index>(px_end, pix[b - 1] + 1);
 }
 
 // [SECTION] Query tiles
@@ -282,11 +288,8 @@ void update_row(const Context& cx, const KeyTile& tile, Index r, Index query, Wo
   row.add(sums);
   if (heat && visible > 0) {
     const size_t h = static_cast<size_t>(r * cx.hcols);
-    heat_add(cx, p, tile.begin, visible_begin, visible_end, &work.hsum[h], &work.hmax[h]);
-    Index& px_begin = work.hlo[static_cast<size_t>(r)];
-    Index& px_end = work.hhi[static_cast<size_t>(r)];
-    px_begin = std::min(px_begin, pixel_of(visible_begin, cx.m, cx.hcols));
-    px_end = std::max(px_end, pixel_of(visible_end - 1, cx.m, cx.hcols) + 1);
+    heat_add(cx, p, tile.begin, visible_begin, visible_end, &work.hsum[h], &work.hmax[h], work.hlo[static_cast<size_t>(r)],
+             work.hhi[static_cast<size_t>(r)]);
   }
 }
 
@@ -509,6 +512,9 @@ detail::Context detail::make_context(const Problem& p, const ScoreOverflowGuard&
       for (Index j = 0; j < cx.m; ++j) {
         cx.pixel_col[static_cast<size_t>(j)] = static_cast<std::int32_t>(pixel_of(j, cx.m, cx.hcols));
       }
+    } else if (cx.hcols > 0) {
+      cx.pixel_ends.resize(static_cast<size_t>(cx.hcols));
+      for (Index px = 0; px < cx.hcols; ++px) cx.pixel_ends[static_cast<size_t>(px)] = pixel_first(px + 1, cx.m, cx.hcols);
     }
   }
   return cx;

@@ -59,6 +59,7 @@ struct Context {
   AllScores all_scores = AllScores::Visible;  // compute mode only (all_scores_source, attention/stats.hpp)
   Index hrows = 0, hcols = 0;
   std::vector<std::int32_t> pixel_col;  // key j → heatmap column (narrow pixels only)
+  std::vector<Index> pixel_ends;        // heatmap column px → pixel_first(px + 1) (wide pixels only)
 };
 
 // What each thread gathers; merged after the parallel loop. `all` only where the scores' own
