@@ -59,7 +59,7 @@ struct NpyHeader {
 };
 
 // The magic bytes, the version and the header's length: where the header starts and how long it
-// is. `bytes` may be only the file's first 12 bytes (load_matrix reads the header first).
+// is. `bytes` may be the preamble alone (read_npy reads it before the header).
 void npy_preamble(std::string_view bytes, const std::string& src, size_t& header_start, size_t& header_len) {
   static constexpr char magic[] = "\x93NUMPY";
   if (bytes.size() < 10 || std::memcmp(bytes.data(), magic, 6) != 0) {
