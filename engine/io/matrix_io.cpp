@@ -136,10 +136,6 @@ NpyHeader parse_npy_header(std::string_view bytes, std::string_view source) {
   return h;
 }
 
-}  // namespace
-
-namespace {
-
 // Where read_npy takes its bytes from: a buffer already in memory (parse_npy), or a regular file,
 // whose data is then read straight into the matrix: a 100 000 × 64 input is touched once, not in
 // a file buffer, a copy of it and the matrix (fresh pages cost more than the reading).

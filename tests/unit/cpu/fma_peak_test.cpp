@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <string>
 #include <vector>
 
 namespace attnlab {
@@ -66,11 +65,10 @@ TEST(FmaPeak, TheDefaultProbeTakesWellUnderASecondOfComputing) {
 TEST(FmaPeak, IsTheSameOrderOfMagnitudeAsANaiveLoopAndNotBelowIt) {
   const double naive = naive_gflops();
   const FmaPeak p = measure_fma_peak(1);
-  const std::string isa = p.isa;
-  const double lanes = isa == "avx512" ? 16 : isa == "avx2" ? 8 : 4;
+  const double lanes = p.isa == "avx512" ? 16 : p.isa == "avx2" ? 8 : 4;
   EXPECT_GE(p.gflops, 0.8 * naive) << "peak " << p.gflops << ", naive loop " << naive << " GFLOP/s";
   EXPECT_LE(p.gflops, lanes * 2 * 2 * 4 * naive)
-      << "peak " << p.gflops << " (" << isa << "), naive loop " << naive << " GFLOP/s";
+      << "peak " << p.gflops << " (" << p.isa << "), naive loop " << naive << " GFLOP/s";
 }
 
 // Two probes agree within a factor of 3: each is the quickest of its rounds, so load from other
