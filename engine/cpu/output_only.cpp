@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -43,6 +44,12 @@ constexpr Index kWideLeaf = 64;
 // groups in parallel (run_wide_blocks; the scores queue every block on its own). 128 and 256 ran
 // alike at (1024, 4096); 512 left one group with most of the work.
 constexpr Index kWideGroup = 256;
+// The keys a product takes for all the rows of a node start and end on multiples of this where
+// that leaves any: under a causal mask row i sees key i too, so every ancestor's keys would be a
+// power of two plus one (513, 257, 129) and every leaf's one less (63, 127). OpenBLAS runs such
+// an odd edge as a tile of its own: one core, (1024, 4096) causal, 64 × 63 ran at 0.75 of 64 × 64's
+// speed and 128 × 129 at 0.9 of 128 × 128's (docs/PERFORMANCE.md, "The dense CPU path").
+constexpr Index kKeyAlign = 16;
 
 struct DenseThreadTimes {
   double scores = 0, softmax = 0, output = 0;  // milliseconds in each stage
@@ -103,16 +110,24 @@ void cover_rows(DenseStrip& ds, Index a, Index b, Index done0, Index done1, Inde
     cover_rows(ds, mid, b, done0, done1, group);
   } else if (lo == F && hi == E) {
     add(F, E);  // every row sees exactly [F, E)
-  } else if ((E - F) - std::max<Index>(done1 - done0, 0) < ds.leaf) {
-    // Few keys beyond the done ones: a product of its own would pack all these rows' queries for
-    // a sliver of keys (under a causal mask, one key at every level), so the halves take them
-    // into their own products instead.
-    cover_rows(ds, a, mid, done0, done1, group);
-    cover_rows(ds, mid, b, done0, done1, group);
   } else {
-    add(F, E);
-    cover_rows(ds, a, mid, F, E, group);
-    cover_rows(ds, mid, b, F, E, group);
+    // The keys every row sees, trimmed to multiples of kKeyAlign (the halves take the rest) as long
+    // as that still holds the done ones: the halves are handed one interval of done keys.
+    const Index F2 = (F + kKeyAlign - 1) / kKeyAlign * kKeyAlign, E2 = E / kKeyAlign * kKeyAlign;
+    if (F2 < E2 && (done0 >= done1 || (F2 <= done0 && done1 <= E2))) {
+      F = F2;
+      E = E2;
+    }
+    if ((E - F) - std::max<Index>(done1 - done0, 0) < ds.leaf) {
+      // Few keys beyond the done ones: a product of its own would pack all these rows' queries
+      // for a sliver of keys, so the halves take them into their own products instead.
+      cover_rows(ds, a, mid, done0, done1, group);
+      cover_rows(ds, mid, b, done0, done1, group);
+    } else {
+      add(F, E);
+      cover_rows(ds, a, mid, F, E, group);
+      cover_rows(ds, mid, b, F, E, group);
+    }
   }
 }
 
@@ -383,7 +398,11 @@ DenseThreadTimes dense_wide(const Context& cx, Index leaf, Matrix& output) {
     {
       const auto [j0, j1] = column_slice(dv, omp_get_thread_num(), omp_get_num_threads());
       if (j0 < j1) {
-        output.middleCols(j0, j1 - j0) = p.V.middleCols(j0, j1 - j0);
+        // Row by row with memcpy: Eigen's block copy, in this file's baseline x86-64, moves 16
+        // bytes at a time, and the copy is 7% of the stage (1% of the bench, 28 of 40 rounds).
+        for (Index i = 0; i < n; ++i) {
+          std::memcpy(output.row(i).data() + j0, p.V.row(i).data() + j0, sizeof(float) * static_cast<size_t>(j1 - j0));
+        }
         blas::trmm_lower(n, j1 - j0, S, ld, output.data() + j0, dv);
       }
     }
