@@ -48,7 +48,7 @@ constexpr Index kWideGroup = 256;
 // that leaves any: under a causal mask row i sees key i too, so every ancestor's keys would be a
 // power of two plus one (513, 257, 129) and every leaf's one less (63, 127). OpenBLAS runs such
 // an odd edge as a tile of its own: one core, (1024, 4096) causal, 64 × 63 ran at 0.75 of 64 × 64's
-// speed and 128 × 129 at 0.9 of 128 × 128's (docs/PERFORMANCE.md, "The dense CPU path").
+// speed and 128 × 129 at 0.9 of 128 × 128's (docs/PERFORMANCE.md, "What the engine does").
 constexpr Index kKeyAlign = 16;
 
 struct DenseThreadTimes {
