@@ -1,6 +1,7 @@
 // Picks the softmax kernel variant for the CPU this process runs on.
 #include "engine/cpu/softmax_kernels.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace attnlab::kernels {
@@ -51,13 +52,18 @@ const Table& variant(int i) {
 
 void pack_key_strips(const float* K, std::int64_t m, std::int64_t d, std::int64_t ldk, float* out) {
   const std::int64_t strips = (m + kKeyStrip - 1) / kKeyStrip;
+  const auto pack = tile_products().pack;
 #pragma omp parallel for schedule(static)
   for (std::int64_t s = 0; s < strips; ++s) {
     float* strip = out + s * kKeyStrip * d;
+    const std::int64_t first = s * kKeyStrip, keys = std::min(kKeyStrip, m - first);
+    if (pack) {
+      pack(K + first * ldk, ldk, keys, d, strip);
+      continue;
+    }
     for (std::int64_t j = 0; j < kKeyStrip; ++j) {
-      const std::int64_t key = s * kKeyStrip + j;
-      if (key < m) {
-        const float* row = K + key * ldk;
+      if (j < keys) {
+        const float* row = K + (first + j) * ldk;
         for (std::int64_t k = 0; k < d; ++k) strip[k * kKeyStrip + j] = row[k];
       } else {
         for (std::int64_t k = 0; k < d; ++k) strip[k * kKeyStrip + j] = 0.0f;
@@ -72,7 +78,7 @@ const Table& table() {
 }
 
 const TileProducts& tile_products() {
-  static const TileProducts none{nullptr, nullptr};
+  static const TileProducts none{nullptr, nullptr, nullptr, nullptr};
   static const TileProducts& chosen = std::getenv("ATTNLAB_TILE_BLAS") ? none : *table().tiles;
   return chosen;
 }

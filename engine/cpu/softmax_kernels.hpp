@@ -31,8 +31,8 @@ constexpr std::int64_t kKeyStrip = 32;
 // gets ceil(m / kKeyStrip) · kKeyStrip · d floats. Runs on the calling thread's OpenMP team.
 void pack_key_strips(const float* K, std::int64_t m, std::int64_t d, std::int64_t ldk, float* out);
 
-// The streaming path's tile products (engine/cpu/tile_kernels.cpp), where a variant has them (AVX-512);
-// both null otherwise.
+// The CPU's own products on packed keys (engine/cpu/tile_kernels.cpp), where a variant has them
+// (AVX-512); all null otherwise.
 struct TileProducts {
   // S (rows × cols, row stride lds) = Q (rows × d, stride ldq) · the keys from `strips` on (a
   // strip boundary of pack_key_strips' layout).
@@ -42,6 +42,14 @@ struct TileProducts {
   // a multiple of 16.
   void (*output)(const float* p, std::int64_t ldp, const float* v, std::int64_t ldv, std::int64_t rows,
                  std::int64_t cols, std::int64_t dv, float* o, std::int64_t ldo);
+  // S (rows × kKeyStrip · strips, stride lds) = Q (rows × depth, stride ldq) · `strips` strips of
+  // `depth` × kKeyStrip packed keys (pack), one after the other; added to S where `add`, so that
+  // a sum over d can run in slices.
+  void (*strip_scores)(const float* q, std::int64_t ldq, const float* packed, std::int64_t strips, std::int64_t depth,
+                       std::int64_t rows, bool add, float* s, std::int64_t lds);
+  // Keys [0, keys) of K (rows ldk floats apart), `depth` floats each, in pack_key_strips' layout:
+  // ceil(keys / kKeyStrip) strips of depth × kKeyStrip floats, the last padded with zero keys.
+  void (*pack)(const float* K, std::int64_t ldk, std::int64_t keys, std::int64_t depth, float* out);
 };
 
 struct Table {

@@ -1,7 +1,8 @@
-// The streaming path's own tile products (engine/cpu/tile_kernels.cpp) against a double-precision
-// product, on every shape edge: rows not a multiple of the micro-tiles, keys not a multiple of a
-// strip, output widths of 16 to 80 columns. Bounds from each problem's magnitudes (a float32 sum of
-// d products in any order is within γ_d Σ|terms| of the exact sum), not constants.
+// The CPU's own tile products (engine/cpu/tile_kernels.cpp) against a double-precision product, on
+// every shape edge: rows not a multiple of the micro-tiles, keys not a multiple of a strip, output
+// widths of 16 to 80 columns, sums over d in slices; and the packed strips they read. Bounds from
+// each problem's magnitudes (a float32 sum of d products in any order is within γ_d Σ|terms| of the
+// exact sum), not constants.
 #include "engine/cpu/output_only.hpp"
 #include "engine/cpu/streaming.hpp"
 #include "engine/cpu/softmax_kernels.hpp"
@@ -94,20 +95,64 @@ TEST(TileKernels, OutputAddsTheExactProductWithinRounding) {
   }
 }
 
+// S = Q · strips over d in two slices, the second added to the first (the wide dense path's
+// scores), and nothing written beyond the tile's rows and strips.
+TEST(TileKernels, StripScoresAddSlicesOfDWithinRounding) {
+  const kernels::TileProducts& t = *kernels::table().tiles;
+  if (!t.strip_scores) GTEST_SKIP() << "this CPU's variant (" << kernels::table().name << ") multiplies with OpenBLAS";
+  std::mt19937 rng(8);
+  for (I rows : {1, 11, 12, 13, 25}) {
+    for (I strips : {1, 2}) {
+      for (I d : {1, 16, 33}) {
+        SCOPED_TRACE(testing::Message() << rows << " rows, " << strips << " strips, d = " << d);
+        const I keys = 32 * strips, split = d / 2;
+        const std::vector<float> Q = random_floats(rows * d, rng), K = random_floats(keys * d, rng);
+        std::vector<float> first(static_cast<size_t>(keys * split)), second(static_cast<size_t>(keys * (d - split)));
+        t.pack(K.data(), d, keys, split, first.data());
+        t.pack(K.data() + split, d, keys, d - split, second.data());
+        const I lds = keys + 5;
+        std::vector<float> S(static_cast<size_t>((rows + 1) * lds), 7.0f);
+        t.strip_scores(Q.data(), d, first.data(), strips, split, rows, false, S.data(), lds);
+        t.strip_scores(Q.data() + split, d, second.data(), strips, d - split, rows, true, S.data(), lds);
+        for (I i = 0; i <= rows; ++i) {
+          for (I j = 0; j < lds; ++j) {
+            if (i == rows || j >= keys) {
+              ASSERT_EQ(S[i * lds + j], 7.0f) << "wrote past the tile at " << i << ", " << j;
+              continue;
+            }
+            double exact = 0, magnitude = 0;
+            for (I k = 0; k < d; ++k) {
+              const double term = static_cast<double>(Q[i * d + k]) * K[j * d + k];
+              exact += term;
+              magnitude += std::abs(term);
+            }
+            ASSERT_NEAR(S[i * lds + j], exact, gamma_n(static_cast<double>(d) + 1) * magnitude) << i << ", " << j;
+          }
+        }
+      }
+    }
+  }
+}
+
 // Keys contiguous (the streaming path's K) or d of every ldk floats (one K/V head's columns in
-// a decoder's rows of heads side by side).
+// a decoder's rows of heads side by side); d below 16, a multiple of 16 and between (the
+// AVX-512 packing's transposed 16 × 16 blocks and its edges).
 TEST(TileKernels, PackedStripsHoldEveryKeyAndZeroPadding) {
   std::mt19937 rng(7);
-  const I m = 70, d = 5;
-  for (const I ldk : {d, 3 * d + 1}) {
-    SCOPED_TRACE(testing::Message() << "row stride " << ldk);
-    const std::vector<float> K = random_floats(m * ldk + 2, rng);  // the keys from float 2 on
-    std::vector<float> strips(static_cast<size_t>(96 * d), -1.0f);
-    kernels::pack_key_strips(K.data() + 2, m, d, ldk, strips.data());
-    for (I j = 0; j < 96; ++j) {
-      for (I k = 0; k < d; ++k) {
-        const float got = strips[static_cast<size_t>((j / 32) * 32 * d + k * 32 + j % 32)];
-        EXPECT_EQ(got, j < m ? K[j * ldk + 2 + k] : 0.0f) << j << ", " << k;
+  for (const I m : {70, 64}) {
+    for (const I d : {5, 16, 37}) {
+      for (const I ldk : {d, 3 * d + 1}) {
+        SCOPED_TRACE(testing::Message() << m << " keys, d = " << d << ", row stride " << ldk);
+        const std::vector<float> K = random_floats(m * ldk + 2, rng);  // the keys from float 2 on
+        std::vector<float> strips(static_cast<size_t>(96 * d), -1.0f);
+        kernels::pack_key_strips(K.data() + 2, m, d, ldk, strips.data());
+        for (I j = 0; j < (m + 31) / 32 * 32; ++j) {
+          for (I k = 0; k < d; ++k) {
+            const float got = strips[static_cast<size_t>((j / 32) * 32 * d + k * 32 + j % 32)];
+            ASSERT_EQ(got, j < m ? K[j * ldk + 2 + k] : 0.0f) << j << ", " << k;
+          }
+        }
+        for (I x = (m + 31) / 32 * 32 * d; x < 96 * d; ++x) ASSERT_EQ(strips[static_cast<size_t>(x)], -1.0f) << x;
       }
     }
   }
