@@ -66,6 +66,7 @@ std::vector<DensePlan> candidate_dense_plans(const Problem& p) {
   if (rows < n && rows < 512) add({DensePlan::Layout::Strips, std::min<Index>(2 * rows, 512), leaf});
   if (!wide_fits(p)) return plans;
   if (masked) add({DensePlan::Layout::Wide, 0, 64});
+  if (masked && kernels::tile_products().strip_scores) add({DensePlan::Layout::Wide, 0, 64, /*own_scores=*/true});
   if (masked && n > 256) add({DensePlan::Layout::Wide, 0, 256});
   add({DensePlan::Layout::Wide, 0, 0});
   return plans;
@@ -76,7 +77,12 @@ std::optional<DensePlan> parse_dense_plan(std::string_view name) {
   if (name.rfind("wide ", 0) == 0) {
     plan.layout = DensePlan::Layout::Wide;
     plan.rows = 0;
-    if (!parse_leaf(name.substr(5), plan.leaf)) return std::nullopt;
+    std::string_view leaf = name.substr(5);
+    if (leaf.size() > kOwnScoresName.size() && leaf.substr(leaf.size() - kOwnScoresName.size()) == kOwnScoresName) {
+      plan.own_scores = true;
+      leaf.remove_suffix(kOwnScoresName.size());
+    }
+    if (!parse_leaf(leaf, plan.leaf)) return std::nullopt;
     return plan;
   }
   if (name.rfind("strips ", 0) != 0) return std::nullopt;
@@ -92,7 +98,8 @@ std::optional<DensePlan> parse_dense_plan(std::string_view name) {
 
 namespace {
 
-constexpr std::string_view kCacheHeader = "attnlab dense plans 1";
+// Its number goes up whenever the candidates change: a choice among other plans is measured again.
+constexpr std::string_view kCacheHeader = "attnlab dense plans 2";
 constexpr size_t kCacheEntries = 500;  // the newest; a cache is not a log
 
 std::vector<std::string_view> split(std::string_view text, char sep) {

@@ -20,8 +20,9 @@ namespace attnlab {
 
 // The plans worth measuring for p, the default first: strips of the default height with their
 // sub-strips and whole, strips of twice the height, and where the n × m weights fit (wide_fits)
-// all rows at once with 64- and 256-row leaves and as one product. Without a mask the cutting does
-// nothing, and only the layouts and heights are measured.
+// all rows at once with 64- and 256-row leaves, with the CPU's own scores kernel where it has one,
+// and as one product. Without a mask the cutting does nothing, and only the layouts and heights
+// are measured.
 std::vector<DensePlan> candidate_dense_plans(const Problem& p);
 
 // "strips R/L" or "wide L" (L a number of rows or "full"), as DensePlan::name writes them; nullopt
@@ -37,9 +38,10 @@ struct PlanCacheEntry {
   friend bool operator==(const PlanCacheEntry&, const PlanCacheEntry&) = default;
 };
 
-// The cache file's text: a first line "attnlab dense plans 1", then one entry a line, its four
-// fields separated by tabs. Reading never fails: lines that are not entries (and the whole text
-// when the first line is not that header) are passed over, and the calibration measures again.
+// The cache file's text: a first line "attnlab dense plans 2" (its number raised whenever the
+// candidates change), then one entry a line, its four fields separated by tabs. Reading never
+// fails: lines that are not entries (and the whole text when the first line is not that header,
+// an older version's choice among other plans) are passed over, and the calibration measures again.
 std::vector<PlanCacheEntry> parse_plan_cache(std::string_view text);
 std::string format_plan_cache(const std::vector<PlanCacheEntry>& entries);
 

@@ -345,17 +345,83 @@ void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& prod
   }
 }
 
+// The scores of every visible cell of ds (all query rows, its spans f and e) by the CPU's own kernel
+// (kernels::TileProducts::strip_scores) into S: row i at S + i·ld, key j at column j − L, where L
+// is a multiple of kKeyStrip and the rows are wide enough for whole strips. Each strip of 32 keys
+// is one thread's item: for each slice of d it packs the strip's keys once into the thread's
+// buffer and multiplies every run of query rows that sees any of them, 12 rows at a time, adding
+// the slices up in S. OpenBLAS's products on the cover each pack their operands again, which left
+// a causal quadtree's small products at half of OpenBLAS's full speed (docs/PERFORMANCE.md, "Where
+// host D's causal (1024, 4096) time goes").
+void own_wide_scores(const Context& cx, const DenseStrip& ds, Index L, Index H, float* S, Index ld) {
+  const kernels::TileProducts& tiles = kernels::tile_products();
+  const Problem& p = *cx.p;
+  const Index n = cx.n, m = cx.m, dk = cx.dk;
+  constexpr Index w = kernels::kKeyStrip;
+  // Slices of d: a strip's slice and a tile's query rows (32 + 12 floats a step) in a quarter of
+  // this core's L2, so that the strip stays there while the query rows pass through.
+  const long reported = streaming_tile_sizes(cx.dk, cx.dv).l2_bytes;
+  const long l2 = reported > 0 ? reported : 1L << 20;
+  Index slice = 128;
+  while (slice < dk && static_cast<long>(2 * slice * (w + 12) * 4) <= l2 / 4) slice *= 2;
+  const Index slices = (dk + slice - 1) / slice;
+  slice = (dk + slices - 1) / slices;  // even slices
+  struct Item {
+    Index strip = 0, rows = 0;
+    std::vector<std::pair<Index, Index>> runs;  // query rows [a, b) that see a key of the strip
+  };
+  std::vector<Item> items;
+  for (Index st = L / w; st * w < H; ++st) {
+    const Index k0 = st * w, k1 = k0 + w;
+    Item it;
+    it.strip = st;
+    Index start = -1;
+    for (Index i = 0; i <= n; ++i) {
+      const bool sees = i < n && ds.f[static_cast<size_t>(i)] < std::min(k1, ds.e[static_cast<size_t>(i)]) &&
+                        ds.e[static_cast<size_t>(i)] > k0;
+      if (sees && start < 0) start = i;
+      if (!sees && start >= 0) {
+        it.runs.emplace_back(start, i);
+        it.rows += i - start;
+        start = -1;
+      }
+    }
+    if (it.rows > 0) items.push_back(std::move(it));
+  }
+  // The largest items first, so that the threads end together.
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.rows > b.rows; });
+#pragma omp parallel
+  {
+    std::vector<float> packed(static_cast<size_t>(w * slice));
+#pragma omp for schedule(dynamic, 1)
+    for (size_t x = 0; x < items.size(); ++x) {
+      const Item& it = items[x];
+      const Index first = it.strip * w, keys = std::min(w, m - first);
+      for (Index d0 = 0; d0 < dk; d0 += slice) {
+        const Index depth = std::min(slice, dk - d0);
+        tiles.pack(p.K.row(first).data() + d0, dk, keys, depth, packed.data());
+        for (const auto& [a, b] : it.runs) {
+          tiles.strip_scores(p.Q.row(a).data() + d0, dk, packed.data(), 1, depth, b - a, d0 > 0, S + a * ld + (first - L),
+                             ld);
+        }
+      }
+    }
+  }
+}
+
 // All query rows as one strip: the visible cells covered by products down to `leaf` rows (a
-// causal triangle becomes a quadtree of squares; 0: one product), run by run_wide_blocks; under a
-// causal mask the output is one triangular product. Blocked tiles are neither multiplied nor
-// exponentiated.
-DenseThreadTimes dense_wide(const Context& cx, Index leaf, Matrix& output) {
+// causal triangle becomes a quadtree of squares; 0: one product), run by run_wide_blocks, or the
+// scores by own_wide_scores (plan.own_scores); under a causal mask the output is one triangular
+// product. Blocked tiles are neither multiplied nor exponentiated.
+DenseThreadTimes dense_wide(const Context& cx, const DensePlan& plan, Matrix& output) {
   DenseThreadTimes tt;
   const Problem& p = *cx.p;
   const Index n = cx.n, dk = cx.dk, dv = cx.dv;
   auto t0 = std::chrono::steady_clock::now();
+  const kernels::TileProducts& tiles = kernels::tile_products();
+  const bool own = plan.own_scores && tiles.strip_scores && tiles.pack;
   DenseStrip ds;
-  ds.leaf = leaf > 0 ? leaf : n;
+  ds.leaf = plan.leaf > 0 ? plan.leaf : n;
   // One product for all rows runs on OpenBLAS's threads (run_wide_blocks), never as a group.
   ds.group_rows = ds.leaf >= n ? 0 : kWideGroup;
   Index L = 0, H = 0;
@@ -363,19 +429,27 @@ DenseThreadTimes dense_wide(const Context& cx, Index leaf, Matrix& output) {
     output.setZero();  // every row fully masked: zero weights, zero output
     return tt;
   }
+  if (own) {  // whole strips of keys
+    L = L / kernels::kKeyStrip * kernels::kKeyStrip;
+    H = (H + kernels::kKeyStrip - 1) / kernels::kKeyStrip * kernels::kKeyStrip;
+  }
   const Index ld = H - L;
   // Not zeroed first: the products write every visible cell and the softmax zeroes the rest
   // (a 4 MiB memset and its page faults were a tenth of the scores' time at (1024, 4096)).
   const std::unique_ptr<float[]> scores_buffer(new float[static_cast<size_t>(n * ld)]);
   float* S = scores_buffer.get();
-  // Scores of a block's rows [i0, i1) and keys [c0 + j0, c0 + j1).
-  run_wide_blocks(
-      ds, [](const Block& blk) { return blk.c1 - blk.c0; },
-      [&](const Block& blk, Index i0, Index i1, Index j0, Index j1) {
-        blas::gemm_nt(i1 - i0, j1 - j0, dk, p.Q.row(i0).data(), dk, p.K.row(blk.c0 + j0).data(), dk, 0.0f,
-                      S + i0 * ld + (blk.c0 + j0 - L), ld);
-      },
-      /*disjoint=*/true);
+  if (own) {
+    own_wide_scores(cx, ds, L, H, S, ld);
+  } else {
+    // Scores of a block's rows [i0, i1) and keys [c0 + j0, c0 + j1).
+    run_wide_blocks(
+        ds, [](const Block& blk) { return blk.c1 - blk.c0; },
+        [&](const Block& blk, Index i0, Index i1, Index j0, Index j1) {
+          blas::gemm_nt(i1 - i0, j1 - j0, dk, p.Q.row(i0).data(), dk, p.K.row(blk.c0 + j0).data(), dk, 0.0f,
+                        S + i0 * ld + (blk.c0 + j0 - L), ld);
+        },
+        /*disjoint=*/true);
+  }
   auto t1 = std::chrono::steady_clock::now();
   tt.scores += std::chrono::duration<double, std::milli>(t1 - t0).count();
 
@@ -523,7 +597,8 @@ Index dense_strip_rows(Index m, Index d) {
 
 std::string DensePlan::name() const {
   const std::string leaf_name = leaf > 0 ? std::to_string(leaf) : "full";
-  return layout == Layout::Wide ? "wide " + leaf_name : "strips " + std::to_string(rows) + "/" + leaf_name;
+  if (layout == Layout::Wide) return "wide " + leaf_name + (own_scores ? std::string(kOwnScoresName) : "");
+  return "strips " + std::to_string(rows) + "/" + leaf_name;
 }
 
 bool wide_fits(const Problem& p) {
@@ -532,7 +607,13 @@ bool wide_fits(const Problem& p) {
 }
 
 DensePlan default_dense_plan(const Problem& p) {
-  if (use_wide(p)) return {DensePlan::Layout::Wide, 0, kWideLeaf};
+  if (use_wide(p)) {
+    // Under a mask, the scores by the CPU's own kernel where it has one: its cells skip the blocked
+    // half at 12 × 32 and pack the keys once (docs/PERFORMANCE.md, "What the engine does").
+    const Index n = p.Q.rows(), m = p.K.rows();
+    const bool masked = p.options.mask.visible_cells(n, m) < static_cast<long long>(n) * m;
+    return {DensePlan::Layout::Wide, 0, kWideLeaf, masked && kernels::tile_products().strip_scores != nullptr};
+  }
   return {DensePlan::Layout::Strips, dense_strip_rows(p.K.rows(), std::max(p.Q.cols(), p.V.cols())), kSubStrip};
 }
 
@@ -554,10 +635,11 @@ Matrix attention_output_cpu(const Problem& p, const DensePlan& plan, StageTimes*
   return timed_output(p, timings, [&](StageTimes& t, std::chrono::steady_clock::time_point start,
                                       const ScoreOverflowGuard& guard) {
     const bool wide = plan.layout == DensePlan::Layout::Wide && wide_fits(p);
-    const DensePlan strips = plan.layout == DensePlan::Layout::Strips ? plan : default_dense_plan(p);
     const Context cx = detail::make_context(p, guard, false, nullptr, wide ? KeyLayout::None : KeyLayout::Transposed);
     Matrix output(cx.n, cx.dv);
-    const DenseThreadTimes sum = wide ? dense_wide(cx, plan.leaf, output) : dense_strips(cx, strips, output);
+    const DenseThreadTimes sum =
+        wide ? dense_wide(cx, plan, output)
+             : dense_strips(cx, plan.layout == DensePlan::Layout::Strips ? plan : default_dense_plan(p), output);
     t.total_ms = ms_since(start);
     if (wide) {
       t.softmax_ms = sum.softmax;

@@ -7,8 +7,12 @@
 #include "engine/attention/overflow_guard.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace attnlab {
+
+// What DensePlan::name appends for own_scores.
+inline constexpr std::string_view kOwnScoresName = ", own scores";
 
 // How the dense output-only path covers the visible cells with products. Every plan gives the same
 // output within the same bounds; which is fastest depends on the CPU and its BLAS kernels, so
@@ -24,14 +28,20 @@ struct DensePlan {
   // one product over every key any row of the strip (Wide: of the problem) sees, its blocked
   // cells multiplied and then left out.
   Eigen::Index leaf = 32;
-  // "strips 256/32", "strips 256/full", "wide 64", "wide full" (parse_dense_plan reads it back).
+  // Wide: the scores by the CPU's own kernel on keys packed once per slice of d
+  // (kernels::TileProducts::strip_scores, AVX-512), every visible cell in tiles of 12 rows × 32
+  // keys, instead of OpenBLAS's products on the cover, which pack their operands again each; the
+  // cover still gives the output's products. Where the CPU has no such kernel, OpenBLAS's.
+  bool own_scores = false;
+  // "strips 256/32", "strips 256/full", "wide 64", "wide full", "wide 64, own scores"
+  // (parse_dense_plan reads it back).
   std::string name() const;
   friend bool operator==(const DensePlan&, const DensePlan&) = default;
 };
 
 // The plan the engine runs without measuring: strips up to ~1 MiB of scores with 32-row
 // sub-strips below d = 512, all rows at once with 64-row leaves from d = 512 (while the n × m
-// weights fit in 256 MiB).
+// weights fit in 256 MiB), their scores under a mask by the CPU's own kernel where it has one.
 DensePlan default_dense_plan(const Problem& p);
 
 // Whether the Wide layout can run p: its n × m weights fit in 256 MiB.

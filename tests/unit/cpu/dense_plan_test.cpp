@@ -55,6 +55,7 @@ TEST(DensePlans, EveryCandidateGivesTheOutputWithinBounds) {
       std::vector<DensePlan> plans = candidate_dense_plans(p);
       plans.push_back({DensePlan::Layout::Strips, 7, 3});  // odd sizes the candidates never use
       plans.push_back({DensePlan::Layout::Wide, 0, 5});
+      plans.push_back({DensePlan::Layout::Wide, 0, 5, /*own_scores=*/true});
       for (const DensePlan& plan : plans) {
         StageTimes t;
         test::expect_within(ref.output, attention_output_cpu(p, plan, &t), bound, plan.name());
@@ -77,8 +78,10 @@ TEST(DensePlans, CandidatesStartWithTheDefaultAndNamesReadBack) {
   }
   EXPECT_EQ(parse_dense_plan("wide full")->leaf, 0);
   EXPECT_EQ(parse_dense_plan("strips 128/32")->rows, 128);
+  EXPECT_TRUE(parse_dense_plan("wide 64, own scores")->own_scores);
+  EXPECT_FALSE(parse_dense_plan("wide 64")->own_scores);
   for (const char* bad : {"", "wide", "wide 0", "strips 12", "strips /3", "strips 3/", "strips -1/2", "tall 3", "wide 3x",
-                          "strips 99999999/1"}) {
+                          "strips 99999999/1", "wide , own scores", "strips 8/4, own scores", "wide 64, own"}) {
     EXPECT_FALSE(parse_dense_plan(bad)) << bad;
   }
   // Without a mask the cutting does nothing: each layout and height once.
@@ -95,15 +98,18 @@ TEST(PlanCache, ReadsWhatItWritesAndPassesOverTheRest) {
   const std::vector<PlanCacheEntry> entries{
       {"GenuineIntel family 6 model 207, OpenBLAS (SkylakeX kernels)", "n=1024 m=1024 d_k=64 d_v=64 mask=causal",
        {DensePlan::Layout::Strips, 256, 32}, 3.25},
-      {"AuthenticAMD family 26 model 2", "n=1 m=1 d_k=1 d_v=1 mask=none", {DensePlan::Layout::Wide, 0, 0}, 0}};
+      {"AuthenticAMD family 26 model 2", "n=1 m=1 d_k=1 d_v=1 mask=none", {DensePlan::Layout::Wide, 0, 0}, 0},
+      {"AuthenticAMD family 26 model 2", "n=8 m=8 d_k=1 d_v=1 mask=causal", {DensePlan::Layout::Wide, 0, 64, true}, 2}};
   const std::string text = format_plan_cache(entries);
   EXPECT_EQ(parse_plan_cache(text), entries);
   // Damaged lines are passed over, the others kept.
   const std::string damaged = text + "half a line\n" + "a\tb\tstrips 1/1\n" + "a\tb\tstrips 1/1\tnan\n" +
                               "a\tb\tround 3\t1\n" + "a\tb\tstrips 1/1\t-2\n" + "\t\t\t\n";
   EXPECT_EQ(parse_plan_cache(damaged), entries);
-  // Another header (another version's cache): nothing is read.
-  EXPECT_TRUE(parse_plan_cache("attnlab dense plans 2\n" + text.substr(text.find('\n') + 1)).empty());
+  // Another header (another version's cache, chosen among other candidates): nothing is read.
+  for (const char* other : {"attnlab dense plans 1\n", "attnlab dense plans 3\n"}) {
+    EXPECT_TRUE(parse_plan_cache(other + text.substr(text.find('\n') + 1)).empty()) << other;
+  }
   EXPECT_TRUE(parse_plan_cache("").empty());
   // Tabs or line breaks inside a field would make another line: they become spaces.
   const std::vector<PlanCacheEntry> odd{{"a\tb\nc", "s", {DensePlan::Layout::Wide, 0, 64}, 1}};
@@ -183,7 +189,7 @@ TEST(DensePlanner, MeasuresOnceAndReadsTheCacheBack) {
   EXPECT_EQ(read.source, "cached");
   EXPECT_EQ(cached, first);
   // A damaged cache is measured again and rewritten, never an error.
-  std::ofstream(cache) << "attnlab dense plans 1\ngarbage\t\n\x01\x02";
+  std::ofstream(cache) << "attnlab dense plans 2\ngarbage\t\n\x01\x02";
   EXPECT_EQ(DensePlanner(cache).choose(p, cached).source, "measured");
   EXPECT_EQ(DensePlanner(cache).choose(p, cached).source, "cached");
   std::filesystem::remove_all(dir);
