@@ -43,9 +43,11 @@ std::filesystem::path temp_dir(const std::string& name) {
 TEST(DensePlans, EveryCandidateGivesTheOutputWithinBounds) {
   std::mt19937 rng(51);
   // Strip heights around the shapes, d on both sides of 512 (the Wide default), causal squares
-  // (the triangular output product) and rectangles.
-  const std::vector<std::array<Eigen::Index, 4>> shapes{{1, 1, 1, 1},   {70, 70, 8, 4},    {300, 300, 16, 16},
-                                                        {257, 513, 5, 3}, {200, 200, 520, 9}, {129, 300, 64, 600}};
+  // (the triangular output product) and rectangles; d = 4100, which the own scores kernel sums in
+  // slices on any L2 up to 4 MiB.
+  const std::vector<std::array<Eigen::Index, 4>> shapes{{1, 1, 1, 1},       {70, 70, 8, 4},    {300, 300, 16, 16},
+                                                        {257, 513, 5, 3},   {200, 200, 520, 9}, {129, 300, 64, 600},
+                                                        {70, 90, 4100, 16}};
   for (const auto& sh : shapes) {
     for (MaskKind kind : test::all_mask_kinds()) {
       const Problem p = make_problem(rng, sh[0], sh[1], sh[2], sh[3], kind);
