@@ -66,7 +66,7 @@ std::vector<DensePlan> candidate_dense_plans(const Problem& p) {
   if (rows < n && rows < 512) add({DensePlan::Layout::Strips, std::min<Index>(2 * rows, 512), leaf});
   if (!wide_fits(p)) return plans;
   if (masked) add({DensePlan::Layout::Wide, 0, 64});
-  if (masked && kernels::tile_products().strip_scores) add({DensePlan::Layout::Wide, 0, 64, /*own_scores=*/true});
+  if (masked && own_dense_kernels()) add({DensePlan::Layout::Wide, 0, 64, /*own_kernels=*/true});
   if (masked && n > 256) add({DensePlan::Layout::Wide, 0, 256});
   add({DensePlan::Layout::Wide, 0, 0});
   return plans;
@@ -78,9 +78,9 @@ std::optional<DensePlan> parse_dense_plan(std::string_view name) {
     plan.layout = DensePlan::Layout::Wide;
     plan.rows = 0;
     std::string_view leaf = name.substr(5);
-    if (leaf.size() > kOwnScoresName.size() && leaf.substr(leaf.size() - kOwnScoresName.size()) == kOwnScoresName) {
-      plan.own_scores = true;
-      leaf.remove_suffix(kOwnScoresName.size());
+    if (leaf.size() > kOwnKernelsName.size() && leaf.substr(leaf.size() - kOwnKernelsName.size()) == kOwnKernelsName) {
+      plan.own_kernels = true;
+      leaf.remove_suffix(kOwnKernelsName.size());
     }
     if (!parse_leaf(leaf, plan.leaf)) return std::nullopt;
     return plan;

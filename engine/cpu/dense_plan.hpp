@@ -20,7 +20,7 @@ namespace attnlab {
 
 // The plans worth measuring for p, the default first: strips of the default height with their
 // sub-strips and whole, strips of twice the height, and where the n × m weights fit (wide_fits)
-// all rows at once with 64- and 256-row leaves, with the CPU's own scores kernel where it has one,
+// all rows at once with 64- and 256-row leaves, on the CPU's own kernels where it has them,
 // and as one product. Without a mask the cutting does nothing, and only the layouts and heights
 // are measured.
 std::vector<DensePlan> candidate_dense_plans(const Problem& p);

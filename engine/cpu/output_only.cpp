@@ -345,6 +345,12 @@ void run_wide_blocks(const DenseStrip& ds, const Cols& cols, const Product& prod
   }
 }
 
+// This core's L2 in bytes as the system reports it (streaming_tile_sizes), else 1 MiB.
+long l2_bytes() {
+  const long reported = streaming_tile_sizes(1, 1).l2_bytes;
+  return reported > 0 ? reported : 1L << 20;
+}
+
 // The scores of every visible cell of ds (all query rows, its spans f and e) by the CPU's own kernel
 // (kernels::TileProducts::strip_scores) into S: row i at S + i·ld, key j at column j − L, where L
 // is a multiple of kKeyStrip and the rows are wide enough for whole strips. Each strip of 32 keys
@@ -360,8 +366,7 @@ void own_wide_scores(const Context& cx, const DenseStrip& ds, Index L, Index H, 
   constexpr Index w = kernels::kKeyStrip;
   // Slices of d: a strip's slice and a tile's query rows (32 + 12 floats a step) in a quarter of
   // this core's L2, so that the strip stays there while the query rows pass through.
-  const long reported = streaming_tile_sizes(cx.dk, cx.dv).l2_bytes;
-  const long l2 = reported > 0 ? reported : 1L << 20;
+  const long l2 = l2_bytes();
   Index slice = 128;
   while (slice < dk && static_cast<long>(2 * slice * (w + 12) * 4) <= l2 / 4) slice *= 2;
   const Index slices = (dk + slice - 1) / slice;
@@ -401,8 +406,62 @@ void own_wide_scores(const Context& cx, const DenseStrip& ds, Index L, Index H, 
         const Index depth = std::min(slice, dk - d0);
         tiles.pack(p.K.row(first).data() + d0, dk, keys, depth, packed.data());
         for (const auto& [a, b] : it.runs) {
-          tiles.strip_scores(p.Q.row(a).data() + d0, dk, packed.data(), 1, depth, b - a, d0 > 0, S + a * ld + (first - L),
-                             ld);
+          float* s = S + a * ld + (first - L);
+          tiles.strip_scores(p.Q.row(a).data() + d0, dk, packed.data(), 1, depth, b - a, d0 > 0, s, ld);
+        }
+      }
+    }
+  }
+}
+
+// O = weights · V by the CPU's own kernel (kernels::TileProducts::panel_output), the weights in S
+// as own_wide_scores left them after the softmax (zero outside each row's span, within [L, H)).
+// Each block of 64 columns of V is one thread's item: for each slice of keys it copies that block
+// of V's rows into a buffer of its own (in L2), and every 6-row panel of the weights whose keys
+// meet the slice multiplies it, over the keys any of the panel's rows sees. Rows that see no key
+// are zero.
+void own_wide_output(const Context& cx, const DenseStrip& ds, Index L, Index H, const float* S, Index ld,
+                     Matrix& output) {
+  const kernels::TileProducts& tiles = kernels::tile_products();
+  const Problem& p = *cx.p;
+  const Index n = cx.n, dv = cx.dv;
+  constexpr Index kPanel = 6, kWidth = 64;
+  const Index panels = (n + kPanel - 1) / kPanel;
+  std::vector<Index> lo(static_cast<size_t>(panels), H), hi(static_cast<size_t>(panels), L);
+  for (Index i = 0; i < n; ++i) {
+    const size_t q = static_cast<size_t>(i / kPanel);
+    const Index f = ds.f[static_cast<size_t>(i)], e = ds.e[static_cast<size_t>(i)];
+    if (f >= e) continue;
+    lo[q] = std::min(lo[q], f);
+    hi[q] = std::max(hi[q], e);
+  }
+  // The keys any row sees (S's columns may go past m to a whole strip).
+  const Index first = *std::min_element(lo.begin(), lo.end()), last = *std::max_element(hi.begin(), hi.end());
+  // Slices of keys: a slice of the block (64 floats a key) in a quarter of this core's L2.
+  const Index slice = std::max<Index>(64, static_cast<Index>(l2_bytes() / 4 / (kWidth * 4)));
+#pragma omp parallel
+  {
+    std::vector<float> block(static_cast<size_t>(slice * kWidth));
+#pragma omp for schedule(dynamic, 1)
+    for (Index c = 0; c < dv; c += kWidth) {
+      const Index w = std::min(kWidth, dv - c);
+      for (Index k0 = first; k0 < last; k0 += slice) {
+        const Index k1 = std::min(last, k0 + slice);
+        for (Index j = k0; j < k1; ++j) {
+          std::memcpy(block.data() + (j - k0) * w, p.V.row(j).data() + c, sizeof(float) * static_cast<size_t>(w));
+        }
+        for (Index q = 0; q < panels; ++q) {
+          const Index s0 = std::max(lo[static_cast<size_t>(q)], k0), s1 = std::min(hi[static_cast<size_t>(q)], k1);
+          if (s0 >= s1) continue;
+          const Index i = q * kPanel, rows = std::min(kPanel, n - i);
+          tiles.panel_output(S + i * ld + (s0 - L), ld, block.data() + (s0 - k0) * w, w, rows, s1 - s0, w,
+                             /*add=*/s0 > lo[static_cast<size_t>(q)], output.row(i).data() + c, dv);
+        }
+      }
+      for (Index q = 0; q < panels; ++q) {
+        if (lo[static_cast<size_t>(q)] >= hi[static_cast<size_t>(q)]) {
+          const Index i = q * kPanel;
+          output.block(i, c, std::min(kPanel, n - i), w).setZero();
         }
       }
     }
@@ -410,16 +469,16 @@ void own_wide_scores(const Context& cx, const DenseStrip& ds, Index L, Index H, 
 }
 
 // All query rows as one strip: the visible cells covered by products down to `leaf` rows (a
-// causal triangle becomes a quadtree of squares; 0: one product), run by run_wide_blocks, or the
-// scores by own_wide_scores (plan.own_scores); under a causal mask the output is one triangular
-// product. Blocked tiles are neither multiplied nor exponentiated.
+// causal triangle becomes a quadtree of squares; 0: one product), run by run_wide_blocks, and
+// under a causal mask the output as one triangular product; or both products by the CPU's own
+// kernels (plan.own_kernels: own_wide_scores, own_wide_output). Blocked tiles are neither
+// multiplied nor exponentiated.
 DenseThreadTimes dense_wide(const Context& cx, const DensePlan& plan, Matrix& output) {
   DenseThreadTimes tt;
   const Problem& p = *cx.p;
   const Index n = cx.n, dk = cx.dk, dv = cx.dv;
   auto t0 = std::chrono::steady_clock::now();
-  const kernels::TileProducts& tiles = kernels::tile_products();
-  const bool own = plan.own_scores && tiles.strip_scores && tiles.pack;
+  const bool own = plan.own_kernels && own_dense_kernels();
   DenseStrip ds;
   ds.leaf = plan.leaf > 0 ? plan.leaf : n;
   // One product for all rows runs on OpenBLAS's threads (run_wide_blocks), never as a group.
@@ -465,7 +524,9 @@ DenseThreadTimes dense_wide(const Context& cx, const DensePlan& plan, Matrix& ou
   auto t2 = std::chrono::steady_clock::now();
   tt.softmax += std::chrono::duration<double, std::milli>(t2 - t1).count();
 
-  if (p.options.mask.kind == MaskKind::Causal && n == cx.m) {
+  if (own && dv % 16 == 0) {
+    own_wide_output(cx, ds, L, H, S, ld, output);
+  } else if (p.options.mask.kind == MaskKind::Causal && n == cx.m) {
     // The weights are lower triangular: O = A V is one triangular product in place on a copy of
     // V (OpenBLAS's strmm, each thread on its own columns), faster than the quadtree's products.
 #pragma omp parallel
@@ -597,8 +658,13 @@ Index dense_strip_rows(Index m, Index d) {
 
 std::string DensePlan::name() const {
   const std::string leaf_name = leaf > 0 ? std::to_string(leaf) : "full";
-  if (layout == Layout::Wide) return "wide " + leaf_name + (own_scores ? std::string(kOwnScoresName) : "");
+  if (layout == Layout::Wide) return "wide " + leaf_name + (own_kernels ? std::string(kOwnKernelsName) : "");
   return "strips " + std::to_string(rows) + "/" + leaf_name;
+}
+
+bool own_dense_kernels() {
+  const kernels::TileProducts& t = kernels::tile_products();
+  return t.strip_scores && t.pack && t.panel_output;
 }
 
 bool wide_fits(const Problem& p) {
@@ -608,11 +674,11 @@ bool wide_fits(const Problem& p) {
 
 DensePlan default_dense_plan(const Problem& p) {
   if (use_wide(p)) {
-    // Under a mask, the scores by the CPU's own kernel where it has one: its cells skip the blocked
-    // half at 12 × 32 and pack the keys once (docs/PERFORMANCE.md, "What the engine does").
+    // Under a mask, the CPU's own kernels where it has them: the scores skip the blocked half at
+    // 12 × 32, and both pack their operands once (docs/PERFORMANCE.md, "What the engine does").
     const Index n = p.Q.rows(), m = p.K.rows();
     const bool masked = p.options.mask.visible_cells(n, m) < static_cast<long long>(n) * m;
-    return {DensePlan::Layout::Wide, 0, kWideLeaf, masked && kernels::tile_products().strip_scores != nullptr};
+    return {DensePlan::Layout::Wide, 0, kWideLeaf, masked && own_dense_kernels()};
   }
   return {DensePlan::Layout::Strips, dense_strip_rows(p.K.rows(), std::max(p.Q.cols(), p.V.cols())), kSubStrip};
 }

@@ -11,8 +11,8 @@
 
 namespace attnlab {
 
-// What DensePlan::name appends for own_scores.
-inline constexpr std::string_view kOwnScoresName = ", own scores";
+// What DensePlan::name appends for own_kernels.
+inline constexpr std::string_view kOwnKernelsName = ", own kernels";
 
 // How the dense output-only path covers the visible cells with products. Every plan gives the same
 // output within the same bounds; which is fastest depends on the CPU and its BLAS kernels, so
@@ -28,12 +28,14 @@ struct DensePlan {
   // one product over every key any row of the strip (Wide: of the problem) sees, its blocked
   // cells multiplied and then left out.
   Eigen::Index leaf = 32;
-  // Wide: the scores by the CPU's own kernel on keys packed once per slice of d
-  // (kernels::TileProducts::strip_scores, AVX-512), every visible cell in tiles of 12 rows × 32
-  // keys, instead of OpenBLAS's products on the cover, which pack their operands again each; the
-  // cover still gives the output's products. Where the CPU has no such kernel, OpenBLAS's.
-  bool own_scores = false;
-  // "strips 256/32", "strips 256/full", "wide 64", "wide full", "wide 64, own scores"
+  // Wide: both products by the CPU's own kernels (kernels::TileProducts, AVX-512) instead of
+  // OpenBLAS's on the cover, which pack their operands again each: the scores on keys packed once
+  // per slice of d, every visible cell in tiles of 12 rows × 32 keys; the output on blocks of V
+  // copied once per slice of keys, 6 rows × 64 columns at a time. The cover's products remain for
+  // what the kernels do not run (a d_v that is not a multiple of 16: the output), and where the
+  // CPU has no such kernels for all of it.
+  bool own_kernels = false;
+  // "strips 256/32", "strips 256/full", "wide 64", "wide full", "wide 64, own kernels"
   // (parse_dense_plan reads it back).
   std::string name() const;
   friend bool operator==(const DensePlan&, const DensePlan&) = default;
@@ -41,8 +43,11 @@ struct DensePlan {
 
 // The plan the engine runs without measuring: strips up to ~1 MiB of scores with 32-row
 // sub-strips below d = 512, all rows at once with 64-row leaves from d = 512 (while the n × m
-// weights fit in 256 MiB), their scores under a mask by the CPU's own kernel where it has one.
+// weights fit in 256 MiB), under a mask on the CPU's own kernels where it has them.
 DensePlan default_dense_plan(const Problem& p);
+
+// Whether this CPU has the kernels of DensePlan::own_kernels (AVX-512, and ATTNLAB_TILE_BLAS unset).
+bool own_dense_kernels();
 
 // Whether the Wide layout can run p: its n × m weights fit in 256 MiB.
 bool wide_fits(const Problem& p);

@@ -78,7 +78,7 @@ const Table& table() {
 }
 
 const TileProducts& tile_products() {
-  static const TileProducts none{nullptr, nullptr, nullptr, nullptr};
+  static const TileProducts none{nullptr, nullptr, nullptr, nullptr, nullptr};
   static const TileProducts& chosen = std::getenv("ATTNLAB_TILE_BLAS") ? none : *table().tiles;
   return chosen;
 }

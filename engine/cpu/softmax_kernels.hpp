@@ -50,6 +50,11 @@ struct TileProducts {
   // Keys [0, keys) of K (rows ldk floats apart), `depth` floats each, in pack_key_strips' layout:
   // ceil(keys / kKeyStrip) strips of depth × kKeyStrip floats, the last padded with zero keys.
   void (*pack)(const float* K, std::int64_t ldk, std::int64_t keys, std::int64_t depth, float* out);
+  // O (rows × width, stride ldo) = P (rows × keys, stride ldp) · V (keys × width, stride ldv), width
+  // 16 to 64 and a multiple of 16; added to O where `add`. Every key in turn for 6 rows at a time:
+  // V a block that stays in L2 (the wide dense path's packed slices of V).
+  void (*panel_output)(const float* p, std::int64_t ldp, const float* v, std::int64_t ldv, std::int64_t rows,
+                       std::int64_t keys, std::int64_t width, bool add, float* o, std::int64_t ldo);
 };
 
 struct Table {

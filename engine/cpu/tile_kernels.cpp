@@ -151,14 +151,15 @@ void pack_strips(const float* K, I ldk, I keys, I depth, float* out) {
   }
 }
 
-// O[R rows][16V columns] += P[R rows][keys] · V[keys][16V columns], R·V accumulators.
+// O[R rows][16V columns] (+)= P[R rows][keys] · V[keys][16V columns], R·V accumulators, starting
+// from O's cells where `add` and from zero otherwise.
 template <int R, int V>
-inline void output_micro(const float* p, I ldp, const float* v, I ldv, I keys, float* o, I ldo) {
+inline void output_micro(const float* p, I ldp, const float* v, I ldv, I keys, bool add, float* o, I ldo) {
   __m512 acc[R][V];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
-    for (int c = 0; c < V; ++c) acc[r][c] = _mm512_loadu_ps(o + r * ldo + 16 * c);
+    for (int c = 0; c < V; ++c) acc[r][c] = add ? _mm512_loadu_ps(o + r * ldo + 16 * c) : _mm512_setzero_ps();
   }
   for (I j = 0; j < keys; ++j) {
     __m512 b[V];
@@ -179,15 +180,26 @@ inline void output_micro(const float* p, I ldp, const float* v, I ldv, I keys, f
 }
 
 template <int V>
-void output_rows(const float* p, I ldp, const float* v, I ldv, I rows, I keys, float* o, I ldo) {
+void output_rows(const float* p, I ldp, const float* v, I ldv, I rows, I keys, bool add, float* o, I ldo) {
   I i = 0;
-  for (; i + 6 <= rows; i += 6) output_micro<6, V>(p + i * ldp, ldp, v, ldv, keys, o + i * ldo, ldo);
+  for (; i + 6 <= rows; i += 6) output_micro<6, V>(p + i * ldp, ldp, v, ldv, keys, add, o + i * ldo, ldo);
   switch (rows - i) {
-    case 5: output_micro<5, V>(p + i * ldp, ldp, v, ldv, keys, o + i * ldo, ldo); break;
-    case 4: output_micro<4, V>(p + i * ldp, ldp, v, ldv, keys, o + i * ldo, ldo); break;
-    case 3: output_micro<3, V>(p + i * ldp, ldp, v, ldv, keys, o + i * ldo, ldo); break;
-    case 2: output_micro<2, V>(p + i * ldp, ldp, v, ldv, keys, o + i * ldo, ldo); break;
-    case 1: output_micro<1, V>(p + i * ldp, ldp, v, ldv, keys, o + i * ldo, ldo); break;
+    case 5: output_micro<5, V>(p + i * ldp, ldp, v, ldv, keys, add, o + i * ldo, ldo); break;
+    case 4: output_micro<4, V>(p + i * ldp, ldp, v, ldv, keys, add, o + i * ldo, ldo); break;
+    case 3: output_micro<3, V>(p + i * ldp, ldp, v, ldv, keys, add, o + i * ldo, ldo); break;
+    case 2: output_micro<2, V>(p + i * ldp, ldp, v, ldv, keys, add, o + i * ldo, ldo); break;
+    case 1: output_micro<1, V>(p + i * ldp, ldp, v, ldv, keys, add, o + i * ldo, ldo); break;
+    default: break;
+  }
+}
+
+// output_rows for a width of 16 to 64 columns (a multiple of 16).
+void output_width(const float* p, I ldp, const float* v, I ldv, I rows, I keys, I width, bool add, float* o, I ldo) {
+  switch (width >= 64 ? 4 : width / 16) {
+    case 4: output_rows<4>(p, ldp, v, ldv, rows, keys, add, o, ldo); break;
+    case 3: output_rows<3>(p, ldp, v, ldv, rows, keys, add, o, ldo); break;
+    case 2: output_rows<2>(p, ldp, v, ldv, rows, keys, add, o, ldo); break;
+    case 1: output_rows<1>(p, ldp, v, ldv, rows, keys, add, o, ldo); break;
     default: break;
   }
 }
@@ -199,28 +211,17 @@ void tile_output(const float* p, I ldp, const float* v, I ldv, I rows, I cols, I
   constexpr I kKeys = 64;
   for (I j = 0; j < cols; j += kKeys) {
     const I keys = cols - j < kKeys ? cols - j : kKeys;
-    for (I c = 0; c < dv; c += 64) {
-      const float* pj = p + j;
-      const float* vj = v + j * ldv + c;
-      float* oc = o + c;
-      switch ((dv - c) >= 64 ? 4 : (dv - c) / 16) {
-        case 4: output_rows<4>(pj, ldp, vj, ldv, rows, keys, oc, ldo); break;
-        case 3: output_rows<3>(pj, ldp, vj, ldv, rows, keys, oc, ldo); break;
-        case 2: output_rows<2>(pj, ldp, vj, ldv, rows, keys, oc, ldo); break;
-        case 1: output_rows<1>(pj, ldp, vj, ldv, rows, keys, oc, ldo); break;
-        default: break;
-      }
-    }
+    for (I c = 0; c < dv; c += 64) output_width(p + j, ldp, v + j * ldv + c, ldv, rows, keys, dv - c, true, o + c, ldo);
   }
 }
 
 }  // namespace
 
 extern const TileProducts kTileProducts;
-const TileProducts kTileProducts{tile_scores, tile_output, strip_scores, pack_strips};
+const TileProducts kTileProducts{tile_scores, tile_output, strip_scores, pack_strips, output_width};
 #else
 extern const TileProducts kTileProducts;
-const TileProducts kTileProducts{nullptr, nullptr, nullptr, nullptr};
+const TileProducts kTileProducts{nullptr, nullptr, nullptr, nullptr, nullptr};
 #endif
 
 }  // namespace attnlab::kernels::ATTNLAB_KERNEL_NS

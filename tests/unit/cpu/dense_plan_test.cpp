@@ -43,11 +43,11 @@ std::filesystem::path temp_dir(const std::string& name) {
 TEST(DensePlans, EveryCandidateGivesTheOutputWithinBounds) {
   std::mt19937 rng(51);
   // Strip heights around the shapes, d on both sides of 512 (the Wide default), causal squares
-  // (the triangular output product) and rectangles; d = 4100, which the own scores kernel sums in
-  // slices on any L2 up to 4 MiB.
-  const std::vector<std::array<Eigen::Index, 4>> shapes{{1, 1, 1, 1},       {70, 70, 8, 4},    {300, 300, 16, 16},
-                                                        {257, 513, 5, 3},   {200, 200, 520, 9}, {129, 300, 64, 600},
-                                                        {70, 90, 4100, 16}};
+  // (the triangular output product) and rectangles; d_k = 4100 and m = 4200, which the own kernels
+  // sum in slices on any L2 up to 4 MiB, and d_v = 112, 64 columns and 48.
+  const std::vector<std::array<Eigen::Index, 4>> shapes{
+      {1, 1, 1, 1},      {70, 70, 8, 4},       {300, 300, 16, 16}, {257, 513, 5, 3}, {200, 200, 520, 9},
+      {129, 300, 64, 600}, {70, 90, 4100, 112}, {20, 4200, 8, 32}};
   for (const auto& sh : shapes) {
     for (MaskKind kind : test::all_mask_kinds()) {
       const Problem p = make_problem(rng, sh[0], sh[1], sh[2], sh[3], kind);
@@ -57,7 +57,7 @@ TEST(DensePlans, EveryCandidateGivesTheOutputWithinBounds) {
       std::vector<DensePlan> plans = candidate_dense_plans(p);
       plans.push_back({DensePlan::Layout::Strips, 7, 3});  // odd sizes the candidates never use
       plans.push_back({DensePlan::Layout::Wide, 0, 5});
-      plans.push_back({DensePlan::Layout::Wide, 0, 5, /*own_scores=*/true});
+      plans.push_back({DensePlan::Layout::Wide, 0, 5, /*own_kernels=*/true});
       for (const DensePlan& plan : plans) {
         StageTimes t;
         test::expect_within(ref.output, attention_output_cpu(p, plan, &t), bound, plan.name());
@@ -80,10 +80,11 @@ TEST(DensePlans, CandidatesStartWithTheDefaultAndNamesReadBack) {
   }
   EXPECT_EQ(parse_dense_plan("wide full")->leaf, 0);
   EXPECT_EQ(parse_dense_plan("strips 128/32")->rows, 128);
-  EXPECT_TRUE(parse_dense_plan("wide 64, own scores")->own_scores);
-  EXPECT_FALSE(parse_dense_plan("wide 64")->own_scores);
+  EXPECT_TRUE(parse_dense_plan("wide 64, own kernels")->own_kernels);
+  EXPECT_FALSE(parse_dense_plan("wide 64")->own_kernels);
   for (const char* bad : {"", "wide", "wide 0", "strips 12", "strips /3", "strips 3/", "strips -1/2", "tall 3", "wide 3x",
-                          "strips 99999999/1", "wide , own scores", "strips 8/4, own scores", "wide 64, own"}) {
+                          "strips 99999999/1", "wide , own kernels", "strips 8/4, own kernels", "wide 64, own",
+                          "wide 64, own scores"}) {
     EXPECT_FALSE(parse_dense_plan(bad)) << bad;
   }
   // Without a mask the cutting does nothing: each layout and height once.

@@ -95,6 +95,45 @@ TEST(TileKernels, OutputAddsTheExactProductWithinRounding) {
   }
 }
 
+// O = P V written over what was there, then a second slice of keys added (the wide dense path's
+// output), at every width the panels take, and nothing written beyond the panel's columns.
+TEST(TileKernels, PanelOutputWritesThenAddsSlicesOfKeysWithinRounding) {
+  const kernels::TileProducts& t = *kernels::table().tiles;
+  if (!t.panel_output) GTEST_SKIP() << "this CPU's variant (" << kernels::table().name << ") multiplies with OpenBLAS";
+  std::mt19937 rng(9);
+  for (I rows : {1, 5, 6, 7, 13}) {
+    for (I keys : {1, 2, 65}) {
+      for (I width : {16, 32, 48, 64}) {
+        SCOPED_TRACE(testing::Message() << rows << " rows, " << keys << " keys, width " << width);
+        const I ldp = keys + 3, ldv = width + 16, ldo = width + 16, split = keys / 2;
+        const std::vector<float> P = random_floats(rows * ldp, rng), V = random_floats(keys * ldv, rng);
+        std::vector<float> O = random_floats(rows * ldo, rng);
+        const std::vector<float> O0 = O;
+        t.panel_output(P.data(), ldp, V.data(), ldv, rows, keys - split, width, false, O.data(), ldo);
+        if (split > 0) {
+          t.panel_output(P.data() + keys - split, ldp, V.data() + (keys - split) * ldv, ldv, rows, split, width, true,
+                         O.data(), ldo);
+        }
+        for (I i = 0; i < rows; ++i) {
+          for (I c = 0; c < ldo; ++c) {
+            if (c >= width) {
+              ASSERT_EQ(O[i * ldo + c], O0[i * ldo + c]) << "wrote past the panel at " << i << ", " << c;
+              continue;
+            }
+            double exact = 0, magnitude = 0;
+            for (I j = 0; j < keys; ++j) {
+              const double term = static_cast<double>(P[i * ldp + j]) * V[j * ldv + c];
+              exact += term;
+              magnitude += std::abs(term);
+            }
+            ASSERT_NEAR(O[i * ldo + c], exact, gamma_n(static_cast<double>(keys) + 1) * magnitude) << i << ", " << c;
+          }
+        }
+      }
+    }
+  }
+}
+
 // S = Q · strips over d in two slices, the second added to the first (the wide dense path's
 // scores), and nothing written beyond the tile's rows and strips.
 TEST(TileKernels, StripScoresAddSlicesOfDWithinRounding) {
