@@ -66,7 +66,7 @@ std::vector<DensePlan> candidate_dense_plans(const Problem& p) {
   if (rows < n && rows < 512) add({DensePlan::Layout::Strips, std::min<Index>(2 * rows, 512), leaf});
   if (!wide_fits(p)) return plans;
   if (masked) add({DensePlan::Layout::Wide, 0, 64});
-  if (masked && own_dense_kernels()) add({DensePlan::Layout::Wide, 0, 64, /*own_kernels=*/true});
+  if (masked && own_dense_kernels()) add({DensePlan::Layout::Wide, 0, 64, /*own_scores=*/true, /*own_output=*/true});
   if (masked && n > 256) add({DensePlan::Layout::Wide, 0, 256});
   add({DensePlan::Layout::Wide, 0, 0});
   return plans;
@@ -78,10 +78,14 @@ std::optional<DensePlan> parse_dense_plan(std::string_view name) {
     plan.layout = DensePlan::Layout::Wide;
     plan.rows = 0;
     std::string_view leaf = name.substr(5);
-    if (leaf.size() > kOwnKernelsName.size() && leaf.substr(leaf.size() - kOwnKernelsName.size()) == kOwnKernelsName) {
-      plan.own_kernels = true;
-      leaf.remove_suffix(kOwnKernelsName.size());
-    }
+    const auto own = [&](std::string_view suffix, bool scores, bool output) {
+      if (leaf.size() <= suffix.size() || leaf.substr(leaf.size() - suffix.size()) != suffix) return false;
+      leaf.remove_suffix(suffix.size());
+      plan.own_scores = scores;
+      plan.own_output = output;
+      return true;
+    };
+    own(", own kernels", true, true) || own(", own scores", true, false) || own(", own output", false, true);
     if (!parse_leaf(leaf, plan.leaf)) return std::nullopt;
     return plan;
   }
@@ -99,7 +103,7 @@ std::optional<DensePlan> parse_dense_plan(std::string_view name) {
 namespace {
 
 // Its number goes up whenever the candidates change: a choice among other plans is measured again.
-constexpr std::string_view kCacheHeader = "attnlab dense plans 2";
+constexpr std::string_view kCacheHeader = "attnlab dense plans 3";
 constexpr size_t kCacheEntries = 500;  // the newest; a cache is not a log
 
 std::vector<std::string_view> split(std::string_view text, char sep) {

@@ -38,7 +38,7 @@ struct PlanCacheEntry {
   friend bool operator==(const PlanCacheEntry&, const PlanCacheEntry&) = default;
 };
 
-// The cache file's text: a first line "attnlab dense plans 2" (its number raised whenever the
+// The cache file's text: a first line "attnlab dense plans 3" (its number raised whenever the
 // candidates change), then one entry a line, its four fields separated by tabs. Reading never
 // fails: lines that are not entries (and the whole text when the first line is not that header,
 // an older version's choice among other plans) are passed over, and the calibration measures again.

@@ -470,15 +470,16 @@ void own_wide_output(const Context& cx, const DenseStrip& ds, Index L, Index H, 
 
 // All query rows as one strip: the visible cells covered by products down to `leaf` rows (a
 // causal triangle becomes a quadtree of squares; 0: one product), run by run_wide_blocks, and
-// under a causal mask the output as one triangular product; or both products by the CPU's own
-// kernels (plan.own_kernels: own_wide_scores, own_wide_output). Blocked tiles are neither
-// multiplied nor exponentiated.
+// under a causal mask the output as one triangular product; or either product by the CPU's own
+// kernels (plan.own_scores: own_wide_scores; plan.own_output: own_wide_output). Blocked tiles are
+// neither multiplied nor exponentiated.
 DenseThreadTimes dense_wide(const Context& cx, const DensePlan& plan, Matrix& output) {
   DenseThreadTimes tt;
   const Problem& p = *cx.p;
   const Index n = cx.n, dk = cx.dk, dv = cx.dv;
   auto t0 = std::chrono::steady_clock::now();
-  const bool own = plan.own_kernels && own_dense_kernels();
+  const bool own_scores = plan.own_scores && own_dense_kernels();
+  const bool own_output = plan.own_output && own_dense_kernels() && dv % 16 == 0;
   DenseStrip ds;
   ds.leaf = plan.leaf > 0 ? plan.leaf : n;
   // One product for all rows runs on OpenBLAS's threads (run_wide_blocks), never as a group.
@@ -488,7 +489,7 @@ DenseThreadTimes dense_wide(const Context& cx, const DensePlan& plan, Matrix& ou
     output.setZero();  // every row fully masked: zero weights, zero output
     return tt;
   }
-  if (own) {  // whole strips of keys
+  if (own_scores) {  // whole strips of keys
     L = L / kernels::kKeyStrip * kernels::kKeyStrip;
     H = (H + kernels::kKeyStrip - 1) / kernels::kKeyStrip * kernels::kKeyStrip;
   }
@@ -497,7 +498,7 @@ DenseThreadTimes dense_wide(const Context& cx, const DensePlan& plan, Matrix& ou
   // (a 4 MiB memset and its page faults were a tenth of the scores' time at (1024, 4096)).
   const std::unique_ptr<float[]> scores_buffer(new float[static_cast<size_t>(n * ld)]);
   float* S = scores_buffer.get();
-  if (own) {
+  if (own_scores) {
     own_wide_scores(cx, ds, L, H, S, ld);
   } else {
     // Scores of a block's rows [i0, i1) and keys [c0 + j0, c0 + j1).
@@ -524,7 +525,7 @@ DenseThreadTimes dense_wide(const Context& cx, const DensePlan& plan, Matrix& ou
   auto t2 = std::chrono::steady_clock::now();
   tt.softmax += std::chrono::duration<double, std::milli>(t2 - t1).count();
 
-  if (own && dv % 16 == 0) {
+  if (own_output) {
     own_wide_output(cx, ds, L, H, S, ld, output);
   } else if (p.options.mask.kind == MaskKind::Causal && n == cx.m) {
     // The weights are lower triangular: O = A V is one triangular product in place on a copy of
@@ -658,7 +659,13 @@ Index dense_strip_rows(Index m, Index d) {
 
 std::string DensePlan::name() const {
   const std::string leaf_name = leaf > 0 ? std::to_string(leaf) : "full";
-  if (layout == Layout::Wide) return "wide " + leaf_name + (own_kernels ? std::string(kOwnKernelsName) : "");
+  if (layout == Layout::Wide) {
+    const char* own = own_scores && own_output ? ", own kernels"
+                      : own_scores             ? ", own scores"
+                      : own_output             ? ", own output"
+                                               : "";
+    return "wide " + leaf_name + own;
+  }
   return "strips " + std::to_string(rows) + "/" + leaf_name;
 }
 
@@ -674,11 +681,13 @@ bool wide_fits(const Problem& p) {
 
 DensePlan default_dense_plan(const Problem& p) {
   if (use_wide(p)) {
-    // Under a mask, the CPU's own kernels where it has them: the scores skip the blocked half at
-    // 12 × 32, and both pack their operands once (docs/PERFORMANCE.md, "What the engine does").
+    // The CPU's own kernels where it has them: the output's packs each block of V once, and under
+    // a mask the scores' skip the blocked half at 12 × 32 and pack the keys once, where OpenBLAS's
+    // one product without a mask was as fast (docs/PERFORMANCE.md, "What the engine does").
     const Index n = p.Q.rows(), m = p.K.rows();
     const bool masked = p.options.mask.visible_cells(n, m) < static_cast<long long>(n) * m;
-    return {DensePlan::Layout::Wide, 0, kWideLeaf, masked && own_dense_kernels()};
+    const bool own = own_dense_kernels();
+    return {DensePlan::Layout::Wide, 0, kWideLeaf, own && masked, own};
   }
   return {DensePlan::Layout::Strips, dense_strip_rows(p.K.rows(), std::max(p.Q.cols(), p.V.cols())), kSubStrip};
 }

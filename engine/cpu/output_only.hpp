@@ -11,9 +11,6 @@
 
 namespace attnlab {
 
-// What DensePlan::name appends for own_kernels.
-inline constexpr std::string_view kOwnKernelsName = ", own kernels";
-
 // How the dense output-only path covers the visible cells with products. Every plan gives the same
 // output within the same bounds; which is fastest depends on the CPU and its BLAS kernels, so
 // `attnlab bench` measures them (cpu/dense_plan.hpp).
@@ -28,25 +25,27 @@ struct DensePlan {
   // one product over every key any row of the strip (Wide: of the problem) sees, its blocked
   // cells multiplied and then left out.
   Eigen::Index leaf = 32;
-  // Wide: both products by the CPU's own kernels (kernels::TileProducts, AVX-512) instead of
-  // OpenBLAS's on the cover, which pack their operands again each: the scores on keys packed once
+  // Wide: the products by the CPU's own kernels (kernels::TileProducts, AVX-512) instead of
+  // OpenBLAS's on the cover, which pack their operands again each. The scores on keys packed once
   // per slice of d, every visible cell in tiles of 12 rows × 32 keys; the output on blocks of V
   // copied once per slice of keys, 6 rows × 64 columns at a time. The cover's products remain for
-  // what the kernels do not run (a d_v that is not a multiple of 16: the output), and where the
-  // CPU has no such kernels for all of it.
-  bool own_kernels = false;
-  // "strips 256/32", "strips 256/full", "wide 64", "wide full", "wide 64, own kernels"
-  // (parse_dense_plan reads it back).
+  // what the kernels do not run (an output whose d_v is not a multiple of 16), and for all of it
+  // where the CPU has no such kernels.
+  bool own_scores = false, own_output = false;
+  // "strips 256/32", "strips 256/full", "wide 64", "wide full", "wide 64, own kernels" (both
+  // products), "wide full, own output", "wide 64, own scores" (parse_dense_plan reads it back).
   std::string name() const;
   friend bool operator==(const DensePlan&, const DensePlan&) = default;
 };
 
 // The plan the engine runs without measuring: strips up to ~1 MiB of scores with 32-row
 // sub-strips below d = 512, all rows at once with 64-row leaves from d = 512 (while the n × m
-// weights fit in 256 MiB), under a mask on the CPU's own kernels where it has them.
+// weights fit in 256 MiB), where the CPU has its own kernels the output on them, and under a mask
+// the scores too.
 DensePlan default_dense_plan(const Problem& p);
 
-// Whether this CPU has the kernels of DensePlan::own_kernels (AVX-512, and ATTNLAB_TILE_BLAS unset).
+// Whether this CPU has the kernels of DensePlan::own_scores and own_output (AVX-512, and
+// ATTNLAB_TILE_BLAS unset).
 bool own_dense_kernels();
 
 // Whether the Wide layout can run p: its n × m weights fit in 256 MiB.

@@ -57,7 +57,9 @@ TEST(DensePlans, EveryCandidateGivesTheOutputWithinBounds) {
       std::vector<DensePlan> plans = candidate_dense_plans(p);
       plans.push_back({DensePlan::Layout::Strips, 7, 3});  // odd sizes the candidates never use
       plans.push_back({DensePlan::Layout::Wide, 0, 5});
-      plans.push_back({DensePlan::Layout::Wide, 0, 5, /*own_kernels=*/true});
+      plans.push_back({DensePlan::Layout::Wide, 0, 5, /*own_scores=*/true, /*own_output=*/true});
+      plans.push_back({DensePlan::Layout::Wide, 0, 0, /*own_scores=*/true, /*own_output=*/false});
+      plans.push_back({DensePlan::Layout::Wide, 0, 0, /*own_scores=*/false, /*own_output=*/true});
       for (const DensePlan& plan : plans) {
         StageTimes t;
         test::expect_within(ref.output, attention_output_cpu(p, plan, &t), bound, plan.name());
@@ -80,11 +82,17 @@ TEST(DensePlans, CandidatesStartWithTheDefaultAndNamesReadBack) {
   }
   EXPECT_EQ(parse_dense_plan("wide full")->leaf, 0);
   EXPECT_EQ(parse_dense_plan("strips 128/32")->rows, 128);
-  EXPECT_TRUE(parse_dense_plan("wide 64, own kernels")->own_kernels);
-  EXPECT_FALSE(parse_dense_plan("wide 64")->own_kernels);
+  for (const DensePlan plan : {DensePlan{DensePlan::Layout::Wide, 0, 64, true, true},
+                               DensePlan{DensePlan::Layout::Wide, 0, 0, true, false},
+                               DensePlan{DensePlan::Layout::Wide, 0, 7, false, true}}) {
+    EXPECT_EQ(parse_dense_plan(plan.name()), plan) << plan.name();
+  }
+  EXPECT_EQ(DensePlan({DensePlan::Layout::Wide, 0, 64, true, true}).name(), "wide 64, own kernels");
+  EXPECT_EQ(DensePlan({DensePlan::Layout::Wide, 0, 0, false, true}).name(), "wide full, own output");
+  EXPECT_FALSE(parse_dense_plan("wide 64")->own_output);
   for (const char* bad : {"", "wide", "wide 0", "strips 12", "strips /3", "strips 3/", "strips -1/2", "tall 3", "wide 3x",
                           "strips 99999999/1", "wide , own kernels", "strips 8/4, own kernels", "wide 64, own",
-                          "wide 64, own scores"}) {
+                          "wide 64, own kernels, own output", "wide 64 own output"}) {
     EXPECT_FALSE(parse_dense_plan(bad)) << bad;
   }
   // Without a mask the cutting does nothing: each layout and height once.
@@ -102,7 +110,10 @@ TEST(PlanCache, ReadsWhatItWritesAndPassesOverTheRest) {
       {"GenuineIntel family 6 model 207, OpenBLAS (SkylakeX kernels)", "n=1024 m=1024 d_k=64 d_v=64 mask=causal",
        {DensePlan::Layout::Strips, 256, 32}, 3.25},
       {"AuthenticAMD family 26 model 2", "n=1 m=1 d_k=1 d_v=1 mask=none", {DensePlan::Layout::Wide, 0, 0}, 0},
-      {"AuthenticAMD family 26 model 2", "n=8 m=8 d_k=1 d_v=1 mask=causal", {DensePlan::Layout::Wide, 0, 64, true}, 2}};
+      {"AuthenticAMD family 26 model 2", "n=8 m=8 d_k=1 d_v=1 mask=causal", {DensePlan::Layout::Wide, 0, 64, true, true},
+       2},
+      {"AuthenticAMD family 26 model 2", "n=8 m=8 d_k=1 d_v=1 mask=none", {DensePlan::Layout::Wide, 0, 0, false, true},
+       3}};
   const std::string text = format_plan_cache(entries);
   EXPECT_EQ(parse_plan_cache(text), entries);
   // Damaged lines are passed over, the others kept.
@@ -110,7 +121,7 @@ TEST(PlanCache, ReadsWhatItWritesAndPassesOverTheRest) {
                               "a\tb\tround 3\t1\n" + "a\tb\tstrips 1/1\t-2\n" + "\t\t\t\n";
   EXPECT_EQ(parse_plan_cache(damaged), entries);
   // Another header (another version's cache, chosen among other candidates): nothing is read.
-  for (const char* other : {"attnlab dense plans 1\n", "attnlab dense plans 3\n"}) {
+  for (const char* other : {"attnlab dense plans 2\n", "attnlab dense plans 4\n"}) {
     EXPECT_TRUE(parse_plan_cache(other + text.substr(text.find('\n') + 1)).empty()) << other;
   }
   EXPECT_TRUE(parse_plan_cache("").empty());
@@ -192,7 +203,7 @@ TEST(DensePlanner, MeasuresOnceAndReadsTheCacheBack) {
   EXPECT_EQ(read.source, "cached");
   EXPECT_EQ(cached, first);
   // A damaged cache is measured again and rewritten, never an error.
-  std::ofstream(cache) << "attnlab dense plans 2\ngarbage\t\n\x01\x02";
+  std::ofstream(cache) << "attnlab dense plans 3\ngarbage\t\n\x01\x02";
   EXPECT_EQ(DensePlanner(cache).choose(p, cached).source, "measured");
   EXPECT_EQ(DensePlanner(cache).choose(p, cached).source, "cached");
   std::filesystem::remove_all(dir);
