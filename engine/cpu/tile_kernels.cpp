@@ -1,6 +1,7 @@
-// The CPU's own products on packed key strips (AVX-512 only), where OpenBLAS would pack its operands
-// again for every call: the streaming path's two tile products, scores S = Q Kᵀ on a query tile ×
-// key tile and output O += P V, and the wide dense path's scores over d in slices. Compiled once
+// The CPU's own products (AVX-512 only), where OpenBLAS would pack its operands again for every
+// call: the streaming path's two tile products, scores S = Q Kᵀ on a query tile × key tile and
+// output O += P V, and the wide dense path's scores over d in slices and output over slices of
+// keys. Compiled once
 // per instruction set with the softmax kernels (engine/CMakeLists.txt); the other variants leave
 // kernels::TileProducts empty and both paths call OpenBLAS.
 //
