@@ -1,9 +1,8 @@
 // The CPU's own products (AVX-512 only), where OpenBLAS would pack its operands again for every
 // call: the streaming path's two tile products, scores S = Q Kᵀ on a query tile × key tile and
 // output O += P V, and the wide dense path's scores over d in slices and output over slices of
-// keys. Compiled once
-// per instruction set with the softmax kernels (engine/CMakeLists.txt); the other variants leave
-// kernels::TileProducts empty and both paths call OpenBLAS.
+// keys. Compiled once per instruction set with the softmax kernels (engine/CMakeLists.txt); the
+// other variants leave kernels::TileProducts empty and both paths call OpenBLAS.
 //
 // Why: at d = 64 a tile's products are short (64-deep scores, 64-wide output) and OpenBLAS spends
 // a third of the time around its kernel: packing the key and value slices again for every query
