@@ -62,6 +62,27 @@ TEST(TileKernels, ScoresEqualTheExactProductWithinRounding) {
   }
 }
 
+// O (rows × ldo floats) holds P · V (keys deep) in its first `width` columns, added to O0's cells
+// where `added` (else from zero), within γ of the terms' magnitudes, and O0's cells beyond them.
+void expect_output(const std::vector<float>& O, const std::vector<float>& O0, bool added, const std::vector<float>& P,
+                   I ldp, const std::vector<float>& V, I ldv, I rows, I keys, I width, I ldo) {
+  for (I i = 0; i < rows; ++i) {
+    for (I c = 0; c < ldo; ++c) {
+      if (c >= width) {
+        ASSERT_EQ(O[i * ldo + c], O0[i * ldo + c]) << "wrote past the output at " << i << ", " << c;
+        continue;
+      }
+      double exact = added ? O0[i * ldo + c] : 0.0, magnitude = std::abs(exact);
+      for (I j = 0; j < keys; ++j) {
+        const double term = static_cast<double>(P[i * ldp + j]) * V[j * ldv + c];
+        exact += term;
+        magnitude += std::abs(term);
+      }
+      ASSERT_NEAR(O[i * ldo + c], exact, gamma_n(static_cast<double>(keys) + 2) * magnitude) << i << ", " << c;
+    }
+  }
+}
+
 TEST(TileKernels, OutputAddsTheExactProductWithinRounding) {
   const kernels::TileProducts& t = *kernels::table().tiles;
   if (!t.output) GTEST_SKIP() << "this CPU's variant (" << kernels::table().name << ") multiplies tiles with OpenBLAS";
@@ -75,21 +96,7 @@ TEST(TileKernels, OutputAddsTheExactProductWithinRounding) {
         const std::vector<float> O0 = random_floats(rows * ldo, rng);
         std::vector<float> O = O0;
         t.output(P.data(), ldp, V.data(), dv, rows, cols, dv, O.data(), ldo);
-        for (I i = 0; i < rows; ++i) {
-          for (I c = 0; c < ldo; ++c) {
-            if (c >= dv) {
-              ASSERT_EQ(O[i * ldo + c], O0[i * ldo + c]) << "wrote past the output at " << i << ", " << c;
-              continue;
-            }
-            double exact = O0[i * ldo + c], magnitude = std::abs(exact);
-            for (I j = 0; j < cols; ++j) {
-              const double term = static_cast<double>(P[i * ldp + j]) * V[j * dv + c];
-              exact += term;
-              magnitude += std::abs(term);
-            }
-            ASSERT_NEAR(O[i * ldo + c], exact, gamma_n(static_cast<double>(cols) + 2) * magnitude) << i << ", " << c;
-          }
-        }
+        expect_output(O, O0, true, P, ldp, V, dv, rows, cols, dv, ldo);
       }
     }
   }
@@ -114,21 +121,7 @@ TEST(TileKernels, PanelOutputWritesThenAddsSlicesOfKeysWithinRounding) {
           t.panel_output(P.data() + keys - split, ldp, V.data() + (keys - split) * ldv, ldv, rows, split, width, true,
                          O.data(), ldo);
         }
-        for (I i = 0; i < rows; ++i) {
-          for (I c = 0; c < ldo; ++c) {
-            if (c >= width) {
-              ASSERT_EQ(O[i * ldo + c], O0[i * ldo + c]) << "wrote past the panel at " << i << ", " << c;
-              continue;
-            }
-            double exact = 0, magnitude = 0;
-            for (I j = 0; j < keys; ++j) {
-              const double term = static_cast<double>(P[i * ldp + j]) * V[j * ldv + c];
-              exact += term;
-              magnitude += std::abs(term);
-            }
-            ASSERT_NEAR(O[i * ldo + c], exact, gamma_n(static_cast<double>(keys) + 1) * magnitude) << i << ", " << c;
-          }
-        }
+        expect_output(O, O0, false, P, ldp, V, ldv, rows, keys, width, ldo);
       }
     }
   }
