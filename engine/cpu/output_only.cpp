@@ -468,6 +468,64 @@ void own_wide_output(const Context& cx, const DenseStrip& ds, Index L, Index H, 
   }
 }
 
+// O = weights · V on OpenBLAS for dense_wide, the weights in S (row i at S + i·ld, key j at
+// column j − L): under a causal mask with n = m one triangular product, else the cover's products.
+void blas_wide_output(const Context& cx, const DenseStrip& ds, Index L, const float* S, Index ld, Matrix& output) {
+  const Problem& p = *cx.p;
+  const Index n = cx.n, dv = cx.dv;
+  if (p.options.mask.kind == MaskKind::Causal && n == cx.m) {
+    // The weights are lower triangular: O = A V is one triangular product in place on a copy of
+    // V (OpenBLAS's strmm, each thread on its own columns), faster than the quadtree's products.
+#pragma omp parallel
+    {
+      const auto [j0, j1] = column_slice(dv, omp_get_thread_num(), omp_get_num_threads());
+      if (j0 < j1) {
+        // Row by row with memcpy: Eigen's block copy, in this file's baseline x86-64, moves 16
+        // bytes at a time, and the copy is 7% of the stage (1% of the bench, 28 of 40 rounds).
+        for (Index i = 0; i < n; ++i) {
+          std::memcpy(output.row(i).data() + j0, p.V.row(i).data() + j0, sizeof(float) * static_cast<size_t>(j1 - j0));
+        }
+        blas::trmm_lower(n, j1 - j0, S, ld, output.data() + j0, dv);
+      }
+    }
+  } else {
+    // Each output row is written by its first product (beta = 0) and accumulated by the later
+    // ones, so the 16 MiB output at d_v = 4096 is not zeroed first; rows no product writes (all
+    // keys blocked) are zeroed at the end. Planned in cover order before the products run (a
+    // row's blocks run in that order, and the threads only read the plan): whether a block's
+    // product writes its rows or adds to them, and which of its rows must be zeroed first.
+    std::vector<char> written(static_cast<size_t>(n), 0);
+    std::vector<char> fresh(ds.blocks.size(), 0);
+    std::vector<std::vector<Index>> zero_first(ds.blocks.size());
+    for (size_t b = 0; b < ds.blocks.size(); ++b) {
+      const Block& blk = ds.blocks[b];
+      const auto first = written.begin() + blk.r0, last = written.begin() + blk.r1;
+      fresh[b] = std::none_of(first, last, [](char w) { return w != 0; });
+      if (!fresh[b]) {
+        for (Index i = blk.r0; i < blk.r1; ++i) {
+          if (!written[static_cast<size_t>(i)]) zero_first[b].push_back(i);
+        }
+      }
+      std::fill(first, last, 1);
+    }
+    // O[i0:i1, j0:j1] (+)= weights[i0:i1, keys] · V[keys, j0:j1] for a block's keys.
+    run_wide_blocks(
+        ds, [dv](const Block&) { return dv; },
+        [&](const Block& blk, Index i0, Index i1, Index j0, Index j1) {
+          const size_t b = static_cast<size_t>(&blk - ds.blocks.data());
+          for (Index i : zero_first[b]) {
+            if (i >= i0 && i < i1) output.row(i).segment(j0, j1 - j0).setZero();
+          }
+          blas::gemm_nn(i1 - i0, j1 - j0, blk.c1 - blk.c0, S + i0 * ld + (blk.c0 - L), ld, p.V.row(blk.c0).data() + j0,
+                        dv, fresh[b] ? 0.0f : 1.0f, output.row(i0).data() + j0, dv);
+        },
+        /*disjoint=*/false);
+    for (Index i = 0; i < n; ++i) {
+      if (!written[static_cast<size_t>(i)]) output.row(i).setZero();
+    }
+  }
+}
+
 // All query rows as one strip: the visible cells covered by products down to `leaf` rows (a
 // causal triangle becomes a quadtree of squares; 0: one product), run by run_wide_blocks, and
 // under a causal mask the output as one triangular product; or either product by the CPU's own
@@ -527,56 +585,8 @@ DenseThreadTimes dense_wide(const Context& cx, const DensePlan& plan, Matrix& ou
 
   if (own_output) {
     own_wide_output(cx, ds, L, H, S, ld, output);
-  } else if (p.options.mask.kind == MaskKind::Causal && n == cx.m) {
-    // The weights are lower triangular: O = A V is one triangular product in place on a copy of
-    // V (OpenBLAS's strmm, each thread on its own columns), faster than the quadtree's products.
-#pragma omp parallel
-    {
-      const auto [j0, j1] = column_slice(dv, omp_get_thread_num(), omp_get_num_threads());
-      if (j0 < j1) {
-        // Row by row with memcpy: Eigen's block copy, in this file's baseline x86-64, moves 16
-        // bytes at a time, and the copy is 7% of the stage (1% of the bench, 28 of 40 rounds).
-        for (Index i = 0; i < n; ++i) {
-          std::memcpy(output.row(i).data() + j0, p.V.row(i).data() + j0, sizeof(float) * static_cast<size_t>(j1 - j0));
-        }
-        blas::trmm_lower(n, j1 - j0, S, ld, output.data() + j0, dv);
-      }
-    }
   } else {
-    // Each output row is written by its first product (beta = 0) and accumulated by the later
-    // ones, so the 16 MiB output at d_v = 4096 is not zeroed first; rows no product writes (all
-    // keys blocked) are zeroed at the end. Planned in cover order before the products run (a
-    // row's blocks run in that order, and the threads only read the plan): whether a block's
-    // product writes its rows or adds to them, and which of its rows must be zeroed first.
-    std::vector<char> written(static_cast<size_t>(n), 0);
-    std::vector<char> fresh(ds.blocks.size(), 0);
-    std::vector<std::vector<Index>> zero_first(ds.blocks.size());
-    for (size_t b = 0; b < ds.blocks.size(); ++b) {
-      const Block& blk = ds.blocks[b];
-      const auto first = written.begin() + blk.r0, last = written.begin() + blk.r1;
-      fresh[b] = std::none_of(first, last, [](char w) { return w != 0; });
-      if (!fresh[b]) {
-        for (Index i = blk.r0; i < blk.r1; ++i) {
-          if (!written[static_cast<size_t>(i)]) zero_first[b].push_back(i);
-        }
-      }
-      std::fill(first, last, 1);
-    }
-    // O[i0:i1, j0:j1] (+)= weights[i0:i1, keys] · V[keys, j0:j1] for a block's keys.
-    run_wide_blocks(
-        ds, [dv](const Block&) { return dv; },
-        [&](const Block& blk, Index i0, Index i1, Index j0, Index j1) {
-          const size_t b = static_cast<size_t>(&blk - ds.blocks.data());
-          for (Index i : zero_first[b]) {
-            if (i >= i0 && i < i1) output.row(i).segment(j0, j1 - j0).setZero();
-          }
-          blas::gemm_nn(i1 - i0, j1 - j0, blk.c1 - blk.c0, S + i0 * ld + (blk.c0 - L), ld, p.V.row(blk.c0).data() + j0,
-                        dv, fresh[b] ? 0.0f : 1.0f, output.row(i0).data() + j0, dv);
-        },
-        /*disjoint=*/false);
-    for (Index i = 0; i < n; ++i) {
-      if (!written[static_cast<size_t>(i)]) output.row(i).setZero();
-    }
+    blas_wide_output(cx, ds, L, S, ld, output);
   }
   tt.output += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t2).count();
   return tt;
