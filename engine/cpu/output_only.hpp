@@ -7,7 +7,6 @@
 #include "engine/attention/overflow_guard.hpp"
 
 #include <string>
-#include <string_view>
 
 namespace attnlab {
 
