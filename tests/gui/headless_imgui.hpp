@@ -7,8 +7,8 @@
 #include "engine/lessons/presets.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/app_state.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/app_state.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/state/services.hpp"
 #include "gui/widgets/attention_map.hpp"
 

@@ -7,7 +7,7 @@
 #include "gui/shell/frame_layout.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>

@@ -5,7 +5,7 @@
 
 #include "engine/figures/colormap.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include "gui/base/gl_api.hpp"

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "engine/figures/export.hpp"
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 #include "gui/widgets/heatmap.hpp"
 

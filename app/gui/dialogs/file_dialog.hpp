@@ -2,7 +2,7 @@
 // AppState::file_dialog's purpose and request_open, drawn every frame.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 namespace attnlab::gui {

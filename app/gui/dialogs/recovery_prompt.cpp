@@ -4,11 +4,11 @@
 #include "gui/persistence/recovery_store.hpp"
 
 #include <GLFW/glfw3.h>
+#include <imgui.h>
 
 namespace attnlab::gui {
 
-void draw_recovery_prompt(AppState& state, Services& services) {
-  RecoveryUi& r = state.recovery;
+void draw_recovery_prompt(RecoveryUi& r, const std::filesystem::path& config_dir, Commands& out) {
   const char* title = "Restore unsaved work?";
   if (r.offer && !ImGui::IsPopupOpen(title)) ImGui::OpenPopup(title);
   if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) return;
@@ -23,12 +23,12 @@ void draw_recovery_prompt(AppState& state, Services& services) {
   const bool enter = ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false);
   const bool escape = ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false);
   if (ImGui::Button("Restore (Enter)") || enter) {
-    restore_recovered_work(state);
+    if (std::optional<RecoveredWork> w = take_recovered_work(r)) out.push_back(RestoreWork{w->doc, w->scenario_path, w->saved_at});
     ImGui::CloseCurrentPopup();
   }
   ImGui::SameLine();
   if (ImGui::Button("Discard (Esc)") || escape || !r.offer) {
-    if (r.offer) discard_recovered_work(state, services.config_dir);
+    if (r.offer) discard_recovered_work(r, config_dir);
     ImGui::CloseCurrentPopup();
   }
   ImGui::EndPopup();

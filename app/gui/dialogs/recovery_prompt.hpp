@@ -1,11 +1,15 @@
 // "Restore unsaved work?" after a crash (persistence/recovery_store.hpp); Enter restores, Esc discards.
 #pragma once
 
-#include "gui/state/app_state.hpp"
-#include "gui/state/services.hpp"
+#include "gui/persistence/recovery_store.hpp"
+#include "gui/state/commands.hpp"
+
+#include <filesystem>
 
 namespace attnlab::gui {
 
-void draw_recovery_prompt(AppState& state, Services& services);
+// The offer in `r` as a modal question; Restore hands the work on (RestoreWork), Discard removes the
+// file from `config_dir`.
+void draw_recovery_prompt(RecoveryUi& r, const std::filesystem::path& config_dir, Commands& out);
 
 }  // namespace attnlab::gui

@@ -9,7 +9,7 @@
 #include "engine/model/model_report.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/lessons/lesson_views.hpp"
-#include "gui/state/edits.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 #include "gui/state/generate_actions.hpp"
 #include "gui/state/model_actions.hpp"

@@ -2,7 +2,7 @@
 // numbers under it, labels for output columns.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 #include <imgui.h>

@@ -7,7 +7,7 @@
 #include "gui/lessons/lesson_matrix.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 #include <imgui.h>

@@ -2,7 +2,7 @@
 // need not sum to 1) and hardmax on the same logits.
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/edits.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 

@@ -2,7 +2,7 @@
 // and after temperature, Generate and Stop; and what the chips show of a written token.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 #include <cstdint>

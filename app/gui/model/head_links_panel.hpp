@@ -3,7 +3,7 @@
 // key token (each a button choosing that head), how many the grid outlines, Save CSV… and Clear.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 namespace attnlab::gui {
 

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "engine/figures/colormap.hpp"
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 #include <imgui.h>
 

@@ -2,7 +2,7 @@
 // next tokens; the registry (shell/panel_registry.cpp) shows it as a floating window.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 namespace attnlab::gui {

@@ -4,7 +4,7 @@
 #include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 #include "gui/state/walkthrough_steps.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/edits.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 #include "gui/panels/lesson_text_view.hpp"
 

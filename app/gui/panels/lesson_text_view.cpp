@@ -4,7 +4,7 @@
 
 #include "engine/lessons/presets.hpp"
 #include "engine/cpu/dense.hpp"
-#include "gui/state/edits.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"

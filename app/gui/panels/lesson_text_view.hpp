@@ -4,7 +4,7 @@
 #pragma once
 
 #include "engine/io/lesson_template.hpp"
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 #include <imgui.h>
 

@@ -2,7 +2,7 @@
 // draws from AppState and changes the document only through actions (state/edits.hpp).
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 namespace attnlab::gui {

@@ -2,7 +2,7 @@
 // with the current numbers, a colour bar, and clickable cells.
 #include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/edits.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/text_layout.hpp"
 #include "gui/widgets/wrapped_text.hpp"

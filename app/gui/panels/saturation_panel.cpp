@@ -2,7 +2,7 @@
 // marked, so switching √d_k scaling off at large d_k shows the collapse at a glance.
 #include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 #include "gui/state/view_style.hpp"

@@ -2,7 +2,7 @@
 // Failures never change the document: the engine's sentence goes to state.error.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 #include <string>
 

@@ -2,13 +2,21 @@
 // writer with no window, shared by the GUI and the session fuzz target (fuzz/session_fuzz.cpp).
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/state/document.hpp"
+#include "gui/state/view_settings.hpp"
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace attnlab::gui {
+
+// A document left behind by a run that did not exit cleanly (crash, kill -9, power cut).
+struct RecoveredWork {
+  Document doc;
+  std::string scenario_path;
+  std::string saved_at;  // local time, "2026-11-21 07:03:12"
+};
 
 struct WindowGeometry {
   int width = 1280, height = 800;

@@ -3,7 +3,7 @@
 #include "gui/persistence/session_store.hpp"
 
 #include "engine/io/atomic_file.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 
 #include <cstdlib>
 

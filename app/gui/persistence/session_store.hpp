@@ -3,7 +3,7 @@
 #pragma once
 
 #include "gui/persistence/session_file.hpp"  // the file's text: session_json, parse_session
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 #include <filesystem>
 

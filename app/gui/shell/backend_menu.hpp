@@ -1,7 +1,7 @@
 // The Backend menu (CPU, GPU or auto) and the switch it makes, also used by `gui --backend`.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 namespace attnlab::gui {

@@ -12,7 +12,7 @@
 #include "gui/shell/status_bar.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/compute.hpp"
-#include "gui/state/edits.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "engine/text/text_format.hpp"
 
 #include <imgui_internal.h>
@@ -343,7 +343,9 @@ void draw_app(AppState& state, Services& services) {
   draw_file_dialog(state, services);
   draw_confirm_resize(state);
   draw_drop_choice(state);
-  draw_recovery_prompt(state, services);
+  Commands out;
+  draw_recovery_prompt(state.recovery, services.config_dir, out);
+  apply(state, services, out);
 }
 
 }  // namespace attnlab::gui

@@ -1,7 +1,7 @@
 // One whole frame of the UI: menus, the tiled layout of the registry's panels, dialogs, shortcuts.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 namespace attnlab::gui {

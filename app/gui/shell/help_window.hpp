@@ -1,7 +1,7 @@
 // The Help window (help_window.cpp): what the app shows, every keyboard shortcut, the lesson index.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 namespace attnlab::gui {

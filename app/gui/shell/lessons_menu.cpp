@@ -5,7 +5,7 @@
 #include "engine/lessons/presets.hpp"
 #include "gui/state/walkthrough_steps.hpp"
 #include "gui/shell/panel_registry.hpp"
-#include "gui/state/edits.hpp"
+#include "gui/shell/apply_command.hpp"
 
 #include <cstdio>
 

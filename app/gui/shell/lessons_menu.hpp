@@ -1,7 +1,7 @@
 // The Lessons menu: every built-in lesson in curriculum order, and the classroom walk-through.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 namespace attnlab::gui {

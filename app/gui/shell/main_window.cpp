@@ -26,7 +26,7 @@
 #include "gui/shell/monkey.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/state/training_actions.hpp"
 #include "gui/widgets/heatmap_renderer.hpp"
 
@@ -270,7 +270,7 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
   if (options.presenter) state.view.presenter = true;
   if (!options.theme.empty()) state.view.theme = options.theme == "light" ? Theme::Light : Theme::Dark;
   // A recovery file left behind means the last run crashed or was killed: offer its work back.
-  check_for_recovery(state, services.config_dir);
+  if (std::string why = check_for_recovery(state.recovery, state.doc_version, services.config_dir); !why.empty()) state.error = why;
   if (shooting) geometry = WindowGeometry{};
   size_from_env(geometry);
 }
@@ -395,7 +395,10 @@ bool run_frame(GuiRun& run) {
   if (run.monkey) run.monkey->feed(state);
   ImGui::NewFrame();
   draw_app(state, services);
-  recovery_tick(state, services.config_dir, glfwGetTime());
+  if (std::string why = recovery_tick(state.recovery, {state.doc, state.doc_version, state.scenario_path}, state.platform.threads,
+                                      services.config_dir, glfwGetTime());
+      !why.empty())
+    state.error = why;
   ImGui::Render();
   int fw = 0, fh = 0;
   glfwGetFramebufferSize(window, &fw, &fh);
@@ -449,7 +452,7 @@ void save_session_now(GuiRun& run) {
   glfwGetWindowSize(run.window, &w, &h);
   try {
     save_session(state, WindowGeometry{w, h}, services.config_dir);
-    finish_recovery_writes(state);
+    finish_recovery_writes(state.recovery);
     if (!state.recovery.offer) remove_recovery_file(services.config_dir);
   } catch (const InputError& e) {
     std::cerr << "attnlab: the session was not saved: " << e.what() << "\n";

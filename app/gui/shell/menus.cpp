@@ -7,7 +7,7 @@
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/shell/panel_registry.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 
 namespace attnlab::gui {
 

@@ -1,7 +1,7 @@
 // The File, Edit, View and Help menus: their items, between BeginMenu and EndMenu.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 namespace attnlab::gui {
 

@@ -2,7 +2,7 @@
 #include "gui/shell/monkey.hpp"
 
 #include "engine/attention/matrix.hpp"  // InputError
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 #include <GLFW/glfw3.h>
 #include <imgui_internal.h>

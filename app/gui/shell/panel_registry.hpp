@@ -2,7 +2,7 @@
 // (declared in panels/panels.hpp) plus one line in panel_registry.cpp's list; the same for a menu.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 #include <vector>

@@ -4,7 +4,7 @@
 #include "engine/figures/colormap.hpp"
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 
 #include <GLFW/glfw3.h>
 

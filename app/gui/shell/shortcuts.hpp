@@ -1,7 +1,7 @@
 // Keyboard shortcuts: one table, used both to handle keys and to list them in the Help window.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 #include <vector>

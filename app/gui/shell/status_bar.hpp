@@ -1,7 +1,7 @@
 // The status bar: backend, last recompute time, frame time, sizes, and above them the last error in place.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 #include <string>

@@ -2,7 +2,7 @@
 // result, with the caches derived from it (result_caches.hpp), into AppState. Knows nothing of panels.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 namespace attnlab::gui {
 

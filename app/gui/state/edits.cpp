@@ -1,9 +1,7 @@
 // The edit catalogue: every named, undoable change to the document, each one call to apply().
 #include "gui/state/edits.hpp"
 
-#include "engine/lessons/presets.hpp"
 #include "gui/state/compute_job.hpp"
-#include "gui/state/history.hpp"
 #include "engine/text/text_format.hpp"
 
 #include <algorithm>
@@ -119,350 +117,318 @@ void apply_dim(Document& d, Dim dim, int value) {
   fit_rope(d);
 }
 
+struct Sizes {
+  Eigen::Index n, m, dk, dv;
+};
+
+// The document's sizes after `dim` becomes `value` (n and m move together under self-attention).
+Sizes resized(const Document& doc, Dim dim, int value) {
+  Sizes z{dim_value(doc, Dim::N), dim_value(doc, Dim::M), dim_value(doc, Dim::Dk), dim_value(doc, Dim::Dv)};
+  if (dim == Dim::N) z.n = value;
+  if (dim == Dim::M) z.m = value;
+  if (doc.self_attention && (dim == Dim::N || dim == Dim::M)) z.n = z.m = value;
+  if (dim == Dim::Dk) z.dk = value;
+  if (dim == Dim::Dv) z.dv = value;
+  return z;
+}
+
 }  // namespace
 
-namespace actions {
+namespace edits {
 
-void set_scale(AppState& s, bool on) {
-  apply(s, on ? "scale by √d_k" : "no √d_k scaling", [on](Document& d) { d.scenario.options.scale = on; });
+namespace {
+
+Edit refusal(std::string sentence) {
+  Edit e;
+  e.refused = std::move(sentence);
+  return e;
 }
 
-void toggle_scale(AppState& s) { set_scale(s, !s.doc.scenario.options.scale); }
+}  // namespace
 
-void set_temperature(AppState& s, double t) {
-  if (!std::isfinite(t)) {
-    s.error = "the temperature must be a finite number between 0.05 and 20";
-    return;
-  }
+Edit set_scale(bool on) {
+  return {on ? "scale by √d_k" : "no √d_k scaling", [on](Document& d) { d.scenario.options.scale = on; }};
+}
+
+Edit toggle_scale(const Document& d) { return set_scale(!d.scenario.options.scale); }
+
+Edit set_temperature(double t) {
+  if (!std::isfinite(t)) return refusal("the temperature must be a finite number between 0.05 and 20");
   t = std::clamp(t, 0.05, 20.0);
-  apply(s, "set temperature", [t](Document& d) { d.scenario.options.temperature = t; }, "temperature");
+  return {"set temperature", [t](Document& d) { d.scenario.options.temperature = t; }, "temperature"};
 }
 
-void set_rope(AppState& s, bool on) {
-  if (on == s.doc.scenario.options.rope.has_value()) return;
-  const int dk = dim_value(s, Dim::Dk);
+Edit set_rope(const Document& doc, bool on) {
+  if (on == doc.scenario.options.rope.has_value()) return {};
+  const int dk = dim_value(doc, Dim::Dk);
   if (on && dk % 2) {
-    s.error = "RoPE turns the components of each query and key in pairs (t, t + d_k/2): d_k = " + std::to_string(dk) +
-              " is odd; make d_k even to turn it on";
-    return;
+    return refusal("RoPE turns the components of each query and key in pairs (t, t + d_k/2): d_k = " + std::to_string(dk) +
+                   " is odd; make d_k even to turn it on");
   }
-  apply(s, on ? "RoPE on" : "RoPE off", [on](Document& d) {
-    std::optional<RopeSettings>& rope = d.scenario.options.rope;
-    if (on) {
-      rope = d.rope_when_off ? *d.rope_when_off : RopeSettings{};
-    } else {
-      d.rope_when_off = rope;
-      rope.reset();
-    }
-    fit_rope(d);
-  });
+  return {on ? "RoPE on" : "RoPE off", [on](Document& d) {
+            std::optional<RopeSettings>& rope = d.scenario.options.rope;
+            if (on) {
+              rope = d.rope_when_off ? *d.rope_when_off : RopeSettings{};
+            } else {
+              d.rope_when_off = rope;
+              rope.reset();
+            }
+            fit_rope(d);
+          }};
 }
 
-void toggle_rope(AppState& s) { set_rope(s, !s.doc.scenario.options.rope); }
+Edit toggle_rope(const Document& d) { return set_rope(d, !d.scenario.options.rope); }
 
-void set_rope_theta(AppState& s, double theta) {
-  if (!s.doc.scenario.options.rope) return;
-  if (!std::isfinite(theta)) {
-    s.error = "RoPE's base θ must be a finite number between 1 and 10000000";
-    return;
-  }
+Edit set_rope_theta(const Document& doc, double theta) {
+  if (!doc.scenario.options.rope) return {};
+  if (!std::isfinite(theta)) return refusal("RoPE's base θ must be a finite number between 1 and 10000000");
   theta = std::clamp(theta, 1.0, 1e7);
-  apply(s, "set RoPE θ", [theta](Document& d) { d.scenario.options.rope->theta = theta; }, "rope theta");
+  return {"set RoPE θ", [theta](Document& d) { d.scenario.options.rope->theta = theta; }, "rope theta"};
 }
 
-void set_rope_position(AppState& s, Which w, int row, long long position) {
-  if (!s.doc.scenario.options.rope || w == Which::V) return;
+Edit set_rope_position(const Document& doc, Which w, int row, long long position) {
+  if (!doc.scenario.options.rope || w == Which::V) return {};
   if (position < 0 || position > kMaxPosition) {
-    s.error = "a position must be a whole number from 0 to " + std::to_string(kMaxPosition);
-    return;
+    return refusal("a position must be a whole number from 0 to " + std::to_string(kMaxPosition));
   }
-  apply(s, "set a position", [w, row, position](Document& d) {
-    RopeSettings& rope = *d.scenario.options.rope;
-    const bool query = w == Which::Q;
-    std::vector<std::int64_t>& list = query ? rope.query_positions : rope.key_positions;
-    const Eigen::Index count = query ? d.scenario.Q.rows() : d.scenario.K.rows();
-    if (row < 0 || row >= count) throw InputError("there is no row " + std::to_string(row + 1) + " to place");
-    list = rope_positions(list, count);
-    list[static_cast<size_t>(row)] = position;
-  }, "rope position");
+  return {"set a position", [w, row, position](Document& d) {
+            RopeSettings& rope = *d.scenario.options.rope;
+            const bool query = w == Which::Q;
+            std::vector<std::int64_t>& list = query ? rope.query_positions : rope.key_positions;
+            const Eigen::Index count = query ? d.scenario.Q.rows() : d.scenario.K.rows();
+            if (row < 0 || row >= count) throw InputError("there is no row " + std::to_string(row + 1) + " to place");
+            list = rope_positions(list, count);
+            list[static_cast<size_t>(row)] = position;
+          },
+          "rope position"};
 }
 
-void shift_rope_positions(AppState& s, long long delta) {
-  if (!s.doc.scenario.options.rope || delta == 0) return;
-  apply(s, "shift the positions", [delta](Document& d) {
-    RopeSettings& rope = *d.scenario.options.rope;
-    rope.query_positions = rope_positions(rope.query_positions, d.scenario.Q.rows());
-    rope.key_positions = rope_positions(rope.key_positions, d.scenario.K.rows());
-    std::int64_t lowest = kMaxPosition;
-    for (const auto* list : {&rope.query_positions, &rope.key_positions})
-      for (std::int64_t p : *list) lowest = std::min(lowest, p);
-    const std::int64_t by = std::max<std::int64_t>(delta, -lowest);
-    for (auto* list : {&rope.query_positions, &rope.key_positions}) {
-      for (std::int64_t& p : *list) {
-        if (p + by > kMaxPosition) throw InputError("a position would pass " + std::to_string(kMaxPosition));
-        p += by;
-      }
-    }
-  }, "rope shift");
+Edit shift_rope_positions(const Document& doc, long long delta) {
+  if (!doc.scenario.options.rope || delta == 0) return {};
+  return {"shift the positions", [delta](Document& d) {
+            RopeSettings& rope = *d.scenario.options.rope;
+            rope.query_positions = rope_positions(rope.query_positions, d.scenario.Q.rows());
+            rope.key_positions = rope_positions(rope.key_positions, d.scenario.K.rows());
+            std::int64_t lowest = kMaxPosition;
+            for (const auto* list : {&rope.query_positions, &rope.key_positions})
+              for (std::int64_t p : *list) lowest = std::min(lowest, p);
+            const std::int64_t by = std::max<std::int64_t>(delta, -lowest);
+            for (auto* list : {&rope.query_positions, &rope.key_positions}) {
+              for (std::int64_t& p : *list) {
+                if (p + by > kMaxPosition) throw InputError("a position would pass " + std::to_string(kMaxPosition));
+                p += by;
+              }
+            }
+          },
+          "rope shift"};
 }
 
-void set_normalizer(AppState& s, Normalizer n) {
-  apply(s, std::string("normalizer ") + std::string(normalizer_name(n)),
-        [n](Document& d) { d.scenario.options.normalizer = n; });
+Edit set_normalizer(Normalizer n) {
+  return {std::string("normalizer ") + std::string(normalizer_name(n)), [n](Document& d) { d.scenario.options.normalizer = n; }};
 }
 
-void set_mask_kind(AppState& s, MaskKind kind) {
-  apply(s, std::string("mask ") + std::string(mask_kind_name(kind)), [kind](Document& d) {
-    Mask& mask = d.scenario.options.mask;
-    const Eigen::Index n = d.scenario.Q.rows(), m = d.scenario.K.rows();
-    if (kind == MaskKind::Custom) {
-      // Start from what the user sees, so "custom" means "edit this mask".
-      mask.blocked = mask_grid(mask, n, m);
-    } else {
-      mask.blocked.resize(0, 0);
-      switch (kind) {
-        case MaskKind::Padding: mask.param = static_cast<int>(std::max<Eigen::Index>(1, m - 1)); break;
-        case MaskKind::Prefix: mask.param = static_cast<int>(std::min<Eigen::Index>(2, m)); break;
-        case MaskKind::Window: mask.param = static_cast<int>(std::min<Eigen::Index>(2, std::max(n, m))); break;
-        default: mask.param = 0; break;
-      }
-    }
-    mask.kind = kind;
-  });
+Edit set_mask_kind(MaskKind kind) {
+  return {std::string("mask ") + std::string(mask_kind_name(kind)), [kind](Document& d) {
+            Mask& mask = d.scenario.options.mask;
+            const Eigen::Index n = d.scenario.Q.rows(), m = d.scenario.K.rows();
+            if (kind == MaskKind::Custom) {
+              // Start from what the user sees, so "custom" means "edit this mask".
+              mask.blocked = mask_grid(mask, n, m);
+            } else {
+              mask.blocked.resize(0, 0);
+              switch (kind) {
+                case MaskKind::Padding: mask.param = static_cast<int>(std::max<Eigen::Index>(1, m - 1)); break;
+                case MaskKind::Prefix: mask.param = static_cast<int>(std::min<Eigen::Index>(2, m)); break;
+                case MaskKind::Window: mask.param = static_cast<int>(std::min<Eigen::Index>(2, std::max(n, m))); break;
+                default: mask.param = 0; break;
+              }
+            }
+            mask.kind = kind;
+          }};
 }
 
-void set_mask_param(AppState& s, int value) {
-  apply(s, "mask parameter", [value](Document& d) { d.scenario.options.mask.param = value; }, "mask parameter");
+Edit set_mask_param(int value) {
+  return {"mask parameter", [value](Document& d) { d.scenario.options.mask.param = value; }, "mask parameter"};
 }
 
-void cycle_mask(AppState& s) {
+Edit cycle_mask(const Document& d) {
   // The order of "The Query-Key-Value framework"'s mask family, then custom.
   const MaskKind order[] = {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Prefix, MaskKind::Window,
                             MaskKind::Custom};
-  const MaskKind cur = s.doc.scenario.options.mask.kind;
+  const MaskKind cur = d.scenario.options.mask.kind;
   size_t k = 0;
   while (k < std::size(order) && order[k] != cur) ++k;
-  set_mask_kind(s, order[(k + 1) % std::size(order)]);
+  return set_mask_kind(order[(k + 1) % std::size(order)]);
 }
 
-void toggle_blocked(AppState& s, int i, int j) {
-  apply(s, "block/unblock a cell", [i, j](Document& d) {
-    Mask& mask = d.scenario.options.mask;
-    const Eigen::Index n = d.scenario.Q.rows(), m = d.scenario.K.rows();
-    if (i < 0 || j < 0 || i >= n || j >= m) throw InputError("cell [" + std::to_string(i) + "][" + std::to_string(j) + "] is outside the scores");
-    if (mask.kind != MaskKind::Custom) {
-      mask.blocked = mask_grid(mask, n, m);
-      mask.kind = MaskKind::Custom;
-      mask.param = 0;
-    }
-    mask.blocked(i, j) = mask.blocked(i, j) ? 0 : 1;
-  });
+Edit toggle_blocked(int i, int j) {
+  return {"block/unblock a cell", [i, j](Document& d) {
+            Mask& mask = d.scenario.options.mask;
+            const Eigen::Index n = d.scenario.Q.rows(), m = d.scenario.K.rows();
+            if (i < 0 || j < 0 || i >= n || j >= m)
+              throw InputError("cell [" + std::to_string(i) + "][" + std::to_string(j) + "] is outside the scores");
+            if (mask.kind != MaskKind::Custom) {
+              mask.blocked = mask_grid(mask, n, m);
+              mask.kind = MaskKind::Custom;
+              mask.param = 0;
+            }
+            mask.blocked(i, j) = mask.blocked(i, j) ? 0 : 1;
+          }};
 }
 
-void set_cell(AppState& s, Which w, int row, int col, float value) {
-  if (!std::isfinite(value)) {
-    s.error = std::string(which_name(w)) + "[" + std::to_string(row) + "][" + std::to_string(col) + "] must be a finite number";
-    return;
-  }
+Edit set_cell(Which w, int row, int col, float value) {
+  const std::string at = std::string(which_name(w)) + "[" + std::to_string(row) + "][" + std::to_string(col) + "]";
+  if (!std::isfinite(value)) return refusal(at + " must be a finite number");
   const std::string key = std::string("cell ") + which_name(w) + " " + std::to_string(row) + " " + std::to_string(col);
-  apply(s, std::string("edit ") + which_name(w) + "[" + std::to_string(row) + "][" + std::to_string(col) + "]",
-        [=](Document& d) {
-          Matrix& M = w == Which::Q ? d.scenario.Q : w == Which::K ? d.scenario.K : d.scenario.V;
-          if (row < 0 || col < 0 || row >= M.rows() || col >= M.cols()) throw InputError("that cell is outside the matrix");
-          M(row, col) = value;
-        },
-        key);
+  return {"edit " + at,
+          [=](Document& d) {
+            Matrix& M = w == Which::Q ? d.scenario.Q : w == Which::K ? d.scenario.K : d.scenario.V;
+            if (row < 0 || col < 0 || row >= M.rows() || col >= M.cols()) throw InputError("that cell is outside the matrix");
+            M(row, col) = value;
+          },
+          key};
 }
 
-bool inputs_fit(AppState& s, Eigen::Index n, Eigen::Index m, Eigen::Index d_k, Eigen::Index d_v, const std::string& what) {
-  const double bytes = input_bytes(n, m, d_k, d_v);
-  if (bytes <= max_input_bytes()) return true;
-  s.error = what + " makes Q, K and V need " + human_bytes(bytes) + ", more than the " + human_bytes(max_input_bytes()) +
-            " the editor allows itself on this machine";
-  return false;
-}
-
-int dim_value(const AppState& s, Dim dim) {
-  const Scenario& sc = s.doc.scenario;
-  switch (dim) {
-    case Dim::N: return static_cast<int>(sc.Q.rows());
-    case Dim::M: return static_cast<int>(sc.K.rows());
-    case Dim::Dk: return static_cast<int>(sc.Q.cols());
-    case Dim::Dv: return static_cast<int>(sc.V.cols());
-  }
-  return 0;
-}
-
-bool resize(AppState& s, Dim dim, int value, bool confirmed) {
-  if (value == dim_value(s, dim)) return true;
-  Eigen::Index n = dim_value(s, Dim::N), m = dim_value(s, Dim::M);
-  if (dim == Dim::N) n = value;
-  if (dim == Dim::M) m = value;
-  if (s.doc.self_attention && (dim == Dim::N || dim == Dim::M)) n = m = value;
+Edit resize(const Document& doc, Dim dim, int value) {
+  if (value == dim_value(doc, dim)) return {};
   if (value >= 1) {
-    Eigen::Index dk = dim_value(s, Dim::Dk), dv = dim_value(s, Dim::Dv);
-    if (dim == Dim::Dk) dk = value;
-    if (dim == Dim::Dv) dv = value;
-    if (!inputs_fit(s, n, m, dk, dv, std::string(dim_name(dim)) + " = " + std::to_string(value))) return false;
-    const double bytes = dense_bytes(n, m);
-    const bool streams = gui_streams(n, m);
-    if (!confirmed && (bytes > kConfirmBytes || (streams && !gui_streams(dim_value(s, Dim::N), dim_value(s, Dim::M))))) {
-      s.pending_resize = PendingResize{true, dim, value, bytes, streams};
-      return false;
-    }
+    const auto [n, m, dk, dv] = resized(doc, dim, value);
+    if (std::string why = inputs_refusal(n, m, dk, dv, std::string(dim_name(dim)) + " = " + std::to_string(value)); !why.empty())
+      return refusal(std::move(why));
   }
-  return apply(s, std::string("set ") + dim_name(dim) + " = " + std::to_string(value),
-               [dim, value](Document& d) { apply_dim(d, dim, value); });
+  return {std::string("set ") + dim_name(dim) + " = " + std::to_string(value), [dim, value](Document& d) { apply_dim(d, dim, value); }};
 }
 
-void set_self_attention(AppState& s, bool on) {
-  apply(s, on ? "self-attention" : "cross-attention", [on](Document& d) {
-    d.self_attention = on;
-    if (on) {
-      set_rows_m(d, d.scenario.Q.rows());
-      if (d.scenario.query_tokens.empty() != d.scenario.key_tokens.empty() && d.scenario.query_tokens.empty())
-        d.scenario.query_tokens = display_tokens({}, d.scenario.Q.rows());
-      link_tokens(d);
-      fit_mask(d.scenario.options.mask, d.scenario.Q.rows(), d.scenario.K.rows());
-    }
-  });
+Edit set_self_attention(bool on) {
+  return {on ? "self-attention" : "cross-attention", [on](Document& d) {
+            d.self_attention = on;
+            if (on) {
+              set_rows_m(d, d.scenario.Q.rows());
+              if (d.scenario.query_tokens.empty() != d.scenario.key_tokens.empty() && d.scenario.query_tokens.empty())
+                d.scenario.query_tokens = display_tokens({}, d.scenario.Q.rows());
+              link_tokens(d);
+              fit_mask(d.scenario.options.mask, d.scenario.Q.rows(), d.scenario.K.rows());
+            }
+          }};
 }
 
-void fill(AppState& s, FillTarget target, Fill kind, float sigma, int seed) {
+Edit fill(FillTarget target, Fill kind, float sigma, int seed) {
   const char* what = kind == Fill::Random ? "random" : kind == Fill::Identity ? "identity" : "zeros";
   const std::string target_name = target == FillTarget::All ? "Q, K, V" : which_name(static_cast<Which>(target));
-  if (kind == Fill::Random && !(sigma > 0 && std::isfinite(sigma))) {
-    s.error = "σ must be a positive number";
-    return;
-  }
-  apply(s, std::string("fill ") + target_name + " with " + what, [=](Document& d) {
-    std::mt19937 rng(static_cast<std::uint32_t>(seed));
-    std::normal_distribution<float> normal(0.0f, sigma);
-    Matrix* mats[] = {&d.scenario.Q, &d.scenario.K, &d.scenario.V};
-    for (int w = 0; w < 3; ++w) {
-      if (target != FillTarget::All && target != static_cast<FillTarget>(w)) continue;
-      Matrix& M = *mats[w];
-      switch (kind) {
-        case Fill::Random:
-          for (Eigen::Index i = 0; i < M.rows(); ++i)
-            for (Eigen::Index j = 0; j < M.cols(); ++j) M(i, j) = normal(rng);
-          break;
-        case Fill::Identity: M.setIdentity(); break;
-        case Fill::Zeros: M.setZero(); break;
-      }
-    }
-  });
+  if (kind == Fill::Random && !(sigma > 0 && std::isfinite(sigma))) return refusal("σ must be a positive number");
+  return {std::string("fill ") + target_name + " with " + what, [=](Document& d) {
+            std::mt19937 rng(static_cast<std::uint32_t>(seed));
+            std::normal_distribution<float> normal(0.0f, sigma);
+            Matrix* mats[] = {&d.scenario.Q, &d.scenario.K, &d.scenario.V};
+            for (int w = 0; w < 3; ++w) {
+              if (target != FillTarget::All && target != static_cast<FillTarget>(w)) continue;
+              Matrix& M = *mats[w];
+              switch (kind) {
+                case Fill::Random:
+                  for (Eigen::Index i = 0; i < M.rows(); ++i)
+                    for (Eigen::Index j = 0; j < M.cols(); ++j) M(i, j) = normal(rng);
+                  break;
+                case Fill::Identity: M.setIdentity(); break;
+                case Fill::Zeros: M.setZero(); break;
+              }
+            }
+          }};
 }
 
-void set_query_token(AppState& s, int i, const std::string& text) {
-  apply(s, "rename a query token", [=](Document& d) { rename_token(d, Which::Q, i, text); }, "query token " + std::to_string(i));
+Edit set_query_token(int i, const std::string& text) {
+  return {"rename a query token", [=](Document& d) { rename_token(d, Which::Q, i, text); }, "query token " + std::to_string(i)};
 }
 
-void set_key_token(AppState& s, int j, const std::string& text) {
-  apply(s, "rename a key token", [=](Document& d) { rename_token(d, Which::K, j, text); }, "key token " + std::to_string(j));
+Edit set_key_token(int j, const std::string& text) {
+  return {"rename a key token", [=](Document& d) { rename_token(d, Which::K, j, text); }, "key token " + std::to_string(j)};
 }
 
-void tokens_from_sentence(AppState& s, const std::string& sentence) {
+Edit tokens_from_sentence(const Document& doc, const std::string& sentence) {
   std::istringstream in(sentence);
   std::vector<std::string> words;
   for (std::string w; in >> w;) words.push_back(w);
-  if (words.empty()) {
-    s.error = "the sentence has no words to use as tokens";
-    return;
-  }
+  if (words.empty()) return refusal("the sentence has no words to use as tokens");
   const auto count = static_cast<Eigen::Index>(words.size());
-  const double bytes = dense_bytes(count, s.doc.self_attention ? count : s.doc.scenario.K.rows());
+  const double bytes = dense_bytes(count, doc.self_attention ? count : doc.scenario.K.rows());
   if (bytes > kConfirmBytes) {
-    s.error = "that sentence has " + std::to_string(words.size()) + " tokens; its stages would need " + human_bytes(bytes) +
-              " (set n with the size controls instead)";
-    return;
+    return refusal("that sentence has " + std::to_string(words.size()) + " tokens; its stages would need " + human_bytes(bytes) +
+                   " (set n with the size controls instead)");
   }
-  apply(s, "tokens from a sentence", [words](Document& d) {
-    const auto n = static_cast<Eigen::Index>(words.size());
-    set_rows_n(d, n);
-    d.scenario.query_tokens = words;
-    if (d.self_attention) set_rows_m(d, n);
-    link_tokens(d);
-    fit_mask(d.scenario.options.mask, d.scenario.Q.rows(), d.scenario.K.rows());
-  });
+  return {"tokens from a sentence", [words](Document& d) {
+            const auto n = static_cast<Eigen::Index>(words.size());
+            set_rows_n(d, n);
+            d.scenario.query_tokens = words;
+            if (d.self_attention) set_rows_m(d, n);
+            link_tokens(d);
+            fit_mask(d.scenario.options.mask, d.scenario.Q.rows(), d.scenario.K.rows());
+          }};
 }
 
-void load_scenario(AppState& s, const Scenario& scenario, const std::string& path, const std::string& name) {
-  const bool ok = apply(s, name, [&scenario](Document& d) {
-    d.scenario = scenario;
-    const Scenario& sc = d.scenario;
-    d.self_attention = sc.Q.rows() == sc.K.rows() &&
-                       display_tokens(sc.query_tokens, sc.Q.rows()) == display_tokens(sc.key_tokens, sc.K.rows());
-  });
-  if (ok) {
-    s.scenario_path = path;
-    s.pipeline.selected = CellRef{};
-  }
+Edit load_scenario(const Scenario& scenario, const std::string& name) {
+  return {name, [scenario](Document& d) {
+            d.scenario = scenario;
+            const Scenario& sc = d.scenario;
+            d.self_attention = sc.Q.rows() == sc.K.rows() &&
+                               display_tokens(sc.query_tokens, sc.Q.rows()) == display_tokens(sc.key_tokens, sc.K.rows());
+          }};
 }
 
-void open_model_head(AppState& s, const Scenario& head) {
-  const std::uint64_t before = s.doc_version;
-  load_scenario(s, head, "", "open " + head.title + " in the lab");
-  if (s.doc_version != before) s.model.lifted_titles.push_back(head.title);
-}
-
-void reset_lesson(AppState& s) {
-  const LessonOrigin origin = lesson_origin(s.doc.scenario);
-  if (origin.preset.empty()) return;
-  try {
-    load_scenario(s, attnlab::load_preset(origin.preset), "", "reset lesson");
-  } catch (const InputError& e) {
-    s.error = e.what();
-  }
-}
-
-void load_preset(AppState& s, const std::string& preset_name) {
-  try {
-    load_scenario(s, attnlab::load_preset(preset_name), "", "open lesson " + preset_name);
-  } catch (const InputError& e) {
-    s.error = e.what();
-  }
-}
-
-void load_matrix(AppState& s, Which w, const Matrix& M, const std::string& file_name) {
-  if (M.rows() < 1 || M.cols() < 1) {
-    s.error = file_name + ": the matrix is empty";
-    return;
-  }
-  Eigen::Index n = s.doc.scenario.Q.rows(), m = s.doc.scenario.K.rows();
+Edit load_matrix(const Document& doc, Which w, Matrix M, const std::string& file_name) {
+  if (M.rows() < 1 || M.cols() < 1) return refusal(file_name + ": the matrix is empty");
+  Eigen::Index n = doc.scenario.Q.rows(), m = doc.scenario.K.rows();
   if (w == Which::Q) n = M.rows();
   else m = M.rows();
-  if (s.doc.self_attention) n = m = M.rows();
-  if (M.rows() > kMaxTokens || (w != Which::V && M.cols() > kMaxDim) || (w == Which::V && M.cols() > kMaxDim)) {
-    s.error = file_name + ": a " + std::to_string(M.rows()) + " × " + std::to_string(M.cols()) + " matrix is larger than the editor's " +
-              std::to_string(kMaxTokens) + " rows × " + std::to_string(kMaxDim) + " columns";
-    return;
+  if (doc.self_attention) n = m = M.rows();
+  if (M.rows() > kMaxTokens || M.cols() > kMaxDim) {
+    return refusal(file_name + ": a " + std::to_string(M.rows()) + " × " + std::to_string(M.cols()) +
+                   " matrix is larger than the editor's " + std::to_string(kMaxTokens) + " rows × " + std::to_string(kMaxDim) +
+                   " columns");
   }
-  const Eigen::Index dk = w == Which::V ? s.doc.scenario.Q.cols() : M.cols();
-  const Eigen::Index dv = w == Which::V ? M.cols() : s.doc.scenario.V.cols();
-  if (!inputs_fit(s, n, m, dk, dv, file_name + " (" + std::to_string(M.rows()) + " rows)")) return;
-  apply(s, std::string("load ") + which_name(w) + " from " + file_name, [&](Document& d) {
-    Scenario& sc = d.scenario;
-    switch (w) {
-      case Which::Q:
-        apply_dim(d, Dim::N, static_cast<int>(M.rows()));
-        apply_dim(d, Dim::Dk, static_cast<int>(M.cols()));
-        sc.Q = M;
-        break;
-      case Which::K:
-        apply_dim(d, Dim::M, static_cast<int>(M.rows()));
-        apply_dim(d, Dim::Dk, static_cast<int>(M.cols()));
-        sc.K = M;
-        break;
-      case Which::V:
-        apply_dim(d, Dim::M, static_cast<int>(M.rows()));
-        apply_dim(d, Dim::Dv, static_cast<int>(M.cols()));
-        sc.V = M;
-        break;
-    }
-  });
+  const Eigen::Index dk = w == Which::V ? doc.scenario.Q.cols() : M.cols();
+  const Eigen::Index dv = w == Which::V ? M.cols() : doc.scenario.V.cols();
+  if (std::string why = inputs_refusal(n, m, dk, dv, file_name + " (" + std::to_string(M.rows()) + " rows)"); !why.empty())
+    return refusal(std::move(why));
+  return {std::string("load ") + which_name(w) + " from " + file_name, [w, M = std::move(M)](Document& d) {
+            Scenario& sc = d.scenario;
+            switch (w) {
+              case Which::Q:
+                apply_dim(d, Dim::N, static_cast<int>(M.rows()));
+                apply_dim(d, Dim::Dk, static_cast<int>(M.cols()));
+                sc.Q = M;
+                break;
+              case Which::K:
+                apply_dim(d, Dim::M, static_cast<int>(M.rows()));
+                apply_dim(d, Dim::Dk, static_cast<int>(M.cols()));
+                sc.K = M;
+                break;
+              case Which::V:
+                apply_dim(d, Dim::M, static_cast<int>(M.rows()));
+                apply_dim(d, Dim::Dv, static_cast<int>(M.cols()));
+                sc.V = M;
+                break;
+            }
+          }};
 }
 
-}  // namespace actions
+}  // namespace edits
+
+std::string inputs_refusal(Eigen::Index n, Eigen::Index m, Eigen::Index d_k, Eigen::Index d_v, const std::string& what) {
+  const double bytes = input_bytes(n, m, d_k, d_v);
+  if (bytes <= max_input_bytes()) return {};
+  return what + " makes Q, K and V need " + human_bytes(bytes) + ", more than the " + human_bytes(max_input_bytes()) +
+         " the editor allows itself on this machine";
+}
+
+std::optional<PendingResize> resize_question(const Document& doc, Dim dim, int value) {
+  if (value == dim_value(doc, dim) || value < 1) return std::nullopt;
+  const auto [n, m, dk, dv] = resized(doc, dim, value);
+  if (!inputs_refusal(n, m, dk, dv, "").empty()) return std::nullopt;  // refused, not asked
+  const double bytes = dense_bytes(n, m);
+  const bool streams = gui_streams(n, m);
+  if (bytes > kConfirmBytes || (streams && !gui_streams(dim_value(doc, Dim::N), dim_value(doc, Dim::M))))
+    return PendingResize{true, dim, value, bytes, streams};
+  return std::nullopt;
+}
+
 
 }  // namespace attnlab::gui

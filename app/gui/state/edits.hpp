@@ -2,9 +2,13 @@
 // masks, tokens, fills, loading a lesson or a matrix). Each is one call to apply() (history.hpp).
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "engine/attention/attention.hpp"
+#include "gui/state/document.hpp"
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace attnlab::gui {
 
@@ -20,66 +24,93 @@ inline double input_bytes(Eigen::Index n, Eigen::Index m, Eigen::Index d_k, Eige
 // The most the editor lets Q, K and V take together: 1/16 of the dense-stage limit (undo copies them).
 inline double max_input_bytes() { return dense_memory_limit() / 16.0; }
 
-namespace actions {
+// A size change that needs the user's yes first (its dense stages are big).
+struct PendingResize {
+  bool active = false;
+  Dim dim = Dim::N;
+  int value = 0;
+  double bytes = 0;
+  bool streams = false;  // the new size is computed by streaming (compute_job.hpp)
+};
 
-void set_scale(AppState& s, bool on);
-void toggle_scale(AppState& s);
-void set_temperature(AppState& s, double t);  // clamped to [0.05, 20]
-void set_normalizer(AppState& s, Normalizer n);
+// Which input matrices a fill (random, identity, zeros) writes: one of them, or all three.
+enum class FillTarget { Q, K, V, All };
+
+// A named, undoable change to the document: what apply() (history.hpp) commits as one undo entry.
+// Views make edits from the catalogue below and hand them on (commands.hpp); they never change the
+// document themselves.
+struct Edit {
+  Edit() = default;
+  Edit(std::string name_, std::function<void(Document&)> change_, std::string merge_key_ = {})
+      : name(std::move(name_)), change(std::move(change_)), merge_key(std::move(merge_key_)) {}
+
+  std::string name;                       // "set temperature": what Edit > Undo names
+  std::function<void(Document&)> change;  // throws InputError to refuse; the document then stays
+  std::string merge_key;                  // edits in a row with the same non-empty key share one undo entry
+  std::string refused;                    // instead of a change: why it cannot be made (shown in place)
+  // Neither a change nor a refusal: nothing to do (RoPE switched to the state it is in).
+  bool empty() const { return !change && refused.empty(); }
+};
+
+// The catalogue: the named edits a user can make. Those that take the document read it to decide
+// (a toggle, a check against the sizes); none changes it.
+namespace edits {
+
+Edit set_scale(bool on);
+Edit toggle_scale(const Document& d);
+Edit set_temperature(double t);  // clamped to [0.05, 20]
+Edit set_normalizer(Normalizer n);
 // Rotary positions: on brings back the settings it had when turned off (a lifted head's θ, scaling
-// and positions), else θ = 10000 at positions 0, 1, …; an odd d_k is refused with a sentence in
-// state.error (the rotation turns pairs of components).
-void set_rope(AppState& s, bool on);
-void toggle_rope(AppState& s);
-void set_rope_theta(AppState& s, double theta);  // clamped to [1, 10⁷]; RoPE must be on
+// and positions), else θ = 10000 at positions 0, 1, …; an odd d_k is refused (the rotation turns
+// pairs of components).
+Edit set_rope(const Document& d, bool on);
+Edit toggle_rope(const Document& d);
+Edit set_rope_theta(const Document& d, double theta);  // clamped to [1, 10⁷]; RoPE must be on
 // Row `row` of Q (Which::Q) or K (Which::K) at `position` (0 … kMaxPosition); the others keep theirs.
-void set_rope_position(AppState& s, Which w, int row, long long position);
+Edit set_rope_position(const Document& d, Which w, int row, long long position);
 // Every query and key position moved by `delta` (none below 0): the scores stay, since they
 // depend only on distances.
-void shift_rope_positions(AppState& s, long long delta);
+Edit shift_rope_positions(const Document& d, long long delta);
 inline constexpr long long kMaxPosition = 1000000000;
-void set_mask_kind(AppState& s, MaskKind kind);  // picks a sensible parameter
-void set_mask_param(AppState& s, int value);
-void cycle_mask(AppState& s);
+Edit set_mask_kind(MaskKind kind);  // picks a sensible parameter
+Edit set_mask_param(int value);
+Edit cycle_mask(const Document& d);
 // Custom mask: flips (i, j); other kinds are first turned into the equivalent custom grid.
-void toggle_blocked(AppState& s, int i, int j);
+Edit toggle_blocked(int i, int j);
 
 // Q/K/V cell edits. Values must be finite.
-void set_cell(AppState& s, Which w, int row, int col, float value);
+Edit set_cell(Which w, int row, int col, float value);
 
-// Sizes. Cells keep their values and new cells start at 0; tokens grow as t<k>.
-// Returns false and fills state.pending_resize when the dense stages would need over
-// kConfirmBytes (the caller asks the user, then calls resize(..., true)); false with state.error
-// set when the size is refused.
-inline constexpr double kConfirmBytes = 512.0 * 1024 * 1024;
-// Sets state.error and returns false when Q, K and V at these sizes would exceed max_input_bytes();
-// `what` names the change ("n = 100000", "q.npy").
-bool inputs_fit(AppState& s, Eigen::Index n, Eigen::Index m, Eigen::Index d_k, Eigen::Index d_v, const std::string& what);
-bool resize(AppState& s, Dim dim, int value, bool confirmed = false);
-int dim_value(const AppState& s, Dim dim);
-void set_self_attention(AppState& s, bool on);
+// Sizes. Cells keep their values and new cells start at 0; tokens grow as t<k>. Refused when Q, K
+// and V at the new size would exceed max_input_bytes() or the editor's limits; a size that needs the
+// user's yes first is resize_question's to find (the Resize command asks).
+Edit resize(const Document& d, Dim dim, int value);
+Edit set_self_attention(bool on);
 
 enum class Fill { Random, Identity, Zeros };
 // Random draws N(0, σ²) from `seed`.
-void fill(AppState& s, FillTarget target, Fill kind, float sigma, int seed);
+Edit fill(FillTarget target, Fill kind, float sigma, int seed);
 
-void set_query_token(AppState& s, int i, const std::string& text);
-void set_key_token(AppState& s, int j, const std::string& text);
+Edit set_query_token(int i, const std::string& text);
+Edit set_key_token(int j, const std::string& text);
 // Splits on white space; the sentence's tokens become the query tokens (n follows).
-void tokens_from_sentence(AppState& s, const std::string& sentence);
+Edit tokens_from_sentence(const Document& d, const std::string& sentence);
 
-// Replaces the document with a scenario (a lesson or a file), as one undoable action.
-void load_scenario(AppState& s, const Scenario& scenario, const std::string& path, const std::string& name);
-void load_preset(AppState& s, const std::string& preset_name);
-// Puts back the numbers of the built-in lesson the document came from (lesson_origin), as one
-// undoable action ("reset lesson"). Nothing happens for a document that is no built-in lesson.
-void reset_lesson(AppState& s);
-// "Open in the lab": a model head's q, k, v (model_report.hpp's lift_head) replace the document,
-// as one undoable action named after the head; undo returns to what was there.
-void open_model_head(AppState& s, const Scenario& head);
+// Replaces the document with a scenario (a lesson, a file, a lifted head), as one undoable action.
+Edit load_scenario(const Scenario& scenario, const std::string& name);
 // Puts a matrix from a file into Q, K or V; the sizes follow the matrix.
-void load_matrix(AppState& s, Which w, const Matrix& M, const std::string& file_name);
+Edit load_matrix(const Document& d, Which w, Matrix M, const std::string& file_name);
 
-}  // namespace actions
+}  // namespace edits
+
+// Why Q, K and V at these sizes do not fit under max_input_bytes() (`what` names the change:
+// "n = 100000", "q.npy"), or empty when they fit.
+std::string inputs_refusal(Eigen::Index n, Eigen::Index m, Eigen::Index d_k, Eigen::Index d_v, const std::string& what);
+
+// A size change whose dense stages need the user's yes first (over kConfirmBytes, or the first
+// size that streams): what to ask, or nothing when it can go ahead at once.
+inline constexpr double kConfirmBytes = 512.0 * 1024 * 1024;
+std::optional<PendingResize> resize_question(const Document& d, Dim dim, int value);
+
 
 }  // namespace attnlab::gui

@@ -4,7 +4,7 @@
 // panel tests call these as the controls do.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 namespace attnlab::gui {
 

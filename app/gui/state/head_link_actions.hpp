@@ -3,7 +3,7 @@
 // ImGui: the panel tests call these as the chips and buttons do.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 #include <string>
 #include <string_view>

@@ -1,5 +1,4 @@
-// The undo history: apply(), the one point where the document changes, and undo/redo over the
-// snapshots it keeps (see history.hpp).
+// The undo history: edits tried on a copy, the snapshots undo and redo step through (history.hpp).
 #include "gui/state/history.hpp"
 
 #include "engine/io/scenario.hpp"
@@ -26,77 +25,53 @@ void trim_history(History& h) {
   h.undo.erase(h.undo.begin(), h.undo.begin() + static_cast<std::ptrdiff_t>(drop));
 }
 
+// The newest snapshot of `from` becomes the document, and the document it replaces goes onto `to`
+// under the same action's name.
+std::optional<std::string> step(History& h, Document& doc, std::vector<Snapshot>& from, std::vector<Snapshot>& to) {
+  if (from.empty()) return std::nullopt;
+  Snapshot snap = std::move(from.back());
+  from.pop_back();
+  to.push_back(Snapshot{snap.action, std::move(doc)});
+  doc = std::move(snap.doc);
+  h.merge_key.clear();
+  return snap.action;
+}
+
 }  // namespace
 
-bool apply(AppState& state, std::string_view name, const std::function<void(Document&)>& edit,
-           std::string_view merge_key) {
-  Document next = state.doc;
+std::variant<std::optional<Document>, std::string> try_edit(const Document& doc, const Edit& edit) {
+  if (!edit.refused.empty()) return edit.refused;
+  if (!edit.change) return std::optional<Document>{};
   try {
-    edit(next);
+    Document next = doc;
+    edit.change(next);
     validate_scenario(next.scenario, "the scenario");
+    return std::optional<Document>{std::move(next)};
   } catch (const InputError& e) {
-    state.error = e.what();
-    return false;
+    return std::string(e.what());
   } catch (const std::bad_alloc&) {
-    state.error = std::string(name) + " needs more memory than is available; the document is unchanged";
-    return false;
+    return edit.name + " needs more memory than is available; the document is unchanged";
   }
-  History& h = state.history;
+}
+
+void record(History& h, Document& doc, Document next, std::string_view name, std::string_view merge_key) {
   const bool merging = !merge_key.empty() && merge_key == h.merge_key && !h.undo.empty();
   if (!merging) {
-    h.undo.push_back(Snapshot{std::string(name), std::move(state.doc)});
+    h.undo.push_back(Snapshot{std::string(name), std::move(doc)});
     if (h.undo.size() > History::kMaxEntries) h.undo.erase(h.undo.begin());
     trim_history(h);
   }
   h.redo.clear();
   h.merge_key = std::string(merge_key);
-  state.doc = std::move(next);
-  state.results.needs_compute = true;
-  ++state.doc_version;
-  state.error.clear();
-  state.notice.clear();
-  return true;
+  doc = std::move(next);
 }
 
-void end_merge(AppState& state) { state.history.merge_key.clear(); }
+bool can_undo(const History& h) { return !h.undo.empty(); }
+bool can_redo(const History& h) { return !h.redo.empty(); }
+std::string undo_name(const History& h) { return can_undo(h) ? h.undo.back().action : ""; }
+std::string redo_name(const History& h) { return can_redo(h) ? h.redo.back().action : ""; }
 
-bool can_undo(const AppState& state) { return !state.history.undo.empty(); }
-bool can_redo(const AppState& state) { return !state.history.redo.empty(); }
-std::string undo_name(const AppState& state) { return can_undo(state) ? state.history.undo.back().action : ""; }
-std::string redo_name(const AppState& state) { return can_redo(state) ? state.history.redo.back().action : ""; }
-
-namespace {
-
-// Undo and redo: the newest snapshot of `from` becomes the document, and the document it replaces
-// goes onto `to` under the same action's name.
-void step(AppState& state, std::vector<Snapshot>& from, std::vector<Snapshot>& to, const char* verb) {
-  if (from.empty()) return;
-  Snapshot snap = std::move(from.back());
-  from.pop_back();
-  to.push_back(Snapshot{snap.action, std::move(state.doc)});
-  state.doc = std::move(snap.doc);
-  state.history.merge_key.clear();
-  state.results.needs_compute = true;
-  ++state.doc_version;
-  state.error.clear();
-  state.notice = std::string(verb) + " " + snap.action;
-}
-
-}  // namespace
-
-void undo(AppState& state) { step(state, state.history.undo, state.history.redo, "Undid"); }
-void redo(AppState& state) { step(state, state.history.redo, state.history.undo, "Redid"); }
-
-void reset_document(AppState& state, Scenario scenario, std::string path) {
-  state.doc.scenario = std::move(scenario);
-  const Scenario& s = state.doc.scenario;
-  state.doc.self_attention = s.Q.rows() == s.K.rows() &&
-                             display_tokens(s.query_tokens, s.Q.rows()) == display_tokens(s.key_tokens, s.K.rows());
-  state.scenario_path = std::move(path);
-  state.history = History{};
-  state.results.needs_compute = true;
-  ++state.doc_version;
-  state.pipeline.selected = CellRef{};
-}
+std::optional<std::string> step_undo(History& h, Document& doc) { return step(h, doc, h.undo, h.redo); }
+std::optional<std::string> step_redo(History& h, Document& doc) { return step(h, doc, h.redo, h.undo); }
 
 }  // namespace attnlab::gui

@@ -1,34 +1,36 @@
-// The undo history and the one point where the document changes. Every change to AppState::doc goes
-// through apply(), which snapshots the document for undo, validates the edit (a refused edit keeps
-// the last good state and sets AppState::error) and marks the result for recomputation.
+// The undo history over the document: an edit tried on a copy (a refused one leaves the document as
+// it was), the snapshots undo and redo step through, and the budget they keep to. Pure: the shell's
+// apply (shell/apply_command.hpp) is the one caller that commits to the app's document.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/state/document.hpp"
+#include "gui/state/edits.hpp"
 
-#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 
 namespace attnlab::gui {
 
-// Applies `edit` to a copy of the document; commits it when it validates, else sets state.error
-// and keeps the document. Edits sharing a non-empty `merge_key` in a row make one undo entry.
-// Returns true when committed.
-bool apply(AppState& state, std::string_view name, const std::function<void(Document&)>& edit,
-           std::string_view merge_key = {});
-// Ends a run of merged edits (the drag or the text entry finished).
-void end_merge(AppState& state);
+// `edit` made on a copy of `doc` and validated: the changed document, or the sentence why it was
+// refused (its own refusal, an InputError of the change or of validation, or too little memory).
+// An empty edit gives neither (nullopt inside: nothing to do).
+std::variant<std::optional<Document>, std::string> try_edit(const Document& doc, const Edit& edit);
 
-bool can_undo(const AppState& state);
-bool can_redo(const AppState& state);
+// `next` becomes the document, the document it replaces going onto the undo stack as `name`; edits
+// in a row sharing a non-empty `merge_key` make one undo entry. The redo stack is cleared.
+void record(History& h, Document& doc, Document next, std::string_view name, std::string_view merge_key);
+
+bool can_undo(const History& h);
+bool can_redo(const History& h);
 // The name of the action that undo/redo would revert/replay, or empty.
-std::string undo_name(const AppState& state);
-std::string redo_name(const AppState& state);
-void undo(AppState& state);
-void redo(AppState& state);
-
-// Replaces the whole document (start-up, session restore) without an undo entry.
-void reset_document(AppState& state, Scenario scenario, std::string path);
+std::string undo_name(const History& h);
+std::string redo_name(const History& h);
+// The newest snapshot of the undo (redo) stack becomes the document and the one it replaces goes onto
+// the other stack; returns the action's name, or nullopt when there is nothing to step to.
+std::optional<std::string> step_undo(History& h, Document& doc);
+std::optional<std::string> step_redo(History& h, Document& doc);
 
 // Undo keeps at most this many bytes of documents (and at least the last edit).
 inline constexpr double kHistoryBytes = 1024.0 * 1024 * 1024;

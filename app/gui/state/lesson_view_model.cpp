@@ -1,7 +1,7 @@
 // The lesson views' numbers, kept per result (see lesson_view_model.hpp).
 #include "gui/state/lesson_view_model.hpp"
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 
 #include "gui/state/generate_actions.hpp"
 #include "gui/state/model_job.hpp"
-#include "gui/state/edits.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/state/training_actions.hpp"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // No ImGui: the panel tests call these as the window's widgets do.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 #include <string>
 

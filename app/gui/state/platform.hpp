@@ -5,7 +5,7 @@
 #pragma once
 
 #include "engine/figures/export.hpp"
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 #include <functional>
 #include <memory>

@@ -3,7 +3,7 @@
 
 #include "engine/model/training_tasks.hpp"
 #include "gui/state/model_actions.hpp"
-#include "gui/state/edits.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/state/training_job.hpp"
 
 #include <unistd.h>

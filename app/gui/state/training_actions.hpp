@@ -4,7 +4,7 @@
 // panel tests and the induction lesson call these as the window's widgets do.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 
 #include <string>
 

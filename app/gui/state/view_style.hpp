@@ -2,7 +2,7 @@
 // cells, the selected cell, the result's version, the renderer), a stage's colormap and range.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 #include "gui/widgets/heatmap.hpp"
 

@@ -1,7 +1,7 @@
 // The walk-through's steps: scores → ÷√d_k → mask → softmax → ·V, each with what changed.
 #include "gui/state/walkthrough_steps.hpp"
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "engine/text/text_format.hpp"
 
 #include <GLFW/glfw3.h>

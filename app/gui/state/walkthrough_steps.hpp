@@ -2,7 +2,7 @@
 // and moving between steps.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 #include <string>

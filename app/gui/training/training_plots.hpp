@@ -2,7 +2,7 @@
 // and the kind-change markers, and the layers × heads maps on the probe sequence.
 #pragma once
 
-#include "gui/state/app_state.hpp"
+#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 #include "gui/state/loss_curve.hpp"
 

@@ -5,7 +5,7 @@
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/state/compute.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "headless_imgui.hpp"
 #include "support/files.hpp"
 

@@ -6,7 +6,7 @@
 #include "gui/state/walkthrough_steps.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "headless_imgui.hpp"
 

@@ -10,7 +10,7 @@
 #include "gui/model/generate_panel.hpp"
 #include "gui/model/model_window.hpp"
 #include "gui/state/generate_actions.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
 #include "headless_imgui.hpp"

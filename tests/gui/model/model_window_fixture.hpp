@@ -4,7 +4,7 @@
 
 #include "engine/lessons/presets.hpp"
 #include "gui/model/model_window.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/state/model_job.hpp"
 #include "headless_imgui.hpp"
 

@@ -14,7 +14,7 @@
 #include "gui/state/model_job.hpp"
 #include "gui/model/model_window.hpp"
 #include "gui/persistence/open_save.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "headless_imgui.hpp"
 #include "model/model_window_fixture.hpp"
 #include "support/files.hpp"

@@ -21,7 +21,7 @@
 #include "gui/state/compute.hpp"
 #include "gui/state/compute_job.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>

@@ -6,7 +6,7 @@
 #include "gui/persistence/open_save.hpp"
 #include "gui/persistence/recovery_store.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>
@@ -22,6 +22,26 @@ namespace attnlab::gui {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The recovery store as the window's frame calls it: on the state's parts, a sentence it returns
+// going to the status line.
+void recovery_tick(AppState& state, const fs::path& dir, double now) {
+  if (std::string why = recovery_tick(state.recovery, {state.doc, state.doc_version, state.scenario_path}, true, dir, now);
+      !why.empty())
+    state.error = why;
+}
+bool check_for_recovery(AppState& state, const fs::path& dir) {
+  if (std::string why = check_for_recovery(state.recovery, state.doc_version, dir); !why.empty()) state.error = why;
+  return state.recovery.offer;
+}
+// Restore, as the prompt's button does: the work handed to the shell's apply.
+void restore_recovered_work(AppState& state) {
+  if (std::optional<RecoveredWork> w = take_recovered_work(state.recovery)) {
+    Commands out{RestoreWork{w->doc, w->scenario_path, w->saved_at}};
+    Services services;
+    apply(state, services, out);
+  }
+}
 
 class Recovery : public ::testing::Test {
 protected:
@@ -94,7 +114,7 @@ TEST_F(Recovery, DiscardRemovesTheFile) {
   AppState next;
   reset_document(next, default_scenario(), "");
   ASSERT_TRUE(check_for_recovery(next, dir));
-  discard_recovered_work(next, dir);
+  discard_recovered_work(next.recovery, dir);
   EXPECT_FALSE(next.recovery.offer);
   EXPECT_FALSE(fs::exists(recovery_path(dir)));
   EXPECT_NE(next.doc.scenario.options.temperature, 2.5);
@@ -156,7 +176,7 @@ TEST_F(Recovery, LargeDocumentsAreWrittenInTheBackground) {
     recovery_tick(state, dir, clock);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  finish_recovery_writes(state);
+  finish_recovery_writes(state.recovery);
   EXPECT_TRUE(state.recovery.write_error.empty()) << state.recovery.write_error;
   const RecoveredWork w = parse_recovery(read_file(recovery_path(dir)), "recovery.json");
   ASSERT_EQ(w.doc.scenario.V.rows(), n);
@@ -184,7 +204,9 @@ protected:
     for (bool& k : io.KeysDown) k = false;
     if (key >= 0) io.KeysDown[key] = true;
     ImGui::NewFrame();
-    draw_recovery_prompt(next, services);
+    Commands out;
+    draw_recovery_prompt(next.recovery, services.config_dir, out);
+    apply(next, services, out);
     ImGui::Render();
   }
   AppState next;

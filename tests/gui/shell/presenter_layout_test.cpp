@@ -21,7 +21,7 @@
 #include "gui/state/edits.hpp"
 #include "gui/state/generate_actions.hpp"
 #include "gui/state/head_link_actions.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/state/model_actions.hpp"
 #include "headless_imgui.hpp"
 

@@ -10,7 +10,7 @@
 #include "gui/panels/panels.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/training_actions.hpp"
 #include "gui/state/walkthrough_steps.hpp"

@@ -15,7 +15,7 @@
 #include "engine/model/training_tasks.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/state/history.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/state/loss_curve.hpp"
 #include "gui/state/training_actions.hpp"
 #include "gui/state/training_job.hpp"

@@ -18,8 +18,13 @@
 #include "gui/state/generate_ui.hpp"
 #include "gui/state/lesson_ui.hpp"
 #include "gui/state/lesson_view_model.hpp"
+#include "gui/state/document.hpp"
+#include "gui/state/edits.hpp"
 #include "gui/state/result_caches.hpp"
+#include "gui/state/results.hpp"
+#include "gui/state/view_settings.hpp"
 #include "gui/state/training_ui.hpp"
+#include "gui/persistence/recovery_store.hpp"
 
 #include <array>
 #include <cstdint>
@@ -32,64 +37,9 @@
 
 namespace attnlab::gui {
 
-class ComputeJob;       // compute_job.hpp
-class BackgroundWrite;  // recovery_store.hpp
 class ModelJob;         // model/model_job.hpp
 
-// The three input matrices.
-enum class Which { Q, K, V };
-const char* which_name(Which w);
-
-// The four sizes a user can change.
-enum class Dim { N, M, Dk, Dv };
-const char* dim_name(Dim d);  // "n", "m", "d_k", "d_v"
-
-
-// The document: what undo/redo restores and the session keeps.
-struct Document {
-  Scenario scenario;
-  bool self_attention = true;  // K and V rows follow Q's tokens: m = n, key tokens = query tokens
-  // The rotation's settings while RoPE is off, so that turning it back on brings back a model's θ,
-  // scaling and positions (a lifted head) rather than the defaults.
-  std::optional<RopeSettings> rope_when_off;
-};
-
-// One entry of the undo or redo stack: the document as it was before (undo) or after (redo)
-// the named action.
-struct Snapshot {
-  std::string action;
-  Document doc;
-};
-
-struct History {
-  std::vector<Snapshot> undo, redo;
-  // Consecutive edits with the same non-empty key (scrubbing one cell, dragging a slider) share
-  // one undo entry; cleared when the edit ends.
-  std::string merge_key;
-  static constexpr size_t kMaxEntries = 200;
-};
-
-
-// Settings that are not part of the document: kept in the session file, never undone. The Look
-// (presenter mode, theme) is what every drawing depends on.
-struct ViewSettings : Look {
-  std::string sequential = "viridis";
-  std::string diverging = "blue-white-red";
-  bool numbers_in_cells = true;
-  bool inputs_hidden = false;  // the inputs column folded away: the pipeline gets the whole width
-  // In presenter mode the inputs column folds away by itself while the pipeline needs the width to
-  // show numbers in its cells (a six-token lesson on a 1280 × 720 projector); I brings it back.
-  bool inputs_auto_fold = true;
-  float left_width = 0.0f;     // 0: automatic (a share of the window)
-  float bottom_height = 0.0f;  // 0: automatic
-  // B or the tab bar's ▲: the tabs under the pipeline take most of the column (an explanation on a
-  // 720-pixel-high projector); a drag of the splitter ends it.
-  bool tabs_enlarged = false;
-  std::map<std::string, bool> open_windows;  // floating panels ("Help", ...) by name
-};
-
 // Which file the in-app file dialog is choosing, and for what.
-enum class FilePurpose { None, OpenScenario, SaveScenario, OpenMatrixQ, OpenMatrixK, OpenMatrixV, SaveLessonCard, OpenModel, SaveTrainedModel, SaveHeadLinks };
 
 struct FileDialogState {
   FilePurpose purpose = FilePurpose::None;
@@ -99,18 +49,6 @@ struct FileDialogState {
   std::string error;
   std::string card_lesson;  // SaveLessonCard: the built-in lesson whose reference card is written
 };
-
-// A size change that needs the user's yes first (its dense stages are big).
-struct PendingResize {
-  bool active = false;
-  Dim dim = Dim::N;
-  int value = 0;
-  double bytes = 0;
-  bool streams = false;  // the new size is computed by streaming (compute_job.hpp)
-};
-
-// Which input matrices a fill (random, identity, zeros) writes: one of them, or all three.
-enum class FillTarget { Q, K, V, All };
 
 // Inputs-panel state that is not part of the scenario file.
 struct InputsUi {
@@ -193,70 +131,6 @@ struct ModelUi {
   std::vector<std::string> lifted_titles;  // titles of heads lifted into the lab (the banner)
 };
 
-// What the platform this build runs on can do (state/platform.hpp), as plain data any action reads.
-struct PlatformTraits {
-  bool threads = true;       // background work on threads (a page opened from file:// has none: inline)
-  bool file_picker = false;  // the platform chooses files itself (the browser's picker): no in-app dialog
-  bool folders = true;       // files are saved into folders the user names (the browser downloads them)
-  bool quit = true;          // File > Quit (a page closes like any other tab)
-  bool share_links = false;  // File > Share link
-};
-
-// A file the app wrote for the user: the platform hands it over after the frame (the browser offers
-// it as a download and says so).
-enum class DeliveryKind { Scenario, WindowScreenshot, TrainedModel, Table };
-struct Delivery {
-  DeliveryKind kind = DeliveryKind::Scenario;
-  std::string path;  // a file, or a trained model's folder
-  int step = 0;      // TrainedModel: the training step it was saved at
-};
-
-// A document left behind by a run that did not exit cleanly (crash, kill -9, power cut).
-struct RecoveredWork {
-  Document doc;
-  std::string scenario_path;
-  std::string saved_at;  // local time, "2026-11-21 07:03:12"
-};
-
-// The recovery file (recovery_store.hpp): what was written last, and the offer made at start-up.
-struct RecoveryUi {
-  std::uint64_t written_version = 0;  // doc_version that the recovery file holds
-  double changed_at = -1;             // seconds (frame clock) of the last unwritten change
-  bool offer = false;                 // ask "restore unsaved work?" until answered
-  RecoveredWork work;
-  std::string write_error;            // shown once in the status line when writing fails
-  std::shared_ptr<BackgroundWrite> in_flight;  // a large document's write, running (recovery_store.hpp)
-};
-
-// The results: the last good computation of the document, what is derived from it once (not per
-// frame: n × m scans cost at n = 1024), the streaming run under way and the lesson views' numbers.
-// A result carries the document it was computed from (`computed_doc`): whatever explains, labels or
-// exports a result uses that, never the live document, which an edit may already have moved on.
-struct Results {
-  Result result;  // kept when a computation fails
-  bool has_result = false;
-  // The document the result was computed from. An edit whose computation is refused as bad input
-  // (scores that are not a number, sizes that cannot fit) is also rolled back to it.
-  std::optional<Document> computed_doc;
-  std::uint64_t computed_version = 0;  // the doc_version of computed_doc (result_is_current)
-  BlockGrid blocked;  // n × m, the mask the result was computed with
-  std::array<std::pair<double, double>, kStageCount> ranges{};  // finite min/max of each stage
-  OverflowNotes overflow;  // why any stage shows ±∞ (float32 overflow), one sentence per kind
-  StreamedViews streamed;  // derived from a streamed result once (result_caches.hpp)
-  bool needs_compute = true;
-  std::uint64_t result_version = 0;  // bumped on every new result (GL textures re-upload on change)
-  double last_compute_ms = 0;
-  std::string backend_description;
-  BackendChoice backend_choice = BackendChoice::Cpu;
-  // A document too large for dense stages (compute_job.hpp: gui_streams) is computed by streaming
-  // on a background thread; set while that runs, with the document it computes. The result stays
-  // the last good one meanwhile (has_result is false when its sizes differ from the document's).
-  std::shared_ptr<ComputeJob> job;
-  std::optional<Document> job_doc;
-  bool job_cancelled = false;  // the user cancelled the last streaming run: nothing is computing
-  LessonViewModel lesson_model;  // what the lesson views draw, once per document (lesson_view_model.hpp)
-};
-
 // The pipeline's heatmaps as the user sees and points at them.
 struct PipelineUi {
   std::array<DrawnRect, kStageCount> drawn{};  // each stage's heatmap as drawn last frame
@@ -313,19 +187,9 @@ struct AppState {
   bool small_screen = false;  // small_screen(display size) at the last frame (presenter mode's smaller font)
 };
 
-// The scenario the shown result was computed from (the live one until a first result): what labels,
-// explanations and exports of the result use, since an edit may already have changed the live one.
-const Scenario& shown_scenario(const AppState& s);
-// Whether the shown result is the live document's: false between an edit and its recompute (for a
-// streamed document, until its run finishes). What changes the document at a cell of the result (a
-// shift-click that blocks it) waits for this; what only reads the result uses shown_scenario.
-bool result_is_current(const AppState& s);
-// The display labels of query rows and key columns (the scenario's, or t1, t2, ...).
-std::vector<std::string> query_labels(const Scenario& s);
-std::vector<std::string> key_labels(const Scenario& s);
-
-// Floating windows ("Help", "Model", ...: the registry's Slot::Window panels) are shown while this is true.
-bool& window_open(ViewSettings& view, const char* name);
+// The shown scenario and whether the result is current (results.hpp), for the whole state.
+inline const Scenario& shown_scenario(const AppState& s) { return shown_scenario(s.results, s.doc); }
+inline bool result_is_current(const AppState& s) { return result_is_current(s.results, s.doc_version); }
 
 // Whether the inputs column is folded away this frame: by the user (I) or by presenter mode.
 bool inputs_column_hidden(const AppState& s);

@@ -1,0 +1,83 @@
+// What a view asks for that is not its own to change: the document (an Edit of the catalogue), the
+// history, the windows, the status line, files. A view reads what it draws (const), keeps its own UI
+// state, and pushes commands here; the shell applies them right after the view that pushed them
+// (shell/apply_command.cpp), the one place where these parts of the app's state change. Adding a
+// command is a struct here, one alternative of Command and one case there.
+#pragma once
+
+#include "engine/io/scenario.hpp"
+#include "gui/state/document.hpp"
+#include "gui/state/edits.hpp"
+#include "gui/state/view_settings.hpp"
+
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace attnlab::gui {
+
+// A drag or a text entry ended: the next edit with the same merge key starts a new undo entry.
+struct EndMerge {};
+struct Undo {};
+struct Redo {};
+// A size change (the inputs' size fields): asks the user first where its stages are large
+// (resize_question), else the edit.
+struct Resize {
+  Dim dim = Dim::N;
+  int value = 0;
+  bool confirmed = false;
+};
+// The document replaced by a scenario (a file, a lifted head) as one undoable action named `name`;
+// `path` is where it was read from (empty: none). The selected cell is forgotten.
+struct LoadScenario {
+  Scenario scenario;
+  std::string path;
+  std::string name;
+};
+struct LoadPreset {
+  std::string name;  // a built-in lesson (engine/lessons/presets.hpp)
+};
+// The numbers of the built-in lesson the document came from put back ("Reset lesson").
+struct ResetLesson {};
+// One sentence in the status line: why something was refused, or what was done.
+struct SayError {
+  std::string sentence;
+};
+struct SayNotice {
+  std::string sentence;
+};
+// A floating window (the registry's Slot::Window panels: "Help", "Model", …) shown or hidden.
+struct ShowWindow {
+  std::string name;
+  bool open = true;
+};
+// A tab brought forward on the next frame ("Lesson", "Explain a cell").
+struct FocusPanel {
+  std::string name;
+};
+// A file wanted for a purpose: the in-app dialog, or the platform's own picker.
+struct ChooseFile {
+  FilePurpose purpose = FilePurpose::None;
+  std::string lesson;  // SaveLessonCard: the built-in lesson whose reference card is written
+};
+// A file to open as it would open when dropped on the window (recent files).
+struct OpenFile {
+  std::string path;
+};
+// A file the app wrote for the user, handed over after the frame.
+struct Deliver {
+  Delivery delivery;
+};
+struct Quit {};
+// Work a crash left behind (persistence/recovery_store.hpp), put back as one undoable action.
+struct RestoreWork {
+  Document doc;
+  std::string scenario_path;
+  std::string saved_at;  // local time it was saved, "2026-11-21 07:03:12"; empty when unknown
+};
+
+using Command = std::variant<Edit, EndMerge, Undo, Redo, Resize, LoadScenario, LoadPreset, ResetLesson, SayError, SayNotice,
+                             ShowWindow, FocusPanel, ChooseFile, OpenFile, Deliver, Quit, RestoreWork>;
+using Commands = std::vector<Command>;
+
+}  // namespace attnlab::gui
