@@ -8,11 +8,8 @@
 #include "engine/attention/matrix.hpp"
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/scenario.hpp"
-#include "gui/dialogs/file_dialog.hpp"
 #include "gui/shell/gui_command.hpp"
-#include "gui/state/head_link_actions.hpp"
 #include "gui/state/platform.hpp"
-#include "gui/state/training_actions.hpp"
 
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -26,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <utility>
 
 namespace attnlab::web {
@@ -34,12 +32,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A file the picker delivered, waiting for the next frame (JavaScript calls in between frames).
-struct PickedFile {
-  std::string path;  // in the page's in-memory file system
-  gui::FilePurpose purpose = gui::FilePurpose::None;
-};
-std::vector<PickedFile> g_picked;
+// Files the picker delivered (in the page's in-memory file system), waiting for the next frame
+// (JavaScript calls in between frames).
+std::vector<gui::PickedFile> g_picked;
 
 // The recovery file's version last copied to local storage (after_frame).
 std::uint64_t g_persisted_version = 0;
@@ -304,29 +299,24 @@ void follow_canvas_size(GLFWwindow* window) {
   }
 }
 
-// A file the app wrote for the user, offered as a download; the notice says so.
-void deliver(gui::AppState& state, const gui::Delivery& d) {
+// A file the app wrote for the user, offered as a download; returns the sentence that says so.
+std::string deliver_download(const gui::Delivery& d) {
   const std::string name = fs::path(d.path).filename().string();
   switch (d.kind) {
     case gui::DeliveryKind::Scenario:
-      offer_download(d.path, name);
-      state.notice = "Downloaded " + name;
-      break;
-    case gui::DeliveryKind::WindowScreenshot:
-      offer_download(d.path, name);
-      state.notice = "Downloaded the window as " + name;
-      break;
     case gui::DeliveryKind::Table:
       offer_download(d.path, name);
-      state.notice = "Downloaded " + name;
-      break;
+      return "Downloaded " + name;
+    case gui::DeliveryKind::WindowScreenshot:
+      offer_download(d.path, name);
+      return "Downloaded the window as " + name;
     case gui::DeliveryKind::TrainedModel:
       // The browser keeps downloads where it keeps them: the folder's files, one download each.
       offer_folder_download(d.path);
-      state.training.notice = "Saved the model at step " + std::to_string(d.step) +
-                              " as three downloads (config.json, vocab.json, model.safetensors); drop them onto the page together to open it again";
-      break;
+      return "Saved the model at step " + std::to_string(d.step) +
+             " as three downloads (config.json, vocab.json, model.safetensors); drop them onto the page together to open it again";
   }
+  return {};
 }
 
 void call_frame(void*) { g_frame(); }
@@ -376,29 +366,31 @@ public:
     return false;
   }
 
-  // Files the picker delivered go where the desktop's file dialog would send them, and a dropped
-  // model's files become one folder.
-  void before_frame(gui::AppState& state) override {
+  // The files the picker delivered, for the shell to use as the desktop's file dialog would; a
+  // dropped model's files become one folder.
+  std::vector<gui::PickedFile> before_frame(std::vector<std::string>& dropped) override {
     if (window_) follow_canvas_size(window_);
-    for (const PickedFile& f : std::exchange(g_picked, {})) gui::use_chosen_file(state, f.purpose, f.path);
-    if (!state.dropped_files.empty()) state.dropped_files = group_dropped_model(state.dropped_files);
+    if (!dropped.empty()) dropped = group_dropped_model(dropped);
+    return std::exchange(g_picked, {});
   }
 
-  // Files written this frame become downloads; the first frame announces itself; a changed recovery
-  // file goes to local storage, so a tab that is killed still offers its work back on the next visit.
-  void after_frame(gui::AppState& state, const gui::Services& services, std::size_t frames_drawn,
+  // Files written for the user become downloads.
+  std::string deliver(const gui::Delivery& d) override { return deliver_download(d); }
+
+  // The first frame announces itself; a changed recovery file goes to local storage, so a tab that
+  // is killed still offers its work back on the next visit.
+  void after_frame(std::uint64_t recovery_version, const fs::path& config_dir, std::size_t frames_drawn,
                    const std::function<std::string()>& layout) override {
     release_latched_keys();
-    for (const gui::Delivery& d : std::exchange(state.deliveries, {})) deliver(state, d);
     g_layout = layout();
     if (!g_announced && frames_drawn > 0) {
       g_announced = true;
       js_ready();
     }
-    if (!g_persisted_once || state.recovery.written_version != g_persisted_version) {
+    if (!g_persisted_once || recovery_version != g_persisted_version) {
       g_persisted_once = true;
-      g_persisted_version = state.recovery.written_version;
-      persist_config_dir(services.config_dir);
+      g_persisted_version = recovery_version;
+      persist_config_dir(config_dir);
     }
   }
 
@@ -406,24 +398,21 @@ public:
 
   // Opening asks the browser's picker (the file arrives on a later frame); a save is written to the
   // downloads folder and offered as a download.
-  void pick_file(gui::AppState& state, gui::FilePurpose purpose) override {
+  std::optional<std::string> pick_file(gui::FilePurpose purpose, const std::string& save_name) override {
     using gui::FilePurpose;
     if (purpose == FilePurpose::SaveScenario || purpose == FilePurpose::SaveLessonCard || purpose == FilePurpose::SaveHeadLinks) {
-      const std::string name = purpose == FilePurpose::SaveLessonCard ? state.file_dialog.card_lesson + ".pdf"
-                               : purpose == FilePurpose::SaveHeadLinks ? gui::link_csv_name(state.model)
-                               : state.scenario_path.empty()          ? std::string("scenario.json")
-                                                                      : fs::path(state.scenario_path).filename().string();
-      gui::use_chosen_file(state, purpose, (download_dir() / name).string());
-    } else if (purpose == FilePurpose::SaveTrainedModel) {
+      return (download_dir() / save_name).string();
+    }
+    if (purpose == FilePurpose::SaveTrainedModel) {
       // A model is a folder: its files are offered one by one once written (poll_training). An
       // earlier save of the same step was downloaded already: its copy here is replaced.
-      const fs::path dir = download_dir() / gui::trained_model_name(state.training);
+      const fs::path dir = download_dir() / save_name;
       std::error_code ec;
       fs::remove_all(dir, ec);
-      gui::use_chosen_file(state, purpose, dir.string());
-    } else {
-      js_pick_file(static_cast<int>(purpose), accept_for(purpose), purpose == FilePurpose::OpenModel ? 1 : 0);
+      return dir.string();
     }
+    js_pick_file(static_cast<int>(purpose), accept_for(purpose), purpose == FilePurpose::OpenModel ? 1 : 0);
+    return std::nullopt;
   }
 
   std::string export_stage(const Scenario& scenario, const Result& result, const ExportOptions& options,

@@ -48,6 +48,16 @@ bool fits(FilePurpose p, const fs::path& file) {
   return ext == ".npy" || ext == ".csv";
 }
 
+// The name a save proposes where the platform asks for none (the browser's downloads).
+std::string save_name(const AppState& state, FilePurpose purpose) {
+  switch (purpose) {
+    case FilePurpose::SaveLessonCard: return state.file_dialog.card_lesson + ".pdf";
+    case FilePurpose::SaveHeadLinks: return link_csv_name(state.model);
+    case FilePurpose::SaveTrainedModel: return trained_model_name(state.training);
+    default: return state.scenario_path.empty() ? std::string("scenario.json") : fs::path(state.scenario_path).filename().string();
+  }
+}
+
 }  // namespace
 
 std::string use_chosen_file(AppState& state, FilePurpose purpose, const std::string& path) {
@@ -82,7 +92,8 @@ void draw_file_dialog(AppState& state, Services& services) {
   if (d.request_open && state.platform.file_picker) {
     // The platform chooses files itself (the browser's picker; a save becomes a download).
     d.request_open = false;
-    services.platform->pick_file(state, d.purpose);
+    if (std::optional<std::string> path = services.platform->pick_file(d.purpose, save_name(state, d.purpose)))
+      use_chosen_file(state, d.purpose, *path);
     return;
   }
   if (d.request_open) {

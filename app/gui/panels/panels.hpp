@@ -15,7 +15,6 @@ void draw_pipeline_panel(AppState& state, Services& services);     // pipeline_p
 bool draw_compute_progress(AppState& state, Services& services);
 void draw_streaming_view(AppState& state, Services& services);
 void draw_explain_panel(AppState& state, Services& services);      // explain_panel.cpp
-void draw_saturation_panel(AppState& state, Services& services);   // saturation_panel.cpp
 void draw_scaling_panel(AppState& state, Services& services);      // scaling_lab_panel.cpp
 void draw_lesson_panel(AppState& state, Services& services);       // lesson_text_panel.cpp
 void draw_lesson_view_panel(AppState& state, Services& services);  // lesson_view_panel.cpp

@@ -24,6 +24,8 @@
 #include "gui/state/results.hpp"
 #include "gui/state/view_settings.hpp"
 #include "gui/state/training_ui.hpp"
+#include "gui/lab/lab_ui.hpp"
+#include "gui/state/view_style.hpp"
 #include "gui/persistence/recovery_store.hpp"
 
 #include <array>
@@ -48,16 +50,6 @@ struct FileDialogState {
   std::string file_name;
   std::string error;
   std::string card_lesson;  // SaveLessonCard: the built-in lesson whose reference card is written
-};
-
-// Inputs-panel state that is not part of the scenario file.
-struct InputsUi {
-  float sigma = 1.0f;
-  int seed = 1;
-  FillTarget fill_target = FillTarget::All;
-  std::string sentence;
-  std::string cell_error;  // a cell's text that did not parse, with the kept value
-  std::string drop_path;   // a dropped .npy/.csv waiting for "into Q, K or V?"
 };
 
 // Which compute backend the user asked for (Backend menu); the status bar shows the active one.
@@ -131,25 +123,6 @@ struct ModelUi {
   std::vector<std::string> lifted_titles;  // titles of heads lifted into the lab (the banner)
 };
 
-// The pipeline's heatmaps as the user sees and points at them.
-struct PipelineUi {
-  std::array<DrawnRect, kStageCount> drawn{};  // each stage's heatmap as drawn last frame
-  // The lesson view's small maps as drawn last frame, in the order drawn (`drawn` keeps one per
-  // stage, and these share stages): the walk-through step's inputs, top or left first; the gqa
-  // lesson's heads, variant by variant. Each view that draws them clears the list first.
-  std::vector<DrawnRect> lesson_maps_drawn;
-  CellRef hovered;   // under the mouse this frame
-  CellRef selected;  // clicked: the explain panel follows it when nothing is hovered
-};
-
-// Measured by the pipeline panel each frame, used by the host's automatic layout on the next.
-struct LayoutUi {
-  float pipeline_wants_height = 0;  // the height its heatmaps can use
-  float pipeline_needs_height = 0;  // the height below which the numbers in its cells get too small
-  float pipeline_needs_width = 0;   // the width below which the numbers in its cells get too small
-  bool inputs_auto_folded = false;  // the host folded the inputs column this frame (inputs_auto_fold)
-};
-
 // The app: the document and its history, the results, the view settings, a UI struct per window,
 // and what the shell keeps (the status line, files, the frame).
 struct AppState {
@@ -190,6 +163,16 @@ struct AppState {
 // The shown scenario and whether the result is current (results.hpp), for the whole state.
 inline const Scenario& shown_scenario(const AppState& s) { return shown_scenario(s.results, s.doc); }
 inline bool result_is_current(const AppState& s) { return result_is_current(s.results, s.doc_version); }
+
+// Transitional, for views not yet given their parts: the context and the heatmap style of the whole
+// state, and where a heatmap was drawn.
+inline ViewContext view_context(const AppState& s, const Services& services) {
+  return ViewContext{s.doc, s.doc_version, s.results, s.view, s.platform, services};
+}
+inline HeatmapStyle heatmap_style(const AppState& s, const Services& services) {
+  return heatmap_style(view_context(s, services), s.pipeline.selected);
+}
+inline void keep_drawn(AppState& s, Stage stage, const HeatmapEvents& events) { keep_drawn(s.pipeline, stage, events); }
 
 // Whether the inputs column is folded away this frame: by the user (I) or by presenter mode.
 bool inputs_column_hidden(const AppState& s);

@@ -2,6 +2,7 @@
 #include "gui/shell/apply_command.hpp"
 
 #include "engine/lessons/presets.hpp"
+#include "gui/dialogs/export_dialog.hpp"
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/persistence/open_save.hpp"
 
@@ -107,6 +108,10 @@ struct Applier {
   }
   bool operator()(const Quit&) {
     state.quit_requested = true;
+    return true;
+  }
+  bool operator()(const StageMenu& m) {
+    handle_heatmap_menu(state, m.stage, m.choice);
     return true;
   }
   bool operator()(const RestoreWork& w) {

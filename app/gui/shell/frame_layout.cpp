@@ -46,7 +46,7 @@ void draw_slot(AppState& state, Services& services, Slot slot, const char* tab_b
   for (const PanelInfo& p : panel_list())
     if (p.slot == slot) ps.push_back(&p);
   if (ps.size() == 1) {
-    ps[0]->draw(state, services);
+    draw_panel(state, services, ps[0]->panel);
     return;
   }
   if (ImGui::BeginTabBar(tab_bar_id)) {
@@ -55,7 +55,7 @@ void draw_slot(AppState& state, Services& services, Slot slot, const char* tab_b
       if (focus) state.focus_panel.clear();
       if (ImGui::BeginTabItem(p->name, nullptr, focus ? ImGuiTabItemFlags_SetSelected : 0)) {
         ImGui::BeginChild(p->name);
-        p->draw(state, services);
+        draw_panel(state, services, p->panel);
         ImGui::EndChild();
         ImGui::EndTabItem();
       }
@@ -176,7 +176,7 @@ void draw_menu_bar(AppState& state, Services& services) {
   if (!ImGui::BeginMainMenuBar()) return;
   for (const MenuInfo& m : menu_list()) {
     if (ImGui::BeginMenu(m.name)) {
-      m.draw(state, services);
+      draw_menu(state, services, m.menu);
       ImGui::EndMenu();
     }
   }
@@ -209,7 +209,7 @@ void draw_left_column(AppState& state, Services& services, float lw, float heigh
     if (p.slot != Slot::Left) continue;
     if (ImGui::CollapsingHeader(p.name, ImGuiTreeNodeFlags_DefaultOpen)) {
       ImGui::PushID(p.name);
-      p.draw(state, services);
+      draw_panel(state, services, p.panel);
       ImGui::PopID();
       ImGui::Spacing();
     }
@@ -320,7 +320,7 @@ void draw_floating_windows(AppState& state, Services& services, ImVec2 pos, ImVe
                             ImVec2(0.5f, 0.5f));
     const bool visible = ImGui::Begin(p.name, &open);
     keep_inside(ImVec2(vp->Pos.x, pos.y), ImVec2(vp->Pos.x + vp->Size.x, pos.y + size.y));
-    if (visible) p.draw(state, services);
+    if (visible) draw_panel(state, services, p.panel);
     ImGui::End();
   }
 }

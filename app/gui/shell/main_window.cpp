@@ -17,6 +17,7 @@
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
 #include "gui/dialogs/export_dialog.hpp"
+#include "gui/dialogs/file_dialog.hpp"
 #include "gui/persistence/instance_lock.hpp"
 #include "gui/persistence/recovery_store.hpp"
 #include "gui/persistence/session_store.hpp"
@@ -51,6 +52,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace attnlab::gui {
 
@@ -374,7 +376,7 @@ bool run_frame(GuiRun& run) {
   const GuiOptions& options = run.options;
   Loop& loop = run.loop;
   const bool shooting = !options.screenshot.empty();
-  run.platform.before_frame(state);
+  for (const PickedFile& f : run.platform.before_frame(state.dropped_files)) use_chosen_file(state, f.purpose, f.path);
   if (shooting || loop.busy_frames > 0 || run.monkey) glfwPollEvents();
   // A streaming run's progress: 10 updates a second; a model training: its curve at 30 frames a second.
   else glfwWaitEventsTimeout(training_busy(state.training) ? 1.0 / 30 : state.results.job ? 0.1 : 0.5);
@@ -437,7 +439,11 @@ bool run_frame(GuiRun& run) {
   const InputPrint print = input_print();
   loop.busy_frames = print == loop.last_print && !state.results.needs_compute && !state.scaling.running() ? loop.busy_frames - 1 : 8;
   loop.last_print = print;
-  run.platform.after_frame(state, services, loop.frame_ms.size(),
+  for (const Delivery& d : std::exchange(state.deliveries, {})) {
+    // A trained model's folder is the Training window's news; every other file the status line's.
+    if (std::string said = run.platform.deliver(d); !said.empty()) (d.kind == DeliveryKind::TrainedModel ? state.training.notice : state.notice) = said;
+  }
+  run.platform.after_frame(state.recovery.written_version, services.config_dir, loop.frame_ms.size(),
                            [&] { return layout_json(state, static_cast<float>(fw) / std::max(ImGui::GetIO().DisplaySize.x, 1.0f)); });
   return !last && !(run.monkey && run.monkey->finished());
 }

@@ -1,9 +1,12 @@
-// The registry: every panel and menu of the app, in display order. One line each.
+// The registry: every panel and menu of the app, in display order, one line each; and the one place
+// that hands each its parts of the state and applies the commands it returns.
 #include "gui/shell/panel_registry.hpp"
 
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/model/model_window.hpp"
+#include "gui/lab/saturation_panel.hpp"
 #include "gui/panels/panels.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/shell/backend_menu.hpp"
 #include "gui/shell/help_window.hpp"
 #include "gui/shell/lessons_menu.hpp"
@@ -15,32 +18,58 @@ namespace attnlab::gui {
 namespace {
 
 const std::vector<PanelInfo> kPanels = {
-    {"Controls", Slot::Left, draw_controls_panel},
-    {"Inputs", Slot::Left, draw_inputs_panel},
-    {"Pipeline", Slot::Main, draw_pipeline_panel},
-    {"Scaling lab", Slot::Window, draw_scaling_panel},
-    {"Lesson", Slot::Bottom, draw_lesson_panel},
-    {"Lesson view", Slot::Window, draw_lesson_view_panel},
-    {"Explain a cell", Slot::Bottom, draw_explain_panel},
-    {"Saturation", Slot::Bottom, draw_saturation_panel},
-    {"Model", Slot::Window, draw_model_window},
-    {"Training", Slot::Window, draw_training_window},
-    {"Help", Slot::Window, draw_help_window},
-    {"Export", Slot::Window, draw_export_dialog},
+    {"Controls", Slot::Left, Panel::Controls},
+    {"Inputs", Slot::Left, Panel::Inputs},
+    {"Pipeline", Slot::Main, Panel::Pipeline},
+    {"Scaling lab", Slot::Window, Panel::ScalingLab},
+    {"Lesson", Slot::Bottom, Panel::Lesson},
+    {"Lesson view", Slot::Window, Panel::LessonView},
+    {"Explain a cell", Slot::Bottom, Panel::Explain},
+    {"Saturation", Slot::Bottom, Panel::Saturation},
+    {"Model", Slot::Window, Panel::Model},
+    {"Training", Slot::Window, Panel::Training},
+    {"Help", Slot::Window, Panel::Help},
+    {"Export", Slot::Window, Panel::Export},
 };
 
 const std::vector<MenuInfo> kMenus = {
-    {"File", draw_file_menu},
-    {"Edit", draw_edit_menu},
-    {"View", draw_view_menu},
-    {"Lessons", draw_lessons_menu},
-    {"Backend", draw_backend_menu},
-    {"Help", draw_help_menu},
+    {"File", Menu::File}, {"Edit", Menu::Edit}, {"View", Menu::View}, {"Lessons", Menu::Lessons}, {"Backend", Menu::Backend}, {"Help", Menu::Help},
 };
 
 }  // namespace
 
 const std::vector<PanelInfo>& panel_list() { return kPanels; }
 const std::vector<MenuInfo>& menu_list() { return kMenus; }
+
+void draw_panel(AppState& state, Services& services, Panel panel) {
+  const ViewContext ctx{state.doc, state.doc_version, state.results, state.view, state.platform, services};
+  Commands out;
+  switch (panel) {
+    case Panel::Controls: draw_controls_panel(state, services); break;
+    case Panel::Inputs: draw_inputs_panel(state, services); break;
+    case Panel::Pipeline: draw_pipeline_panel(state, services); break;
+    case Panel::ScalingLab: draw_scaling_panel(state, services); break;
+    case Panel::Lesson: draw_lesson_panel(state, services); break;
+    case Panel::LessonView: draw_lesson_view_panel(state, services); break;
+    case Panel::Explain: draw_explain_panel(state, services); break;
+    case Panel::Saturation: draw_saturation_panel(ctx, state.pipeline, out); break;
+    case Panel::Model: draw_model_window(state, services); break;
+    case Panel::Training: draw_training_window(state, services); break;
+    case Panel::Help: draw_help_window(state, services); break;
+    case Panel::Export: draw_export_dialog(state, services); break;
+  }
+  apply(state, services, out);
+}
+
+void draw_menu(AppState& state, Services& services, Menu menu) {
+  switch (menu) {
+    case Menu::File: draw_file_menu(state, services); break;
+    case Menu::Edit: draw_edit_menu(state, services); break;
+    case Menu::View: draw_view_menu(state, services); break;
+    case Menu::Lessons: draw_lessons_menu(state, services); break;
+    case Menu::Backend: draw_backend_menu(state, services); break;
+    case Menu::Help: draw_help_menu(state, services); break;
+  }
+}
 
 }  // namespace attnlab::gui

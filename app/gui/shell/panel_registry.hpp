@@ -1,5 +1,6 @@
-// The panel and menu registry. Adding a panel is one file in panels/ with a draw function
-// (declared in panels/panels.hpp) plus one line in panel_registry.cpp's list; the same for a menu.
+// The panel and menu registry. Adding a panel is its view (in its feature's folder) plus one line in
+// panel_registry.cpp's list and one case in draw_panel, which hands the view the parts of the state
+// it reads and its own UI state, and applies the commands it returns. The same for a menu.
 #pragma once
 
 #include "gui/shell/app_state.hpp"
@@ -17,20 +18,26 @@ enum class Slot {
   Window,  // its own window, opened from the View menu (help, dialogs)
 };
 
-using DrawFn = void (*)(AppState&, Services&);
+enum class Panel { Controls, Inputs, Pipeline, ScalingLab, Lesson, LessonView, Explain, Saturation, Model, Training, Help, Export };
+enum class Menu { File, Edit, View, Lessons, Backend, Help };
 
 struct PanelInfo {
   const char* name;
   Slot slot;
-  DrawFn draw;
+  Panel panel;
 };
 
 struct MenuInfo {
   const char* name;
-  DrawFn draw;  // draws the menu's items (between BeginMenu and EndMenu)
+  Menu menu;
 };
 
 const std::vector<PanelInfo>& panel_list();
 const std::vector<MenuInfo>& menu_list();
+
+// Draws a panel (its content, inside the window or tab the host made) and applies what it asked for.
+void draw_panel(AppState& state, Services& services, Panel panel);
+// Draws a menu's items (between BeginMenu and EndMenu) and applies what was chosen.
+void draw_menu(AppState& state, Services& services, Menu menu);
 
 }  // namespace attnlab::gui

@@ -9,6 +9,7 @@
 #include "gui/state/document.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/view_settings.hpp"
+#include "gui/widgets/heatmap.hpp"
 
 #include <string>
 #include <variant>
@@ -69,6 +70,12 @@ struct Deliver {
   Delivery delivery;
 };
 struct Quit {};
+// What a heatmap's right-click menu asked for on a stage of the result: the Export dialog on the
+// stage or the pipeline figure, or the stage copied as LaTeX or CSV.
+struct StageMenu {
+  Stage stage = Stage::Weights;
+  HeatmapMenu choice = HeatmapMenu::None;
+};
 // Work a crash left behind (persistence/recovery_store.hpp), put back as one undoable action.
 struct RestoreWork {
   Document doc;
@@ -77,7 +84,7 @@ struct RestoreWork {
 };
 
 using Command = std::variant<Edit, EndMerge, Undo, Redo, Resize, LoadScenario, LoadPreset, ResetLesson, SayError, SayNotice,
-                             ShowWindow, FocusPanel, ChooseFile, OpenFile, Deliver, Quit, RestoreWork>;
+                             ShowWindow, FocusPanel, ChooseFile, OpenFile, Deliver, Quit, RestoreWork, StageMenu>;
 using Commands = std::vector<Command>;
 
 }  // namespace attnlab::gui

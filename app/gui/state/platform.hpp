@@ -5,11 +5,16 @@
 #pragma once
 
 #include "engine/figures/export.hpp"
-#include "gui/shell/app_state.hpp"
+#include "engine/io/scenario.hpp"
+#include "gui/state/view_settings.hpp"
 
 #include <functional>
 #include <memory>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 struct GLFWwindow;
 
@@ -17,6 +22,12 @@ namespace attnlab::gui {
 
 struct GuiOptions;  // shell/gui_command.hpp
 struct Services;    // services.hpp
+
+// A file the platform's picker delivered, and what it was picked for.
+struct PickedFile {
+  std::string path;
+  FilePurpose purpose = FilePurpose::None;
+};
 
 class Platform {
 public:
@@ -42,18 +53,25 @@ public:
   // must then keep everything `frame` uses alive). `save_session` saves the session now (the page
   // calls it when it is hidden or closed).
   virtual bool run_frames(std::function<bool()> frame, std::function<void()> save_session) = 0;
-  // Around each frame: files the platform's picker delivered, files the app wrote for the user
-  // (AppState::deliveries) handed over, the first frame announced. `layout` is where the frame drew
-  // each heatmap (the screenshot tests' JSON), made only when the platform asks for it.
-  virtual void before_frame(AppState& state) = 0;
-  virtual void after_frame(AppState& state, const Services& services, std::size_t frames_drawn,
+  // Before each frame: the files the platform's picker delivered since the last, each for its purpose
+  // (the shell uses them as the in-app dialog's Open would), and the files dropped on the window as
+  // the app should open them (the browser makes a dropped model's files one folder).
+  virtual std::vector<PickedFile> before_frame(std::vector<std::string>& dropped) = 0;
+  // Hands over a file the app wrote for the user (a download in the browser) and returns the sentence
+  // that says where it went, or empty where the app's own notice already says so (the desktop).
+  virtual std::string deliver(const Delivery& delivery) = 0;
+  // After each frame: the first frame announced; `recovery_version`, the document version the recovery
+  // file in `config_dir` holds (the browser copies a new one to local storage). `layout` is where the
+  // frame drew each heatmap (the screenshot tests' JSON), made only when the platform asks for it.
+  virtual void after_frame(std::uint64_t recovery_version, const std::filesystem::path& config_dir, std::size_t frames_drawn,
                            const std::function<std::string()>& layout) = 0;
   // After the session was saved in `config_dir` (the browser keeps it in local storage).
   virtual void session_saved(const std::filesystem::path& config_dir) = 0;
 
-  // Asks for a file for `purpose` (only where traits().file_picker): the browser's picker, or for a
-  // save, a download.
-  virtual void pick_file(AppState& state, FilePurpose purpose) = 0;
+  // Asks for a file for `purpose` (only where traits().file_picker). Opening asks the browser's picker:
+  // the file arrives in a later before_frame, and this returns nothing. A save is a download: this
+  // returns the path to write to at once, named `save_name`.
+  virtual std::optional<std::string> pick_file(FilePurpose purpose, const std::string& save_name) = 0;
   // Writes a stage's export to `path` (the browser: a download of that file name; PNG drawn by the
   // browser from the engine's SVG) and returns the sentence that says where it went. Throws
   // InputError.

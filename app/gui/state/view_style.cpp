@@ -3,13 +3,13 @@
 
 namespace attnlab::gui {
 
-HeatmapStyle heatmap_style(const AppState& state, const Services& services) {
+HeatmapStyle heatmap_style(const ViewContext& ctx, CellRef selected) {
   HeatmapStyle style;
-  style.palette = palette(state.view);
-  style.numbers_in_cells = state.view.numbers_in_cells;
-  style.selected = state.pipeline.selected;
-  style.version = state.results.result_version;
-  style.renderer = services.renderer;
+  style.palette = palette(ctx.view);
+  style.numbers_in_cells = ctx.view.numbers_in_cells;
+  style.selected = selected;
+  style.version = ctx.results.result_version;
+  style.renderer = ctx.services.renderer;
   return style;
 }
 
@@ -26,10 +26,6 @@ std::pair<double, double> stage_range(const Results& results, Stage stage) {
   if (stage == Stage::Weights) return {0.0, 1.0};
   if (stage == Stage::Saturation) return {0.0, 0.25};
   return results.ranges[static_cast<size_t>(stage)];  // computed once per result (recompute_if_needed)
-}
-
-void keep_drawn(AppState& state, Stage stage, const HeatmapEvents& events) {
-  state.pipeline.drawn[static_cast<size_t>(stage)] = events.drawn;
 }
 
 }  // namespace attnlab::gui

@@ -29,12 +29,12 @@ class StaleResult : public HeadlessAppTest {
 protected:
   // What `draw` puts on screen as text, in a window of its own at a fixed place, as ImGui's log
   // captures it (every Text and TextUnformatted; heatmap cells are drawn, not logged).
-  std::string captured(DrawFn draw) {
+  std::string captured(const std::function<void()>& draw) {
     ImGui::SetNextWindowPos(ImVec2(0, 0));
     ImGui::SetNextWindowSize(ImVec2(1200, 760));
     ImGui::Begin("probe", nullptr, ImGuiWindowFlags_NoSavedSettings);
     ImGui::LogToBuffer();
-    draw(state, services);
+    draw();
     std::string text = ImGui::GetCurrentContext()->LogBuffer.c_str();
     ImGui::LogFinish();
     ImGui::End();
@@ -42,7 +42,7 @@ protected:
   }
   // One frame with no recompute in it: `edit` first (as a panel drawn early in the frame makes it),
   // then `draw`.
-  std::string draw_after(const std::function<void()>& edit, DrawFn draw) {
+  std::string draw_after(const std::function<void()>& edit, const std::function<void()>& draw) {
     ImGui::GetIO().DeltaTime = 1.0f / 60;
     ImGui::NewFrame();
     edit();
@@ -50,8 +50,12 @@ protected:
     ImGui::Render();
     return text;
   }
-  std::string draw_now(DrawFn draw) {
+  std::string draw_now(const std::function<void()>& draw) {
     return draw_after([] {}, draw);
+  }
+  // A panel of the registry, drawn as the app draws it.
+  std::function<void()> panel(Panel p) {
+    return [this, p] { draw_panel(state, services, p); };
   }
 };
 
@@ -60,15 +64,15 @@ protected:
 TEST_F(StaleResult, ExplainKeepsTheShownCellWhenNShrinksBeforeTheRecompute) {
   ASSERT_EQ(state.results.result.n, 3);
   state.pipeline.selected = CellRef{Stage::Weights, 2, 2};
-  const std::string before = draw_now(draw_explain_panel);
+  const std::string before = draw_now(panel(Panel::Explain));
   ASSERT_NE(before.find("how much t3 attends to t3"), std::string::npos) << before;
-  const std::string during = draw_after([&] { ASSERT_TRUE(actions::resize(state, Dim::N, 2)); }, draw_explain_panel);
+  const std::string during = draw_after([&] { ASSERT_TRUE(actions::resize(state, Dim::N, 2)); }, panel(Panel::Explain));
   EXPECT_EQ(state.doc.scenario.Q.rows(), 2);
   EXPECT_TRUE(state.results.needs_compute);
   EXPECT_EQ(during, before) << "the Explain panel must explain the result it shows, not the edited document";
   frame();  // the recompute: the selected cell is outside the new result
   EXPECT_EQ(state.results.result.n, 2);
-  EXPECT_NE(draw_now(draw_explain_panel), before);
+  EXPECT_NE(draw_now(panel(Panel::Explain)), before);
 }
 
 // Every size that explain_cell reads (n, m, d_k, d_v), shrunk under a selected corner cell of every
@@ -81,8 +85,8 @@ TEST_F(StaleResult, ExplainKeepsTheShownCellWhicheverSizeShrinks) {
       const Result& r = state.results.result;
       const int cols = static_cast<int>(stage == Stage::Output ? r.d_v : r.m);
       state.pipeline.selected = CellRef{stage, static_cast<int>(r.n) - 1, cols - 1};
-      const std::string before = draw_now(draw_explain_panel);
-      const std::string during = draw_after([&] { ASSERT_TRUE(actions::resize(state, dim, 1)); }, draw_explain_panel);
+      const std::string before = draw_now(panel(Panel::Explain));
+      const std::string during = draw_after([&] { ASSERT_TRUE(actions::resize(state, dim, 1)); }, panel(Panel::Explain));
       EXPECT_EQ(during, before) << dim_name(dim) << " = 1 under " << stage_name(stage);
       undo(state);
       frame();
@@ -94,10 +98,10 @@ TEST_F(StaleResult, ExplainKeepsTheShownCellWhicheverSizeShrinks) {
 TEST_F(StaleResult, WalkThroughShowsTheShownResultsInputs) {
   walk_start(state);
   state.lesson.walk.step = 1;  // the scores: Q and K drawn before them
-  draw_now(draw_walkthrough_view);
+  draw_now([this] { draw_walkthrough_view(state, services); });
   ASSERT_EQ(state.pipeline.lesson_maps_drawn.size(), 2u);
   EXPECT_EQ(state.pipeline.lesson_maps_drawn[0].rows, 3);
-  draw_after([&] { ASSERT_TRUE(actions::resize(state, Dim::N, 2)); }, draw_walkthrough_view);
+  draw_after([&] { ASSERT_TRUE(actions::resize(state, Dim::N, 2)); }, [this] { draw_walkthrough_view(state, services); });
   ASSERT_EQ(state.pipeline.lesson_maps_drawn.size(), 2u);
   EXPECT_EQ(state.pipeline.lesson_maps_drawn[0].rows, 3) << "Q beside the scores must be the Q they came from";
   EXPECT_EQ(state.pipeline.lesson_maps_drawn[1].rows, 3);
@@ -106,18 +110,18 @@ TEST_F(StaleResult, WalkThroughShowsTheShownResultsInputs) {
 // A shift-click on a cell of a result the document has moved on from selects it and blocks
 // nothing: the row and column it names belong to the old sizes.
 TEST_F(StaleResult, ShiftClickOnAStaleResultChangesNothing) {
-  draw_now(draw_pipeline_panel);  // where the cells are, in the probe window
+  draw_now(panel(Panel::Pipeline));  // where the cells are, in the probe window
   const DrawnRect d = state.pipeline.drawn[static_cast<size_t>(Stage::Weights)];
   ASSERT_TRUE(d.drawn);
   const ImVec2 corner(d.x0 + (d.x1 - d.x0) * 5 / 6, d.y0 + (d.y1 - d.y0) * 5 / 6);  // cell (2, 2) of 3 × 3
   ImGuiIO& io = ImGui::GetIO();
   io.MousePos = corner;
-  draw_now(draw_pipeline_panel);
+  draw_now(panel(Panel::Pipeline));
   io.MouseDown[0] = true;
-  draw_now(draw_pipeline_panel);
+  draw_now(panel(Panel::Pipeline));
   io.MouseDown[0] = false;
   io.KeyShift = true;
-  draw_after([&] { ASSERT_TRUE(actions::resize(state, Dim::N, 2)); }, draw_pipeline_panel);
+  draw_after([&] { ASSERT_TRUE(actions::resize(state, Dim::N, 2)); }, panel(Panel::Pipeline));
   io.KeyShift = false;
   EXPECT_EQ(state.pipeline.selected.row, 2);
   EXPECT_EQ(state.pipeline.selected.col, 2);
@@ -125,15 +129,15 @@ TEST_F(StaleResult, ShiftClickOnAStaleResultChangesNothing) {
   EXPECT_TRUE(state.error.empty()) << state.error;
   // With the result current again, the same shift-click blocks its cell.
   frame();
-  draw_now(draw_pipeline_panel);
+  draw_now(panel(Panel::Pipeline));
   const DrawnRect e = state.pipeline.drawn[static_cast<size_t>(Stage::Weights)];
   io.MousePos = ImVec2(e.x0 + (e.x1 - e.x0) * 3 / 4, e.y0 + (e.y1 - e.y0) * 3 / 4);  // cell (1, 1) of 2 × 2
-  draw_now(draw_pipeline_panel);
+  draw_now(panel(Panel::Pipeline));
   io.MouseDown[0] = true;
-  draw_now(draw_pipeline_panel);
+  draw_now(panel(Panel::Pipeline));
   io.MouseDown[0] = false;
   io.KeyShift = true;
-  draw_now(draw_pipeline_panel);
+  draw_now(panel(Panel::Pipeline));
   io.KeyShift = false;
   ASSERT_EQ(state.doc.scenario.options.mask.kind, MaskKind::Custom);
   EXPECT_TRUE(state.doc.scenario.options.mask.blocked(1, 1));
@@ -145,7 +149,7 @@ TEST_F(StaleResult, TheLiftedHeadsBannerLabelsTheShownResult) {
   Scenario head = load_preset("causal-six");
   head.title = "GPT-2 · layer 1 · head 2";
   state.model.lifted_titles.push_back(head.title);
-  draw_after([&] { actions::load_scenario(state, head, "", "open " + head.title + " in the lab"); }, draw_pipeline_panel);
+  draw_after([&] { actions::load_scenario(state, head, "", "open " + head.title + " in the lab"); }, panel(Panel::Pipeline));
   EXPECT_EQ(state.doc.scenario.title, head.title);
   EXPECT_TRUE(model_banner(state).empty()) << "the pipeline still shows the document before the lift";
   frame();
@@ -195,7 +199,7 @@ TEST_F(StaleResult, EveryPanelOfEveryLessonDrawsBeforeTheRecompute) {
       for (const PanelInfo& p : panel_list()) {
         ImGui::SetNextWindowSize(ImVec2(1200, 760));
         ImGui::Begin(p.name, nullptr, ImGuiWindowFlags_NoSavedSettings);
-        p.draw(state, services);
+        draw_panel(state, services, p.panel);
         ImGui::End();
       }
       ImGui::Render();

@@ -54,15 +54,15 @@ public:
     return true;
   }
 
-  // Files written for the user are where the user chose, and the notices already say so.
-  void before_frame(AppState&) override {}
-  void after_frame(AppState& state, const Services&, std::size_t, const std::function<std::string()>&) override {
-    state.deliveries.clear();
-  }
+  // Dropped files open as they are; files written for the user are where the user chose, and the
+  // notices already say so.
+  std::vector<PickedFile> before_frame(std::vector<std::string>&) override { return {}; }
+  std::string deliver(const Delivery&) override { return {}; }
+  void after_frame(std::uint64_t, const std::filesystem::path&, std::size_t, const std::function<std::string()>&) override {}
   void session_saved(const std::filesystem::path&) override {}
 
   // The in-app file dialog chooses files here (traits().file_picker is false): never called.
-  void pick_file(AppState&, FilePurpose) override {}
+  std::optional<std::string> pick_file(FilePurpose, const std::string&) override { return std::nullopt; }
 
   std::string export_stage(const Scenario& scenario, const Result& result, const ExportOptions& options,
                            const std::string& path) override {
