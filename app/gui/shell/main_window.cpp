@@ -245,18 +245,21 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
   }
   bool restored = false;
   if (!services.config_dir.empty()) {
-    AppState restored_state = state;
-    if (restore_session(restored_state, geometry, services.config_dir)) {
-      restored = true;
-      if (explicit_doc) {
-        // An explicit file or lesson wins over the session's document; keep the session's view and recents.
-        restored_state.doc = state.doc;
-        restored_state.scenario_path = state.scenario_path;
-        restored_state.history = History{};
+    try {
+      if (std::optional<SessionData> session = read_session(services.config_dir)) {
+        restored = true;
+        // An explicit file or lesson wins over the session's document; the session's view and recents stay.
+        if (!explicit_doc) {
+          reset_document(state, std::move(session->doc.scenario), session->scenario_path);
+          state.doc.self_attention = session->doc.self_attention;
+        }
+        state.view = std::move(session->view);
+        state.recent_files = std::move(session->recent_files);
+        state.style_dirty = true;
+        geometry = session->window;
       }
-      state = std::move(restored_state);
-    } else if (!restored_state.error.empty()) {
-      state.error = restored_state.error;  // shown in the status line once the window is up
+    } catch (const InputError& e) {
+      state.error = e.what();  // shown in the status line once the window is up
     }
   }
   if (!explicit_doc && !restored) reset_document(state, default_scenario(), "");
@@ -394,7 +397,13 @@ bool run_frame(GuiRun& run) {
   // A screenshot is the window as it opens, whatever the pointer is over (a hovered cell's outline
   // and tooltip are not part of it); the monkey's own pointer comes after.
   if (shooting) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-  if (run.monkey) run.monkey->feed(state);
+  if (run.monkey) {
+    std::vector<DrawnRect> maps = state.pipeline.lesson_maps_drawn;
+    maps.insert(maps.end(), state.pipeline.drawn.begin(), state.pipeline.drawn.end());
+    run.monkey->feed(maps, state.error);
+    run.monkey->keep_in_sandbox(state.file_dialog.directory, state.file_dialog.file_name);
+    run.monkey->keep_in_sandbox(state.export_ui.directory, state.export_ui.file_name);
+  }
   ImGui::NewFrame();
   draw_app(state, services);
   if (std::string why = recovery_tick(state.recovery, {state.doc, state.doc_version, state.scenario_path}, state.platform.threads,
@@ -457,7 +466,7 @@ void save_session_now(GuiRun& run) {
   int w = 0, h = 0;
   glfwGetWindowSize(run.window, &w, &h);
   try {
-    save_session(state, WindowGeometry{w, h}, services.config_dir);
+    save_session(SessionData{state.doc, state.scenario_path, state.view, state.recent_files, WindowGeometry{w, h}}, services.config_dir);
     finish_recovery_writes(state.recovery);
     if (!state.recovery.offer) remove_recovery_file(services.config_dir);
   } catch (const InputError& e) {
@@ -479,7 +488,7 @@ int finish_run(GuiRun& run) {
   } else {
     save_session_now(run);
   }
-  if (run.monkey) run.monkey->finish(run.state, run.state.quit_requested);
+  if (run.monkey) run.monkey->finish(run.state.doc.scenario, run.state.quit_requested);
   release_export_preview(run.state);
   run.services.renderer = nullptr;
   run.renderer.reset();

@@ -2,7 +2,6 @@
 #include "gui/shell/monkey.hpp"
 
 #include "engine/attention/matrix.hpp"  // InputError
-#include "gui/shell/app_state.hpp"
 
 #include <GLFW/glfw3.h>
 #include <imgui_internal.h>
@@ -199,7 +198,7 @@ void Monkey::log(const std::string& line) {
 
 // Where the next action happens: mostly where there is something to hit (an open menu or question,
 // a heatmap's cells, any window), else anywhere in the window.
-ImVec2 Monkey::target(const AppState& state) {
+ImVec2 Monkey::target(const std::vector<DrawnRect>& heatmaps) {
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   const auto in = [&](float x0, float y0, float x1, float y1) {
     const float x = std::clamp(x0 + unit() * (x1 - x0), 0.0f, std::max(display.x - 1, 0.0f));
@@ -215,8 +214,7 @@ ImVec2 Monkey::target(const AppState& state) {
   const int pick = below(10);
   if (pick < 3) return in(0, 0, display.x, display.y);
   if (pick < 5) {
-    std::vector<DrawnRect> maps(state.pipeline.lesson_maps_drawn);
-    for (const DrawnRect& d : state.pipeline.drawn) maps.push_back(d);
+    std::vector<DrawnRect> maps(heatmaps);
     maps.erase(std::remove_if(maps.begin(), maps.end(), [](const DrawnRect& d) { return !d.drawn || d.x1 <= d.x0; }), maps.end());
     if (!maps.empty()) {
       const DrawnRect& d = maps[static_cast<size_t>(below(static_cast<int>(maps.size())))];
@@ -287,33 +285,33 @@ void Monkey::key(int glfw_key, bool ctrl, bool shift) {
 // Where a click or drag starts: most of the time on an item (a button, a field, a cell), as a
 // person's would: the pointer tries a point a frame until ImGui reports an item under it (at most
 // kSeekTries points); else anywhere target() picks, empty space included.
-void Monkey::aim(const AppState& state, long action, Act act) {
+void Monkey::aim(const std::vector<DrawnRect>& maps, long action, Act act) {
   if (below(10) < 3) {
-    log(std::to_string(action) + " " + act(*this, state, target(state)));
+    log(std::to_string(action) + " " + act(*this, maps, target(maps)));
     return;
   }
   seek_ = Seek{0, action, std::move(act)};
   MonkeyInput in;
-  in.mouse = target(state);
+  in.mouse = target(maps);
   queue_.push_back(in);
 }
 
 // After a seeking frame: another point, or the action where the pointer is.
-void Monkey::settle_seek(const AppState& state) {
+void Monkey::settle_seek(const std::vector<DrawnRect>& maps) {
   const bool on_item = ImGui::GetCurrentContext()->HoveredId != 0;  // the last frame's, under the pointer
   if (!on_item && seek_->tries < kSeekTries) {
     ++seek_->tries;
     MonkeyInput in;
-    in.mouse = target(state);
+    in.mouse = target(maps);
     queue_.push_back(in);
     return;
   }
   const Seek s = std::exchange(seek_, std::nullopt).value();
-  log(std::to_string(s.action) + " " + s.act(*this, state, last_.mouse) + (on_item ? "" : " (no item)"));
+  log(std::to_string(s.action) + " " + s.act(*this, maps, last_.mouse) + (on_item ? "" : " (no item)"));
 }
 
 // The next action, as its frames of input.
-void Monkey::plan(const AppState& state) {
+void Monkey::plan(const std::vector<DrawnRect>& maps) {
   const long n = ++done_;
   const int r = below(100);
   std::string what;
@@ -336,14 +334,14 @@ void Monkey::plan(const AppState& state) {
     const int kind = below(20);
     const bool dbl = kind < 3, shift = kind >= 3 && kind < 6, ctrl = kind >= 6 && kind < 8, right = kind >= 8 && kind < 10;
     const std::string name = dbl ? "double-click" : shift ? "shift-click" : ctrl ? "ctrl-click" : right ? "right-click" : "click";
-    aim(state, n, [=](Monkey& m, const AppState&, ImVec2 p) {
+    aim(maps, n, [=](Monkey& m, const std::vector<DrawnRect>&, ImVec2 p) {
       m.click(p, right ? 1 : 0, ctrl, shift, dbl ? 2 : 1);
       return name + " " + point_text(p) + " " + window_name_at(p);
     });
     return;
   } else if (r < 50) {
     const int button = below(6) == 0 ? 1 : 0;
-    aim(state, n, [button](Monkey& m, const AppState& st, ImVec2 from) {
+    aim(maps, n, [button](Monkey& m, const std::vector<DrawnRect>& st, ImVec2 from) {
       const ImVec2 to = m.below(2) ? m.target(st) : ImVec2(from.x + (m.unit() - 0.5f) * 400.0f, from.y + (m.unit() - 0.5f) * 300.0f);
       m.drag(from, to, button);
       return std::string(button ? "right-drag " : "drag ") + point_text(from) + " " + window_name_at(from) + " to " + point_text(to);
@@ -351,7 +349,7 @@ void Monkey::plan(const AppState& state) {
     return;
   } else if (r < 58) {
     MonkeyInput in;
-    in.mouse = target(state);
+    in.mouse = target(maps);
     const float turn = static_cast<float>(1 + below(3)) * (below(2) ? 1.0f : -1.0f);
     const bool sideways = below(4) == 0;
     (sideways ? in.wheel_h : in.wheel) = turn;
@@ -365,7 +363,7 @@ void Monkey::plan(const AppState& state) {
            point_text(in.mouse) + " " + window_name_at(in.mouse);
   } else if (r < 62) {
     MonkeyInput in;
-    in.mouse = target(state);
+    in.mouse = target(maps);
     queue_.push_back(in);
     what = "move " + point_text(in.mouse) + " " + window_name_at(in.mouse);
   } else if (r < 90) {
@@ -394,13 +392,10 @@ void Monkey::plan(const AppState& state) {
   log(std::to_string(n) + " " + what);
 }
 
-void Monkey::keep_in_sandbox(AppState& state) const {
+void Monkey::keep_in_sandbox(std::string& directory, std::string& file_name) const {
   if (options_.sandbox.empty()) return;
-  for (std::string* dir : {&state.file_dialog.directory, &state.export_ui.directory}) {
-    if (!dir->empty() && !inside(options_.sandbox, *dir)) *dir = options_.sandbox.string();
-  }
-  keep_file_name(state.file_dialog.file_name);
-  keep_file_name(state.export_ui.file_name);
+  if (!directory.empty() && !inside(options_.sandbox, directory)) directory = options_.sandbox.string();
+  keep_file_name(file_name);
 }
 
 void Monkey::apply(const MonkeyInput& in) {
@@ -423,19 +418,18 @@ void Monkey::apply(const MonkeyInput& in) {
   last_ = in;
 }
 
-void Monkey::feed(AppState& state) {
+void Monkey::feed(const std::vector<DrawnRect>& maps, const std::string& app_error) {
   if (!started_) {
     started_ = true;
     start_ = std::chrono::steady_clock::now();
-    start_error_ = state.error;
+    start_error_ = app_error;
     log("start seed " + std::to_string(options_.seed) + (start_error_.empty() ? "" : ": " + start_error_));
   }
   ++frames_;
-  keep_in_sandbox(state);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const bool more = (options_.actions < 0 || done_ < options_.actions) && (options_.seconds < 0 || elapsed < options_.seconds);
-  if (queue_.empty() && seek_) settle_seek(state);
-  if (queue_.empty() && more) plan(state);
+  if (queue_.empty() && seek_) settle_seek(maps);
+  if (queue_.empty() && more) plan(maps);
   MonkeyInput in;
   in.mouse = last_.mouse;
   if (!queue_.empty()) {
@@ -451,11 +445,10 @@ bool Monkey::finished() const {
   return (options_.actions >= 0 && done_ >= options_.actions) || (options_.seconds >= 0 && elapsed >= options_.seconds);
 }
 
-void Monkey::finish(const AppState& state, bool quit_by_app) {
+void Monkey::finish(const Scenario& s, bool quit_by_app) {
   log(std::string("end after ") + std::to_string(done_) + " actions: " + (quit_by_app ? "quit by the app" : "done"));
   if (options_.report_path.empty()) return;
   std::ofstream out(options_.report_path, std::ios::trunc);
-  const Scenario& s = state.doc.scenario;
   out << "actions " << done_ << "\nframes " << frames_ << "\nended " << (quit_by_app ? "quit" : "done") << "\nstart_error "
       << start_error_ << "\ntitle " << s.title << "\nn " << s.Q.rows() << "\nm " << s.K.rows() << "\nd_k " << s.Q.cols()
       << "\nd_v " << s.V.cols() << "\n";

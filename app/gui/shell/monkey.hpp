@@ -8,6 +8,9 @@
 // restarting the app when it quits through its own menu.
 #pragma once
 
+#include "engine/io/scenario.hpp"
+#include "gui/widgets/drawn_rect.hpp"
+
 #include <imgui.h>
 
 #include <chrono>
@@ -18,10 +21,9 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace attnlab::gui {
-
-struct AppState;
 
 struct MonkeyOptions {
   std::uint64_t seed = 1;
@@ -58,16 +60,20 @@ public:
 
   // Before ImGui::NewFrame (after the platform backend's NewFrame, whose input it replaces): plans
   // the next action when the last one is done, and puts this frame's part of it into ImGui's input.
-  void feed(AppState& state);
+  // `maps`: the heatmaps drawn last frame (a click aims at their cells now and then); `app_error`:
+  // the status line, kept from the first frame (what the app said as it started).
+  void feed(const std::vector<DrawnRect>& maps, const std::string& app_error);
+  // A dialog's folder and file name kept inside the sandbox (the monkey types and clicks "Save").
+  void keep_in_sandbox(std::string& directory, std::string& file_name) const;
   // True once every action is done (or the time is up) and the last one's buttons are released.
   bool finished() const;
   // When the window closes: the report (how many actions, how it ended, the document left).
-  void finish(const AppState& state, bool quit_by_app);
+  void finish(const Scenario& doc, bool quit_by_app);
   long actions_done() const { return done_; }
 
 private:
   // Queues an action at a point and returns its line for the log.
-  using Act = std::function<std::string(Monkey&, const AppState&, ImVec2)>;
+  using Act = std::function<std::string(Monkey&, const std::vector<DrawnRect>&, ImVec2)>;
   struct Seek {
     int tries = 0;
     long action = 0;  // its number, for the log
@@ -78,15 +84,14 @@ private:
   std::uint64_t next();
   int below(int n);      // 0 ≤ k < n
   float unit();          // [0, 1)
-  ImVec2 target(const AppState& state);
-  void plan(const AppState& state);
-  void aim(const AppState& state, long action, Act act);
-  void settle_seek(const AppState& state);
+  ImVec2 target(const std::vector<DrawnRect>& maps);
+  void plan(const std::vector<DrawnRect>& maps);
+  void aim(const std::vector<DrawnRect>& maps, long action, Act act);
+  void settle_seek(const std::vector<DrawnRect>& maps);
   void click(ImVec2 p, int button, bool ctrl, bool shift, int times);
   void drag(ImVec2 from, ImVec2 to, int button);
   void key(int glfw_key, bool ctrl, bool shift);
   void log(const std::string& line);
-  void keep_in_sandbox(AppState& state) const;
   void apply(const MonkeyInput& in);
 
   MonkeyOptions options_;
