@@ -1,0 +1,27 @@
+// The text a frame drew, read back from its draw lists: every run of glyphs on one line, with where
+// it was drawn, how tall its font was and whether any of it was clipped. ImGui draws each glyph as a
+// quad sampling the font atlas, so the atlas's glyph table turns the quads back into characters;
+// this sees every label, number and title whoever drew it (a widget, a table, ImGui itself), which is
+// what the presenter-mode legibility checks need (the layout record, docs/CLI.md).
+#pragma once
+
+#include <imgui.h>
+
+#include <string>
+#include <vector>
+
+namespace attnlab::gui {
+
+struct DrawnText {
+  std::string text;        // UTF-8; a gap wider than a quarter of the font size reads as a space
+  ImVec2 min, max;         // its glyphs' bounding box, in ImGui's display coordinates
+  float px = 0;            // the font size it was drawn at
+  bool upright = false;    // turned a quarter turn (a heatmap's column labels), read bottom to top
+  bool clipped = false;    // a glyph was cut by its clip rectangle
+};
+
+// Every run of text in `data`, drawn with `atlas`'s fonts, in drawing order. Glyphs of one run share
+// a draw command, a font size, a line and a direction.
+std::vector<DrawnText> drawn_texts(const ImDrawData& data, const ImFontAtlas& atlas);
+
+}  // namespace attnlab::gui
