@@ -13,6 +13,7 @@
 // clock only after a second or so of work, and 21 dispatches of a few milliseconds end before.
 #include "engine/gpu/gl_context.hpp"
 #include "engine/gpu/gl_objects.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -185,7 +186,8 @@ int main(int argc, char** argv) {
   std::vector<float> s(o.n_pad() * o.m_pad());
   sb.download(s.data(), s.size() * 4);
   const double nmse = normalized_error(o, x, s);
-  std::printf("%s n=%zu m=%zu dk=%zu local=%zux%zu tile=%zux%zu %s: %.1f ms, %.2f GFLOP/s, nmse %.1e\n", o.path.c_str(),
-              o.n, o.m, o.dk, o.lx, o.ly, o.tr, o.tk, o.layout.c_str(), med, 2.0 * o.n * o.m * o.dk / med / 1e6, nmse);
+  std::printf("%s n=%zu m=%zu dk=%zu local=%zux%zu tile=%zux%zu %s: %s ms, %s GFLOP/s, nmse %s\n", o.path.c_str(), o.n, o.m,
+              o.dk, o.lx, o.ly, o.tr, o.tk, o.layout.c_str(), attnlab::fixed_decimals(med, 1).c_str(),
+              attnlab::fixed_decimals(2.0 * o.n * o.m * o.dk / med / 1e6, 2).c_str(), attnlab::scientific(nmse, 1).c_str());
   return nmse < 1e-8 ? 0 : 1;
 }

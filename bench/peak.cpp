@@ -1,11 +1,13 @@
 // FP32 FMA peak and OpenBLAS sgemm rate on this machine, per core and per CPU-second, so that
 // docs/PERFORMANCE.md can state "% of peak" even on a shared, loaded machine. `attnlab bench` now
 // measures the peak itself (engine/cpu/fma_peak.hpp, every run); this probe stays for the sgemm rates.
-// Build: g++ -O2 -mavx512f -fopenmp bench/peak.cpp -lopenblas -o /tmp/peak
+// Build: g++ -std=c++20 -O2 -mavx512f -fopenmp -I. bench/peak.cpp engine/text/text_format.cpp -lopenblas -o /tmp/peak
 // Run:   OPENBLAS_CORETYPE=SkylakeX /tmp/peak
 // Each figure is measured against the thread's own CPU time (CLOCK_THREAD_CPUTIME_ID), which other
 // processes on the machine do not inflate, and against wall time; the FMA loop runs on every core
 // at once to give the machine's peak.
+#include "engine/text/text_format.hpp"
+
 #include <cblas.h>
 #include <immintrin.h>
 #include <omp.h>
@@ -61,8 +63,9 @@ int main() {
   const double wall = wall_seconds() - w0;
   double best = 1e30;
   for (double c : cpu) best = std::min(best, c);
-  std::printf("fma peak: %.1f GFLOP/s per core-second (best thread), %d threads: %.1f GFLOP/s wall (sink %g)\n",
-              flops_per_thread / best * 1e-9, threads, flops_per_thread * threads / wall * 1e-9, sink);
+  std::printf("fma peak: %s GFLOP/s per core-second (best thread), %d threads: %s GFLOP/s wall (sink %s)\n",
+              attnlab::fixed_decimals(flops_per_thread / best * 1e-9, 1).c_str(), threads,
+              attnlab::fixed_decimals(flops_per_thread * threads / wall * 1e-9, 1).c_str(), attnlab::significant(sink, 6).c_str());
 
   // OpenBLAS sgemm, one thread, shapes of the engine's products.
   openblas_set_num_threads(1);
@@ -94,8 +97,8 @@ int main() {
     const double c0 = thread_seconds();
     for (int r = 0; r < reps; ++r) product();
     const double c = thread_seconds() - c0;
-    std::printf("sgemm 1 thread %5d×%5d×%5d (%s): %.1f GFLOP/s per core-second\n", s.m, s.n, s.k, s.what,
-                flops * reps / c * 1e-9);
+    std::printf("sgemm 1 thread %5d×%5d×%5d (%s): %s GFLOP/s per core-second\n", s.m, s.n, s.k, s.what,
+                attnlab::fixed_decimals(flops * reps / c * 1e-9, 1).c_str());
   }
   return 0;
 }

@@ -1,7 +1,7 @@
 // The browser build's size and speed (issue 19; results in docs/PERFORMANCE.md), in Debian's headless
 // Chromium: the file's size (≤ 12 MB), the time from opening the page to its first frame (≤ 3 s),
 // and the CPU engine's default-lesson recompute and a (512, 64) causal compute, timed in the page
-// and natively by the same code (bench/compute_timing.hpp) in the same run (each ≤ 3× native).
+// and natively by the same code (engine/lessons/compute_timing.hpp) in the same run (each ≤ 3× native).
 //
 // node bench/web_bench.mjs [--page build-web/attnlab.html] [--native build/compute_timing]
 //                          [--chromium /usr/bin/chromium] [--runs 15] [--loads 5]

@@ -3,11 +3,10 @@
 // picker's files, the page being hidden, the tests' read-outs).
 #include "web/web_platform.hpp"
 
-#include "bench/compute_timing.hpp"
-
 #include "engine/attention/matrix.hpp"
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/compute_timing.hpp"
 #include "gui/shell/gui_command.hpp"
 #include "gui/state/platform.hpp"
 
@@ -448,9 +447,10 @@ EMSCRIPTEN_KEEPALIVE void attnlab_web_save_session() {
 // Where the last frame drew each heatmap, and the document's size: JSON, valid until the next frame.
 EMSCRIPTEN_KEEPALIVE const char* attnlab_web_layout() { return g_layout.c_str(); }
 
-// The browser's side of bench/web_bench.mjs: the same timings as the native bench/compute_timing.
+// The browser's side of bench/web_bench.mjs: the same timings as the native bench/compute_timing_main.cpp
+// (engine/lessons/compute_timing.hpp).
 EMSCRIPTEN_KEEPALIVE const char* attnlab_web_compute_timing(int runs) {
-  g_timing = bench::compute_timing_json(runs);
+  g_timing = compute_timing_json(runs);
   return g_timing.c_str();
 }
 

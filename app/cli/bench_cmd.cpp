@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -198,14 +197,16 @@ nlohmann::ordered_json bench_json(const Backend& backend, BackendBench& bench, c
 // "  73.1% of peak" after a GFLOP/s figure, or nothing without a peak.
 std::string of_peak(const FmaPeak& peak, double gf) {
   if (!(peak.gflops > 0)) return "";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "  %5.1f%% of peak", 100 * gf / peak.gflops);
-  return buf;
+  return "  " + percent(100 * gf / peak.gflops, 1, 5) + " of peak";
+}
+
+// A stage line's figures: "  12.345 ms  123.45 GFLOP/s  73.1% of peak" after its name.
+std::string ms_and_rate(const FmaPeak& peak, double ms, int ms_width, double gflops) {
+  return fixed_decimals(ms, 3, ms_width) + " ms  " + fixed_decimals(gflops, 2, 8) + " GFLOP/s" + of_peak(peak, gflops);
 }
 
 // The stage lines of the text report: scores, softmax and output, or the streaming path's tiles.
 void print_stage_lines(std::ostream& out, const Backend& backend, const FmaPeak& peak, const Figures& f, const Timings& t) {
-  char line[320];
   if (t.fused) {
     out << "  streaming: scores, softmax and output interleaved tile by tile";
     if (backend.kind() == BackendKind::Cpu) {
@@ -216,21 +217,13 @@ void print_stage_lines(std::ostream& out, const Backend& backend, const FmaPeak&
     out << "\n";
     return;
   }
-  std::snprintf(line, sizeof line, "  scores   %10.3f ms  %8.2f GFLOP/s%s\n", t.scores_ms, f.scores_gflops,
-                of_peak(peak, f.scores_gflops).c_str());
-  out << line;
+  out << "  scores   " << ms_and_rate(peak, t.scores_ms, 10, f.scores_gflops) << "\n";
   const auto kernel_line = [&](double ms, double rate) {
-    if (ms <= 0) return;
-    std::snprintf(line, sizeof line, "    kernels %9.3f ms  %8.2f GFLOP/s%s (the GPU's own clock)\n", ms, rate,
-                  of_peak(peak, rate).c_str());
-    out << line;
+    if (ms > 0) out << "    kernels " << ms_and_rate(peak, ms, 9, rate) << " (the GPU's own clock)\n";
   };
   kernel_line(t.scores_kernel_ms, f.scores_kernel_gflops);
-  std::snprintf(line, sizeof line, "  softmax  %10.3f ms\n", t.softmax_ms);
-  out << line;
-  std::snprintf(line, sizeof line, "  output   %10.3f ms  %8.2f GFLOP/s%s\n", t.output_ms, f.output_gflops,
-                of_peak(peak, f.output_gflops).c_str());
-  out << line;
+  out << "  softmax  " << fixed_decimals(t.softmax_ms, 3, 10) << " ms\n";
+  out << "  output   " << ms_and_rate(peak, t.output_ms, 10, f.output_gflops) << "\n";
   kernel_line(t.output_kernel_ms, f.output_kernel_gflops);
 }
 
@@ -242,19 +235,14 @@ void print_text(std::ostream& out, const Backend& backend, BackendBench& bench, 
       << ", m = " << f.m << ", d_k = " << f.dk << ", d_v = " << f.dv << ", mask " << mask_spec(p.options.mask)
       << ", median of " << args.runs << " runs after " << args.warmup << " warm-up\n";
   print_stage_lines(out, backend, peak, f, t);
-  char line[320];
-  std::snprintf(line, sizeof line, "  total    %10.3f ms  %8.2f GFLOP/s%s\n", t.total_ms, f.total_gflops,
-                of_peak(peak, f.total_gflops).c_str());
-  out << line;
+  out << "  total    " << ms_and_rate(peak, t.total_ms, 10, f.total_gflops) << "\n";
   if (f.useful_flops < f.counted_flops) {
-    std::snprintf(line, sizeof line, "  useful   %13s  %8.2f GFLOP/s%s (visible cells only)\n", "", f.useful_gflops,
-                  of_peak(peak, f.useful_gflops).c_str());
-    out << line;
+    out << "  useful   " << std::string(13, ' ') << "  " << fixed_decimals(f.useful_gflops, 2, 8) << " GFLOP/s"
+        << of_peak(peak, f.useful_gflops) << " (visible cells only)\n";
   }
-  std::snprintf(line, sizeof line, "  peak     %8.2f GFLOP/s: %s FP32 FMA peak %s %d %s (%s, probed in %.0f ms)\n",
-                peak.gflops, on_cpu ? "this machine's" : "this GPU's", on_cpu ? "on" : "over", peak.threads,
-                on_cpu ? "threads" : "invocations", peak.isa.c_str(), peak.probe_ms);
-  out << line;
+  out << "  peak     " << fixed_decimals(peak.gflops, 2, 8) << " GFLOP/s: " << (on_cpu ? "this machine's" : "this GPU's")
+      << " FP32 FMA peak " << (on_cpu ? "on" : "over") << " " << peak.threads << " " << (on_cpu ? "threads" : "invocations")
+      << " (" << peak.isa << ", probed in " << fixed_decimals(peak.probe_ms, 0) << " ms)\n";
   if (!path.chosen.empty()) {
     out << "  plan     " << path.chosen << " (" << path.source
         << (path.candidates.size() > 1 ? ", the quickest of " + std::to_string(path.candidates.size()) : std::string())

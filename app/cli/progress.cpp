@@ -1,9 +1,10 @@
 // Progress lines on stderr for long streaming runs.
 #include "cli/progress.hpp"
 
+#include "engine/text/text_format.hpp"
+
 #include <unistd.h>
 
-#include <cstdio>
 #include <iostream>
 
 namespace attnlab::cli {
@@ -19,18 +20,15 @@ std::function<void(double)> StderrProgress::callback() {
     if (now - start_ < std::chrono::seconds(1) || now - last_ < every || fraction >= 1.0) return;
     last_ = now;
     shown_ = true;
-    char pct[32];
-    std::snprintf(pct, sizeof pct, "%3.0f%%", 100.0 * fraction);
-    std::cerr << (tty_ ? "\r" : "") << "attnlab: " << what_ << ": " << pct << (tty_ ? "" : "\n") << std::flush;
+    std::cerr << (tty_ ? "\r" : "") << "attnlab: " << what_ << ": " << percent(100.0 * fraction, 0, 3) << (tty_ ? "" : "\n")
+              << std::flush;
   };
 }
 
 void StderrProgress::done() {
   if (!shown_) return;
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "100%% in %.1f s", s);
-  std::cerr << (tty_ ? "\r" : "") << "attnlab: " << what_ << ": " << buf << "\n" << std::flush;
+  std::cerr << (tty_ ? "\r" : "") << "attnlab: " << what_ << ": 100% in " << fixed_decimals(s, 1) << " s\n" << std::flush;
 }
 
 }  // namespace attnlab::cli

@@ -4,6 +4,7 @@
 #include "engine/attention/attention.hpp"
 
 #include "engine/attention/enum_names.hpp"
+#include "engine/platform/target_clones.hpp"
 #include "engine/text/text_format.hpp"
 
 #include <omp.h>
@@ -27,9 +28,7 @@ namespace attnlab {
 // the one before (one accumulator ran at 4 bytes a cycle, 8% of a (1024, 4096) bench's CPU; these
 // lanes 5%, what reading 48 MiB costs). Compiled for AVX-512 and AVX2 besides the baseline, whose
 // sixteen SSE vectors GCC keeps in memory (7%).
-#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
+ATTNLAB_TARGET_CLONES
 float max_magnitude(const float* x, Eigen::Index len) {
   constexpr Eigen::Index kLanes = 64;
   float acc[kLanes] = {}, top[kLanes] = {};

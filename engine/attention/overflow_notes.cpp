@@ -2,10 +2,11 @@
 // there and what they did to the weights.
 #include "engine/attention/overflow_notes.hpp"
 
+#include "engine/text/text_format.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 namespace attnlab {
@@ -31,8 +32,7 @@ std::string row_list(const std::vector<Eigen::Index>& rows, const std::vector<st
 }
 
 std::string sentence(RowOverflow kind, const std::string& where, double effective_temperature) {
-  char divisor[32];
-  std::snprintf(divisor, sizeof divisor, "%.4g", effective_temperature);
+  const std::string divisor = significant(effective_temperature, 4);
   switch (kind) {
     case RowOverflow::ScoresAllNegInf:
       return "scores overflow float32 at " + where +

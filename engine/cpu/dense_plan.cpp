@@ -8,6 +8,7 @@
 #include "engine/attention/overflow_guard.hpp"
 #include "engine/cpu/blas.hpp"
 #include "engine/cpu/softmax_kernels.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <omp.h>
 #include <unistd.h>
@@ -169,10 +170,7 @@ std::string format_plan_cache(const std::vector<PlanCacheEntry>& entries) {
   std::ostringstream out;
   out << kCacheHeader << "\n";
   for (const PlanCacheEntry& e : entries) {
-    char ms[32];
-    const auto [end, ec] = std::to_chars(ms, ms + sizeof ms, e.ms);
-    out << field(e.machine) << '\t' << field(e.shape) << '\t' << e.plan.name() << '\t'
-        << std::string_view(ms, ec == std::errc() ? static_cast<size_t>(end - ms) : 0) << "\n";
+    out << field(e.machine) << '\t' << field(e.shape) << '\t' << e.plan.name() << '\t' << shortest_decimals(e.ms) << "\n";
   }
   return out.str();
 }

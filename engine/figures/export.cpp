@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <unistd.h>
@@ -86,7 +85,6 @@ std::string stage_json(const StageData& d) {
   out += " \"row_labels\": " + strings(d.row_labels) + ",\n";
   out += " \"col_labels\": " + strings(d.col_labels) + ",\n";
   out += " \"values\": [\n";
-  char buf[32];
   for (Eigen::Index i = 0; i < d.values.rows(); ++i) {
     out += "  [";
     for (Eigen::Index k = 0; k < d.values.cols(); ++k) {
@@ -96,8 +94,7 @@ std::string stage_json(const StageData& d) {
         out += "null";  // JSON has no −∞: blocked logits are null, as in compute
         continue;
       }
-      const auto res = std::to_chars(buf, buf + sizeof buf, v);
-      out.append(buf, res.ptr);
+      append_shortest_decimals(out, v);
     }
     out += i + 1 < d.values.rows() ? "],\n" : "]\n";
   }

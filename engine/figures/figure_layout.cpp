@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 namespace attnlab {
@@ -513,10 +512,8 @@ Figure layout_figure(const Scenario& s, const Result& r, Stage stage, const Figu
   struct Step {
     std::string op, detail;
   };
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3g", r.effective_temperature);
   std::vector<Step> steps = {
-      {s.options.scale ? "\xC3\xB7 \xE2\x88\x9A" "d\xE2\x82\x96\xC2\xB7T" : "\xC3\xB7 T", std::string("\xC3\xB7 ") + buf},
+      {s.options.scale ? "\xC3\xB7 \xE2\x88\x9A" "d\xE2\x82\x96\xC2\xB7T" : "\xC3\xB7 T", std::string("\xC3\xB7 ") + three_digits(r.effective_temperature)},
       {std::string(normalizer_name(s.options.normalizer)), "row by row"},
       {"\xC3\x97 V", "mix the values"},
   };

@@ -65,9 +65,8 @@ std::string render_svg(const Figure& f) {
       out << indent << "<rect class=\"" << r->role << "\" x=\"" << pt(r->x) << "\" y=\"" << pt(r->y) << "\" width=\"" << pt(r->w)
           << "\" height=\"" << pt(r->h) << "\" fill=\"" << color(r->fill) << '"';
       if (r->row >= 0) {
-        char value[32];
-        std::snprintf(value, sizeof value, "%.9g", r->value);
-        out << " data-row=\"" << r->row << "\" data-col=\"" << r->col << "\" data-value=\"" << value << '"';
+        // 9 significant digits: every digit a float32 holds, for whoever reads the figure's data back.
+        out << " data-row=\"" << r->row << "\" data-col=\"" << r->col << "\" data-value=\"" << significant(r->value, 9) << '"';
       }
       out << "/>\n";
     } else if (const auto* h = std::get_if<HatchItem>(&item)) {

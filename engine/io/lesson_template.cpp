@@ -6,7 +6,6 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 namespace attnlab {
@@ -117,17 +116,6 @@ std::vector<std::pair<std::string, std::optional<Reference>>> split(std::string_
   return parts;
 }
 
-// "1.0000" -> "1" as the course texts write whole numbers; other numbers keep all their decimals,
-// so that a row reads evenly ("0.3610, 0.1250, 0.5141", not "0.361, 0.125, 0.5141").
-std::string trim_zeros(std::string s) {
-  const size_t dot = s.find('.');
-  if (dot == std::string::npos || s.find('e') != std::string::npos) return s;
-  if (s.find_first_not_of('0', dot + 1) != std::string::npos) return s;
-  s.erase(dot);
-  if (s == "-0") s = "0";
-  return s;
-}
-
 std::string format_value(const json& v, const std::string& format) {
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_string()) return v.get<std::string>();
@@ -155,22 +143,12 @@ std::string RenderedText::plain() const {
 
 std::string format_template_number(double v, std::string_view format) {
   if (!std::isfinite(v)) return format_number(v, NumberUse::Prose);  // "∞", "−∞", "NaN"
-  char buf[64];
-  if (format == "d") {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-    return buf;
-  }
+  if (format == "d") return fixed_decimals(v, 0);
   if (!format.empty()) {
     const int digits = format[1] - '0';
-    std::snprintf(buf, sizeof buf, format.back() == 'f' ? "%.*f" : "%.*g", digits, v);
-    std::string s = buf;
-    if (s == "-0" || (s.starts_with("-0.") && s.find_first_not_of("-0.") == std::string::npos)) s.erase(0, 1);
-    return s;
+    return unsigned_zero(format.back() == 'f' ? fixed_decimals(v, digits) : significant(v, digits));
   }
-  const double a = std::fabs(v);
-  if (a != 0 && (a >= 1e6 || a < 1e-4)) std::snprintf(buf, sizeof buf, "%.3g", v);
-  else std::snprintf(buf, sizeof buf, "%.4f", v);
-  return trim_zeros(buf);
+  return format_number(v, NumberUse::LessonText);
 }
 
 std::vector<std::string> check_template(std::string_view text, std::string_view where) {

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -284,10 +283,9 @@ void write_result_text(std::ostream& out, const Scenario& s, const Result& r, co
     if (!notes.rows.empty() && notes.rows[static_cast<size_t>(i)] != RowOverflow::None) {
       flags += std::string(" ") + row_overflow_label(notes.rows[static_cast<size_t>(i)]);
     }
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "  %10.4f  %8.4f  %9.3f  %8.4f", static_cast<double>(d.max_weight),
-                  static_cast<double>(d.entropy), static_cast<double>(d.effective_keys), static_cast<double>(d.jacobian_norm));
-    out << "  " << fit(qt[static_cast<size_t>(i)], label_w) << buf << (flags.empty() ? "" : " " + flags) << "\n";
+    out << "  " << fit(qt[static_cast<size_t>(i)], label_w) << "  " << fixed_decimals(d.max_weight, 4, 10) << "  "
+        << fixed_decimals(d.entropy, 4, 8) << "  " << fixed_decimals(d.effective_keys, 3, 9) << "  "
+        << fixed_decimals(d.jacobian_norm, 4, 8) << (flags.empty() ? "" : " " + flags) << "\n";
   }
   out << "\nstats\n  scores: mean " << num(r.stats.scores.mean) << ", std " << num(r.stats.scores.std) << ", min "
       << num(r.stats.scores.min) << ", max " << num(r.stats.scores.max) << "\n  logits: mean " << num(r.stats.logits.mean)

@@ -3,6 +3,7 @@
 
 #include "engine/lessons/lesson_math.hpp"
 #include "engine/cpu/dense.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <cstdio>
 #include <system_error>
@@ -32,9 +33,9 @@ std::vector<std::filesystem::path> export_temperature_sequence(const Scenario& s
     frame.options.temperature = taus[k];
     const Result r = compute_cpu(frame.problem());
     ExportOptions fo = o;
-    char title[160];
-    std::snprintf(title, sizeof title, "Temperature τ = %.3g   (s·τ = %.3g)", taus[k], r.effective_temperature);
-    if (fo.figure.title.empty()) fo.figure.title = title;
+    if (fo.figure.title.empty()) {
+      fo.figure.title = "Temperature τ = " + three_digits(taus[k]) + "   (s·τ = " + three_digits(r.effective_temperature) + ")";
+    }
     // Weights and saturation live on fixed ranges; a fixed range keeps colours comparable across frames.
     if (!fo.figure.range && (fo.stage == Stage::Weights)) fo.figure.range = std::pair{0.0, 1.0};
     export_stage(frame, r, fo, paths[k]);

@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace attnlab {
 
@@ -498,14 +497,7 @@ std::string num(const json& v) {
   }
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
-  if (v.is_number()) {
-    const double d = v.get<double>();
-    char buf[48];
-    const double a = std::fabs(d);
-    if (a != 0 && (a >= 1e6 || a < 1e-3)) std::snprintf(buf, sizeof buf, "%.4g", d);
-    else std::snprintf(buf, sizeof buf, "%.4f", d);
-    return buf;
-  }
+  if (v.is_number()) return format_number(v.get<double>(), NumberUse::LessonReport);
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
 }

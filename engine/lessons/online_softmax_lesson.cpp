@@ -6,6 +6,7 @@
 #include "engine/cpu/online_row.hpp"
 #include "engine/cpu/softmax_kernels.hpp"
 #include "engine/lessons/lesson_report.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -45,7 +46,7 @@ OnlineSoftmaxLesson online_softmax_lesson(const Problem& p, Index tile, const Ma
   const double divisor = effective_temperature(p.Q.cols(), p.options);
   const float c = fast_inverse_divisor(divisor);
   if (!std::isnormal(c) || c <= 0) {
-    throw InputError("online-softmax: 1/(s·T) = 1/" + std::to_string(divisor) +
+    throw InputError("online-softmax: 1/(s·T) = 1/" + fixed_decimals(divisor, 6) +
                      " is too small for float32, so the streaming engine computes these rows exactly; lower the temperature");
   }
   const kernels::Table& k = kernels::table();

@@ -4,6 +4,7 @@
 #include "engine/cpu/blas.hpp"
 #include "engine/cpu/softmax_kernels.hpp"
 #include "engine/model/gelu.hpp"
+#include "engine/platform/target_clones.hpp"
 
 #include <omp.h>
 
@@ -81,9 +82,7 @@ namespace {
 
 // gelu over one span, compiled for AVX-512 and AVX2 besides the baseline and chosen when the
 // program loads (GCC's target_clones): at the baseline's 4 lanes it took 4% of a 1024-token forward.
-#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
+ATTNLAB_TARGET_CLONES
 void gelu_span(float* x, std::int64_t count) {
   for (std::int64_t i = 0; i < count; ++i) x[i] = gelu::value(x[i]);
 }

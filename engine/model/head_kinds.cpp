@@ -3,6 +3,7 @@
 #include "engine/model/head_kinds.hpp"
 
 #include "engine/cpu/log_float.hpp"
+#include "engine/platform/target_clones.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -63,9 +64,7 @@ namespace {
 // target_clones): a logarithm per kept weight, 75 M for GPT-2 small's 144 heads at 1024 tokens,
 // through libm's scalar log took a fifth of that process's CPU time. Zeros add nothing;
 // a subnormal weight (< 1.2e-38) is taken at the smallest normal's log, an error below 1e-36.
-#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
+ATTNLAB_TARGET_CLONES
 double entropy(const float* a, std::int64_t count) {
   // The clamp to the smallest normal is an integer max on the bits (weights are ≥ 0, whose bits
   // order as their values): a float select would not vectorize under -ftrapping-math.

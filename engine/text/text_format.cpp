@@ -1,4 +1,5 @@
-// Shortest round-trip numbers, JSON string escaping, and the numbers people read.
+// Shortest round-trip numbers, JSON string escaping, and the numbers people read: every printf
+// format of a number in the code is here (engine/text/text_format.hpp).
 #include "engine/text/text_format.hpp"
 
 #include <algorithm>
@@ -37,6 +38,32 @@ std::string double_json(double v) {
 void append_float_json(std::string& out, float v) {
   char buf[40];
   out.append(buf, shortest_json(v, buf));
+}
+
+namespace {
+
+// std::to_chars's shortest decimals of v at `out` (40 chars of room); returns their end.
+template <class Float>
+char* shortest_chars(Float v, char* out) {
+  const auto [end, ec] = std::to_chars(out, out + 40, v);
+  return ec == std::errc() ? end : out;
+}
+
+}  // namespace
+
+std::string shortest_decimals(float v) {
+  char buf[40];
+  return std::string(buf, shortest_chars(v, buf));
+}
+
+std::string shortest_decimals(double v) {
+  char buf[40];
+  return std::string(buf, shortest_chars(v, buf));
+}
+
+void append_shortest_decimals(std::string& out, float v) {
+  char buf[40];
+  out.append(buf, shortest_chars(v, buf));
 }
 
 std::string json_string(std::string_view s) {
@@ -105,11 +132,15 @@ std::string count_of(long long n, std::string_view noun) {
   return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }
 
-std::string fixed_decimals(double v, int decimals) {
+std::string fixed_decimals(double v, int decimals) { return fixed_decimals(v, decimals, 0); }
+
+std::string fixed_decimals(double v, int decimals, int width) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::snprintf(buf, sizeof buf, "%*.*f", width, decimals, v);
   return buf;
 }
+
+std::string percent(double pct, int decimals, int width) { return fixed_decimals(pct, decimals, width) + "%"; }
 
 std::string trimmed_decimals(double v, int decimals) {
   if (std::isinf(v)) return v < 0 ? "−∞" : "∞";
@@ -123,13 +154,12 @@ std::string trimmed_decimals(double v, int decimals) {
   return s;
 }
 
-namespace {
-
-// "-0.00" reads as a sign error: a rounded zero has no sign.
 std::string unsigned_zero(std::string s) {
   if (!s.empty() && s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
   return s;
 }
+
+namespace {
 
 std::string cell_number(double v, int decimals, const Glyphs& g) {
   if (std::isnan(v)) return "NaN";
@@ -162,6 +192,26 @@ std::string statistic_number(double v, int decimals) {
   return fixed_decimals(v, decimals);
 }
 
+// "1.0000" -> "1" as the course texts write whole numbers; other numbers keep all their decimals,
+// so that a row reads evenly ("0.3610, 0.1250, 0.5141", not "0.361, 0.125, 0.5141").
+std::string lesson_text_number(double v) {
+  if (!std::isfinite(v)) return hand_number(v);  // "∞", "−∞", "NaN", as Prose
+  const double a = std::fabs(v);
+  if (a != 0 && (a >= 1e6 || a < 1e-4)) return significant(v, 3);
+  std::string s = fixed_decimals(v, 4);
+  const size_t dot = s.find('.');
+  if (dot == std::string::npos || s.find_first_not_of('0', dot + 1) != std::string::npos) return s;
+  s.erase(dot);
+  return s == "-0" ? "0" : s;
+}
+
+// No special case for infinities or NaN: %.4g writes them "inf", "-inf", "nan".
+std::string lesson_report_number(double v) {
+  const double a = std::fabs(v);
+  if (a != 0 && (a >= 1e6 || a < 1e-3)) return significant(v, 4);
+  return fixed_decimals(v, 4);
+}
+
 std::string terminal_number(double v, int decimals) {
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   if (std::isnan(v)) return "nan";
@@ -183,6 +233,8 @@ std::string format_number(double v, NumberUse use, int decimals, const Glyphs& g
     case NumberUse::Statistic: return statistic_number(v, decimals);
     case NumberUse::Prose: return hand_number(v);
     case NumberUse::Json: return double_json(v);
+    case NumberUse::LessonText: return lesson_text_number(v);
+    case NumberUse::LessonReport: return lesson_report_number(v);
   }
   return double_json(v);
 }
@@ -246,6 +298,28 @@ std::string scientific(double v, int digits) {
   std::snprintf(buf, sizeof buf, "%.*e", digits, v);
   return buf;
 }
+
+std::string bytes_in(double bytes, ByteUnit unit, int decimals) {
+  static constexpr std::array<const char*, 4> kNames = {"B", "KiB", "MiB", "GiB"};
+  const int power = static_cast<int>(unit);
+  return fixed_decimals(bytes / std::ldexp(1.0, 10 * power), decimals) + " " + kNames[static_cast<size_t>(power)];
+}
+
+namespace {
+
+// `label` with '%' doubled, then "%.<n><conversion>": the format ImGui's widgets draw with.
+std::string widget_format(std::string_view label, int n, char conversion) {
+  std::string out;
+  for (const char c : label) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return out + "%." + std::to_string(n) + conversion;
+}
+
+}  // namespace
+
+std::string widget_decimals(int decimals, std::string_view label) { return widget_format(label, decimals, 'f'); }
+std::string widget_significant(int digits, std::string_view label) { return widget_format(label, digits, 'g'); }
+
+const char* minus_infinity(bool unicode_font) { return unicode_font ? "−∞" : "-inf"; }
 
 std::string decimal_bytes(double bytes) {
   if (bytes < 1000) return fixed_decimals(bytes, 0) + " B";

@@ -145,7 +145,7 @@ TEST(LoadMatrix, NpyFromAFileEqualsTheParsedBytes) {
 
 // A pipe (the shell's <(python3 …)) has no size to read ahead of: load_matrix reads it whole.
 TEST(LoadMatrix, NpyFromAPipe) {
-#ifdef __EMSCRIPTEN__
+#ifndef ATTNLAB_TEST_ON_DESKTOP
   GTEST_SKIP() << "the browser has no pipes: its files come from the picker";
 #else
   const fs::path dir = fs::temp_directory_path() / "attnlab-npy-pipe-test";

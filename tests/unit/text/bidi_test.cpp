@@ -117,7 +117,7 @@ bool mark_beside_bracket(const std::string& line) {
 }
 
 TEST(Bidi, AgreesWithFriBidiOnSeededStrings) {
-#ifdef __EMSCRIPTEN__
+#ifndef ATTNLAB_TEST_ON_DESKTOP
   GTEST_SKIP() << "the browser runs no programs: FriBidi is checked in the desktop build";
 #endif
   std::mt19937 rng(20261129);

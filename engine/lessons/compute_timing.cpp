@@ -1,25 +1,18 @@
-// The two computations the browser build is held to (issue 19: within 3× of the native build), timed
-// the same way in both: Backend::compute on the CPU engine, all stages and diagnostics, as the GUI's
-// recompute runs it. Native: bench/compute_timing_main.cpp; browser: the page's
-// attnlab_web_compute_timing (web/web_platform.cpp); bench/web_bench.mjs compares them.
-#pragma once
+// The browser build's yardstick, timed the same way natively and in the page (compute_timing.hpp).
+#include "engine/lessons/compute_timing.hpp"
 
-#include "engine/attention/backend.hpp"
 #include "engine/cpu/cpu_backend.hpp"
 #include "engine/lessons/presets.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <random>
-#include <string>
 #include <vector>
 
-namespace attnlab::bench {
+namespace attnlab {
 
-// Median milliseconds of one computation of `p`, over `runs` samples (after one untimed warm-up).
-// A sample times as many computations as fill 2 ms: a browser's clock is coarsened (to 0.1 ms in
-// Chromium without cross-origin isolation), and the default lesson takes microseconds.
-inline double median_compute_ms(Backend& backend, const Problem& p, int runs) {
+double median_compute_ms(Backend& backend, const Problem& p, int runs) {
   using Clock = std::chrono::steady_clock;
   const auto ms_since = [](Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -44,9 +37,7 @@ inline double median_compute_ms(Backend& backend, const Problem& p, int runs) {
   return ms[ms.size() / 2];
 }
 
-// {"default_lesson_ms": …, "causal_512_64_ms": …}: the default lesson, and n = m = 512, d_k = d_v =
-// 64 with a causal mask, Q, K, V drawn from N(0, 1) with seed 1234.
-inline std::string compute_timing_json(int runs) {
+std::string compute_timing_json(int runs) {
   std::unique_ptr<Backend> backend = make_cpu_backend();
   const Problem lesson = default_scenario().problem();
   Problem big;
@@ -62,8 +53,9 @@ inline std::string compute_timing_json(int runs) {
   big.K = random(512, 64);
   big.V = random(512, 64);
   big.options.mask.kind = MaskKind::Causal;
-  return "{\"default_lesson_ms\": " + std::to_string(median_compute_ms(*backend, lesson, runs)) +
-         ", \"causal_512_64_ms\": " + std::to_string(median_compute_ms(*backend, big, runs)) + "}";
+  // Six decimals, as bench/web_bench.mjs has always read them.
+  return "{\"default_lesson_ms\": " + fixed_decimals(median_compute_ms(*backend, lesson, runs), 6) +
+         ", \"causal_512_64_ms\": " + fixed_decimals(median_compute_ms(*backend, big, runs), 6) + "}";
 }
 
-}  // namespace attnlab::bench
+}  // namespace attnlab
