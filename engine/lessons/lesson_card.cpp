@@ -1,7 +1,7 @@
 // Reference cards of the lessons, laid out word by word so numbers print bold and lines wrap.
 #include "engine/lessons/lesson_card.hpp"
-#include "engine/cpu/dense.hpp"
 
+#include "engine/cpu/cpu_backend.hpp"
 #include "engine/io/atomic_file.hpp"
 #include "engine/lessons/presets.hpp"
 
@@ -129,7 +129,7 @@ Figure layout_lesson_card(const Scenario& s, const RenderedLesson& t, const std:
 std::string lesson_card_pdf(const std::string& name) {
   const Scenario s = load_preset(name);
   if (!s.lesson.text.present()) throw InputError("--card: the lesson " + name + " has no lesson text to print");
-  const RenderedLesson t = render_lesson_text(s, lesson_values(s, compute_cpu(s.problem())));
+  const RenderedLesson t = render_lesson_text(s, lesson_values(s, make_cpu_backend()->compute(s.problem())));
   return render_pdf(layout_lesson_card(s, t, name));
 }
 

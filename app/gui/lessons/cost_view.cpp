@@ -1,6 +1,6 @@
 // Cost ("Query, Key, Value"; "13.2 Scaled dot-product attention"): the n × n score matrix per
 // head as n grows, in entries and bytes (fp32, fp16), on a log bar chart against this machine's memory, with a measured time on the active backend.
-#include "engine/lessons/lesson_math.hpp"
+#include "engine/lessons/cost.hpp"
 #include "engine/lessons/random.hpp"
 #include "engine/text/text_format.hpp"
 #include "gui/lessons/lesson_views.hpp"

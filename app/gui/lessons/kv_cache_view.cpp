@@ -1,10 +1,10 @@
-// "What the KV cache holds" (engine/lessons/kv_cache_lesson.hpp; "QKV, Scaled Dot-Product & Causal
+// "What the KV cache holds" (engine/lessons/kv_cache.hpp; "QKV, Scaled Dot-Product & Causal
 // Masking", Section 2.3): in four parts, one at a time so that each fits a projector. The same
 // numbers with and without the cache (and a check on the model the Model window has open), the
 // cost of a token each way (Measure times it on that model), the cache's bytes per token for real
 // models' shapes, multi-head against grouped-query (the gqa lesson), and exposure bias: teacher
 // forcing against the model fed its own draws, token by token.
-#include "engine/lessons/gqa_lesson.hpp"
+#include "engine/lessons/kv_cache.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/model/model_report.hpp"
 #include "gui/base/theme.hpp"
@@ -151,7 +151,7 @@ void draw_cost(AppState& state, const KvCacheNumbers& n) {
   ImGui::TextDisabled("times a token on %s", open ? m.model->display_name().c_str() : n.model.c_str());
 }
 
-// [Part 3] The cache's bytes per token: every layer's K and V, one per K/V head (gqa_lesson.hpp's
+// [Part 3] The cache's bytes per token: every layer's K and V, one per K/V head (gqa.hpp's
 // cache_row), the open model's among the lesson's.
 void draw_bytes(AppState& state, const KvCacheNumbers& n) {
   std::vector<KvCacheRow> rows = n.caches;
