@@ -1,9 +1,12 @@
-// The cost table and this machine's memory.
+// The cost table, this machine's memory and a measured head.
 #include "engine/lessons/cost.hpp"
 
+#include "engine/lessons/random.hpp"
 #include "engine/text/text_format.hpp"
 
 #include <unistd.h>
+
+#include <chrono>
 
 namespace attnlab {
 
@@ -39,6 +42,22 @@ std::vector<CostRow> cost_table(const std::vector<long long>& ns, long long d_k)
     out.push_back(c);
   }
   return out;
+}
+
+CostMeasurement measure_cost(Backend& backend) {
+  NormalRandom rng(1);
+  const Problem p{rng.normal_matrix(1024, 64, 1.0), rng.normal_matrix(1024, 64, 1.0), rng.normal_matrix(1024, 64, 1.0), Options{}};
+  backend.compute(p);  // warm-up
+  const auto t0 = std::chrono::steady_clock::now();
+  backend.compute(p);
+  CostMeasurement m;
+  m.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  m.backend = backend.description();
+  return m;
+}
+
+double cost_time_at(double ms_at_1024, long long n) {
+  return ms_at_1024 * (static_cast<double>(n) / 1024.0) * (static_cast<double>(n) / 1024.0);
 }
 
 CostNumbers compute_cost(const Scenario& s, const Result&, Backend&, const LessonDetail&) {

@@ -1,6 +1,6 @@
 // Cost (view cost; "Query, Key, Value" and "13.2 Scaled dot-product attention"): the n × n score
 // matrix of one head as n grows, in entries, bytes (fp32, fp16) and FLOPs, against this machine's
-// memory and the engine's dense limit.
+// memory and the engine's dense limit, and a time measured on the backend the view runs on.
 #pragma once
 
 #include "engine/attention/backend.hpp"
@@ -39,6 +39,16 @@ struct MachineMemory {
 
 MachineMemory machine_memory();
 std::vector<CostRow> cost_table(const std::vector<long long>& n, long long d_k);
+
+// The view's "Measure": one dense computation of a head at n = 1024, d_k = 64 (seeded N(0, 1)
+// inputs) on `backend`, after a warm-up run. Throws what the backend throws.
+struct CostMeasurement {
+  double ms = 0;        // the second run's milliseconds
+  std::string backend;  // the backend's description
+};
+CostMeasurement measure_cost(Backend& backend);
+// A time measured at n = 1024 scaled to n: the n × n work grows as n².
+double cost_time_at(double ms_at_1024, long long n);
 
 struct CostNumbers : LessonNumbers {
   CostParams params;

@@ -65,6 +65,14 @@ double last_row_difference(const Scenario& s, const Result& r, Backend& backend)
   return static_cast<double>((alone.output.row(0) - r.output.row(last)).cwiseAbs().maxCoeff());
 }
 
+// The model's text as a prompt that leaves room for `more` tokens within its positions, at most
+// `most` tokens long.
+std::vector<int> room_for(const model::LanguageModel& m, std::vector<int> ids, int more, std::size_t most) {
+  const auto room = static_cast<std::size_t>(std::max(1, m.config().n_ctx - more));
+  ids.resize(std::min({ids.size(), room, most}));
+  return ids;
+}
+
 nlohmann::ordered_json token_ids_json(const std::vector<int>& ids) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const int id : ids) out.push_back(id);
@@ -273,6 +281,21 @@ nlohmann::ordered_json kv_cache_to_json(const KvCacheNumbers& n, const Scenario&
   return {{"model", n.model},       {"last_row_difference", n.last_row_difference}, {"check", check},
           {"cost", cost},          {"context_tokens", n.context},                  {"kv_cache", caches},
           {"exposure", exposure}, {"see_also", "gqa"}};
+}
+
+CacheCheck check_open_model(const model::LanguageModel& m, const std::vector<int>& ids) {
+  return check_cache(m, room_for(m, ids, 4, 48), 4);
+}
+
+CacheCost measure_cache_cost(const model::LanguageModel* m, const std::vector<int>& ids, const KvCacheNumbers& n) {
+  if (m) return cache_cost(*m, room_for(*m, ids, 3, 256), 3, true);
+  return cache_cost(*model::open_model(n.model), n.check.prompt, 3, true);
+}
+
+std::vector<KvCacheRow> caches_with_open_model(const KvCacheNumbers& n, const model::LanguageModel* m) {
+  std::vector<KvCacheRow> rows = n.caches;
+  if (m && !m->config().is_toy()) rows.insert(rows.begin() + 1, cache_row(cache_config(m->config(), m->display_name()), n.context));
+  return rows;
 }
 
 }  // namespace attnlab

@@ -13,6 +13,7 @@
 #include "engine/lessons/lesson_page.hpp"
 #include "engine/model/language_model.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -105,5 +106,15 @@ KvCacheNumbers compute_kv_cache(const Scenario& s, const Result& r, Backend& bac
 // {"model", "last_row_difference", "check", "cost" (with "measured" when it was), "context_tokens",
 // "kv_cache", "exposure", "see_also"}
 nlohmann::ordered_json kv_cache_to_json(const KvCacheNumbers& n, const Scenario& s, const Result& r, const LessonDetail& detail);
+
+// What the GUI's view runs on the model the Model window has open (its text `ids`), or on the
+// lesson's own model, when a button asks:
+// "Check the open model": four tokens each way after at most 48 tokens of its text.
+CacheCheck check_open_model(const model::LanguageModel& m, const std::vector<int>& ids);
+// "Measure": three tokens each way after at most 256 tokens of the open model's text, or, with
+// none open (m null), after the lesson's prompt on its own model.
+CacheCost measure_cache_cost(const model::LanguageModel* m, const std::vector<int>& ids, const KvCacheNumbers& n);
+// The lesson's caches with the open model's (when it is no toy model) second.
+std::vector<KvCacheRow> caches_with_open_model(const KvCacheNumbers& n, const model::LanguageModel* m);
 
 }  // namespace attnlab
