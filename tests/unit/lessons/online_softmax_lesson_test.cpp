@@ -1,4 +1,4 @@
-// The online-softmax lesson (engine/lessons/online_softmax_lesson.*): every step's running max,
+// The online-softmax lesson (engine/lessons/online_softmax.*): every step's running max,
 // running sum, partial output and rescale against a plain double loop over the same scenario, the
 // final o ÷ ℓ against the dense output, and what an edit or a mask does to the steps. Bounds come
 // from the problem's magnitudes (tests/support/attention_bounds.hpp), never from this machine.
