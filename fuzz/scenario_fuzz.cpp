@@ -6,8 +6,9 @@
 #include "engine/io/scenario.hpp"
 #include "engine/cpu/dense.hpp"
 #include "engine/cpu/cpu_backend.hpp"
-#include "engine/lessons/lesson_numbers.hpp"
-#include "engine/lessons/online_softmax_lesson.hpp"
+#include "engine/lessons/kv_cache.hpp"
+#include "engine/lessons/lesson_registry.hpp"
+#include "engine/lessons/online_softmax.hpp"
 #include "fuzz/fuzz_check.hpp"
 
 #include <cmath>
@@ -17,7 +18,12 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attnlab;
-  const auto read = fuzz::read_or_refused([&] { return parse_scenario(fuzz::input_text(data, size), "fuzz.json"); });
+  // Read as a file is opened: io's reader, then every lesson page's fields.
+  const auto read = fuzz::read_or_refused([&] {
+    Scenario s = parse_scenario(fuzz::input_text(data, size), "fuzz.json");
+    check_lesson_fields(s.lesson);
+    return s;
+  });
   if (!read) return 0;
   const Scenario& s = *read;
   const Scenario again = parse_scenario(scenario_to_json(s), "again.json");
@@ -45,22 +51,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(!r.output.array().isNaN().any());
   // Refused for another normalizer, or a score that overflows: the lesson says so instead.
   fuzz::unless_refused([&] {
-    const OnlineSoftmaxLesson l = online_softmax_lesson(s.problem(), s.lesson.tile, r.output);
-    FUZZ_CHECK(static_cast<long long>(l.steps.size()) == (r.m + s.lesson.tile - 1) / s.lesson.tile);
+    const long long tile = online_softmax_params(LessonFields(s.lesson)).tile;
+    const OnlineSoftmaxLesson l = online_softmax_lesson(s.problem(), tile, r.output);
+    FUZZ_CHECK(static_cast<long long>(l.steps.size()) == (r.m + tile - 1) / tile);
     FUZZ_CHECK(!l.output.array().isNaN().any());
     for (const OnlineSoftmaxStep& st : l.steps) {
       for (const OnlineSoftmaxRow& row : st.rows) FUZZ_CHECK(!row.rescale || (*row.rescale >= 0 && *row.rescale <= 1));
     }
   });
   // The kv-cache lesson's fields (its model, text, prompt, shapes): numbers or one sentence.
-  if (s.lesson.view == LessonView::KvCache) {
+  if (s.lesson.view_name == kKvCacheView) {
     fuzz::unless_refused([&] {
       const auto cpu = make_cpu_backend();
       LessonDetail detail;
       detail.measure = false;
-      const auto n = std::get<KvCacheNumbers>(compute_lesson(s.lesson.view, s, r, *cpu, detail));
+      const KvCacheNumbers n = compute_kv_cache(s, r, *cpu, detail);
       FUZZ_CHECK(n.check.largest_difference <= n.check.bound);
-      FUZZ_CHECK(n.exposure.drawn.size() == n.exposure.truth.size() && n.caches.size() == s.lesson.kv_configs.size() + 1);
+      const std::size_t configs = kv_cache_params(LessonFields(s.lesson)).kv_configs.size();
+      FUZZ_CHECK(n.exposure.drawn.size() == n.exposure.truth.size() && n.caches.size() == configs + 1);
     });
   }
   return 0;

@@ -2,6 +2,7 @@
 #include "cli/inputs.hpp"
 
 #include "engine/io/matrix_io.hpp"
+#include "engine/lessons/lesson_registry.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/model/model_report.hpp"
 
@@ -101,6 +102,7 @@ Scenario resolve_scenario(const InputArgs& a) {
   Scenario s;
   if (!a.scenario_path.empty()) {
     s = load_scenario(a.scenario_path);
+    check_lesson_fields(s.lesson);
   } else if (!a.preset.empty()) {
     s = load_preset(a.preset);
   } else if (have_files) {

@@ -4,9 +4,11 @@
 #include "cli/inputs.hpp"
 #include "engine/lessons/lesson_card.hpp"
 #include "engine/lessons/lesson_export.hpp"
+#include "engine/lessons/lesson_registry.hpp"
 #include "engine/lessons/lesson_report.hpp"
 #include "engine/lessons/lesson_text.hpp"
 #include "engine/lessons/presets.hpp"
+#include "engine/lessons/temperature.hpp"
 
 #include <iostream>
 #include <memory>
@@ -47,11 +49,12 @@ Runner add_lesson_command(CLI::App& app) {
       return kExitOk;
     }
     const Scenario s = is_file ? load_scenario(args->name) : load_preset(args->name);
+    if (is_file) check_lesson_fields(s.lesson);  // load_preset checks its own
     // A lesson text whose references name numbers the scenario does not have is refused with the
     // reference named, rather than printed with gaps.
     check_lesson_references(s, args->name);
     if (!args->frames_out.empty()) {
-      if (s.lesson.view != LessonView::Temperature) {
+      if (lesson_view(s.lesson) != kTemperatureView) {
         throw InputError("--frames-out: " + args->name + " is not a temperature lesson; only those have a sweep to animate");
       }
       ExportOptions o;

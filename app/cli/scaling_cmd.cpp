@@ -2,7 +2,7 @@
 #include "cli/backend_select.hpp"
 #include "cli/commands.hpp"
 #include "engine/gpu/backend_choice.hpp"
-#include "engine/lessons/lesson_report.hpp"
+#include "engine/lessons/lesson_json.hpp"
 #include "engine/lessons/scaling.hpp"
 #include "engine/text/text_format.hpp"
 

@@ -1,7 +1,7 @@
 // The online softmax of one query row (FlashAttention's running max and sum): the state the
 // streaming path (cpu/streaming.cpp) keeps per row while keys arrive tile by tile, and the two
 // steps that change it. Header-inline because it sits in the streaming path's innermost loop; the
-// online-softmax lesson (lessons/online_softmax_lesson.cpp) runs the same steps to show them.
+// online-softmax lesson (lessons/online_softmax.cpp) runs the same steps to show them.
 #pragma once
 
 #include "engine/attention/online_softmax.hpp"

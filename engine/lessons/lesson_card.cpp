@@ -1,7 +1,7 @@
 // Reference cards of the lessons, laid out word by word so numbers print bold and lines wrap.
 #include "engine/lessons/lesson_card.hpp"
-#include "engine/cpu/dense.hpp"
 
+#include "engine/cpu/cpu_backend.hpp"
 #include "engine/io/atomic_file.hpp"
 #include "engine/lessons/presets.hpp"
 
@@ -126,11 +126,14 @@ Figure layout_lesson_card(const Scenario& s, const RenderedLesson& t, const std:
   return f;
 }
 
+RenderedLesson lesson_card_text(const Scenario& s) {
+  return render_lesson_text(s, lesson_values(s, make_cpu_backend()->compute(s.problem())));
+}
+
 std::string lesson_card_pdf(const std::string& name) {
   const Scenario s = load_preset(name);
   if (!s.lesson.text.present()) throw InputError("--card: the lesson " + name + " has no lesson text to print");
-  const RenderedLesson t = render_lesson_text(s, lesson_values(s, compute_cpu(s.problem())));
-  return render_pdf(layout_lesson_card(s, t, name));
+  return render_pdf(layout_lesson_card(s, lesson_card_text(s), name));
 }
 
 void write_lesson_card(const std::string& name, const std::filesystem::path& path, const ExportOptions& o) {

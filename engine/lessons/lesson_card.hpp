@@ -14,6 +14,9 @@ namespace attnlab {
 // name ("three-tokens"), shown as the way to open it. Width: A5 (420 pt); height fits the text.
 Figure layout_lesson_card(const Scenario& s, const RenderedLesson& t, const std::string& name);
 
+// The text of the lesson `s` filled with its own numbers (computed on the CPU), as its card prints it.
+RenderedLesson lesson_card_text(const Scenario& s);
+
 // Renders the card of built-in lesson `name` (with its original numbers) as PDF bytes. Throws
 // InputError for an unknown lesson or one without a lesson text.
 std::string lesson_card_pdf(const std::string& name);

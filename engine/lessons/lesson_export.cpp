@@ -1,11 +1,12 @@
 // Numbered PNG frames of a temperature sweep.
 #include "engine/lessons/lesson_export.hpp"
 
-#include "engine/lessons/lesson_math.hpp"
-#include "engine/cpu/dense.hpp"
+#include "engine/cpu/cpu_backend.hpp"
+#include "engine/lessons/temperature.hpp"
 #include "engine/text/text_format.hpp"
 
 #include <cstdio>
+#include <memory>
 #include <system_error>
 
 namespace attnlab {
@@ -19,7 +20,8 @@ std::vector<std::filesystem::path> export_temperature_sequence(const Scenario& s
   }
   fs::create_directories(folder, ec);
   if (ec) throw InputError(folder.string() + ": cannot create the folder for the frames (" + ec.message() + ")");
-  const auto taus = log_spaced(s.lesson.tau_min, s.lesson.tau_max, s.lesson.frames);
+  const TemperatureParams sweep = temperature_params(LessonFields(s.lesson));
+  const auto taus = log_spaced(sweep.tau_min, sweep.tau_max, sweep.frames);
   std::vector<fs::path> paths;
   for (size_t k = 0; k < taus.size(); ++k) {
     char name[48];
@@ -28,10 +30,11 @@ std::vector<std::filesystem::path> export_temperature_sequence(const Scenario& s
   }
   // Refuse before drawing anything, so a refused run leaves the folder as it was.
   for (const auto& p : paths) check_export_target(p, o);
+  const std::unique_ptr<Backend> cpu = make_cpu_backend();
   for (size_t k = 0; k < taus.size(); ++k) {
     Scenario frame = s;
     frame.options.temperature = taus[k];
-    const Result r = compute_cpu(frame.problem());
+    const Result r = cpu->compute(frame.problem());
     ExportOptions fo = o;
     if (fo.figure.title.empty()) {
       fo.figure.title = "Temperature τ = " + three_digits(taus[k]) + "   (s·τ = " + three_digits(r.effective_temperature) + ")";

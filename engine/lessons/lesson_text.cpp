@@ -1,10 +1,12 @@
 // Filling a lesson's text from the current result, and telling an edited lesson from its original.
 #include "engine/lessons/lesson_text.hpp"
-#include "engine/text/text_format.hpp"
-#include "engine/cpu/dense.hpp"
 
+#include "engine/cpu/cpu_backend.hpp"
+#include "engine/lessons/lesson_registry.hpp"
 #include "engine/lessons/lesson_report.hpp"
+#include "engine/lessons/plain.hpp"
 #include "engine/lessons/presets.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -180,7 +182,7 @@ LessonOrigin lesson_origin(const Scenario& s) {
 void check_lesson_references(const Scenario& s, std::string_view source) {
   const LessonText& t = s.lesson.text;
   if (!t.present()) return;
-  const Result result = compute_cpu(s.problem());
+  const Result result = make_cpu_backend()->compute(s.problem());
   const json values = lesson_values(s, result);
   auto check = [&](const std::string& text, const std::string& part) {
     const std::string where = std::string(source) + ": " + part;
@@ -188,7 +190,7 @@ void check_lesson_references(const Scenario& s, std::string_view source) {
     if (!r.unknown.empty()) {
       // The view's numbers are missing when the view cannot run on this scenario (an online
       // softmax over sparsemax): its own sentence says why, better than the reference it left empty.
-      if (s.lesson.view != LessonView::Plain) {
+      if (lesson_view(s.lesson) != kPlainView) {
         try {
           lesson_view_numbers(s, result, false);
         } catch (const InputError& e) {

@@ -1,7 +1,8 @@
 // Emulated low-precision attention: every operation's result is rounded to the format.
 #include "engine/lessons/precision.hpp"
+
+#include "engine/lessons/lesson_json.hpp"
 #include "engine/text/text_format.hpp"
-#include "engine/cpu/dense.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -134,7 +135,7 @@ std::string verdict(const PrecisionRun& run, const PrecisionOptions& o, long lon
 
 }  // namespace
 
-PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& o) {
+PrecisionRun precision_run(const Problem& p, const PrecisionOptions& o, Backend& backend) {
   validate_problem(p);
   const Eigen::Index n = p.Q.rows(), m = p.K.rows();
   check_dense_fits(n, m);
@@ -149,7 +150,7 @@ PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& o) {
 
   Problem reference_problem = p;
   reference_problem.options.normalizer = Normalizer::Softmax;
-  const Result ref = compute_cpu(reference_problem);
+  const Result ref = backend.compute(reference_problem);
   compare_with(ref, run);
   // Fully blocked rows that came out as weights anyway: the mask leaked.
   long long leaked_rows = 0;
@@ -162,16 +163,49 @@ PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& o) {
   return run;
 }
 
-std::vector<PrecisionRun> precision_table(const Problem& p) {
+std::vector<PrecisionRun> precision_table(const Problem& p, Backend& backend) {
   std::vector<PrecisionRun> out;
   for (Precision prec : {Precision::Float32, Precision::Float16, Precision::BFloat16}) {
     for (bool stable : {true, false}) {
       for (MaskFill fill : {MaskFill::NegInf, MaskFill::NegBig, MaskFill::AddNegBig}) {
-        out.push_back(compute_precision(p, PrecisionOptions{prec, stable, fill, 1e9}));
+        out.push_back(precision_run(p, PrecisionOptions{prec, stable, fill, 1e9}, backend));
       }
     }
   }
   return out;
+}
+
+PrecisionNumbers compute_precision(const Scenario& s, const Result&, Backend& backend, const LessonDetail& detail) {
+  PrecisionNumbers n;
+  // The 18 emulated runs are the costly part: complete numbers only.
+  if (detail.complete) n.runs = precision_table(s.problem(), backend);
+  return n;
+}
+
+nlohmann::ordered_json precision_to_json(const PrecisionNumbers& n, const Scenario&, const Result&, const LessonDetail& detail) {
+  using json = nlohmann::ordered_json;
+  json limits = json::object();
+  for (const Precision p : {Precision::Float32, Precision::Float16, Precision::BFloat16}) {
+    const FormatLimits l = format_limits(p);
+    limits[std::string(precision_name(p))] = {{"max_finite", l.max_finite},
+                                              {"exp_overflows_above", l.exp_overflow},
+                                              {"exp_is_zero_below", l.exp_underflow},
+                                              {"minus_1e9_stored_as", std::isinf(l.minus_1e9) ? json("-inf") : json(l.minus_1e9)}};
+  }
+  if (!detail.complete) return {{"formats", limits}};
+  json runs = json::array();
+  for (const auto& r : n.runs) {
+    runs.push_back({{"precision", precision_name(r.options.precision)},
+                    {"subtract_max", r.options.subtract_max},
+                    {"mask_fill", mask_fill_name(r.options.fill)},
+                    {"finite", r.finite},
+                    {"inf_scores", r.scores_health.inf},
+                    {"inf_exps", r.exps_health.inf},
+                    {"nan_weights", r.weights_health.nan},
+                    {"max_weight_error", r.max_weight_error},
+                    {"verdict", r.verdict}});
+  }
+  return {{"formats", limits}, {"runs", runs}};
 }
 
 }  // namespace attnlab

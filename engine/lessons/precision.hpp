@@ -1,18 +1,22 @@
-// Numerical precision lesson (Exercise 2.3.2's answer sketch and "The Query-Key-Value framework"'s stable softmax):
+// The precision lesson (view precision; Exercise 2.3.2's answer sketch and "The Query-Key-Value framework"'s stable softmax):
 // the pipeline in float32, float16 and bfloat16, emulated on the CPU by rounding the result of
 // every single operation to the format, with and without max-subtraction, and with three ways
 // of masking. It deliberately has none of the engine's guards, so inf and NaN show up where a
 // naive implementation would produce them.
 #pragma once
 
-#include "engine/attention/attention.hpp"
+#include "engine/attention/backend.hpp"
 #include "engine/attention/float_format.hpp"
+#include "engine/io/scenario.hpp"
+#include "engine/lessons/lesson_page.hpp"
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace attnlab {
+
+inline constexpr std::string_view kPrecisionView = "precision";
 
 // How blocked cells are filled before the normalizer.
 enum class MaskFill {
@@ -51,10 +55,21 @@ struct PrecisionRun {
 };
 
 // Q: n × d_k, K: m × d_k, V: m × d_v, with p.options' scale, temperature and mask (the
-// normalizer is always softmax here). Fully blocked rows are not special-cased.
-PrecisionRun compute_precision(const Problem& p, const PrecisionOptions& options);
+// normalizer is always softmax here). Fully blocked rows are not special-cased. The reference is
+// the engine's float32 softmax, computed stably on `backend`.
+PrecisionRun precision_run(const Problem& p, const PrecisionOptions& options, Backend& backend);
 
 // Every combination of format × max-subtraction × mask fill, in a fixed order (format-major).
-std::vector<PrecisionRun> precision_table(const Problem& p);
+std::vector<PrecisionRun> precision_table(const Problem& p, Backend& backend);
+
+struct PrecisionNumbers : LessonNumbers {
+  std::vector<PrecisionRun> runs;  // the 18 emulated runs; empty unless complete
+};
+
+PrecisionNumbers compute_precision(const Scenario& s, const Result& r, Backend& backend, const LessonDetail& detail);
+// {"formats": {"float32": {"max_finite", "exp_overflows_above", "exp_is_zero_below",
+// "minus_1e9_stored_as"}, …}} and, complete, "runs": one line per emulated run with its verdict.
+nlohmann::ordered_json precision_to_json(const PrecisionNumbers& n, const Scenario& s, const Result& r,
+                                         const LessonDetail& detail);
 
 }  // namespace attnlab

@@ -1,6 +1,8 @@
 // Lookup of the embedded preset files.
 #include "engine/lessons/presets.hpp"
 
+#include "engine/lessons/lesson_registry.hpp"
+
 #include <algorithm>
 #include <map>
 #include <string_view>
@@ -68,7 +70,9 @@ Scenario load_preset(const std::string& name) {
     }
     throw InputError("--preset: there is no built-in lesson named '" + name + "' (known: " + known + ")");
   }
-  return parse_scenario(text, "preset " + name);
+  Scenario s = parse_scenario(text, "preset " + name);
+  check_lesson_fields(s.lesson);
+  return s;
 }
 
 Scenario default_scenario() { return load_preset(kDefaultPreset); }

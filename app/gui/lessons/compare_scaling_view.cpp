@@ -1,4 +1,5 @@
 // Scaled vs unscaled: the same scenario computed with and without ÷√d_k, in two columns.
+#include "engine/lessons/compare_scaling.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/lesson_view_model.hpp"

@@ -1,7 +1,6 @@
 // Cost ("Query, Key, Value"; "13.2 Scaled dot-product attention"): the n × n score matrix per
 // head as n grows, in entries and bytes (fp32, fp16), on a log bar chart against this machine's memory, with a measured time on the active backend.
-#include "engine/lessons/lesson_math.hpp"
-#include "engine/lessons/random.hpp"
+#include "engine/lessons/cost.hpp"
 #include "engine/text/text_format.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/state/lesson_view_model.hpp"
@@ -10,7 +9,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -58,7 +56,7 @@ void draw_cost_table(const std::vector<CostRow>& rows, const LessonUi& ui, const
                          c.fits_dense ? "dense fits" : "streaming only");
       if (cols == 7) {
         ImGui::TableNextColumn();
-        const double ms = ui.measured_ms * (static_cast<double>(c.n) / 1024.0) * (static_cast<double>(c.n) / 1024.0);
+        const double ms = cost_time_at(ui.measured_ms, c.n);
         ImGui::Text(ms < 1000 ? "%.0f ms" : "%.1f s", ms < 1000 ? ms : ms / 1000);
       }
     }
@@ -119,14 +117,10 @@ void draw_cost_view(AppState& state, Services& services) {
               bytes_text(mem.physical_bytes).c_str(), services.glyphs.times, bytes_text(mem.dense_limit_bytes).c_str());
   if (ImGui::Button("Measure")) {
     // One dense computation at n = 1024, d_k = 64 on the active backend; the rest scales as n².
-    NormalRandom rng(1);
-    Problem p{rng.normal_matrix(1024, 64, 1.0), rng.normal_matrix(1024, 64, 1.0), rng.normal_matrix(1024, 64, 1.0), Options{}};
     try {
-      services.backend->compute(p);  // warm-up
-      const auto t0 = std::chrono::steady_clock::now();
-      services.backend->compute(p);
-      ui.measured_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      ui.measured_backend = services.backend->description();
+      const CostMeasurement m = measure_cost(*services.backend);
+      ui.measured_ms = m.ms;
+      ui.measured_backend = m.backend;
     } catch (const std::exception& e) {
       ui.measured_backend = e.what();
       ui.measured_ms = 0;

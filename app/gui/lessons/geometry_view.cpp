@@ -1,6 +1,6 @@
 // Geometry ("13.2 Scaled dot-product attention") with d_k = d_v = 2: queries and keys are arrows
 // you drag, values are points you drag, and each output is drawn as a point inside the convex hull of the values, live.
-#include "engine/lessons/lesson_math.hpp"
+#include "engine/lessons/geometry.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/base/theme.hpp"

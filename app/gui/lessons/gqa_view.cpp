@@ -1,5 +1,6 @@
 // Grouped-query attention (the gqa lesson): multi-head, grouped and multi-query side by side on the
 // same tokens, each query head's map under the K/V head it reads, and the KV cache of real models.
+#include "engine/lessons/gqa.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
 

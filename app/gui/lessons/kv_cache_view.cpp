@@ -1,10 +1,10 @@
-// "What the KV cache holds" (engine/lessons/kv_cache_lesson.hpp; "QKV, Scaled Dot-Product & Causal
+// "What the KV cache holds" (engine/lessons/kv_cache.hpp; "QKV, Scaled Dot-Product & Causal
 // Masking", Section 2.3): in four parts, one at a time so that each fits a projector. The same
 // numbers with and without the cache (and a check on the model the Model window has open), the
 // cost of a token each way (Measure times it on that model), the cache's bytes per token for real
 // models' shapes, multi-head against grouped-query (the gqa lesson), and exposure bias: teacher
 // forcing against the model fed its own draws, token by token.
-#include "engine/lessons/gqa_lesson.hpp"
+#include "engine/lessons/kv_cache.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/model/model_report.hpp"
 #include "gui/base/theme.hpp"
@@ -37,14 +37,6 @@ std::string kib(std::int64_t bytes) {
 }
 
 std::string gib(std::int64_t bytes) { return number(static_cast<double>(bytes) / (1024.0 * 1024 * 1024), "%.2f GiB"); }
-
-// The open model's text as a prompt that leaves room for `more` tokens, at most `most` long.
-std::vector<int> open_prompt(const ModelUi& m, int more, std::size_t most) {
-  const auto room = static_cast<std::size_t>(std::max(1, m.model->config().n_ctx - more));
-  std::vector<int> ids = m.ids;
-  ids.resize(std::min({ids.size(), room, most}));
-  return ids;
-}
 
 // One row of token chips after a label: each token framed, in the warning colour where it differs
 // from `truth` (when given), the one at `mark` outlined in the accent colour.
@@ -92,7 +84,7 @@ void draw_same_numbers(AppState& state, const KvCacheNumbers& n, const Palette& 
   if (!m.model || m.ids.empty()) return;
   if (ImGui::Button("Check the open model")) {
     try {
-      ui.cache_check = check_cache(*m.model, open_prompt(m, 4, 48), 4);
+      ui.cache_check = check_open_model(*m.model, m.ids);
       ui.cache_model = m.model->display_name();
       ui.cache_error.clear();
     } catch (const InputError& e) {
@@ -139,8 +131,7 @@ void draw_cost(AppState& state, const KvCacheNumbers& n) {
   if (ImGui::Button("Measure")) {
     try {
       // Three tokens after the open model's text (at most 256 of it), else after the lesson's prompt.
-      ui.cache_cost = open ? cache_cost(*m.model, open_prompt(m, 3, 256), 3, true)
-                           : cache_cost(*model::open_model(n.model), n.check.prompt, 3, true);
+      ui.cache_cost = measure_cache_cost(open ? m.model.get() : nullptr, m.ids, n);
       ui.cache_model = open ? m.model->display_name() : n.model;
       ui.cache_error.clear();
     } catch (const InputError& e) {
@@ -151,13 +142,10 @@ void draw_cost(AppState& state, const KvCacheNumbers& n) {
   ImGui::TextDisabled("times a token on %s", open ? m.model->display_name().c_str() : n.model.c_str());
 }
 
-// [Part 3] The cache's bytes per token: every layer's K and V, one per K/V head (gqa_lesson.hpp's
+// [Part 3] The cache's bytes per token: every layer's K and V, one per K/V head (gqa.hpp's
 // cache_row), the open model's among the lesson's.
 void draw_bytes(AppState& state, const KvCacheNumbers& n) {
-  std::vector<KvCacheRow> rows = n.caches;
-  if (state.model.model && !state.model.model->config().is_toy()) {
-    rows.insert(rows.begin() + 1, cache_row(cache_config(state.model.model->config(), state.model.model->display_name()), n.context));
-  }
+  const std::vector<KvCacheRow> rows = caches_with_open_model(n, state.model.model.get());
   if (ImGui::BeginTable("kv_bytes", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("model");
     ImGui::TableSetupColumn("heads: query / K,V");

@@ -1,6 +1,6 @@
 // The special views of the built-in lessons, one file each, and their registry; what they draw with
 // is in lesson_matrix.hpp, their numbers in state/lesson_view_model.hpp (the engine's
-// compute_lesson). The "Lesson view" window (panels/lesson_view_panel.cpp) shows the walk-through
+// compute_lesson; each view's types are its engine page's, engine/lessons/<view>.hpp). The "Lesson view" window (panels/lesson_view_panel.cpp) shows the walk-through
 // while it runs, else the view the lesson names.
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <imgui.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnlab::gui {
@@ -51,9 +52,9 @@ const T* view_numbers(AppState& state, Services& services, const std::string& le
   return numbers;
 }
 
-// The registry: which function draws each view (LessonView::Plain has none). Adding a view is one
-// file here and one line in lesson_view_registry.cpp's list.
+// The registry: which function draws each view, by the engine's name of it (lesson_view(); the plain
+// view has none). Adding a view is one file here and one line in lesson_view_registry.cpp's list.
 using LessonViewFn = void (*)(AppState&, Services&);
-LessonViewFn lesson_view_drawer(LessonView view);
+LessonViewFn lesson_view_drawer(std::string_view view);
 
 }  // namespace attnlab::gui

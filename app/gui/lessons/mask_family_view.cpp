@@ -1,5 +1,6 @@
 // The mask family of "The Query-Key-Value framework" side by side on the same scores: bidirectional, causal, padding,
 // prefix-LM and sliding window, each map's blocked cells hatched and its row sums written under it.
+#include "engine/lessons/mask_family.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/lesson_view_model.hpp"

@@ -6,6 +6,7 @@
 // course text's question, which heads connect "it" to "animal" in "The animal didn't cross the
 // street because it was too tired", and lists them; until then it says how the Hugging Face cache
 // provides one (docs/MODELS.md).
+#include "engine/lessons/model_heads.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/training_tasks.hpp"
 #include "gui/dialogs/file_dialog.hpp"

@@ -1,6 +1,7 @@
 // Multi-head attention (Section 2.3's note, Exercise 2.3.3): X, per-head W_Q/W_K/W_V (seeded random,
 // editable), a grid of per-head attention maps, concat-then-W_O beside the sum of per-head slabs,
 // and the switch that makes every head share its projections.
+#include "engine/lessons/multi_head.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/base/theme.hpp"
@@ -212,7 +213,7 @@ void draw_multihead_view(AppState& state, Services& services) {
   LessonUi& ui = state.lesson;
   draw_controls(ui, state.doc.scenario.Q.cols());
   ensure_weights(state);
-  const MultiHeadView& view = multihead_view(state);
+  const MultiHeadView& view = multihead_view(state, services);
   if (!view.error.empty()) {
     error_text(palette(state.view).error, view.error);
     return;

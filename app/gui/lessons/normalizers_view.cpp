@@ -1,5 +1,6 @@
 // Normalizers side by side ("The Query-Key-Value framework"'s table): softmax, sparsemax (exact zeros), sigmoid (rows
 // need not sum to 1) and hardmax on the same logits.
+#include "engine/lessons/normalizers.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/shell/apply_command.hpp"

@@ -3,6 +3,7 @@
 // greyed; per row the running max m, running sum ℓ and partial output o, the rescale
 // e^(m_old − m_new) highlighted where a tile raised the max; at the last tile o ÷ ℓ beside the
 // dense output, and how many scores each way holds. The walk-through keys step between tiles.
+#include "engine/lessons/online_softmax.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/lesson_view_model.hpp"

@@ -1,6 +1,7 @@
 // Rotary positions (the rope lesson): the scores with every position where it is and shifted, the
 // same q and k at every pair of positions (constant along each diagonal: one distance), each pair
 // of components' frequency, and how the score of aligned vectors falls with distance.
+#include "engine/lessons/rope.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"

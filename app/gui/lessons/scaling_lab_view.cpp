@@ -1,5 +1,5 @@
 // Exercise 2.3.1 as a lesson: opens the Scaling lab, and shows a small CPU sweep of the exercise.
-#include "engine/lessons/lesson_math.hpp"
+#include "engine/lessons/scaling_lab.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/shell/app_state.hpp"

@@ -1,6 +1,6 @@
 // Self- vs cross-attention (Section 2.3's table): the square score matrix of a sequence attending to
 // itself beside the rectangular one of decoder queries attending to encoder keys.
-#include "engine/lessons/lesson_math.hpp"
+#include "engine/lessons/self_cross.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/lesson_view_model.hpp"

@@ -1,6 +1,7 @@
 // Temperature ("The Query-Key-Value framework"): τ → 0 gives one-hot rows, τ → ∞ uniform ones.
 // A log slider, an animation that sweeps τ back and forth, curves of the largest weight and the entropy against τ, and the
 // sweep written as numbered PNG frames.
+#include "engine/lessons/temperature.hpp"
 #include "engine/lessons/lesson_export.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
@@ -51,7 +52,7 @@ void draw_temperature_view(AppState& state, Services& services) {
   const Scenario& s = shown_scenario(state);
   const Palette pal = palette(state.view);
   const float fs = ImGui::GetFontSize();
-  const double lo = s.lesson.tau_min, hi = s.lesson.tau_max;
+  const double lo = numbers->params.tau_min, hi = numbers->params.tau_max;
   const char* tau = services.glyphs.tau;
 
   draw_tau_controls(ui, lo, hi, tau);

@@ -4,6 +4,7 @@
 // the Training window's thread, its loss and maps live; the phase change pointed out on the curve;
 // then layer 0's previous-token head and layer 1's induction head lifted into the lab, one after
 // the other, each shown as the lab computes it.
+#include "engine/lessons/train_induction.hpp"
 #include "engine/model/training_tasks.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
@@ -133,7 +134,7 @@ void draw_task(AppState& state, Services& services) {
                "Press Space to let a model find these two heads by gradient descent.");
   // The hand-made head is the shown result's document (the live one may have moved on).
   const Scenario& s = shown_scenario(state);
-  if (s.lesson.view != LessonView::TrainInduction || !state.results.has_result) return;
+  if (lesson_view(s.lesson) != kTrainInductionView || !state.results.has_result) return;
   const auto ql = display_tokens(s.query_tokens, s.Q.rows()), kl = display_tokens(s.key_tokens, s.K.rows());
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::min(avail.y - fs * 0.5f, avail.x * 0.45f);
@@ -239,7 +240,7 @@ void draw_lifted(AppState& state, Services& services, int step) {
 }  // namespace
 
 bool induction_lesson_shown(const AppState& state) {
-  return state.doc.scenario.lesson.view == LessonView::TrainInduction ||
+  return lesson_view(state.doc.scenario.lesson) == kTrainInductionView ||
          (state.lesson.induction_active && !training_banner(state).empty());
 }
 

@@ -1,6 +1,6 @@
 // Worked examples (Section 2.3 and "13.2 Scaled dot-product attention"): one row of the weights
 // done by hand, in the course texts' digits.
-#include "engine/lessons/lesson_math.hpp"
+#include "engine/lessons/worked_example.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/state/walkthrough_steps.hpp"

@@ -1,7 +1,9 @@
 // The lesson in view: its title, its text (goal, what to look at, what to try, source; or the
 // scenario's description when it has none), the way into its special view and the walk-through,
 // and the previous/next lesson.
+#include "engine/lessons/lesson_registry.hpp"
 #include "engine/lessons/presets.hpp"
+#include "engine/lessons/worked_example.hpp"
 #include "gui/state/walkthrough_steps.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"
@@ -33,7 +35,7 @@ void draw_lesson_panel(AppState& state, Services& services) {
   const std::string key = s.title + "\n" + s.lesson.raw_json;
   if (state.lesson.shown_key != key) {
     state.lesson.shown_key = key;
-    if (s.lesson.view != LessonView::Plain && s.lesson.view != LessonView::WorkedExample) window_open(state.view, "Lesson view") = true;
+    if (lesson_view(s.lesson) != kPlainView && lesson_view(s.lesson) != kWorkedExampleView) window_open(state.view, "Lesson view") = true;
   }
   // ATTNLAB_GUI_WALK=STEP starts the walk-through at that step (1-based), for screenshots and docs.
   if (!state.lesson.env_checked) {
@@ -61,9 +63,9 @@ void draw_lesson_panel(AppState& state, Services& services) {
   if (state.doc.scenario.lesson.text.present()) draw_lesson_text(state, services);
   else if (!state.doc.scenario.description.empty()) text_wrapped("%s", state.doc.scenario.description.c_str());
   ImGui::Spacing();
-  const LessonView view = s.lesson.view;
-  if (view != LessonView::Plain && ImGui::Button("Open the lesson view")) window_open(state.view, "Lesson view") = true;
-  if (view != LessonView::Plain) same_line_if_fits(ImGui::CalcTextSize("Leave the walk-through").x + ImGui::GetFontSize());
+  const std::string_view view = lesson_view(s.lesson);
+  if (view != kPlainView && ImGui::Button("Open the lesson view")) window_open(state.view, "Lesson view") = true;
+  if (view != kPlainView) same_line_if_fits(ImGui::CalcTextSize("Leave the walk-through").x + ImGui::GetFontSize());
   if (!state.lesson.walk.active) {
     if (ImGui::Button("Walk through")) walk_start(state);
   } else if (ImGui::Button("Leave the walk-through")) {

@@ -2,8 +2,8 @@
 // and Help's lesson index with each lesson's reference card.
 #include "gui/panels/lesson_text_view.hpp"
 
+#include "engine/lessons/lesson_card.hpp"
 #include "engine/lessons/presets.hpp"
-#include "engine/cpu/dense.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"
@@ -175,7 +175,7 @@ void draw_lesson_index(AppState& state, Services& services) {
     try {
       const Scenario s = load_preset(ui.card_lesson);
       ui.card_title = s.title;
-      ui.card_text = render_lesson_text(s, lesson_values(s, compute_cpu(s.problem())));
+      ui.card_text = lesson_card_text(s);
     } catch (const InputError& e) {
       ui.card_title = e.what();
     }

@@ -60,7 +60,7 @@ void draw_lesson_view_panel(AppState& state, Services& services) {
   }
   state.lesson.induction_active = false;  // another document: the lesson starts over when opened again
   // The shown result's lesson: its numbers are what the view draws (the document may be a step ahead).
-  if (const LessonViewFn draw = lesson_view_drawer(shown_scenario(state).lesson.view)) {
+  if (const LessonViewFn draw = lesson_view_drawer(lesson_view(shown_scenario(state).lesson))) {
     draw(state, services);
     return;
   }

@@ -6,6 +6,7 @@
 #include "gui/state/model_actions.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "engine/lessons/lesson_card.hpp"
+#include "engine/lessons/lesson_registry.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -37,6 +38,7 @@ void add_recent_file(AppState& state, const std::string& path) {
 void open_scenario_file(AppState& state, const std::string& path) {
   try {
     const Scenario s = load_scenario(path);
+    check_lesson_fields(s.lesson);
     actions::load_scenario(state, s, path, "open " + file_name(path));
     if (state.scenario_path == path) {
       add_recent_file(state, path);

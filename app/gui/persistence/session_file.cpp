@@ -3,6 +3,7 @@
 #include "gui/persistence/session_file.hpp"
 
 #include "engine/io/json_matrix.hpp"
+#include "engine/lessons/lesson_registry.hpp"
 #include "engine/text/text_format.hpp"
 
 #include <nlohmann/json.hpp>
@@ -107,6 +108,7 @@ SessionData parse_session(std::string_view text, std::string_view source) {
   const Reader top{j, src};
   SessionData s;
   s.doc.scenario = parse_scenario(j.at("scenario").dump(), src + ": scenario");
+  check_lesson_fields(s.doc.scenario.lesson);
   if (top.has("scenario_path")) s.scenario_path = top.text("scenario_path", "scenario_path");
   const Scenario& sc = s.doc.scenario;
   const bool square = sc.Q.rows() == sc.K.rows();
@@ -172,6 +174,7 @@ RecoveredWork parse_recovery(std::string_view text, std::string_view source) {
   const Reader r{j, src};
   RecoveredWork w;
   w.doc.scenario = parse_scenario(j.at("scenario").dump(), src + ": scenario");
+  check_lesson_fields(w.doc.scenario.lesson);
   if (r.has("scenario_path")) w.scenario_path = r.text("scenario_path", "scenario_path");
   if (r.has("saved_at")) w.saved_at = r.text("saved_at", "saved_at");
   w.doc.self_attention = r.has("self_attention") ? r.flag("self_attention", "self_attention") : false;

@@ -2,6 +2,7 @@
 // the open one ticked, and the classroom walk-through.
 #include "gui/shell/lessons_menu.hpp"
 
+#include "engine/lessons/lesson_registry.hpp"
 #include "engine/lessons/presets.hpp"
 #include "gui/state/walkthrough_steps.hpp"
 #include "gui/shell/panel_registry.hpp"
@@ -22,7 +23,7 @@ void draw_lessons_menu(AppState& state, Services& services) {
       state.lesson.walk.active = false;
       // A lesson with a special view opens on it.
       try {
-        if (load_preset(p.name).lesson.view != LessonView::Plain) window_open(state.view, "Lesson view") = true;
+        if (lesson_view(load_preset(p.name).lesson) != kPlainView) window_open(state.view, "Lesson view") = true;
       } catch (const InputError&) {
       }
     }

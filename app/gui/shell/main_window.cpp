@@ -11,6 +11,7 @@
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/matrix_io.hpp"
 #include "engine/text/text_format.hpp"
+#include "engine/lessons/lesson_registry.hpp"
 #include "engine/lessons/presets.hpp"
 #include "gui/state/head_link_actions.hpp"
 #include "gui/state/generate_actions.hpp"
@@ -234,7 +235,9 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
   if (matrix) (void)load_matrix(options.scenario);  // a bad matrix file is refused before any window
   const bool explicit_doc = !scenario.empty() || !options.preset.empty();
   if (!scenario.empty()) {
-    reset_document(state, load_scenario(scenario), scenario);
+    Scenario s = load_scenario(scenario);
+    check_lesson_fields(s.lesson);
+    reset_document(state, std::move(s), scenario);
   } else if (!options.preset.empty()) {
     reset_document(state, attnlab::load_preset(options.preset), "");
   }

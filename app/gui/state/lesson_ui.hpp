@@ -2,11 +2,9 @@
 // the document (never undone, never saved): a lesson's own parameters come from its file.
 #pragma once
 
-#include "engine/lessons/kv_cache_lesson.hpp"
-#include "engine/lessons/lesson_math.hpp"
-#include "engine/lessons/multihead.hpp"
-#include "engine/lessons/precision.hpp"
+#include "engine/lessons/kv_cache.hpp"
 #include "engine/lessons/lesson_text.hpp"
+#include "engine/lessons/multi_head.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -37,7 +37,7 @@ const LessonNumbers* lesson_numbers_any(AppState& state, Services& services, std
       detail.max_sweep_trials = 200;
       const Scenario& s = shown_scenario(state);
       try {
-        m.numbers = compute_lesson(s.lesson.view, s, state.results.result, *services.backend, detail);
+        m.numbers = compute_lesson(s, state.results.result, *services.backend, detail);
       } catch (const InputError& e) {
         m.error = e.what();
       } catch (const std::bad_alloc&) {
@@ -46,7 +46,7 @@ const LessonNumbers* lesson_numbers_any(AppState& state, Services& services, std
     }
   }
   error = m.error;
-  return m.numbers ? &*m.numbers : nullptr;
+  return m.numbers.get();
 }
 
 const LessonVariant& lesson_at_temperature(AppState& state, Services& services, double tau) {
@@ -65,7 +65,7 @@ const LessonVariant& lesson_at_temperature(AppState& state, Services& services, 
   return m.at_tau;
 }
 
-const MultiHeadView& multihead_view(AppState& state) {
+const MultiHeadView& multihead_view(AppState& state, Services& services) {
   MultiHeadView& view = state.results.lesson_model.multihead;
   const LessonUi& ui = state.lesson;
   if (view.doc_version == state.doc_version && view.weights_version == ui.weights_version) return view;
@@ -73,8 +73,8 @@ const MultiHeadView& multihead_view(AppState& state) {
   view.weights_version = ui.weights_version;
   view.error.clear();
   try {
-    view.result = compute_multihead(state.doc.scenario.Q, ui.weights, state.doc.scenario.options);
-  } catch (const InputError& e) {
+    view.result = multi_head_attention(state.doc.scenario.Q, ui.weights, state.doc.scenario.options, *services.backend);
+  } catch (const std::exception& e) {  // bad weights, or the backend failed
     view.result = MultiHeadResult{};
     view.error = e.what();
   }
@@ -87,9 +87,15 @@ void sync_lesson_ui(AppState& state) {
   LessonUi& ui = state.lesson;
   if (ui.loaded_key == key) return;
   ui.loaded_key = key;
-  ui.heads = static_cast<int>(s.lesson.heads);
-  ui.seed = static_cast<int>(s.lesson.seed);
-  ui.share = s.lesson.share_projections;
+  // The lesson's own heads, seed and sharing (the defaults where a field is bad: its view says why).
+  MultiHeadParams params;
+  try {
+    params = multi_head_params(LessonFields(s.lesson));
+  } catch (const InputError&) {
+  }
+  ui.heads = static_cast<int>(params.heads);
+  ui.seed = static_cast<int>(params.seed);
+  ui.share = params.share_projections;
   ui.weights_edited = false;
   ui.weights_key.clear();
   ui.edit_head = 0;

@@ -1,13 +1,16 @@
 // What the lesson views draw: the engine's numbers of the shown result's lesson view
-// (engine/lessons/lesson_numbers.hpp, compute_lesson), computed on the chosen backend once per
+// (engine/lessons/lesson_registry.hpp, compute_lesson), computed on the chosen backend once per
 // result and kept here, so the views' draw functions only read them; and the two things a view
 // varies live (the temperature view's τ, the multi-head view's edited projections), recomputed
 // only when they change.
 #pragma once
 
-#include "engine/lessons/lesson_numbers.hpp"
+#include "engine/lessons/lesson_registry.hpp"
+#include "engine/lessons/lesson_variant.hpp"
+#include "engine/lessons/multi_head.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -25,7 +28,7 @@ struct MultiHeadView {
 
 struct LessonViewModel {
   std::uint64_t result_version = UINT64_MAX;  // the result the numbers belong to
-  std::optional<LessonNumbers> numbers;
+  std::shared_ptr<const LessonNumbers> numbers;  // the view's page's own type (lesson_numbers<T>)
   std::string error;  // why the view's numbers cannot be computed for this scenario
   // The temperature view's slider: the shown scenario at τ.
   std::optional<double> tau;
@@ -41,20 +44,21 @@ const T* lesson_numbers(AppState& state, Services& services, std::string& error)
 // The shown scenario at temperature `tau` (the temperature view's slider), once per τ and result.
 const LessonVariant& lesson_at_temperature(AppState& state, Services& services, double tau);
 
-// The multi-head view's heads, recomputed only when the document or the weights changed.
-const MultiHeadView& multihead_view(AppState& state);
+// The multi-head view's heads (the engine's multi_head_attention on the chosen backend), recomputed
+// only when the document or the weights changed.
+const MultiHeadView& multihead_view(AppState& state, Services& services);
 
 // Sets up LessonUi from the document's lesson (heads, seed, τ, ...) when another lesson was opened.
 void sync_lesson_ui(AppState& state);
 
-// The untyped form of lesson_numbers: the variant, or null with `error`.
+// The untyped form of lesson_numbers: the page's numbers, or null with `error`.
 const LessonNumbers* lesson_numbers_any(AppState& state, Services& services, std::string& error);
 
 template <class T>
 const T* lesson_numbers(AppState& state, Services& services, std::string& error) {
   const LessonNumbers* n = lesson_numbers_any(state, services, error);
   if (!n) return nullptr;
-  if (const T* t = std::get_if<T>(n)) return t;
+  if (const T* t = dynamic_cast<const T*>(n)) return t;
   error = "this scenario's lesson shows another view";
   return nullptr;
 }

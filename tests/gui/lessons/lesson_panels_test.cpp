@@ -1,7 +1,10 @@
 // The lessons in the real GUI code on an ImGui context with no window: every built-in lesson opens
 // from the Lessons menu's action and draws its special view, and the classroom walk-through steps
 // forward and back with the keys a presenter uses.
+#include "engine/cpu/cpu_backend.hpp"
+#include "engine/lessons/online_softmax.hpp"
 #include "engine/lessons/presets.hpp"
+#include "engine/lessons/worked_example.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/state/walkthrough_steps.hpp"
 #include "gui/shell/frame_layout.hpp"
@@ -35,8 +38,8 @@ TEST_F(LessonPanels, EveryLessonOpensOnItsView) {
     EXPECT_TRUE(state.results.has_result);
     EXPECT_TRUE(state.error.empty()) << state.error;
     // Lessons with a view of their own open it.
-    const LessonView v = state.doc.scenario.lesson.view;
-    if (v != LessonView::Plain && v != LessonView::WorkedExample) {
+    const std::string_view v = lesson_view(state.doc.scenario.lesson);
+    if (v != kPlainView && v != kWorkedExampleView) {
       EXPECT_TRUE(window_open(state.view, "Lesson view")) << "the Lesson view did not open";
     }
     window_open(state.view, "Lesson view") = false;
@@ -243,7 +246,7 @@ TEST_F(LessonPanels, MultiHeadShareSwitchMakesHeadsIdentical) {
   state.lesson.share = true;
   frame();
   EXPECT_EQ(state.lesson.weights.W_Q[0], state.lesson.weights.W_Q[3]);
-  const auto r = compute_multihead(state.doc.scenario.Q, state.lesson.weights, state.doc.scenario.options);
+  const auto r = multi_head_attention(state.doc.scenario.Q, state.lesson.weights, state.doc.scenario.options, *make_cpu_backend());
   EXPECT_TRUE(r.heads_identical);
   EXPECT_LE(r.max_abs_difference, 1e-5);
 }

@@ -5,6 +5,7 @@
 // bars follow the temperature slider; a text edited at its end runs only its new positions and
 // gives what a whole run gives; bad requests are refused in place. And the kv-cache lesson's
 // buttons that reach the Model window.
+#include "engine/lessons/kv_cache.hpp"
 #include "engine/lessons/presets.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/model/generate_panel.hpp"

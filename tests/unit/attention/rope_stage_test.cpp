@@ -4,8 +4,8 @@
 #include "engine/attention/explain.hpp"
 #include "engine/cpu/cpu_backend.hpp"
 #include "engine/cpu/dense.hpp"
-#include "engine/lessons/gqa_lesson.hpp"
-#include "engine/lessons/rope_lesson.hpp"
+#include "engine/lessons/gqa.hpp"
+#include "engine/lessons/rope.hpp"
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
@@ -107,7 +107,7 @@ TEST(RopeLesson, ShiftGridAndDecayHoldTheirClaims) {
 
 TEST(GqaLesson, MultiHeadIsTheFirstVariantAndGroupsShareTheirMeanProjections) {
   const Matrix X = random_rows(5, 8, 4);
-  LessonSpec spec;
+  GqaParams spec;
   spec.heads = 4;
   spec.kv_heads = {4, 2, 1};
   spec.kv_configs = {{"Llama 3.2 1B", 16, 32, 8, 64}};

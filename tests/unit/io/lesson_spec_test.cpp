@@ -1,7 +1,13 @@
-// The scenario's "lesson" object: read tolerantly, written back unchanged, never changing numbers.
-#include "engine/lessons/lesson_math.hpp"
+// The scenario's "lesson" object: read tolerantly, written back unchanged, never changing numbers;
+// its fields read by their lessons' pages.
 #include "engine/io/lesson_spec.hpp"
+#include "engine/lessons/geometry.hpp"
+#include "engine/lessons/lesson_registry.hpp"
+#include "engine/lessons/multi_head.hpp"
+#include "engine/lessons/online_softmax.hpp"
 #include "engine/lessons/presets.hpp"
+#include "engine/lessons/self_cross.hpp"
+#include "engine/lessons/temperature.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/cpu/dense.hpp"
 
@@ -19,31 +25,39 @@ std::string with_lesson(const std::string& lesson) {
   return s;
 }
 
+// A scenario file read as the app and the command line open one: its lesson's fields checked.
+Scenario read(const std::string& text, const std::string& source) {
+  Scenario s = parse_scenario(text, source);
+  check_lesson_fields(s.lesson);
+  return s;
+}
+
 TEST(LessonSpec, ReadsKnownFields) {
-  const Scenario s = parse_scenario(with_lesson(R"({"view": "multi-head", "heads": 2, "seed": 9, "share_projections": true})"), "t");
-  EXPECT_EQ(s.lesson.view, LessonView::MultiHead);
-  EXPECT_EQ(s.lesson.heads, 2);
-  EXPECT_EQ(s.lesson.seed, 9u);
-  EXPECT_TRUE(s.lesson.share_projections);
+  const Scenario s = read(with_lesson(R"({"view": "multi-head", "heads": 2, "seed": 9, "share_projections": true})"), "t");
+  EXPECT_EQ(lesson_view(s.lesson), kMultiHeadView);
+  const MultiHeadParams l = multi_head_params(LessonFields(s.lesson));
+  EXPECT_EQ(l.heads, 2);
+  EXPECT_EQ(l.seed, 9u);
+  EXPECT_TRUE(l.share_projections);
 }
 
 TEST(LessonSpec, UnknownViewsAndFieldsAreIgnoredAndNeverChangeNumbers) {
   const Scenario plain = parse_scenario(kPlain, "t");
-  const Scenario future = parse_scenario(with_lesson(R"({"view": "hologram", "sparkle": 3})"), "t");
-  EXPECT_EQ(future.lesson.view, LessonView::Plain);
+  const Scenario future = read(with_lesson(R"({"view": "hologram", "sparkle": 3})"), "t");
+  EXPECT_EQ(lesson_view(future.lesson), kPlainView);
   EXPECT_EQ(future.lesson.view_name, "hologram");
   EXPECT_EQ(compute_cpu(plain.problem()).weights, compute_cpu(future.problem()).weights);
   EXPECT_TRUE(plain.lesson.raw_json.empty());
 }
 
 TEST(LessonSpec, BadKnownFieldsAreInputErrors) {
-  EXPECT_THROW(parse_scenario(with_lesson(R"({"view": 3})"), "t"), InputError);
-  EXPECT_THROW(parse_scenario(with_lesson(R"({"heads": 0})"), "t"), InputError);
-  EXPECT_THROW(parse_scenario(with_lesson(R"({"dk": [8, "x"]})"), "t"), InputError);
-  EXPECT_THROW(parse_scenario(with_lesson(R"({"tau_min": 2, "tau_max": 1})"), "t"), InputError);
-  EXPECT_THROW(parse_scenario(with_lesson(R"("multi-head")"), "t"), InputError);
+  EXPECT_THROW(read(with_lesson(R"({"view": 3})"), "t"), InputError);
+  EXPECT_THROW(read(with_lesson(R"({"heads": 0})"), "t"), InputError);
+  EXPECT_THROW(read(with_lesson(R"({"dk": [8, "x"]})"), "t"), InputError);
+  EXPECT_THROW(read(with_lesson(R"({"tau_min": 2, "tau_max": 1})"), "t"), InputError);
+  EXPECT_THROW(read(with_lesson(R"("multi-head")"), "t"), InputError);
   try {
-    parse_scenario(with_lesson(R"({"heads": 0})"), "lesson.json");
+    read(with_lesson(R"({"heads": 0})"), "lesson.json");
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("lesson.json: lesson.heads"), std::string::npos) << e.what();
@@ -56,7 +70,7 @@ TEST(LessonSpec, SaveWritesTheLessonBackUnchanged) {
     const Scenario s = load_preset(p.name);
     const Scenario back = parse_scenario(scenario_to_json(s), "round trip");
     EXPECT_EQ(back.lesson.raw_json, s.lesson.raw_json);
-    EXPECT_EQ(back.lesson.view, s.lesson.view);
+    EXPECT_EQ(back.lesson.view_name, s.lesson.view_name);
     EXPECT_EQ(back.Q, s.Q);
     EXPECT_EQ(back.description, s.description);
   }
@@ -65,12 +79,12 @@ TEST(LessonSpec, SaveWritesTheLessonBackUnchanged) {
 
 // The online-softmax lesson's tile width (4 keys unless the file says), refused below 1.
 TEST(LessonSpec, OnlineSoftmaxTile) {
-  const Scenario s = parse_scenario(with_lesson(R"({"view": "online-softmax", "tile": 3})"), "t");
-  EXPECT_EQ(s.lesson.view, LessonView::OnlineSoftmax);
-  EXPECT_EQ(s.lesson.tile, 3);
-  EXPECT_EQ(parse_scenario(with_lesson(R"({"view": "online-softmax"})"), "t").lesson.tile, 4);
-  EXPECT_THROW(parse_scenario(with_lesson(R"({"tile": 0})"), "t"), InputError);
-  EXPECT_THROW(parse_scenario(with_lesson(R"({"tile": "wide"})"), "t"), InputError);
+  const Scenario s = read(with_lesson(R"({"view": "online-softmax", "tile": 3})"), "t");
+  EXPECT_EQ(lesson_view(s.lesson), kOnlineSoftmaxView);
+  EXPECT_EQ(online_softmax_params(LessonFields(s.lesson)).tile, 3);
+  EXPECT_EQ(online_softmax_params(LessonFields(read(with_lesson(R"({"view": "online-softmax"})"), "t").lesson)).tile, 4);
+  EXPECT_THROW(read(with_lesson(R"({"tile": 0})"), "t"), InputError);
+  EXPECT_THROW(read(with_lesson(R"({"tile": "wide"})"), "t"), InputError);
 }
 
 // A numbered section is "Section 2.3"; one known by its heading is quoted after the title.
@@ -82,7 +96,7 @@ TEST(LessonSpec, SourceLineNamesNumberedAndHeadedSections) {
 }
 
 TEST(LessonSpec, EveryViewHasAName) {
-  for (const LessonView v : all_lesson_views()) EXPECT_EQ(lesson_view_from_name(lesson_view_name(v)), v);
+  for (const LessonPage& p : lesson_pages()) EXPECT_EQ(&find_lesson_page(p.view), &p);
 }
 
 TEST(LessonMath, ConvexHull) {

@@ -5,6 +5,8 @@
 #include "engine/io/atomic_file.hpp"
 #include "engine/lessons/presets.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -20,7 +22,9 @@ TEST(LessonExport, TemperatureSequenceIsNumberedPngs) {
   const fs::path dir = fs::temp_directory_path() / ("attnlab_frames_" + std::to_string(getpid()));
   fs::remove_all(dir);
   Scenario s = load_preset("temperature");
-  s.lesson.frames = 3;
+  nlohmann::json lesson = nlohmann::json::parse(s.lesson.raw_json);
+  lesson["frames"] = 3;
+  s.lesson = parse_lesson_spec(lesson.dump(), "temperature, 3 frames");
   ExportOptions o;
   o.width_px = 200;
   const auto paths = export_temperature_sequence(s, dir / "sub", o);

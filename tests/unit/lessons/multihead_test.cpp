@@ -1,8 +1,9 @@
 // Multi-head attention: the two views of W_O agree, and shared projections collapse the heads.
-#include "engine/lessons/multihead.hpp"
+#include "engine/lessons/multi_head.hpp"
 
 #include "engine/lessons/presets.hpp"
 #include "engine/lessons/random.hpp"
+#include "engine/cpu/cpu_backend.hpp"
 #include "engine/cpu/dense.hpp"
 
 #include <gtest/gtest.h>
@@ -16,7 +17,7 @@ TEST(MultiHead, ConcatThenProjectEqualsSumOfSlabs) {
     NormalRandom rng(100 + static_cast<unsigned>(heads));
     const Matrix X = rng.normal_matrix(7, 16, 1.0);
     const auto w = random_multihead_weights(16, heads, 5, false);
-    const auto r = compute_multihead(X, w, Options{});
+    const auto r = multi_head_attention(X, w, Options{}, *make_cpu_backend());
     EXPECT_EQ(r.d_head, 16 / heads);
     EXPECT_LE(r.max_abs_difference, 1e-5 * std::max(1.0, r.max_abs_output));
     // An independent reference: each head by hand, in double.
@@ -31,9 +32,10 @@ TEST(MultiHead, ConcatThenProjectEqualsSumOfSlabs) {
 
 TEST(MultiHead, DistinctHeadsHaveDistinctMaps) {
   const Scenario s = load_preset("multi-head");
-  ASSERT_EQ(s.lesson.view, LessonView::MultiHead);
-  const auto w = random_multihead_weights(s.Q.cols(), static_cast<int>(s.lesson.heads), s.lesson.seed, false);
-  const auto r = compute_multihead(s.Q, w, s.options);
+  ASSERT_EQ(s.lesson.view_name, kMultiHeadView);
+  const MultiHeadParams l = multi_head_params(LessonFields(s.lesson));
+  const auto w = random_multihead_weights(s.Q.cols(), static_cast<int>(l.heads), l.seed, false);
+  const auto r = multi_head_attention(s.Q, w, s.options, *make_cpu_backend());
   ASSERT_EQ(r.heads.size(), 4u);
   EXPECT_FALSE(r.heads_identical);
   EXPECT_GT((r.heads[0].weights - r.heads[1].weights).cwiseAbs().maxCoeff(), 0.05f);
@@ -42,9 +44,10 @@ TEST(MultiHead, DistinctHeadsHaveDistinctMaps) {
 
 TEST(MultiHead, SharedProjectionsMakeEveryHeadIdentical) {
   const Scenario s = load_preset("shared-heads");
-  ASSERT_TRUE(s.lesson.share_projections);
-  const auto w = random_multihead_weights(s.Q.cols(), static_cast<int>(s.lesson.heads), s.lesson.seed, true);
-  const auto r = compute_multihead(s.Q, w, s.options);
+  const MultiHeadParams l = multi_head_params(LessonFields(s.lesson));
+  ASSERT_TRUE(l.share_projections);
+  const auto w = random_multihead_weights(s.Q.cols(), static_cast<int>(l.heads), l.seed, true);
+  const auto r = multi_head_attention(s.Q, w, s.options, *make_cpu_backend());
   EXPECT_TRUE(r.heads_identical);
   for (size_t i = 1; i < r.heads.size(); ++i) EXPECT_EQ(r.heads[i].weights, r.heads[0].weights);
   // Σ H_i W_O^(i) = H_1 Σ W_O^(i): rank at most d_head.
@@ -67,8 +70,8 @@ TEST(MultiHead, BadShapesAreInputErrors) {
   EXPECT_THROW(random_multihead_weights(8, 3, 1, false), InputError);
   auto w = random_multihead_weights(8, 2, 1, false);
   w.W_Q[1] = Matrix::Zero(8, 3);
-  EXPECT_THROW(compute_multihead(Matrix::Ones(4, 8), w, Options{}), InputError);
-  EXPECT_THROW(compute_multihead(Matrix::Ones(4, 6), random_multihead_weights(8, 2, 1, false), Options{}), InputError);
+  EXPECT_THROW(multi_head_attention(Matrix::Ones(4, 8), w, Options{}, *make_cpu_backend()), InputError);
+  EXPECT_THROW(multi_head_attention(Matrix::Ones(4, 6), random_multihead_weights(8, 2, 1, false), Options{}, *make_cpu_backend()), InputError);
 }
 
 TEST(MultiHead, SeededWeightsAreReproducible) {

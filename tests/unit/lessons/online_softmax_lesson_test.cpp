@@ -1,9 +1,9 @@
-// The online-softmax lesson (engine/lessons/online_softmax_lesson.*): every step's running max,
+// The online-softmax lesson (engine/lessons/online_softmax.*): every step's running max,
 // running sum, partial output and rescale against a plain double loop over the same scenario, the
 // final o ÷ ℓ against the dense output, and what an edit or a mask does to the steps. Bounds come
 // from the problem's magnitudes (tests/support/attention_bounds.hpp), never from this machine.
 #include "engine/cpu/dense.hpp"
-#include "engine/lessons/online_softmax_lesson.hpp"
+#include "engine/lessons/online_softmax.hpp"
 #include "engine/lessons/presets.hpp"
 #include "support/attention_bounds.hpp"
 
@@ -125,9 +125,9 @@ void expect_matches_reference(const Problem& p, const OnlineSoftmaxLesson& got, 
 
 TEST(OnlineSoftmaxLesson, StepsMatchAPlainLoopAndEndOnTheDenseOutput) {
   const Scenario s = load_preset("online-softmax");
-  ASSERT_EQ(s.lesson.view, LessonView::OnlineSoftmax);
+  ASSERT_EQ(s.lesson.view_name, kOnlineSoftmaxView);
   const Problem p = s.problem();
-  const Index tile = s.lesson.tile, m = p.K.rows();
+  const Index tile = online_softmax_params(LessonFields(s.lesson)).tile, m = p.K.rows();
   const OnlineSoftmaxLesson l = online_softmax_lesson(p, tile, compute_cpu(p).output);
   ASSERT_EQ(static_cast<Index>(l.steps.size()), (m + tile - 1) / tile);
   for (size_t t = 0; t < l.steps.size(); ++t) {

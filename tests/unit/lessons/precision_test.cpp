@@ -1,6 +1,7 @@
 // Emulated float16/bfloat16: exact rounding, and the overflow and NaN cases of the lesson.
 #include "engine/lessons/precision.hpp"
 
+#include "engine/cpu/cpu_backend.hpp"
 #include "engine/lessons/presets.hpp"
 
 #include <gtest/gtest.h>
@@ -45,7 +46,7 @@ TEST(Precision, Limits) {
 }
 
 PrecisionRun run(const Problem& p, Precision prec, bool stable, MaskFill fill) {
-  return compute_precision(p, PrecisionOptions{prec, stable, fill, 1e9});
+  return precision_run(p, PrecisionOptions{prec, stable, fill, 1e9}, *make_cpu_backend());
 }
 
 TEST(Precision, Float16OverflowsWhereFloat32DoesNot) {
@@ -106,7 +107,7 @@ TEST(Precision, FullyBlockedRow) {
   EXPECT_TRUE(big.finite);
   EXPECT_NEAR(big.weights(1, 0), 0.5f, 1e-6);
   EXPECT_NE(big.verdict.find("leaks"), std::string::npos);
-  EXPECT_EQ(precision_table(p).size(), 18u);
+  EXPECT_EQ(precision_table(p, *make_cpu_backend()).size(), 18u);
 }
 
 }  // namespace

@@ -1,17 +1,40 @@
 // The gqa lesson: grouped-query attention. H query heads share G K/V heads: multi-head (G = H),
 // grouped (1 < G < H) and multi-query (G = 1) on the same input, which query head reads which K/V
-// head, and what sharing saves in the KV cache of real models. For `attnlab lesson gqa` and the
-// GUI's lesson view.
+// head, and what sharing saves in the KV cache of real models (view gqa). For `attnlab lesson gqa`
+// and the GUI's lesson view.
 #pragma once
 
 #include "engine/attention/backend.hpp"
-#include "engine/io/lesson_spec.hpp"
-#include "engine/lessons/multihead.hpp"
+#include "engine/io/scenario.hpp"
+#include "engine/lessons/lesson_page.hpp"
+#include "engine/lessons/multi_head.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnlab {
+
+inline constexpr std::string_view kGqaView = "gqa";
+
+// A real model's attention shape, for the KV cache's bytes per token (the gqa and kv-cache lessons).
+struct KvCacheConfig {
+  std::string name;  // "Llama 3.2 1B"
+  long long layers = 0, heads = 0, kv_heads = 0, head_dim = 0;
+};
+// lesson.kv_configs: [{"name", "layers", "heads", "kv_heads", "head_dim"}], heads a multiple of kv_heads.
+std::vector<KvCacheConfig> kv_cache_configs(const LessonFields& f);
+
+// H = `heads` query heads with the multi-head lesson's seeded projections, the K/V head counts side
+// by side (each dividing `heads`), real models' shapes, and the context length the cache is sized for.
+struct GqaParams {
+  unsigned long long seed = 42;                 // lesson.seed
+  long long heads = 2;                          // lesson.heads
+  std::vector<long long> kv_heads{4, 2, 1};     // lesson.kv_heads
+  std::vector<KvCacheConfig> kv_configs;        // lesson.kv_configs
+  long long context = 8192;                     // lesson.context
+};
+GqaParams gqa_params(const LessonFields& f);
 
 struct GqaVariant {
   long long kv_heads = 0;              // G
@@ -48,6 +71,20 @@ struct GqaLesson {
 // mean of its heads' (how Ainslie et al., 2023, turn a multi-head checkpoint into a grouped one),
 // so G = H is multi-head attention itself. `options` as the document's, without rotary positions.
 // Throws InputError when `heads` does not divide d_model or a K/V count does not divide `heads`.
-GqaLesson gqa_lesson(const Matrix& X, const LessonSpec& spec, const Options& options, Backend& backend);
+GqaLesson gqa_lesson(const Matrix& X, const GqaParams& spec, const Options& options, Backend& backend);
+
+struct GqaNumbers : LessonNumbers {
+  GqaLesson lesson;
+};
+
+GqaNumbers compute_gqa(const Scenario& s, const Result& r, Backend& backend, const LessonDetail& detail);
+// {"heads", "d_model", "d_head", "variants": [{"kv_heads", "kind", "queries_per_kv_head",
+// "cached_values_per_token", "max_weight_change", "max_output_change", "heads", "output"}],
+// "context_tokens", "kv_cache": [kv_cache_row_json]}
+nlohmann::ordered_json gqa_to_json(const GqaNumbers& n, const Scenario& s, const Result& r, const LessonDetail& detail);
+
+// A real model's KV cache as both lessons print it: its shape, bytes and KiB per token grouped and
+// with a K/V head per query head, the saving, and both at the context length.
+nlohmann::ordered_json kv_cache_row_json(const KvCacheRow& r);
 
 }  // namespace attnlab

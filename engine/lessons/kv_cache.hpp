@@ -3,18 +3,39 @@
 // every step (the same tokens, logits within float32's rounding), what each costs per token, and
 // exposure bias from "QKV, Scaled Dot-Product & Causal Masking": teacher forcing against a model
 // fed its own draws at a high temperature. The cache's bytes per token are the gqa lesson's
-// cache_row (gqa_lesson.hpp). The lesson runs them on a built-in model; the GUI's
-// view also on the model open in the Model window.
+// cache_row (gqa.hpp). The lesson runs them on a built-in model; the GUI's view also on the model
+// open in the Model window.
 #pragma once
 
-#include "engine/io/lesson_spec.hpp"
+#include "engine/attention/backend.hpp"
+#include "engine/io/scenario.hpp"
+#include "engine/lessons/gqa.hpp"
+#include "engine/lessons/lesson_page.hpp"
 #include "engine/model/language_model.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnlab {
+
+inline constexpr std::string_view kKvCacheView = "kv-cache";
+
+// The built-in model the lesson runs on, a text that model knows how to go on with (`ids`, of which
+// the first `prompt` are given and the rest written; `seed` seeds the draws), the temperature of its
+// exposure-bias draws; real models' caches from `kv_configs` at `context` tokens.
+struct KvCacheParams {
+  std::string model = "induction";         // lesson.model
+  std::vector<long long> ids;              // lesson.ids (empty: the model's task's probe sequence)
+  long long prompt = 0;                    // lesson.prompt (0: half of the ids, and one)
+  double sample_temperature = 3.0;         // lesson.sample_temperature
+  unsigned long long seed = 42;            // lesson.seed
+  std::vector<KvCacheConfig> kv_configs;   // lesson.kv_configs
+  long long context = 8192;                // lesson.context
+};
+KvCacheParams kv_cache_params(const LessonFields& f);
 
 // Greedy generation with the cache against a whole forward over the text at every step.
 struct CacheCheck {
@@ -44,7 +65,7 @@ struct CacheCost {
 };
 CacheCost cache_cost(const model::LanguageModel& m, const std::vector<int>& prompt, int tokens, bool measure);
 
-// A model's attention shape as the gqa lesson's KV cache rows take it (gqa_lesson.hpp's cache_row).
+// A model's attention shape as the gqa lesson's KV cache rows take it (gqa.hpp's cache_row).
 KvCacheConfig cache_config(const model::ModelConfig& c, std::string name);
 
 // Exposure bias on a text the model knows how to continue: `ids` = prompt then its true
@@ -65,5 +86,35 @@ struct ExposureBias {
 };
 ExposureBias exposure_bias(const model::LanguageModel& m, const std::vector<int>& ids, std::int64_t prompt, double temperature,
                            std::uint64_t seed);
+
+// The pipeline's last row from the cached K and V alone against the whole computation, then the
+// lesson's built-in model: its cache checked, the cost of a token, the caches of real models,
+// exposure bias.
+struct KvCacheNumbers : LessonNumbers {
+  std::string model;            // the built-in model's name
+  double last_row_difference = 0;  // the largest |output| difference of the pipeline's last row
+  CacheCheck check;
+  CacheCost cost;               // measured when the detail asks
+  long long context = 0;           // the context the caches are sized for (lesson.context)
+  std::vector<KvCacheRow> caches;  // the lesson's model first, then lesson.kv_configs (gqa.hpp)
+  ExposureBias exposure;
+};
+
+// Throws InputError unless the document is self-attention under a causal mask, and for a text the
+// model cannot take.
+KvCacheNumbers compute_kv_cache(const Scenario& s, const Result& r, Backend& backend, const LessonDetail& detail);
+// {"model", "last_row_difference", "check", "cost" (with "measured" when it was), "context_tokens",
+// "kv_cache", "exposure", "see_also"}
+nlohmann::ordered_json kv_cache_to_json(const KvCacheNumbers& n, const Scenario& s, const Result& r, const LessonDetail& detail);
+
+// What the GUI's view runs on the model the Model window has open (its text `ids`), or on the
+// lesson's own model, when a button asks:
+// "Check the open model": four tokens each way after at most 48 tokens of its text.
+CacheCheck check_open_model(const model::LanguageModel& m, const std::vector<int>& ids);
+// "Measure": three tokens each way after at most 256 tokens of the open model's text, or, with
+// none open (m null), after the lesson's prompt on its own model.
+CacheCost measure_cache_cost(const model::LanguageModel* m, const std::vector<int>& ids, const KvCacheNumbers& n);
+// The lesson's caches with the open model's (when it is no toy model) second.
+std::vector<KvCacheRow> caches_with_open_model(const KvCacheNumbers& n, const model::LanguageModel* m);
 
 }  // namespace attnlab

@@ -1,11 +1,11 @@
 // The online-softmax lesson's numbers: the streaming engine's per-row state (OnlineRow) and SIMD
 // kernels run over a small scenario one tile of keys at a time, every step kept.
-#include "engine/lessons/online_softmax_lesson.hpp"
+#include "engine/lessons/online_softmax.hpp"
 
 #include "engine/cpu/cpu_internal.hpp"
 #include "engine/cpu/online_row.hpp"
 #include "engine/cpu/softmax_kernels.hpp"
-#include "engine/lessons/lesson_report.hpp"
+#include "engine/lessons/lesson_json.hpp"
 #include "engine/text/text_format.hpp"
 
 #include <algorithm>
@@ -20,15 +20,21 @@ namespace {
 using Index = Eigen::Index;
 using json = nlohmann::ordered_json;
 
-json number_or_null(double v) { return std::isfinite(v) ? json(short_double(static_cast<float>(v))) : json(nullptr); }
+json finite_or_null(double v) { return std::isfinite(v) ? json(short_double(static_cast<float>(v))) : json(nullptr); }
 
-json floats(const std::vector<float>& v) {
+json float_list(const std::vector<float>& v) {
   json out = json::array();
-  for (const float x : v) out.push_back(number_or_null(x));
+  for (const float x : v) out.push_back(finite_or_null(x));
   return out;
 }
 
 }  // namespace
+
+OnlineSoftmaxParams online_softmax_params(const LessonFields& f) {
+  OnlineSoftmaxParams p;
+  p.tile = f.positive_integer("tile", 1 << 20, p.tile);
+  return p;
+}
 
 OnlineSoftmaxLesson online_softmax_lesson(const Problem& p, Index tile, const Matrix& dense_output) {
   validate_problem(p);
@@ -126,9 +132,9 @@ json online_softmax_json(const OnlineSoftmaxLesson& l) {
     json rows = json::array();
     for (const OnlineSoftmaxRow& r : s.rows) {
       rows.push_back({{"visible", r.visible},
-                      {"running_max", number_or_null(r.running_max)},
+                      {"running_max", finite_or_null(r.running_max)},
                       {"running_sum", r.running_sum},
-                      {"output", floats(r.output)},
+                      {"output", float_list(r.output)},
                       {"rescale", r.rescale ? json(*r.rescale) : json(nullptr)}});
     }
     steps.push_back({{"keys", {s.first, s.last}}, {"logits", matrix_to_json(s.logits)}, {"rows", rows}});
@@ -138,6 +144,16 @@ json online_softmax_json(const OnlineSoftmaxLesson& l) {
           {"online_output", matrix_to_json(l.output)}, {"dense_output", matrix_to_json(l.dense_output)},
           {"max_difference", l.max_difference},
           {"rescales", l.rescales}, {"scores_held", l.scores_held}, {"dense_scores", l.dense_scores}};
+}
+
+OnlineSoftmaxNumbers compute_online_softmax(const Scenario& s, const Result& r, Backend&, const LessonDetail&) {
+  OnlineSoftmaxNumbers n;
+  n.lesson = online_softmax_lesson(s.problem(), online_softmax_params(LessonFields(s.lesson)).tile, r.output);
+  return n;
+}
+
+json online_softmax_to_json(const OnlineSoftmaxNumbers& n, const Scenario&, const Result&, const LessonDetail&) {
+  return online_softmax_json(n.lesson);
 }
 
 }  // namespace attnlab

@@ -1,12 +1,25 @@
-// Multi-head self-attention for the multi-head lesson (Section 2.3's note and Exercise 2.3.3):
-// h heads of width d_head = d_model / h, concat-then-W_O, and the equal sum-of-slabs view.
+// Multi-head self-attention (view multi-head; Section 2.3's note and Exercise 2.3.3): h heads of
+// width d_head = d_model / h, concat-then-W_O, and the equal sum-of-slabs view, with the lesson's
+// seeded projections shared or not.
 #pragma once
 
-#include "engine/attention/attention.hpp"
+#include "engine/attention/backend.hpp"
+#include "engine/io/scenario.hpp"
+#include "engine/lessons/lesson_page.hpp"
 
+#include <string_view>
 #include <vector>
 
 namespace attnlab {
+
+inline constexpr std::string_view kMultiHeadView = "multi-head";
+
+struct MultiHeadParams {
+  unsigned long long seed = 42;    // lesson.seed: the projections' random numbers
+  long long heads = 2;             // lesson.heads
+  bool share_projections = false;  // lesson.share_projections
+};
+MultiHeadParams multi_head_params(const LessonFields& f);
 
 // Per-head projections. W_Q[i], W_K[i], W_V[i]: d_model × d_head. W_O: d_model × d_model, whose
 // rows [i·d_head, (i+1)·d_head) are head i's slab W_O^(i) (d_head × d_model).
@@ -40,11 +53,26 @@ struct MultiHeadResult {
   bool heads_identical = false;   // every head's weights equal head 1's, bit for bit
 };
 
-// X: n × d_model token embeddings. Each head runs the ordinary pipeline with `options`
+// X: n × d_model token embeddings. Each head runs the ordinary pipeline on `backend` with `options`
 // (scale by √d_head, temperature, mask, normalizer) on Q_i = X W_Q[i], K_i = X W_K[i], V_i = X W_V[i].
-MultiHeadResult compute_multihead(const Matrix& X, const MultiHeadWeights& w, const Options& options);
+// The GUI's view runs it on the weights the student edits.
+MultiHeadResult multi_head_attention(const Matrix& X, const MultiHeadWeights& w, const Options& options, Backend& backend);
 
 // Numerical rank by singular values in double precision (tolerance relative to the largest).
 int numerical_rank(const Matrix& M);
+
+// The document's Q as X through the lesson's seeded projections, shared or not as the lesson says
+// (`this_lesson`) and the other way (`switched`).
+struct MultiHeadNumbers : LessonNumbers {
+  MultiHeadParams params;
+  MultiHeadWeights this_weights, switched_weights;
+  MultiHeadResult this_lesson, switched;
+};
+
+MultiHeadNumbers compute_multi_head(const Scenario& s, const Result& r, Backend& backend, const LessonDetail& detail);
+// {"d_model", "heads", "d_head", "seed", "this_lesson", "switched"}: each with its heads' weights,
+// concat, both readings of W_O, their difference, the output's rank, whether the heads are one.
+nlohmann::ordered_json multi_head_to_json(const MultiHeadNumbers& n, const Scenario& s, const Result& r,
+                                          const LessonDetail& detail);
 
 }  // namespace attnlab

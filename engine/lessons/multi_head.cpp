@@ -1,8 +1,8 @@
 // Multi-head attention, computed both ways so the lesson can show that they agree.
-#include "engine/lessons/multihead.hpp"
+#include "engine/lessons/multi_head.hpp"
 
+#include "engine/lessons/lesson_json.hpp"
 #include "engine/lessons/random.hpp"
-#include "engine/cpu/dense.hpp"
 
 #include <Eigen/SVD>
 
@@ -10,6 +10,14 @@
 #include <cmath>
 
 namespace attnlab {
+
+MultiHeadParams multi_head_params(const LessonFields& f) {
+  MultiHeadParams p;
+  p.seed = f.seed(p.seed);
+  p.heads = f.positive_integer("heads", 64, p.heads);
+  p.share_projections = f.flag("share_projections", p.share_projections);
+  return p;
+}
 
 MultiHeadWeights random_multihead_weights(Eigen::Index d_model, int heads, unsigned long long seed, bool share) {
   if (heads < 1 || d_model < 1 || d_model % heads != 0) {
@@ -82,7 +90,7 @@ int numerical_rank(const Matrix& M) {
   return rank;
 }
 
-MultiHeadResult compute_multihead(const Matrix& X, const MultiHeadWeights& w, const Options& options) {
+MultiHeadResult multi_head_attention(const Matrix& X, const MultiHeadWeights& w, const Options& options, Backend& backend) {
   validate_multihead(X, w);
   MultiHeadResult r;
   const int h = w.heads();
@@ -97,7 +105,7 @@ MultiHeadResult compute_multihead(const Matrix& X, const MultiHeadWeights& w, co
     r.Q.push_back(X * w.W_Q[k]);
     r.K.push_back(X * w.W_K[k]);
     r.V.push_back(X * w.W_V[k]);
-    r.heads.push_back(compute_cpu(Problem{r.Q.back(), r.K.back(), r.V.back(), options}));
+    r.heads.push_back(backend.compute(Problem{r.Q.back(), r.K.back(), r.V.back(), options}));
     const Matrix& H = r.heads.back().output;
     r.concat.middleCols(i * r.d_head, r.d_head) = H;
     r.slab_terms.push_back(H * w.W_O.middleRows(i * r.d_head, r.d_head));
@@ -109,6 +117,45 @@ MultiHeadResult compute_multihead(const Matrix& X, const MultiHeadWeights& w, co
   r.max_abs_output = static_cast<double>(r.output.cwiseAbs().maxCoeff());
   r.output_rank = numerical_rank(r.output);
   return r;
+}
+
+MultiHeadNumbers compute_multi_head(const Scenario& s, const Result&, Backend& backend, const LessonDetail&) {
+  MultiHeadNumbers n;
+  n.params = multi_head_params(LessonFields(s.lesson));
+  const MultiHeadParams& l = n.params;
+  const auto d = s.Q.cols();
+  n.this_weights = random_multihead_weights(d, static_cast<int>(l.heads), l.seed, l.share_projections);
+  n.switched_weights = random_multihead_weights(d, static_cast<int>(l.heads), l.seed, !l.share_projections);
+  n.this_lesson = multi_head_attention(s.Q, n.this_weights, s.options, backend);
+  n.switched = multi_head_attention(s.Q, n.switched_weights, s.options, backend);
+  return n;
+}
+
+nlohmann::ordered_json multi_head_to_json(const MultiHeadNumbers& n, const Scenario& s, const Result&, const LessonDetail&) {
+  const MultiHeadParams& l = n.params;
+  nlohmann::ordered_json j;
+  j["d_model"] = s.Q.cols();
+  j["heads"] = l.heads;
+  j["d_head"] = s.Q.cols() / std::max<long long>(1, l.heads);
+  j["seed"] = l.seed;
+  for (const bool share : {false, true}) {
+    const bool mine = share == l.share_projections;
+    const MultiHeadWeights& w = mine ? n.this_weights : n.switched_weights;
+    const MultiHeadResult& r = mine ? n.this_lesson : n.switched;
+    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+    for (int i = 0; i < w.heads(); ++i) heads.push_back(matrix_to_json(r.heads[static_cast<size_t>(i)].weights));
+    nlohmann::ordered_json v = {{"share_projections", share},
+                                {"head_weights", heads},
+                                {"concat", matrix_to_json(r.concat)},
+                                {"output_concat_then_W_O", matrix_to_json(r.output)},
+                                {"output_sum_of_slabs", matrix_to_json(r.output_from_slabs)},
+                                {"max_abs_difference", r.max_abs_difference},
+                                {"max_abs_output", r.max_abs_output},
+                                {"output_rank", r.output_rank},
+                                {"heads_identical", r.heads_identical}};
+    j[mine ? "this_lesson" : "switched"] = v;
+  }
+  return j;
 }
 
 }  // namespace attnlab

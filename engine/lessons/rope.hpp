@@ -1,14 +1,28 @@
 // The rope lesson: rotary positions seen from the scores. Shifting every position leaves every
 // score as it was; the same q and k at every pair of positions give scores that depend only on the
 // distance; each pair of components turns at its own frequency; and the score of aligned vectors
-// decays with distance. For `attnlab lesson rope` and the GUI's lesson view.
+// decays with distance (view rope). For `attnlab lesson rope` and the GUI's lesson view.
 #pragma once
 
-#include "engine/attention/attention.hpp"
+#include "engine/attention/backend.hpp"
+#include "engine/io/scenario.hpp"
+#include "engine/lessons/lesson_page.hpp"
 
+#include <string_view>
 #include <vector>
 
 namespace attnlab {
+
+inline constexpr std::string_view kRopeView = "rope";
+
+// The positions added to every query and key; the same q and k placed at grid × grid pairs of
+// positions; the head width of the distance decay.
+struct RopeParams {
+  long long shift = 7;          // lesson.shift
+  long long grid = 8;           // lesson.grid
+  long long envelope_d_k = 64;  // lesson.envelope_d_k, even
+};
+RopeParams rope_params(const LessonFields& f);
 
 // Pair t of the d_k/2 pairs (t, t + d_k/2).
 struct RopeFrequency {
@@ -51,5 +65,14 @@ struct RopeLesson {
 // rotation when on). Throws InputError when d_k is odd or shift, grid or envelope_d_k are not
 // positive (envelope_d_k even).
 RopeLesson rope_lesson(const Problem& p, const Matrix& scores, long long shift, long long grid, long long envelope_d_k);
+
+struct RopeNumbers : LessonNumbers {
+  RopeLesson lesson;
+};
+
+RopeNumbers compute_rope(const Scenario& s, const Result& r, Backend& backend, const LessonDetail& detail);
+// Every number of RopeLesson by its name, the frequencies as {"pair", "frequency", "wavelength"}
+// (with the "fastest" and "slowest"), the distances as {"distance", "aligned", "lesson"}.
+nlohmann::ordered_json rope_to_json(const RopeNumbers& n, const Scenario& s, const Result& r, const LessonDetail& detail);
 
 }  // namespace attnlab

@@ -1,17 +1,27 @@
 // The online-softmax lesson: a small scenario's attention computed tile by tile of keys with the
 // streaming engine's own online softmax (cpu/online_row.hpp), keeping every step's running max,
 // running sum and partial output so that a student can watch a row being normalised before all of
-// it has been seen. For `attnlab lesson online-softmax` and the GUI's lesson view.
+// it has been seen (view online-softmax). For `attnlab lesson online-softmax` and the GUI's lesson view.
 #pragma once
 
-#include "engine/attention/attention.hpp"
+#include "engine/attention/backend.hpp"
+#include "engine/io/scenario.hpp"
+#include "engine/lessons/lesson_page.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace attnlab {
+
+inline constexpr std::string_view kOnlineSoftmaxView = "online-softmax";
+
+struct OnlineSoftmaxParams {
+  long long tile = 4;  // lesson.tile: keys per tile
+};
+OnlineSoftmaxParams online_softmax_params(const LessonFields& f);
 
 // One query row after one tile of keys.
 struct OnlineSoftmaxRow {
@@ -57,5 +67,14 @@ OnlineSoftmaxLesson online_softmax_lesson(const Problem& p, Eigen::Index tile, c
 // "online_output", "dense_output", "max_difference", "rescales", "scores_held", "dense_scores"};
 // −∞ and an absent rescale as null.
 nlohmann::ordered_json online_softmax_json(const OnlineSoftmaxLesson& l);
+
+struct OnlineSoftmaxNumbers : LessonNumbers {
+  OnlineSoftmaxLesson lesson;
+};
+
+// The document's own scenario at the lesson's tile, against its result `r`'s output.
+OnlineSoftmaxNumbers compute_online_softmax(const Scenario& s, const Result& r, Backend& backend, const LessonDetail& detail);
+nlohmann::ordered_json online_softmax_to_json(const OnlineSoftmaxNumbers& n, const Scenario& s, const Result& r,
+                                              const LessonDetail& detail);
 
 }  // namespace attnlab

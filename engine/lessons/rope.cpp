@@ -1,6 +1,8 @@
 // The rope lesson's numbers, from the same rotation the pipeline's RoPE stage applies
 // (attention/rope.hpp), in float32 as the engine computes the scores.
-#include "engine/lessons/rope_lesson.hpp"
+#include "engine/lessons/rope.hpp"
+
+#include "engine/lessons/lesson_json.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -32,6 +34,15 @@ double rotated_product(const Matrix& q, const Matrix& k, std::int64_t pq, std::i
 }
 
 }  // namespace
+
+RopeParams rope_params(const LessonFields& f) {
+  RopeParams p;
+  p.shift = f.positive_integer("shift", 1'000'000, p.shift);
+  p.grid = f.positive_integer("grid", 64, p.grid);
+  p.envelope_d_k = f.positive_integer("envelope_d_k", 1 << 16, p.envelope_d_k);
+  if (p.envelope_d_k % 2) throw InputError(f.source() + ": lesson.envelope_d_k must be even: RoPE turns pairs of components");
+  return p;
+}
 
 RopeLesson rope_lesson(const Problem& p, const Matrix& scores, long long shift, long long grid, long long envelope_d_k) {
   const Eigen::Index n = p.Q.rows(), m = p.K.rows(), d = p.Q.cols();
@@ -95,6 +106,41 @@ RopeLesson rope_lesson(const Problem& p, const Matrix& scores, long long shift, 
     l.distances.push_back({delta, aligned / static_cast<double>(envelope_d_k), lesson});
   }
   return l;
+}
+
+RopeNumbers compute_rope(const Scenario& s, const Result& r, Backend&, const LessonDetail&) {
+  const RopeParams p = rope_params(LessonFields(s.lesson));
+  RopeNumbers n;
+  n.lesson = rope_lesson(s.problem(), r.scores, p.shift, p.grid, p.envelope_d_k);
+  return n;
+}
+
+nlohmann::ordered_json rope_to_json(const RopeNumbers& n, const Scenario&, const Result&, const LessonDetail&) {
+  const RopeLesson& l = n.lesson;
+  nlohmann::ordered_json frequencies = nlohmann::ordered_json::array(), distances = nlohmann::ordered_json::array();
+  for (const RopeFrequency& f : l.frequencies) {
+    frequencies.push_back({{"pair", f.pair}, {"frequency", f.frequency}, {"wavelength", f.wavelength}});
+  }
+  for (const RopeDistance& d : l.distances) {
+    distances.push_back({{"distance", d.distance}, {"aligned", d.aligned}, {"lesson", d.lesson}});
+  }
+  return {{"rope_on", l.rope_on},
+          {"theta", l.rope.theta},
+          {"d_k", l.d_k},
+          {"shift", l.shift},
+          {"scores", matrix_to_json(l.scores)},
+          {"shifted_scores", matrix_to_json(l.shifted_scores)},
+          {"max_shift_change", l.max_shift_change},
+          {"rounding_bound", l.rounding_bound},
+          {"grid", l.grid},
+          {"same_pair_scores", matrix_to_json(l.same_pair_scores)},
+          {"max_diagonal_spread", l.max_diagonal_spread},
+          {"frequencies", frequencies},
+          {"fastest", frequencies.front()},
+          {"slowest", frequencies.back()},
+          {"unrotated_scores", matrix_to_json(l.unrotated_scores)},
+          {"envelope_d_k", l.envelope_d_k},
+          {"distances", distances}};
 }
 
 }  // namespace attnlab
