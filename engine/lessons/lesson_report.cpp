@@ -8,6 +8,7 @@
 #include "engine/cpu/cpu_backend.hpp"
 #include "engine/lessons/lesson_registry.hpp"
 #include "engine/lessons/lesson_text.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <algorithm>
 #include <cmath>
