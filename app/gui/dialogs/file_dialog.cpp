@@ -2,11 +2,11 @@
 // name field, and the file types that fit its purpose.
 #include "gui/dialogs/file_dialog.hpp"
 
-#include "gui/state/head_link_actions.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <GLFW/glfw3.h>

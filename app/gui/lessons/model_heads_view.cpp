@@ -11,10 +11,10 @@
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "engine/model/hf_cache.hpp"
-#include "gui/state/head_link_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
 #include "gui/state/lesson_view_model.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <imgui.h>

@@ -7,8 +7,8 @@
 #include "engine/model/training_tasks.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/training_actions.hpp"
-#include "gui/state/training_job.hpp"
+#include "gui/training/training_actions.hpp"
+#include "gui/training/training_job.hpp"
 #include "gui/training/training_plots.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 

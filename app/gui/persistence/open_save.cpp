@@ -3,7 +3,7 @@
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/matrix_io.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "engine/lessons/lesson_card.hpp"
 

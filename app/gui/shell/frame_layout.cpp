@@ -1,8 +1,8 @@
 // The frame: menus, the tiled layout (inputs column | pipeline over explain/saturation tabs),
 // the status bar, floating panels and dialogs. Panels come from the registry in panel_registry.cpp.
 #include "gui/shell/frame_layout.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/training/training_actions.hpp"
 
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/dialogs/recovery_prompt.hpp"

@@ -3,7 +3,7 @@
 #include "gui/shell/panel_registry.hpp"
 
 #include "gui/dialogs/export_dialog.hpp"
-#include "gui/model/model_window.hpp"
+#include "gui/model_window/model_window.hpp"
 #include "gui/lab/saturation_panel.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/shell/apply_command.hpp"

@@ -3,7 +3,7 @@
 #include "gui/training/training_plots.hpp"
 
 #include "gui/base/theme.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/state/view_style.hpp"

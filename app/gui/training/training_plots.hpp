@@ -4,7 +4,7 @@
 
 #include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
-#include "gui/state/loss_curve.hpp"
+#include "gui/training/loss_curve.hpp"
 
 #include <imgui.h>
 

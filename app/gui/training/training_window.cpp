@@ -8,8 +8,8 @@
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/training/training_window.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/training_actions.hpp"
-#include "gui/state/training_job.hpp"
+#include "gui/training/training_actions.hpp"
+#include "gui/training/training_job.hpp"
 #include "gui/training/training_plots.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 

@@ -4,7 +4,7 @@
 // is asked for once; the lab's token labels, the text the windows wrap and what is typed into any
 // field bring theirs. On the real fonts, the app's frame at a time.
 #include "engine/lessons/presets.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>

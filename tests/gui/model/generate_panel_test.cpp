@@ -7,12 +7,12 @@
 // buttons that reach the Model window.
 #include "engine/lessons/presets.hpp"
 #include "gui/state/lesson_view_model.hpp"
-#include "gui/model/generate_panel.hpp"
-#include "gui/model/model_window.hpp"
-#include "gui/state/generate_actions.hpp"
+#include "gui/model_window/generate_panel.hpp"
+#include "gui/model_window/model_window.hpp"
+#include "gui/model_window/generate_actions.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/model_job.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/model_window/model_job.hpp"
 #include "headless_imgui.hpp"
 #include "model/model_window_fixture.hpp"
 

@@ -3,9 +3,9 @@
 #pragma once
 
 #include "engine/lessons/presets.hpp"
-#include "gui/model/model_window.hpp"
+#include "gui/model_window/model_window.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/model_job.hpp"
+#include "gui/model_window/model_job.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>

@@ -19,10 +19,10 @@
 #include "gui/shell/frame_layout.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/state/generate_actions.hpp"
-#include "gui/state/head_link_actions.hpp"
+#include "gui/model_window/generate_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>

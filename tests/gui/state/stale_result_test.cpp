@@ -11,8 +11,8 @@
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/state/walkthrough_steps.hpp"
 #include "headless_imgui.hpp"
 

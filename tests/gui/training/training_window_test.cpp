@@ -16,9 +16,9 @@
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/loss_curve.hpp"
-#include "gui/state/training_actions.hpp"
-#include "gui/state/training_job.hpp"
+#include "gui/training/loss_curve.hpp"
+#include "gui/training/training_actions.hpp"
+#include "gui/training/training_job.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>

@@ -1,10 +1,10 @@
 // The Model window's actions; see model_actions.hpp.
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 
-#include "gui/state/generate_actions.hpp"
-#include "gui/state/model_job.hpp"
+#include "gui/model_window/generate_actions.hpp"
+#include "gui/model_window/model_job.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/training/training_actions.hpp"
 
 #include <algorithm>
 #include <filesystem>

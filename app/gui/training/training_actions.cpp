@@ -1,10 +1,10 @@
 // The Training window's actions; see training_actions.hpp.
-#include "gui/state/training_actions.hpp"
+#include "gui/training/training_actions.hpp"
 
 #include "engine/model/training_tasks.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/training_job.hpp"
+#include "gui/training/training_job.hpp"
 
 #include <unistd.h>
 

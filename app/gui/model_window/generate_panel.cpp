@@ -2,12 +2,12 @@
 // the next-token bars, each token's probability before temperature (the model's own) and after it
 // (what a draw uses, with top-k and top-p), Generate (N tokens or one) and Stop, and the last draw.
 // Transformer Explainer's temperature slider, on the model the window has open.
-#include "gui/model/generate_panel.hpp"
+#include "gui/model_window/generate_panel.hpp"
 
 #include "gui/base/theme.hpp"
-#include "gui/state/generate_actions.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/model_job.hpp"
+#include "gui/model_window/generate_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/model_window/model_job.hpp"
 #include "gui/widgets/text_layout.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 

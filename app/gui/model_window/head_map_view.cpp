@@ -1,9 +1,9 @@
 // The Model window's enlarged head and the tooltip its maps share (head_map_view.hpp).
-#include "gui/model/head_map_view.hpp"
+#include "gui/model_window/head_map_view.hpp"
 
 #include "engine/model/head_kinds.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/head_link_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 

@@ -1,8 +1,8 @@
 // The Model window's link between two tokens (head_link_actions.hpp).
-#include "gui/state/head_link_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
 
 #include "engine/io/atomic_file.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 
 #include <algorithm>
 #include <cctype>

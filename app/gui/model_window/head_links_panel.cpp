@@ -1,11 +1,11 @@
 // The Model window's "which heads link these two tokens?" column (head_links_panel.hpp).
-#include "gui/model/head_links_panel.hpp"
+#include "gui/model_window/head_links_panel.hpp"
 
 #include "gui/base/theme.hpp"
 #include "gui/dialogs/file_dialog.hpp"
-#include "gui/model/head_map_view.hpp"
-#include "gui/state/head_link_actions.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/head_map_view.hpp"
+#include "gui/model_window/head_link_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <imgui.h>
