@@ -218,7 +218,7 @@ void draw_exposure(AppState& state, const KvCacheNumbers& n, const Palette& pal)
   }
   if (ImGui::Button("Try it in the Model window")) {
     ModelUi& m = state.model;
-    open_model_file(state, n.model);
+    apply(state, open_model_file(m, n.model, state.platform.threads));
     if (m.model) {
       set_model_text(m, probe_text(e.prompt), state.platform.threads);
       // The lesson's temperature and seed: Generate writes the lesson's draws.

@@ -14,6 +14,7 @@
 #include "gui/model_window/head_link_actions.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/model_window/model_actions.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/training/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -43,9 +44,7 @@ void open_builtin_induction(AppState& state) {
     state.model.error = e.what();
     return;
   }
-  const bool was_open = window_open(state.view, "Model");
-  open_model_file(state, "induction");
-  window_open(state.view, "Model") = was_open;
+  (void)open_model_file(state.model, "induction", state.platform.threads);  // the window not shown: this view lists the heads
 }
 
 }  // namespace
@@ -167,7 +166,8 @@ void draw_model_heads_view(AppState& state, Services& services) {
     ImGui::PushID(k);
     if (ImGui::SmallButton("Open in the lab")) {
       choose_head(state.model, l, h);
-      lift_chosen_head(state);
+      Commands lifted = lift_chosen_head(state.model);
+      apply(state, services, lifted);
     }
     ImGui::PopID();
   }

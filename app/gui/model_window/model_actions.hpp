@@ -1,17 +1,24 @@
-// What the Model window does to AppState::model (docs/MODELS.md): open a model, retokenize the
-// text as it is typed and start a background run, poll it, choose a head, lift it into the lab.
-// No ImGui: the panel tests call these as the window's widgets do.
+// What the Model window does to its ModelUi (docs/MODELS.md): open a model, retokenize the text as it
+// is typed and start a background run, poll it, choose a head, lift it into the lab. What else the
+// app must do (the window shown, a head put into the document) comes back as commands. No ImGui: the
+// panel tests call these as the window's widgets do.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
+#include "engine/io/scenario.hpp"
+#include "gui/model_window/model_ui.hpp"
+#include "gui/state/commands.hpp"
 
 #include <string>
 
 namespace attnlab::gui {
 
-// Opens a model folder or .safetensors file; on failure sets state.model.error and keeps the
-// model that was open. Opens the Model window.
-void open_model_file(AppState& state, const std::string& path);
+// Opens a model folder or .safetensors file and runs its text (on a thread when `threaded`:
+// PlatformTraits); on failure sets m.error and keeps the model that was open. Either way the Model
+// window is shown (ShowWindow).
+Commands open_model_file(ModelUi& m, const std::string& path, bool threaded);
+// The Training window's "Open in the Model window" (OpenInModelWindow): the folder opened on the
+// request's text, its head chosen.
+Commands open_model_file(ModelUi& m, const OpenInModelWindow& request, bool threaded);
 // True for what a drop should open as a model: a folder, or a .safetensors file.
 bool is_model_path(const std::string& path);
 // A new text: tokenized at once (a refused text keeps the last good tokens and says why), and a
@@ -29,12 +36,13 @@ void cancel_model_run(ModelUi& m);
 // a clicker: the next head, then the next layer).
 void choose_head(ModelUi& m, int layer, int head);
 void step_head(ModelUi& m, int step);
-// "Open in the lab": the chosen head's q, k, v (kept by the run, or recomputed for a long text) lifted into the
-// document (one undoable action) and closes the Model window so the pipeline shows. The banner is
-// the lifted title while the document is it.
-void lift_chosen_head(AppState& state);
-// The banner over the pipeline, "GPT-2 · layer 5 · head 1", or empty when the shown result is no
-// lifted head (shown_scenario: it labels the pipeline, which may be a frame behind the document).
-std::string model_banner(const AppState& state);
+// "Open in the lab": the chosen head's q, k, v (kept by the run, or recomputed for a long text) as
+// the document (LoadScenario: one undoable action), after which the Model window steps aside so the
+// pipeline shows; its title noted for the banner. A head that cannot be lifted says why in m.error
+// and asks nothing.
+Commands lift_chosen_head(ModelUi& m);
+// The banner over the pipeline, "GPT-2 · layer 5 · head 1", or empty when `shown` (the scenario of
+// the shown result, which may be a frame behind the document) is no head lifted from the window.
+std::string model_banner(const ModelUi& m, const Scenario& shown);
 
 }  // namespace attnlab::gui

@@ -2,11 +2,14 @@
 // next tokens; the registry (shell/panel_registry.cpp) shows it as a floating window.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
-#include "gui/state/services.hpp"
+#include "gui/model_window/model_ui.hpp"
+#include "gui/state/commands.hpp"
+#include "gui/state/view_context.hpp"
 
 namespace attnlab::gui {
 
-void draw_model_window(AppState& state, Services& services);
+// Reads the view settings and the platform's traits; changes its ModelUi (it polls the run in
+// progress); a model opened or a head lifted into the lab is handed on as commands.
+void draw_model_window(const ViewContext& ctx, ModelUi& m, Commands& out);
 
 }  // namespace attnlab::gui

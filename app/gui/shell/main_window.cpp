@@ -191,7 +191,7 @@ bool is_matrix_file(const std::string& path) {
 // The run happens before the first frame, so that a screenshot shows it. A bad model is refused
 // before any window opens, as a bad scenario file is.
 void open_start_model(AppState& state, const GuiOptions& options) {
-  open_model_file(state, options.model);
+  apply(state, open_model_file(state.model, options.model, state.platform.threads));
   if (!state.model.model) throw InputError("--model " + state.model.error);
   if (!options.model_text.empty()) set_model_text(state.model, options.model_text, state.platform.threads);
   if (!state.model.error.empty()) throw InputError(state.model.error);
@@ -212,7 +212,7 @@ void open_start_model(AppState& state, const GuiOptions& options) {
     model::check_head(*state.model.model, options.model_layer, options.model_head);
     choose_head(state.model, options.model_layer, options.model_head);
     state.model.enlarged = true;
-    if (options.lift) lift_chosen_head(state);
+    if (options.lift) apply(state, lift_chosen_head(state.model));
   }
   if (!options.link.empty()) {
     const auto [query, key] = model::parse_link(options.link, "--link");

@@ -53,8 +53,8 @@ void draw_panel(AppState& state, Services& services, Panel panel) {
     case Panel::LessonView: draw_lesson_view_panel(state, services); break;
     case Panel::Explain: draw_explain_panel(state, services); break;
     case Panel::Saturation: draw_saturation_panel(ctx, state.pipeline, out); break;
-    case Panel::Model: draw_model_window(state, services); break;
-    case Panel::Training: draw_training_window(state, services); break;
+    case Panel::Model: draw_model_window(ctx, state.model, out); break;
+    case Panel::Training: draw_training_window(ctx, state.training, out); break;
     case Panel::Help: draw_help_window(state, services); break;
     case Panel::Export: draw_export_dialog(state, services); break;
   }

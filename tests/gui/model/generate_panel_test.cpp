@@ -51,7 +51,7 @@ class GeneratePanel : public ModelWindowTest {
 protected:
   void SetUp() override {
     ModelWindowTest::SetUp();
-    open_model_file(state, "induction");
+    apply_commands(state, services, open_model_file(state.model, "induction", state.platform.threads));
     ASSERT_TRUE(state.model.model) << state.model.error;
     set_model_text(state.model, text_of(kPrompt), true);
     wait();
@@ -127,10 +127,10 @@ TEST_F(GeneratePanel, GenerateWritesWhatAWholeForwardPredicts) {
   // The chips' tooltip and the last draw's bars draw.
   ImGui::NewFrame();
   ImGui::Begin("Model");
-  EXPECT_TRUE(written_by_model(state, static_cast<std::int64_t>(kPrompt.size())));
-  EXPECT_FALSE(written_by_model(state, 0));
-  draw_drawn_token_tooltip(state, static_cast<std::int64_t>(kPrompt.size()));
-  draw_generate_panel(state, services);
+  EXPECT_TRUE(written_by_model(state.model, static_cast<std::int64_t>(kPrompt.size())));
+  EXPECT_FALSE(written_by_model(state.model, 0));
+  draw_drawn_token_tooltip(state.model, static_cast<std::int64_t>(kPrompt.size()));
+  draw_generate_panel(view_context(state, services), state.model);
   ImGui::End();
   ImGui::Render();
 }

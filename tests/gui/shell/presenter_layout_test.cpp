@@ -596,7 +596,7 @@ TEST_P(PresenterLayout, ModelWindowFitsTheScreen) {
     ASSERT_FALSE(state.model.job) << "the model's run did not finish";
     for (int k = 0; k < 3; ++k) frame();
   };
-  open_model_file(state, "induction");
+  apply_commands(state, services, open_model_file(state.model, "induction", state.platform.threads));
   ASSERT_TRUE(state.model.error.empty()) << state.model.error;
   ASSERT_NO_FATAL_FAILURE(settle());
   ASSERT_GE(state.model.ids.size(), 4u);
