@@ -193,14 +193,11 @@ void draw_head_labels(const model::ModelConfig& cfg, ImVec2& origin, float label
 void draw_map_label(const model::HeadVerdict& v, ImVec2 at, float side, ImU32 colour) {
   const float fs = ImGui::GetFontSize(), small = fs * 0.72f;
   std::string kind(model::head_kind_name(v.kind));
-  char label[48];
-  std::snprintf(label, sizeof label, "%s %.2f", kind.c_str(), v.score);
-  if (ImGui::CalcTextSize(label).x * small / fs > side) {
-    kind = kind.substr(0, std::min(kind.find('-'), std::size_t{5}));
-    std::snprintf(label, sizeof label, "%s %.2f", kind.c_str(), v.score);
-  }
-  const float size = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label).x * small / fs + 1.0f)));
-  ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), size, ImVec2(at.x, at.y + side + 1), colour, label);
+  const std::string score = format_number(v.score, NumberUse::Cell, 2);
+  std::string label = kind + " " + score;
+  if (ImGui::CalcTextSize(label.c_str()).x * small / fs > side) label = kind.substr(0, std::min(kind.find('-'), std::size_t{5})) + " " + score;
+  const float size = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label.c_str()).x * small / fs + 1.0f)));
+  ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), size, ImVec2(at.x, at.y + side + 1), colour, label.c_str());
 }
 
 // The outline of a head among the top links, with its rank ("#1") in the map's corner.

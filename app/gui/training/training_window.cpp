@@ -66,10 +66,10 @@ void draw_form(const ViewContext& ctx, TrainingUi& t) {
 
 std::string summary(const model::TrainConfig& c) {
   char buf[200];
-  std::snprintf(buf, sizeof buf, "%s (%s %d, V %d) · %s × %s · d_model %d · %d steps of %d · lr %.3g · seed %llu",
+  std::snprintf(buf, sizeof buf, "%s (%s %d, V %d) · %s × %s · d_model %d · %d steps of %d · lr %s · seed %llu",
                 std::string(model::task_name(c.task.kind)).c_str(), c.task.kind == model::TaskKind::Induction ? "L" : "N", c.task.length,
-                c.task.symbols, count_of(c.n_layer, "layer").c_str(), count_of(c.n_head, "head").c_str(), c.d_model, c.steps, c.batch, c.lr,
-                static_cast<unsigned long long>(c.seed));
+                c.task.symbols, count_of(c.n_layer, "layer").c_str(), count_of(c.n_head, "head").c_str(), c.d_model, c.steps, c.batch,
+                three_digits(c.lr).c_str(), static_cast<unsigned long long>(c.seed));
   return buf;
 }
 
@@ -128,22 +128,17 @@ void draw_status(const ViewContext& ctx, const TrainingUi& t) {
                                                                : "stopped";
     std::snprintf(buf, sizeof buf, "%s · step %d of %d", phase, v.step, v.steps);
     line = buf;
-    if (v.phase == TrainingPhase::Running && v.steps_per_second > 0) {
-      std::snprintf(buf, sizeof buf, " · %.0f steps/s", v.steps_per_second);
-      line += buf;
-    }
+    if (v.phase == TrainingPhase::Running && v.steps_per_second > 0) line += " · " + fixed_decimals(v.steps_per_second, 0) + " steps/s";
     // The last 20 steps' mean: one batch's loss is noisy.
     const std::size_t n = v.points.size(), k = std::min<std::size_t>(n, 20);
     if (k > 0) {
       double loss = 0, acc = 0;
       for (std::size_t i = n - k; i < n; ++i) loss += v.points[i].loss, acc += v.points[i].accuracy;
-      std::snprintf(buf, sizeof buf, " · loss %.3f · accuracy %.2f", loss / static_cast<double>(k), acc / static_cast<double>(k));
-      line += buf;
+      line += " · loss " + fixed_decimals(loss / static_cast<double>(k), 3) + " · accuracy " + fixed_decimals(acc / static_cast<double>(k), 2);
     }
     if (v.evaluation) {
-      std::snprintf(buf, sizeof buf, " · on %d new sequences: loss %.3f, accuracy %.3f", v.evaluation->sequences, v.evaluation->loss,
-                    v.evaluation->accuracy);
-      line += buf;
+      line += " · on " + std::to_string(v.evaluation->sequences) + " new sequences: loss " + fixed_decimals(v.evaluation->loss, 3) +
+              ", accuracy " + fixed_decimals(v.evaluation->accuracy, 3);
     }
     if (t.lift_pending) line += " · lifting the head…";
   }
