@@ -42,6 +42,9 @@ inline void start_headless_imgui(Services& services, ImVec2 display, TestFonts f
   services.backend = make_cpu_backend();
 }
 
+// An action's or a view's commands applied as the shell applies them (shell/apply_command.hpp).
+inline void apply_commands(AppState& state, Services& services, Commands commands) { apply(state, services, commands); }
+
 // The head whose map button (head_map_button) the pointer was over in the last frame, in a grid of
 // `layers` × `heads`; {−1, −1} where it was over none.
 inline std::pair<int, int> hovered_head_map(int layers, int heads) {

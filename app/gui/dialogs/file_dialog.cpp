@@ -2,11 +2,12 @@
 // name field, and the file types that fit its purpose.
 #include "gui/dialogs/file_dialog.hpp"
 
-#include "gui/state/head_link_actions.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "gui/persistence/open_save.hpp"
+#include "gui/shell/apply_command.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <GLFW/glfw3.h>
@@ -70,8 +71,13 @@ std::string use_chosen_file(AppState& state, FilePurpose purpose, const std::str
     case FilePurpose::OpenMatrixK: open_matrix_file(state, Which::K, path); break;
     case FilePurpose::OpenMatrixV: open_matrix_file(state, Which::V, path); break;
     case FilePurpose::SaveLessonCard: save_lesson_card_file(state, d.card_lesson, path); break;
-    case FilePurpose::OpenModel: open_model_file(state, path); break;
-    case FilePurpose::SaveHeadLinks: return save_link_ranking(state, path);
+    case FilePurpose::OpenModel: apply(state, open_model_file(state.model, path, state.platform.threads)); break;
+    case FilePurpose::SaveHeadLinks: {
+      Commands delivered;
+      const std::string refused = save_link_ranking(state.model, path, delivered);
+      apply(state, std::move(delivered));
+      return refused;
+    }
     case FilePurpose::SaveTrainedModel:
       // Written on the training thread: a refusal known now (the folder exists) keeps the dialog
       // open; one from writing shows in the Training window.

@@ -11,10 +11,10 @@
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "gui/widgets/wrapped_text.hpp"
-#include "gui/state/generate_actions.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/model_job.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/model_window/generate_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/model_window/model_job.hpp"
+#include "gui/training/training_actions.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -206,7 +206,7 @@ void draw_exposure(AppState& state, const KvCacheNumbers& n, const Palette& pal)
   }
   if (ImGui::Button("Try it in the Model window")) {
     ModelUi& m = state.model;
-    open_model_file(state, n.model);
+    apply(state, open_model_file(m, n.model, state.platform.threads));
     if (m.model) {
       set_model_text(m, probe_text(e.prompt), state.platform.threads);
       // The lesson's temperature and seed: Generate writes the lesson's draws.

@@ -12,10 +12,11 @@
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "engine/model/hf_cache.hpp"
-#include "gui/state/head_link_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
 #include "gui/state/lesson_view_model.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/shell/apply_command.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <imgui.h>
@@ -44,9 +45,7 @@ void open_builtin_induction(AppState& state) {
     state.model.error = e.what();
     return;
   }
-  const bool was_open = window_open(state.view, "Model");
-  open_model_file(state, "induction");
-  window_open(state.view, "Model") = was_open;
+  (void)open_model_file(state.model, "induction", state.platform.threads);  // the window not shown: this view lists the heads
 }
 
 }  // namespace
@@ -168,7 +167,8 @@ void draw_model_heads_view(AppState& state, Services& services) {
     ImGui::PushID(k);
     if (ImGui::SmallButton("Open in the lab")) {
       choose_head(state.model, l, h);
-      lift_chosen_head(state);
+      Commands lifted = lift_chosen_head(state.model);
+      apply(state, services, lifted);
     }
     ImGui::PopID();
   }

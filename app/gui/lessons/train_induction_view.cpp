@@ -8,8 +8,8 @@
 #include "engine/model/training_tasks.hpp"
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/training_actions.hpp"
-#include "gui/state/training_job.hpp"
+#include "gui/training/training_actions.hpp"
+#include "gui/training/training_job.hpp"
 #include "gui/training/training_plots.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -200,7 +200,7 @@ void draw_phase_change(AppState& state) {
 void draw_lifted(AppState& state, Services& services, int step) {
   const TrainingUi& t = state.training;
   const float fs = ImGui::GetFontSize();
-  const bool lifted = !training_banner(state).empty() && state.lesson.induction_lift_layer == (step == 3 ? 0 : 1);
+  const bool lifted = !training_banner(state.training, shown_scenario(state)).empty() && state.lesson.induction_lift_layer == (step == 3 ? 0 : 1);
   const bool known = t.layer < static_cast<int>(t.view.kinds.size()) && !t.view.kinds.empty() &&
                      t.head < static_cast<int>(t.view.kinds[static_cast<std::size_t>(t.layer)].size());
   if (t.lift_pending || !lifted || !known) {
@@ -241,7 +241,7 @@ void draw_lifted(AppState& state, Services& services, int step) {
 
 bool induction_lesson_shown(const AppState& state) {
   return lesson_view(state.doc.scenario.lesson) == kTrainInductionView ||
-         (state.lesson.induction_active && !training_banner(state).empty());
+         (state.lesson.induction_active && !training_banner(state.training, shown_scenario(state)).empty());
 }
 
 void draw_train_induction_view(AppState& state, Services& services) {

@@ -3,7 +3,7 @@
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/io/matrix_io.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "engine/lessons/lesson_card.hpp"
 #include "engine/lessons/lesson_registry.hpp"
@@ -97,7 +97,7 @@ void open_dropped_file(AppState& state, const std::string& path) {
   } else if (ext == ".npy" || ext == ".csv") {
     state.inputs.drop_path = path;
   } else if (is_model_path(path)) {
-    open_model_file(state, path);
+    apply(state, open_model_file(state.model, path, state.platform.threads));
   } else {
     state.error = path + ": expected a scenario (.json), a matrix (.npy, .csv), or a model (a folder or its .safetensors)";
   }

@@ -14,8 +14,6 @@
 #include "engine/model/model_report.hpp"
 #include "gui/base/look.hpp"
 #include "gui/widgets/drawn_rect.hpp"
-#include "gui/state/head_link_ui.hpp"
-#include "gui/state/generate_ui.hpp"
 #include "gui/state/lesson_ui.hpp"
 #include "gui/state/lesson_view_model.hpp"
 #include "gui/state/document.hpp"
@@ -23,8 +21,9 @@
 #include "gui/state/result_caches.hpp"
 #include "gui/state/results.hpp"
 #include "gui/state/view_settings.hpp"
-#include "gui/state/training_ui.hpp"
+#include "gui/training/training_ui.hpp"
 #include "gui/lab/lab_ui.hpp"
+#include "gui/model_window/model_ui.hpp"
 #include "gui/state/view_style.hpp"
 #include "gui/persistence/recovery_store.hpp"
 
@@ -38,8 +37,6 @@
 #include <vector>
 
 namespace attnlab::gui {
-
-class ModelJob;         // model/model_job.hpp
 
 // Which file the in-app file dialog is choosing, and for what.
 
@@ -96,31 +93,6 @@ struct ExportUi {
   std::string screenshot_path;
   int screenshot_countdown = 0;
   bool reopen_after_screenshot = false;
-};
-
-// The Model window (model/model_window.cpp, docs/MODELS.md): the open model, its text and the
-// last run. Never part of the document; "Open in the lab" lifts a head into it (actions::open_model_head).
-struct ModelUi {
-  std::shared_ptr<const model::LanguageModel> model;  // null until one opens
-  std::string path;        // where it was opened from
-  std::string path_input;  // the window's "open" field
-  std::string error;       // why the last open, text or run was refused (the last good state stays)
-  std::string text = "When Mary and John went to the store, John gave a drink to Mary. When Mary and John went to the store, John gave";
-  std::vector<int> ids;    // the text's tokens, updated as it is typed
-  std::shared_ptr<ModelJob> job;                  // the run in progress, if any
-  std::shared_ptr<const model::ModelRun> run;     // the last finished run (ids: run->trace.ids)
-  // The text run so far over a KV cache (engine/model/generate.hpp), which jobs extend and cut: used
-  // by the job in progress alone while there is one.
-  std::shared_ptr<model::CachedSequence> sequence;
-  GenerateUi generate;     // Generate, the temperature slider, each written token's draw (generate_ui.hpp)
-  bool cancelled = false;  // the user cancelled the last run: the map shows the run before it
-  int layer = 0, head = 0; // the chosen head (keyboard, clicks)
-  bool enlarged = false;   // the chosen head drawn large instead of the grid
-  HeadLinkUi link;         // two chips clicked: every head ranked by its weight between them (head_link_ui.hpp)
-  HeadHover hover;         // the cell under the mouse this frame
-  KeyLabelLayout drawn_keys;  // the key tokens the enlarged map drew last (none while the grid shows)
-  bool scroll_to_chosen = false;  // the keys chose a head: the grid scrolls it into view
-  std::vector<std::string> lifted_titles;  // titles of heads lifted into the lab (the banner)
 };
 
 // The app: the document and its history, the results, the view settings, a UI struct per window,

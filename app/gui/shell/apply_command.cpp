@@ -4,6 +4,7 @@
 #include "engine/lessons/presets.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/dialogs/file_dialog.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "gui/persistence/open_save.hpp"
 
 #include <type_traits>
@@ -33,6 +34,7 @@ bool load_scenario(AppState& state, const LoadScenario& c) {
   if (!apply(state, edits::load_scenario(c.scenario, c.name))) return false;
   state.scenario_path = c.path;
   state.pipeline.selected = CellRef{};
+  if (!c.steps_aside.empty()) window_open(state.view, c.steps_aside.c_str()) = false;
   return true;
 }
 
@@ -61,10 +63,15 @@ bool resize(AppState& state, const Resize& r) {
   return apply(state, edits::resize(state.doc, r.dim, r.value));
 }
 
-// Each command's effect, on the state it was given.
+// Each command's effect, on the state it was given. `services` is null for the transitional apply
+// without them (no command needs them yet).
 struct Applier {
   AppState& state;
-  Services& services;
+  Services* services;
+
+  void apply_all(Commands more) {
+    for (Command& c : more) std::visit(*this, c);
+  }
 
   bool operator()(const Edit& e) { return apply(state, e); }
   bool operator()(const EndMerge&) {
@@ -102,6 +109,10 @@ struct Applier {
     open_dropped_file(state, c.path);
     return state.error.empty();
   }
+  bool operator()(const OpenInModelWindow& c) {
+    apply_all(open_model_file(state.model, c, state.platform.threads));
+    return state.model.error.empty();
+  }
   bool operator()(const Deliver& c) {
     state.deliveries.push_back(c.delivery);
     return true;
@@ -127,7 +138,7 @@ struct Applier {
 
 }  // namespace
 
-bool apply(AppState& state, Services& services, Command command) { return std::visit(Applier{state, services}, command); }
+bool apply(AppState& state, Services& services, Command command) { return std::visit(Applier{state, &services}, command); }
 
 void apply(AppState& state, Services& services, Commands& commands) {
   // A command may push no further commands, but take the list first all the same: applying one can
@@ -135,6 +146,10 @@ void apply(AppState& state, Services& services, Commands& commands) {
   Commands taken = std::move(commands);
   commands.clear();
   for (Command& c : taken) apply(state, services, std::move(c));
+}
+
+void apply(AppState& state, Commands commands) {
+  for (Command& c : commands) std::visit(Applier{state, nullptr}, c);
 }
 
 bool apply(AppState& state, const Edit& edit) {
@@ -202,11 +217,6 @@ void load_scenario(AppState& s, const Scenario& scenario, const std::string& pat
 }
 void load_preset(AppState& s, const std::string& preset_name) { attnlab::gui::load_preset(s, preset_name, "open lesson " + preset_name); }
 void reset_lesson(AppState& s) { attnlab::gui::reset_lesson(s); }
-void open_model_head(AppState& s, const Scenario& head) {
-  const std::uint64_t before = s.doc_version;
-  load_scenario(s, head, "", "open " + head.title + " in the lab");
-  if (s.doc_version != before) s.model.lifted_titles.push_back(head.title);
-}
 void load_matrix(AppState& s, Which w, const Matrix& M, const std::string& file_name) { apply(s, edits::load_matrix(s.doc, w, M, file_name)); }
 
 }  // namespace actions

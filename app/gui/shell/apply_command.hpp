@@ -23,6 +23,10 @@ void apply(AppState& state, Services& services, Commands& commands);
 // refused one says why in state.error; an empty one does nothing. Returns true when committed.
 bool apply(AppState& state, const Edit& edit);
 
+// Transitional, for callers not yet given the services (the file dialog, a dropped file, the command
+// line's --model): the commands applied in order, as above.
+void apply(AppState& state, Commands commands);
+
 // Replaces the whole document (start-up, session restore) without an undo entry.
 void reset_document(AppState& state, Scenario scenario, std::string path);
 
@@ -68,7 +72,6 @@ void tokens_from_sentence(AppState& s, const std::string& sentence);
 void load_scenario(AppState& s, const Scenario& scenario, const std::string& path, const std::string& name);
 void load_preset(AppState& s, const std::string& preset_name);
 void reset_lesson(AppState& s);
-void open_model_head(AppState& s, const Scenario& head);
 void load_matrix(AppState& s, Which w, const Matrix& M, const std::string& file_name);
 
 }  // namespace actions

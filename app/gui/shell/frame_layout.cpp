@@ -1,8 +1,8 @@
 // The frame: menus, the tiled layout (inputs column | pipeline over explain/saturation tabs),
 // the status bar, floating panels and dialogs. Panels come from the registry in panel_registry.cpp.
 #include "gui/shell/frame_layout.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/training/training_actions.hpp"
 
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/dialogs/recovery_prompt.hpp"
@@ -167,7 +167,8 @@ void start_frame(AppState& state, Services& services) {
   const std::vector<std::string> dropped = std::move(state.dropped_files);
   state.dropped_files.clear();
   for (const std::string& p : dropped) open_dropped_file(state, p);
-  poll_training(state);
+  Commands trained = poll_training(state.training);
+  apply(state, services, trained);
   recompute_if_needed(state, services);
 }
 
@@ -251,11 +252,11 @@ float bottom_height(const AppState& state, float right_h) {
 // A head lifted from a model says so above the pipeline until the document is something else
 // (undo brings back what was there, and the banner goes with it).
 void draw_lifted_banner(const AppState& state) {
-  if (const std::string banner = model_banner(state); !banner.empty()) {
+  if (const std::string banner = model_banner(state.model, shown_scenario(state)); !banner.empty()) {
     ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", banner.c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("(a head of the model in the Model window; Ctrl+Z returns to what was here)");
-  } else if (const std::string trained = training_banner(state); !trained.empty()) {
+  } else if (const std::string trained = training_banner(state.training, shown_scenario(state)); !trained.empty()) {
     ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", trained.c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("(a head of the model in the Training window, as it was at that step; Ctrl+Z returns to what was here)");

@@ -13,10 +13,10 @@
 #include "engine/text/text_format.hpp"
 #include "engine/lessons/lesson_registry.hpp"
 #include "engine/lessons/presets.hpp"
-#include "gui/state/head_link_actions.hpp"
-#include "gui/state/generate_actions.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/model_job.hpp"
+#include "gui/model_window/head_link_actions.hpp"
+#include "gui/model_window/generate_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/model_window/model_job.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/persistence/instance_lock.hpp"
@@ -29,7 +29,7 @@
 #include "gui/shell/panel_registry.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/widgets/heatmap_renderer.hpp"
 
 #include "gui/base/gl_api.hpp"
@@ -192,7 +192,7 @@ bool is_matrix_file(const std::string& path) {
 // The run happens before the first frame, so that a screenshot shows it. A bad model is refused
 // before any window opens, as a bad scenario file is.
 void open_start_model(AppState& state, const GuiOptions& options) {
-  open_model_file(state, options.model);
+  apply(state, open_model_file(state.model, options.model, state.platform.threads));
   if (!state.model.model) throw InputError("--model " + state.model.error);
   if (!options.model_text.empty()) set_model_text(state.model, options.model_text, state.platform.threads);
   if (!state.model.error.empty()) throw InputError(state.model.error);
@@ -213,7 +213,7 @@ void open_start_model(AppState& state, const GuiOptions& options) {
     model::check_head(*state.model.model, options.model_layer, options.model_head);
     choose_head(state.model, options.model_layer, options.model_head);
     state.model.enlarged = true;
-    if (options.lift) lift_chosen_head(state);
+    if (options.lift) apply(state, lift_chosen_head(state.model));
   }
   if (!options.link.empty()) {
     const auto [query, key] = model::parse_link(options.link, "--link");

@@ -3,7 +3,7 @@
 #include "gui/shell/panel_registry.hpp"
 
 #include "gui/dialogs/export_dialog.hpp"
-#include "gui/model/model_window.hpp"
+#include "gui/model_window/model_window.hpp"
 #include "gui/lab/saturation_panel.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/shell/apply_command.hpp"
@@ -53,8 +53,8 @@ void draw_panel(AppState& state, Services& services, Panel panel) {
     case Panel::LessonView: draw_lesson_view_panel(state, services); break;
     case Panel::Explain: draw_explain_panel(state, services); break;
     case Panel::Saturation: draw_saturation_panel(ctx, state.pipeline, out); break;
-    case Panel::Model: draw_model_window(state, services); break;
-    case Panel::Training: draw_training_window(state, services); break;
+    case Panel::Model: draw_model_window(ctx, state.model, out); break;
+    case Panel::Training: draw_training_window(ctx, state.training, out); break;
     case Panel::Help: draw_help_window(state, services); break;
     case Panel::Export: draw_export_dialog(state, services); break;
   }

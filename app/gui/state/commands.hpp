@@ -29,11 +29,13 @@ struct Resize {
   bool confirmed = false;
 };
 // The document replaced by a scenario (a file, a lifted head) as one undoable action named `name`;
-// `path` is where it was read from (empty: none). The selected cell is forgotten.
+// `path` is where it was read from (empty: none). The selected cell is forgotten. Once it is in, the
+// window `steps_aside` (the one a head was lifted from, so that the lab shows) is hidden.
 struct LoadScenario {
   Scenario scenario;
   std::string path;
   std::string name;
+  std::string steps_aside = {};
 };
 struct LoadPreset {
   std::string name;  // a built-in lesson (engine/lessons/presets.hpp)
@@ -65,6 +67,13 @@ struct ChooseFile {
 struct OpenFile {
   std::string path;
 };
+// A model folder opened in the Model window (the Training window's "Open in the Model window"): on
+// `text`, head `layer`, `head` chosen, the window shown.
+struct OpenInModelWindow {
+  std::string path;
+  std::string text;
+  int layer = 0, head = 0;
+};
 // A file the app wrote for the user, handed over after the frame.
 struct Deliver {
   Delivery delivery;
@@ -84,7 +93,7 @@ struct RestoreWork {
 };
 
 using Command = std::variant<Edit, EndMerge, Undo, Redo, Resize, LoadScenario, LoadPreset, ResetLesson, SayError, SayNotice,
-                             ShowWindow, FocusPanel, ChooseFile, OpenFile, Deliver, Quit, RestoreWork, StageMenu>;
+                             ShowWindow, FocusPanel, ChooseFile, OpenFile, OpenInModelWindow, Deliver, Quit, RestoreWork, StageMenu>;
 using Commands = std::vector<Command>;
 
 }  // namespace attnlab::gui

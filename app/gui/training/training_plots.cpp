@@ -3,7 +3,7 @@
 #include "gui/training/training_plots.hpp"
 
 #include "gui/base/theme.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/state/view_style.hpp"
@@ -36,6 +36,9 @@ std::string short_kind(model::HeadKind k) {
   return "";
 }
 
+// A head's score (its kind's, and the five patterns'), as the Model window writes it.
+std::string score_text(double score) { return format_number(score, NumberUse::Cell, 2); }
+
 }  // namespace
 
 void draw_loss_curve(const ViewSettings& look, const TrainingView& v, ImVec2 size, const PhaseChange* phase) {
@@ -62,8 +65,7 @@ void draw_loss_curve(const ViewSettings& look, const TrainingView& v, ImVec2 siz
   const float acc_w = ImGui::CalcTextSize("accuracy").x;
   dl->AddText(ImVec2(right - acc_w, at.y), acc_c, "accuracy");
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(lmax));
-  dl->AddText(ImVec2(at.x, top - fs * 0.5f), loss_c, buf);
+  dl->AddText(ImVec2(at.x, top - fs * 0.5f), loss_c, format_number(lmax, NumberUse::Axis, 2).c_str());
   dl->AddText(ImVec2(at.x, bottom - fs * 0.5f), loss_c, "0");
   dl->AddText(ImVec2(right + fs * 0.3f, top - fs * 0.5f), acc_c, "1.0");
   dl->AddText(ImVec2(right + fs * 0.3f, bottom - fs * 0.5f), acc_c, "0");
@@ -123,8 +125,8 @@ void draw_loss_curve(const ViewSettings& look, const TrainingView& v, ImVec2 siz
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (!bins.empty() && ImGui::IsWindowHovered() && mouse.x >= left && mouse.x < right && mouse.y >= top && mouse.y < bottom) {
     const std::size_t b = std::min(bins.size() - 1, static_cast<std::size_t>((mouse.x - left) / (right - left) * static_cast<float>(bins.size())));
-    std::snprintf(buf, sizeof buf, "step %d: loss %.3f, accuracy %.3f", bins[b].step, static_cast<double>(bins[b].loss), static_cast<double>(bins[b].accuracy));
-    std::string tip = buf;
+    std::string tip = "step " + std::to_string(bins[b].step) + ": loss " + fixed_decimals(bins[b].loss, 3) + ", accuracy " +
+                      fixed_decimals(bins[b].accuracy, 3);
     // The kind changes whose markers are under the pointer: a label that gave way is read here.
     for (const KindChange& c : v.changes) {
       if (std::abs(x_of(c.step) - mouse.x) <= fs * 0.4f) tip += "\n" + kind_change_text(c);
@@ -161,14 +163,11 @@ std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView&
       // At most one block per 2 pixels: a long probe on a small map shows its blocks' means.
       const auto [i, j] = draw_attention_map(A, at, side, static_cast<int>(side / 2), map, pal.error);
       const model::HeadVerdict& verdict = v.kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
-      char label[48];
-      std::snprintf(label, sizeof label, "%s %.2f", std::string(model::head_kind_name(verdict.kind)).c_str(), verdict.score);
-      if (ImGui::CalcTextSize(label).x * small / fs > side) {
-        std::snprintf(label, sizeof label, "%s %.2f", short_kind(verdict.kind).c_str(), verdict.score);
-      }
-      const float size_px = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label).x * small / fs + 1.0f)));
+      std::string label = std::string(model::head_kind_name(verdict.kind)) + " " + score_text(verdict.score);
+      if (ImGui::CalcTextSize(label.c_str()).x * small / fs > side) label = short_kind(verdict.kind) + " " + score_text(verdict.score);
+      const float size_px = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label.c_str()).x * small / fs + 1.0f)));
       const bool named = verdict.kind != model::HeadKind::Broad && verdict.kind != model::HeadKind::Mixed;
-      dl->AddText(ImGui::GetFont(), size_px, ImVec2(at.x, at.y + side + 1), named ? pal.text : pal.text_dim, label);
+      dl->AddText(ImGui::GetFont(), size_px, ImVec2(at.x, at.y + side + 1), named ? pal.text : pal.text_dim, label.c_str());
       if (l == chosen_layer && h == chosen_head) {
         dl->AddRect(ImVec2(at.x - 2, at.y - 2), ImVec2(at.x + side + 2, at.y + side + 2), pal.accent, 0, 0, 2.5f);
       }
@@ -176,10 +175,13 @@ std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView&
       if (i < 0) continue;
       const auto tok = [&](int k) { return k < static_cast<int>(v.probe.size()) ? v.probe[static_cast<std::size_t>(k)] : -1; };
       ImGui::BeginTooltip();
-      ImGui::Text("L%dH%d · %s %.2f (step %d)", l, h, std::string(model::head_kind_name(verdict.kind)).c_str(), verdict.score, v.maps_step);
+      ImGui::Text("L%dH%d · %s %s (step %d)", l, h, std::string(model::head_kind_name(verdict.kind)).c_str(), score_text(verdict.score).c_str(),
+                  v.maps_step);
       ImGui::Text("query %d (symbol %d) → key %d (symbol %d): %s", i, tok(i), j, tok(j), j > i ? "blocked (causal)" : format_number(A(i, j), NumberUse::Cell, 3).c_str());
-      ImGui::TextDisabled("previous-token %.2f · induction %.2f · first-token %.2f · self %.2f · broad %.2f", verdict.scores.previous_token,
-                          verdict.scores.induction, verdict.scores.first_token, verdict.scores.self, verdict.scores.broad);
+      const model::HeadScores& s = verdict.scores;
+      ImGui::TextDisabled("previous-token %s · induction %s · first-token %s · self %s · broad %s", score_text(s.previous_token).c_str(),
+                          score_text(s.induction).c_str(), score_text(s.first_token).c_str(), score_text(s.self).c_str(),
+                          score_text(s.broad).c_str());
       ImGui::TextDisabled("click: pause and open this head in the lab");
       ImGui::EndTooltip();
     }

@@ -2,9 +2,9 @@
 // and the kind-change markers, and the layers × heads maps on the probe sequence.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
-#include "gui/state/services.hpp"
-#include "gui/state/loss_curve.hpp"
+#include "gui/state/view_settings.hpp"
+#include "gui/training/loss_curve.hpp"
+#include "gui/training/training_ui.hpp"
 
 #include <imgui.h>
 

@@ -5,11 +5,10 @@
 // a few times a second from the training thread. A click on a map pauses and lifts that head into
 // the lab; "Save model…" and "Open in the Model window" take the model as it is.
 #include "engine/model/training_tasks.hpp"
-#include "gui/dialogs/file_dialog.hpp"
 #include "gui/training/training_window.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/training_actions.hpp"
-#include "gui/state/training_job.hpp"
+#include "gui/training/training_actions.hpp"
+#include "gui/training/training_job.hpp"
 #include "gui/training/training_plots.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -29,8 +28,7 @@ bool int_field(const char* label, int& value, float width) {
   return ImGui::InputInt(label, &value, 0, 0);
 }
 
-void draw_form(AppState& state) {
-  TrainingUi& t = state.training;
+void draw_form(const ViewContext& ctx, TrainingUi& t) {
   const float fs = ImGui::GetFontSize();
   const float w = fs * 3.6f;
   model::TrainConfig c = t.config;
@@ -39,7 +37,7 @@ void draw_form(AppState& state) {
   ImGui::SetNextItemWidth(fs * 6.5f);
   if (ImGui::BeginCombo("task", induction ? "induction" : "sort")) {
     for (const char* name : {"induction", "sort"}) {
-      if (ImGui::Selectable(name, model::task_name(c.task.kind) == name)) set_training_task(state.training, name);
+      if (ImGui::Selectable(name, model::task_name(c.task.kind) == name)) set_training_task(t, name);
     }
     ImGui::EndCombo();
     c = t.config;
@@ -62,58 +60,61 @@ void draw_form(AppState& state) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(w * 1.3f);
   changed |= ImGui::InputDouble("learning rate", &c.lr, 0, 0, "%.4g");
-  if (changed) set_training_config(state.training, c);
-  error_text(palette(state.view).error, t.config_error);
+  if (changed) set_training_config(t, c);
+  error_text(palette(ctx.view).error, t.config_error);
 }
 
 std::string summary(const model::TrainConfig& c) {
   char buf[200];
-  std::snprintf(buf, sizeof buf, "%s (%s %d, V %d) · %s × %s · d_model %d · %d steps of %d · lr %.3g · seed %llu",
+  std::snprintf(buf, sizeof buf, "%s (%s %d, V %d) · %s × %s · d_model %d · %d steps of %d · lr %s · seed %llu",
                 std::string(model::task_name(c.task.kind)).c_str(), c.task.kind == model::TaskKind::Induction ? "L" : "N", c.task.length,
-                c.task.symbols, count_of(c.n_layer, "layer").c_str(), count_of(c.n_head, "head").c_str(), c.d_model, c.steps, c.batch, c.lr,
-                static_cast<unsigned long long>(c.seed));
+                c.task.symbols, count_of(c.n_layer, "layer").c_str(), count_of(c.n_head, "head").c_str(), c.d_model, c.steps, c.batch,
+                three_digits(c.lr).c_str(), static_cast<unsigned long long>(c.seed));
   return buf;
 }
 
-void draw_buttons(AppState& state) {
-  TrainingUi& t = state.training;
-  const bool running = training_running(state.training);
+// The commands an action returned, handed on.
+void append(Commands& out, Commands more) {
+  for (Command& c : more) out.push_back(std::move(c));
+}
+
+void draw_buttons(TrainingUi& t, bool threaded, Commands& out) {
+  const bool running = training_running(t);
   const TrainingPhase p = t.view.phase;
   const bool has_model = static_cast<bool>(t.job) && p != TrainingPhase::Starting && !(p == TrainingPhase::Failed && t.view.maps.empty());
   ImGui::BeginDisabled(running);
-  if (ImGui::Button(training_resumable(state.training) && t.view.step > 0 ? "Resume" : "Start")) {
-    start_training(state.training, state.platform.threads);
+  if (ImGui::Button(training_resumable(t) && t.view.step > 0 ? "Resume" : "Start")) {
+    start_training(t, threaded);
     t.form_open = false;
   }
   ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::BeginDisabled(!running);
-  if (ImGui::Button("Pause")) pause_training(state.training);
+  if (ImGui::Button("Pause")) pause_training(t);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button("Step")) step_training(state.training, state.platform.threads);
+  if (ImGui::Button("Step")) step_training(t, threaded);
   ImGui::SameLine();
   ImGui::BeginDisabled(!t.job || p == TrainingPhase::Cancelled || p == TrainingPhase::Finished || p == TrainingPhase::Failed);
-  if (ImGui::Button("Cancel")) cancel_training(state.training);
+  if (ImGui::Button("Cancel")) cancel_training(t);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Button("Reset")) reset_training(state.training, state.platform.threads);
+  if (ImGui::Button("Reset")) reset_training(t, threaded);
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::BeginDisabled(!has_model);
   const char* save = "Save model…";
   same_line_if_fits(button_width(save));
-  if (ImGui::Button(save)) open_file_dialog(state, FilePurpose::SaveTrainedModel);
+  if (ImGui::Button(save)) out.push_back(ChooseFile{FilePurpose::SaveTrainedModel, ""});
   const char* open = "Open in the Model window";
   same_line_if_fits(button_width(open));
-  if (ImGui::Button(open)) open_trained_in_model_window(state);
+  if (ImGui::Button(open)) append(out, open_trained_in_model_window(t));
   ImGui::EndDisabled();
 }
 
-void draw_status(AppState& state) {
-  TrainingUi& t = state.training;
+void draw_status(const ViewContext& ctx, const TrainingUi& t) {
   const TrainingView& v = t.view;
-  const Palette pal = palette(state.view);
+  const Palette pal = palette(ctx.view);
   std::string line;
   char buf[160];
   if (!t.job) {
@@ -127,22 +128,17 @@ void draw_status(AppState& state) {
                                                                : "stopped";
     std::snprintf(buf, sizeof buf, "%s · step %d of %d", phase, v.step, v.steps);
     line = buf;
-    if (v.phase == TrainingPhase::Running && v.steps_per_second > 0) {
-      std::snprintf(buf, sizeof buf, " · %.0f steps/s", v.steps_per_second);
-      line += buf;
-    }
+    if (v.phase == TrainingPhase::Running && v.steps_per_second > 0) line += " · " + fixed_decimals(v.steps_per_second, 0) + " steps/s";
     // The last 20 steps' mean: one batch's loss is noisy.
     const std::size_t n = v.points.size(), k = std::min<std::size_t>(n, 20);
     if (k > 0) {
       double loss = 0, acc = 0;
       for (std::size_t i = n - k; i < n; ++i) loss += v.points[i].loss, acc += v.points[i].accuracy;
-      std::snprintf(buf, sizeof buf, " · loss %.3f · accuracy %.2f", loss / static_cast<double>(k), acc / static_cast<double>(k));
-      line += buf;
+      line += " · loss " + fixed_decimals(loss / static_cast<double>(k), 3) + " · accuracy " + fixed_decimals(acc / static_cast<double>(k), 2);
     }
     if (v.evaluation) {
-      std::snprintf(buf, sizeof buf, " · on %d new sequences: loss %.3f, accuracy %.3f", v.evaluation->sequences, v.evaluation->loss,
-                    v.evaluation->accuracy);
-      line += buf;
+      line += " · on " + std::to_string(v.evaluation->sequences) + " new sequences: loss " + fixed_decimals(v.evaluation->loss, 3) +
+              ", accuracy " + fixed_decimals(v.evaluation->accuracy, 3);
     }
     if (t.lift_pending) line += " · lifting the head…";
   }
@@ -158,13 +154,11 @@ void draw_status(AppState& state) {
 
 }  // namespace
 
-void draw_training_window(AppState& state, Services& services) {
-  (void)services;
-  TrainingUi& t = state.training;
-  ensure_training_form(state.training);
+void draw_training_window(const ViewContext& ctx, TrainingUi& t, Commands& out) {
+  ensure_training_form(t);
   const float fs = ImGui::GetFontSize();
   if (t.form_open || !t.job) {
-    draw_form(state);
+    draw_form(ctx, t);
     if (t.job && ImGui::SmallButton("Hide the settings")) t.form_open = false;
   } else {
     const std::string s = summary(t.job->config());
@@ -173,8 +167,8 @@ void draw_training_window(AppState& state, Services& services) {
     same_line_if_fits(button_width(more));
     if (ImGui::SmallButton(more)) t.form_open = true;
   }
-  draw_buttons(state);
-  draw_status(state);
+  draw_buttons(t, ctx.platform.threads, out);
+  draw_status(ctx, t);
   const TrainingView& v = t.view;
   if (v.maps.empty()) return;
   ImGui::Separator();
@@ -186,8 +180,8 @@ void draw_training_window(AppState& state, Services& services) {
   const float curve_w = std::max(fs * 10, avail.x * 0.46f);
   ImGui::BeginGroup();
   const PhaseChange phase = find_phase_change(v.points);
-  draw_loss_curve(state.view, v, ImVec2(curve_w, std::max(fs * 4, avail.y - changes_h - fs * 0.3f)), phase.sudden() ? &phase : nullptr);
-  draw_kind_changes(state.view, v, shown_changes);
+  draw_loss_curve(ctx.view, v, ImVec2(curve_w, std::max(fs * 4, avail.y - changes_h - fs * 0.3f)), phase.sudden() ? &phase : nullptr);
+  draw_kind_changes(ctx.view, v, shown_changes);
   ImGui::EndGroup();
   ImGui::SameLine(0, fs);
   ImGui::BeginGroup();
@@ -197,9 +191,9 @@ void draw_training_window(AppState& state, Services& services) {
   text_wrapped_unformatted(title);
   ImGui::PopTextWrapPos();
   const ImVec2 rest = ImGui::GetContentRegionAvail();
-  const auto [l, h] = draw_head_maps(state.view, v, ImVec2(rest.x, rest.y - fs * 0.2f), t.layer, t.head);
+  const auto [l, h] = draw_head_maps(ctx.view, v, ImVec2(rest.x, rest.y - fs * 0.2f), t.layer, t.head);
   ImGui::EndGroup();
-  if (l >= 0) lift_training_head(state.training, l, h);
+  if (l >= 0) lift_training_head(t, l, h);
 }
 
 }  // namespace attnlab::gui

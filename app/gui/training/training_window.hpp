@@ -2,11 +2,14 @@
 // heads' maps; the registry (shell/panel_registry.cpp) shows it as a floating window.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
-#include "gui/state/services.hpp"
+#include "gui/state/commands.hpp"
+#include "gui/state/view_context.hpp"
+#include "gui/training/training_ui.hpp"
 
 namespace attnlab::gui {
 
-void draw_training_window(AppState& state, Services& services);
+// Reads the view settings and the platform's traits; changes its TrainingUi; a file to save the model
+// into and the Model window opened on it are asked for as commands.
+void draw_training_window(const ViewContext& ctx, TrainingUi& t, Commands& out);
 
 }  // namespace attnlab::gui

@@ -4,7 +4,7 @@
 // is asked for once; the lab's token labels, the text the windows wrap and what is typed into any
 // field bring theirs. On the real fonts, the app's frame at a time.
 #include "engine/lessons/presets.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
@@ -105,7 +105,7 @@ TEST_F(Fonts, TheLabsLabelsTheModelsTextAndWrappedTextBringTheirCharacters) {
   // typed; the refusal, which quotes it, is taken away so that only the text asks).
   ASSERT_FALSE(has(0xAC00));  // 가
   window_open(state.view, "Model") = true;
-  open_model_file(state, "induction");
+  apply_commands(state, services, open_model_file(state.model, "induction", state.platform.threads));
   set_model_text(state.model, "가 1 2", false);
   ASSERT_FALSE(state.model.error.empty());
   state.model.error.clear();

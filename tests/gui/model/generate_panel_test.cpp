@@ -8,12 +8,12 @@
 #include "engine/lessons/kv_cache.hpp"
 #include "engine/lessons/presets.hpp"
 #include "gui/state/lesson_view_model.hpp"
-#include "gui/model/generate_panel.hpp"
-#include "gui/model/model_window.hpp"
-#include "gui/state/generate_actions.hpp"
+#include "gui/model_window/generate_panel.hpp"
+#include "gui/model_window/model_window.hpp"
+#include "gui/model_window/generate_actions.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/model_job.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/model_window/model_job.hpp"
 #include "headless_imgui.hpp"
 #include "model/model_window_fixture.hpp"
 
@@ -52,7 +52,7 @@ class GeneratePanel : public ModelWindowTest {
 protected:
   void SetUp() override {
     ModelWindowTest::SetUp();
-    open_model_file(state, "induction");
+    apply_commands(state, services, open_model_file(state.model, "induction", state.platform.threads));
     ASSERT_TRUE(state.model.model) << state.model.error;
     set_model_text(state.model, text_of(kPrompt), true);
     wait();
@@ -128,10 +128,10 @@ TEST_F(GeneratePanel, GenerateWritesWhatAWholeForwardPredicts) {
   // The chips' tooltip and the last draw's bars draw.
   ImGui::NewFrame();
   ImGui::Begin("Model");
-  EXPECT_TRUE(written_by_model(state, static_cast<std::int64_t>(kPrompt.size())));
-  EXPECT_FALSE(written_by_model(state, 0));
-  draw_drawn_token_tooltip(state, static_cast<std::int64_t>(kPrompt.size()));
-  draw_generate_panel(state, services);
+  EXPECT_TRUE(written_by_model(state.model, static_cast<std::int64_t>(kPrompt.size())));
+  EXPECT_FALSE(written_by_model(state.model, 0));
+  draw_drawn_token_tooltip(state.model, static_cast<std::int64_t>(kPrompt.size()));
+  draw_generate_panel(view_context(state, services), state.model);
   ImGui::End();
   ImGui::Render();
 }

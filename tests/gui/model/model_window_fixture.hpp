@@ -3,9 +3,10 @@
 #pragma once
 
 #include "engine/lessons/presets.hpp"
-#include "gui/model/model_window.hpp"
+#include "gui/model_window/model_window.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/model_job.hpp"
+#include "gui/shell/panel_registry.hpp"
+#include "gui/model_window/model_job.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
@@ -36,7 +37,7 @@ protected:
     ImGui::SetNextWindowPos(ImVec2(0, 0));
     ImGui::SetNextWindowSize(io.DisplaySize);
     ImGui::Begin("Model");
-    draw_model_window(state, services);
+    draw_panel(state, services, Panel::Model);
     ImGui::End();
     ImGui::Render();
   }

@@ -5,14 +5,14 @@
 // mouse over a cell says its query, key and weight, and two chips rank the heads linking them, the
 // top ones outlined, the ranking saved as CSV.
 #include "engine/lessons/presets.hpp"
-#include "gui/model/head_map_view.hpp"
+#include "gui/model_window/head_map_view.hpp"
 #include "engine/model/generate.hpp"
 #include "engine/model/tokenizer/unicode.hpp"
-#include "gui/state/generate_actions.hpp"
-#include "gui/state/head_link_actions.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/model_job.hpp"
-#include "gui/model/model_window.hpp"
+#include "gui/model_window/generate_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/model_window/model_job.hpp"
+#include "gui/model_window/model_window.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "headless_imgui.hpp"
@@ -125,7 +125,7 @@ protected:
 
 TEST_F(ModelWindow, OpensAndFillsTheGrid) {
   frame();  // no model: the hint and the open row
-  open_model_file(state, dir.string());
+  apply_commands(state, services, open_model_file(state.model, dir.string(), state.platform.threads));
   ASSERT_TRUE(state.model.error.empty()) << state.model.error;
   ASSERT_TRUE(state.model.model);
   wait_for_run();
@@ -149,7 +149,7 @@ TEST_F(ModelWindow, OpensAndFillsTheGrid) {
 }
 
 TEST_F(ModelWindow, ClickAndKeysChooseAHead) {
-  open_model_file(state, dir.string());
+  apply_commands(state, services, open_model_file(state.model, dir.string(), state.platform.threads));
   wait_for_run();
   step_head(state.model, 1);
   EXPECT_EQ(std::make_pair(state.model.layer, state.model.head), std::make_pair(0, 1));
@@ -178,14 +178,14 @@ TEST_F(ModelWindow, ClickAndKeysChooseAHead) {
 
 TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
   const std::string before = state.doc.scenario.title;
-  open_model_file(state, dir.string());
+  apply_commands(state, services, open_model_file(state.model, dir.string(), state.platform.threads));
   set_model_text(state.model, "the cat\nsat", state.platform.threads);
   wait_for_run();
   choose_head(state.model, 1, 2);
-  lift_chosen_head(state);
+  apply_commands(state, services, lift_chosen_head(state.model));
   ASSERT_TRUE(state.model.error.empty()) << state.model.error;
   EXPECT_EQ(state.doc.scenario.title, "GPT-2 · layer 1 · head 2");
-  EXPECT_EQ(model_banner(state), "GPT-2 · layer 1 · head 2");
+  EXPECT_EQ(model_banner(state.model, shown_scenario(state)), "GPT-2 · layer 1 · head 2");
   EXPECT_EQ(state.doc.scenario.Q.rows(), 11);
   EXPECT_EQ(state.doc.scenario.Q.cols(), kEmbd / kHeads);
   EXPECT_EQ(state.doc.scenario.query_tokens[1], "h");
@@ -199,18 +199,18 @@ TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
   EXPECT_LT((r.weights - own).cwiseAbs().maxCoeff(), 1e-5f);
   undo(state);
   EXPECT_EQ(state.doc.scenario.title, before);
-  EXPECT_TRUE(model_banner(state).empty());
+  EXPECT_TRUE(model_banner(state.model, shown_scenario(state)).empty());
   redo(state);
-  EXPECT_EQ(model_banner(state), "GPT-2 · layer 1 · head 2");
+  EXPECT_EQ(model_banner(state.model, shown_scenario(state)), "GPT-2 · layer 1 · head 2");
   // A long text's run keeps no q, k, v (model_job.cpp): the lifted head is recomputed, the same.
   const Matrix kept_q = state.doc.scenario.Q;
   state.model.run = std::make_shared<model::ModelRun>(model::run_model(*state.model.model, state.model.ids, model::ForwardOptions{}));
   ASSERT_EQ(state.model.run->trace.heads[0][1].q.size(), 0);
   choose_head(state.model, 0, 1);
-  lift_chosen_head(state);
+  apply_commands(state, services, lift_chosen_head(state.model));
   EXPECT_EQ(state.doc.scenario.title, "GPT-2 · layer 0 · head 1");
   choose_head(state.model, 1, 2);
-  lift_chosen_head(state);
+  apply_commands(state, services, lift_chosen_head(state.model));
   EXPECT_EQ(state.doc.scenario.Q, kept_q);
 }
 
@@ -221,7 +221,7 @@ TEST_F(ModelWindow, NothingRunsPastTheRightEdge) {
   const fs::path deep = dir / "models--HuggingFaceTB--SmolLM2-135M" / "snapshots" / std::string(40, 'c');
   write_model(deep);
   ImGui::GetIO().DisplaySize = ImVec2(600, 700);
-  open_model_file(state, deep.string());
+  apply_commands(state, services, open_model_file(state.model, deep.string(), state.platform.threads));
   ASSERT_TRUE(state.model.error.empty()) << state.model.error;
   wait_for_run();
   frame();
@@ -243,28 +243,28 @@ TEST_F(ModelWindow, ADroppedFolderOrSafetensorsOpens) {
 }
 
 TEST_F(ModelWindow, BadModelsAreRefusedInPlace) {
-  open_model_file(state, (dir / "no-such-folder").string());
+  apply_commands(state, services, open_model_file(state.model, (dir / "no-such-folder").string(), state.platform.threads));
   EXPECT_NE(state.model.error.find("no such model"), std::string::npos) << state.model.error;
   EXPECT_FALSE(state.model.model);
   frame();
-  open_model_file(state, dir.string());
+  apply_commands(state, services, open_model_file(state.model, dir.string(), state.platform.threads));
   wait_for_run();
   const auto good = state.model.model;
   fs::remove(dir / "merges.txt");
-  open_model_file(state, dir.string());
+  apply_commands(state, services, open_model_file(state.model, dir.string(), state.platform.threads));
   EXPECT_NE(state.model.error.find("merges.txt"), std::string::npos) << state.model.error;
   EXPECT_EQ(state.model.model, good) << "the model that was open stays";
   // A truncated weights file.
   std::ofstream(dir / "merges.txt") << "#version: 0.2\n";
   fs::resize_file(dir / "model.safetensors", fs::file_size(dir / "model.safetensors") / 2);
-  open_model_file(state, dir.string());
+  apply_commands(state, services, open_model_file(state.model, dir.string(), state.platform.threads));
   EXPECT_NE(state.model.error.find("past the end"), std::string::npos) << state.model.error;
   EXPECT_EQ(state.model.model, good);
   frame();
 }
 
 TEST_F(ModelWindow, EnlargedMapLabelsItsKeysUprightWhenLong) {
-  open_model_file(state, dir.string());
+  apply_commands(state, services, open_model_file(state.model, dir.string(), state.platform.threads));
   set_model_text(state.model, "abcabcab", state.platform.threads);
   wait_for_run();
   choose_head(state.model, 1, 0);
@@ -299,7 +299,7 @@ TEST_F(ModelWindow, EnlargedMapLabelsItsKeysUprightWhenLong) {
 }
 
 TEST_F(ModelWindow, TheMouseOverACellSaysItsQueryKeyAndWeight) {
-  open_model_file(state, dir.string());
+  apply_commands(state, services, open_model_file(state.model, dir.string(), state.platform.threads));
   set_model_text(state.model, "the cat", state.platform.threads);
   wait_for_run();
   // In the grid, and in the enlarged map.
@@ -318,7 +318,7 @@ TEST_F(ModelWindow, TheMouseOverACellSaysItsQueryKeyAndWeight) {
     if (enlarged) {
       EXPECT_EQ(std::make_pair(h.layer, h.head), std::make_pair(1, 2)) << "the enlarged map is the chosen head";
     }
-    const auto lines = cell_hover_lines(state, h.layer, h.head, h.query, h.key);
+    const auto lines = cell_hover_lines(state.model, h.layer, h.head, h.query, h.key);
     const auto& ids = state.model.run->trace.ids;
     const std::string q = state.model.model->token_label(ids[static_cast<std::size_t>(h.query)]);
     const std::string k = state.model.model->token_label(ids[static_cast<std::size_t>(h.key)]);
@@ -331,7 +331,7 @@ TEST_F(ModelWindow, TheMouseOverACellSaysItsQueryKeyAndWeight) {
 }
 
 TEST_F(ModelWindow, TwoChipsRankEveryHeadAndTheGridOutlinesTheTop) {
-  open_model_file(state, dir.string());
+  apply_commands(state, services, open_model_file(state.model, dir.string(), state.platform.threads));
   set_model_text(state.model, "the cat sat on the mat", state.platform.threads);
   wait_for_run();
   // A real click on a chip: sweep the chips' band until one takes it.
@@ -388,7 +388,9 @@ TEST_F(ModelWindow, TwoChipsRankEveryHeadAndTheGridOutlinesTheTop) {
   frame();
   // The CSV holds every head in the ranking's order.
   const std::string csv_path = (dir / "links.csv").string();
-  ASSERT_EQ(save_link_ranking(state, csv_path), "");
+  Commands delivered;
+  ASSERT_EQ(save_link_ranking(state.model, csv_path, delivered), "");
+  apply_commands(state, services, delivered);
   std::ifstream csv(csv_path);
   std::string line;
   std::getline(csv, line);
@@ -397,7 +399,7 @@ TEST_F(ModelWindow, TwoChipsRankEveryHeadAndTheGridOutlinesTheTop) {
     EXPECT_EQ(line.rfind(std::to_string(i + 1) + "," + std::to_string(r[i].layer) + "," + std::to_string(r[i].head) + ",", 0), 0u) << line;
   }
   EXPECT_FALSE(std::getline(csv, line)) << "more rows than heads";
-  EXPECT_NE(save_link_ranking(state, (dir / "no" / "such" / "x.csv").string()), "");
+  EXPECT_NE(save_link_ranking(state.model, (dir / "no" / "such" / "x.csv").string(), delivered), "");
   // A text changed before the query: other tokens now, so the pair goes; one changed after it keeps it.
   set_model_text(state.model, "the cat sat on the mat and", state.platform.threads);
   refresh_link_ranking(state.model);
@@ -413,7 +415,7 @@ TEST_F(ModelWindow, TwoChipsRankEveryHeadAndTheGridOutlinesTheTop) {
 // each: the sentence in the text box, "it" the query and "animal" the key, every head ranked; a
 // word the tokenizer splits is said in place.
 TEST_F(ModelWindow, TheLessonsQuestionLinksItToAnimal) {
-  open_model_file(state, dir.string());
+  apply_commands(state, services, open_model_file(state.model, dir.string(), state.platform.threads));
   wait_for_run();
   const std::string sentence = "The animal didn't cross the street because it was too tired";
   ASSERT_TRUE(ask_which_heads_link(state.model, sentence, "it", "animal", state.platform.threads)) << state.model.error;
@@ -438,7 +440,7 @@ TEST_F(ModelWindow, TheLessonsQuestionLinksItToAnimal) {
 // written (each piece alone is labelled \xNN), the text stays valid UTF-8 at every step, and
 // editing it re-tokenizes into the same tokens.
 TEST_F(ModelWindow, GeneratedBytesJoinIntoCharacters) {
-  open_model_file(state, dir.string());
+  apply_commands(state, services, open_model_file(state.model, dir.string(), state.platform.threads));
   wait_for_run();
   const model::LanguageModel& m = *state.model.model;
   const std::string base = "Say: ", text = "Grüße, 東京 😀!";

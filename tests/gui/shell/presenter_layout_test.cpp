@@ -19,10 +19,10 @@
 #include "gui/shell/frame_layout.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/state/generate_actions.hpp"
-#include "gui/state/head_link_actions.hpp"
+#include "gui/model_window/generate_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
@@ -596,7 +596,7 @@ TEST_P(PresenterLayout, ModelWindowFitsTheScreen) {
     ASSERT_FALSE(state.model.job) << "the model's run did not finish";
     for (int k = 0; k < 3; ++k) frame();
   };
-  open_model_file(state, "induction");
+  apply_commands(state, services, open_model_file(state.model, "induction", state.platform.threads));
   ASSERT_TRUE(state.model.error.empty()) << state.model.error;
   ASSERT_NO_FATAL_FAILURE(settle());
   ASSERT_GE(state.model.ids.size(), 4u);

@@ -11,8 +11,8 @@
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/state/walkthrough_steps.hpp"
 #include "headless_imgui.hpp"
 
@@ -151,19 +151,19 @@ TEST_F(StaleResult, TheLiftedHeadsBannerLabelsTheShownResult) {
   state.model.lifted_titles.push_back(head.title);
   draw_after([&] { actions::load_scenario(state, head, "", "open " + head.title + " in the lab"); }, panel(Panel::Pipeline));
   EXPECT_EQ(state.doc.scenario.title, head.title);
-  EXPECT_TRUE(model_banner(state).empty()) << "the pipeline still shows the document before the lift";
+  EXPECT_TRUE(model_banner(state.model, shown_scenario(state)).empty()) << "the pipeline still shows the document before the lift";
   frame();
-  EXPECT_EQ(model_banner(state), head.title);
+  EXPECT_EQ(model_banner(state.model, shown_scenario(state)), head.title);
   undo(state);
-  EXPECT_EQ(model_banner(state), head.title) << "the pipeline still shows the lifted head";
+  EXPECT_EQ(model_banner(state.model, shown_scenario(state)), head.title) << "the pipeline still shows the lifted head";
   frame();
-  EXPECT_TRUE(model_banner(state).empty());
+  EXPECT_TRUE(model_banner(state.model, shown_scenario(state)).empty());
   // The Training window's lifted heads, the same.
   state.training.lifted_titles.push_back(head.title);
   redo(state);
-  EXPECT_TRUE(training_banner(state).empty());
+  EXPECT_TRUE(training_banner(state.training, shown_scenario(state)).empty());
   frame();
-  EXPECT_EQ(training_banner(state), head.title);
+  EXPECT_EQ(training_banner(state.training, shown_scenario(state)), head.title);
 }
 
 // Every panel of every lesson, drawn in the frame of an edit that moves the document away from the

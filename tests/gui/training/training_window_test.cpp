@@ -16,9 +16,9 @@
 #include "gui/lessons/lesson_views.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/loss_curve.hpp"
-#include "gui/state/training_actions.hpp"
-#include "gui/state/training_job.hpp"
+#include "gui/training/loss_curve.hpp"
+#include "gui/training/training_actions.hpp"
+#include "gui/training/training_job.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>
@@ -196,7 +196,7 @@ TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
   const std::string title = state.doc.scenario.title;
   EXPECT_NE(title.find("layer 1"), std::string::npos) << title;
   EXPECT_NE(title.find("head 1"), std::string::npos) << title;
-  EXPECT_EQ(training_banner(state), title);
+  EXPECT_EQ(training_banner(state.training, shown_scenario(state)), title);
   EXPECT_FALSE(window_open(state.view, "Training")) << "the window steps aside for the lab";
   EXPECT_TRUE(result_is_current(state)) << "the lifted head is computed in the frame that opens it";
   const model::TrainConfig c = small_config();
@@ -212,9 +212,9 @@ TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
   EXPECT_LE((r.weights - own).cwiseAbs().maxCoeff(), weights_bound(r));
   undo(state);
   EXPECT_EQ(state.doc.scenario.title, before);
-  EXPECT_EQ(training_banner(state), title) << "the banner labels the result shown until the recompute";
+  EXPECT_EQ(training_banner(state.training, shown_scenario(state)), title) << "the banner labels the result shown until the recompute";
   frame();
-  EXPECT_TRUE(training_banner(state).empty());
+  EXPECT_TRUE(training_banner(state.training, shown_scenario(state)).empty());
   // A head past the model is clamped to it, never read out of bounds.
   lift_training_head(state.training, 9, 9);
   ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending; }));
@@ -253,7 +253,7 @@ TEST_F(TrainingWindow, OpensInTheModelWindowOnTheProbe) {
   step_training(state.training, state.platform.threads);
   ASSERT_TRUE(frames_until([&] { return settled() && view().step == 1; }));
   choose_training_head(state.training, 1, 0);
-  open_trained_in_model_window(state);
+  apply_commands(state, services, open_trained_in_model_window(state.training));
   ASSERT_TRUE(frames_until([&] { return state.model.model != nullptr || !state.training.error.empty(); }));
   ASSERT_TRUE(state.training.error.empty()) << state.training.error;
   EXPECT_TRUE(window_open(state.view, "Model"));
@@ -341,7 +341,7 @@ TEST_F(TrainingWindow, AClickOnAMapLiftsThatHead) {
   EXPECT_EQ(state.training.head, head.second);
   const std::string named = "layer " + std::to_string(head.first) + " · head " + std::to_string(head.second);
   EXPECT_NE(state.doc.scenario.title.find(named), std::string::npos) << state.doc.scenario.title;
-  EXPECT_EQ(training_banner(state), state.doc.scenario.title);
+  EXPECT_EQ(training_banner(state.training, shown_scenario(state)), state.doc.scenario.title);
 }
 
 struct Screen {
@@ -444,7 +444,7 @@ TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
 
   press(GLFW_KEY_PAGE_DOWN);  // a presenter's clicker
   EXPECT_EQ(state.lesson.induction_step, 3);
-  ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending && !training_banner(state).empty(); }));
+  ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending && !training_banner(state.training, shown_scenario(state)).empty(); }));
   EXPECT_NE(state.doc.scenario.title.find("layer 0"), std::string::npos) << state.doc.scenario.title;
   EXPECT_EQ(state.training.view.phase, TrainingPhase::Paused) << "lifting pauses";
   // The lifted head is L0's best previous-token head, as the maps scored it.

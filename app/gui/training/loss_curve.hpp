@@ -4,7 +4,7 @@
 // labels go.
 #pragma once
 
-#include "gui/state/training_ui.hpp"
+#include "gui/training/training_ui.hpp"
 
 #include <vector>
 

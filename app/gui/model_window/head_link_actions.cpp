@@ -1,8 +1,8 @@
 // The Model window's link between two tokens (head_link_actions.hpp).
-#include "gui/state/head_link_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
 
 #include "engine/io/atomic_file.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -63,14 +63,14 @@ int outlined_rank(const ModelUi& m, int layer, int head) {
   return -1;
 }
 
-std::string save_link_ranking(AppState& state, const std::string& path) {
-  if (state.model.link.ranking.empty()) return "Choose a query token and then a key token first: there is no ranking to save.";
+std::string save_link_ranking(const ModelUi& m, const std::string& path, Commands& out) {
+  if (m.link.ranking.empty()) return "Choose a query token and then a key token first: there is no ranking to save.";
   try {
-    write_file_atomic(path, model::links_csv(state.model.link.ranking));
+    write_file_atomic(path, model::links_csv(m.link.ranking));
   } catch (const InputError& e) {
     return e.what();
   }
-  state.deliveries.push_back({DeliveryKind::Table, path});
+  out.push_back(Deliver{{DeliveryKind::Table, path}});
   return "";
 }
 

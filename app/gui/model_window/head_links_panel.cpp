@@ -1,11 +1,9 @@
 // The Model window's "which heads link these two tokens?" column (head_links_panel.hpp).
-#include "gui/model/head_links_panel.hpp"
+#include "gui/model_window/head_links_panel.hpp"
 
 #include "gui/base/theme.hpp"
-#include "gui/dialogs/file_dialog.hpp"
-#include "gui/model/head_map_view.hpp"
-#include "gui/state/head_link_actions.hpp"
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <imgui.h>
@@ -22,9 +20,8 @@ std::string quoted_at(const ModelUi& m, int at) {
 }
 
 // The outlined top heads, one a line with a bar as long as the weight: a click chooses that head.
-void draw_ranking(AppState& state) {
-  ModelUi& m = state.model;
-  const Palette pal = palette(state.view);
+void draw_ranking(const ViewContext& ctx, ModelUi& m) {
+  const Palette pal = palette(ctx.view);
   const float fs = ImGui::GetFontSize();
   const int shown = std::min(static_cast<int>(m.link.ranking.size()), std::max(m.link.outlined, 1));
   const float name_w = ImGui::CalcTextSize("#10 L00H00").x;
@@ -45,8 +42,7 @@ void draw_ranking(AppState& state) {
 
 }  // namespace
 
-void draw_head_links_panel(AppState& state) {
-  ModelUi& m = state.model;
+void draw_head_links_panel(const ViewContext& ctx, ModelUi& m, Commands& out) {
   refresh_link_ranking(m);
   HeadLinkUi& k = m.link;
   if (k.query < 0) {
@@ -66,7 +62,7 @@ void draw_head_links_panel(AppState& state) {
     ImGui::TextDisabled("waiting for the run…");
     return;
   }
-  draw_ranking(state);
+  draw_ranking(ctx, m);
   const std::string share = format_number(even_share(m), NumberUse::Cell, 2);
   hint_text(k.ranking.front().weight > even_share(m)
                 ? "Outlined in the grid: the top heads above an even share of the " + count_of(k.query + 1, "key") + " (" + share + ")."
@@ -75,7 +71,7 @@ void draw_head_links_panel(AppState& state) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.5f);
   int outlined = k.outlined;
   if (ImGui::InputInt("outlined##link", &outlined)) k.outlined = std::clamp(outlined, 1, static_cast<int>(k.ranking.size()));
-  if (ImGui::SmallButton("Save CSV…")) open_file_dialog(state, FilePurpose::SaveHeadLinks);
+  if (ImGui::SmallButton("Save CSV…")) out.push_back(ChooseFile{FilePurpose::SaveHeadLinks, ""});
   ImGui::SameLine();
   if (ImGui::SmallButton("Clear##link")) clear_link(m);
   ImGui::Separator();

@@ -1,5 +1,5 @@
 // The Trainer on its own thread (in the browser, inside the frame); see training_job.hpp.
-#include "gui/state/training_job.hpp"
+#include "gui/training/training_job.hpp"
 
 #include "engine/model/training_tasks.hpp"
 

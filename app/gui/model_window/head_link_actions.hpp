@@ -3,7 +3,8 @@
 // ImGui: the panel tests call these as the chips and buttons do.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
+#include "gui/model_window/model_ui.hpp"
+#include "gui/state/commands.hpp"
 
 #include <string>
 #include <string_view>
@@ -25,8 +26,9 @@ double even_share(const ModelUi& m);
 // heads (the first `outlined` with more than the even share), else −1.
 int outlined_rank(const ModelUi& m, int layer, int head);
 // "Save CSV…": the whole ranking as CSV (rank,layer,head,weight) into `path`. Returns why it was
-// refused, empty when written; the file is offered as a download where the platform does that.
-std::string save_link_ranking(AppState& state, const std::string& path);
+// refused, empty when written; then the file is handed over (Deliver into `out`: the browser offers
+// it as a download).
+std::string save_link_ranking(const ModelUi& m, const std::string& path, Commands& out);
 // The position of `word` among the tokens (a token's text without its leading space, any case),
 // the last one when it occurs more than once; −1 when no token is that word alone (a tokenizer
 // that splits it).

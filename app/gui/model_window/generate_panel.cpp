@@ -2,12 +2,11 @@
 // the next-token bars, each token's probability before temperature (the model's own) and after it
 // (what a draw uses, with top-k and top-p), Generate (N tokens or one) and Stop, and the last draw.
 // Transformer Explainer's temperature slider, on the model the window has open.
-#include "gui/model/generate_panel.hpp"
+#include "gui/model_window/generate_panel.hpp"
 
 #include "gui/base/theme.hpp"
-#include "gui/state/generate_actions.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/model_job.hpp"
+#include "gui/model_window/generate_actions.hpp"
+#include "gui/model_window/model_job.hpp"
 #include "gui/widgets/text_layout.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -30,8 +29,7 @@ std::string quoted_id(const ModelUi& m, int id) { return drawn_text(m.model->quo
 std::string prob_text(double p) { return format_number(p, NumberUse::Axis, 3); }
 
 // T, Generate / One token / Stop, and the rest of the settings folded away.
-void draw_controls(AppState& state) {
-  ModelUi& m = state.model;
+void draw_controls(ModelUi& m, bool threaded) {
   GenerateUi& g = m.generate;
   const float fs = ImGui::GetFontSize();
   float t = static_cast<float>(g.sampling.temperature);
@@ -54,9 +52,9 @@ void draw_controls(AppState& state) {
   ImGui::BeginDisabled(busy || !m.run || room < 1);
   char label[32];
   std::snprintf(label, sizeof label, "Generate %d", std::max(count, 1));
-  if (ImGui::Button(label)) generate_tokens(m, count, state.platform.threads);
+  if (ImGui::Button(label)) generate_tokens(m, count, threaded);
   ImGui::SameLine();
-  if (ImGui::Button("One token")) generate_tokens(m, 1, state.platform.threads);
+  if (ImGui::Button("One token")) generate_tokens(m, 1, threaded);
   ImGui::EndDisabled();
   if (room < 1) hint_text("The text fills the model's " + std::to_string(m.model->config().n_ctx) + " positions.");
   if (ImGui::TreeNode("Sampling")) {
@@ -121,8 +119,7 @@ void draw_bar_rows(const ModelUi& m, const std::vector<BarRow>& rows, const Pale
 }
 
 // The next token's distribution at the slider's temperature, over the model's own.
-void draw_next_bars(AppState& state, const Palette& pal, std::string_view ellipsis) {
-  ModelUi& m = state.model;
+void draw_next_bars(ModelUi& m, const Palette& pal, std::string_view ellipsis) {
   std::vector<int> ids;
   const model::TokenDistribution* d = next_token_bars(m, &ids);
   if (!d) return;
@@ -158,8 +155,7 @@ void draw_last_draw(const ModelUi& m, const Palette& pal, std::string_view ellip
 
 }  // namespace
 
-void draw_drawn_token_tooltip(const AppState& state, std::int64_t position) {
-  const ModelUi& m = state.model;
+void draw_drawn_token_tooltip(const ModelUi& m, std::int64_t position) {
   const auto it = m.generate.drawn.find(position);
   if (it == m.generate.drawn.end()) return;
   const model::DrawnToken& t = it->second;
@@ -172,15 +168,15 @@ void draw_drawn_token_tooltip(const AppState& state, std::int64_t position) {
   ImGui::EndTooltip();
 }
 
-bool written_by_model(const AppState& state, std::int64_t position) { return state.model.generate.drawn.count(position) > 0; }
+bool written_by_model(const ModelUi& m, std::int64_t position) { return m.generate.drawn.count(position) > 0; }
 
-void draw_generate_panel(AppState& state, const Services& services) {
-  if (!state.model.model) return;
-  const Palette pal = palette(state.view);
-  draw_controls(state);
+void draw_generate_panel(const ViewContext& ctx, ModelUi& m) {
+  if (!m.model) return;
+  const Palette pal = palette(ctx.view);
+  draw_controls(m, ctx.platform.threads);
   ImGui::Spacing();
-  draw_next_bars(state, pal, services.glyphs.ellipsis);
-  draw_last_draw(state.model, pal, services.glyphs.ellipsis);
+  draw_next_bars(m, pal, ctx.services.glyphs.ellipsis);
+  draw_last_draw(m, pal, ctx.services.glyphs.ellipsis);
 }
 
 }  // namespace attnlab::gui

@@ -1,10 +1,8 @@
 // The Training window's actions; see training_actions.hpp.
-#include "gui/state/training_actions.hpp"
+#include "gui/training/training_actions.hpp"
 
 #include "engine/model/training_tasks.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/shell/apply_command.hpp"
-#include "gui/state/training_job.hpp"
+#include "gui/training/training_job.hpp"
 
 #include <unistd.h>
 
@@ -60,12 +58,10 @@ bool new_run(TrainingUi& t, bool run, bool threaded) {
   return true;
 }
 
-void open_in_model_window(AppState& state, const std::string& dir) {
-  TrainingUi& t = state.training;
+// The model in `dir` opened in the Model window, its chosen head this window's.
+OpenInModelWindow open_in_model_window(const TrainingUi& t, const std::string& dir) {
   // A toy model's text is its symbols separated by spaces: the probe the maps here show.
-  state.model.text = probe_text(t.view.probe);
-  open_model_file(state, dir);
-  if (state.model.model && state.model.error.empty()) choose_head(state.model, t.layer, t.head);
+  return OpenInModelWindow{dir, probe_text(t.view.probe), t.layer, t.head};
 }
 
 }  // namespace
@@ -139,24 +135,20 @@ void cancel_training(TrainingUi& t) {
 
 void reset_training(TrainingUi& t, bool threaded) { new_run(t, false, threaded); }
 
-bool poll_training(AppState& state) {
-  TrainingUi& t = state.training;
+Commands poll_training(TrainingUi& t) {
   t.retiring.erase(std::remove_if(t.retiring.begin(), t.retiring.end(), [](const auto& j) { return j->thread_done(); }),
                    t.retiring.end());
-  if (!t.job) return false;
+  if (!t.job) return {};
+  Commands out;
   t.job->poll(t.view);
   choose_training_head(t, t.layer, t.head);
   if (auto lift = t.job->take_lift()) {
     t.lift_pending = false;
     if (lift->scenario) {
-      const std::uint64_t before = state.doc_version;
       const std::string title = lift->scenario->title;
-      actions::load_scenario(state, *lift->scenario, "", "open " + title + " in the lab");
-      if (state.doc_version != before) {
-        t.lifted_titles.push_back(title);
-        // The lab is where the head now is: the window steps aside (F2 brings it back).
-        window_open(state.view, "Training") = false;
-      }
+      t.lifted_titles.push_back(title);
+      // The lab is where the head now is: the window steps aside (F2 brings it back).
+      out.push_back(LoadScenario{std::move(*lift->scenario), "", "open " + title + " in the lab", "Training"});
     } else {
       t.error = lift->error;
     }
@@ -170,14 +162,14 @@ bool poll_training(AppState& state) {
       t.saved_dir = save->dir;
       t.saved_step = save->step;
       if (then_open) {
-        open_in_model_window(state, save->dir);
+        out.push_back(open_in_model_window(t, save->dir));
       } else {
         t.notice = "Saved the model at step " + std::to_string(save->step) + " to " + save->dir;
-        state.deliveries.push_back({DeliveryKind::TrainedModel, save->dir, save->step});
+        out.push_back(Deliver{{DeliveryKind::TrainedModel, save->dir, save->step}});
       }
     }
   }
-  return !t.job->idle();
+  return out;
 }
 
 void choose_training_head(TrainingUi& t, int layer, int head) {
@@ -216,16 +208,14 @@ void save_trained_model(TrainingUi& t, const std::string& dir) {
   t.job->request_save(dir, exists);
 }
 
-void open_trained_in_model_window(AppState& state) {
-  TrainingUi& t = state.training;
+Commands open_trained_in_model_window(TrainingUi& t) {
   if (!t.job) {
     t.error = "There is no model to open yet: press Start or Step first.";
-    return;
+    return {};
   }
   std::error_code ec;
   if (!t.saved_dir.empty() && t.saved_step == t.view.step && !training_running(t) && fs::exists(t.saved_dir, ec)) {
-    open_in_model_window(state, t.saved_dir);
-    return;
+    return {open_in_model_window(t, t.saved_dir)};
   }
   if (!t.scratch) {
     auto scratch = std::make_shared<ScratchFolder>();
@@ -233,7 +223,7 @@ void open_trained_in_model_window(AppState& state) {
     fs::create_directories(path, ec);
     if (ec) {
       t.error = path.string() + ": cannot make a folder for the model (" + ec.message() + "); use Save model… instead.";
-      return;
+      return {};
     }
     scratch->path = path;
     t.scratch = std::move(scratch);
@@ -243,6 +233,7 @@ void open_trained_in_model_window(AppState& state) {
   t.error.clear();
   t.open_after_save = true;
   t.job->request_save((t.scratch->path / name).string(), true);
+  return {};
 }
 
 std::string trained_model_name(const TrainingUi& t) {
@@ -250,10 +241,9 @@ std::string trained_model_name(const TrainingUi& t) {
   return std::string(model::task_name(t.job->config().task.kind)) + "-step-" + std::to_string(t.view.step);
 }
 
-std::string training_banner(const AppState& state) {
-  const std::string& title = shown_scenario(state).title;
-  const auto& lifted = state.training.lifted_titles;
-  return std::find(lifted.begin(), lifted.end(), title) != lifted.end() ? title : std::string();
+std::string training_banner(const TrainingUi& t, const Scenario& shown) {
+  const auto& lifted = t.lifted_titles;
+  return std::find(lifted.begin(), lifted.end(), shown.title) != lifted.end() ? shown.title : std::string();
 }
 
 std::string kind_change_text(const KindChange& c) {

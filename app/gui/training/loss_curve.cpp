@@ -1,5 +1,5 @@
 // The loss curve's numbers; see loss_curve.hpp.
-#include "gui/state/loss_curve.hpp"
+#include "gui/training/loss_curve.hpp"
 
 #include <algorithm>
 

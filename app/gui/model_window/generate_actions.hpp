@@ -1,10 +1,13 @@
-// What the Model window's Generate controls do to AppState::model (docs/MODELS.md, "Generation"):
+// What the Model window's Generate controls do to its ModelUi (docs/MODELS.md, "Generation"):
 // write tokens after the text over the KV cache, stop, take each written token into the text and
 // the grid, and the next-token distribution the bars show at the chosen temperature. No ImGui: the
 // panel tests call these as the controls do.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
+#include "gui/model_window/model_ui.hpp"
+
+#include <cstdint>
+#include <vector>
 
 namespace attnlab::gui {
 

@@ -6,7 +6,8 @@
 #pragma once
 
 #include "engine/figures/colormap.hpp"
-#include "gui/shell/app_state.hpp"
+#include "gui/model_window/model_ui.hpp"
+#include "gui/state/view_context.hpp"
 
 #include <imgui.h>
 
@@ -25,14 +26,14 @@ std::string evidence_caption(const model::HeadVerdict& verdict, int tokens, int 
 
 // The hover tooltip's lines for cell (i, j) of head (layer, head) of the current run: the head and
 // its kind, the query token, the key token and the weight, and the head's scores.
-std::vector<std::string> cell_hover_lines(const AppState& state, int layer, int head, int i, int j);
+std::vector<std::string> cell_hover_lines(const ModelUi& m, int layer, int head, int i, int j);
 // Draws that tooltip and records the cell as ModelUi::hover.
-void show_cell_hover(AppState& state, int layer, int head, int i, int j);
+void show_cell_hover(ModelUi& m, int layer, int head, int i, int j);
 
 // The colour scale of the maps on one line: "weight 0 ▬▬▬ 1", the bar `width` wide.
 void draw_weight_scale(const Colormap& map, float width, ImU32 text);
 
 // The chosen head, enlarged, filling the space left in the current window.
-void draw_head_map(AppState& state, const Colormap& map);
+void draw_head_map(const ViewContext& ctx, ModelUi& m, const Colormap& map);
 
 }  // namespace attnlab::gui

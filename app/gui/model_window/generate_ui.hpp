@@ -1,6 +1,6 @@
-// The Model window's generation (model/generate_panel.cpp, docs/MODELS.md "Generation"): the
+// The Model window's generation (generate_panel.cpp, docs/MODELS.md "Generation"): the
 // sampling settings the temperature slider and its neighbours edit, the generator the draws come
-// from, and each written token's draw. Plain data; state/generate_actions.hpp changes it.
+// from, and each written token's draw. Plain data; generate_actions.hpp changes it.
 #pragma once
 
 #include "engine/model/model_report.hpp"

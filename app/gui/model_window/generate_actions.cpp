@@ -1,7 +1,7 @@
 // The Model window's generation; see generate_actions.hpp.
-#include "gui/state/generate_actions.hpp"
+#include "gui/model_window/generate_actions.hpp"
 
-#include "gui/state/model_job.hpp"
+#include "gui/model_window/model_job.hpp"
 
 #include <algorithm>
 

@@ -1,12 +1,17 @@
-// What the Training window does to AppState::training (docs/MODELS.md, "The Training window"):
-// edit the form (checked in place), start, pause, step, cancel and reset the run, poll its thread
-// once a frame, choose and lift a head, save the model, open it in the Model window. No ImGui: the
-// panel tests and the induction lesson call these as the window's widgets do.
+// What the Training window does to its TrainingUi (docs/MODELS.md, "The Training window"): edit the
+// form (checked in place), start, pause, step, cancel and reset the run, poll its thread once a
+// frame, choose and lift a head, save the model, open it in the Model window. What else the app must
+// do (a lifted head put into the document, a saved folder handed over, the Model window opened)
+// comes back as commands. No ImGui: the panel tests and the induction lesson call these as the
+// window's widgets do.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
+#include "engine/io/scenario.hpp"
+#include "gui/state/commands.hpp"
+#include "gui/training/training_ui.hpp"
 
 #include <string>
+#include <vector>
 
 namespace attnlab::gui {
 
@@ -37,26 +42,30 @@ bool training_running(const TrainingUi& t);
 // The training thread is working (a step, a lift, a save): the window keeps drawing frames.
 bool training_busy(const TrainingUi& t);
 
-// Call once a frame: takes what the thread published, a finished lift (into the document) or save,
-// and lets go of replaced jobs whose threads have ended. Returns true while a thread is working.
-bool poll_training(AppState& state);
+// Call once a frame (the shell does, whether or not the window is open: the induction lesson trains
+// with it too): takes what the thread published and lets go of replaced jobs whose threads have
+// ended. A finished lift comes back as the document (LoadScenario, after which the Training window
+// steps aside), a finished save as the folder handed over (Deliver) or, for "Open in the Model
+// window", opened there (OpenInModelWindow).
+Commands poll_training(TrainingUi& t);
 
 // Chooses a head (clamped to the model); `step` moves through them in reading order.
 void choose_training_head(TrainingUi& t, int layer, int head);
 // Pauses and lifts the head as it is now into the lab: its q, k, v on the probe sequence, one
 // undoable action titled "induction · step 430 · layer 1 · head 2". The lift is done by the thread
-// after the step in progress; poll_training applies it.
+// after the step in progress; poll_training hands it on.
 void lift_training_head(TrainingUi& t, int layer, int head);
 // "Save model…": writes the model folder on the training thread. A folder that exists is refused
 // once with a sentence; saving to it again replaces it.
 void save_trained_model(TrainingUi& t, const std::string& dir);
-// "Open in the Model window": the model as it is now (the saved folder when it holds this step,
-// else a copy written for this session) opened there on the probe sequence.
-void open_trained_in_model_window(AppState& state);
+// "Open in the Model window": the model as it is now opened there on the probe sequence: the saved
+// folder at once when it holds this step (OpenInModelWindow), else a copy written for this session
+// on the training thread, which poll_training then opens.
+Commands open_trained_in_model_window(TrainingUi& t);
 
-// The banner over the pipeline while the shown result is a head lifted from the Training window
-// (shown_scenario, as model_banner), or empty.
-std::string training_banner(const AppState& state);
+// The banner over the pipeline while `shown` (the scenario of the shown result, as model_banner) is
+// a head lifted from the Training window, or empty.
+std::string training_banner(const TrainingUi& t, const Scenario& shown);
 // The folder name a save proposes and "Open in the Model window" uses: "induction-step-430".
 std::string trained_model_name(const TrainingUi& t);
 // "L1H2 became an induction head at step 430".

@@ -11,13 +11,13 @@
 // [SECTION] Keyboard, the window
 #include "engine/text/bidi.hpp"
 #include "engine/text/text_format.hpp"
-#include "gui/state/head_link_actions.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/model_job.hpp"
-#include "gui/model/generate_panel.hpp"
-#include "gui/model/head_links_panel.hpp"
-#include "gui/model/head_map_view.hpp"
-#include "gui/model/model_window.hpp"
+#include "gui/model_window/head_link_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
+#include "gui/model_window/model_job.hpp"
+#include "gui/model_window/generate_panel.hpp"
+#include "gui/model_window/head_links_panel.hpp"
+#include "gui/model_window/head_map_view.hpp"
+#include "gui/model_window/model_window.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"
@@ -54,16 +54,20 @@ std::string model_shape_line(const model::ModelConfig& cfg) {
   return s;
 }
 
-void draw_open_row(AppState& state) {
-  ModelUi& m = state.model;
+// What an action (open a model, lift a head) asks of the rest of the app, handed on.
+void append(Commands& out, Commands more) {
+  for (Command& c : more) out.push_back(std::move(c));
+}
+
+void draw_open_row(ModelUi& m, bool threaded, Commands& out) {
   ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 10, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6));
   const bool enter = ImGui::InputTextWithHint("##model_path", "a model folder or its .safetensors file", &m.path_input,
                                               ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
-  if ((ImGui::Button("Open") || enter) && !m.path_input.empty()) open_model_file(state, m.path_input);
+  if ((ImGui::Button("Open") || enter) && !m.path_input.empty()) append(out, open_model_file(m, m.path_input, threaded));
 }
 
-void draw_no_model(AppState& state) {
+void draw_no_model(ModelUi& m, bool threaded, Commands& out) {
   ImGui::TextWrapped("No model is open. Open a GPT-2 folder in the Hugging Face layout: File > Open model…, drop the folder "
                      "(or its model.safetensors) on the window, or type its path below.");
   ImGui::Spacing();
@@ -72,7 +76,7 @@ void draw_no_model(AppState& state) {
                      "config.json, model.safetensors, vocab.json and merges.txt; Attention Lab reads them where they are and "
                      "never downloads anything.");
   ImGui::Spacing();
-  draw_open_row(state);
+  draw_open_row(m, threaded, out);
 }
 
 // [SECTION] Text and tokens
@@ -87,9 +91,7 @@ float link_tag_width(const char* tag) { return *tag ? ImGui::CalcTextSize(tag).x
 
 // A chip as the query or key of "which heads link these two tokens?" (outlined, Q or K in its
 // corner), and a click on it choosing one (head_link_actions.hpp).
-void mark_link_chip(AppState& state, int index, ImVec2 p0, ImVec2 p1) {
-  ModelUi& m = state.model;
-  const Palette pal = palette(state.view);
+void mark_link_chip(ModelUi& m, const Palette& pal, int index, ImVec2 p0, ImVec2 p1) {
   if (const char* tag = link_tag(m, index); *tag) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 c = m.link.query == index ? pal.accent : pal.good;
@@ -104,11 +106,11 @@ void mark_link_chip(AppState& state, int index, ImVec2 p0, ImVec2 p1) {
   }
 }
 
-void draw_text_and_tokens(AppState& state) {
-  ModelUi& m = state.model;
+void draw_text_and_tokens(const ViewContext& ctx, ModelUi& m) {
+  const Palette pal = palette(ctx.view);
   const float fs = ImGui::GetFontSize();
   std::string text = m.text;
-  if (ImGui::InputTextMultiline("##model_text", &text, ImVec2(-1, fs * 2.4f))) set_model_text(state.model, text, state.platform.threads);
+  if (ImGui::InputTextMultiline("##model_text", &text, ImVec2(-1, fs * 2.4f))) set_model_text(m, text, ctx.platform.threads);
   // The field keeps right-to-left text in typed order (ImGui edits left to right): how it reads.
   if (has_right_to_left(m.text)) {
     ImGui::TextDisabled("Reads:");
@@ -142,12 +144,12 @@ void draw_text_and_tokens(AppState& state) {
     const float w = widths[i];
     if (at.x + w > right && at.x > start_x) at = ImVec2(start_x, at.y + line_h);
     dl->AddRectFilled(at, ImVec2(at.x + w, at.y + line_h - pad), ImGui::GetColorU32(ImGuiCol_FrameBg), pad);
-    mark_link_chip(state, static_cast<int>(i), at, ImVec2(at.x + w, at.y + line_h - pad));
+    mark_link_chip(m, pal, static_cast<int>(i), at, ImVec2(at.x + w, at.y + line_h - pad));
     // A token the model wrote (Generate): outlined, its draw on hover.
     const auto pos = static_cast<std::int64_t>(i);
-    if (written_by_model(state, pos)) {
+    if (written_by_model(m, pos)) {
       dl->AddRect(at, ImVec2(at.x + w, at.y + line_h - pad), ImGui::GetColorU32(ImGuiCol_PlotHistogram), pad, 0, 2.0f);
-      if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(at, ImVec2(at.x + w, at.y + line_h - pad))) draw_drawn_token_tooltip(state, pos);
+      if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(at, ImVec2(at.x + w, at.y + line_h - pad))) draw_drawn_token_tooltip(m, pos);
     }
     dl->AddText(ImVec2(at.x + pad, at.y + pad * 0.5f), ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
     dl->AddText(ImGui::GetFont(), fs * 0.7f, ImVec2(at.x + pad, at.y + fs * 0.95f), ImGui::GetColorU32(ImGuiCol_TextDisabled), id.c_str());
@@ -191,14 +193,11 @@ void draw_head_labels(const model::ModelConfig& cfg, ImVec2& origin, float label
 void draw_map_label(const model::HeadVerdict& v, ImVec2 at, float side, ImU32 colour) {
   const float fs = ImGui::GetFontSize(), small = fs * 0.72f;
   std::string kind(model::head_kind_name(v.kind));
-  char label[48];
-  std::snprintf(label, sizeof label, "%s %.2f", kind.c_str(), v.score);
-  if (ImGui::CalcTextSize(label).x * small / fs > side) {
-    kind = kind.substr(0, std::min(kind.find('-'), std::size_t{5}));
-    std::snprintf(label, sizeof label, "%s %.2f", kind.c_str(), v.score);
-  }
-  const float size = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label).x * small / fs + 1.0f)));
-  ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), size, ImVec2(at.x, at.y + side + 1), colour, label);
+  const std::string score = format_number(v.score, NumberUse::Cell, 2);
+  std::string label = kind + " " + score;
+  if (ImGui::CalcTextSize(label.c_str()).x * small / fs > side) label = kind.substr(0, std::min(kind.find('-'), std::size_t{5})) + " " + score;
+  const float size = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label.c_str()).x * small / fs + 1.0f)));
+  ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), size, ImVec2(at.x, at.y + side + 1), colour, label.c_str());
 }
 
 // The outline of a head among the top links, with its rank ("#1") in the map's corner.
@@ -228,9 +227,7 @@ void draw_grid_scale(const model::ModelConfig& cfg, const Colormap& map, ImVec2&
 
 // One head's map in the grid with its label, the chosen head's frame (scrolled into view when the
 // keys chose it), its rank among the linked heads, and the tooltip; a click enlarges it.
-void draw_grid_head(AppState& state, const Colormap& map, int l, int h, ImVec2 at, float side, int blocks) {
-  ModelUi& m = state.model;
-  const Palette pal = palette(state.view);
+void draw_grid_head(ModelUi& m, const Palette& pal, const Colormap& map, int l, int h, ImVec2 at, float side, int blocks) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const auto& A = m.run->trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
   const auto [i, j] = draw_attention_map(A, at, side, blocks, map, pal.error);
@@ -246,15 +243,15 @@ void draw_grid_head(AppState& state, const Colormap& map, int l, int h, ImVec2 a
   }
   const int rank = outlined_rank(m, l, h);
   if (rank >= 0) draw_link_rank(rank, at, side, pal.good);
-  if (i >= 0) show_cell_hover(state, l, h, i, j);
+  if (i >= 0) show_cell_hover(m, l, h, i, j);
   if (head_map_button(l, h, at, side)) {
-    choose_head(state.model, l, h);
+    choose_head(m, l, h);
     m.enlarged = true;
   }
 }
 
-void draw_grid(AppState& state, const Colormap& map) {
-  ModelUi& m = state.model;
+void draw_grid(const ViewContext& ctx, ModelUi& m, const Colormap& map) {
+  const Palette pal = palette(ctx.view);
   const auto& cfg = m.model->config();
   const float fs = ImGui::GetFontSize();
   const float label_w = ImGui::CalcTextSize("L00").x + fs * 0.4f;
@@ -267,7 +264,7 @@ void draw_grid(AppState& state, const Colormap& map) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 origin = ImGui::GetCursorScreenPos();
   const float top = origin.y;
-  draw_grid_scale(cfg, map, origin, label_w, side, gap, palette(state.view).text_dim);
+  draw_grid_scale(cfg, map, origin, label_w, side, gap, pal.text_dim);
   draw_head_labels(cfg, origin, label_w, side, gap);
   const float row_h = side + small * 1.3f + gap;
   const int blocks = std::max(4, static_cast<int>(side / 3.0f));
@@ -275,7 +272,7 @@ void draw_grid(AppState& state, const Colormap& map) {
     const float y = origin.y + static_cast<float>(l) * row_h;
     const std::string t = "L" + std::to_string(l);
     dl->AddText(ImVec2(origin.x, y + side * 0.5f - fs * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), t.c_str());
-    for (int h = 0; h < cfg.n_head; ++h) draw_grid_head(state, map, l, h, ImVec2(origin.x + label_w + head_x(cfg, h, side, gap), y), side, blocks);
+    for (int h = 0; h < cfg.n_head; ++h) draw_grid_head(m, pal, map, l, h, ImVec2(origin.x + label_w + head_x(cfg, h, side, gap), y), side, blocks);
   }
   ImGui::Dummy(ImVec2(label_w + head_x(cfg, cfg.n_head - 1, side, gap) + side + gap,
                       origin.y - top + static_cast<float>(cfg.n_layer) * row_h));
@@ -283,17 +280,16 @@ void draw_grid(AppState& state, const Colormap& map) {
 
 // [SECTION] Keyboard, the window
 
-void handle_keys(AppState& state) {
-  ModelUi& m = state.model;
+void handle_keys(ModelUi& m) {
   if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) || ImGui::GetIO().WantTextInput) return;
   const auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k)); };
   const std::pair<int, int> before{m.layer, m.head};
-  if (pressed(ImGuiKey_RightArrow)) choose_head(state.model, m.layer, m.head + 1);
-  if (pressed(ImGuiKey_LeftArrow)) choose_head(state.model, m.layer, m.head - 1);
-  if (pressed(ImGuiKey_DownArrow)) choose_head(state.model, m.layer + 1, m.head);
-  if (pressed(ImGuiKey_UpArrow)) choose_head(state.model, m.layer - 1, m.head);
-  if (pressed(ImGuiKey_PageDown)) step_head(state.model, 1);
-  if (pressed(ImGuiKey_PageUp)) step_head(state.model, -1);
+  if (pressed(ImGuiKey_RightArrow)) choose_head(m, m.layer, m.head + 1);
+  if (pressed(ImGuiKey_LeftArrow)) choose_head(m, m.layer, m.head - 1);
+  if (pressed(ImGuiKey_DownArrow)) choose_head(m, m.layer + 1, m.head);
+  if (pressed(ImGuiKey_UpArrow)) choose_head(m, m.layer - 1, m.head);
+  if (pressed(ImGuiKey_PageDown)) step_head(m, 1);
+  if (pressed(ImGuiKey_PageUp)) step_head(m, -1);
   if (pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter)) m.enlarged = !m.enlarged;
   if (pressed(ImGuiKey_Escape)) m.enlarged = false;
   if (std::make_pair(m.layer, m.head) != before) m.scroll_to_chosen = true;
@@ -301,12 +297,11 @@ void handle_keys(AppState& state) {
 
 }  // namespace
 
-void draw_model_window(AppState& state, Services& services) {
-  ModelUi& m = state.model;
-  const bool running = poll_model_run(state.model);
+void draw_model_window(const ViewContext& ctx, ModelUi& m, Commands& out) {
+  const bool running = poll_model_run(m);
   if (!m.model) {
-    draw_no_model(state);
-    error_text(palette(state.view).error, m.error);
+    draw_no_model(m, ctx.platform.threads, out);
+    error_text(palette(ctx.view).error, m.error);
     return;
   }
   const auto& cfg = m.model->config();
@@ -324,46 +319,46 @@ void draw_model_window(AppState& state, Services& services) {
   ImGui::TextDisabled("%s", m.path.c_str());
   ImGui::PopTextWrapPos();
   if (ImGui::TreeNode("Open another model")) {
-    draw_open_row(state);
+    draw_open_row(m, ctx.platform.threads, out);
     ImGui::TreePop();
   }
   // The enlarged head takes the text's room; the grid shows the text and its tokens.
-  if (!m.enlarged || !m.run) draw_text_and_tokens(state);
-  error_text(palette(state.view).error, m.error);
+  if (!m.enlarged || !m.run) draw_text_and_tokens(ctx, m);
+  error_text(palette(ctx.view).error, m.error);
   if (running) {
     ImGui::ProgressBar(static_cast<float>(m.job->progress()), ImVec2(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6, 0),
                        m.job->status().c_str());
     ImGui::SameLine();
-    if (ImGui::Button(m.job->generating() ? "Stop##progress" : "Cancel")) cancel_model_run(state.model);
+    if (ImGui::Button(m.job->generating() ? "Stop##progress" : "Cancel")) cancel_model_run(m);
   } else if (m.cancelled) {
     hint_text("Cancelled: the maps show the text before the last change.");
   }
   if (!m.run || m.run->kinds.empty()) return;
-  handle_keys(state);
+  handle_keys(m);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   int layer = m.layer, head = m.head;
-  if (ImGui::InputInt("layer", &layer)) choose_head(state.model, layer, m.head);
+  if (ImGui::InputInt("layer", &layer)) choose_head(m, layer, m.head);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-  if (ImGui::InputInt("head", &head)) choose_head(state.model, m.layer, head);
+  if (ImGui::InputInt("head", &head)) choose_head(m, m.layer, head);
   ImGui::SameLine();
   if (ImGui::Button(m.enlarged ? "All heads" : "Enlarge")) m.enlarged = !m.enlarged;
   ImGui::SameLine();
-  if (ImGui::Button("Open in the lab##top")) lift_chosen_head(state);
+  if (ImGui::Button("Open in the lab##top")) append(out, lift_chosen_head(m));
   // The keys' hint where the row has room for it (a projector's has not: the heads need the line).
   const char* keys = "arrows, PageUp/PageDown: choose · Enter: enlarge";
   if (same_line_if_fits(ImGui::CalcTextSize(keys).x)) ImGui::TextDisabled("%s", keys);
   // The heads on the left, the next tokens beside them (a projector is wider than it is tall).
-  const Colormap& map = stage_colormap(state.view, Stage::Weights);
+  const Colormap& map = stage_colormap(ctx.view, Stage::Weights);
   const float next_w = std::min(ImGui::GetFontSize() * 13, ImGui::GetContentRegionAvail().x * 0.3f);
   ImGui::BeginChild("##heads", ImVec2(ImGui::GetContentRegionAvail().x - next_w, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-  if (m.enlarged) draw_head_map(state, map);
-  else draw_grid(state, map);
+  if (m.enlarged) draw_head_map(ctx, m, map);
+  else draw_grid(ctx, m, map);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("##next", ImVec2(0, 0), false);
-  draw_head_links_panel(state);
-  draw_generate_panel(state, services);
+  draw_head_links_panel(ctx, m, out);
+  draw_generate_panel(ctx, m);
   ImGui::EndChild();
 }
 

@@ -1,9 +1,9 @@
 // The Model window's enlarged head and the tooltip its maps share (head_map_view.hpp).
-#include "gui/model/head_map_view.hpp"
+#include "gui/model_window/head_map_view.hpp"
 
 #include "engine/model/head_kinds.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/state/head_link_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -104,8 +104,7 @@ std::string evidence_caption(const model::HeadVerdict& v, int tokens, int repeat
   return measured + ".";
 }
 
-std::vector<std::string> cell_hover_lines(const AppState& state, int layer, int head, int i, int j) {
-  const ModelUi& m = state.model;
+std::vector<std::string> cell_hover_lines(const ModelUi& m, int layer, int head, int i, int j) {
   const auto& ids = m.run->trace.ids;
   const model::CausalWeights& A = m.run->trace.heads[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)].weights;
   const model::HeadVerdict& v = verdict_of(m, layer, head);
@@ -127,10 +126,10 @@ std::vector<std::string> cell_hover_lines(const AppState& state, int layer, int 
   return lines;
 }
 
-void show_cell_hover(AppState& state, int layer, int head, int i, int j) {
-  state.model.hover = {layer, head, i, j};
+void show_cell_hover(ModelUi& m, int layer, int head, int i, int j) {
+  m.hover = {layer, head, i, j};
   ImGui::BeginTooltip();
-  const auto lines = cell_hover_lines(state, layer, head, i, j);
+  const auto lines = cell_hover_lines(m, layer, head, i, j);
   for (std::size_t k = 0; k < lines.size(); ++k) {
     const std::string line = drawn_text(lines[k]);
     if (k == 2) ImGui::TextDisabled("%s", line.c_str());
@@ -208,10 +207,9 @@ void draw_evidence(const std::vector<std::pair<int, int>>& cells, int n, ImVec2 
 
 }  // namespace
 
-void draw_head_map(AppState& state, const Colormap& map) {
-  ModelUi& m = state.model;
+void draw_head_map(const ViewContext& ctx, ModelUi& m, const Colormap& map) {
   const float fs = ImGui::GetFontSize();
-  const Palette pal = palette(state.view);
+  const Palette pal = palette(ctx.view);
   const auto& ids = m.run->trace.ids;
   const int n = static_cast<int>(ids.size());
   const model::HeadVerdict& v = verdict_of(m, m.layer, m.head);
@@ -238,7 +236,7 @@ void draw_head_map(AppState& state, const Colormap& map) {
     const ImVec2 p0(at.x + static_cast<float>(m.link.key) * cell, at.y + static_cast<float>(m.link.query) * cell);
     ImGui::GetWindowDrawList()->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p0.x + cell + 2, p0.y + cell + 2), pal.good, 0, 0, 3.0f);
   }
-  if (i >= 0) show_cell_hover(state, m.layer, m.head, i, j);
+  if (i >= 0) show_cell_hover(m, m.layer, m.head, i, j);
   if (p.caption_beside) {
     // The caption and the scale in the column right of the map.
     const float x = at.x + p.side + fs;

@@ -1,10 +1,9 @@
 // The Model window's actions; see model_actions.hpp.
-#include "gui/state/model_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 
-#include "gui/state/generate_actions.hpp"
-#include "gui/state/model_job.hpp"
-#include "gui/shell/apply_command.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/model_window/generate_actions.hpp"
+#include "gui/model_window/model_job.hpp"
+#include "gui/training/training_actions.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -18,9 +17,7 @@ bool is_model_path(const std::string& path) {
   return fs::is_directory(path, ec) || fs::path(path).extension() == ".safetensors";
 }
 
-void open_model_file(AppState& state, const std::string& path) {
-  ModelUi& m = state.model;
-  window_open(state.view, "Model") = true;
+Commands open_model_file(ModelUi& m, const std::string& path, bool threaded) {
   try {
     std::shared_ptr<const model::LanguageModel> opened = model::open_model(path);
     // The window runs text, so a model without its tokenizer files cannot run here.
@@ -49,12 +46,20 @@ void open_model_file(AppState& state, const std::string& path) {
         text = probe_text(model::probe_sequence(model::parse_task_json(m.model->config().task_json, path)));
       }
     }
-    set_model_text(m, text, state.platform.threads);
+    set_model_text(m, text, threaded);
   } catch (const InputError& e) {
     m.error = e.what();
   } catch (const std::bad_alloc&) {
     m.error = path + ": out of memory opening the model";
   }
+  return {ShowWindow{"Model"}};
+}
+
+Commands open_model_file(ModelUi& m, const OpenInModelWindow& request, bool threaded) {
+  m.text = request.text;
+  Commands out = open_model_file(m, request.path, threaded);
+  if (m.model && m.error.empty()) choose_head(m, request.layer, request.head);
+  return out;
 }
 
 void set_model_text(ModelUi& m, const std::string& text, bool threaded) {
@@ -119,37 +124,43 @@ void step_head(ModelUi& m, int step) {
   choose_head(m, at / H, at % H);
 }
 
-void lift_chosen_head(AppState& state) {
-  ModelUi& m = state.model;
-  if (!m.model || !m.run) return;
+namespace {
+
+// The chosen head as a scenario: its q, k, v kept by the run, or this head's computed now (a long
+// text's run keeps none: model_job.cpp).
+Scenario chosen_head(const ModelUi& m) {
+  const auto& kept = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)];
+  if (kept.q.size() > 0) return model::lift_head(*m.model, *m.run, m.layer, m.head);
+  model::ForwardOptions opt;
+  opt.keep_weights = false;
+  opt.qkv_layer = m.layer;
+  opt.qkv_head = m.head;
+  opt.top_k = 0;
+  const model::ModelRun run = model::run_model(*m.model, m.run->trace.ids, opt);
+  return model::lift_head(*m.model, run, m.layer, m.head);
+}
+
+}  // namespace
+
+Commands lift_chosen_head(ModelUi& m) {
+  if (!m.model || !m.run) return {};
   try {
-    const std::uint64_t before = state.doc_version;
-    const auto& kept = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)];
-    if (kept.q.size() > 0) {
-      actions::open_model_head(state, model::lift_head(*m.model, *m.run, m.layer, m.head));
-    } else {
-      // A long text's run kept no q, k, v (model_job.cpp): this head's, computed now.
-      model::ForwardOptions opt;
-      opt.keep_weights = false;
-      opt.qkv_layer = m.layer;
-      opt.qkv_head = m.head;
-      opt.top_k = 0;
-      const model::ModelRun run = model::run_model(*m.model, m.run->trace.ids, opt);
-      actions::open_model_head(state, model::lift_head(*m.model, run, m.layer, m.head));
-    }
+    Scenario head = chosen_head(m);
+    m.lifted_titles.push_back(head.title);
+    const std::string name = "open " + head.title + " in the lab";
     // The lab is where the head now is: the window steps aside (View > Model brings it back).
-    if (state.doc_version != before) window_open(state.view, "Model") = false;
+    return {LoadScenario{std::move(head), "", name, "Model"}};
   } catch (const InputError& e) {
     m.error = e.what();
   } catch (const std::bad_alloc&) {
     m.error = "out of memory lifting the head: try a shorter text";
   }
+  return {};
 }
 
-std::string model_banner(const AppState& state) {
-  const std::string& title = shown_scenario(state).title;
-  const auto& lifted = state.model.lifted_titles;
-  return std::find(lifted.begin(), lifted.end(), title) != lifted.end() ? title : std::string();
+std::string model_banner(const ModelUi& m, const Scenario& shown) {
+  const auto& lifted = m.lifted_titles;
+  return std::find(lifted.begin(), lifted.end(), shown.title) != lifted.end() ? shown.title : std::string();
 }
 
 }  // namespace attnlab::gui

@@ -3,10 +3,13 @@
 // key token (each a button choosing that head), how many the grid outlines, Save CSV… and Clear.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
+#include "gui/model_window/model_ui.hpp"
+#include "gui/state/commands.hpp"
+#include "gui/state/view_context.hpp"
 
 namespace attnlab::gui {
 
-void draw_head_links_panel(AppState& state);
+// Save CSV… asks for a file (ChooseFile: the file dialog then calls save_link_ranking).
+void draw_head_links_panel(const ViewContext& ctx, ModelUi& m, Commands& out);
 
 }  // namespace attnlab::gui

@@ -1,5 +1,5 @@
 // A run of the window's sequence on its own thread; see model_job.hpp.
-#include "gui/state/model_job.hpp"
+#include "gui/model_window/model_job.hpp"
 #include "gui/state/worker_thread.hpp"
 
 #include <algorithm>

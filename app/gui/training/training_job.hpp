@@ -10,7 +10,7 @@
 
 #include "engine/io/scenario.hpp"
 #include "engine/model/trainer.hpp"
-#include "gui/state/training_ui.hpp"
+#include "gui/training/training_ui.hpp"
 
 #include <chrono>
 #include <condition_variable>
