@@ -202,13 +202,17 @@ def quantize(type_name, array):
         out[:, 0:2] = d.astype("<f2").view(np.uint8).reshape(nb, 2)
         out[:, 2:] = (q[:, :16] | (q[:, 16:] << 4)).astype(np.uint8)
     elif type_name == "Q4_K":
+        # y = d·sc·q − dmin·m (m ≥ 0). The offsets dmin·m and steps d·sc are rounded up (ceil), so the
+        # codes 0…15 always reach the sub-block's ends: no value is clipped.
         sub = xb.reshape(nb, 8, 32)
-        lo = np.minimum(sub.min(2), 0.0)  # y = d·sc·q − dmin·m with m ≥ 0: the sub-block's minimum is −dmin·m
-        scale = (sub.max(2) - lo) / 15
-        d, dmin = _f16(scale.max(1) / 63), _f16(-lo.min(1) / 63)
-        dd, dm = d.astype(np.float64)[:, None], dmin.astype(np.float64)[:, None]
-        sc = np.clip(_round(np.divide(scale, dd, out=np.zeros_like(scale), where=dd != 0)), 0, 63)
-        mn = np.clip(_round(np.divide(-lo, dm, out=np.zeros_like(lo), where=dm != 0)), 0, 63)
+        lo = np.minimum(sub.min(2), 0.0)
+        dmin = _f16(-lo.min(1) / 63 * (1 + 2.0 ** -10))
+        dm = dmin.astype(np.float64)[:, None]
+        mn = np.clip(np.ceil(np.divide(-lo, dm, out=np.zeros_like(lo), where=dm != 0)), 0, 63).astype(np.int64)
+        scale = (sub.max(2) + dm * mn) / 15
+        d = _f16(scale.max(1) / 63 * (1 + 2.0 ** -10))
+        dd = d.astype(np.float64)[:, None]
+        sc = np.clip(np.ceil(np.divide(scale, dd, out=np.zeros_like(scale), where=dd != 0)), 0, 63).astype(np.int64)
         step = dd * sc
         q = np.clip(_round(np.divide(sub + (dm * mn)[:, :, None], step[:, :, None], out=np.zeros_like(sub),
                                      where=step[:, :, None] != 0)), 0, 15).reshape(nb, 256)
@@ -225,9 +229,11 @@ def quantize(type_name, array):
         big = np.take_along_axis(sub, np.abs(sub).argmax(2)[:, :, None], 2)[:, :, 0]
         scale = big / -32  # the signed largest maps to −32, the codes' end with one more step
         top = scale[np.arange(nb), np.abs(scale).argmax(1)]
-        d = _f16(top / -128)
+        d = _f16(top / -128 * (1 + 2.0 ** -10))
         dd = d.astype(np.float64)[:, None]
-        sc = np.clip(_round(np.divide(scale, dd, out=np.zeros_like(scale), where=dd != 0)), -128, 127)
+        # Sub-scales rounded away from zero, so |x| / step never passes 32.
+        ratio = np.divide(scale, dd, out=np.zeros_like(scale), where=dd != 0)
+        sc = np.clip(np.sign(ratio) * np.ceil(np.abs(ratio)), -128, 127).astype(np.int64)
         step = dd * sc
         q = np.clip(_round(np.divide(sub, step[:, :, None], out=np.zeros_like(sub), where=step[:, :, None] != 0)), -32, 31)
         q = (q + 32).reshape(nb, 256)
