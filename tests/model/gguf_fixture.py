@@ -29,11 +29,14 @@ What llama.cpp expects, and this writes (from its converter, convert_hf_to_gguf.
   token_type with byte tokens <0xXX>), bos/eos ids and add_bos_token.
 
 API: random_model(arch, seed, tokenizer, **sizes) → (hf_config, hf_tensors);
-gguf_model(arch, hf_config, hf_tensors, scheme, tokenizer, name) → (metadata, tensors, stored)
-where `stored` are the Hugging Face tensors the file holds (dequantized, un-permuted);
-write_model_pair(folder, arch, seed, scheme, tokenizer=None, **sizes) → ModelPair (the GGUF path, the
-Hugging Face folder holding `stored` as F32, config, stored, tokenizer); toy_bpe(pre),
-toy_spm(); tokenizer_metadata(tok); tokenizer_from_json(tokenizer.json, config) for real files;
+gguf_model(arch, hf_config, hf_tensors, scheme, tokenizer, name, seed, extra_metadata) → (metadata,
+tensors, stored, types): `stored` the Hugging Face tensors the file holds (dequantized,
+un-permuted), `types` each one's ggml type;
+write_model_pair(folder, arch, seed, scheme, tokenizer=None, version=3, extra_metadata=(), **sizes)
+→ ModelPair (gguf: the file; hf: the Hugging Face folder holding `stored` as F32; config, stored,
+types, tokenizer, metadata); toy_bpe(pre), toy_spm(), tokenizer_metadata(tok),
+vocab_only_metadata(tok), tokenizer_from_json(tokenizer.json, tokenizer_config.json, pre) for real
+files, write_hf_tokenizer(folder, tok); reference(pair, ids, errors) → logits, sigma, f32_bound;
 reference_logits(pair, ids) → next-token logits (float64) from the PyTorch forward."""
 import json
 import math
@@ -379,10 +382,11 @@ def llama3_rope_divisors(config, dh):
     return (base / ff.inverse_frequencies(config, dh)).astype(np.float32)
 
 
-def gguf_model(arch, config, tensors, scheme, tokenizer, name="attnlab test model", seed=0):
+def gguf_model(arch, config, tensors, scheme, tokenizer, name="attnlab test model", seed=0, extra_metadata=()):
     """(metadata, [gguf Tensor], stored, types): the GGUF file of a Hugging Face model (see the
     module's docstring), the Hugging Face tensors it holds (dequantized, un-permuted) and each one's
-    ggml type."""
+    ggml type. `extra_metadata` is appended (e.g. `llama.attention.sliding_window`, which the
+    converter never writes and llama.cpp's `llama` ignores)."""
     rng = np.random.default_rng(seed + 1000)
     file_arch = "llama" if arch == "mistral" else arch
     A = file_arch + "."
@@ -412,7 +416,7 @@ def gguf_model(arch, config, tensors, scheme, tokenizer, name="attnlab test mode
         if s and s.get("rope_type", s.get("type")) == "linear":
             md += [(A + "rope.scaling.type", "linear"), (A + "rope.scaling.factor", gw.f32(s["factor"]))]
         n_layer = config["num_hidden_layers"]
-    md += tokenizer_metadata(tokenizer)
+    md += tokenizer_metadata(tokenizer) + list(extra_metadata)
 
     out, stored, types = [], {}, {}
     for hf, gg, transform in tensor_map(arch, config):
@@ -450,11 +454,13 @@ def write_hf_model(folder, arch, config, stored, tokenizer):
     write_hf_tokenizer(folder, tokenizer)
 
 
-def write_model_pair(folder, arch, seed, scheme, tokenizer=None, version=3, **sizes):
-    """folder/model.gguf and folder/hf/, the same random model twice. Returns a ModelPair."""
+def write_model_pair(folder, arch, seed, scheme, tokenizer=None, version=3, extra_metadata=(), **sizes):
+    """folder/model.gguf and folder/hf/, the same random model twice (sizes: random_model's). Returns
+    a ModelPair."""
     tokenizer = tokenizer or default_tokenizer(arch)
     config, tensors = random_model(arch, seed, tokenizer, **sizes)
-    md, tens, stored, types = gguf_model(arch, config, tensors, scheme, tokenizer, name=f"random {arch} {scheme}", seed=seed)
+    md, tens, stored, types = gguf_model(arch, config, tensors, scheme, tokenizer, name=f"random {arch} {scheme}", seed=seed,
+                                         extra_metadata=extra_metadata)
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "model.gguf")
     gw.write_gguf(path, md, tens, version=version)

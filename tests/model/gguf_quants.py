@@ -300,26 +300,3 @@ def _with_half(b, fields, values):
             v = np.broadcast_to(np.asarray(values[role], np.float64), (n,))
             c[:, at:at + 2] = np.clip(v, -60000, 60000).astype("<f2").view(np.uint8).reshape(n, 2)
     return c.tobytes()
-
-
-def q8_activation_error(type_name, x):
-    """The largest error llama.cpp's CPU matrix product adds to each activation x_i (x: … × n, its
-    last axis the product's width) when the weights are of `type_name`: the activations are first
-    converted to the weights' "vec_dot" type (ggml-cpu's type traits): Q8_0 (32-blocks, float16
-    scale amax/127) for Q4_0, Q5_0, Q8_0; Q8_1 (the same, with a sum) for Q4_1, Q5_1; Q8_K
-    (256-blocks, float32 scale) for the K types; F16 and BF16 for those weights; none for F32.
-    Rounding to the nearest code is off by half a step, and a float16 step amax/127 rounded to
-    float16 moves the codes' ends by up to 127 · 2⁻¹¹ steps more. Returns an array shaped like x."""
-    x = np.asarray(x, np.float64)
-    if type_name == "F32":
-        return np.zeros_like(x)
-    if type_name == "F16":  # round to nearest float16: half an ulp, 2⁻¹¹ relative (2⁻²⁵ absolute near 0)
-        return np.maximum(np.abs(x) * 2.0 ** -11, 2.0 ** -25)
-    if type_name == "BF16":
-        return np.maximum(np.abs(x) * 2.0 ** -8, 2.0 ** -134)
-    block = QK_K if type_name.endswith("_K") else 32
-    half_scale = 0.5 if type_name.endswith("_K") else 0.5 + 127 * 2.0 ** -11
-    shape = x.shape
-    xb = np.abs(x).reshape(*shape[:-1], shape[-1] // block, block)
-    step = xb.max(-1, keepdims=True) / 127
-    return np.broadcast_to(step * half_scale, xb.shape).reshape(shape)

@@ -92,7 +92,9 @@ def llama_cpp(modules, jobs, name, threads=1):
     p = subprocess.run(["node", os.path.join(HERE, "llama_cpp_ref.mjs"), modules, request], capture_output=True, text=True,
                        env=NODE_ENV)
     if p.returncode != 0:
-        sys.exit(f"llama_cpp_ref.mjs failed ({p.returncode}): {p.stderr[-3000:]}")
+        node = subprocess.run(["node", "--version"], capture_output=True, text=True, env=NODE_ENV).stdout.strip()
+        sys.exit(f"llama_cpp_ref.mjs failed ({p.returncode}; node {node}, node-llama-cpp 3.22.1 asks for 20 or later): "
+                 f"{p.stderr[-3000:]}")
     return json.loads(p.stdout)
 
 
@@ -255,13 +257,23 @@ def check_container(ggml):
             check(name == t.name and type_id == gq.TYPES[t.type_name].id and ne[:len(t.dims)] == t.dims,
                   f"{what}: tensor {name} {type_id} {ne}")
             check(raw[data_offset + offset:data_offset + offset + len(t.data)] == t.data, f"{what}: {name}'s data at {offset}")
-    cases = gw.write_hostile(os.path.join(WORK, "hostile"))
+    # The hostile cases on the default base and on two models' files (an F32 and a Q4_K_M one).
     refused_by_contract_only = {"tensor_type_unsupported"}
-    for c in cases:
-        opened = ggml.read(os.path.join(WORK, "hostile", c["file"])) is not None
-        want = c["expect"] == "open" or c["name"] in refused_by_contract_only
-        check(opened == want, f"hostile {c['name']} ({c['what']}): ggml {'opens' if opened else 'refuses'} it")
-    say(f"container: every value type, v2/v3, alignments 1/32/64 read back by ggml; {len(cases)} hostile cases as ggml judges them")
+    bases = [("hostile", None, None)]
+    for scheme in ("F32", "Q4_K_M"):
+        tok = gf.toy_spm()
+        config, t = gf.random_model("llama", 9, tok, n_layer=1)
+        md, tens, _, _ = gf.gguf_model("llama", config, t, scheme, tok)
+        bases.append((f"hostile-llama-{scheme}", md, tens))
+    count = 0
+    for name, md, tens in bases:
+        cases = gw.write_hostile(os.path.join(WORK, name), gw.hostile_cases(md, tens))
+        for c in cases:
+            opened = ggml.read(os.path.join(WORK, name, c["file"])) is not None
+            want = c["expect"] == "open" or c["name"] in refused_by_contract_only
+            check(opened == want, f"{name} {c['name']} ({c['what']}): ggml {'opens' if opened else 'refuses'} it")
+        count += len(cases)
+    say(f"container: every value type, v2/v3, alignments 1/32/64 read back by ggml; {count} hostile files as ggml judges them")
 
 
 # ---- 3. models ---------------------------------------------------------------------------------------------

@@ -255,8 +255,10 @@ def small_tensors(rng=None):
 
 def hostile_cases(base_metadata=None, base_tensors=None):
     """Each case is the valid base with one thing wrong (see the module docstring). The base needs
-    at least two tensors, one 2-D F32 tensor whose ne[0] is a multiple of 256, and a key to
-    duplicate; small_tensors() and every_value_type() are the default."""
+    at least two tensors and a key to duplicate; the unsupported-type case needs a 2-D tensor whose
+    ne[0] is a multiple of 256, the partial-block case a block-quantized one (either is left out
+    when the base has none). small_tensors() and every_value_type() are the default; a model's
+    metadata and tensors (gguf_fixture.gguf_model) make files the whole reader must refuse."""
     meta = _pairs(base_metadata) if base_metadata is not None else every_value_type()
     tens = list(base_tensors) if base_tensors is not None else small_tensors()
     base = layout(meta, tens)
@@ -284,7 +286,7 @@ def hostile_cases(base_metadata=None, base_tensors=None):
 
     first_key = meta[0][0]
     t0, t1 = base.infos[0], base.infos[1]
-    wide = next(i for i, t in enumerate(tens) if t.type_name == "F32" and len(t.dims) == 2 and t.dims[0] % 256 == 0)
+    wide = next((i for i, t in enumerate(tens) if len(t.dims) == 2 and t.dims[0] % 256 == 0), None)
     M = 2**64 - 1  # −1 as a uint64
 
     # Controls: what must open.
@@ -350,12 +352,13 @@ def hostile_cases(base_metadata=None, base_tensors=None):
         "2⁶² F32 elements: the element count fits 64 bits, the bytes do not", t0.name)
     add("tensor_type_bad", with_(infos=info_changed(0, type_id=9999)), "a tensor of ggml type 9999", t0.name)
     add("tensor_type_removed", with_(infos=info_changed(0, type_id=4)), "a tensor of ggml type 4 (Q4_2, removed)", t0.name)
-    w = base.infos[wide]
-    iq_bytes = w.dims[0] // 256 * gq.UNSUPPORTED["IQ2_XXS"].bytes * int(np.prod(w.dims[1:]))
-    iq = list(tens)
-    iq[wide] = Tensor(tens[wide].name, "IQ2_XXS", w.dims, bytes(iq_bytes))
-    add("tensor_type_unsupported", assemble(layout(meta, iq)),
-        "a well-formed IQ2_XXS tensor: a GGUF type outside the contract's list", w.name, "IQ2_XXS")
+    if wide is not None:
+        w = base.infos[wide]
+        iq_bytes = w.dims[0] // 256 * gq.UNSUPPORTED["IQ2_XXS"].bytes * int(np.prod(w.dims[1:]))
+        iq = list(tens)
+        iq[wide] = Tensor(tens[wide].name, "IQ2_XXS", w.dims, bytes(iq_bytes))
+        add("tensor_type_unsupported", assemble(layout(meta, iq)),
+            "a well-formed IQ2_XXS tensor: a GGUF type outside the contract's list", w.name, "IQ2_XXS")
     q = next(i for i, t in enumerate(base.infos) if gq.BY_ID[t.type_id].block > 1) if any(
         gq.BY_ID[t.type_id].block > 1 for t in base.infos) else None
     if q is not None:
@@ -373,9 +376,10 @@ def hostile_cases(base_metadata=None, base_tensors=None):
     add("duplicate_tensor_name", with_(infos=info_changed(1, name=t0.name)), f"the tensor name {t0.name} twice", t0.name)
 
     # The data.
-    add("data_one_byte_short", good[:-1 - _trailing_padding(base, tens)], "the last tensor's data one byte short", "")
+    add("data_one_byte_short", good[:-1 - _trailing_padding(base, tens)], "the last tensor's data one byte short",
+        base.infos[last].name)
     add("data_missing", assemble(base._replace(data=b""))[:len(good) - len(base.data)],
-        "the file ends where the data should start", "")
+        "the file ends where the data should start", t0.name)
     return cases
 
 
