@@ -149,13 +149,15 @@ def window_of(config, layer):
     return 0
 
 
-def reference_forward(config, tensors, ids, variant=None):
+def reference_forward(config, tensors, ids, variant=None, product=None):
     """The decoder in float64 from PyTorch primitives. Returns (attention [layer][head] n × n,
     next-token probabilities, per-head largest |logit| [layer][head], (q, k, v) [layer] each
     heads × n × d_head before the rotation with k and v repeated per group, largest |output logit|).
     `variant` computes a wrong model on purpose, to show the bounds catch it: "interleaved" pairs
     neighbouring elements in the rotation (x[2i], x[2i+1]) instead of the two halves; "groups"
-    gives query head h the K/V head h mod n_kv_head instead of ⌊h / group⌋."""
+    gives query head h the K/V head h mod n_kv_head instead of ⌊h / group⌋. `product(x, weight name)`,
+    when given, sees (and may replace) the input of every product with a weight matrix, the output
+    matrix's included (gguf_fixture's error analysis: llama.cpp rounds there)."""
     import torch
     import torch.nn.functional as F
     T = {k: torch.from_numpy(np.asarray(v, np.float64)) for k, v in tensors.items()}
@@ -168,6 +170,8 @@ def reference_forward(config, tensors, ids, variant=None):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
 
     def lin(x, name):
+        if product is not None:
+            x = product(x, name + ".weight")
         y = x @ T[name + ".weight"].T
         return y + T[name + ".bias"] if name + ".bias" in T else y
 
@@ -198,7 +202,7 @@ def reference_forward(config, tensors, ids, variant=None):
             k_rep, v_rep = k[torch.arange(H) % Hkv], v[torch.arange(H) % Hkv]
         else:
             k_rep, v_rep = k.repeat_interleave(group, dim=0), v.repeat_interleave(group, dim=0)
-        qkv_all.append((q.numpy(), k_rep.numpy(), v_rep.numpy()))
+        qkv_all.append((q.detach().numpy(), k_rep.detach().numpy(), v_rep.detach().numpy()))
         logits = rotate(q) @ rotate(k_rep).transpose(1, 2) / math.sqrt(dh)
         visible = j_idx <= i_idx
         w = window_of(config, l)
@@ -206,12 +210,14 @@ def reference_forward(config, tensors, ids, variant=None):
             visible = visible & (i_idx - j_idx < w)
         mags.append([float(logits[hh][visible].abs().max()) for hh in range(H)])
         a = torch.softmax(logits.masked_fill(~visible, float("-inf")), dim=-1)
-        att_all.append(a.numpy())
+        att_all.append(a.detach().numpy())
         x = x + lin((a @ v_rep).transpose(0, 1).reshape(n, H * dh), p + "self_attn.o_proj")
         h2 = rms(x, T[p + "post_attention_layernorm.weight"])
         x = x + lin(F.silu(lin(h2, p + "mlp.gate_proj")) * lin(h2, p + "mlp.up_proj"), p + "mlp.down_proj")
     last = rms(x[-1], T["model.norm.weight"])
-    out_matrix = T["lm_head.weight"] if "lm_head.weight" in T else T["model.embed_tokens.weight"]
-    out_logits = last @ out_matrix.T
-    probs = torch.softmax(out_logits, dim=-1).numpy()
+    out_name = "lm_head.weight" if "lm_head.weight" in T else "model.embed_tokens.weight"
+    if product is not None:
+        last = product(last, out_name)
+    out_logits = last @ T[out_name].T
+    probs = torch.softmax(out_logits, dim=-1).detach().numpy()
     return att_all, probs, mags, qkv_all, float(out_logits.abs().max())

@@ -178,10 +178,12 @@ def write_model(folder, seed=0, dtype="F32", prefix=False, bias_buffers=False, a
     return config, stored
 
 
-def reference_forward(config, tensors, ids):
+def reference_forward(config, tensors, ids, product=None):
     """GPT-2 in float64 from PyTorch primitives (layer_norm, the tanh GELU, softmax), as Hugging
     Face's GPT2Model computes it. Returns (attention [layer][head] n × n, next-token probabilities,
-    per-head logits' largest magnitude [layer][head], q/k/v [layer][head])."""
+    per-head logits' largest magnitude [layer][head], q/k/v [layer][head]). `product(x, weight
+    name)`, when given, sees (and may replace) the input of every product with a weight matrix, the
+    tied output's included (gguf_fixture's error analysis: llama.cpp rounds there)."""
     import torch
     import torch.nn.functional as F
     T = {k: torch.from_numpy(np.asarray(v, np.float64)) for k, v in tensors.items()}
@@ -189,13 +191,17 @@ def reference_forward(config, tensors, ids):
     dh = d // H
     eps = config["layer_norm_epsilon"]
     n = len(ids)
+
+    def into(x, name):
+        return x if product is None else product(x, name)
+
     x = T["wte.weight"][ids] + T["wpe.weight"][:n]
     mask = torch.ones(n, n, dtype=torch.bool).tril()
     att_all, mags, qkv_all = [], [], []
     for l in range(config["n_layer"]):
         p = f"h.{l}."
         h = F.layer_norm(x, (d,), T[p + "ln_1.weight"], T[p + "ln_1.bias"], eps)
-        qkv = h @ T[p + "attn.c_attn.weight"] + T[p + "attn.c_attn.bias"]
+        qkv = into(h, p + "attn.c_attn.weight") @ T[p + "attn.c_attn.weight"] + T[p + "attn.c_attn.bias"]
         q, k, v = qkv.split(d, dim=1)
         q = q.view(n, H, dh).transpose(0, 1)
         k = k.view(n, H, dh).transpose(0, 1)
@@ -204,14 +210,14 @@ def reference_forward(config, tensors, ids):
         mags.append([float(logits[hh].abs().max()) for hh in range(H)])
         logits = logits.masked_fill(~mask, float("-inf"))
         a = torch.softmax(logits, dim=-1)
-        att_all.append(a.numpy())
-        qkv_all.append((q.numpy(), k.numpy(), v.numpy()))
+        att_all.append(a.detach().numpy())
+        qkv_all.append((q.detach().numpy(), k.detach().numpy(), v.detach().numpy()))
         o = (a @ v).transpose(0, 1).reshape(n, d)
-        x = x + o @ T[p + "attn.c_proj.weight"] + T[p + "attn.c_proj.bias"]
+        x = x + into(o, p + "attn.c_proj.weight") @ T[p + "attn.c_proj.weight"] + T[p + "attn.c_proj.bias"]
         h2 = F.layer_norm(x, (d,), T[p + "ln_2.weight"], T[p + "ln_2.bias"], eps)
-        m = F.gelu(h2 @ T[p + "mlp.c_fc.weight"] + T[p + "mlp.c_fc.bias"], approximate="tanh")
-        x = x + m @ T[p + "mlp.c_proj.weight"] + T[p + "mlp.c_proj.bias"]
+        m = F.gelu(into(h2, p + "mlp.c_fc.weight") @ T[p + "mlp.c_fc.weight"] + T[p + "mlp.c_fc.bias"], approximate="tanh")
+        x = x + into(m, p + "mlp.c_proj.weight") @ T[p + "mlp.c_proj.weight"] + T[p + "mlp.c_proj.bias"]
     last = F.layer_norm(x[-1], (d,), T["ln_f.weight"], T["ln_f.bias"], eps)
-    out_logits = last @ T["wte.weight"].T
-    probs = torch.softmax(out_logits, dim=-1).numpy()
+    out_logits = into(last, "wte.weight") @ T["wte.weight"].T
+    probs = torch.softmax(out_logits, dim=-1).detach().numpy()
     return att_all, probs, mags, qkv_all, float(out_logits.abs().max())
