@@ -80,29 +80,7 @@ def _train_pieces(words, merges):
     counts = {}
     for w in words:
         counts[tuple(w)] = counts.get(tuple(w), 0) + 1
-    out = []
-    for _ in range(merges):
-        pairs = {}
-        for w, c in counts.items():
-            for a, b in zip(w, w[1:]):
-                pairs[(a, b)] = pairs.get((a, b), 0) + c
-        if not pairs:
-            break
-        best = max(sorted(pairs), key=lambda p: pairs[p])
-        out.append(best[0] + best[1])
-        merged = {}
-        for w, c in counts.items():
-            nw, i = [], 0
-            while i < len(w):
-                if i + 1 < len(w) and (w[i], w[i + 1]) == best:
-                    nw.append(w[i] + w[i + 1])
-                    i += 2
-                else:
-                    nw.append(w[i])
-                    i += 1
-            merged[tuple(nw)] = merged.get(tuple(nw), 0) + c
-        counts = merged
-    return out
+    return [a + b for a, b in fx.merge_pairs(counts, merges)]
 
 
 def toy_spm(merges=120):

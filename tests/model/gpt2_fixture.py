@@ -33,6 +33,12 @@ def train_bpe(corpus, merges):
         if w:
             key = tuple(b2u[b] for b in (" " + w).encode())
             words[key] = words.get(key, 0) + 1
+    return merge_pairs(words, merges)
+
+
+def merge_pairs(words, merges):
+    """BPE training: `merges` times, the most frequent adjacent pair of symbols inside the words
+    (a dict of symbol tuples to counts) is merged; the pairs in the order merged."""
     out = []
     for _ in range(merges):
         counts = {}
