@@ -14,6 +14,7 @@
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/model/decoder_model.hpp"
+#include "engine/model/families.hpp"
 #include "engine/model/gpt2_train.hpp"
 #include "engine/model/model_report.hpp"
 
@@ -131,16 +132,22 @@ void check_train_config(const TrainConfig& c) {
   }
 }
 
-Gpt2Config model_config(const TrainConfig& c) {
-  Gpt2Config g;
-  g.n_layer = c.n_layer;
-  g.n_head = c.n_head;
-  g.n_embd = c.d_model;
-  g.n_positions = c.task.sequence_length() + std::max(0, c.position_offset);
-  g.vocab_size = c.task.symbols;
-  g.layer_norm_epsilon = 1e-5;
-  g.task_json = task_json(c.task);
-  return g;
+ModelConfig model_config(const TrainConfig& c) {
+  ModelConfig m;
+  m.family = Family::Gpt2;
+  m.n_layer = c.n_layer;
+  m.n_head = m.n_kv_head = c.n_head;
+  m.d_model = c.d_model;
+  m.d_head = c.d_model / c.n_head;
+  m.d_ff = 4 * c.d_model;
+  m.n_ctx = c.task.sequence_length() + std::max(0, c.position_offset);
+  m.vocab_size = c.task.symbols;
+  m.norm_eps = 1e-5;
+  m.fused_qkv = true;
+  m.qkv_bias = m.o_bias = m.mlp_bias = m.norm_bias = true;
+  m.tied = true;
+  m.task_json = task_json(c.task);
+  return m;
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -384,14 +391,6 @@ Evaluation Trainer::evaluate(int sequences) const {
 
 namespace {
 
-std::string config_json_text(const Gpt2Config& g) {
-  return "{\n  \"model_type\": \"gpt2\",\n  \"architectures\": [\"GPT2LMHeadModel\"],\n  \"activation_function\": \"gelu_new\",\n"
-         "  \"n_layer\": " + std::to_string(g.n_layer) + ",\n  \"n_head\": " + std::to_string(g.n_head) + ",\n  \"n_embd\": " +
-         std::to_string(g.n_embd) + ",\n  \"n_positions\": " + std::to_string(g.n_positions) + ",\n  \"n_ctx\": " +
-         std::to_string(g.n_positions) + ",\n  \"vocab_size\": " + std::to_string(g.vocab_size) + ",\n  \"layer_norm_epsilon\": 1e-05,\n"
-         "  \"attnlab_task\": " + g.task_json + "\n}\n";
-}
-
 std::string vocab_json_text(int symbols) {
   std::string s = "{";
   for (int i = 0; i < symbols; ++i) s += (i ? ", \"" : "\"") + std::to_string(i) + "\": " + std::to_string(i);
@@ -407,7 +406,8 @@ struct OwnedFiles {
 const DecoderModel& Trainer::State::current_model() {
   if (!model) {
     auto files = std::make_shared<OwnedFiles>();
-    files->config = config_json_text(model_config(config));
+    const ModelConfig mc = model_config(config);
+    files->config = family_spec(mc.family).config_json(mc);
     files->vocab = vocab_json_text(config.task.symbols);
     std::vector<F32Tensor> tensors;
     for (const auto& t : weights.tensors()) tensors.push_back({t.name, t.shape, t.values->data()});

@@ -6,8 +6,6 @@
 #pragma once
 
 #include "engine/io/scenario.hpp"
-#include "engine/model/gpt2_config.hpp"
-#include "engine/model/gpt2_config.hpp"
 #include "engine/model/language_model.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/training_tasks.hpp"
@@ -45,9 +43,9 @@ TrainConfig resolved(TrainConfig config);
 // steps, batch and learning rate, and that the model and its optimizer state fit in memory.
 // Throws InputError naming the flag ("--heads: d_model 64 is not divisible by 5 heads").
 void check_train_config(const TrainConfig& config);
-// The Gpt2Config of the model a config trains (n_positions = the task's sequence length + the offset,
+// The ModelConfig of the model a config trains (n_ctx = the task's sequence length + the offset,
 // vocab_size = symbols, task_json set).
-Gpt2Config model_config(const TrainConfig& config);
+ModelConfig model_config(const TrainConfig& config);
 
 struct StepStats {
   int step = 0;           // steps done, counting this one
