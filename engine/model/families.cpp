@@ -41,10 +41,15 @@ const FamilySpec* find_family(std::string_view model_type) {
   return nullptr;
 }
 
-std::string family_list() {
+std::span<const FamilySpec> family_table() { return kFamilies; }
+
+std::string family_list(bool trainable) {
+  std::vector<std::string> names;
+  for (const FamilySpec& f : kFamilies) {
+    if (!trainable || f.tensor_layout) names.emplace_back(f.model_type);
+  }
   std::string s;
-  const std::size_t n = std::size(kFamilies);
-  for (std::size_t i = 0; i < n; ++i) s += (i == 0 ? "" : i + 1 == n ? " and " : ", ") + std::string(kFamilies[i].model_type);
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
   return s;
 }
 

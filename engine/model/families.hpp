@@ -10,6 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,8 +104,11 @@ struct FamilySpec {
 const FamilySpec& family_spec(Family family);
 // The row whose model_type is `model_type`, or null.
 const FamilySpec* find_family(std::string_view model_type);
-// The model types, as a sentence lists them: "gpt2, llama, mistral, qwen2 and qwen3".
-std::string family_list();
+// Every row, in the table's order.
+std::span<const FamilySpec> family_table();
+// The model types, as a sentence lists them: "gpt2, llama, mistral, qwen2 and qwen3"; with
+// `trainable`, only those `attnlab train` writes (a row with a tensor layout): "gpt2 and llama".
+std::string family_list(bool trainable = false);
 
 // GPT-2 (and Attention Lab's toy GPT-2s), engine/model/family_gpt2.cpp.
 ModelConfig read_gpt2_config(const nlohmann::json& j, const FamilySpec& spec, const std::string& source);
