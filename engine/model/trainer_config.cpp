@@ -160,13 +160,15 @@ ModelConfig model_config(const TrainConfig& c) {
     m.qkv_bias = m.o_bias = m.mlp_bias = m.norm_bias = true;
     m.tied = true;
   } else {
-    // Llama as LlamaForCausalLM with its defaults: RMSNorm, rotary positions, no biases, SwiGLU,
-    // its own output matrix.
+    // Llama as LlamaForCausalLM: RMSNorm, rotary positions, SwiGLU, its own output matrix, and
+    // "attention_bias": q, k, v and o with biases (docs/MODELS.md, "A Llama": without them the
+    // layer-0 head that must look one back formed on one seed of four).
     m.d_ff = llama_d_ff(c.d_model);
     m.norm = NormKind::Rms;
     m.ffn = FfnKind::SiluGated;
     m.positions = PositionKind::Rope;
     m.rope_theta = c.rope_theta > 0 ? c.rope_theta : kLlamaRopeTheta;
+    m.qkv_bias = m.o_bias = true;
   }
   return m;
 }

@@ -92,22 +92,26 @@ def llama_logits(P, ids, config, attention=None):
     cos, sin = rope_tables(config.get("rope_theta", 10000.0), dh, torch.arange(T))
     mask = torch.ones(T, T, dtype=torch.bool).tril()
     x = P["model.embed_tokens.weight"][ids]
+
+    def lin(h, name):  # y = x·Wᵀ (+ b where the model has biases)
+        y = h @ P[name + ".weight"].t()
+        return y + P[name + ".bias"] if name + ".bias" in P else y
+
     for l in range(config["num_hidden_layers"]):
         p = f"model.layers.{l}."
         h = rms_norm(x, P[p + "input_layernorm.weight"], eps)
-        q = (h @ P[p + "self_attn.q_proj.weight"].t()).view(B, T, H, dh).transpose(1, 2)
-        k = (h @ P[p + "self_attn.k_proj.weight"].t()).view(B, T, G, dh).transpose(1, 2)
-        v = (h @ P[p + "self_attn.v_proj.weight"].t()).view(B, T, G, dh).transpose(1, 2)
+        q = lin(h, p + "self_attn.q_proj").view(B, T, H, dh).transpose(1, 2)
+        k = lin(h, p + "self_attn.k_proj").view(B, T, G, dh).transpose(1, 2)
+        v = lin(h, p + "self_attn.v_proj").view(B, T, G, dh).transpose(1, 2)
         q, k = rotate_half(q, cos, sin), rotate_half(k, cos, sin)
         k, v = k.repeat_interleave(H // G, dim=1), v.repeat_interleave(H // G, dim=1)
         att = ((q @ k.transpose(-1, -2)) / math.sqrt(dh)).masked_fill(~mask, float("-inf")).softmax(-1)
         if attention is not None:
             attention.append(att)
         y = (att @ v).transpose(1, 2).reshape(B, T, H * dh)
-        x = x + y @ P[p + "self_attn.o_proj.weight"].t()
+        x = x + lin(y, p + "self_attn.o_proj")
         m = rms_norm(x, P[p + "post_attention_layernorm.weight"], eps)
-        m = F.silu(m @ P[p + "mlp.gate_proj.weight"].t()) * (m @ P[p + "mlp.up_proj.weight"].t())
-        x = x + m @ P[p + "mlp.down_proj.weight"].t()
+        x = x + lin(F.silu(lin(m, p + "mlp.gate_proj")) * lin(m, p + "mlp.up_proj"), p + "mlp.down_proj")
     x = rms_norm(x, P["model.norm.weight"], eps)
     return x @ P.get("lm_head.weight", P["model.embed_tokens.weight"]).t()
 

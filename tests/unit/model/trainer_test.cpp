@@ -340,13 +340,15 @@ TEST(Trainer, RefusesBadConfigsWithASentence) {
 }
 
 TEST(Trainer, ALlamaHasItsDefaults) {
-  // Grouped K/V in pairs, Llama 2's θ, llama2.c's MLP width, RMSNorm, SwiGLU, its own output.
+  // Grouped K/V in pairs, Llama 2's θ, llama2.c's MLP width, RMSNorm, SwiGLU, attention's biases,
+  // its own output.
   const TrainConfig c = resolved(small_induction(10, Family::Llama));
   EXPECT_EQ(c.n_kv_head, c.n_head / 2);
   const ModelConfig m = model_config(c);
   EXPECT_EQ(m.rope_theta, 10000);
   EXPECT_EQ(m.d_ff, 192);  // 8·64/3 = 170.7, up to a multiple of 32
   EXPECT_TRUE(m.norm == NormKind::Rms && m.ffn == FfnKind::SiluGated && m.positions == PositionKind::Rope && !m.tied);
+  EXPECT_TRUE(m.qkv_bias && m.o_bias && !m.mlp_bias);
   EXPECT_EQ(resolved(small_induction(10)).n_kv_head, c.n_head);  // a GPT-2: one K/V head per head
 }
 
