@@ -104,19 +104,19 @@ void norm_backward(NormKind kind, const float* dy, const float* x, std::int64_t 
     for (std::int64_t i = 0; i < n; ++i) {
       const float *xi = x + i * d, *gi = dy + i * d;
       const float mean = stats[2 * i], rstd = stats[2 * i + 1];
+      // The sums in double over vector lanes, as the forward's.
       double dn_mean = 0, dn_xhat_mean = 0;
+#pragma omp simd reduction(+ : dn_mean, dn_xhat_mean)
       for (std::int64_t c = 0; c < d; ++c) {
         const double dn = static_cast<double>(w[c]) * gi[c];
         dn_mean += dn;
         dn_xhat_mean += dn * ((xi[c] - mean) * rstd);
       }
-      dn_mean = centred * dn_mean / static_cast<double>(d);
-      dn_xhat_mean /= static_cast<double>(d);
+      const auto a = static_cast<float>(centred * dn_mean / static_cast<double>(d));
+      const auto b = static_cast<float>(dn_xhat_mean / static_cast<double>(d));
       float* dxi = dx + i * d;
-      for (std::int64_t c = 0; c < d; ++c) {
-        const double dn = static_cast<double>(w[c]) * gi[c];
-        dxi[c] += static_cast<float>((dn - dn_mean - ((xi[c] - mean) * rstd) * dn_xhat_mean) * rstd);
-      }
+#pragma omp simd
+      for (std::int64_t c = 0; c < d; ++c) dxi[c] += (w[c] * gi[c] - a - ((xi[c] - mean) * rstd) * b) * rstd;
     }
     // The weight's and bias's sums run down the rows in order, a block of columns per part.
 #pragma omp for schedule(static)
@@ -125,10 +125,11 @@ void norm_backward(NormKind kind, const float* dy, const float* x, std::int64_t 
       for (std::int64_t i = 0; i < n; ++i) {
         const float *xi = x + i * d, *gi = dy + i * d;
         const float mean = stats[2 * i], rstd = stats[2 * i + 1];
-        for (std::int64_t c = c0; c < c1; ++c) {
-          dw[c] += (xi[c] - mean) * rstd * gi[c];
-          if (db) db[c] += gi[c];
-        }
+#pragma omp simd
+        for (std::int64_t c = c0; c < c1; ++c) dw[c] += (xi[c] - mean) * rstd * gi[c];
+        if (!db) continue;
+#pragma omp simd
+        for (std::int64_t c = c0; c < c1; ++c) db[c] += gi[c];
       }
     }
   }
@@ -205,9 +206,9 @@ void gelu(float* x, std::int64_t count) {
   for (std::int64_t c = 0; c < spans; ++c) gelu_span(x + c * kSpan, std::min(kSpan, count - c * kSpan));
 }
 
-void gelu_backward(const float* x, const float* dy, float* dx, std::int64_t count) {
+void gelu_backward(const float* x, const float* y, const float* dy, float* dx, std::int64_t count) {
 #pragma omp parallel for simd schedule(static)
-  for (std::int64_t i = 0; i < count; ++i) dx[i] = dy[i] * gelu::derivative(x[i]);
+  for (std::int64_t i = 0; i < count; ++i) dx[i] = dy[i] * gelu::derivative_from_value(x[i], y[i]);
 }
 
 void silu_gate(float* gate, const float* up, std::int64_t count) {
@@ -446,10 +447,18 @@ double cross_entropy(float* logits, const int* targets, std::int64_t n, std::int
   for (std::int64_t i = 0; i < n; ++i) {
     float* p = logits + i * V;
     const float mx = *std::max_element(p, p + V);
+    const int t = targets[i];
+    const double target_logit = t >= 0 ? static_cast<double>(p[t] - mx) : 0.0;
+    // Each exponential once, kept in place, the sum in double.
     double sum = 0;
-    for (std::int64_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(p[v] - mx));
-    if (const int t = targets[i]; t >= 0) row_loss[static_cast<std::size_t>(i)] = std::log(sum) - static_cast<double>(p[t] - mx);
-    for (std::int64_t v = 0; v < V; ++v) p[v] = static_cast<float>(std::exp(static_cast<double>(p[v] - mx)) / sum);
+    for (std::int64_t v = 0; v < V; ++v) {
+      const double e = std::exp(static_cast<double>(p[v] - mx));
+      sum += e;
+      p[v] = static_cast<float>(e);
+    }
+    if (t >= 0) row_loss[static_cast<std::size_t>(i)] = std::log(sum) - target_logit;
+    const auto inv = static_cast<float>(1.0 / sum);
+    for (std::int64_t v = 0; v < V; ++v) p[v] *= inv;
   }
   double loss = 0;
   for (const double l : row_loss) loss += l;

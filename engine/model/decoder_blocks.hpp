@@ -55,8 +55,9 @@ void linear_backward(const float* dY, std::int64_t lddy, const float* X, std::in
 
 // GPT-2's "gelu_new" in place.
 void gelu(float* x, std::int64_t count);
-// dx = dy · gelu′(x), x the GELU's input (gelu.hpp), `count` elements.
-void gelu_backward(const float* x, const float* dy, float* dx, std::int64_t count);
+// dx = dy · gelu′(x), x the GELU's input and y its output (gelu.hpp's derivative_from_value: no
+// exponential computed again), `count` elements.
+void gelu_backward(const float* x, const float* y, const float* dy, float* dx, std::int64_t count);
 // gate = silu(gate) ⊙ up, in place: the SiLU-gated MLP's middle.
 void silu_gate(float* gate, const float* up, std::int64_t count);
 // From the gate's and up's values before silu_gate and dy (its output's gradient): d_gate =

@@ -186,7 +186,7 @@ void layer_backward(const ModelConfig& c, const LayerTensors& t, TrainActivation
     back(a.d_gate.data(), ff, L.h2.data(), d, t.gate, ff, a.d_h.data());
     back(a.d_up.data(), ff, L.h2.data(), d, t.up, ff, a.d_h.data(), true);
   } else {
-    blocks::gelu_backward(L.up.data(), a.d_act.data(), a.d_up.data(), N * ff);
+    blocks::gelu_backward(L.up.data(), L.act.data(), a.d_act.data(), a.d_up.data(), N * ff);
     back(a.d_up.data(), ff, L.h2.data(), d, t.up, ff, a.d_h.data());
   }
   blocks::norm_backward(c.norm, a.d_h.data(), L.x_mid.data(), N, d, L.stats2.data(), f(t.ffn_norm.w), a.d_x.data(), g.of(t.ffn_norm.w),

@@ -53,4 +53,15 @@ inline S derivative(S x) {
   return s + S(2) * x * s * (S(1) - s) * du;
 }
 
+// gelu′ at x from the forward's own y = gelu(x) = x·σ(2u): σ(2u) = y/x (½ at x = 0), so a backward
+// that has y computes no exponential again: gelu′ = σ + 2y·(1 − σ)·u′. The zero case is arithmetic,
+// not a select, so that the loop around it vectorizes (as exp_clamped's clamps above).
+template <class S>
+inline S derivative_from_value(S x, S y) {
+  const S zero = static_cast<S>(x == S(0));
+  const S s = y / (x + zero) + S(0.5) * zero;
+  const S du = S(kSqrt2OverPi) * (S(1) + S(3 * kCubic) * x * x);
+  return s + S(2) * y * (S(1) - s) * du;
+}
+
 }  // namespace attnlab::model::gelu

@@ -291,13 +291,17 @@ void adamw(WeightsFile& w, const std::vector<float>& grads, std::vector<float>& 
   const double bc1 = 1 - std::pow(beta1, t), bc2 = 1 - std::pow(beta2, t);
   const auto step_size = static_cast<float>(lr / bc1);
   const auto bc2_sqrt = static_cast<float>(std::sqrt(bc2));
+  // Element by element, so the threads' shares change nothing in the result.
+#pragma omp parallel
   for (const auto& slice : w.slices()) {
     const auto decay = static_cast<float>(slice.shape.size() == 2 ? 1 - lr * weight_decay : 1.0);
     float* p = w.data() + slice.begin;
     float* m1 = m.data() + slice.begin;
     float* m2 = v.data() + slice.begin;
     const float* g = grads.data() + slice.begin;
-    for (std::size_t i = 0; i < slice.count; ++i) {
+    const auto count = static_cast<std::int64_t>(slice.count);
+#pragma omp for simd schedule(static) nowait
+    for (std::int64_t i = 0; i < count; ++i) {
       const float gi = g[i] * clip;
       m1[i] = static_cast<float>(beta1) * m1[i] + static_cast<float>(1 - beta1) * gi;
       m2[i] = static_cast<float>(beta2) * m2[i] + static_cast<float>(1 - beta2) * gi * gi;

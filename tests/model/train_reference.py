@@ -79,6 +79,7 @@ def rotate_half(x, cos, sin):
     """The rotation pairing the two halves of each row (Hugging Face's rotate_half)."""
     h = x.shape[-1] // 2
     a, b = x[..., :h], x[..., h:]
+    cos, sin = cos.to(x.dtype), sin.to(x.dtype)
     return torch.cat([a * cos - b * sin, b * cos + a * sin], dim=-1)
 
 

@@ -132,7 +132,7 @@ void activation_cases(Cases& k, std::int64_t n) {
   auto x = k.random(n, 4.0), dy = k.random(n, 1.0);
   std::vector<float> y = x, dx(x.size());
   blocks::gelu(y.data(), n);
-  blocks::gelu_backward(x.data(), dy.data(), dx.data(), n);
+  blocks::gelu_backward(x.data(), y.data(), dy.data(), dx.data(), n);
   k.keep("gelu.x", {n}, x), k.keep("gelu.y", {n}, y), k.keep("gelu.dy", {n}, dy), k.keep("gelu.dx", {n}, dx);
   auto gate = k.random(n, 4.0), up = k.random(n, 2.0), dz = k.random(n, 1.0);
   std::vector<float> z = gate, dgate(x.size()), dup(x.size());
