@@ -226,19 +226,9 @@ void silu_gate_backward(const float* gate, const float* up, const float* dy, flo
   }
 }
 
-void rope_backward(const RopeAngles& angles, std::int64_t first_angle, float* dx, std::int64_t rows, std::int64_t stride) {
-  const std::int64_t h = angles.half;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* c = angles.cos.data() + (first_angle + r) * h;
-    const float* s = angles.sin.data() + (first_angle + r) * h;
-    float* lo = dx + r * stride;
-    float* hi = lo + h;
-    for (std::int64_t i = 0; i < h; ++i) {
-      const float a = lo[i], b = hi[i];
-      lo[i] = a * c[i] + b * s[i];
-      hi[i] = b * c[i] - a * s[i];
-    }
-  }
+RopeAngles rope_backward_angles(RopeAngles angles) {
+  for (float& s : angles.sin) s = -s;
+  return angles;
 }
 
 namespace {

@@ -64,10 +64,9 @@ void silu_gate(float* gate, const float* up, std::int64_t count);
 // dy·up·silu′(gate), d_up = dy·silu(gate), written.
 void silu_gate_backward(const float* gate, const float* up, const float* dy, float* d_gate, float* d_up, std::int64_t count);
 
-// The backward of the rotation (attention/rope.hpp's rope_rotate): rows rotated by −a in place,
-// row r by the angles of row first_angle + r (the rotation is orthogonal: its transpose is its
-// inverse).
-void rope_backward(const RopeAngles& angles, std::int64_t first_angle, float* dx, std::int64_t rows, std::int64_t stride);
+// The rotation's backward (attention/rope.hpp's rope_rotate is its forward) is the rotation by −a,
+// its transpose and inverse: rope_rotate over these angles, the sines negated.
+RopeAngles rope_backward_angles(RopeAngles angles);
 
 // Grouped causal attention over n queries at positions start … start + n − 1 and m = start + n
 // keys at 0 … m − 1. Query head h (columns h·d_head … of q, row stride ldq) reads K/V head

@@ -57,14 +57,13 @@ void size_activations(const ModelConfig& c, int B, int T, TrainActivations& a) {
   if (c.ffn == FfnKind::SiluGated) sized(a.d_gate, N * ff);
 }
 
-// The rows of the batch, each sequence's heads: every head of sequence b rotates its T rows by
-// the angles of positions starts[b] … (forward) or back (backward).
-template <class Rotate>
-void rotate_heads(const ModelConfig& c, const TrainActivations& a, float* qkv, I ld, Rotate rotate) {
-  const I dh = c.d_head, q_heads = c.n_head, heads = q_heads + c.n_kv_head;  // q's heads, then k's (v is not rotated)
+// Each sequence's q and k heads (v is not rotated) turned by `angles`, sequence b's T rows from
+// position starts[b]: the rotation forward, or with the backward's angles, back.
+void rotate_heads(const ModelConfig& c, const TrainActivations& a, const RopeAngles& angles, float* qkv, I ld) {
+  const I dh = c.d_head, heads = I{c.n_head} + c.n_kv_head;
   for (int b = 0; b < a.B; ++b) {
     float* rows = qkv + I{b} * a.T * ld;
-    for (I h = 0; h < heads; ++h) rotate(*a.angles, a.starts[static_cast<std::size_t>(b)], rows + h * dh, a.T, ld);
+    for (I h = 0; h < heads; ++h) rope_rotate(angles, a.starts[static_cast<std::size_t>(b)], rows + h * dh, a.T, ld);
   }
 }
 
@@ -112,7 +111,7 @@ void layer_forward(const ModelConfig& c, const LayerTensors& t, TrainActivations
     project(L.h1.data(), d, t.k, kvw, q + qw, ld);
     project(L.h1.data(), d, t.v, kvw, q + qw + kvw, ld);
   }
-  if (a.angles) rotate_heads(c, a, q, ld, rope_rotate);
+  if (a.angles) rotate_heads(c, a, *a.angles, q, ld);
   std::vector<CausalWeights*> kept;
   for (auto& w : L.weights) kept.push_back(&w);
   blocks::attention(attention_shape(c, a), q, ld, q + qw, ld, q + qw + kvw, ld, kept.data(), L.attn.data(), qw);
@@ -151,6 +150,7 @@ TrainLoss train_forward(const ModelConfig& c, const DecoderTensors& w, const int
     std::vector<std::int64_t> all(static_cast<std::size_t>(c.n_ctx));
     std::iota(all.begin(), all.end(), 0);
     a.angles = rope_angles(rope_frequencies(c.rope_theta, c.rope_scaling, c.d_head), all.data(), c.n_ctx);
+    a.back_angles = blocks::rope_backward_angles(*a.angles);
   }
 
   blocks::embed(w.embed, w.position, ids, a.positions.data(), N, d, a.x0.data());
@@ -199,7 +199,7 @@ void layer_backward(const ModelConfig& c, const LayerTensors& t, TrainActivation
   float* dq = a.d_qkv.data();
   blocks::attention_backward(attention_shape(c, a), q, q + qw, q + qw + kvw, ld, kept.data(), a.d_attn.data(), qw, dq, dq + qw,
                              dq + qw + kvw, ld);
-  if (a.angles) rotate_heads(c, a, dq, ld, blocks::rope_backward);
+  if (a.angles) rotate_heads(c, a, *a.back_angles, dq, ld);
   if (c.fused_qkv) {
     back(dq, ld, L.h1.data(), d, t.qkv, ld, a.d_h.data());
   } else {

@@ -44,6 +44,7 @@ struct TrainActivations {
   std::vector<float> hf, stats_f;        // N × d, N × 2: the final norm
   std::vector<float> probs;              // N × V: the logits, then their softmax, then (backward) their gradient
   std::optional<RopeAngles> angles;      // every position 0 … n_ctx − 1 (rotary positions)
+  std::optional<RopeAngles> back_angles; // the same turning back: the rotation's backward
   std::vector<float> d_x, d_h, d_qkv, d_attn, d_up, d_gate, d_act;  // the backward's gradients of one layer's activations
 };
 

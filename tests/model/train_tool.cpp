@@ -151,18 +151,19 @@ void attention_case(Cases& k, const std::string& name, int B, int T, int H, int 
   std::vector<float> rotated = qkv, out(static_cast<std::size_t>(N * qw)), d_qkv(qkv.size());
   std::vector<int> starts(static_cast<std::size_t>(B));
   for (int& s : starts) s = static_cast<int>(k.rng() % 5);
-  std::optional<RopeAngles> angles;
+  std::optional<RopeAngles> angles, back;
   if (theta > 0) {
     std::vector<std::int64_t> all(T + 5);
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int64_t>(i);
     angles = rope_angles(rope_frequencies(theta, {}, dh), all.data(), T + 5);
+    back = blocks::rope_backward_angles(*angles);
   }
-  const auto rotate = [&](float* x, auto f) {
-    for (int b = 0; angles && b < B; ++b) {
-      for (int h = 0; h < H + G; ++h) f(*angles, starts[static_cast<std::size_t>(b)], x + std::int64_t{b} * T * ld + h * dh, T, ld);
+  const auto rotate = [&](float* x, const std::optional<RopeAngles>& by) {
+    for (int b = 0; by && b < B; ++b) {
+      for (int h = 0; h < H + G; ++h) rope_rotate(*by, starts[static_cast<std::size_t>(b)], x + std::int64_t{b} * T * ld + h * dh, T, ld);
     }
   };
-  rotate(rotated.data(), rope_rotate);
+  rotate(rotated.data(), angles);
   std::vector<CausalWeights> weights(static_cast<std::size_t>(B * H), CausalWeights(T, 0));
   std::vector<CausalWeights*> kept;
   for (auto& w : weights) kept.push_back(&w);
@@ -173,7 +174,7 @@ void attention_case(Cases& k, const std::string& name, int B, int T, int H, int 
   blocks::attention(shape, q, ld, q + qw, ld, q + qw + kvw, ld, kept.data(), out.data(), qw);
   float* dq = d_qkv.data();
   blocks::attention_backward(shape, q, q + qw, q + qw + kvw, ld, read.data(), d_out.data(), qw, dq, dq + qw, dq + qw + kvw, ld);
-  rotate(d_qkv.data(), blocks::rope_backward);
+  rotate(d_qkv.data(), back);
   std::vector<float> start_values(starts.begin(), starts.end());
   k.keep(name + ".qkv", {B, T, ld}, qkv), k.keep(name + ".out", {B, T, qw}, out), k.keep(name + ".dout", {B, T, qw}, d_out);
   k.keep(name + ".dqkv", {B, T, ld}, d_qkv), k.keep(name + ".starts", {B}, start_values);
