@@ -1,8 +1,10 @@
-// `attnlab train`: trains a small GPT-2 on a task of docs/CLI.md's "Training" contract, prints
-// progress on stderr, evaluates it on held-out sequences and writes the model folder atomically.
+// `attnlab train`: trains a small GPT-2 or Llama on a task of docs/CLI.md's "Training" contract,
+// prints progress on stderr, evaluates it on held-out sequences and writes the model folder
+// atomically.
 #include "cli/commands.hpp"
-#include "engine/text/text_format.hpp"
+#include "engine/model/families.hpp"
 #include "engine/model/trainer.hpp"
+#include "engine/text/text_format.hpp"
 
 #include <omp.h>
 #include <unistd.h>
@@ -50,10 +52,10 @@ private:
 };
 
 struct TrainArgs {
-  std::string task = "induction", out, format = "text";
+  std::string task = "induction", family = model::family_spec(model::TrainConfig{}.family).model_type, out, format = "text";
   int layers = model::TrainConfig{}.n_layer, heads = model::TrainConfig{}.n_head, d_model = model::TrainConfig{}.d_model;
-  int steps = 0, batch = 0, length = 0, symbols = 0;
-  double lr = 0, weight_decay = model::TrainConfig{}.weight_decay;
+  int kv_heads = 0, steps = 0, batch = 0, length = 0, symbols = 0;
+  double lr = 0, rope_theta = 0, weight_decay = model::TrainConfig{}.weight_decay;
   std::uint64_t seed = model::TrainConfig{}.seed;
   bool force = false, timing = false;
 };
@@ -62,6 +64,10 @@ struct TrainArgs {
 model::TrainConfig train_config(const TrainArgs& a, CLI::App* cmd) {
   model::TrainConfig config;
   config.task = model::default_task(a.task);
+  // The family by its row of the table (the flag's choices are those the trainer writes).
+  config.family = model::find_family(a.family)->family;
+  config.n_kv_head = a.kv_heads;
+  config.rope_theta = a.rope_theta;
   if (a.length) config.task.length = a.length;
   if (a.symbols) config.task.symbols = a.symbols;
   config.n_layer = a.layers;
@@ -74,7 +80,8 @@ model::TrainConfig train_config(const TrainArgs& a, CLI::App* cmd) {
   config.weight_decay = a.weight_decay;
   // A size flag given as 0 is a mistake, not "the task's default" (which 0 means inside).
   for (const auto& [flag, value] : {std::pair<const char*, double>{"--steps", a.steps}, {"--batch", a.batch}, {"--lr", a.lr},
-                                    {"--length", a.length}, {"--symbols", a.symbols}}) {
+                                    {"--length", a.length}, {"--symbols", a.symbols}, {"--kv-heads", a.kv_heads},
+                                    {"--rope-theta", a.rope_theta}}) {
     if (cmd->get_option(flag)->count() > 0 && !(value > 0)) {
       throw InputError(std::string(flag) + " " + fixed_decimals(value, 0) + ": give a positive number");
     }
@@ -138,8 +145,10 @@ void print_trained(const model::TrainConfig& c, const model::Evaluation& eval, d
               << ", \"seconds\": " << double_json(seconds) << ", \"final_loss\": " << double_json(eval.loss)
               << ", \"accuracy\": " << double_json(eval.accuracy) << ", \"out\": " << json_string(a.out) << "}\n";
   } else {
-    std::cout << "Trained " << model::task_name(c.task.kind) << " (" << c.n_layer << " layers × " << c.n_head << " heads, d_model "
-              << c.d_model << ") for " << c.steps << " steps of " << c.batch << " in " << fixed_decimals(seconds, 1) << " s: loss "
+    const std::string heads = c.n_kv_head < c.n_head ? " query heads over " + std::to_string(c.n_kv_head) + " K/V head" : " head";
+    std::cout << "Trained " << model::task_name(c.task.kind) << " on a " << model::family_spec(c.family).model_type << " (" << c.n_layer
+              << " layers × " << c.n_head << heads << (std::min(c.n_head, c.n_kv_head) == 1 ? "" : "s") << ", d_model " << c.d_model
+              << ") for " << c.steps << " steps of " << c.batch << " in " << fixed_decimals(seconds, 1) << " s: loss "
               << fixed_decimals(eval.loss, 4) << ", accuracy " << fixed_decimals(eval.accuracy, 4) << " on " << eval.sequences
               << " held-out sequences; wrote " << a.out << "\n";
   }
@@ -150,11 +159,21 @@ void print_trained(const model::TrainConfig& c, const model::Evaluation& eval, d
 }  // namespace
 
 Runner add_train_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("train", "Train a small GPT-2 on a task (induction, sort) and write it as a model folder");
+  auto* cmd = app.add_subcommand("train", "Train a small GPT-2 or Llama on a task (induction, sort) and write it as a model folder");
   auto a = std::make_shared<TrainArgs>();
   cmd->add_option("--task", a->task, "induction | sort (default induction)");
+  std::vector<std::string> families;  // the rows of the families' table the trainer writes
+  for (const model::FamilySpec& f : model::family_table()) {
+    if (f.tensor_layout) families.emplace_back(f.model_type);
+  }
+  cmd->add_option("--family", a->family,
+                  "The model's family: gpt2 (LayerNorm, learned positions, GELU) or llama (RMSNorm, rotary positions, grouped K/V, "
+                  "SwiGLU) (default " + a->family + ")")
+      ->check(CLI::IsMember(families));
   cmd->add_option("--layers", a->layers, "Transformer layers (default 2)");
   cmd->add_option("--heads", a->heads, "Attention heads per layer (default 2)");
+  cmd->add_option("--kv-heads", a->kv_heads, "K/V heads per layer, a divisor of --heads (llama; default: half the heads when even)");
+  cmd->add_option("--rope-theta", a->rope_theta, "The rotary positions' θ (llama; default 10000)");
   cmd->add_option("--d-model", a->d_model, "Model width; a multiple of --heads (default 64)");
   cmd->add_option("--steps", a->steps, "Optimizer steps (default: the task's, docs/MODELS.md)");
   cmd->add_option("--batch", a->batch, "Sequences per step (default: the task's)");

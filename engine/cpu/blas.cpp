@@ -78,15 +78,6 @@ void gemm(bool trans_a, bool trans_b, std::int64_t rows, std::int64_t cols, std:
               C, static_cast<blasint>(ldc));
 }
 
-void gemm(bool trans_a, bool trans_b, std::int64_t rows, std::int64_t cols, std::int64_t k, const double* A, std::int64_t lda,
-          const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc) {
-  if (rows <= 0 || cols <= 0) return;
-  single_threaded();
-  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(rows),
-              static_cast<blasint>(cols), static_cast<blasint>(k), 1.0, A, static_cast<blasint>(lda), B, static_cast<blasint>(ldb), beta, C,
-              static_cast<blasint>(ldc));
-}
-
 void trmm_lower(std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda, float* B, std::int64_t ldb) {
   if (rows <= 0 || cols <= 0) return;
   single_threaded();

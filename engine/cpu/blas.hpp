@@ -17,14 +17,11 @@ void gemm_nt(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* 
 void gemm_nn(std::int64_t rows, std::int64_t cols, std::int64_t k, const float* A, std::int64_t lda,
              const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc);
 
-// C (rows × cols) = op(A) · op(B) + beta·C with either operand transposed, in float or double:
-// the trainer's forward and backward products (engine/model/gpt2_train.cpp), whose
-// finite-difference check runs the same code in double. op(A) is rows × k, op(B) is k × cols;
-// lda and ldb are the strides of A and B as stored.
+// C (rows × cols) = op(A) · op(B) + beta·C with either operand transposed: the products of
+// training's backward passes (engine/model/decoder_blocks.cpp). op(A) is rows × k, op(B) is
+// k × cols; lda and ldb are the strides of A and B as stored.
 void gemm(bool trans_a, bool trans_b, std::int64_t rows, std::int64_t cols, std::int64_t k, const float* A, std::int64_t lda,
           const float* B, std::int64_t ldb, float beta, float* C, std::int64_t ldc);
-void gemm(bool trans_a, bool trans_b, std::int64_t rows, std::int64_t cols, std::int64_t k, const double* A, std::int64_t lda,
-          const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc);
 
 // B (rows × cols, row stride ldb) = A · B in place, where A is rows × rows lower triangular (row
 // stride lda; the cells above its diagonal are not read). The output O = A V of a causal mask.

@@ -66,11 +66,6 @@ void gemm(bool trans_a, bool trans_b, std::int64_t rows, std::int64_t cols, std:
   gemm_any(trans_a, trans_b, rows, cols, k, A, lda, B, ldb, beta, C, ldc);
 }
 
-void gemm(bool trans_a, bool trans_b, std::int64_t rows, std::int64_t cols, std::int64_t k, const double* A, std::int64_t lda,
-          const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc) {
-  gemm_any(trans_a, trans_b, rows, cols, k, A, lda, B, ldb, beta, C, ldc);
-}
-
 void trmm_lower(std::int64_t rows, std::int64_t cols, const float* A, std::int64_t lda, float* B, std::int64_t ldb) {
   if (rows <= 0 || cols <= 0) return;
   auto b = view(B, rows, cols, ldb);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 namespace attnlab::model::blocks {
 
@@ -33,8 +34,42 @@ const float* floats(TensorRef t, std::int64_t r0, std::int64_t r1, std::int64_t 
 
 const float* whole(TensorRef t, std::vector<float>& scratch) { return t ? floats(t, 0, 1, t.info->elements(), scratch) : nullptr; }
 
+namespace {
+
+// The parts [0, n) splits into, one per thread: the same thread count always gives the same
+// parts, so every sum a part makes runs in a fixed order.
+std::int64_t parts_of(std::int64_t n) { return std::max<std::int64_t>(1, std::min<std::int64_t>(omp_get_max_threads(), n)); }
+
+}  // namespace
+
+void embed(TensorRef embed, TensorRef position, const int* ids, const std::int64_t* positions, std::int64_t n, std::int64_t d, float* x) {
+  // A forward's positions are consecutive: their rows are converted at once.
+  bool consecutive = true;
+  for (std::int64_t i = 1; position && i < n; ++i) consecutive = consecutive && positions[i] == positions[0] + i;
+  std::vector<float> row, pos_rows;
+  const float* pos = position && consecutive ? floats(position, positions[0], positions[0] + n, d, pos_rows) : nullptr;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int id = ids[i];
+    const float* e = floats(embed, id, id + 1, d, row);
+    const float* p = !position ? nullptr : pos ? pos + i * d : floats(position, positions[i], positions[i] + 1, d, pos_rows);
+    for (std::int64_t j = 0; j < d; ++j) x[i * d + j] = e[j] + (p ? p[j] : 0.0f);
+  }
+}
+
+void embed_backward(const float* dx, const int* ids, const std::int64_t* positions, std::int64_t n, std::int64_t d, float* d_embed,
+                    float* d_position) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float* g = dx + i * d;
+    float* e = d_embed + static_cast<std::int64_t>(ids[i]) * d;
+    for (std::int64_t j = 0; j < d; ++j) e[j] += g[j];
+    if (!d_position) continue;
+    float* p = d_position + positions[i] * d;
+    for (std::int64_t j = 0; j < d; ++j) p[j] += g[j];
+  }
+}
+
 void norm(NormKind kind, const float* x, std::int64_t ldx, std::int64_t n, std::int64_t d, const float* w, const float* b, double eps,
-          float* y, std::int64_t ldy) {
+          float* y, std::int64_t ldy, float* stats) {
 #pragma omp parallel for schedule(static) if (n * d > 4096)
   for (std::int64_t i = 0; i < n; ++i) {
     const float* xi = x + i * ldx;
@@ -52,6 +87,52 @@ void norm(NormKind kind, const float* x, std::int64_t ldx, std::int64_t n, std::
     const double inv = 1.0 / std::sqrt(var / static_cast<double>(d) + eps);
 #pragma omp simd
     for (std::int64_t c = 0; c < d; ++c) yi[c] = static_cast<float>((xi[c] - mean) * inv) * w[c] + (b ? b[c] : 0.0f);
+    if (stats) {
+      stats[2 * i] = static_cast<float>(mean);
+      stats[2 * i + 1] = static_cast<float>(inv);
+    }
+  }
+}
+
+void norm_backward(NormKind kind, const float* dy, const float* x, std::int64_t n, std::int64_t d, const float* stats, const float* w,
+                   float* dx, float* dw, float* db) {
+  // dx = (dn − mean(dn) − x̂·mean(dn·x̂))/σ with dn = w·dy (RMSNorm: no mean(dn) term, its x̂ = x/σ).
+  const double centred = kind == NormKind::Layer ? 1.0 : 0.0;
+  const std::int64_t parts = parts_of(d);
+#pragma omp parallel if (n * d > 4096)
+  {
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float *xi = x + i * d, *gi = dy + i * d;
+      const float mean = stats[2 * i], rstd = stats[2 * i + 1];
+      // The sums in double over vector lanes, as the forward's.
+      double dn_mean = 0, dn_xhat_mean = 0;
+#pragma omp simd reduction(+ : dn_mean, dn_xhat_mean)
+      for (std::int64_t c = 0; c < d; ++c) {
+        const double dn = static_cast<double>(w[c]) * gi[c];
+        dn_mean += dn;
+        dn_xhat_mean += dn * ((xi[c] - mean) * rstd);
+      }
+      const auto a = static_cast<float>(centred * dn_mean / static_cast<double>(d));
+      const auto b = static_cast<float>(dn_xhat_mean / static_cast<double>(d));
+      float* dxi = dx + i * d;
+#pragma omp simd
+      for (std::int64_t c = 0; c < d; ++c) dxi[c] += (w[c] * gi[c] - a - ((xi[c] - mean) * rstd) * b) * rstd;
+    }
+    // The weight's and bias's sums run down the rows in order, a block of columns per part.
+#pragma omp for schedule(static)
+    for (std::int64_t p = 0; p < parts; ++p) {
+      const std::int64_t c0 = p * d / parts, c1 = (p + 1) * d / parts;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const float *xi = x + i * d, *gi = dy + i * d;
+        const float mean = stats[2 * i], rstd = stats[2 * i + 1];
+#pragma omp simd
+        for (std::int64_t c = c0; c < c1; ++c) dw[c] += (xi[c] - mean) * rstd * gi[c];
+        if (!db) continue;
+#pragma omp simd
+        for (std::int64_t c = c0; c < c1; ++c) db[c] += gi[c];
+      }
+    }
   }
 }
 
@@ -78,6 +159,34 @@ void linear(const float* X, std::int64_t n, std::int64_t in, const float* W, Lay
   }
 }
 
+void linear_backward(const float* dY, std::int64_t lddy, const float* X, std::int64_t n, std::int64_t in, const float* W, Layout layout,
+                     std::int64_t out, float* dX, bool accumulate_dx, float* dW, float* db) {
+  // Parts 0 … P − 1 are blocks of dX's rows, parts P … 2P − 1 blocks of dW's output columns (with
+  // db's): one parallel region, each part one thread's, the two products' work about equal.
+  const std::int64_t P = parts_of(std::max(n, out)), first = dX ? 0 : P;
+  const float beta = accumulate_dx ? 1.0f : 0.0f;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t p = first; p < 2 * P; ++p) {
+    if (p < P) {
+      const std::int64_t r0 = p * n / P, r1 = (p + 1) * n / P;
+      if (r0 == r1) continue;
+      // dX = dY·Wᵀ: W [in, out] (InOut) read transposed, or [out, in] (OutIn) as it is.
+      if (layout == Layout::InOut) blas::gemm(false, true, r1 - r0, in, out, dY + r0 * lddy, lddy, W, out, beta, dX + r0 * in, in);
+      else blas::gemm(false, false, r1 - r0, in, out, dY + r0 * lddy, lddy, W, in, beta, dX + r0 * in, in);
+      continue;
+    }
+    const std::int64_t c0 = (p - P) * out / P, c1 = (p - P + 1) * out / P;
+    if (c0 == c1) continue;
+    // dW += Xᵀ·dY as W is laid out: [in, out] takes columns c0 … c1, [out, in] rows c0 … c1.
+    if (layout == Layout::InOut) blas::gemm(true, false, in, c1 - c0, n, X, in, dY + c0, lddy, 1.0f, dW + c0, out);
+    else blas::gemm(true, false, c1 - c0, in, n, dY + c0, lddy, X, in, 1.0f, dW + c0 * in, in);
+    for (std::int64_t i = 0; db && i < n; ++i) {
+      const float* g = dY + i * lddy;
+      for (std::int64_t c = c0; c < c1; ++c) db[c] += g[c];
+    }
+  }
+}
+
 namespace {
 
 // gelu over one span, compiled for AVX-512 and AVX2 besides the baseline and chosen when the
@@ -96,9 +205,29 @@ void gelu(float* x, std::int64_t count) {
   for (std::int64_t c = 0; c < spans; ++c) gelu_span(x + c * kSpan, std::min(kSpan, count - c * kSpan));
 }
 
+void gelu_backward(const float* x, const float* y, const float* dy, float* dx, std::int64_t count) {
+#pragma omp parallel for simd schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) dx[i] = dy[i] * gelu::derivative_from_value(x[i], y[i]);
+}
+
 void silu_gate(float* gate, const float* up, std::int64_t count) {
 #pragma omp parallel for simd schedule(static)
   for (std::int64_t i = 0; i < count; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+void silu_gate_backward(const float* gate, const float* up, const float* dy, float* d_gate, float* d_up, std::int64_t count) {
+  // silu(g) = g·σ(g), silu′(g) = σ(g)·(1 + g·(1 − σ(g))), with σ as the forward computes it.
+#pragma omp parallel for simd schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) {
+    const float g = gate[i], sigma = 1.0f / (1.0f + std::exp(-g));
+    d_up[i] = dy[i] * g * sigma;
+    d_gate[i] = dy[i] * up[i] * sigma * (1.0f + g * (1.0f - sigma));
+  }
+}
+
+RopeAngles rope_backward_angles(RopeAngles angles) {
+  for (float& s : angles.sin) s = -s;
+  return angles;
 }
 
 namespace {
@@ -151,10 +280,11 @@ double attention_pairs(const AttentionShape& s) {
 
 void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const float* k, std::int64_t ldk, const float* v, std::int64_t ldv,
                CausalWeights* const* weights, float* out, std::int64_t ldo) {
+  if (s.batch > 1 && s.start != 0) throw std::logic_error("attention: a batch of sequences has no cached positions");
   const std::int64_t n = s.n, m = s.start + s.n, dh = s.d_head;
   const int group = s.n_head / s.n_kv_head;
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  const std::int64_t blocks = (n + kQueryBlock - 1) / kQueryBlock, tasks = blocks * s.n_head;
+  const std::int64_t blocks = (n + kQueryBlock - 1) / kQueryBlock, per_sequence = blocks * s.n_head, tasks = per_sequence * s.batch;
   std::vector<std::vector<float>> scratch(static_cast<std::size_t>(omp_get_max_threads()));
   // The products run on the CPU's own tile kernels (cpu/tile_kernels.cpp, AVX-512) where it has
   // them, a head's strip of 32 keys (8 KiB at d_head = 64) within half of the smallest L1, and the
@@ -163,15 +293,20 @@ void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const 
   const kernels::TileProducts& tiles = kernels::tile_products();
   const bool own = tiles.scores && tiles.output && dh % 16 == 0 && kernels::kKeyStrip * dh * 4 <= (16 << 10) && n >= 16;
   const std::int64_t strip_floats = (m + kernels::kKeyStrip - 1) / kernels::kKeyStrip * kernels::kKeyStrip * dh;
-  std::vector<float> strips(own ? static_cast<std::size_t>(strip_floats * s.n_kv_head) : 0);
-  for (int g = 0; own && g < s.n_kv_head; ++g) kernels::pack_key_strips(k + g * dh, m, dh, ldk, strips.data() + g * strip_floats);
-  // One task per head and block of query rows, the last blocks (the most keys) first: each block's
-  // scores, softmax and A·V stay in the core's cache, and no block multiplies the keys above the
-  // causal diagonal of its last row.
+  const std::int64_t kv_heads = std::int64_t{s.n_kv_head} * s.batch;  // every sequence's K/V heads
+  std::vector<float> strips(own ? static_cast<std::size_t>(strip_floats * kv_heads) : 0);
+  for (std::int64_t sg = 0; own && sg < kv_heads; ++sg) {
+    const std::int64_t seq = sg / s.n_kv_head, g = sg % s.n_kv_head;
+    kernels::pack_key_strips(k + seq * m * ldk + g * dh, m, dh, ldk, strips.data() + sg * strip_floats);
+  }
+  // One task per sequence, head and block of query rows, the last blocks (the most keys) first:
+  // each block's scores, softmax and A·V stay in the core's cache, and no block multiplies the
+  // keys above the causal diagonal of its last row.
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t t = 0; t < tasks; ++t) {
-    const int h = static_cast<int>(t % s.n_head);
-    const std::int64_t b = blocks - 1 - t / s.n_head;
+    const std::int64_t seq = t / per_sequence, u = t % per_sequence;
+    const int h = static_cast<int>(u % s.n_head);
+    const std::int64_t b = blocks - 1 - u / s.n_head;
     const std::int64_t r0 = b * kQueryBlock, r1 = std::min(n, r0 + kQueryBlock), rows = r1 - r0;
     const auto [lo, hi] = block_keys(s, r0, r1);
     // The block's scores and weights in the thread's own buffer (rows × keys 0 … hi, stride m),
@@ -180,14 +315,16 @@ void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const 
     buf.resize(static_cast<std::size_t>(std::min(n, kQueryBlock) * m));
     float* A = buf.data();
     const std::int64_t g = h / group;
-    const float* qb = q + r0 * ldq + h * dh;
-    float* ob = out + r0 * ldo + h * dh;
+    const float* qb = q + (seq * n + r0) * ldq + h * dh;
+    const float* kg = k + seq * m * ldk + g * dh;
+    const float* vg = v + seq * m * ldv + g * dh;
+    float* ob = out + (seq * n + r0) * ldo + h * dh;
     if (own) {
       // The scores from the strip boundary at or before lo (the softmax zeroes the keys before lo).
       const std::int64_t first = lo - lo % kernels::kKeyStrip;
-      tiles.scores(qb, ldq, strips.data() + g * strip_floats + first * dh, rows, hi - first + 1, dh, A + first, m);
+      tiles.scores(qb, ldq, strips.data() + (seq * s.n_kv_head + g) * strip_floats + first * dh, rows, hi - first + 1, dh, A + first, m);
     } else {
-      blas::gemm_nt(rows, hi - lo + 1, dh, qb, ldq, k + lo * ldk + g * dh, ldk, 0.0f, A + lo, m);
+      blas::gemm_nt(rows, hi - lo + 1, dh, qb, ldq, kg + lo * ldk, ldk, 0.0f, A + lo, m);
     }
     for (std::int64_t i = r0; i < r1; ++i) {
       const std::int64_t row_hi = s.start + i, row_lo = s.window > 0 ? std::max<std::int64_t>(0, row_hi - s.window + 1) : 0;
@@ -195,12 +332,58 @@ void attention(const AttentionShape& s, const float* q, std::int64_t ldq, const 
     }
     if (own) {
       for (std::int64_t i = 0; i < rows; ++i) std::fill(ob + i * ldo, ob + i * ldo + dh, 0.0f);
-      tiles.output(A + lo, m, v + lo * ldv + g * dh, ldv, rows, hi - lo + 1, dh, ob, ldo);
+      tiles.output(A + lo, m, vg + lo * ldv, ldv, rows, hi - lo + 1, dh, ob, ldo);
     } else {
-      blas::gemm_nn(rows, dh, hi - lo + 1, A + lo, m, v + lo * ldv + g * dh, ldv, 0.0f, ob, ldo);
+      blas::gemm_nn(rows, dh, hi - lo + 1, A + lo, m, vg + lo * ldv, ldv, 0.0f, ob, ldo);
     }
-    if (weights) {
-      for (std::int64_t i = r0; i < r1; ++i) std::copy_n(A + (i - r0) * m, weights[h]->row_length(i), weights[h]->row(i));
+    if (CausalWeights* kept = weights ? weights[seq * s.n_head + h] : nullptr) {
+      for (std::int64_t i = r0; i < r1; ++i) std::copy_n(A + (i - r0) * m, kept->row_length(i), kept->row(i));
+    }
+  }
+}
+
+void attention_backward(const AttentionShape& s, const float* q, const float* k, const float* v, std::int64_t ld,
+                        const CausalWeights* const* weights, const float* d_out, std::int64_t ldo, float* dq, float* dk, float* dv,
+                        std::int64_t ldd) {
+  if (s.start != 0) throw std::logic_error("attention_backward: training runs without cached positions");
+  const std::int64_t T = s.n, dh = s.d_head, group = s.n_head / s.n_kv_head, tasks = std::int64_t{s.batch} * s.n_kv_head;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+#pragma omp parallel
+  {
+    std::vector<float> A(static_cast<std::size_t>(T * T)), D(static_cast<std::size_t>(T * T));
+#pragma omp for schedule(static)
+    for (std::int64_t t = 0; t < tasks; ++t) {
+      const std::int64_t seq = t / s.n_kv_head, g = t % s.n_kv_head, row0 = seq * T;
+      const float *kg = k + row0 * ld + g * dh, *vg = v + row0 * ld + g * dh;
+      float *dkg = dk + row0 * ldd + g * dh, *dvg = dv + row0 * ldd + g * dh;
+      for (std::int64_t i = 0; i < T; ++i) {
+        std::fill_n(dkg + i * ldd, dh, 0.0f);
+        std::fill_n(dvg + i * ldd, dh, 0.0f);
+      }
+      for (std::int64_t h = g * group; h < (g + 1) * group; ++h) {
+        const CausalWeights& w = *weights[seq * s.n_head + h];
+        for (std::int64_t i = 0; i < T; ++i) {
+          std::copy_n(w.row(i), w.row_length(i), A.data() + i * T);
+          std::fill(A.data() + i * T + w.row_length(i), A.data() + (i + 1) * T, 0.0f);
+        }
+        const float* dy = d_out + row0 * ldo + h * dh;
+        const float* qh = q + row0 * ld + h * dh;
+        // dA = dy·vᵀ and dv += Aᵀ·dy.
+        blas::gemm(false, true, T, T, dh, dy, ldo, vg, ld, 0.0f, D.data(), T);
+        blas::gemm(true, false, T, dh, T, A.data(), T, dy, ldo, 1.0f, dvg, ldd);
+        // Through the softmax and the scale: dS_ij = a_ij·(dA_ij − Σ_k a_ik·dA_ik)/√d_head, 0 where
+        // the mask kept a_ij at 0.
+        for (std::int64_t i = 0; i < T; ++i) {
+          const float* a = A.data() + i * T;
+          float* d = D.data() + i * T;
+          double dot = 0;
+          for (std::int64_t j = 0; j < T; ++j) dot += static_cast<double>(a[j]) * d[j];
+          for (std::int64_t j = 0; j < T; ++j) d[j] = a[j] * (d[j] - static_cast<float>(dot)) * scale;
+        }
+        // dq = dS·k; dk += dSᵀ·q.
+        blas::gemm(false, false, T, dh, T, D.data(), T, kg, ld, 0.0f, dq + row0 * ldd + h * dh, ldd);
+        blas::gemm(true, false, T, dh, T, D.data(), T, qh, ld, 1.0f, dkg, ldd);
+      }
     }
   }
 }
@@ -245,6 +428,45 @@ std::vector<NextToken> top_tokens(std::vector<float> logits, int k) {
     out.push_back({id, static_cast<float>(p)});
   }
   return out;
+}
+
+double cross_entropy(float* logits, const int* targets, std::int64_t n, std::int64_t V) {
+  std::vector<double> row_loss(static_cast<std::size_t>(n), 0.0);
+#pragma omp parallel for schedule(static) if (n * V > 4096)
+  for (std::int64_t i = 0; i < n; ++i) {
+    float* p = logits + i * V;
+    const float mx = *std::max_element(p, p + V);
+    const int t = targets[i];
+    const double target_logit = t >= 0 ? static_cast<double>(p[t] - mx) : 0.0;
+    // Each exponential once, kept in place, the sum in double.
+    double sum = 0;
+    for (std::int64_t v = 0; v < V; ++v) {
+      const double e = std::exp(static_cast<double>(p[v] - mx));
+      sum += e;
+      p[v] = static_cast<float>(e);
+    }
+    if (t >= 0) row_loss[static_cast<std::size_t>(i)] = std::log(sum) - target_logit;
+    const auto inv = static_cast<float>(1.0 / sum);
+    for (std::int64_t v = 0; v < V; ++v) p[v] *= inv;
+  }
+  double loss = 0;
+  for (const double l : row_loss) loss += l;
+  return loss;
+}
+
+void cross_entropy_backward(float* probs, const int* targets, int counted, std::int64_t n, std::int64_t V) {
+  const float inv = counted > 0 ? 1.0f / static_cast<float>(counted) : 0.0f;
+#pragma omp parallel for schedule(static) if (n * V > 4096)
+  for (std::int64_t i = 0; i < n; ++i) {
+    float* p = probs + i * V;
+    const int t = targets[i];
+    if (t < 0) {
+      std::fill(p, p + V, 0.0f);
+      continue;
+    }
+    for (std::int64_t v = 0; v < V; ++v) p[v] *= inv;
+    p[t] -= inv;
+  }
 }
 
 }  // namespace attnlab::model::blocks

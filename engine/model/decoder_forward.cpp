@@ -141,18 +141,10 @@ ForwardTrace DecoderModel::forward(const std::vector<int>& ids, const ForwardOpt
   a.slot.resize(6);
 
   // x = embed[ids] (+ the position table's rows start … start + n − 1), converting only the rows used.
-  std::vector<float> row, pos_rows;
-  const float* pos = tensors_.position ? blocks::floats(tensors_.position, start, start + n, d, pos_rows) : nullptr;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const int id = ids[static_cast<std::size_t>(i)];
-    const float* e = blocks::floats(tensors_.embed, id, id + 1, d, row);
-    for (std::int64_t j = 0; j < d; ++j) a.x[static_cast<std::size_t>(i * d + j)] = e[j] + (pos ? pos[i * d + j] : 0.0f);
-  }
-  if (c.positions == PositionKind::Rope) {
-    std::vector<std::int64_t> positions(static_cast<std::size_t>(n));
-    std::iota(positions.begin(), positions.end(), start);
-    a.angles = rope_angles(rope_frequencies(c.rope_theta, c.rope_scaling, c.d_head), positions.data(), n);
-  }
+  std::vector<std::int64_t> positions(static_cast<std::size_t>(n));
+  std::iota(positions.begin(), positions.end(), start);
+  blocks::embed(tensors_.embed, tensors_.position, ids.data(), positions.data(), n, d, a.x.data());
+  if (c.positions == PositionKind::Rope) a.angles = rope_angles(rope_frequencies(c.rope_theta, c.rope_scaling, c.d_head), positions.data(), n);
 
   for (int l = 0; l < c.n_layer; ++l) {
     layer_forward(l, a, opt, trace, cache);

@@ -31,13 +31,13 @@ struct LoadedTokenizer {
   std::string missing;  // why there is none
 };
 
-// GPT-2's vocab.json + merges.txt, a toy model's vocab.json of symbols, or the other families'
-// tokenizer.json (with tokenizer_config.json when there is one). Files that are there must be
+// A toy model's vocab.json of symbols, or what the family's row names: GPT-2's vocab.json +
+// merges.txt, or tokenizer.json (with tokenizer_config.json when there is one). Files that are there must be
 // right (InputError); files that are not leave the model without a tokenizer, and --text then says
 // which is missing.
 LoadedTokenizer load_tokenizer(const fs::path& folder, const ModelConfig& c) {
   const auto none = [](const fs::path& file, const std::string& why) { return LoadedTokenizer{nullptr, file.string() + ": " + why}; };
-  if (c.family == "gpt2" || c.is_toy()) {
+  if (c.is_toy() || family_spec(c.family).tokenizer == TokenizerKind::Gpt2Bpe) {
     const fs::path vocab = folder / "vocab.json", merges = folder / "merges.txt";
     const char* why = "missing; a text needs the model's tokenizer there (attnlab model … --ids runs without one)";
     if (!has_file(vocab)) return none(vocab, why);
@@ -61,7 +61,7 @@ LoadedTokenizer load_tokenizer(const fs::path& folder, const ModelConfig& c) {
 
 DecoderModel::DecoderModel(ModelConfig config, WeightFiles weights, fs::path folder)
     : config_(std::move(config)), weights_(std::move(weights)), folder_(std::move(folder)) {
-  tensors_ = bind_tensors(config_, weights_);
+  tensors_ = family_spec(config_.family).bind_tensors(config_, weights_);
 }
 
 std::unique_ptr<DecoderModel> DecoderModel::open(const fs::path& path, const std::string& name) {
@@ -106,7 +106,7 @@ std::unique_ptr<DecoderModel> DecoderModel::open_memory(const ModelFiles& files,
 }
 
 std::string DecoderModel::display_name() const {
-  if (config_.family == "gpt2") return "GPT-2";
+  if (const char* family = family_spec(config_.family).display_name; family && !config_.is_toy()) return family;
   if (!name_.empty()) return name_;
   const fs::path f = fs::absolute(folder_).lexically_normal();
   const std::string name = (f.has_filename() ? f.filename() : f.parent_path().filename()).string();

@@ -1,10 +1,59 @@
-// What every family's tensor binding shares: shape checks, remembering what was taken, and the
-// dispatch from a config's family to its binder.
+// The families' table (docs/ARCHITECTURE.md, "Adding a model family"), the one place a family's
+// model_type is written, and what every family's tensor binding shares: shape checks and
+// remembering what was taken.
 #include "engine/model/families.hpp"
 
 #include "engine/attention/matrix.hpp"
 
+#include <stdexcept>
+
 namespace attnlab::model {
+
+namespace {
+
+constexpr const char* kMaxPositions = "max_position_embeddings";
+
+// model_type, display name, reader, binder, tokenizer, context field, and what the trainer writes.
+const FamilySpec kFamilies[] = {
+    {Family::Gpt2, "gpt2", "GPT-2", read_gpt2_config, bind_gpt2_tensors, TokenizerKind::Gpt2Bpe, "n_positions", gpt2_tensor_layout,
+     gpt2_config_json},
+    {Family::Llama, "llama", nullptr, read_llama_config, bind_llama_tensors, TokenizerKind::TokenizerJson, kMaxPositions,
+     llama_tensor_layout, llama_config_json},
+    {Family::Mistral, "mistral", nullptr, read_llama_config, bind_llama_tensors, TokenizerKind::TokenizerJson, kMaxPositions, nullptr,
+     nullptr},
+    {Family::Qwen2, "qwen2", nullptr, read_llama_config, bind_llama_tensors, TokenizerKind::TokenizerJson, kMaxPositions, nullptr, nullptr},
+    {Family::Qwen3, "qwen3", nullptr, read_llama_config, bind_llama_tensors, TokenizerKind::TokenizerJson, kMaxPositions, nullptr, nullptr},
+};
+
+}  // namespace
+
+const FamilySpec& family_spec(Family family) {
+  for (const FamilySpec& f : kFamilies) {
+    if (f.family == family) return f;
+  }
+  throw std::logic_error("family_spec: a Family without a row in the table");
+}
+
+const FamilySpec* find_family(std::string_view model_type) {
+  for (const FamilySpec& f : kFamilies) {
+    if (model_type == f.model_type) return &f;
+  }
+  return nullptr;
+}
+
+std::span<const FamilySpec> family_table() { return kFamilies; }
+
+std::string family_list(bool trainable) {
+  std::vector<std::string> names;
+  for (const FamilySpec& f : kFamilies) {
+    if (!trainable || f.tensor_layout) names.emplace_back(f.model_type);
+  }
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return s;
+}
+
+std::string family_name(const ModelConfig& c) { return c.is_toy() ? "attnlab-toy" : family_spec(c.family).model_type; }
 
 namespace {
 
@@ -37,10 +86,6 @@ std::string TensorBinder::unused() const {
     if (!used_.count(name)) return name;
   }
   return "";
-}
-
-DecoderTensors bind_tensors(const ModelConfig& c, const WeightFiles& files) {
-  return c.family == "gpt2" || c.family == "attnlab-toy" ? bind_gpt2_tensors(c, files) : bind_llama_tensors(c, files);
 }
 
 }  // namespace attnlab::model

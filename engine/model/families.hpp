@@ -1,6 +1,7 @@
-// The model families as data (docs/ARCHITECTURE.md, "Adding a model family"): each family's
-// reader turns its config.json into a ModelConfig and finds the tensors its names give, as the
-// decoder's blocks will read them. The forward itself (decoder_forward.cpp) is shared.
+// The model families as data (docs/ARCHITECTURE.md, "Adding a model family"): one table row per
+// family (FamilySpec), whose reader turns its config.json into a ModelConfig and whose binder finds
+// the tensors its names give, as the decoder's blocks will read them. The forward itself
+// (decoder_forward.cpp) and training (decoder_train.cpp) are shared.
 #pragma once
 
 #include "engine/model/model_config.hpp"
@@ -9,7 +10,9 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <set>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnlab::model {
@@ -67,17 +70,57 @@ private:
   std::set<std::string> used_;
 };
 
-// GPT-2 (and Attention Lab's toy models), engine/model/family_gpt2.cpp.
-ModelConfig read_gpt2_config(std::string_view json_text, const std::string& source);
+// How a family's folder holds its tokenizer (a toy model of any family has vocab.json's symbols).
+enum class TokenizerKind {
+  Gpt2Bpe,        // vocab.json + merges.txt (bpe_tokenizer.hpp)
+  TokenizerJson,  // tokenizer.json with tokenizer_config.json (tokenizer/tokenizer_json.hpp)
+};
+
+// A tensor of a model the trainer writes: its name in the file and its shape, in file order.
+struct TensorSpec {
+  std::string name;
+  std::vector<std::int64_t> shape;
+};
+
+// One family: a row of the table (families.cpp). Adding a family is a page (family_<name>.cpp:
+// its reader and binder, and for a family the trainer writes, its layout and config.json) plus a
+// row here; nothing else names it.
+struct FamilySpec {
+  Family family;
+  const char* model_type;    // config.json's "model_type", and the "family" the JSON prints
+  const char* display_name;  // the display name of a model of it opened without one ("GPT-2"); null: its folder's name
+  // config.json (parsed) into a ModelConfig; `source` names the file in errors.
+  ModelConfig (*read_config)(const nlohmann::json& j, const FamilySpec& spec, const std::string& source);
+  DecoderTensors (*bind_tensors)(const ModelConfig& c, const WeightFiles& files);
+  TokenizerKind tokenizer;
+  const char* context_field;  // the config.json field n_ctx comes from, as an error names it
+  // For a family `attnlab train` writes (else null): every tensor of a model of `c` in file order,
+  // and its config.json (with c.task_json as "attnlab_task").
+  std::vector<TensorSpec> (*tensor_layout)(const ModelConfig& c);
+  std::string (*config_json)(const ModelConfig& c);
+};
+
+// The family's row.
+const FamilySpec& family_spec(Family family);
+// The row whose model_type is `model_type`, or null.
+const FamilySpec* find_family(std::string_view model_type);
+// Every row, in the table's order.
+std::span<const FamilySpec> family_table();
+// The model types, as a sentence lists them: "gpt2, llama, mistral, qwen2 and qwen3"; with
+// `trainable`, only those `attnlab train` writes (a row with a tensor layout): "gpt2 and llama".
+std::string family_list(bool trainable = false);
+
+// GPT-2 (and Attention Lab's toy GPT-2s), engine/model/family_gpt2.cpp.
+ModelConfig read_gpt2_config(const nlohmann::json& j, const FamilySpec& spec, const std::string& source);
 DecoderTensors bind_gpt2_tensors(const ModelConfig& c, const WeightFiles& files);
+std::vector<TensorSpec> gpt2_tensor_layout(const ModelConfig& c);
+std::string gpt2_config_json(const ModelConfig& c);
 
 // Llama, Mistral, Qwen2 and Qwen3 (engine/model/family_llama.cpp): one reader, with what tells
-// them apart (biases, q/k norms, sliding windows) in a table.
-bool is_llama_family(const std::string& model_type);
-ModelConfig read_llama_config(const nlohmann::json& j, const std::string& family, const std::string& source);
+// them apart (biases, q/k norms, sliding windows) in a table of its own.
+ModelConfig read_llama_config(const nlohmann::json& j, const FamilySpec& spec, const std::string& source);
 DecoderTensors bind_llama_tensors(const ModelConfig& c, const WeightFiles& files);
-
-// The family's tensors: bind_gpt2_tensors or bind_llama_tensors.
-DecoderTensors bind_tensors(const ModelConfig& c, const WeightFiles& files);
+std::vector<TensorSpec> llama_tensor_layout(const ModelConfig& c);
+std::string llama_config_json(const ModelConfig& c);
 
 }  // namespace attnlab::model

@@ -1,36 +1,75 @@
-// GPT-2 as a family (docs/MODELS.md, "Tensors"): its config.json through the GPT-2 reader, and its
-// tensors with or without the `transformer.` prefix, in the Conv1D layout (y = x·W + b, W [in,
-// out]), q, k and v fused in c_attn, learned positions, LayerNorm, the tanh-GELU MLP, the output
-// tied to wte. Attention Lab's own toy models are GPT-2s with an "attnlab_task".
+// GPT-2 as a family (docs/MODELS.md, "Tensors"): its config.json, and its tensors with or without
+// the `transformer.` prefix, in the Conv1D layout (y = x·W + b, W [in, out]), q, k and v fused in
+// c_attn, learned positions, LayerNorm, the tanh-GELU MLP, the output tied to wte; and the files
+// of a GPT-2 the trainer writes (Attention Lab's toy models, with an "attnlab_task").
 #include "engine/model/families.hpp"
 
 #include "engine/attention/matrix.hpp"
-#include "engine/model/gpt2_config.hpp"
+#include "engine/model/config_fields.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 
 namespace attnlab::model {
 
-ModelConfig read_gpt2_config(std::string_view json_text, const std::string& source) {
-  const Gpt2Config g = parse_gpt2_config(json_text, source);
+ModelConfig read_gpt2_config(const nlohmann::json& j, const FamilySpec&, const std::string& src) {
+  using namespace fields;
   ModelConfig c;
-  c.family = g.is_toy() ? "attnlab-toy" : "gpt2";
-  c.n_layer = g.n_layer;
-  c.n_head = c.n_kv_head = g.n_head;
-  c.d_model = g.n_embd;
-  c.d_head = g.d_head();
-  c.d_ff = 4 * g.n_embd;
-  c.n_ctx = g.n_positions;
-  c.vocab_size = g.vocab_size;
-  c.norm_eps = g.layer_norm_epsilon;
+  // Limits far above GPT-2 XL (48 layers, 25 heads, 1600 wide, 1024 positions, 50 257 tokens)
+  // that still keep every product of sizes inside 64 bits. Hugging Face's newer names are
+  // accepted for the older ones.
+  c.n_layer = whole(j, either(j, "n_layer", "num_hidden_layers"), 1, 1024, src);
+  c.n_head = c.n_kv_head = whole(j, either(j, "n_head", "num_attention_heads"), 1, 1024, src);
+  c.d_model = whole(j, either(j, "n_embd", "hidden_size"), 1, 1 << 16, src);
+  c.n_ctx = whole(j, either(j, "n_positions", "n_ctx"), 1, 1 << 20, src);
+  c.vocab_size = whole(j, "vocab_size", 1, 1 << 22, src);
+  if (c.d_model % c.n_head != 0) {
+    throw InputError(src + ": \"n_embd\" " + std::to_string(c.d_model) + " is not divisible by \"n_head\" " + std::to_string(c.n_head) +
+                     ", so the heads cannot share it equally");
+  }
+  c.norm_eps = number_or(j, "layer_norm_epsilon", 1e-5, 1, src);
+  if (!absent(j, "activation_function")) {
+    const auto& a = j["activation_function"];
+    if (!a.is_string() || a.get<std::string>() != "gelu_new") {
+      throw InputError(src + ": \"activation_function\" is " + a.dump() + "; Attention Lab runs GPT-2's \"gelu_new\" (the tanh GELU)");
+    }
+  }
+  c.d_head = c.d_model / c.n_head;
+  c.d_ff = 4 * c.d_model;
   c.norm = NormKind::Layer;
   c.ffn = FfnKind::Gelu;
   c.positions = PositionKind::Learned;
   c.fused_qkv = true;
   c.qkv_bias = c.o_bias = c.mlp_bias = c.norm_bias = true;
   c.tied = true;
-  c.task_json = g.task_json;
   return c;
+}
+
+std::vector<TensorSpec> gpt2_tensor_layout(const ModelConfig& c) {
+  const std::int64_t d = c.d_model;
+  std::vector<TensorSpec> out = {{"wte.weight", {c.vocab_size, d}}, {"wpe.weight", {c.n_ctx, d}}};
+  for (int l = 0; l < c.n_layer; ++l) {
+    const std::string h = "h." + std::to_string(l) + ".";
+    const std::pair<const char*, std::vector<std::int64_t>> layer[] = {
+        {"ln_1.weight", {d}},         {"ln_1.bias", {d}},        {"attn.c_attn.weight", {d, 3 * d}}, {"attn.c_attn.bias", {3 * d}},
+        {"attn.c_proj.weight", {d, d}}, {"attn.c_proj.bias", {d}}, {"ln_2.weight", {d}},               {"ln_2.bias", {d}},
+        {"mlp.c_fc.weight", {d, 4 * d}}, {"mlp.c_fc.bias", {4 * d}}, {"mlp.c_proj.weight", {4 * d, d}}, {"mlp.c_proj.bias", {d}}};
+    for (const auto& [name, shape] : layer) out.push_back({h + name, shape});
+  }
+  out.push_back({"ln_f.weight", {d}});
+  out.push_back({"ln_f.bias", {d}});
+  return out;
+}
+
+std::string gpt2_config_json(const ModelConfig& c) {
+  const auto field = [](const char* name, const std::string& value) { return ",\n  \"" + std::string(name) + "\": " + value; };
+  return "{\n  \"model_type\": \"" + std::string(family_spec(c.family).model_type) + "\"" +
+         field("architectures", "[\"GPT2LMHeadModel\"]") + field("activation_function", "\"gelu_new\"") +
+         field("n_layer", std::to_string(c.n_layer)) + field("n_head", std::to_string(c.n_head)) + field("n_embd", std::to_string(c.d_model)) +
+         field("n_positions", std::to_string(c.n_ctx)) + field("n_ctx", std::to_string(c.n_ctx)) +
+         field("vocab_size", std::to_string(c.vocab_size)) + field("layer_norm_epsilon", nlohmann::json(c.norm_eps).dump()) +
+         (c.is_toy() ? field("attnlab_task", c.task_json) : std::string()) + "\n}\n";
 }
 
 namespace {

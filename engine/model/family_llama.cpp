@@ -4,17 +4,20 @@
 #include "engine/model/families.hpp"
 
 #include "engine/attention/matrix.hpp"
+#include "engine/model/config_fields.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace attnlab::model {
 
 namespace {
 
 using nlohmann::json;
+using namespace fields;
 
 enum class Window {
   None,                // llama: every layer sees every earlier position
@@ -23,7 +26,6 @@ enum class Window {
 };
 
 struct Traits {
-  const char* type;
   bool qkv_bias_always;     // qwen2: q, k and v carry biases whatever the config says
   bool has_attention_bias;  // "attention_bias" adds q, k, v and o biases (llama, qwen3)
   bool has_mlp_bias;        // "mlp_bias" adds gate, up and down biases (llama)
@@ -31,49 +33,16 @@ struct Traits {
   Window window;
 };
 
-constexpr Traits kTraits[] = {
-    {"llama", false, true, true, false, Window::None},
-    {"mistral", false, false, false, false, Window::WhenGiven},
-    {"qwen2", true, false, false, false, Window::WhenUseSlidingWindow},
-    {"qwen3", false, true, false, true, Window::WhenUseSlidingWindow},
-};
-
-const Traits* traits_of(const std::string& type) {
-  for (const Traits& t : kTraits) {
-    if (type == t.type) return &t;
+// What tells the four apart, by the family's row (families.cpp).
+Traits traits_of(Family family) {
+  switch (family) {
+    case Family::Llama: return {false, true, true, false, Window::None};
+    case Family::Mistral: return {false, false, false, false, Window::WhenGiven};
+    case Family::Qwen2: return {true, false, false, false, Window::WhenUseSlidingWindow};
+    case Family::Qwen3: return {false, true, false, true, Window::WhenUseSlidingWindow};
+    case Family::Gpt2: break;
   }
-  return nullptr;
-}
-
-bool absent(const json& j, const char* key) { return !j.contains(key) || j[key].is_null(); }
-
-int whole(const json& j, const char* key, std::int64_t lo, std::int64_t hi, const std::string& src) {
-  if (absent(j, key)) throw InputError(src + ": \"" + key + "\" is missing");
-  const json& v = j[key];
-  if (!v.is_number_integer() || v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi) {
-    throw InputError(src + ": \"" + key + "\" must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not " +
-                     v.dump());
-  }
-  return static_cast<int>(v.get<std::int64_t>());
-}
-
-int whole_or(const json& j, const char* key, int fallback, std::int64_t lo, std::int64_t hi, const std::string& src) {
-  return absent(j, key) ? fallback : whole(j, key, lo, hi, src);
-}
-
-bool flag(const json& j, const char* key, const std::string& src) {
-  if (absent(j, key)) return false;
-  if (!j[key].is_boolean()) throw InputError(src + ": \"" + key + "\" must be true or false, not " + j[key].dump());
-  return j[key].get<bool>();
-}
-
-double number_or(const json& j, const char* key, double fallback, double hi, const std::string& src) {
-  if (absent(j, key)) return fallback;
-  const json& v = j[key];
-  if (!v.is_number() || !(v.get<double>() > 0) || !(v.get<double>() <= hi)) {
-    throw InputError(src + ": \"" + key + "\" must be a positive number up to " + json(hi).dump() + ", not " + v.dump());
-  }
-  return v.get<double>();
+  throw std::logic_error("read_llama_config: not a llama-like family");
 }
 
 void read_sizes(const json& j, const std::string& src, ModelConfig& c) {
@@ -119,12 +88,10 @@ void read_window(const json& j, const Traits& t, const std::string& src, ModelCo
 
 }  // namespace
 
-bool is_llama_family(const std::string& model_type) { return traits_of(model_type) != nullptr; }
-
-ModelConfig read_llama_config(const json& j, const std::string& family, const std::string& source) {
-  const Traits& t = *traits_of(family);
+ModelConfig read_llama_config(const json& j, const FamilySpec& spec, const std::string& source) {
+  const Traits t = traits_of(spec.family);
   ModelConfig c;
-  c.family = family;
+  c.family = spec.family;
   read_sizes(j, source, c);
   c.norm = NormKind::Rms;
   c.ffn = FfnKind::SiluGated;
@@ -147,7 +114,7 @@ ModelConfig read_llama_config(const json& j, const std::string& family, const st
   if (!absent(j, "hidden_act")) {
     const json& a = j["hidden_act"];
     if (!a.is_string() || (a.get<std::string>() != "silu" && a.get<std::string>() != "swish")) {
-      throw InputError(source + ": \"hidden_act\" is " + a.dump() + "; a " + family + " model's MLP gates with \"silu\"");
+      throw InputError(source + ": \"hidden_act\" is " + a.dump() + "; a " + spec.model_type + " model's MLP gates with \"silu\"");
     }
   }
   return c;
@@ -158,7 +125,8 @@ DecoderTensors bind_llama_tensors(const ModelConfig& c, const WeightFiles& files
   TensorBinder b(files, "hidden_size " + std::to_string(d) + ", " + std::to_string(c.n_head) + " heads and " + std::to_string(c.n_kv_head) +
                             " K/V heads of " + std::to_string(dh) + ", intermediate_size " + std::to_string(ff) + ", vocab_size " +
                             std::to_string(V));
-  const std::string why = "config.json has " + std::to_string(c.n_layer) + " " + c.family + " layers of width " + std::to_string(d);
+  const std::string family = family_spec(c.family).model_type;
+  const std::string why = "config.json has " + std::to_string(c.n_layer) + " " + family + " layers of width " + std::to_string(d);
   const auto need = [&](const std::string& name, std::vector<std::int64_t> shape) { return b.need(name, shape, why); };
   const auto linear = [&](const std::string& name, std::int64_t out, std::int64_t in, bool bias) {
     return LinearRef{need(name + ".weight", {out, in}), b.need_if(bias, name + ".bias", {out}, why), Layout::OutIn};
@@ -191,10 +159,61 @@ DecoderTensors bind_llama_tensors(const ModelConfig& c, const WeightFiles& files
     t.layers.push_back(L);
   }
   if (const std::string extra = b.unused(); !extra.empty()) {
-    throw InputError(files.find(extra).file->path().string() + ": tensor '" + extra + "' is not part of a " + c.family + " model with " +
+    throw InputError(files.find(extra).file->path().string() + ": tensor '" + extra + "' is not part of a " + family + " model with " +
                      std::to_string(c.n_layer) + " layers (does config.json belong to these weights?)");
   }
   return t;
+}
+
+std::vector<TensorSpec> llama_tensor_layout(const ModelConfig& c) {
+  const std::int64_t d = c.d_model, dh = c.d_head, qw = c.q_width(), kvw = c.kv_width(), ff = c.d_ff;
+  std::vector<TensorSpec> out = {{"model.embed_tokens.weight", {c.vocab_size, d}}};
+  const auto linear = [&](const std::string& name, std::int64_t rows, std::int64_t cols, bool bias) {
+    out.push_back({name + ".weight", {rows, cols}});
+    if (bias) out.push_back({name + ".bias", {rows}});
+  };
+  for (int l = 0; l < c.n_layer; ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    out.push_back({p + "input_layernorm.weight", {d}});
+    linear(p + "self_attn.q_proj", qw, d, c.qkv_bias);
+    linear(p + "self_attn.k_proj", kvw, d, c.qkv_bias);
+    linear(p + "self_attn.v_proj", kvw, d, c.qkv_bias);
+    linear(p + "self_attn.o_proj", d, qw, c.o_bias);
+    if (c.qk_norm) {
+      out.push_back({p + "self_attn.q_norm.weight", {dh}});
+      out.push_back({p + "self_attn.k_norm.weight", {dh}});
+    }
+    out.push_back({p + "post_attention_layernorm.weight", {d}});
+    linear(p + "mlp.gate_proj", ff, d, c.mlp_bias);
+    linear(p + "mlp.up_proj", ff, d, c.mlp_bias);
+    linear(p + "mlp.down_proj", d, ff, c.mlp_bias);
+  }
+  out.push_back({"model.norm.weight", {d}});
+  if (!c.tied) out.push_back({"lm_head.weight", {c.vocab_size, d}});
+  return out;
+}
+
+std::string llama_config_json(const ModelConfig& c) {
+  nlohmann::ordered_json j;
+  j["model_type"] = family_spec(c.family).model_type;
+  j["architectures"] = {"LlamaForCausalLM"};
+  j["hidden_size"] = c.d_model;
+  j["num_hidden_layers"] = c.n_layer;
+  j["num_attention_heads"] = c.n_head;
+  j["num_key_value_heads"] = c.n_kv_head;
+  j["head_dim"] = c.d_head;
+  j["intermediate_size"] = c.d_ff;
+  j["max_position_embeddings"] = c.n_ctx;
+  j["vocab_size"] = c.vocab_size;
+  j["rms_norm_eps"] = c.norm_eps;
+  j["rope_theta"] = c.rope_theta;
+  j["rope_scaling"] = nlohmann::ordered_json::parse(c.rope_scaling.json);
+  j["tie_word_embeddings"] = c.tied;
+  j["attention_bias"] = c.qkv_bias;
+  j["mlp_bias"] = c.mlp_bias;
+  j["hidden_act"] = "silu";
+  if (c.is_toy()) j["attnlab_task"] = nlohmann::ordered_json::parse(c.task_json);
+  return j.dump(2) + "\n";
 }
 
 }  // namespace attnlab::model

@@ -1,6 +1,6 @@
 // GPT-2's "gelu_new", 0.5·x·(1 + tanh u) with u = √(2/π)·(x + 0.044715·x³), and its derivative:
-// the one home of the activation for the inference forward (decoder_blocks.cpp) and training
-// (gpt2_train.cpp). Written as x·σ(2u), since 0.5·(1 + tanh u) = σ(2u): one exp per element, no
+// the one home of the activation, whose forward and backward blocks (decoder_blocks.cpp) inference
+// and training share. Written as x·σ(2u), since 0.5·(1 + tanh u) = σ(2u): one exp per element, no
 // cancellation where tanh u is near −1, and for float an exp that vectorizes (libm's tanhf and
 // expf are scalar calls, and took half of a training step's time).
 #pragma once
@@ -30,7 +30,7 @@ inline float exp_clamped(float x) {
   const float e = kernels::exp_in_range(std::bit_cast<float>(blend(low, bits(-87.0f), blend(high, bits(80.0f), bits(x)))));
   return std::bit_cast<float>(blend(high, bits(__builtin_inff()), bits(e)));
 }
-inline double exp_clamped(double x) { return std::exp(x); }  // double: the finite-difference checks
+inline double exp_clamped(double x) { return std::exp(x); }  // double: the formula's own check (gelu_test)
 
 // σ(2u) = 1 / (1 + e^(−2u)) at x.
 template <class S>
@@ -51,6 +51,17 @@ inline S derivative(S x) {
   const S s = sigma_2u(x);
   const S du = S(kSqrt2OverPi) * (S(1) + S(3 * kCubic) * x * x);
   return s + S(2) * x * s * (S(1) - s) * du;
+}
+
+// gelu′ at x from the forward's own y = gelu(x) = x·σ(2u): σ(2u) = y/x (½ at x = 0), so a backward
+// that has y computes no exponential again: gelu′ = σ + 2y·(1 − σ)·u′. The zero case is arithmetic,
+// not a select, so that the loop around it vectorizes (as exp_clamped's clamps above).
+template <class S>
+inline S derivative_from_value(S x, S y) {
+  const S zero = static_cast<S>(x == S(0));
+  const S s = y / (x + zero) + S(0.5) * zero;
+  const S du = S(kSqrt2OverPi) * (S(1) + S(3 * kCubic) * x * x);
+  return s + S(2) * y * (S(1) - s) * du;
 }
 
 }  // namespace attnlab::model::gelu

@@ -3,6 +3,7 @@
 #include "engine/model/generate.hpp"
 
 #include "engine/model/decoder_blocks.hpp"
+#include "engine/model/families.hpp"
 #include "engine/text/text_format.hpp"
 #include "engine/text/utf8.hpp"
 
@@ -135,7 +136,7 @@ void check_generate(const LanguageModel& model, std::int64_t prompt, int count) 
   const ModelConfig& c = model.config();
   if (count < 1) throw InputError("--generate " + std::to_string(count) + ": give how many tokens to write, 1 or more");
   if (prompt + count > c.n_ctx) {
-    const char* field = c.family == "gpt2" || c.is_toy() ? "n_positions" : "max_position_embeddings";
+    const char* field = family_spec(c.family).context_field;
     throw InputError("--generate " + std::to_string(count) + ": the text's " + std::to_string(prompt) + " tokens and " + std::to_string(count) +
                      " more make " + std::to_string(prompt + count) + ", more than this model's " + std::to_string(c.n_ctx) + " positions (" +
                      field + "); write at most " + std::to_string(std::max<std::int64_t>(0, c.n_ctx - prompt)));

@@ -3,6 +3,7 @@
 #include "engine/model/language_model.hpp"
 
 #include "engine/model/decoder_blocks.hpp"
+#include "engine/model/families.hpp"
 #include "engine/text/utf8.hpp"
 
 namespace attnlab::model {
@@ -16,11 +17,13 @@ std::optional<RopeSettings> LanguageModel::rope() const {
   return r;
 }
 
+std::string LanguageModel::family() const { return family_name(config()); }
+
 void LanguageModel::check_ids(const std::vector<int>& ids, std::string_view what, std::int64_t start) const {
   const ModelConfig& c = config();
   const std::string w(what);
   if (ids.empty()) throw InputError(w + ": gives no tokens; the model needs at least one");
-  const char* field = c.family == "gpt2" || c.is_toy() ? "n_positions" : "max_position_embeddings";
+  const char* field = family_spec(c.family).context_field;
   if (start + static_cast<std::int64_t>(ids.size()) > c.n_ctx) {
     throw InputError(w + ": " + std::to_string(ids.size()) + " tokens" + (start ? " after " + std::to_string(start) + " already run" : "") +
                      ", more than this model's " + std::to_string(c.n_ctx) + " positions (" + field + ")");

@@ -98,7 +98,8 @@ public:
   // InputError naming the file.
   virtual void save(const std::filesystem::path& dir, bool force) const = 0;
 
-  std::string family() const { return config().family; }
+  // What the JSON prints as "family": the model_type, or "attnlab-toy" (families.hpp, family_name).
+  std::string family() const;
   // The rotary settings its heads' q and k turn by (θ and scaling; positions left to the caller),
   // or none for learned positions.
   std::optional<RopeSettings> rope() const;

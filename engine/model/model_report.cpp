@@ -7,7 +7,6 @@
 
 #include "engine/model/decoder_model.hpp"
 #include "engine/model/generate.hpp"
-#include "engine/model/gpt2_config.hpp"
 #include "engine/model/hf_cache.hpp"
 #include "engine/model/training_tasks.hpp"
 
@@ -262,14 +261,14 @@ std::vector<BuiltinModel> builtin_models() {
   for (const auto& [file, text] : attnlab_models::files()) {
     if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
     const std::string name = file.substr(0, file.size() - suffix.size());
-    const Gpt2Config c = parse_gpt2_config(text, name + "/config.json");
+    const ModelConfig c = parse_model_config(text, name + "/config.json");
     BuiltinModel m;
     m.name = name;
     m.task = c.is_toy() ? std::string(task_name(parse_task_json(c.task_json, name + "/config.json").kind)) : "";
     m.title = builtin_title(name);
     m.n_layer = c.n_layer;
     m.n_head = c.n_head;
-    m.parameters = c.parameters();
+    m.parameters = parameter_count(c);
     out.push_back(m);
   }
   return out;

@@ -1,10 +1,11 @@
-// The Trainer (docs/MODELS.md, "Training"): the config's defaults and limits, GPT-2's
-// initialization, AdamW with warm-up and a cosine decay, evaluation, and the model it has so far
-// as a toy model in memory, so the forward pass, head kinds, lifting and saving are the ones
-// every other model goes through (decoder_forward.cpp, model_report.cpp).
+// The Trainer (docs/MODELS.md, "Training"): the model's weights as one model.safetensors in memory,
+// bound by its family's binder as a folder's are, GPT-2's initialization, a step over the
+// decoder's own blocks (decoder_train.hpp) with AdamW, warm-up and a cosine decay, evaluation,
+// and the model so far opened over those same bytes, so the forward pass, head kinds, lifting
+// and saving are the ones every other model goes through (decoder_forward.cpp, model_report.cpp).
+// The defaults and limits are trainer_config.cpp's.
 //
-// [SECTION] defaults and limits
-// [SECTION] the state: weights, AdamW, the batch stream
+// [SECTION] the state: the weights file, AdamW, the batch stream
 // [SECTION] a step: forward, backward, clip, AdamW
 // [SECTION] evaluation
 // [SECTION] the model in memory: forward, head kinds, lift, save
@@ -14,13 +15,16 @@
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/model/decoder_model.hpp"
-#include "engine/model/gpt2_train.hpp"
+#include "engine/model/decoder_train.hpp"
+#include "engine/model/families.hpp"
 #include "engine/model/model_report.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <map>
 #include <random>
 
 namespace attnlab::model {
@@ -28,139 +32,98 @@ namespace attnlab::model {
 namespace fs = std::filesystem;
 
 // -------------------------------------------------------------------------------------------------
-// [SECTION] defaults and limits
+// [SECTION] the state: the weights file, AdamW, the batch stream
 // -------------------------------------------------------------------------------------------------
 
 namespace {
 
-constexpr int kMaxLayers = 12, kMaxHeads = 32, kMinDModel = 4, kMaxDModel = 1024;
-constexpr int kMaxSteps = 1'000'000, kMaxBatch = 4096;
+// The model's model.safetensors held in memory in float storage: the header's bytes first (padded
+// to a multiple of 8, so the data after it is float-aligned), then every tensor's floats in the
+// order of the family's layout. The family's binder finds the tensors in place as it finds a
+// folder's, the inference forward opens the same bytes without a copy, and save writes them.
+class WeightsFile {
+public:
+  explicit WeightsFile(const ModelConfig& c) {
+    const std::vector<TensorSpec> layout = family_spec(c.family).tensor_layout(c);
+    std::size_t total = 0;
+    for (const TensorSpec& t : layout) total += static_cast<std::size_t>(elements(t.shape));
+    const std::vector<float> zeros(total);
+    std::vector<F32Tensor> tensors;
+    std::size_t at = 0;
+    for (const TensorSpec& t : layout) {
+      tensors.push_back({t.name, t.shape, zeros.data() + at});
+      at += static_cast<std::size_t>(elements(t.shape));
+    }
+    const std::string bytes = safetensors_f32_bytes(tensors, {{"format", "pt"}});
+    storage_.resize(bytes.size() / sizeof(float));
+    std::memcpy(storage_.data(), bytes.data(), bytes.size());
+    files_ = WeightFiles::view(this->bytes(), "model.safetensors");
+    const SafetensorsFile& file = *files_.files().front();
+    data_ = storage_.data() + file.header().data_offset / sizeof(float);
+    for (const TensorSpec& t : layout) {
+      const TensorInfo& info = *files_.find(t.name).info;
+      slices_.push_back({t.name, t.shape, info.begin / sizeof(float), static_cast<std::size_t>(info.elements())});
+    }
+    count_ = total;
+  }
+  WeightsFile(const WeightsFile&) = delete;
+  WeightsFile& operator=(const WeightsFile&) = delete;
 
-// What a task trains with unless told (docs/MODELS.md, "Training": chosen so that `attnlab train`
-// and `attnlab train --task sort` reach their accuracy in well under a minute on two cores).
-struct TaskDefaults {
-  int steps, batch;
-  double lr;
+  // A tensor's floats: from `begin` in data(), `count` of them.
+  struct Slice {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    std::size_t begin, count;
+  };
+  std::string_view bytes() const { return {reinterpret_cast<const char*>(storage_.data()), storage_.size() * sizeof(float)}; }
+  const WeightFiles& files() const { return files_; }
+  float* data() { return data_; }
+  const float* data() const { return data_; }
+  std::size_t count() const { return count_; }
+  const std::vector<Slice>& slices() const { return slices_; }
+
+private:
+  static std::int64_t elements(const std::vector<std::int64_t>& shape) {
+    std::int64_t n = 1;
+    for (const std::int64_t s : shape) n *= s;
+    return n;
+  }
+  std::vector<float> storage_;
+  WeightFiles files_;
+  float* data_ = nullptr;
+  std::size_t count_ = 0;
+  std::vector<Slice> slices_;
 };
-// Training's random start for induction (docs/MODELS.md, "Why a random start"): enough that the
-// last judged position is inside many training sequences.
-constexpr int kInductionOffset = 4;
 
-TaskDefaults defaults_for(TaskKind kind) {
-  if (kind == TaskKind::Induction) return {4000, 32, 3e-3};
-  return {1000, 32, 3e-3};
-}
-
-// The machine's physical memory, or 0 when it cannot be read.
-std::int64_t physical_memory() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : 0;
-}
-
-
-Gpt2Dims dims_of(const TrainConfig& c) {
-  Gpt2Dims d;
-  d.n_layer = c.n_layer;
-  d.n_head = c.n_head;
-  d.d_model = c.d_model;
-  d.vocab = c.task.symbols;
-  d.positions = c.task.sequence_length() + std::max(0, c.position_offset);
-  d.eps = 1e-5;
-  return d;
+std::string vocab_json_text(int symbols) {
+  std::string s = "{";
+  for (int i = 0; i < symbols; ++i) s += (i ? ", \"" : "\"") + std::to_string(i) + "\": " + std::to_string(i);
+  return s + "}\n";
 }
 
 }  // namespace
 
-TrainConfig resolved(TrainConfig c) {
-  if (c.task.length == 0 && c.task.symbols == 0) c.task = default_task(task_name(c.task.kind));
-  const TaskDefaults d = defaults_for(c.task.kind);
-  if (c.steps == 0) c.steps = d.steps;
-  if (c.batch == 0) c.batch = d.batch;
-  if (c.lr == 0) c.lr = d.lr;
-  if (c.warmup < 0) c.warmup = std::max(1, c.steps / 10);
-  if (c.position_offset < 0) c.position_offset = c.task.kind == TaskKind::Induction ? kInductionOffset : 0;
-  return c;
-}
-
-void check_train_config(const TrainConfig& c) {
-  const std::string task = "--task " + std::string(task_name(c.task.kind));
-  if (c.task.length < 2 || c.task.length > kMaxTaskLength) {
-    throw InputError("--length " + std::to_string(c.task.length) + ": " + task + " needs a " +
-                     (c.task.kind == TaskKind::Induction ? "half length" : "length") + " of 2 to " + std::to_string(kMaxTaskLength));
-  }
-  if (c.task.symbols < 2 || c.task.symbols > kMaxTaskSymbols) {
-    throw InputError("--symbols " + std::to_string(c.task.symbols) + ": " + task + " needs 2 to " + std::to_string(kMaxTaskSymbols) + " symbols");
-  }
-  check_task(c.task, task);
-  if (c.n_layer < 1 || c.n_layer > kMaxLayers) {
-    throw InputError("--layers " + std::to_string(c.n_layer) + ": give 1 to " + std::to_string(kMaxLayers) + " layers");
-  }
-  if (c.n_head < 1 || c.n_head > kMaxHeads) {
-    throw InputError("--heads " + std::to_string(c.n_head) + ": give 1 to " + std::to_string(kMaxHeads) + " heads");
-  }
-  if (c.d_model < kMinDModel || c.d_model > kMaxDModel) {
-    throw InputError("--d-model " + std::to_string(c.d_model) + ": give " + std::to_string(kMinDModel) + " to " + std::to_string(kMaxDModel));
-  }
-  if (c.d_model % c.n_head != 0) {
-    throw InputError("--heads: d_model " + std::to_string(c.d_model) + " is not divisible by " + std::to_string(c.n_head) + " heads");
-  }
-  if (c.steps < 1 || c.steps > kMaxSteps) {
-    throw InputError("--steps " + std::to_string(c.steps) + ": give 1 to " + std::to_string(kMaxSteps) + " steps");
-  }
-  if (c.batch < 1 || c.batch > kMaxBatch) {
-    throw InputError("--batch " + std::to_string(c.batch) + ": give 1 to " + std::to_string(kMaxBatch) + " sequences");
-  }
-  if (!(c.lr > 0) || !std::isfinite(c.lr)) throw InputError("--lr: the learning rate must be a positive number");
-  if (!(c.weight_decay >= 0) || !std::isfinite(c.weight_decay)) throw InputError("--weight-decay: give a number ≥ 0");
-  if (c.position_offset < 0 || c.position_offset > kMaxTaskLength) {
-    throw InputError("the position offset of " + std::to_string(c.position_offset) + " must be 0 to " + std::to_string(kMaxTaskLength));
-  }
-  if (c.warmup < 0 || c.warmup > c.steps) {
-    throw InputError("the warm-up of " + std::to_string(c.warmup) + " steps must be 0 to the " + std::to_string(c.steps) + " steps");
-  }
-  // The weights, their gradients, AdamW's two moments (4 floats a parameter), a step's activations
-  // and an evaluation's: refused beyond half of this machine's memory.
-  const Gpt2Dims dims = dims_of(c);
-  const double need = 16.0 * static_cast<double>(gpt2_parameter_count(dims)) +
-                      static_cast<double>(gpt2_activation_bytes(dims, c.batch, c.task.sequence_length())) * 2;
-  const std::int64_t have = physical_memory();
-  if (have > 0 && need > static_cast<double>(have) / 2) {
-    throw InputError("--batch " + std::to_string(c.batch) + ", --d-model " + std::to_string(c.d_model) + ", --layers " +
-                     std::to_string(c.n_layer) + ": training would need " + human_bytes(need) + " (weights, optimizer state, activations), more than half of this machine's " +
-                     human_bytes(static_cast<double>(have)) + "; lower --batch, --d-model or --layers");
-  }
-}
-
-Gpt2Config model_config(const TrainConfig& c) {
-  Gpt2Config g;
-  g.n_layer = c.n_layer;
-  g.n_head = c.n_head;
-  g.n_embd = c.d_model;
-  g.n_positions = c.task.sequence_length() + std::max(0, c.position_offset);
-  g.vocab_size = c.task.symbols;
-  g.layer_norm_epsilon = 1e-5;
-  g.task_json = task_json(c.task);
-  return g;
-}
-
-// -------------------------------------------------------------------------------------------------
-// [SECTION] the state: weights, AdamW, the batch stream
-// -------------------------------------------------------------------------------------------------
-
 struct Trainer::State {
   TrainConfig config;
-  Gpt2Dims dims;
-  Gpt2Weights<float> weights, grads, m, v;  // AdamW's first and second moments in m, v
-  Gpt2Activations<float> acts;
+  ModelConfig model_config;
+  WeightsFile weights;
+  DecoderTensors tensors;              // the weights as the family's binder finds them
+  std::vector<float> grads, m, v;      // laid out as the weights; AdamW's first and second moments in m, v
+  TrainActivations acts;
   TaskGenerator batches;
   std::mt19937_64 starts;  // each training sequence's first position
   int steps_done = 0;
-  // The model as it is now, in memory, made on first use after each step.
+  std::string config_json, vocab_json;  // the folder's other two files
+  // The model as it is now, opened over the weights' bytes on first use after each step.
   mutable std::unique_ptr<DecoderModel> model;
 
   explicit State(const TrainConfig& c)
-      : config(c), dims(dims_of(c)), weights(dims), grads(dims), m(dims), v(dims), batches(c.task, c.seed ^ 0xda7a'5eedULL), starts(c.seed ^ 0x6a95'0000ULL) {}
+      : config(c), model_config(model::model_config(c)), weights(model_config),
+        tensors(family_spec(model_config.family).bind_tensors(model_config, weights.files())), grads(weights.count()), m(weights.count()),
+        v(weights.count()), batches(c.task, c.seed ^ 0xda7a'5eedULL), starts(c.seed ^ 0x6a95'0000ULL),
+        config_json(family_spec(model_config.family).config_json(model_config)), vocab_json(vocab_json_text(c.task.symbols)) {}
 
+  Gradients gradients() { return {grads.data(), grads.size()}; }
   const DecoderModel& current_model();
 };
 
@@ -187,29 +150,61 @@ struct Normal {
   }
 };
 
-// GPT-2's initialization: N(0, 0.02) for the embeddings and weights, the two projections into the
-// residual stream scaled by 1/√(2·layers), biases 0, LayerNorm weights 1.
-void initialize(Gpt2Weights<float>& w, int n_layer, std::uint64_t seed) {
+enum class Init { One, Zero, Normal, Residual };
+
+// What each tensor starts as, by its place in the model (any family): norms' weights 1, biases 0,
+// the two projections into the residual stream (attention's output, the MLP's down) N(0, 0.02)
+// scaled by 1/√(2·layers), every other matrix N(0, 0.02).
+std::map<const TensorInfo*, Init> initial_values(const DecoderTensors& t) {
+  std::map<const TensorInfo*, Init> init;
+  const auto set = [&](TensorRef r, Init i) {
+    if (r) init[r.info] = i;
+  };
+  const auto linear = [&](const LinearRef& p, Init i) {
+    set(p.w, i);
+    set(p.b, Init::Zero);
+  };
+  const auto norm = [&](const NormRef& n) {
+    set(n.w, Init::One);
+    set(n.b, Init::Zero);
+  };
+  set(t.embed, Init::Normal);
+  set(t.position, Init::Normal);
+  set(t.lm_head, Init::Normal);
+  norm(t.final_norm);
+  for (const LayerTensors& L : t.layers) {
+    norm(L.attn_norm);
+    norm(L.ffn_norm);
+    set(L.q_norm, Init::One);
+    set(L.k_norm, Init::One);
+    for (const LinearRef* p : {&L.qkv, &L.q, &L.k, &L.v, &L.up, &L.gate}) linear(*p, Init::Normal);
+    linear(L.o, Init::Residual);
+    linear(L.down, Init::Residual);
+  }
+  return init;
+}
+
+// GPT-2's initialization for every family, tensor by tensor in file order from one seeded stream.
+void initialize(WeightsFile& w, const DecoderTensors& tensors, int n_layer, std::uint64_t seed) {
   Normal normal{std::mt19937_64(seed)};
   const double residual = 0.02 / std::sqrt(2.0 * n_layer);
-  for (auto& t : w.tensors()) {
-    const std::string_view name = t.name;
-    const auto ends = [&](std::string_view tail) { return name.size() >= tail.size() && name.substr(name.size() - tail.size()) == tail; };
-    if (ends("ln_1.weight") || ends("ln_2.weight") || ends("ln_f.weight")) {
-      std::fill(t.values->begin(), t.values->end(), 1.0f);
-    } else if (ends(".bias")) {
-      std::fill(t.values->begin(), t.values->end(), 0.0f);
+  const auto init = initial_values(tensors);
+  for (const auto& slice : w.slices()) {
+    float* x = w.data() + slice.begin;
+    const Init i = init.at(w.files().find(slice.name).info);
+    if (i == Init::One || i == Init::Zero) {
+      std::fill_n(x, slice.count, i == Init::One ? 1.0f : 0.0f);
     } else {
-      const double sd = ends("c_proj.weight") ? residual : 0.02;
-      for (float& x : *t.values) x = static_cast<float>(sd * normal());
+      const double sd = i == Init::Residual ? residual : 0.02;
+      for (std::size_t k = 0; k < slice.count; ++k) x[k] = static_cast<float>(sd * normal());
     }
   }
 }
 
 // The batch's inputs (B × T, T = 2L − 1), targets (−1 where the loss skips a position) and, with
-// an offset, positions.
+// an offset, each sequence's first position.
 struct StepData {
-  std::vector<int> inputs, targets, accuracy_targets, positions;
+  std::vector<int> inputs, targets, accuracy_targets, starts;
   int B = 0, T = 0;
 };
 StepData step_data(const TaskBatch& b, int offset = 0, std::mt19937_64* rng = nullptr) {
@@ -229,11 +224,8 @@ StepData step_data(const TaskBatch& b, int offset = 0, std::mt19937_64* rng = nu
   }
   if (offset > 0 && rng) {
     // Where each sequence starts (docs/MODELS.md, "Why a random start"): uniform in 0 … offset.
-    s.positions.resize(n);
-    for (int r = 0; r < s.B; ++r) {
-      const int a = uniform(*rng, offset + 1);
-      for (int t = 0; t < s.T; ++t) s.positions[static_cast<std::size_t>(r) * static_cast<std::size_t>(s.T) + static_cast<std::size_t>(t)] = a + t;
-    }
+    s.starts.resize(static_cast<std::size_t>(s.B));
+    for (int& a : s.starts) a = uniform(*rng, offset + 1);
   }
   return s;
 }
@@ -256,7 +248,7 @@ Trainer::Trainer(TrainConfig config) {
   config = resolved(config);
   check_train_config(config);
   state_ = std::make_unique<State>(config);
-  initialize(state_->weights, config.n_layer, config.seed);
+  initialize(state_->weights, state_->tensors, config.n_layer, config.seed);
 }
 
 Trainer::~Trainer() = default;
@@ -282,6 +274,41 @@ double learning_rate(const TrainConfig& c, int step) {
   return floor + 0.5 * (1 + std::cos(M_PI * progress)) * (c.lr - floor);
 }
 
+// The gradient's global norm, summed in a fixed order.
+double global_norm(const std::vector<float>& g) {
+  double norm2 = 0;
+  for (const float x : g) norm2 += static_cast<double>(x) * x;
+  return std::sqrt(norm2);
+}
+
+// AdamW exactly as PyTorch's torch.optim.AdamW: decoupled weight decay first (on the 2-D weights
+// only: not on biases or norms), then the bias-corrected moment step, each gradient scaled by
+// `clip` first.
+void adamw(WeightsFile& w, const std::vector<float>& grads, std::vector<float>& m, std::vector<float>& v, double lr, double weight_decay,
+           int step_number, float clip) {
+  constexpr double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
+  const double t = step_number;
+  const double bc1 = 1 - std::pow(beta1, t), bc2 = 1 - std::pow(beta2, t);
+  const auto step_size = static_cast<float>(lr / bc1);
+  const auto bc2_sqrt = static_cast<float>(std::sqrt(bc2));
+  // Element by element, so the threads' shares change nothing in the result.
+#pragma omp parallel
+  for (const auto& slice : w.slices()) {
+    const auto decay = static_cast<float>(slice.shape.size() == 2 ? 1 - lr * weight_decay : 1.0);
+    float* p = w.data() + slice.begin;
+    float* m1 = m.data() + slice.begin;
+    float* m2 = v.data() + slice.begin;
+    const float* g = grads.data() + slice.begin;
+    const auto count = static_cast<std::int64_t>(slice.count);
+#pragma omp for simd schedule(static) nowait
+    for (std::int64_t i = 0; i < count; ++i) {
+      const float gi = g[i] * clip;
+      m1[i] = static_cast<float>(beta1) * m1[i] + static_cast<float>(1 - beta1) * gi;
+      m2[i] = static_cast<float>(beta2) * m2[i] + static_cast<float>(1 - beta2) * gi * gi;
+      p[i] = p[i] * decay - step_size * m1[i] / (std::sqrt(m2[i]) / bc2_sqrt + static_cast<float>(eps));
+    }
+  }
+}
 
 }  // namespace
 
@@ -289,62 +316,26 @@ StepStats Trainer::step() {
   State& s = *state_;
   const TrainConfig& c = s.config;
   const StepData d = step_data(s.batches.next(c.batch), c.position_offset, &s.starts);
-  const Gpt2Loss loss =
-      gpt2_train_forward(s.dims, s.weights, d.inputs.data(), d.targets.data(), d.B, d.T, s.acts, d.positions.empty() ? nullptr : d.positions.data());
+  const TrainLoss loss = train_forward(s.model_config, s.tensors, d.inputs.data(), d.targets.data(), d.starts.empty() ? nullptr : d.starts.data(),
+                                       d.B, d.T, s.acts);
   const int step_number = s.steps_done + 1;
-  const double lr = learning_rate(c, s.steps_done);
-  const auto diverged = [&](const char* what) {
-    return TrainingDiverged(std::string(what) + " became " + (std::isnan(loss.loss) ? "NaN" : "infinite") + " at step " +
+  const auto diverged = [&](const char* what, double value) {
+    return TrainingDiverged(std::string(what) + " became " + (std::isnan(value) ? "NaN" : "infinite") + " at step " +
                             std::to_string(step_number) + " with --lr " + significant(c.lr, 6) + "; lower --lr");
   };
-  if (!std::isfinite(loss.loss)) throw diverged("the loss");
+  if (!std::isfinite(loss.loss)) throw diverged("the loss", loss.loss);
   StepStats stats;
   stats.step = step_number;
   stats.loss = loss.loss;
-  stats.lr = lr;
-  {
-    std::int64_t right = 0, counted = 0;
-    count_correct(s.acts.logits, d.accuracy_targets, s.dims.vocab, right, counted);
-    stats.accuracy = counted ? static_cast<double>(right) / static_cast<double>(counted) : 0.0;
-  }
-  gpt2_train_backward(s.dims, s.weights, d.inputs.data(), s.acts, s.grads);
-
-  // The gradient's global norm, summed in a fixed order; clipped to 1 as nanoGPT does, so a rare
-  // large batch cannot throw the weights far.
-  auto grads = s.grads.tensors();
-  double norm2 = 0;
-  for (const auto& t : grads) {
-    for (float g : *t.values) norm2 += static_cast<double>(g) * g;
-  }
-  if (!std::isfinite(norm2)) {
-    throw TrainingDiverged("a gradient became " + std::string(std::isnan(norm2) ? "NaN" : "infinite") + " at step " +
-                           std::to_string(step_number) + " with --lr " + significant(c.lr, 6) + "; lower --lr");
-  }
-  const double norm = std::sqrt(norm2);
-  const auto clip = static_cast<float>(norm > 1.0 ? 1.0 / norm : 1.0);
-
-  // AdamW exactly as PyTorch's torch.optim.AdamW: decoupled weight decay first (on the 2-D
-  // weights only: not on biases or LayerNorm), then the bias-corrected moment step.
-  constexpr double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
-  const double t = step_number;
-  const double bc1 = 1 - std::pow(beta1, t), bc2 = 1 - std::pow(beta2, t);
-  const auto step_size = static_cast<float>(lr / bc1);
-  const auto bc2_sqrt = static_cast<float>(std::sqrt(bc2));
-  auto weights = s.weights.tensors(), ms = s.m.tensors(), vs = s.v.tensors();
-  for (std::size_t k = 0; k < weights.size(); ++k) {
-    const auto decay = static_cast<float>(weights[k].shape.size() == 2 ? 1 - lr * c.weight_decay : 1.0);
-    float* p = weights[k].values->data();
-    float* m1 = ms[k].values->data();
-    float* m2 = vs[k].values->data();
-    const float* g = grads[k].values->data();
-    const std::size_t n = weights[k].values->size();
-    for (std::size_t i = 0; i < n; ++i) {
-      const float gi = g[i] * clip;
-      m1[i] = static_cast<float>(beta1) * m1[i] + static_cast<float>(1 - beta1) * gi;
-      m2[i] = static_cast<float>(beta2) * m2[i] + static_cast<float>(1 - beta2) * gi * gi;
-      p[i] = p[i] * decay - step_size * m1[i] / (std::sqrt(m2[i]) / bc2_sqrt + static_cast<float>(eps));
-    }
-  }
+  stats.lr = learning_rate(c, s.steps_done);
+  std::int64_t right = 0, counted = 0;
+  count_correct(s.acts.probs, d.accuracy_targets, s.model_config.vocab_size, right, counted);
+  stats.accuracy = counted ? static_cast<double>(right) / static_cast<double>(counted) : 0.0;
+  train_backward(s.model_config, s.tensors, s.acts, s.gradients());
+  // Clipped to a global norm of 1 as nanoGPT does, so a rare large batch cannot throw the weights far.
+  const double norm = global_norm(s.grads);
+  if (!std::isfinite(norm)) throw diverged("a gradient", norm);
+  adamw(s.weights, s.grads, s.m, s.v, stats.lr, c.weight_decay, step_number, static_cast<float>(norm > 1.0 ? 1.0 / norm : 1.0));
   s.steps_done = step_number;
   s.model.reset();
   return stats;
@@ -359,16 +350,16 @@ Evaluation Trainer::evaluate(int sequences) const {
   if (sequences < 1) throw InputError("evaluation needs at least one sequence");
   // Its own stream, apart from training's, the same on every call.
   TaskGenerator held_out(s.config.task, s.config.seed ^ 0xe7a1'0a7e'0000'0001ULL);
-  Gpt2Activations<float> acts;
+  TrainActivations acts;
   double loss_sum = 0;
   std::int64_t loss_count = 0, right = 0, counted = 0;
   for (int done = 0; done < sequences;) {
     const int b = std::min(sequences - done, std::max(1, s.config.batch));
     const StepData d = step_data(held_out.judged(b));
-    const Gpt2Loss l = gpt2_train_forward(s.dims, s.weights, d.inputs.data(), d.targets.data(), d.B, d.T, acts);
+    const TrainLoss l = train_forward(s.model_config, s.tensors, d.inputs.data(), d.targets.data(), nullptr, d.B, d.T, acts);
     loss_sum += l.loss * l.counted;
     loss_count += l.counted;
-    count_correct(acts.logits, d.accuracy_targets, s.dims.vocab, right, counted);
+    count_correct(acts.probs, d.accuracy_targets, s.model_config.vocab_size, right, counted);
     done += b;
   }
   Evaluation e;
@@ -382,38 +373,11 @@ Evaluation Trainer::evaluate(int sequences) const {
 // [SECTION] the model in memory: forward, head kinds, lift, save
 // -------------------------------------------------------------------------------------------------
 
-namespace {
-
-std::string config_json_text(const Gpt2Config& g) {
-  return "{\n  \"model_type\": \"gpt2\",\n  \"architectures\": [\"GPT2LMHeadModel\"],\n  \"activation_function\": \"gelu_new\",\n"
-         "  \"n_layer\": " + std::to_string(g.n_layer) + ",\n  \"n_head\": " + std::to_string(g.n_head) + ",\n  \"n_embd\": " +
-         std::to_string(g.n_embd) + ",\n  \"n_positions\": " + std::to_string(g.n_positions) + ",\n  \"n_ctx\": " +
-         std::to_string(g.n_positions) + ",\n  \"vocab_size\": " + std::to_string(g.vocab_size) + ",\n  \"layer_norm_epsilon\": 1e-05,\n"
-         "  \"attnlab_task\": " + g.task_json + "\n}\n";
-}
-
-std::string vocab_json_text(int symbols) {
-  std::string s = "{";
-  for (int i = 0; i < symbols; ++i) s += (i ? ", \"" : "\"") + std::to_string(i) + "\": " + std::to_string(i);
-  return s + "}\n";
-}
-
-struct OwnedFiles {
-  std::string config, vocab, weights;
-};
-
-}  // namespace
-
 const DecoderModel& Trainer::State::current_model() {
   if (!model) {
-    auto files = std::make_shared<OwnedFiles>();
-    files->config = config_json_text(model_config(config));
-    files->vocab = vocab_json_text(config.task.symbols);
-    std::vector<F32Tensor> tensors;
-    for (const auto& t : weights.tensors()) tensors.push_back({t.name, t.shape, t.values->data()});
-    files->weights = safetensors_f32_bytes(tensors, {{"format", "pt"}});
-    ModelFiles mf{files->config, files->vocab, files->weights, files};
-    model = DecoderModel::open_memory(mf, std::string(task_name(config.task.kind)) + " · step " + std::to_string(steps_done));
+    // Opened over the weights' own bytes (no copy): the model is dropped at every step.
+    const ModelFiles files{config_json, vocab_json, weights.bytes(), nullptr};
+    model = DecoderModel::open_memory(files, std::string(task_name(config.task.kind)) + " · step " + std::to_string(steps_done));
   }
   return *model;
 }
@@ -488,7 +452,9 @@ void Trainer::save(const fs::path& dir, bool force) const {
 
 std::vector<Trainer::Parameter> Trainer::parameters() {
   std::vector<Parameter> out;
-  for (auto& t : state_->weights.tensors()) out.push_back({t.name, t.shape, t.values});
+  for (const auto& slice : state_->weights.slices()) {
+    out.push_back({slice.name, slice.shape, std::span<float>(state_->weights.data() + slice.begin, slice.count)});
+  }
   state_->model.reset();  // the caller may change them
   return out;
 }
@@ -496,17 +462,20 @@ std::vector<Trainer::Parameter> Trainer::parameters() {
 std::vector<std::vector<float>> Trainer::gradients(const TaskBatch& batch) {
   State& s = *state_;
   const StepData d = step_data(batch);
-  gpt2_train_forward(s.dims, s.weights, d.inputs.data(), d.targets.data(), d.B, d.T, s.acts);
-  gpt2_train_backward(s.dims, s.weights, d.inputs.data(), s.acts, s.grads);
+  train_forward(s.model_config, s.tensors, d.inputs.data(), d.targets.data(), nullptr, d.B, d.T, s.acts);
+  train_backward(s.model_config, s.tensors, s.acts, s.gradients());
   std::vector<std::vector<float>> out;
-  for (const auto& t : s.grads.tensors()) out.push_back(*t.values);
+  for (const auto& slice : s.weights.slices()) {
+    out.emplace_back(s.grads.begin() + static_cast<std::ptrdiff_t>(slice.begin),
+                     s.grads.begin() + static_cast<std::ptrdiff_t>(slice.begin + slice.count));
+  }
   return out;
 }
 
 double Trainer::loss(const TaskBatch& batch) const {
   const StepData d = step_data(batch);
-  Gpt2Activations<float> acts;
-  return gpt2_train_forward(state_->dims, state_->weights, d.inputs.data(), d.targets.data(), d.B, d.T, acts).loss;
+  TrainActivations acts;
+  return train_forward(state_->model_config, state_->tensors, d.inputs.data(), d.targets.data(), nullptr, d.B, d.T, acts).loss;
 }
 
 }  // namespace attnlab::model

@@ -1,13 +1,11 @@
-// Training a small GPT-2 in the app (docs/MODELS.md, "Training"): the forward and backward passes
-// on Eigen/OpenBLAS, AdamW with warm-up and a cosine schedule, one step at a time so the command
-// line and the GUI's Training window drive the same loop. Deterministic for a given seed on a given
-// machine. A Trainer is not thread-safe: one thread steps it; the GUI pauses the thread before it
-// reads or lifts anything.
+// Training a small model in the app (docs/MODELS.md, "Training"): a GPT-2 or a Llama, its forward
+// and backward over the decoder's own blocks (decoder_train.hpp), AdamW with warm-up and a cosine
+// schedule, one step at a time so the command line and the GUI's Training window drive the same
+// loop. Deterministic for a given seed on a given machine. A Trainer is not thread-safe: one thread
+// steps it; the GUI pauses the thread before it reads or lifts anything.
 #pragma once
 
 #include "engine/io/scenario.hpp"
-#include "engine/model/gpt2_config.hpp"
-#include "engine/model/gpt2_config.hpp"
 #include "engine/model/language_model.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/training_tasks.hpp"
@@ -15,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,8 +21,11 @@ namespace attnlab::model {
 
 struct TrainConfig {
   TaskSpec task;       // default_task("induction") unless given
+  Family family = Family::Gpt2;  // a family whose row says how to write it: GPT-2 or Llama
   int n_layer = 2;
   int n_head = 2;      // two heads a layer: with four, layer 0 spread its weight instead (docs/MODELS.md)
+  int n_kv_head = 0;   // K/V heads; 0: the family's default (GPT-2: one per head; Llama: docs/MODELS.md)
+  double rope_theta = 0;  // rotary positions' θ (Llama); 0: the family's default
   int d_model = 64;
   int steps = 0;       // 0: the task's default
   int batch = 0;       // 0: the task's default
@@ -39,15 +41,16 @@ struct TrainConfig {
   std::uint64_t seed = 5;
 };
 
-// The config with every 0 / −1 replaced by the task's default.
+// The config with every 0 / −1 replaced by the task's or the family's default.
 TrainConfig resolved(TrainConfig config);
-// Checks sizes against the limits (say the limit), d_model divisible by heads, the task, the
-// steps, batch and learning rate, and that the model and its optimizer state fit in memory.
-// Throws InputError naming the flag ("--heads: d_model 64 is not divisible by 5 heads").
+// Checks the family (one the trainer writes), sizes against the limits (say the limit), d_model
+// divisible by heads, heads by K/V heads, the task, the steps, batch and learning rate, and that
+// the model and its optimizer state fit in memory. Throws InputError naming the flag ("--heads:
+// d_model 64 is not divisible by 5 heads").
 void check_train_config(const TrainConfig& config);
-// The Gpt2Config of the model a config trains (n_positions = the task's sequence length + the offset,
+// The ModelConfig of the model a config trains (n_ctx = the task's sequence length + the offset,
 // vocab_size = symbols, task_json set).
-Gpt2Config model_config(const TrainConfig& config);
+ModelConfig model_config(const TrainConfig& config);
 
 struct StepStats {
   int step = 0;           // steps done, counting this one
@@ -69,8 +72,9 @@ public:
 
 class Trainer {
 public:
-  // Initializes the weights from the seed (GPT-2's scheme: N(0, 0.02), residual projections
-  // scaled by 1/√(2·layers), LayerNorm 1 and 0). Calls check_train_config first.
+  // Initializes the weights from the seed (GPT-2's scheme for every family: N(0, 0.02), residual
+  // projections scaled by 1/√(2·layers), norms' weights 1 and biases 0). Calls
+  // check_train_config first.
   explicit Trainer(TrainConfig config);
   ~Trainer();
   Trainer(Trainer&&) noexcept;
@@ -95,17 +99,18 @@ public:
   // mask, scaling on, T = 1, the symbols as labels, "induction · step 430 · layer 1 · head 2").
   Scenario lift_head(const std::vector<int>& ids, int layer, int head) const;
 
-  // Writes the model folder (config.json with attnlab_task, model.safetensors in F32,
+  // Writes the model folder (the family's config.json with attnlab_task, model.safetensors in F32,
   // vocab.json of the symbols): into a temporary folder beside `dir`, then renamed, so nothing is
   // half-written. An existing `dir` is refused unless `force`. Throws InputError.
   void save(const std::filesystem::path& dir, bool force) const;
 
-  // For the gradient checks (tests/model): every parameter by its safetensors name, and the
-  // gradients of the mean loss over `batch` (no update), in the same order and shapes.
+  // For the gradient checks (tests/model): every parameter by its safetensors name in file order
+  // (its values where the trainer keeps them), and the gradients of the mean loss over `batch` (no
+  // update), in the same order and shapes.
   struct Parameter {
     std::string name;
     std::vector<std::int64_t> shape;
-    std::vector<float>* values;
+    std::span<float> values;
   };
   std::vector<Parameter> parameters();
   std::vector<std::vector<float>> gradients(const TaskBatch& batch);

@@ -24,7 +24,7 @@ import train_reference as ref  # noqa: E402
 
 
 def load(folder):
-    """(config.json as a dict, name → float64 tensor) of a GPT-2 model folder in F32."""
+    """(config.json as a dict, name → float64 tensor) of a GPT-2's or a Llama's model folder in F32."""
     config = json.load(open(os.path.join(folder, "config.json")))
     tensors, _ = ref.read_safetensors(os.path.join(folder, "model.safetensors"))
     return config, {n: torch.tensor(np.array(t), dtype=torch.float64) for n, t in tensors.items()}
@@ -51,11 +51,11 @@ def induction_pattern(ids):
 
 def score(config, P, span, count=256, seed=35):
     """{"previous", "induction", "induction_first": [layer][head], "accuracy": float} at one span."""
-    L, H = config["n_layer"], config["n_head"]
+    H = ref.shape(config)[1]
     seqs = judged_sequences(span, config["vocab_size"], count, random.Random(seed * 1000 + span))
     att = []
     with torch.no_grad():
-        out = ref.logits(P, seqs, L, H, attention=att)
+        out = ref.model_logits(config, P, seqs, attention=att)
     n = 2 * span
     rows = torch.arange(1, n)
     copy = torch.arange(span, n)

@@ -1,10 +1,11 @@
-"""attnlab train end to end (docs/MODELS.md, "Training"): a short run's JSON summary and folder,
-the folder reopened through `attnlab model` giving the trainer's own predictions, --force, every
-bad input answered by exit 2 and one sentence with nothing written, a learning rate that makes the
-loss NaN; the default induction run and the built-in induction model judged as the task is
-(head_scores.py, in PyTorch from the folder: at spans 4, 8 and L a layer-0 previous-token head and
-a layer-1 induction head of at least 0.8, accuracy at least 0.9 on the copy), their heads also named
-so by the detector; and the built-in models listed, opened by name and saved (docs/MODELS.md).
+"""attnlab train end to end (docs/MODELS.md, "Training"): a short run's JSON summary and folder, of
+each family (GPT-2 and, with --family llama, a Llama), the folder reopened through `attnlab model`
+giving the trainer's own predictions, --force, every bad input answered by exit 2 and one sentence
+with nothing written, a learning rate that makes the loss NaN; the default induction run of each
+family and the built-in induction model judged as the task is (head_scores.py, in PyTorch from the
+folder: at spans 4, 8 and L a layer-0 previous-token head and a layer-1 induction head of at least
+0.8, accuracy at least 0.9 on the copy), their heads also named so by the detector; and the
+built-in models listed, opened by name and saved (docs/MODELS.md).
 Usage: train_cli_test.py ATTNLAB TRAIN_TOOL WORKDIR"""
 import json
 import os
@@ -63,11 +64,35 @@ run("train", "--steps", "5", "--seed", "2", "--out", out, "--force")
 check(open(os.path.join(out, "model.safetensors"), "rb").read() != before, "--force did not replace the folder")
 check(not leftovers(), f"temporary files left: {leftovers()}")
 
+nothing = os.path.join(WORK, "never")
+
+# A Llama: the summary, a Llama's folder that `attnlab model` opens as one.
+llama = os.path.join(WORK, "llama")
+p = run("train", "--family", "llama", "--heads", "4", "--steps", "20", "--batch", "8", "--out", llama, "--format", "json")
+summary = json.loads(p.stdout) if p.returncode == 0 else {}
+check(set(summary) == {"task", "steps", "batch", "seconds", "final_loss", "accuracy", "out"} and summary.get("steps") == 20,
+      f"llama summary: {summary}")
+config = json.load(open(os.path.join(llama, "config.json"))) if p.returncode == 0 else {}
+check(config.get("model_type") == "llama" and config.get("num_attention_heads") == 4 and config.get("num_key_value_heads") == 2
+      and config.get("attnlab_task", {}).get("name") == "induction", f"llama config.json: {config}")
+q = run("model", llama, "--ids", "1,2,3", "--format", "json")
+m = json.loads(q.stdout)["model"] if q.returncode == 0 else {}
+check(m.get("positions") == "rope" and m.get("n_kv_head") == 2 and m.get("rope_theta") == 10000 and m.get("task") == config.get("attnlab_task"),
+      f"attnlab model on the llama folder: {m}")
+bad(["train", "--family", "llama", "--heads", "4", "--kv-heads", "3", "--out", nothing], "--kv-heads 3", "divides", out=nothing)
+bad(["train", "--kv-heads", "1", "--out", nothing], "--kv-heads 1", "a GPT-2", out=nothing)
+# A family the trainer does not write is refused by the flag's choices (CLI11's message and usage).
+p = run("train", "--family", "qwen3", "--out", nothing, expect=2)
+check("--family" in p.stderr and "qwen3" in p.stderr and not os.path.exists(nothing), f"--family qwen3: {p.stderr!r}")
+
 # The saved folder through `attnlab model` predicts what the trainer predicts, at every prefix.
-folder = os.path.join(WORK, "predict")
-p = subprocess.run([TOOL, "predict", "induction", "2", "2", "64", "3", "7", "0", "0", "30", folder], capture_output=True, text=True)
-check(p.returncode == 0, f"train tool: {p.stderr}")
-if p.returncode == 0:
+for family in ("gpt2", "llama"):
+    folder = os.path.join(WORK, "predict_" + family)
+    p = subprocess.run([TOOL, "predict", family, "induction", "2", "2", "0", "64", "3", "7", "0", "0", "30", folder], capture_output=True,
+                       text=True)
+    check(p.returncode == 0, f"train tool: {p.stderr}")
+    if p.returncode != 0:
+        continue
     worst = 0.0
     for seq in json.loads(p.stdout):
         ids = seq["ids"]
@@ -78,12 +103,11 @@ if p.returncode == 0:
                 continue
             top = json.loads(q.stdout)["next_token"][0]
             # The same bytes through the same forward: the same token, the same probability.
-            check(top["id"] == mine["id"], f"prefix {ids[:n]}: attnlab model predicts {top['id']}, the trainer {mine['id']}")
+            check(top["id"] == mine["id"], f"{family}, prefix {ids[:n]}: attnlab model predicts {top['id']}, the trainer {mine['id']}")
             worst = max(worst, abs(top["prob"] - mine["prob"]))
-    check(worst <= 1e-6, f"probabilities differ by {worst}")
+    check(worst <= 1e-6, f"{family}: probabilities differ by {worst}")
 
 # Bad input: exit 2, one sentence, nothing written.
-nothing = os.path.join(WORK, "never")
 bad(["train", "--heads", "5", "--out", nothing], "--heads", "not divisible by 5 heads", out=nothing)
 bad(["train", "--task", "copy", "--out", nothing], "--task", "copy", out=nothing)
 bad(["train", "--layers", "0", "--out", nothing], "--layers 0", out=nothing)
@@ -126,16 +150,18 @@ def judge_heads(folder, what):
               f"(first occurrence {max(r['induction_first'][1]):.3f}), accuracy {r['accuracy']:.4f}")
 
 
-# The default run, as `attnlab train` makes it: both heads and the accuracy, and the 90% line. The
-# sanitized build leaves it to the release build (its CMakeLists.txt says why).
-default = os.path.join(WORK, "default")
-if os.environ.get("ATTNLAB_SANITIZED") == "1":
-    print("default run: left to the release build (ATTNLAB_SANITIZED=1)")
-elif (p := run("train", "--out", default, "--format", "json", "--timing")).returncode == 0:
-    print("default run:", json.loads(p.stdout), *[l for l in p.stderr.splitlines() if l.startswith("timing:")], sep="\n  ")
-    check(json.loads(p.stdout)["accuracy"] >= 0.9, f"default run: held-out accuracy {json.loads(p.stdout)['accuracy']}")
-    check(re.search(r"90% accuracy on a step's batch first at step \d+", p.stderr), f"default run never reached 90%: {p.stderr[-300:]!r}")
-    judge_heads(default, "default run")
+# The default run of each family, as `attnlab train` makes it: both heads and the accuracy, and the
+# 90% line. The sanitized build leaves them to the release build (its CMakeLists.txt says why).
+for family in ("gpt2", "llama"):
+    default = os.path.join(WORK, "default_" + family)
+    what = f"default {family} run"
+    if os.environ.get("ATTNLAB_SANITIZED") == "1":
+        print(f"{what}: left to the release build (ATTNLAB_SANITIZED=1)")
+    elif (p := run("train", "--family", family, "--out", default, "--format", "json", "--timing")).returncode == 0:
+        print(f"{what}:", json.loads(p.stdout), *[l for l in p.stderr.splitlines() if l.startswith("timing:")], sep="\n  ")
+        check(json.loads(p.stdout)["accuracy"] >= 0.9, f"{what}: held-out accuracy {json.loads(p.stdout)['accuracy']}")
+        check(re.search(r"90% accuracy on a step's batch first at step \d+", p.stderr), f"{what} never reached 90%: {p.stderr[-300:]!r}")
+        judge_heads(default, what)
 
 if "induction" in models:
     saved = os.path.join(WORK, "saved_induction")

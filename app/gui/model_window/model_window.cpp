@@ -43,7 +43,7 @@ bool grouped(const model::ModelConfig& cfg) { return cfg.n_kv_head < cfg.n_head;
 
 // "llama · 30 layers × 9 query heads over 3 K/V heads · d_head 64 · RoPE θ 100000 · window 4096".
 std::string model_shape_line(const model::ModelConfig& cfg) {
-  std::string s = cfg.family + " · " + count_of(cfg.n_layer, "layer") + " × " + std::to_string(cfg.n_head) +
+  std::string s = model::family_name(cfg) + " · " + count_of(cfg.n_layer, "layer") + " × " + std::to_string(cfg.n_head) +
                   (grouped(cfg) ? " query heads over " + std::to_string(cfg.n_kv_head) + " K/V head" +
                                       (cfg.n_kv_head == 1 ? "" : "s")
                                 : std::string(cfg.n_head == 1 ? " head" : " heads")) +

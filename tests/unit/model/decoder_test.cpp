@@ -29,7 +29,7 @@ using attnlab::test::error_of;
 
 TEST(ModelConfig, LlamaDefaultsAndFields) {
   const ModelConfig c = parse_model_config(llama_json(), "config.json");
-  EXPECT_EQ(c.family, "llama");
+  EXPECT_EQ(c.family, Family::Llama);
   EXPECT_EQ(c.n_kv_head, 4);  // defaults to the head count
   EXPECT_EQ(c.d_head, 8);     // hidden_size / heads
   EXPECT_EQ(c.rope_theta, 10000);
@@ -68,7 +68,7 @@ TEST(ModelConfig, WhatTellsTheFamiliesApart) {
   EXPECT_EQ(q.window(1), 7);
   EXPECT_EQ(of("qwen2", R"(, "sliding_window": 7, "use_sliding_window": true)").window(1), 0);  // default max_window_layers 28
   const ModelConfig gpt2 = parse_model_config(R"({"n_layer": 1, "n_head": 2, "n_embd": 8, "n_positions": 4, "vocab_size": 9})", "c");
-  EXPECT_EQ(gpt2.family, "gpt2");  // no model_type: GPT-2
+  EXPECT_EQ(gpt2.family, Family::Gpt2);  // no model_type: GPT-2
   EXPECT_TRUE(gpt2.fused_qkv && gpt2.tied && gpt2.positions == PositionKind::Learned);
 }
 

@@ -46,7 +46,10 @@ TEST(Gelu, FloatAgreesWithTheFormulaInLongDouble) {
     const Reference r = reference(xf);
     EXPECT_NEAR(gelu::value(xf), r.value, bound(r, std::fabs(r.value)) + r.value_floor) << "x = " << x;
     EXPECT_NEAR(gelu::derivative(xf), r.derivative, bound(r, r.terms) + r.derivative_floor) << "x = " << x;
+    // From the forward's value (training's backward): σ = y/x adds the division's ε to y's.
+    EXPECT_NEAR(gelu::derivative_from_value(xf, gelu::value(xf)), r.derivative, bound(r, r.terms) + r.derivative_floor) << "x = " << x;
   }
+  EXPECT_EQ(gelu::derivative_from_value(0.0f, 0.0f), 0.5f);
 }
 
 TEST(Gelu, DoubleAgreesWithTheFormulaInLongDouble) {

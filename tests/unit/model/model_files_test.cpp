@@ -1,7 +1,7 @@
 // Model files (docs/MODELS.md): safetensors headers byte by byte, half and bfloat16 conversion,
 // config.json, the tokenizer's own rules, and the head-kind detector on patterns of known kind.
 #include "engine/model/bpe_tokenizer.hpp"
-#include "engine/model/gpt2_config.hpp"
+#include "engine/model/model_config.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/language_model.hpp"
 #include "engine/model/safetensors.hpp"
@@ -98,14 +98,15 @@ TEST(Safetensors, HalfAndBfloat16ConvertExactly) {
 }
 
 TEST(Gpt2Config, ChecksTheSizes) {
-  const auto c = parse_gpt2_config(R"({"n_layer": 12, "n_head": 12, "n_embd": 768, "n_positions": 1024, "vocab_size": 50257,
+  const auto c = parse_model_config(R"({"n_layer": 12, "n_head": 12, "n_embd": 768, "n_positions": 1024, "vocab_size": 50257,
                                         "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"})",
-                                   "config.json");
-  EXPECT_EQ(c.d_head(), 64);
-  EXPECT_EQ(c.parameters(), 124439808);  // GPT-2 small, as Hugging Face counts it
+                                    "config.json");
+  EXPECT_EQ(c.family, Family::Gpt2);
+  EXPECT_EQ(c.d_head, 64);
+  EXPECT_EQ(parameter_count(c), 124439808);  // GPT-2 small, as Hugging Face counts it
   const auto err = [](const char* text) {
     try {
-      parse_gpt2_config(text, "config.json");
+      parse_model_config(text, "config.json");
     } catch (const InputError& e) {
       return std::string(e.what());
     }

@@ -1,8 +1,10 @@
-// Training (docs/MODELS.md, "Training"): the tasks' generators and their JSON, the backward pass
-// against finite differences in double, a short run lowering the loss, determinism, the saved
-// folder reopened giving the trainer's predictions, and every bad input refused with a sentence.
+// Training (docs/MODELS.md, "Training"): the tasks' generators and their JSON, a short run lowering
+// the loss, determinism, the saved folder reopened giving the trainer's predictions, the training
+// forward agreeing with the inference forward, each for both families the trainer trains (GPT-2
+// and Llama), and every bad input refused with a sentence. The gradients themselves are checked
+// against PyTorch's autograd, block by block and whole models (tests/model/train_gradient_test.py).
 #include "engine/model/decoder_model.hpp"
-#include "engine/model/gpt2_train.hpp"
+#include "engine/model/families.hpp"
 #include "engine/model/model_report.hpp"
 #include "engine/model/trainer.hpp"
 #include "engine/model/training_tasks.hpp"
@@ -135,68 +137,28 @@ TEST(TrainingTasks, TaskJsonRoundTripsAndRefusesNonsense) {
   EXPECT_NE(error_of([] { default_task("copy"); }).find("--task: 'copy' is not a training task"), std::string::npos);
 }
 
-// [SECTION] the backward pass against finite differences, in double
-
-TEST(TrainBackward, MatchesCentralDifferencesInDouble) {
-  Gpt2Dims dims;
-  dims.n_layer = 2, dims.n_head = 2, dims.d_model = 8, dims.vocab = 5, dims.positions = 6;
-  Gpt2Weights<double> w(dims), grads(dims);
-  // Weights large enough that every nonlinearity (softmax, GELU, LayerNorm) is far from linear.
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> u(-0.6, 0.6);
-  for (auto& t : w.tensors()) {
-    for (double& x : *t.values) x = u(rng) + (t.name.find("ln_") != std::string::npos && t.name.find("weight") != std::string::npos ? 1.0 : 0.0);
-  }
-  const int B = 2, T = 6;
-  const std::vector<int> ids = {0, 3, 1, 4, 2, 2, 4, 4, 0, 1, 3, 0};
-  std::vector<int> targets = {3, 1, 4, 2, 2, -1, 4, 0, 1, 3, -1, 2};  // some positions out of the loss
-  Gpt2Activations<double> acts;
-  gpt2_train_forward(dims, w, ids.data(), targets.data(), B, T, acts);
-  gpt2_train_backward(dims, w, ids.data(), acts, grads);
-  const auto loss_at = [&] {
-    Gpt2Activations<double> a;
-    return gpt2_train_forward(dims, w, ids.data(), targets.data(), B, T, a).loss;
-  };
-  // Central differences with h = 1e-5: truncation ~h²·|f'''| ≲ 1e-9 and rounding ~ε₆₄·|f|/h ≲ 1e-10
-  // at these magnitudes, so 1e-7·(1 + |g|) leaves room and still catches any wrong term (the
-  // gradients are of order 0.01 to 1).
-  constexpr double h = 1e-5;
-  auto gt = grads.tensors();
-  auto wt = w.tensors();
-  double largest = 0;
-  for (std::size_t k = 0; k < wt.size(); ++k) {
-    for (std::size_t i = 0; i < wt[k].values->size(); ++i) {
-      double& x = (*wt[k].values)[i];
-      const double keep = x;
-      x = keep + h;
-      const double up = loss_at();
-      x = keep - h;
-      const double down = loss_at();
-      x = keep;
-      const double fd = (up - down) / (2 * h), g = (*gt[k].values)[i];
-      largest = std::max(largest, std::abs(g));
-      ASSERT_NEAR(g, fd, 1e-7 * (1 + std::abs(g))) << wt[k].name << "[" << i << "]";
-    }
-  }
-  EXPECT_GT(largest, 1e-2);  // the check saw real gradients
-}
-
 // [SECTION] training
 
-TrainConfig small_run(const char* task, int steps) {
+TrainConfig small_run(const char* task, int steps, Family family = Family::Gpt2) {
   TrainConfig c;
   c.task = default_task(task);
+  c.family = family;
   c.steps = steps;
   c.batch = 16;
   c.seed = 5;
   return c;
 }
-TrainConfig small_induction(int steps) { return small_run("induction", steps); }
+TrainConfig small_induction(int steps, Family family = Family::Gpt2) { return small_run("induction", steps, family); }
 
-TEST(Trainer, AShortRunRemovesMostOfTheLoss) {
+// Every test of a run, for each family the trainer trains.
+class EachFamily : public ::testing::TestWithParam<Family> {};
+INSTANTIATE_TEST_SUITE_P(Trainer, EachFamily, ::testing::Values(Family::Gpt2, Family::Llama),
+                         [](const auto& info) { return std::string(family_spec(info.param).model_type); });
+
+TEST_P(EachFamily, AShortRunRemovesMostOfTheLoss) {
   // Sort, whose every scored token follows from the first half (the least loss is 0), learns
   // within a hundred steps; induction's heads take longer than a unit test should.
-  Trainer t(small_run("sort", 150));
+  Trainer t(small_run("sort", 150, GetParam()));
   const TaskSpec& task = t.config().task;
   const Evaluation before = t.evaluate(64);
   // At initialization the predictions are nearly uniform: the loss is ln V.
@@ -207,15 +169,17 @@ TEST(Trainer, AShortRunRemovesMostOfTheLoss) {
   EXPECT_GT(after.accuracy, before.accuracy);
 }
 
-TEST(Trainer, SameSeedGivesTheSameWeights) {
-  Trainer a(small_induction(4)), b(small_induction(4));
+TEST_P(EachFamily, SameSeedGivesTheSameWeights) {
+  Trainer a(small_induction(4, GetParam())), b(small_induction(4, GetParam()));
   for (int i = 0; i < 4; ++i) {
     const StepStats x = a.step(), y = b.step();
     EXPECT_EQ(x.loss, y.loss);
   }
   auto pa = a.parameters(), pb = b.parameters();
   ASSERT_EQ(pa.size(), pb.size());
-  for (std::size_t i = 0; i < pa.size(); ++i) EXPECT_EQ(*pa[i].values, *pb[i].values) << pa[i].name;
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    EXPECT_TRUE(std::equal(pa[i].values.begin(), pa[i].values.end(), pb[i].values.begin(), pb[i].values.end())) << pa[i].name;
+  }
 }
 
 TEST(Trainer, LearningRateFollowsWarmUpAndCosineToATenth) {
@@ -231,8 +195,8 @@ TEST(Trainer, LearningRateFollowsWarmUpAndCosineToATenth) {
   EXPECT_NEAR(lr.back(), 1e-4, 1e-12);  // 10% of the peak at the last step
 }
 
-TEST(Trainer, SavedFolderReopensWithTheSamePredictions) {
-  Trainer t(small_induction(40));
+TEST_P(EachFamily, SavedFolderReopensWithTheSamePredictions) {
+  Trainer t(small_induction(40, GetParam()));
   while (!t.finished()) t.step();
   const fs::path dir = fs::temp_directory_path() / ("attnlab_trainer_test_" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -240,6 +204,16 @@ TEST(Trainer, SavedFolderReopensWithTheSamePredictions) {
   EXPECT_NE(error_of([&] { t.save(dir, false); }).find("pass --force"), std::string::npos);
   t.save(dir, true);  // replaces it
   const auto m = DecoderModel::open(dir);
+  // The folder is a model of the family with the trainer's sizes.
+  const ModelConfig want = model_config(t.config());
+  EXPECT_EQ(m->config().family, GetParam());
+  EXPECT_EQ(m->config().n_head, want.n_head);
+  EXPECT_EQ(m->config().n_kv_head, want.n_kv_head);
+  EXPECT_EQ(m->config().positions, want.positions);
+  EXPECT_EQ(m->config().norm, want.norm);
+  EXPECT_EQ(m->config().ffn, want.ffn);
+  EXPECT_EQ(m->config().tied, want.tied);
+  EXPECT_EQ(m->parameters(), parameter_count(want));
   const TaskSpec saved = parse_task_json(m->config().task_json, "config.json");
   EXPECT_EQ(saved.kind, t.config().task.kind);
   EXPECT_EQ(saved.length, t.config().task.length);
@@ -263,11 +237,11 @@ TEST(Trainer, SavedFolderReopensWithTheSamePredictions) {
   fs::remove_all(dir);
 }
 
-TEST(Trainer, TrainingForwardAgreesWithTheInferenceForward) {
-  // The evaluation's batched forward (gpt2_train.cpp) and the model's (gpt2_forward.cpp) are two
-  // implementations: on every prefix of a probe their most likely next token must agree wherever
-  // the top two are apart by more than float rounding.
-  Trainer t(small_induction(60));
+TEST_P(EachFamily, TrainingForwardAgreesWithTheInferenceForward) {
+  // The batched training forward (decoder_train.cpp) and the model's (decoder_forward.cpp) compose
+  // the same blocks in two pages: the loss of a probe must be the one the model's next-token
+  // probabilities give at every prefix.
+  Trainer t(small_induction(60, GetParam()));
   while (!t.finished()) t.step();
   const auto probe = probe_sequence(t.config().task);
   TaskBatch b;
@@ -349,6 +323,33 @@ TEST(Trainer, RefusesBadConfigsWithASentence) {
   c = small_induction(10);
   c.d_model = 1024, c.n_layer = 12, c.batch = 4096, c.task.length = 512;
   EXPECT_NE(refused(c).find("lower --batch"), std::string::npos);
+  c = small_induction(10);
+  c.n_kv_head = 1;
+  EXPECT_NE(refused(c).find("--kv-heads 1: a GPT-2 gives every head its own K/V heads"), std::string::npos);
+  c = small_induction(10, Family::Llama);
+  c.n_head = 4, c.n_kv_head = 3;
+  EXPECT_NE(refused(c).find("--kv-heads 3: give a number of K/V heads that divides the 4 query heads"), std::string::npos);
+  c = small_induction(10, Family::Llama);
+  c.d_model = 60, c.n_head = 4;
+  EXPECT_NE(refused(c).find("heads of width 15, and rotary positions need an even width"), std::string::npos);
+  c = small_induction(10, Family::Qwen3);
+  EXPECT_NE(refused(c).find("--family qwen3: attnlab train trains gpt2 and llama models"), std::string::npos);
+  c = small_induction(10, Family::Llama);
+  c.rope_theta = -1;
+  EXPECT_NE(refused(c).find("--rope-theta"), std::string::npos);
+}
+
+TEST(Trainer, ALlamaHasItsDefaults) {
+  // Grouped K/V in pairs, Llama 2's θ, llama2.c's MLP width, RMSNorm, SwiGLU, attention's biases,
+  // its own output.
+  const TrainConfig c = resolved(small_induction(10, Family::Llama));
+  EXPECT_EQ(c.n_kv_head, c.n_head / 2);
+  const ModelConfig m = model_config(c);
+  EXPECT_EQ(m.rope_theta, 10000);
+  EXPECT_EQ(m.d_ff, 192);  // 8·64/3 = 170.7, up to a multiple of 32
+  EXPECT_TRUE(m.norm == NormKind::Rms && m.ffn == FfnKind::SiluGated && m.positions == PositionKind::Rope && !m.tied);
+  EXPECT_TRUE(m.qkv_bias && m.o_bias && !m.mlp_bias);
+  EXPECT_EQ(resolved(small_induction(10)).n_kv_head, c.n_head);  // a GPT-2: one K/V head per head
 }
 
 TEST(Trainer, ALearningRateThatBlowsUpStopsWithWhatToLower) {
