@@ -5,6 +5,7 @@
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/persistence/open_save.hpp"
+#include "gui/state/compute.hpp"
 
 #include <type_traits>
 
@@ -98,6 +99,7 @@ struct Applier {
     open_file_dialog(state, c.purpose);
     return true;
   }
+  bool operator()(const UseFile& c) { return use_chosen_file(state, c.purpose, c.path).empty(); }
   bool operator()(const OpenFile& c) {
     open_dropped_file(state, c.path);
     return state.error.empty();
@@ -112,6 +114,15 @@ struct Applier {
   }
   bool operator()(const StageMenu& m) {
     handle_heatmap_menu(state, m.stage, m.choice);
+    return true;
+  }
+  bool operator()(const StartStreaming&) {
+    const std::string why = start_streaming(state.results, state.doc, state.doc_version, active_backend_kind(services), state.platform);
+    if (!why.empty()) state.error = why;
+    return why.empty();
+  }
+  bool operator()(const CancelStreaming&) {
+    cancel_streaming(state.results);
     return true;
   }
   bool operator()(const RestoreWork& w) {

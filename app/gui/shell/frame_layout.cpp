@@ -6,6 +6,7 @@
 
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/dialogs/recovery_prompt.hpp"
+#include "gui/lab/inputs_panel.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/shortcuts.hpp"
@@ -13,12 +14,10 @@
 #include "gui/base/theme.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "engine/text/text_format.hpp"
 
 #include <imgui_internal.h>
 
 #include <algorithm>
-#include <cstdio>
 
 namespace attnlab::gui {
 
@@ -80,56 +79,6 @@ void keep_inside(ImVec2 lo, ImVec2 hi) {
   const ImVec2 p(std::clamp(wp.x, lo.x, std::max(lo.x, hi.x - size.x)), std::clamp(wp.y, lo.y, std::max(lo.y, hi.y - size.y)));
   if (size.x != ws.x || size.y != ws.y) ImGui::SetWindowSize(size);
   if (p.x != wp.x || p.y != wp.y) ImGui::SetWindowPos(p);
-}
-
-void draw_confirm_resize(AppState& state) {
-  PendingResize& pr = state.pending_resize;
-  if (pr.active && !ImGui::IsPopupOpen("Large matrices")) ImGui::OpenPopup("Large matrices");
-  if (ImGui::BeginPopupModal("Large matrices", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
-    ImGui::Text("%s = %d: the n %s m stages (scores, logits, weights, saturation) would take %s.", dim_name(pr.dim),
-                pr.value, "x", human_bytes(pr.bytes).c_str());
-    if (pr.streams) {
-      ImGui::TextUnformatted("That is too many to keep and draw cell by cell, so Attention Lab will stream them: tiles of");
-      ImGui::TextUnformatted("queries and keys with an online softmax, on a background thread, never the whole matrix.");
-      ImGui::TextUnformatted("You will see the output, every row's diagnostics and the weights downsampled to at most");
-      ImGui::TextUnformatted("1024 x 1024 pixels. Go ahead?");
-    } else {
-      ImGui::TextUnformatted("Computing and drawing them may be slow. Go ahead?");
-    }
-    if (ImGui::Button("Yes, resize")) {
-      pr.active = false;
-      actions::resize(state, pr.dim, pr.value, true);
-      ImGui::CloseCurrentPopup();
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel") || !pr.active) {
-      pr.active = false;
-      ImGui::CloseCurrentPopup();
-    }
-    ImGui::EndPopup();
-  }
-}
-
-void draw_drop_choice(AppState& state) {
-  std::string& path = state.inputs.drop_path;
-  if (!path.empty() && !ImGui::IsPopupOpen("Load matrix")) ImGui::OpenPopup("Load matrix");
-  if (ImGui::BeginPopupModal("Load matrix", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
-    ImGui::Text("Load %s into", path.c_str());
-    for (Which w : {Which::Q, Which::K, Which::V}) {
-      if (ImGui::Button(which_name(w), ImVec2(ImGui::GetFontSize() * 3, 0))) {
-        const std::string p = path;
-        path.clear();
-        open_matrix_file(state, w, p);
-        ImGui::CloseCurrentPopup();
-      }
-      ImGui::SameLine();
-    }
-    if (ImGui::Button("Cancel") || path.empty()) {
-      path.clear();
-      ImGui::CloseCurrentPopup();
-    }
-    ImGui::EndPopup();
-  }
 }
 
 // Rebuilds the ImGui style when the look changed (theme, presenter) or the window crossed the
@@ -341,9 +290,11 @@ void draw_app(AppState& state, Services& services) {
   draw_status_bar(state, services, status);
   draw_floating_windows(state, services, pos, size);
   draw_file_dialog(state, services);
-  draw_confirm_resize(state);
-  draw_drop_choice(state);
   Commands out;
+  draw_confirm_resize(state.pending_resize, out);
+  apply(state, services, out);
+  draw_drop_choice(state.inputs, out);
+  apply(state, services, out);
   draw_recovery_prompt(state.recovery, services.config_dir, out);
   apply(state, services, out);
 }

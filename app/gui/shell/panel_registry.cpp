@@ -4,6 +4,10 @@
 
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/model/model_window.hpp"
+#include "gui/lab/controls_panel.hpp"
+#include "gui/lab/explain_panel.hpp"
+#include "gui/lab/inputs_panel.hpp"
+#include "gui/lab/pipeline_panel.hpp"
 #include "gui/lab/saturation_panel.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/shell/apply_command.hpp"
@@ -45,13 +49,13 @@ void draw_panel(AppState& state, Services& services, Panel panel) {
   const ViewContext ctx{state.doc, state.doc_version, state.results, state.view, state.platform, services};
   Commands out;
   switch (panel) {
-    case Panel::Controls: draw_controls_panel(state, services); break;
-    case Panel::Inputs: draw_inputs_panel(state, services); break;
-    case Panel::Pipeline: draw_pipeline_panel(state, services); break;
+    case Panel::Controls: draw_controls_panel(ctx, out); break;
+    case Panel::Inputs: draw_inputs_panel(ctx, state.inputs, out); break;
+    case Panel::Pipeline: draw_pipeline_panel(ctx, state.pipeline, state.layout, out); break;
     case Panel::ScalingLab: draw_scaling_panel(state, services); break;
     case Panel::Lesson: draw_lesson_panel(state, services); break;
     case Panel::LessonView: draw_lesson_view_panel(state, services); break;
-    case Panel::Explain: draw_explain_panel(state, services); break;
+    case Panel::Explain: draw_explain_panel(ctx, state.pipeline); break;
     case Panel::Saturation: draw_saturation_panel(ctx, state.pipeline, out); break;
     case Panel::Model: draw_model_window(state, services); break;
     case Panel::Training: draw_training_window(state, services); break;

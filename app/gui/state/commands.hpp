@@ -61,6 +61,12 @@ struct ChooseFile {
   FilePurpose purpose = FilePurpose::None;
   std::string lesson;  // SaveLessonCard: the built-in lesson whose reference card is written
 };
+// A file chosen for a purpose (a dropped matrix's Q, K or V), used as the purpose says: opened, or
+// written. A refusal says why in the status line.
+struct UseFile {
+  FilePurpose purpose = FilePurpose::None;
+  std::string path;
+};
 // A file to open as it would open when dropped on the window (recent files).
 struct OpenFile {
   std::string path;
@@ -76,6 +82,10 @@ struct StageMenu {
   Stage stage = Stage::Weights;
   HeatmapMenu choice = HeatmapMenu::None;
 };
+// The streaming run of a document too large for dense stages started again, or stopped (the last
+// good result stays).
+struct StartStreaming {};
+struct CancelStreaming {};
 // Work a crash left behind (persistence/recovery_store.hpp), put back as one undoable action.
 struct RestoreWork {
   Document doc;
@@ -84,7 +94,8 @@ struct RestoreWork {
 };
 
 using Command = std::variant<Edit, EndMerge, Undo, Redo, Resize, LoadScenario, LoadPreset, ResetLesson, SayError, SayNotice,
-                             ShowWindow, FocusPanel, ChooseFile, OpenFile, Deliver, Quit, RestoreWork, StageMenu>;
+                             ShowWindow, FocusPanel, ChooseFile, UseFile, OpenFile, Deliver, Quit, RestoreWork, StageMenu,
+                             StartStreaming, CancelStreaming>;
 using Commands = std::vector<Command>;
 
 }  // namespace attnlab::gui

@@ -563,7 +563,7 @@ TEST_F(Harness, TooLargeForDenseStagesStreamsInTheBackground) {
   frame();
   ASSERT_TRUE(state.results.job != nullptr);
   EXPECT_TRUE(state.results.has_result);
-  cancel_streaming(state);
+  apply(state, services, CancelStreaming{});
   frame();
   EXPECT_TRUE(state.results.job_cancelled);
   EXPECT_EQ(state.results.job, nullptr);
