@@ -7,7 +7,6 @@
 
 namespace attnlab::gui {
 
-void draw_scaling_panel(AppState& state, Services& services);      // scaling_lab_panel.cpp
 void draw_lesson_panel(AppState& state, Services& services);       // lesson_text_panel.cpp
 void draw_lesson_view_panel(AppState& state, Services& services);  // lesson_view_panel.cpp
 

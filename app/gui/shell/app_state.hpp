@@ -25,6 +25,7 @@
 #include "gui/state/view_settings.hpp"
 #include "gui/state/training_ui.hpp"
 #include "gui/lab/lab_ui.hpp"
+#include "gui/scaling_lab/scaling_lab_ui.hpp"
 #include "gui/state/view_style.hpp"
 #include "gui/persistence/recovery_store.hpp"
 
@@ -50,26 +51,6 @@ struct FileDialogState {
   std::string file_name;
   std::string error;
   std::string card_lesson;  // SaveLessonCard: the built-in lesson whose reference card is written
-};
-
-// Which compute backend the user asked for (Backend menu); the status bar shows the active one.
-
-// The Scaling lab (scaling_lab_panel.cpp): Exercise 2.3.1 run a slice per frame so the GUI stays
-// responsive; cancel keeps the d_k values already finished.
-struct ScalingLabState {
-  static constexpr int kDkChoices = 17;  // d_k = 1, 2, 4, …, 65536
-  std::array<bool, kDkChoices> dk_on{};  // set in the constructor: 8, 64, 512, 4096
-  int keys = 10;
-  int trials = 1000;
-  int seed = 42;
-  int histogram_row = 0;             // index into result.rows
-  std::optional<ScalingJob> job;     // set while running
-  ScalingResult result;              // the last finished (or cancelled) run
-  std::string status;                // "cancelled after 2 of 4 d_k", "1.2 s on GPU: …"
-  std::string error;
-  double started_ms = 0;             // steady clock at start, for the status line
-  ScalingLabState() { dk_on[3] = dk_on[6] = dk_on[9] = dk_on[12] = true; }
-  bool running() const { return job.has_value(); }
 };
 
 // The Export dialog's choices (the options of `attnlab export`) and its preview (export_dialog.cpp).

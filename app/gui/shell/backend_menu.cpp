@@ -32,7 +32,7 @@ void select_backend(AppState& state, Services& services, BackendChoice choice) {
     return;
   }
   state.scaling.job.reset();  // a running lab used the old backend's sampler
-  services.scaling_sampler.reset();
+  state.scaling.sampler.reset();
   services.backend = std::move(next);
   state.results.backend_choice = choice;
   state.results.backend_description = services.backend->description();

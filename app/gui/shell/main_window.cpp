@@ -484,7 +484,7 @@ int finish_run(GuiRun& run) {
   run.services.renderer = nullptr;
   run.renderer.reset();
   // A GPU backend owns GL objects of this window's context: free them while it still exists.
-  run.services.scaling_sampler.reset();
+  run.state.scaling.sampler.reset();
   run.services.backend = make_cpu_backend();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

@@ -10,6 +10,7 @@
 #include "gui/lab/pipeline_panel.hpp"
 #include "gui/lab/saturation_panel.hpp"
 #include "gui/panels/panels.hpp"
+#include "gui/scaling_lab/scaling_lab_panel.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "gui/shell/backend_menu.hpp"
 #include "gui/shell/help_window.hpp"
@@ -52,7 +53,11 @@ void draw_panel(AppState& state, Services& services, Panel panel) {
     case Panel::Controls: draw_controls_panel(ctx, out); break;
     case Panel::Inputs: draw_inputs_panel(ctx, state.inputs, out); break;
     case Panel::Pipeline: draw_pipeline_panel(ctx, state.pipeline, state.layout, out); break;
-    case Panel::ScalingLab: draw_scaling_panel(state, services); break;
+    case Panel::ScalingLab:
+      // The run advances while its window is drawn, a slice per frame, on the active backend.
+      advance_scaling(state.scaling, *services.backend);
+      draw_scaling_panel(ctx, state.scaling);
+      break;
     case Panel::Lesson: draw_lesson_panel(state, services); break;
     case Panel::LessonView: draw_lesson_view_panel(state, services); break;
     case Panel::Explain: draw_explain_panel(ctx, state.pipeline); break;
