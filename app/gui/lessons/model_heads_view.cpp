@@ -8,7 +8,7 @@
 // provides one (docs/MODELS.md).
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/training_tasks.hpp"
-#include "gui/dialogs/file_dialog.hpp"
+#include "gui/shell/apply_command.hpp"  // open_file_dialog (transitional)
 #include "gui/lessons/lesson_views.hpp"
 #include "engine/model/hf_cache.hpp"
 #include "gui/state/head_link_actions.hpp"

@@ -2,7 +2,7 @@
 #include "gui/model/head_links_panel.hpp"
 
 #include "gui/base/theme.hpp"
-#include "gui/dialogs/file_dialog.hpp"
+#include "gui/shell/apply_command.hpp"  // open_file_dialog (transitional)
 #include "gui/model/head_map_view.hpp"
 #include "gui/state/head_link_actions.hpp"
 #include "gui/state/model_actions.hpp"

@@ -3,7 +3,6 @@
 #include "gui/persistence/session_store.hpp"
 
 #include "engine/io/atomic_file.hpp"
-#include "gui/shell/apply_command.hpp"
 
 #include <cstdlib>
 
@@ -17,39 +16,18 @@ fs::path config_dir() {
   return {};
 }
 
-void save_session(const AppState& state, const WindowGeometry& window, const fs::path& dir) {
+void save_session(const SessionData& session, const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw InputError(dir.string() + ": cannot create the settings folder (" + ec.message() + ")");
-  SessionData s;
-  s.doc = state.doc;
-  s.scenario_path = state.scenario_path;
-  s.view = state.view;
-  s.recent_files = state.recent_files;
-  s.window = window;
-  write_file_atomic(dir / "session.json", session_json(s));
+  write_file_atomic(dir / "session.json", session_json(session));
 }
 
-bool restore_session(AppState& state, WindowGeometry& window, const fs::path& dir) {
+std::optional<SessionData> read_session(const fs::path& dir) {
   const fs::path file = dir / "session.json";
   std::error_code ec;
-  if (dir.empty() || !fs::exists(file, ec)) return false;
-  try {
-    SessionData s = parse_session(read_file(file), file.string());
-    AppState next = state;
-    reset_document(next, std::move(s.doc.scenario), s.scenario_path);
-    next.doc.self_attention = s.doc.self_attention;
-    next.view = std::move(s.view);
-    next.recent_files = std::move(s.recent_files);
-    next.style_dirty = true;
-    state = std::move(next);
-    window = s.window;
-    return true;
-  } catch (const std::exception& e) {
-    // Not fatal: the app starts on the default lesson and says why (the file is rewritten on exit).
-    state.error = std::string("the last session could not be restored: ") + e.what();
-    return false;
-  }
+  if (dir.empty() || !fs::exists(file, ec)) return std::nullopt;
+  return parse_session(read_file(file), file.string());
 }
 
 }  // namespace attnlab::gui

@@ -28,6 +28,8 @@
 #include "gui/scaling_lab/scaling_lab_ui.hpp"
 #include "gui/state/view_style.hpp"
 #include "gui/persistence/recovery_store.hpp"
+#include "gui/dialogs/export_dialog.hpp"
+#include "gui/dialogs/file_dialog.hpp"
 
 #include <array>
 #include <cstdint>
@@ -41,43 +43,6 @@
 namespace attnlab::gui {
 
 class ModelJob;         // model/model_job.hpp
-
-// Which file the in-app file dialog is choosing, and for what.
-
-struct FileDialogState {
-  FilePurpose purpose = FilePurpose::None;
-  bool request_open = false;  // the popup opens on the next frame
-  std::string directory;
-  std::string file_name;
-  std::string error;
-  std::string card_lesson;  // SaveLessonCard: the built-in lesson whose reference card is written
-};
-
-// The Export dialog's choices (the options of `attnlab export`) and its preview (export_dialog.cpp).
-struct ExportUi {
-  Stage stage = Stage::Weights;  // one stage, or Stage::Pipeline (a figure of them all)
-  ExportFormat format = ExportFormat::Png;
-  bool annotate = true;
-  std::string colormap;  // empty: the stage's default
-  std::string title;     // empty: the scenario's
-  bool fixed_range = false;
-  float range_lo = 0.0f, range_hi = 1.0f;
-  int width_px = 0;   // PNG width; 0: automatic
-  int decimals = 3;   // LaTeX
-  std::string directory, file_name;
-  bool confirm_overwrite = false;  // the file exists: asking before replacing it
-  std::string error;               // one sentence, shown in the dialog
-  float actions_height = 0;        // the buttons' and messages' height last frame, kept in view below the choices
-  // The preview: the PNG as it will be written, as a GL texture (0: none yet).
-  unsigned preview_texture = 0;
-  int preview_w = 0, preview_h = 0;
-  size_t preview_bytes = 0;
-  std::string preview_key, preview_error;
-  // "Save window screenshot": the host writes the window's pixels here once the countdown ends.
-  std::string screenshot_path;
-  int screenshot_countdown = 0;
-  bool reopen_after_screenshot = false;
-};
 
 // The Model window (model/model_window.cpp, docs/MODELS.md): the open model, its text and the
 // last run. Never part of the document; "Open in the lab" lifts a head into it (actions::open_model_head).
@@ -145,11 +110,12 @@ struct AppState {
 inline const Scenario& shown_scenario(const AppState& s) { return shown_scenario(s.results, s.doc); }
 inline bool result_is_current(const AppState& s) { return result_is_current(s.results, s.doc_version); }
 
-// Transitional, for views not yet given their parts: the context and the heatmap style of the whole
-// state, and where a heatmap was drawn.
+// What views read this frame (the shell hands it to them and to what applies their commands).
 inline ViewContext view_context(const AppState& s, const Services& services) {
   return ViewContext{s.doc, s.doc_version, s.results, s.view, s.platform, services};
 }
+// Transitional, for views not yet given their parts: the heatmap style of the whole state, and where a
+// heatmap was drawn.
 inline HeatmapStyle heatmap_style(const AppState& s, const Services& services) {
   return heatmap_style(view_context(s, services), s.pipeline.selected);
 }

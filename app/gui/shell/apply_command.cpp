@@ -1,4 +1,10 @@
 // The one place where views' commands change the app's state (apply_command.hpp).
+
+// Index of this file:
+// [SECTION] The document: edits, undo and redo, loads
+// [SECTION] Files: chosen, picked, dropped, opened and saved
+// [SECTION] The Applier: each command's effect
+// [SECTION] Transitional wrappers
 #include "gui/shell/apply_command.hpp"
 
 #include "engine/lessons/presets.hpp"
@@ -6,12 +12,18 @@
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/state/compute.hpp"
+#include "gui/state/head_link_actions.hpp"
+#include "gui/state/model_actions.hpp"
+#include "gui/state/training_actions.hpp"
 
+#include <filesystem>
 #include <type_traits>
 
 namespace attnlab::gui {
 
 namespace {
+
+// [SECTION] The document: edits, undo and redo, loads
 
 // After the document changed (an edit, undo, redo, a reset): the result is recomputed and the next
 // frame's views see the new version.
@@ -62,6 +74,38 @@ bool resize(AppState& state, const Resize& r) {
   return apply(state, edits::resize(state.doc, r.dim, r.value));
 }
 
+// [SECTION] Files: chosen, picked, dropped, opened and saved
+
+// The dialog asked to choose a file for `c.purpose` (the ChooseFile command); a save of the heads'
+// ranking or of a trained model proposes its window's name for it.
+void choose_file(AppState& state, const ChooseFile& c) {
+  FileDialogState& d = state.file_dialog;
+  if (c.purpose == FilePurpose::SaveLessonCard) d.card_lesson = c.lesson;
+  open_file_dialog(d, c.purpose);
+  if (c.purpose == FilePurpose::SaveHeadLinks) d.file_name = link_csv_name(state.model);
+  if (c.purpose == FilePurpose::SaveTrainedModel) d.file_name = std::string(model::task_name(resolved_form(state.training).task.kind)) + "-model";
+}
+
+// What a heatmap's right-click menu (or the Export dialog's Copy buttons) asked for: the dialog on
+// the stage or the pipeline figure, or the shown result's stage on the clipboard.
+void stage_menu(AppState& state, const StageMenu& m) {
+  const auto open = [&state](Stage stage) {
+    open_export_dialog(state.export_ui, stage, state.scenario_path);
+    window_open(state.view, "Export") = true;
+  };
+  switch (m.choice) {
+    case HeatmapMenu::None: break;
+    case HeatmapMenu::ExportStage: open(m.stage); break;
+    case HeatmapMenu::ExportPipeline: open(Stage::Pipeline); break;
+    case HeatmapMenu::CopyLatex:
+      state.notice = copy_stage(state.results, shown_scenario(state), m.stage, ExportFormat::Tex, state.export_ui.decimals);
+      break;
+    case HeatmapMenu::CopyCsv: state.notice = copy_stage(state.results, shown_scenario(state), m.stage, ExportFormat::Csv, 0); break;
+  }
+}
+
+// [SECTION] The Applier: each command's effect
+
 // Each command's effect, on the state it was given.
 struct Applier {
   AppState& state;
@@ -95,13 +139,26 @@ struct Applier {
     return true;
   }
   bool operator()(const ChooseFile& c) {
-    if (c.purpose == FilePurpose::SaveLessonCard) state.file_dialog.card_lesson = c.lesson;
-    open_file_dialog(state, c.purpose);
+    choose_file(state, c);
     return true;
   }
-  bool operator()(const UseFile& c) { return use_chosen_file(state, c.purpose, c.path).empty(); }
+  bool operator()(const UseFile& c) {
+    const std::string why = use_file(c.purpose, c.path);
+    if (c.from_dialog) {
+      // The dialog closes once its file was used, or says why it was refused and stays open.
+      if (why.empty()) state.file_dialog.purpose = FilePurpose::None;
+      else state.file_dialog.error = why;
+    }
+    return why.empty();
+  }
+  bool operator()(const PickFile& c) {
+    if (std::optional<std::string> path = services.platform->pick_file(c.purpose, save_name(c.purpose))) {
+      return (*this)(UseFile{c.purpose, *path});
+    }
+    return true;
+  }
   bool operator()(const OpenFile& c) {
-    open_dropped_file(state, c.path);
+    open_file(c.path);
     return state.error.empty();
   }
   bool operator()(const Deliver& c) {
@@ -113,7 +170,20 @@ struct Applier {
     return true;
   }
   bool operator()(const StageMenu& m) {
-    handle_heatmap_menu(state, m.stage, m.choice);
+    stage_menu(state, m);
+    return true;
+  }
+  bool operator()(const OpenExport& c) {
+    stage_menu(state, StageMenu{c.stage.value_or(state.export_ui.stage), HeatmapMenu::ExportStage});
+    return true;
+  }
+  bool operator()(const ExportFile& c) {
+    const std::optional<std::string> said = export_to_file(state.export_ui, view_context(state, services), *services.platform, c.overwrite);
+    if (said) state.notice = *said;
+    return said.has_value();
+  }
+  bool operator()(const WindowScreenshot&) {
+    request_window_screenshot(state.export_ui, state.view);
     return true;
   }
   bool operator()(const StartStreaming&) {
@@ -133,6 +203,88 @@ struct Applier {
     }
     state.history.merge_key.clear();
     return restored;
+  }
+
+  // The file chosen for `purpose` used (the dialog's, the picker's): returns why it was refused, empty
+  // when it was done.
+  std::string use_file(FilePurpose purpose, const std::string& path) {
+    state.error.clear();
+    switch (purpose) {
+      case FilePurpose::OpenScenario: open_scenario(path); break;
+      case FilePurpose::SaveScenario: save_scenario(path); break;
+      case FilePurpose::OpenMatrixQ: open_matrix(Which::Q, path); break;
+      case FilePurpose::OpenMatrixK: open_matrix(Which::K, path); break;
+      case FilePurpose::OpenMatrixV: open_matrix(Which::V, path); break;
+      case FilePurpose::SaveLessonCard: save_lesson_card(state.file_dialog.card_lesson, path); break;
+      case FilePurpose::OpenModel: open_model_file(state, path); break;
+      case FilePurpose::SaveHeadLinks: return save_link_ranking(state, path);
+      case FilePurpose::SaveTrainedModel:
+        // Written on the training thread: a refusal known now (the folder exists) keeps the dialog
+        // open; one from writing shows in the Training window.
+        save_trained_model(state.training, path);
+        return state.training.error;
+      case FilePurpose::None: break;
+    }
+    return state.error;
+  }
+  // A file dropped on the window or chosen from the recent files: a scenario opens at once, a matrix
+  // asks which of Q, K and V first (InputsUi::drop_path), a model opens in the Model window.
+  void open_file(const std::string& path) {
+    switch (file_kind(path)) {
+      case FileKind::Scenario: open_scenario(path); break;
+      case FileKind::Matrix: state.inputs.drop_path = path; break;
+      case FileKind::Other:
+        if (is_model_path(path)) open_model_file(state, path);
+        else state.error = unknown_file_refusal(path);
+        break;
+    }
+  }
+  void open_scenario(const std::string& path) {
+    try {
+      if (!load_scenario(state, scenario_file_to_load(path))) return;
+      state.recent_files = with_recent_file(std::move(state.recent_files), path);
+      state.notice = "Opened " + path;
+    } catch (const InputError& e) {
+      state.error = e.what();
+    }
+  }
+  void save_scenario(const std::string& path) {
+    try {
+      const std::string said = save_scenario_file(state.doc, path);
+      state.scenario_path = path;
+      state.recent_files = with_recent_file(std::move(state.recent_files), path);
+      state.error.clear();
+      state.notice = said;
+      state.deliveries.push_back({DeliveryKind::Scenario, path});
+    } catch (const InputError& e) {
+      state.error = e.what();
+    }
+  }
+  void open_matrix(Which which, const std::string& path) {
+    try {
+      apply(state, matrix_file_edit(state.doc, which, path));
+      if (state.error.empty()) state.recent_files = with_recent_file(std::move(state.recent_files), path);
+    } catch (const InputError& e) {
+      state.error = e.what();
+    }
+  }
+  void save_lesson_card(const std::string& lesson, const std::string& path) {
+    try {
+      state.notice = save_lesson_card_file(lesson, path);
+      state.error.clear();
+    } catch (const InputError& e) {
+      state.error = e.what();
+    }
+  }
+  // The name a save proposes where the platform's picker asks for one (the browser's downloads).
+  std::string save_name(FilePurpose purpose) const {
+    switch (purpose) {
+      case FilePurpose::SaveLessonCard: return state.file_dialog.card_lesson + ".pdf";
+      case FilePurpose::SaveHeadLinks: return link_csv_name(state.model);
+      case FilePurpose::SaveTrainedModel: return trained_model_name(state.training);
+      default:
+        return state.scenario_path.empty() ? std::string("scenario.json") : std::filesystem::path(state.scenario_path).filename().string();
+    }
   }
 };
 
@@ -174,6 +326,8 @@ void reset_document(AppState& state, Scenario scenario, std::string path) {
   state.pipeline.selected = CellRef{};
 }
 
+// [SECTION] Transitional wrappers
+
 bool apply(AppState& state, std::string_view name, const std::function<void(Document&)>& edit, std::string_view merge_key) {
   return apply(state, Edit(std::string(name), edit, std::string(merge_key)));
 }
@@ -185,6 +339,8 @@ std::string undo_name(const AppState& state) { return undo_name(state.history); 
 std::string redo_name(const AppState& state) { return redo_name(state.history); }
 void undo(AppState& state) { step_history(state, false); }
 void redo(AppState& state) { step_history(state, true); }
+void open_file_dialog(AppState& state, FilePurpose purpose) { choose_file(state, ChooseFile{purpose, {}}); }
+void handle_heatmap_menu(AppState& state, Stage stage, HeatmapMenu menu) { stage_menu(state, StageMenu{stage, menu}); }
 
 namespace actions {
 

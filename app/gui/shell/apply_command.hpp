@@ -35,6 +35,9 @@ std::string undo_name(const AppState& state);
 std::string redo_name(const AppState& state);
 void undo(AppState& state);
 void redo(AppState& state);
+// Transitional, for the Model, Training and lesson views not yet handing on ChooseFile and StageMenu.
+void open_file_dialog(AppState& state, FilePurpose purpose);
+void handle_heatmap_menu(AppState& state, Stage stage, HeatmapMenu menu);
 
 // Transitional: the catalogue applied to the whole state at once, for callers not yet handing edits
 // on as commands.

@@ -7,7 +7,6 @@
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/dialogs/recovery_prompt.hpp"
 #include "gui/lab/inputs_panel.hpp"
-#include "gui/persistence/open_save.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/shortcuts.hpp"
 #include "gui/shell/status_bar.hpp"
@@ -115,7 +114,7 @@ void start_frame(AppState& state, Services& services) {
   handle_shortcuts(state, services);
   const std::vector<std::string> dropped = std::move(state.dropped_files);
   state.dropped_files.clear();
-  for (const std::string& p : dropped) open_dropped_file(state, p);
+  for (const std::string& p : dropped) apply(state, services, OpenFile{p});
   poll_training(state);
   recompute_if_needed(state, services);
 }
@@ -289,8 +288,12 @@ void draw_app(AppState& state, Services& services) {
   draw_host(state, services, pos, size);
   draw_status_bar(state, services, status);
   draw_floating_windows(state, services, pos, size);
-  draw_file_dialog(state, services);
   Commands out;
+  // The dialog shows what became of its file in the frame it was chosen: its command is applied
+  // between its begin and its end.
+  const bool file_dialog = begin_file_dialog(view_context(state, services), state.file_dialog, state.scenario_path, out);
+  apply(state, services, out);
+  if (file_dialog) end_file_dialog(view_context(state, services), state.file_dialog);
   draw_confirm_resize(state.pending_resize, out);
   apply(state, services, out);
   draw_drop_choice(state.inputs, out);

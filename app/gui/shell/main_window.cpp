@@ -21,6 +21,7 @@
 #include "gui/persistence/instance_lock.hpp"
 #include "gui/persistence/recovery_store.hpp"
 #include "gui/persistence/session_store.hpp"
+#include "gui/shell/session.hpp"
 #include "gui/shell/backend_menu.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/shell/gui_command.hpp"
@@ -376,7 +377,7 @@ bool run_frame(GuiRun& run) {
   const GuiOptions& options = run.options;
   Loop& loop = run.loop;
   const bool shooting = !options.screenshot.empty();
-  for (const PickedFile& f : run.platform.before_frame(state.dropped_files)) use_chosen_file(state, f.purpose, f.path);
+  for (const PickedFile& f : run.platform.before_frame(state.dropped_files)) apply(state, services, UseFile{f.purpose, f.path});
   if (shooting || loop.busy_frames > 0 || run.monkey) glfwPollEvents();
   // A streaming run's progress: 10 updates a second; a model training: its curve at 30 frames a second.
   else glfwWaitEventsTimeout(training_busy(state.training) ? 1.0 / 30 : state.results.job ? 0.1 : 0.5);
@@ -480,7 +481,7 @@ int finish_run(GuiRun& run) {
     save_session_now(run);
   }
   if (run.monkey) run.monkey->finish(run.state, run.state.quit_requested);
-  release_export_preview(run.state);
+  release_export_preview(run.state.export_ui);
   run.services.renderer = nullptr;
   run.renderer.reset();
   // A GPU backend owns GL objects of this window's context: free them while it still exists.

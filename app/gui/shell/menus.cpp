@@ -5,7 +5,6 @@
 #include "gui/base/theme.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/dialogs/file_dialog.hpp"
-#include "gui/persistence/open_save.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/apply_command.hpp"
 
@@ -21,7 +20,7 @@ void draw_file_menu(AppState& state, Services& services) {
   if (ImGui::MenuItem("Train a model...", "F2")) window_open(state.view, "Training") = true;
   if (ImGui::MenuItem("Save", "Ctrl+S", false, true)) {
     if (state.scenario_path.empty()) open_file_dialog(state, FilePurpose::SaveScenario);
-    else save_scenario_file(state, state.scenario_path);
+    else apply(state, services, UseFile{FilePurpose::SaveScenario, state.scenario_path});
   }
   if (ImGui::MenuItem("Save as...")) open_file_dialog(state, FilePurpose::SaveScenario);
   ImGui::Separator();
@@ -30,18 +29,18 @@ void draw_file_menu(AppState& state, Services& services) {
   if (ImGui::MenuItem("Open .npy/.csv into V...")) open_file_dialog(state, FilePurpose::OpenMatrixV);
   ImGui::Separator();
   if (ImGui::MenuItem("Export figure or data...", nullptr, false, state.results.has_result)) {
-    open_export_dialog(state, state.export_ui.stage);
+    apply(state, services, OpenExport{});
   }
   if (ImGui::MenuItem("Export the pipeline figure...", nullptr, false, state.results.has_result)) {
-    open_export_dialog(state, Stage::Pipeline);
+    apply(state, services, OpenExport{Stage::Pipeline});
   }
-  if (ImGui::MenuItem("Save window screenshot")) request_window_screenshot(state);
+  if (ImGui::MenuItem("Save window screenshot")) apply(state, services, WindowScreenshot{});
   ImGui::Separator();
   if (ImGui::BeginMenu("Recent files", !state.recent_files.empty())) {
     const std::vector<std::string> recent = state.recent_files;  // opening reorders the list
     for (const std::string& path : recent) {
       want_glyphs(path);
-      if (ImGui::MenuItem(path.c_str())) open_dropped_file(state, path);
+      if (ImGui::MenuItem(path.c_str())) apply(state, services, OpenFile{path});
     }
     ImGui::EndMenu();
   }

@@ -65,7 +65,7 @@ void draw_panel(AppState& state, Services& services, Panel panel) {
     case Panel::Model: draw_model_window(state, services); break;
     case Panel::Training: draw_training_window(state, services); break;
     case Panel::Help: draw_help_window(state, services); break;
-    case Panel::Export: draw_export_dialog(state, services); break;
+    case Panel::Export: draw_export_dialog(ctx, state.export_ui, out); break;
   }
   apply(state, services, out);
 }

@@ -11,6 +11,7 @@
 #include "gui/state/view_settings.hpp"
 #include "gui/widgets/heatmap.hpp"
 
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -61,11 +62,18 @@ struct ChooseFile {
   FilePurpose purpose = FilePurpose::None;
   std::string lesson;  // SaveLessonCard: the built-in lesson whose reference card is written
 };
-// A file chosen for a purpose (a dropped matrix's Q, K or V), used as the purpose says: opened, or
-// written. A refusal says why in the status line.
+// A file chosen for a purpose (the in-app dialog's Open or Save, the platform's picker, a dropped
+// matrix's Q, K or V), used as the purpose says: opened, or written. A refusal says why in the status
+// line; the in-app dialog (`from_dialog`) also shows it and stays open, and closes once it was used.
 struct UseFile {
   FilePurpose purpose = FilePurpose::None;
   std::string path;
+  bool from_dialog = false;
+};
+// The platform's own picker asked for a file for the purpose (PlatformTraits::file_picker: the
+// browser's; an open arrives in a later frame as a UseFile, a save is written at once).
+struct PickFile {
+  FilePurpose purpose = FilePurpose::None;
 };
 // A file to open as it would open when dropped on the window (recent files).
 struct OpenFile {
@@ -82,6 +90,18 @@ struct StageMenu {
   Stage stage = Stage::Weights;
   HeatmapMenu choice = HeatmapMenu::None;
 };
+// The Export dialog shown on `stage` (Stage::Pipeline: the pipeline figure), or on the stage it was
+// last shown on.
+struct OpenExport {
+  std::optional<Stage> stage;
+};
+// The Export dialog's file written; an existing file is replaced only when `overwrite` (else the
+// dialog asks first). A refusal is the dialog's to show (ExportUi::error).
+struct ExportFile {
+  bool overwrite = false;
+};
+// The window's pixels written to a new PNG in the Export dialog's folder, the dialog left out of them.
+struct WindowScreenshot {};
 // The streaming run of a document too large for dense stages started again, or stopped (the last
 // good result stays).
 struct StartStreaming {};
@@ -94,8 +114,8 @@ struct RestoreWork {
 };
 
 using Command = std::variant<Edit, EndMerge, Undo, Redo, Resize, LoadScenario, LoadPreset, ResetLesson, SayError, SayNotice,
-                             ShowWindow, FocusPanel, ChooseFile, UseFile, OpenFile, Deliver, Quit, RestoreWork, StageMenu,
-                             StartStreaming, CancelStreaming>;
+                             ShowWindow, FocusPanel, ChooseFile, UseFile, PickFile, OpenFile, Deliver, Quit, RestoreWork,
+                             StageMenu, OpenExport, ExportFile, WindowScreenshot, StartStreaming, CancelStreaming>;
 using Commands = std::vector<Command>;
 
 }  // namespace attnlab::gui

@@ -5,7 +5,7 @@
 // a few times a second from the training thread. A click on a map pauses and lifts that head into
 // the lab; "Save model…" and "Open in the Model window" take the model as it is.
 #include "engine/model/training_tasks.hpp"
-#include "gui/dialogs/file_dialog.hpp"
+#include "gui/shell/apply_command.hpp"  // open_file_dialog (transitional)
 #include "gui/training/training_window.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/training_actions.hpp"

@@ -13,7 +13,6 @@
 #include "gui/state/model_actions.hpp"
 #include "gui/state/model_job.hpp"
 #include "gui/model/model_window.hpp"
-#include "gui/persistence/open_save.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "headless_imgui.hpp"
 #include "model/model_window_fixture.hpp"
@@ -233,11 +232,11 @@ TEST_F(ModelWindow, NothingRunsPastTheRightEdge) {
 }
 
 TEST_F(ModelWindow, ADroppedFolderOrSafetensorsOpens) {
-  open_dropped_file(state, (dir / "model.safetensors").string());
+  apply(state, services, OpenFile{(dir / "model.safetensors").string()});
   ASSERT_TRUE(state.model.model) << state.model.error;
   EXPECT_TRUE(window_open(state.view, "Model"));
   state.model.model.reset();
-  open_dropped_file(state, dir.string());
+  apply(state, services, OpenFile{dir.string()});
   EXPECT_TRUE(state.model.model) << state.model.error;
   wait_for_run();
 }

@@ -14,8 +14,7 @@
 #include "engine/lessons/presets.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/attention/explain.hpp"
-#include "gui/persistence/open_save.hpp"
-#include "gui/persistence/session_store.hpp"
+#include "gui/shell/session.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/compute.hpp"
@@ -385,15 +384,15 @@ TEST_F(Harness, BrokenFilesKeepTheScenario) {
   {
     std::ofstream(dir / "broken.json") << "{\"format\": \"attnlab-scenario\", \"Q\": [[1]]";
   }
-  open_scenario_file(state, (dir / "broken.json").string());
+  apply(state, services, UseFile{FilePurpose::OpenScenario, (dir / "broken.json").string()});
   EXPECT_NE(state.error.find("broken.json"), std::string::npos) << state.error;
   EXPECT_EQ(state.doc.scenario.Q.rows(), 3);
   // A good one round-trips through save and open, and lands in the recent files.
   state.error.clear();
-  save_scenario_file(state, (dir / "good.json").string());
+  apply(state, services, UseFile{FilePurpose::SaveScenario, (dir / "good.json").string()});
   EXPECT_TRUE(state.error.empty()) << state.error;
   actions::resize(state, Dim::N, 4);
-  open_scenario_file(state, (dir / "good.json").string());
+  apply(state, services, UseFile{FilePurpose::OpenScenario, (dir / "good.json").string()});
   EXPECT_EQ(state.doc.scenario.Q.rows(), 3);
   ASSERT_FALSE(state.recent_files.empty());
   EXPECT_NE(state.recent_files[0].find("good.json"), std::string::npos);
@@ -401,7 +400,7 @@ TEST_F(Harness, BrokenFilesKeepTheScenario) {
   {
     std::ofstream(dir / "q.csv") << "1,2,3\n4,5,6\n";
   }
-  open_matrix_file(state, Which::Q, (dir / "q.csv").string());
+  apply(state, services, UseFile{FilePurpose::OpenMatrixQ, (dir / "q.csv").string()});
   frame();
   EXPECT_EQ(result().n, 2);
   EXPECT_EQ(result().d_k, 3);
@@ -484,7 +483,7 @@ TEST_F(Harness, DroppedFilesOpenScenariosAndMatrices) {
   frame();
   ASSERT_EQ(state.inputs.drop_path, (dir / "k.npy").string());  // the "Load matrix" question is open
   frame();
-  open_matrix_file(state, Which::K, state.inputs.drop_path);  // what its K button does
+  apply(state, services, UseFile{FilePurpose::OpenMatrixK, state.inputs.drop_path});  // what its K button does
   state.inputs.drop_path.clear();
   frame();
   EXPECT_EQ(state.doc.scenario.K.cols(), 4);

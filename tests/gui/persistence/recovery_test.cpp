@@ -3,7 +3,6 @@
 #include "engine/io/atomic_file.hpp"
 #include "engine/lessons/presets.hpp"
 #include "gui/dialogs/recovery_prompt.hpp"
-#include "gui/persistence/open_save.hpp"
 #include "gui/persistence/recovery_store.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
@@ -33,6 +32,11 @@ void recovery_tick(AppState& state, const fs::path& dir, double now) {
 bool check_for_recovery(AppState& state, const fs::path& dir) {
   if (std::string why = check_for_recovery(state.recovery, state.doc_version, dir); !why.empty()) state.error = why;
   return state.recovery.offer;
+}
+// Save, as File > Save does: the file handed to the shell's apply.
+void save_scenario_file(AppState& state, const std::string& path) {
+  Services services;
+  apply(state, services, UseFile{FilePurpose::SaveScenario, path});
 }
 // Restore, as the prompt's button does: the work handed to the shell's apply.
 void restore_recovered_work(AppState& state) {
