@@ -102,7 +102,9 @@ struct AppState {
   std::vector<Delivery> deliveries;        // written this frame, handed over by the platform after it
   float frame_ms = 0;  // the last frame's time
   bool quit_requested = false;
-  bool style_dirty = true;  // theme or presenter changed: rebuild the ImGui style
+  // The look the ImGui style was last built for (none yet): the frame rebuilds it when the view
+  // settings have moved on, whoever moved them.
+  std::optional<Look> style_look;
   bool small_screen = false;  // small_screen(display size) at the last frame (presenter mode's smaller font)
 };
 

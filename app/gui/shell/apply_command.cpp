@@ -7,6 +7,8 @@
 // [SECTION] Transitional wrappers
 #include "gui/shell/apply_command.hpp"
 
+#include "engine/gpu/gl_context.hpp"
+#include "engine/gpu/gpu_backend.hpp"
 #include "engine/lessons/presets.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/dialogs/file_dialog.hpp"
@@ -15,8 +17,12 @@
 #include "gui/state/head_link_actions.hpp"
 #include "gui/state/model_actions.hpp"
 #include "gui/state/training_actions.hpp"
+#include "gui/state/walkthrough_steps.hpp"
+
+#include <GLFW/glfw3.h>
 
 #include <filesystem>
+#include <memory>
 #include <type_traits>
 
 namespace attnlab::gui {
@@ -72,6 +78,13 @@ bool resize(AppState& state, const Resize& r) {
     }
   }
   return apply(state, edits::resize(state.doc, r.dim, r.value));
+}
+
+// The GPU backend on the window's context, or BackendUnavailable saying why.
+std::unique_ptr<Backend> gpu_on_window() {
+  // Window-less tests have no context; asking GL then would abort inside libepoxy.
+  if (glfwGetCurrentContext() == nullptr) throw BackendUnavailable("no GPU backend: there is no OpenGL window context");
+  return make_gpu_backend_on_current_context();
 }
 
 // [SECTION] Files: chosen, picked, dropped, opened and saved
@@ -195,6 +208,32 @@ struct Applier {
     cancel_streaming(state.results);
     return true;
   }
+  bool operator()(const SelectBackend& c) { return select_backend(c.choice); }
+  bool operator()(const SetView& c) {
+    state.view = c.view;
+    return true;
+  }
+  bool operator()(const ToggleInputsColumn&) {
+    toggle_inputs_column(state);
+    return true;
+  }
+  bool operator()(const ForgetSelectedCell&) {
+    state.pipeline.selected = CellRef{};
+    return true;
+  }
+  bool operator()(const StartWalkthrough&) {
+    walk_start(state);
+    return true;
+  }
+  bool operator()(const StopWalkthrough&) {
+    walk_stop(state);
+    return true;
+  }
+  bool operator()(const ShareLink&) {
+    const std::string link = services.platform->share_link(state.doc.scenario);
+    state.notice = "Copied a link to this scenario (" + std::to_string(link.size()) + " characters); it is in the address bar too";
+    return true;
+  }
   bool operator()(const RestoreWork& w) {
     const bool restored = apply(state, Edit("restore unsaved work", [doc = w.doc](Document& d) { d = doc; }));
     if (restored) {
@@ -203,6 +242,29 @@ struct Applier {
     }
     state.history.merge_key.clear();
     return restored;
+  }
+
+  // Switches the compute backend. GPU needs the GL 4.3 context current on this thread (the window's);
+  // when it cannot be had the old backend stays and state.error says why (Gpu) or the CPU is used
+  // with a notice (Auto).
+  bool select_backend(BackendChoice choice) {
+    std::unique_ptr<Backend> next;
+    try {
+      ChosenBackend chosen = choose_backend(choice, gpu_on_window);
+      if (!chosen.why_cpu.empty()) state.notice = "auto: using the CPU (" + chosen.why_cpu + ")";
+      next = std::move(chosen.backend);
+    } catch (const BackendUnavailable& e) {
+      state.error = e.what();  // --backend gpu / GPU chosen: the old backend stays
+      return false;
+    }
+    state.scaling.job.reset();  // a running lab used the old backend's sampler
+    state.scaling.sampler.reset();
+    services.backend = std::move(next);
+    state.results.backend_choice = choice;
+    state.results.backend_description = services.backend->description();
+    state.results.needs_compute = true;
+    if (state.error.rfind("no GPU backend", 0) == 0) state.error.clear();
+    return true;
   }
 
   // The file chosen for `purpose` used (the dialog's, the picker's): returns why it was refused, empty

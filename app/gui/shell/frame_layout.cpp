@@ -8,7 +8,6 @@
 #include "gui/dialogs/recovery_prompt.hpp"
 #include "gui/lab/inputs_panel.hpp"
 #include "gui/shell/panel_registry.hpp"
-#include "gui/shell/shortcuts.hpp"
 #include "gui/shell/status_bar.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/compute.hpp"
@@ -80,15 +79,16 @@ void keep_inside(ImVec2 lo, ImVec2 hi) {
   if (p.x != wp.x || p.y != wp.y) ImGui::SetWindowPos(p);
 }
 
-// Rebuilds the ImGui style when the look changed (theme, presenter) or the window crossed the
-// small-screen size (presenter mode's font depends on it).
+// Rebuilds the ImGui style when the look differs from the one it was built for (theme, presenter:
+// whoever changed the view settings) or the window crossed the small-screen size in presenter mode
+// (its font depends on it).
 void refresh_style(AppState& state, Services& services) {
-  if (const bool small = small_screen(ImGui::GetIO().DisplaySize); small != state.small_screen) {
-    state.small_screen = small;
-    state.style_dirty = state.style_dirty || state.view.presenter;
-  }
-  if (!state.style_dirty) return;
-  state.style_dirty = false;
+  const bool small = small_screen(ImGui::GetIO().DisplaySize);
+  const bool crossed = small != state.small_screen;
+  state.small_screen = small;
+  const Look& look = state.view;
+  if (state.style_look && *state.style_look == look && !(crossed && look.presenter)) return;
+  state.style_look = look;
   set_style(state.view, state.small_screen, services.fonts);
 }
 
@@ -281,12 +281,13 @@ void draw_app(AppState& state, Services& services) {
   const float fs = ImGui::GetFontSize();
   const float menu_h = fs + ImGui::GetStyle().FramePadding.y * 2;
   draw_menu_bar(state, services);
-  const StatusBarLayout status = status_bar_layout(state, services, fs + 8);
+  const StatusBarLayout status = status_bar_layout(view_context(state, services), state.error, fs + 8);
   const float status_h = status.height;
   const ImVec2 pos(vp->Pos.x, vp->Pos.y + menu_h);
   const ImVec2 size(vp->Size.x, std::max(50.0f, vp->Size.y - menu_h - status_h));
   draw_host(state, services, pos, size);
-  draw_status_bar(state, services, status);
+  draw_status_bar(view_context(state, services),
+                  StatusLine{state.error, state.notice, state.scenario_path, state.frame_ms, inputs_column_hidden(state)}, status);
   draw_floating_windows(state, services, pos, size);
   Commands out;
   // The dialog shows what became of its file in the frame it was chosen: its command is applied

@@ -509,8 +509,8 @@ void start_run(GuiRun& run) {
 
   // gui --backend: the same switch as the Backend menu, now that the window's context exists (a GPU
   // that cannot be had shows its reason in place and the CPU stays, as from the menu).
-  if (run.options.backend == "gpu") select_backend(state, services, BackendChoice::Gpu);
-  if (run.options.backend == "auto") select_backend(state, services, BackendChoice::Auto);
+  if (run.options.backend == "gpu") apply(state, services, SelectBackend{BackendChoice::Gpu});
+  if (run.options.backend == "auto") apply(state, services, SelectBackend{BackendChoice::Auto});
   if (state.results.backend_description.empty()) state.results.backend_description = services.backend->description();
 
   try {

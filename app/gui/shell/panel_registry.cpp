@@ -16,6 +16,8 @@
 #include "gui/shell/help_window.hpp"
 #include "gui/shell/lessons_menu.hpp"
 #include "gui/shell/menus.hpp"
+#include "gui/shell/shortcuts.hpp"
+#include "gui/panels/lesson_text_view.hpp"
 #include "gui/training/training_window.hpp"
 
 namespace attnlab::gui {
@@ -47,7 +49,7 @@ const std::vector<PanelInfo>& panel_list() { return kPanels; }
 const std::vector<MenuInfo>& menu_list() { return kMenus; }
 
 void draw_panel(AppState& state, Services& services, Panel panel) {
-  const ViewContext ctx{state.doc, state.doc_version, state.results, state.view, state.platform, services};
+  const ViewContext ctx = view_context(state, services);
   Commands out;
   switch (panel) {
     case Panel::Controls: draw_controls_panel(ctx, out); break;
@@ -64,20 +66,33 @@ void draw_panel(AppState& state, Services& services, Panel panel) {
     case Panel::Saturation: draw_saturation_panel(ctx, state.pipeline, out); break;
     case Panel::Model: draw_model_window(state, services); break;
     case Panel::Training: draw_training_window(state, services); break;
-    case Panel::Help: draw_help_window(state, services); break;
+    case Panel::Help:
+      draw_help_window(ctx);
+      draw_lesson_index(state, services);  // the lessons' own part of Help
+      break;
     case Panel::Export: draw_export_dialog(ctx, state.export_ui, out); break;
   }
   apply(state, services, out);
 }
 
 void draw_menu(AppState& state, Services& services, Menu menu) {
+  const ViewContext ctx = view_context(state, services);
+  Commands out;
   switch (menu) {
-    case Menu::File: draw_file_menu(state, services); break;
-    case Menu::Edit: draw_edit_menu(state, services); break;
-    case Menu::View: draw_view_menu(state, services); break;
-    case Menu::Lessons: draw_lessons_menu(state, services); break;
-    case Menu::Backend: draw_backend_menu(state, services); break;
-    case Menu::Help: draw_help_menu(state, services); break;
+    case Menu::File: draw_file_menu(ctx, state.scenario_path, state.recent_files, out); break;
+    case Menu::Edit: draw_edit_menu(state.history, out); break;
+    case Menu::View: draw_view_menu(state.view, inputs_column_hidden(state), out); break;
+    case Menu::Lessons: draw_lessons_menu(ctx, state.lesson.walk.active, out); break;
+    case Menu::Backend: draw_backend_menu(ctx, out); break;
+    case Menu::Help: draw_help_menu(out); break;
+  }
+  apply(state, services, out);
+}
+
+void handle_shortcuts(AppState& state, Services& services) {
+  for (const KeyPress& press : shortcut_presses(state.recovery.offer)) {
+    Commands out = shortcut_commands(view_context(state, services), press);
+    apply(state, services, out);
   }
 }
 

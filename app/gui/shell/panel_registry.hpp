@@ -39,5 +39,8 @@ const std::vector<MenuInfo>& menu_list();
 void draw_panel(AppState& state, Services& services, Panel panel);
 // Draws a menu's items (between BeginMenu and EndMenu) and applies what was chosen.
 void draw_menu(AppState& state, Services& services, Menu menu);
+// The keyboard's shortcuts this frame (shortcuts.hpp), each key's commands applied before the next
+// key is read, as the keys were handled one after another.
+void handle_shortcuts(AppState& state, Services& services);
 
 }  // namespace attnlab::gui

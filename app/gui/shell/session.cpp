@@ -27,7 +27,6 @@ bool restore_session(AppState& state, WindowGeometry& window, const std::filesys
     next.doc.self_attention = s->doc.self_attention;
     next.view = std::move(s->view);
     next.recent_files = std::move(s->recent_files);
-    next.style_dirty = true;
     state = std::move(next);
     window = s->window;
     return true;

@@ -5,6 +5,7 @@
 // command is a struct here, one alternative of Command and one case there.
 #pragma once
 
+#include "engine/gpu/backend_choice.hpp"
 #include "engine/io/scenario.hpp"
 #include "gui/state/document.hpp"
 #include "gui/state/edits.hpp"
@@ -106,6 +107,25 @@ struct WindowScreenshot {};
 // good result stays).
 struct StartStreaming {};
 struct CancelStreaming {};
+// The compute backend switched (the Backend menu, `gui --backend`): a GPU that cannot be had says why
+// and the old backend stays; auto falls back to the CPU with a notice.
+struct SelectBackend {
+  BackendChoice choice = BackendChoice::Cpu;
+};
+// The view settings replaced (a key toggled presenter mode, the theme, the tabs' size, the colormap).
+struct SetView {
+  ViewSettings view;
+};
+// The inputs column shown or folded away (I, View > Inputs column); showing a column presenter mode
+// had folded stops its folding it.
+struct ToggleInputsColumn {};
+// The lab's selected cell forgotten (Esc): the Explain tab waits for the next hover or click.
+struct ForgetSelectedCell {};
+// The classroom walk-through started from its first step (the Lesson view window shown), or left.
+struct StartWalkthrough {};
+struct StopWalkthrough {};
+// A link that opens this scenario made (where the platform makes them) and said in the status line.
+struct ShareLink {};
 // Work a crash left behind (persistence/recovery_store.hpp), put back as one undoable action.
 struct RestoreWork {
   Document doc;
@@ -115,7 +135,9 @@ struct RestoreWork {
 
 using Command = std::variant<Edit, EndMerge, Undo, Redo, Resize, LoadScenario, LoadPreset, ResetLesson, SayError, SayNotice,
                              ShowWindow, FocusPanel, ChooseFile, UseFile, PickFile, OpenFile, Deliver, Quit, RestoreWork,
-                             StageMenu, OpenExport, ExportFile, WindowScreenshot, StartStreaming, CancelStreaming>;
+                             StageMenu, OpenExport, ExportFile, WindowScreenshot, StartStreaming, CancelStreaming,
+                             SelectBackend, SetView, ToggleInputsColumn, ForgetSelectedCell, StartWalkthrough,
+                             StopWalkthrough, ShareLink>;
 using Commands = std::vector<Command>;
 
 }  // namespace attnlab::gui

@@ -45,7 +45,6 @@ TEST_F(LessonPanels, EveryLessonOpensOnItsView) {
 
 TEST_F(LessonPanels, PresenterModeDrawsEveryView) {
   state.view.presenter = true;
-  state.style_dirty = true;
   for (const PresetInfo& p : list_presets()) {
     actions::load_preset(state, p.name);
     window_open(state.view, "Lesson view") = true;

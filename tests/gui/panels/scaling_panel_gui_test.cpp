@@ -52,11 +52,11 @@ TEST_F(ScalingPanelGui, RunsASlicePerFrameToTheSameFigures) {
 }
 
 TEST_F(ScalingPanelGui, GpuWithoutAWindowIsRefusedInPlaceAndAutoFallsBack) {
-  select_backend(state, services, BackendChoice::Gpu);
+  apply(state, services, SelectBackend{BackendChoice::Gpu});
   EXPECT_EQ(services.backend->name(), "cpu");
   EXPECT_NE(state.error.find("no GPU backend"), std::string::npos) << state.error;
   EXPECT_EQ(state.results.backend_choice, BackendChoice::Cpu);
-  select_backend(state, services, BackendChoice::Auto);
+  apply(state, services, SelectBackend{BackendChoice::Auto});
   EXPECT_EQ(services.backend->name(), "cpu");
   EXPECT_EQ(state.results.backend_choice, BackendChoice::Auto);
   EXPECT_TRUE(state.error.empty()) << state.error;

@@ -54,7 +54,6 @@ protected:
     // The real fonts: their sizes are what must fit.
     start(ImVec2(GetParam().w, GetParam().h), TestFonts::Real, default_scenario());
     state.view.presenter = true;
-    state.style_dirty = true;
   }
   void TearDown() override { stop(); }
 
@@ -169,7 +168,6 @@ TEST_P(PresenterLayout, FontFollowsTheWindowAcrossTheSmallScreenSize) {
   EXPECT_EQ(font_at(ImVec2(1280, 800)), large);
   EXPECT_EQ(font_at(ImVec2(GetParam().w, GetParam().h)), GetParam().w < 1280 ? small : large);
   state.view.presenter = false;
-  state.style_dirty = true;
   const float normal = font_at(ImVec2(1024, 768));
   EXPECT_LT(normal, small);
   EXPECT_EQ(font_at(ImVec2(1920, 1080)), normal);
@@ -525,7 +523,6 @@ TEST_P(PresenterLayout, AnErrorIsShownWholeAboveTheStatusLine) {
   for (const bool presenter : {true, false}) {
     SCOPED_TRACE(presenter ? "presenter" : "normal");
     state.view.presenter = presenter;
-    state.style_dirty = true;
     state.error.clear();
     for (int k = 0; k < 3; ++k) frame();
     ASSERT_NE(status(), nullptr);
