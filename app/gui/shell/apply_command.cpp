@@ -406,26 +406,7 @@ void handle_heatmap_menu(AppState& state, Stage stage, HeatmapMenu menu) { stage
 
 namespace actions {
 
-void set_scale(AppState& s, bool on) { apply(s, edits::set_scale(on)); }
-void toggle_scale(AppState& s) { apply(s, edits::toggle_scale(s.doc)); }
-void set_temperature(AppState& s, double t) { apply(s, edits::set_temperature(t)); }
 void set_normalizer(AppState& s, Normalizer n) { apply(s, edits::set_normalizer(n)); }
-void set_rope(AppState& s, bool on) { apply(s, edits::set_rope(s.doc, on)); }
-void toggle_rope(AppState& s) { apply(s, edits::toggle_rope(s.doc)); }
-void set_rope_theta(AppState& s, double theta) { apply(s, edits::set_rope_theta(s.doc, theta)); }
-void set_rope_position(AppState& s, Which w, int row, long long position) { apply(s, edits::set_rope_position(s.doc, w, row, position)); }
-void shift_rope_positions(AppState& s, long long delta) { apply(s, edits::shift_rope_positions(s.doc, delta)); }
-void set_mask_kind(AppState& s, MaskKind kind) { apply(s, edits::set_mask_kind(kind)); }
-void set_mask_param(AppState& s, int value) { apply(s, edits::set_mask_param(value)); }
-void cycle_mask(AppState& s) { apply(s, edits::cycle_mask(s.doc)); }
-void toggle_blocked(AppState& s, int i, int j) { apply(s, edits::toggle_blocked(i, j)); }
-void set_cell(AppState& s, Which w, int row, int col, float value) { apply(s, edits::set_cell(w, row, col, value)); }
-bool resize(AppState& s, Dim dim, int value, bool confirmed) { return attnlab::gui::resize(s, Resize{dim, value, confirmed}); }
-void set_self_attention(AppState& s, bool on) { apply(s, edits::set_self_attention(on)); }
-void fill(AppState& s, FillTarget target, Fill kind, float sigma, int seed) { apply(s, edits::fill(target, kind, sigma, seed)); }
-void set_query_token(AppState& s, int i, const std::string& text) { apply(s, edits::set_query_token(i, text)); }
-void set_key_token(AppState& s, int j, const std::string& text) { apply(s, edits::set_key_token(j, text)); }
-void tokens_from_sentence(AppState& s, const std::string& sentence) { apply(s, edits::tokens_from_sentence(s.doc, sentence)); }
 void load_scenario(AppState& s, const Scenario& scenario, const std::string& path, const std::string& name) {
   attnlab::gui::load_scenario(s, LoadScenario{scenario, path, name});
 }
@@ -436,7 +417,6 @@ void open_model_head(AppState& s, const Scenario& head) {
   load_scenario(s, head, "", "open " + head.title + " in the lab");
   if (s.doc_version != before) s.model.lifted_titles.push_back(head.title);
 }
-void load_matrix(AppState& s, Which w, const Matrix& M, const std::string& file_name) { apply(s, edits::load_matrix(s.doc, w, M, file_name)); }
 
 }  // namespace actions
 

@@ -282,9 +282,9 @@ TEST_P(PresenterLayout, EveryWalkThroughStepFitsTheScreen) {
 TEST_P(PresenterLayout, LeftColumnCutsNoLabel) {
   for (const char* mask : {"none", "padding", "window"}) {
     SCOPED_TRACE(mask);
-    actions::set_mask_kind(state, std::string(mask) == "none" ? MaskKind::None
+    apply(state, edits::set_mask_kind(std::string(mask) == "none" ? MaskKind::None
                                   : std::string(mask) == "padding" ? MaskKind::Padding
-                                                                   : MaskKind::Window);
+                                                                   : MaskKind::Window));
     for (int k = 0; k < 3; ++k) frame();
     const auto left = windows("/##left");
     ASSERT_FALSE(left.empty());
@@ -495,7 +495,7 @@ TEST_P(PresenterLayout, LongTokensTurnUpwardsInsteadOfBeingCut) {
   frame();
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
   actions::load_preset(state, "causal-six");
-  actions::tokens_from_sentence(state, "attention weights become sharper everywhere eventually");
+  apply(state, edits::tokens_from_sentence(state.doc, "attention weights become sharper everywhere eventually"));
   for (int k = 0; k < 4; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   for (Stage st : {Stage::Scores, Stage::Logits, Stage::Weights}) {
