@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 // Index of this file:
 // [SECTION] Stage texts: each stage's title, formula and numbers line

@@ -126,10 +126,9 @@ std::string layout_json(const AppState& state, float scale) {
   for (int k = 0; k < kStageCount; ++k) {
     const DrawnRect& d = state.pipeline.drawn[static_cast<size_t>(k)];
     if (!d.drawn) continue;
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "%s\"%s\": [%.0f, %.0f, %.0f, %.0f]", out.size() > 1 ? ", " : "",
-                  stage_name(static_cast<Stage>(k)).data(), d.x0 * scale, d.y0 * scale, d.x1 * scale, d.y1 * scale);
-    out += buf;
+    out += std::string(out.size() > 1 ? ", " : "") + "\"" + std::string(stage_name(static_cast<Stage>(k))) + "\": [" +
+           fixed_decimals(d.x0 * scale, 0) + ", " + fixed_decimals(d.y0 * scale, 0) + ", " + fixed_decimals(d.x1 * scale, 0) + ", " +
+           fixed_decimals(d.y1 * scale, 0) + "]";
   }
   // The active backend's description, for tests of `gui --backend` (no quotes or backslashes).
   std::string backend = state.results.backend_description;
@@ -476,7 +475,7 @@ int finish_run(GuiRun& run) {
     std::vector<double> sorted = loop.frame_ms;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
-    std::printf("median frame time: %.2f ms\n", median);
+    std::printf("median frame time: %s ms\n", fixed_decimals(median, 2).c_str());
   } else {
     save_session_now(run);
   }
