@@ -3,12 +3,13 @@
 // it reads and its own UI state, and applies the commands it returns. The same for a menu.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 #include <vector>
 
 namespace attnlab::gui {
+
+struct AppState;  // app_state.hpp: the registry hands its parts to each view
 
 // Where the host lays a panel out.
 enum class Slot {
