@@ -3,6 +3,7 @@
 // Index of this file:
 // [SECTION] The document: edits, undo and redo, loads
 // [SECTION] Files: chosen, picked, dropped, opened and saved
+// [SECTION] The backend: the GPU on the window's context
 // [SECTION] The Applier: each command's effect
 // [SECTION] Transitional wrappers
 #include "gui/shell/apply_command.hpp"
@@ -80,13 +81,6 @@ bool resize(AppState& state, const Resize& r) {
   return apply(state, edits::resize(state.doc, r.dim, r.value));
 }
 
-// The GPU backend on the window's context, or BackendUnavailable saying why.
-std::unique_ptr<Backend> gpu_on_window() {
-  // Window-less tests have no context; asking GL then would abort inside libepoxy.
-  if (glfwGetCurrentContext() == nullptr) throw BackendUnavailable("no GPU backend: there is no OpenGL window context");
-  return make_gpu_backend_on_current_context();
-}
-
 // [SECTION] Files: chosen, picked, dropped, opened and saved
 
 // The dialog asked to choose a file for `c.purpose` (the ChooseFile command); a save of the heads'
@@ -115,6 +109,15 @@ void stage_menu(AppState& state, const StageMenu& m) {
       break;
     case HeatmapMenu::CopyCsv: state.notice = copy_stage(state.results, shown_scenario(state), m.stage, ExportFormat::Csv, 0); break;
   }
+}
+
+// [SECTION] The backend: the GPU on the window's context
+
+// The GPU backend on the window's context, or BackendUnavailable saying why.
+std::unique_ptr<Backend> gpu_on_window() {
+  // Window-less tests have no context; asking GL then would abort inside libepoxy.
+  if (glfwGetCurrentContext() == nullptr) throw BackendUnavailable("no GPU backend: there is no OpenGL window context");
+  return make_gpu_backend_on_current_context();
 }
 
 // [SECTION] The Applier: each command's effect
