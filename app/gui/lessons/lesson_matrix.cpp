@@ -6,7 +6,7 @@
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 #include "gui/state/view_style.hpp"
-#include "gui/dialogs/export_dialog.hpp"
+#include "gui/shell/apply_command.hpp"  // handle_heatmap_menu (transitional)
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include "engine/lessons/model_heads.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/training_tasks.hpp"
-#include "gui/dialogs/file_dialog.hpp"
+#include "gui/shell/apply_command.hpp"  // open_file_dialog (transitional)
 #include "gui/lessons/lesson_views.hpp"
 #include "engine/model/hf_cache.hpp"
 #include "gui/model_window/head_link_actions.hpp"

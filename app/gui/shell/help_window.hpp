@@ -1,11 +1,12 @@
-// The Help window (help_window.cpp): what the app shows, every keyboard shortcut, the lesson index.
+// The Help window (help_window.cpp): what the app shows and every keyboard shortcut. The lesson index
+// under them is the lessons' (panels/lesson_text_view.hpp), drawn after this by the registry.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
-#include "gui/state/services.hpp"
+#include "gui/state/view_context.hpp"
 
 namespace attnlab::gui {
 
-void draw_help_window(AppState& state, Services& services);
+// Reads only the symbols the font can draw; changes nothing.
+void draw_help_window(const ViewContext& ctx);
 
 }  // namespace attnlab::gui

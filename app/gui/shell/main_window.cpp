@@ -126,10 +126,9 @@ std::string layout_json(const AppState& state, float scale) {
   for (int k = 0; k < kStageCount; ++k) {
     const DrawnRect& d = state.pipeline.drawn[static_cast<size_t>(k)];
     if (!d.drawn) continue;
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "%s\"%s\": [%.0f, %.0f, %.0f, %.0f]", out.size() > 1 ? ", " : "",
-                  stage_name(static_cast<Stage>(k)).data(), d.x0 * scale, d.y0 * scale, d.x1 * scale, d.y1 * scale);
-    out += buf;
+    out += std::string(out.size() > 1 ? ", " : "") + "\"" + std::string(stage_name(static_cast<Stage>(k))) + "\": [" +
+           fixed_decimals(d.x0 * scale, 0) + ", " + fixed_decimals(d.y0 * scale, 0) + ", " + fixed_decimals(d.x1 * scale, 0) + ", " +
+           fixed_decimals(d.y1 * scale, 0) + "]";
   }
   // The active backend's description, for tests of `gui --backend` (no quotes or backslashes).
   std::string backend = state.results.backend_description;
@@ -382,7 +381,7 @@ bool run_frame(GuiRun& run) {
   const GuiOptions& options = run.options;
   Loop& loop = run.loop;
   const bool shooting = !options.screenshot.empty();
-  for (const PickedFile& f : run.platform.before_frame(state.dropped_files)) use_chosen_file(state, f.purpose, f.path);
+  for (const PickedFile& f : run.platform.before_frame(state.dropped_files)) apply(state, services, UseFile{f.purpose, f.path});
   if (shooting || loop.busy_frames > 0 || run.monkey) glfwPollEvents();
   // A streaming run's progress: 10 updates a second; a model training: its curve at 30 frames a second.
   else glfwWaitEventsTimeout(training_busy(state.training) ? 1.0 / 30 : state.results.job ? 0.1 : 0.5);
@@ -487,16 +486,16 @@ int finish_run(GuiRun& run) {
     std::vector<double> sorted = loop.frame_ms;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
-    std::printf("median frame time: %.2f ms\n", median);
+    std::printf("median frame time: %s ms\n", fixed_decimals(median, 2).c_str());
   } else {
     save_session_now(run);
   }
   if (run.monkey) run.monkey->finish(run.state.doc.scenario, run.state.quit_requested);
-  release_export_preview(run.state);
+  release_export_preview(run.state.export_ui);
   run.services.renderer = nullptr;
   run.renderer.reset();
   // A GPU backend owns GL objects of this window's context: free them while it still exists.
-  run.services.scaling_sampler.reset();
+  run.state.scaling.sampler.reset();
   run.services.backend = make_cpu_backend();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
@@ -520,8 +519,8 @@ void start_run(GuiRun& run) {
 
   // gui --backend: the same switch as the Backend menu, now that the window's context exists (a GPU
   // that cannot be had shows its reason in place and the CPU stays, as from the menu).
-  if (run.options.backend == "gpu") select_backend(state, services, BackendChoice::Gpu);
-  if (run.options.backend == "auto") select_backend(state, services, BackendChoice::Auto);
+  if (run.options.backend == "gpu") apply(state, services, SelectBackend{BackendChoice::Gpu});
+  if (run.options.backend == "auto") apply(state, services, SelectBackend{BackendChoice::Auto});
   if (state.results.backend_description.empty()) state.results.backend_description = services.backend->description();
 
   try {

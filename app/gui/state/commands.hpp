@@ -5,12 +5,14 @@
 // command is a struct here, one alternative of Command and one case there.
 #pragma once
 
+#include "engine/gpu/backend_choice.hpp"
 #include "engine/io/scenario.hpp"
 #include "gui/state/document.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/view_settings.hpp"
 #include "gui/widgets/heatmap.hpp"
 
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -63,6 +65,19 @@ struct ChooseFile {
   FilePurpose purpose = FilePurpose::None;
   std::string lesson;  // SaveLessonCard: the built-in lesson whose reference card is written
 };
+// A file chosen for a purpose (the in-app dialog's Open or Save, the platform's picker, a dropped
+// matrix's Q, K or V), used as the purpose says: opened, or written. A refusal says why in the status
+// line; the in-app dialog (`from_dialog`) also shows it and stays open, and closes once it was used.
+struct UseFile {
+  FilePurpose purpose = FilePurpose::None;
+  std::string path;
+  bool from_dialog = false;
+};
+// The platform's own picker asked for a file for the purpose (PlatformTraits::file_picker: the
+// browser's; an open arrives in a later frame as a UseFile, a save is written at once).
+struct PickFile {
+  FilePurpose purpose = FilePurpose::None;
+};
 // A file to open as it would open when dropped on the window (recent files).
 struct OpenFile {
   std::string path;
@@ -85,6 +100,41 @@ struct StageMenu {
   Stage stage = Stage::Weights;
   HeatmapMenu choice = HeatmapMenu::None;
 };
+// The Export dialog shown on `stage` (Stage::Pipeline: the pipeline figure), or on the stage it was
+// last shown on.
+struct OpenExport {
+  std::optional<Stage> stage;
+};
+// The Export dialog's file written; an existing file is replaced only when `overwrite` (else the
+// dialog asks first). A refusal is the dialog's to show (ExportUi::error).
+struct ExportFile {
+  bool overwrite = false;
+};
+// The window's pixels written to a new PNG in the Export dialog's folder, the dialog left out of them.
+struct WindowScreenshot {};
+// The streaming run of a document too large for dense stages started again, or stopped (the last
+// good result stays).
+struct StartStreaming {};
+struct CancelStreaming {};
+// The compute backend switched (the Backend menu, `gui --backend`): a GPU that cannot be had says why
+// and the old backend stays; auto falls back to the CPU with a notice.
+struct SelectBackend {
+  BackendChoice choice = BackendChoice::Cpu;
+};
+// The view settings replaced (a key toggled presenter mode, the theme, the tabs' size, the colormap).
+struct SetView {
+  ViewSettings view;
+};
+// The inputs column shown or folded away (I, View > Inputs column); showing a column presenter mode
+// had folded stops its folding it.
+struct ToggleInputsColumn {};
+// The lab's selected cell forgotten (Esc): the Explain tab waits for the next hover or click.
+struct ForgetSelectedCell {};
+// The classroom walk-through started from its first step (the Lesson view window shown), or left.
+struct StartWalkthrough {};
+struct StopWalkthrough {};
+// A link that opens this scenario made (where the platform makes them) and said in the status line.
+struct ShareLink {};
 // Work a crash left behind (persistence/recovery_store.hpp), put back as one undoable action.
 struct RestoreWork {
   Document doc;
@@ -93,7 +143,10 @@ struct RestoreWork {
 };
 
 using Command = std::variant<Edit, EndMerge, Undo, Redo, Resize, LoadScenario, LoadPreset, ResetLesson, SayError, SayNotice,
-                             ShowWindow, FocusPanel, ChooseFile, OpenFile, OpenInModelWindow, Deliver, Quit, RestoreWork, StageMenu>;
+                             ShowWindow, FocusPanel, ChooseFile, UseFile, PickFile, OpenFile, OpenInModelWindow, Deliver, Quit, RestoreWork,
+                             StageMenu, OpenExport, ExportFile, WindowScreenshot, StartStreaming, CancelStreaming,
+                             SelectBackend, SetView, ToggleInputsColumn, ForgetSelectedCell, StartWalkthrough,
+                             StopWalkthrough, ShareLink>;
 using Commands = std::vector<Command>;
 
 }  // namespace attnlab::gui

@@ -52,28 +52,32 @@ void poll_job(AppState& state) {
 
 }  // namespace
 
-void start_streaming(AppState& state, const Services& services) {
-  state.results.job.reset();  // cancels a stale run and waits for its current tile
-  state.results.job_cancelled = false;
-  try {
-    Problem problem = state.doc.scenario.problem();
-    validate_problem(problem);
-    if (state.results.result.n != problem.Q.rows() || state.results.result.m != problem.K.rows()) state.results.has_result = false;
-    state.results.job_doc = state.doc;
-    const BackendKind kind = services.backend ? services.backend->kind() : BackendKind::Cpu;
-    state.results.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version, headless_backend_factory(kind),
-                                                     state.platform.threads);
-  } catch (const InputError& e) {
-    state.error = e.what();
-  } catch (const std::bad_alloc&) {
-    state.error = "the streaming computation ran out of memory; showing the last result that fit";
-  }
+BackendKind active_backend_kind(const Services& services) {
+  return services.backend ? services.backend->kind() : BackendKind::Cpu;
 }
 
-void cancel_streaming(AppState& state) {
-  if (!state.results.job) return;
-  state.results.job.reset();
-  state.results.job_cancelled = true;
+std::string start_streaming(Results& results, const Document& doc, std::uint64_t doc_version, BackendKind kind,
+                            const PlatformTraits& platform) {
+  results.job.reset();  // cancels a stale run and waits for its current tile
+  results.job_cancelled = false;
+  try {
+    Problem problem = doc.scenario.problem();
+    validate_problem(problem);
+    if (results.result.n != problem.Q.rows() || results.result.m != problem.K.rows()) results.has_result = false;
+    results.job_doc = doc;
+    results.job = std::make_shared<ComputeJob>(std::move(problem), doc_version, headless_backend_factory(kind), platform.threads);
+  } catch (const InputError& e) {
+    return e.what();
+  } catch (const std::bad_alloc&) {
+    return "the streaming computation ran out of memory; showing the last result that fit";
+  }
+  return {};
+}
+
+void cancel_streaming(Results& results) {
+  if (!results.job) return;
+  results.job.reset();
+  results.job_cancelled = true;
 }
 
 void recompute_if_needed(AppState& state, Services& services) {
@@ -81,7 +85,10 @@ void recompute_if_needed(AppState& state, Services& services) {
   if (!state.results.needs_compute) return;
   state.results.needs_compute = false;
   if (gui_streams(state.doc.scenario.Q.rows(), state.doc.scenario.K.rows())) {
-    start_streaming(state, services);
+    const BackendKind kind = active_backend_kind(services);
+    if (std::string why = start_streaming(state.results, state.doc, state.doc_version, kind, state.platform); !why.empty()) {
+      state.error = std::move(why);
+    }
     return;
   }
   state.results.job.reset();  // a dense document makes a streaming run stale

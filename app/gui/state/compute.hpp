@@ -4,6 +4,9 @@
 
 #include "gui/shell/app_state.hpp"
 
+#include <cstdint>
+#include <string>
+
 namespace attnlab::gui {
 
 struct Services;
@@ -13,10 +16,15 @@ struct Services;
 // Documents too large for dense stages (gui_streams) are streamed on a background thread:
 // each call also takes a finished run's result.
 void recompute_if_needed(AppState& state, Services& services);
-// Starts (or restarts) the background streaming run of the current document on a backend of the
-// active one's kind.
-void start_streaming(AppState& state, const Services& services);
+// The kind of the active backend (the CPU where there is none yet): a streaming run's thread makes one
+// of that kind.
+BackendKind active_backend_kind(const Services& services);
+// Starts (or restarts) the background streaming run of `doc` (version `doc_version`) on a backend of
+// kind `kind` (the active one's), on a thread where `platform` has them. Returns why it could not
+// start (bad input, too little memory), empty when it did.
+std::string start_streaming(Results& results, const Document& doc, std::uint64_t doc_version, BackendKind kind,
+                            const PlatformTraits& platform);
 // Stops the running streaming computation; the last good result stays.
-void cancel_streaming(AppState& state);
+void cancel_streaming(Results& results);
 
 }  // namespace attnlab::gui

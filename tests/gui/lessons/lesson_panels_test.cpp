@@ -48,7 +48,6 @@ TEST_F(LessonPanels, EveryLessonOpensOnItsView) {
 
 TEST_F(LessonPanels, PresenterModeDrawsEveryView) {
   state.view.presenter = true;
-  state.style_dirty = true;
   for (const PresetInfo& p : list_presets()) {
     actions::load_preset(state, p.name);
     window_open(state.view, "Lesson view") = true;
@@ -114,7 +113,7 @@ TEST_F(LessonPanels, OnlineSoftmaxViewStepsTileByTile) {
   EXPECT_FALSE(state.lesson.walk.active) << "the tile keys are not the walk-through's";
 
   EXPECT_FALSE(online()->lesson.steps[2].rows[3].max_raised());
-  actions::set_cell(state, Which::K, 9, 0, -3.0f);
+  apply(state, edits::set_cell(Which::K, 9, 0, -3.0f));
   end_merge(state);
   frame();
   frame();
@@ -153,7 +152,7 @@ TEST_F(LessonPanels, EachStepHighlightsWhatChanged) {
   ASSERT_EQ(out.before.size(), 2u);
   EXPECT_EQ(out.before[1].name, "V");
   // Without a mask the mask step changes nothing.
-  actions::set_mask_kind(state, MaskKind::None);
+  apply(state, edits::set_mask_kind(MaskKind::None));
   frame();
   EXPECT_EQ(walk_frame(state.doc.scenario, state.results.result, 3, g).changed_count, 0);
 }
@@ -173,7 +172,7 @@ TEST_F(LessonPanels, EditedLessonShowsTheNoticeAndResetRestoresIt) {
   EXPECT_EQ(state.lesson.text.course_notes.size(), 3u);
   EXPECT_EQ(state.lesson.reset_x1, 0.0f) << "no Reset offered for the lesson's own numbers";
 
-  actions::set_cell(state, Which::Q, 0, 0, 3.0f);
+  apply(state, edits::set_cell(Which::Q, 0, 0, 3.0f));
   end_merge(state);
   frame();
   frame();
@@ -212,7 +211,7 @@ TEST_F(LessonPanels, EditedLessonShowsTheNoticeAndResetRestoresIt) {
 TEST_F(LessonPanels, LessonTextSurvivesAResize) {
   actions::load_preset(state, "three-tokens");
   frame();
-  ASSERT_TRUE(actions::resize(state, Dim::N, 1));
+  ASSERT_TRUE(apply(state, services, Resize{Dim::N, 1}));
   frame();
   frame();
   EXPECT_TRUE(state.lesson.text.edited);

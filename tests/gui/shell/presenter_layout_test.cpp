@@ -54,7 +54,6 @@ protected:
     // The real fonts: their sizes are what must fit.
     start(ImVec2(GetParam().w, GetParam().h), TestFonts::Real, default_scenario());
     state.view.presenter = true;
-    state.style_dirty = true;
   }
   void TearDown() override { stop(); }
 
@@ -169,7 +168,6 @@ TEST_P(PresenterLayout, FontFollowsTheWindowAcrossTheSmallScreenSize) {
   EXPECT_EQ(font_at(ImVec2(1280, 800)), large);
   EXPECT_EQ(font_at(ImVec2(GetParam().w, GetParam().h)), GetParam().w < 1280 ? small : large);
   state.view.presenter = false;
-  state.style_dirty = true;
   const float normal = font_at(ImVec2(1024, 768));
   EXPECT_LT(normal, small);
   EXPECT_EQ(font_at(ImVec2(1920, 1080)), normal);
@@ -284,9 +282,9 @@ TEST_P(PresenterLayout, EveryWalkThroughStepFitsTheScreen) {
 TEST_P(PresenterLayout, LeftColumnCutsNoLabel) {
   for (const char* mask : {"none", "padding", "window"}) {
     SCOPED_TRACE(mask);
-    actions::set_mask_kind(state, std::string(mask) == "none" ? MaskKind::None
+    apply(state, edits::set_mask_kind(std::string(mask) == "none" ? MaskKind::None
                                   : std::string(mask) == "padding" ? MaskKind::Padding
-                                                                   : MaskKind::Window);
+                                                                   : MaskKind::Window));
     for (int k = 0; k < 3; ++k) frame();
     const auto left = windows("/##left");
     ASSERT_FALSE(left.empty());
@@ -497,7 +495,7 @@ TEST_P(PresenterLayout, LongTokensTurnUpwardsInsteadOfBeingCut) {
   frame();
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
   actions::load_preset(state, "causal-six");
-  actions::tokens_from_sentence(state, "attention weights become sharper everywhere eventually");
+  apply(state, edits::tokens_from_sentence(state.doc, "attention weights become sharper everywhere eventually"));
   for (int k = 0; k < 4; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   for (Stage st : {Stage::Scores, Stage::Logits, Stage::Weights}) {
@@ -525,7 +523,6 @@ TEST_P(PresenterLayout, AnErrorIsShownWholeAboveTheStatusLine) {
   for (const bool presenter : {true, false}) {
     SCOPED_TRACE(presenter ? "presenter" : "normal");
     state.view.presenter = presenter;
-    state.style_dirty = true;
     state.error.clear();
     for (int k = 0; k < 3; ++k) frame();
     ASSERT_NE(status(), nullptr);

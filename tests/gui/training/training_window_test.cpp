@@ -353,7 +353,6 @@ protected:
   void SetUp() override {
     start(ImVec2(GetParam().w, GetParam().h), TestFonts::Real, load_preset("causal-six"));
     state.view.presenter = true;
-    state.style_dirty = true;
   }
   void TearDown() override {
     stop_training_app();

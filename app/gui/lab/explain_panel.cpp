@@ -1,20 +1,21 @@
 // The "Explain a cell" panel: follows the hovered cell, else the clicked one.
+#include "gui/lab/explain_panel.hpp"
+
 #include "engine/attention/explain.hpp"
-#include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
-void draw_explain_panel(AppState& state, Services& services) {
-  if (!state.results.has_result) return;
-  const CellRef cell = state.pipeline.hovered.valid() ? state.pipeline.hovered : state.pipeline.selected;
-  const Result& r = state.results.result;
+void draw_explain_panel(const ViewContext& ctx, const PipelineUi& pipeline) {
+  if (!ctx.results.has_result) return;
+  const CellRef cell = pipeline.hovered.valid() ? pipeline.hovered : pipeline.selected;
+  const Result& r = ctx.results.result;
   if (!r.dense) {
     text_wrapped("This document was streamed: its n %s m stages were never stored, so single cells cannot be "
                        "worked by hand here. Hover over the weights map for each block's mean and largest weight; "
                        "the Saturation tab lists every row's diagnostics.",
-                       services.glyphs.times);
+                       ctx.services.glyphs.times);
     return;
   }
   const Eigen::Index cols = cell.stage == Stage::Output ? r.d_v : r.m;
@@ -24,9 +25,9 @@ void draw_explain_panel(AppState& state, Services& services) {
     return;
   }
   // The result's own document: the live one may have shrunk since (an edit before its recompute).
-  const Scenario& shown = shown_scenario(state);
-  const Explanation e = explain_cell(shown.problem(), r, cell, query_labels(shown), key_labels(shown), services.glyphs);
-  const Palette pal = palette(state.view);
+  const Scenario& shown = ctx.shown();
+  const Explanation e = explain_cell(shown.problem(), r, cell, query_labels(shown), key_labels(shown), ctx.services.glyphs);
+  const Palette pal = palette(ctx.view);
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
   text_wrapped("%s", e.heading.c_str());
   ImGui::PopStyleColor();

@@ -1,18 +1,17 @@
 // The pipeline: scores → logits → weights → output side by side, each with its formula written
 // with the current numbers, a colour bar, and clickable cells.
-#include "gui/panels/panels.hpp"
+#include "gui/lab/pipeline_panel.hpp"
+
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/shell/apply_command.hpp"
+#include "gui/lab/streamed_pipeline_panel.hpp"
+#include "gui/state/view_style.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/text_layout.hpp"
 #include "gui/widgets/wrapped_text.hpp"
-#include "engine/text/text_format.hpp"
-#include "gui/state/view_style.hpp"
-#include "gui/dialogs/export_dialog.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 // Index of this file:
 // [SECTION] Stage texts: each stage's title, formula and numbers line
@@ -34,10 +33,10 @@ struct StageText {
   std::string numbers_short;  // when the numbers would take two lines (a narrow output)
 };
 
-StageText stage_text(const AppState& state, const Services& services, Stage stage) {
-  const Glyphs& g = services.glyphs;
-  const Result& r = state.results.result;
-  const Options& o = shown_scenario(state).options;
+StageText stage_text(const ViewContext& ctx, Stage stage) {
+  const Glyphs& g = ctx.services.glyphs;
+  const Result& r = ctx.results.result;
+  const Options& o = ctx.shown().options;
   const std::string dims = std::to_string(r.n) + g.times + std::to_string(stage == Stage::Output ? r.d_v : r.m);
   StageText t;
   t.title = stage_name(stage);
@@ -108,12 +107,12 @@ struct Stages {
   Stages(const Stages&) = delete;  // col_names point into this object
 };
 
-void measure_stages(Stages& S, const AppState& state, const Services& services) {
-  const Result& r = state.results.result;
+void measure_stages(Stages& S, const ViewContext& ctx) {
+  const Result& r = ctx.results.result;
   S.r = &r;
   S.fs = ImGui::GetFontSize();
   S.avail = ImGui::GetContentRegionAvail();
-  const Scenario& shown = shown_scenario(state);
+  const Scenario& shown = ctx.shown();
   S.ql = query_labels(shown);
   S.kl = key_labels(shown);
   // With RoPE on, each row and column names the position it was rotated by.
@@ -127,11 +126,11 @@ void measure_stages(Stages& S, const AppState& state, const Services& services) 
   }
   for (Eigen::Index c = 0; c < r.d_v; ++c) S.vl.push_back("v" + std::to_string(c + 1));
   for (int k = 0; k < 4; ++k) {
-    S.text[k] = stage_text(state, services, S.stage[k]);
+    S.text[k] = stage_text(ctx, S.stage[k]);
     S.cols[k] = static_cast<int>(S.stage[k] == Stage::Output ? r.d_v : r.m);
   }
   S.n = static_cast<int>(r.n);
-  S.numbers_scale = state.view.presenter ? 0.8f : 1.0f;
+  S.numbers_scale = ctx.view.presenter ? 0.8f : 1.0f;
   S.gap = S.fs * 1.3f;
   S.bar_h = S.fs * 2.2f;
   S.row_gap = S.fs;
@@ -139,7 +138,7 @@ void measure_stages(Stages& S, const AppState& state, const Services& services) 
   S.row_w = heatmap_row_label_width(S.ql, S.n);
   if (S.n <= 16 && r.m <= 16 && r.d_v <= 16) {
     for (Stage st : S.stage) {
-      const BlockGrid* b = st == Stage::Logits || st == Stage::Weights ? &state.results.blocked : nullptr;
+      const BlockGrid* b = st == Stage::Logits || st == Stage::Weights ? &ctx.results.blocked : nullptr;
       const float widest = widest_number(stage_matrix(r, st), b);  // measured once for both sizes
       S.readable = std::max(S.readable, std::ceil(cell_px_for_text(min_number_size(), widest)));
       S.comfortable = std::max(S.comfortable, std::ceil(cell_px_for_text(min_number_size() * 1.25f, widest)));
@@ -310,18 +309,18 @@ Plans choose_plan(const Stages& S) {
 // What the host's automatic layout gives this panel next frame: the height a single row can use
 // with cells as wide as the width allows, more than the usual share when the numbers need it, and
 // (presenter mode) the inputs column's width when the numbers need that.
-void report_needs(AppState& state, const Stages& S, const Plan& one_row) {
+void report_needs(LayoutUi& layout, const Stages& S, const Plan& one_row) {
   const float usable = std::min(one_row.cell_w, S.max_cell);
-  state.layout.pipeline_wants_height = row_height(S, one_row, 0, usable) + S.fs * 0.5f;
+  layout.pipeline_wants_height = row_height(S, one_row, 0, usable) + S.fs * 0.5f;
   // (Only when the width lets the numbers in: twelve tokens at 1280 pixels never show them.)
-  state.layout.pipeline_needs_height = S.readable > 0 && usable >= S.readable
+  layout.pipeline_needs_height = S.readable > 0 && usable >= S.readable
                                     ? row_height(S, one_row, 0, std::min(usable, std::floor(S.readable * 1.2f))) + S.fs * 0.5f
                                     : 0.0f;
   float width = 3 * S.gap + S.row_w;  // the scores' row labels only
   for (int k = 0; k < 4; ++k) width += static_cast<float>(S.cols[k]) * S.readable;
   // (The full line, not the share of this width: what is needed must not depend on what is given.)
   width += std::max(0.0f, S.output_line_full - static_cast<float>(S.cols[3]) * S.readable);
-  state.layout.pipeline_needs_width = S.readable > 0 ? width + 1.0f : 0.0f;
+  layout.pipeline_needs_width = S.readable > 0 ? width + 1.0f : 0.0f;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -329,8 +328,8 @@ void report_needs(AppState& state, const Stages& S, const Plan& one_row) {
 // ---------------------------------------------------------------------------------------------
 
 // Title, formula and numbers line of stage k, wrapped at `w` from (x, y).
-void draw_stage_header(const AppState& state, const Stages& S, int k, float x, float w) {
-  const Palette pal = palette(state.view);
+void draw_stage_header(const ViewContext& ctx, const Stages& S, int k, float x, float w) {
+  const Palette pal = palette(ctx.view);
   const StageText& t = S.text[k];
   ImGui::PushTextWrapPos(x + w - ImGui::GetWindowPos().x + ImGui::GetScrollX());  // window-local
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
@@ -347,18 +346,18 @@ void draw_stage_header(const AppState& state, const Stages& S, int k, float x, f
   ImGui::PopTextWrapPos();
 }
 
-HeatmapSpec stage_spec(const AppState& state, const Services& services, const Stages& S, const Plan& plan, int k) {
+HeatmapSpec stage_spec(const ViewContext& ctx, const Stages& S, const Plan& plan, int k) {
   const Stage st = S.stage[k];
   HeatmapSpec spec;
   spec.id = stage_name(st).data();
   spec.stage = st;
   spec.values = &stage_matrix(*S.r, st);
-  spec.blocked = st == Stage::Logits || st == Stage::Weights ? &state.results.blocked : nullptr;
+  spec.blocked = st == Stage::Logits || st == Stage::Weights ? &ctx.results.blocked : nullptr;
   if (plan.label_w[k] > 0 || plan.texture_h > 0) spec.row_labels = S.ql;
   spec.row_label_width = plan.texture_h > 0 ? -1.0f : plan.label_w[k];
   spec.col_labels = *S.col_names[k];
-  spec.map = &stage_colormap(state.view, st);
-  std::tie(spec.lo, spec.hi) = stage_range(state.results, st);
+  spec.map = &stage_colormap(ctx.view, st);
+  std::tie(spec.lo, spec.hi) = stage_range(ctx.results, st);
   spec.diverging = stage_is_signed(st);
   // Half a pixel more than the cells need, so that rounding never costs a whole pixel per cell.
   spec.size = ImVec2(plan.label_w[k] + static_cast<float>(S.cols[k]) * plan.cell + 0.5f,
@@ -368,82 +367,83 @@ HeatmapSpec stage_spec(const AppState& state, const Services& services, const St
     spec.size = ImVec2(plan.slot[k], plan.texture_h);
     spec.max_cell = S.max_cell;
   }
-  spec.blocked_text = st == Stage::Logits ? (services.fonts.unicode ? "−∞" : "-inf") : nullptr;
+  spec.blocked_text = st == Stage::Logits ? (ctx.services.fonts.unicode ? "−∞" : "-inf") : nullptr;
   return spec;
 }
 
 // One stage at (x, y): its header, heatmap and colour bar.
-HeatmapEvents draw_stage(AppState& state, Services& services, const Stages& S, const Plan& plan, int k, float x, float y) {
+HeatmapEvents draw_stage(const ViewContext& ctx, PipelineUi& pipeline, Commands& out, const Stages& S, const Plan& plan, int k,
+                         float x, float y) {
   const int row = k / plan.per_row;
   ImGui::SetCursorScreenPos(ImVec2(x, y));
   ImGui::BeginGroup();
-  draw_stage_header(state, S, k, x, plan.header_w[k]);
+  draw_stage_header(ctx, S, k, x, plan.header_w[k]);
   ImGui::SetCursorScreenPos(ImVec2(x, y + plan.header_h[row]));
-  const HeatmapSpec spec = stage_spec(state, services, S, plan, k);
+  const HeatmapSpec spec = stage_spec(ctx, S, plan, k);
   // The stages of a row share one grid top, whatever their column labels take.
   if (plan.texture_h <= 0) {
     ImGui::SetCursorScreenPos(ImVec2(x, y + plan.header_h[row] + row_labels_height(S, plan, row, plan.cell) - labels_height(S, k, plan.cell)));
   }
-  const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(state, services));
-  keep_drawn(state, spec.stage, ev);
-  handle_heatmap_menu(state, spec.stage, ev.menu);
+  const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(ctx, pipeline.selected));
+  keep_drawn(pipeline, spec.stage, ev);
+  if (ev.menu != HeatmapMenu::None) out.push_back(StageMenu{spec.stage, ev.menu});
   const DrawnRect& d = ev.drawn;
   ImGui::SetCursorScreenPos(ImVec2(d.x0, d.y1 + S.fs * 0.4f));
   // As wide as the heatmap, never wider: a wider bar ran past the window's edge beside a narrow
   // output; the bar fits its labels to its width instead.
-  draw_colorbar(palette(state.view), *spec.map, spec.lo, spec.hi, spec.diverging, std::max(S.fs * 2, d.x1 - d.x0));
+  draw_colorbar(palette(ctx.view), *spec.map, spec.lo, spec.hi, spec.diverging, std::max(S.fs * 2, d.x1 - d.x0));
   ImGui::EndGroup();
   return ev;
 }
 
 // The arrow from stage k to the next, level with the middle of its heatmap, halfway to the next.
-void draw_arrow(const AppState& state, const Services& services, const DrawnRect& d, float next_x) {
-  const char* arrow = services.glyphs.arrow;
+void draw_arrow(const ViewContext& ctx, const DrawnRect& d, float next_x) {
+  const char* arrow = ctx.services.glyphs.arrow;
   const ImVec2 as = ImGui::CalcTextSize(arrow);
   ImGui::GetWindowDrawList()->AddText(ImVec2((d.x1 + next_x) * 0.5f - as.x * 0.5f, (d.y0 + d.y1) * 0.5f - as.y * 0.5f),
-                                      palette(state.view).text_dim, arrow);
+                                      palette(ctx.view).text_dim, arrow);
 }
 
 // Hover feeds the explain panel; a click selects (and, shift or a custom mask, blocks) the cell.
 // A cell of a result the document has moved on from (an edit earlier in this frame) only selects:
 // its row and column may name another cell of the document, or none.
-void handle_events(AppState& state, const HeatmapEvents (&events)[4]) {
+void handle_events(const ViewContext& ctx, PipelineUi& pipeline, Commands& out, const HeatmapEvents (&events)[4]) {
   const bool shift = ImGui::GetIO().KeyShift;
   for (const HeatmapEvents& ev : events) {
-    if (ev.hovered.valid()) state.pipeline.hovered = ev.hovered;
+    if (ev.hovered.valid()) pipeline.hovered = ev.hovered;
     if (!ev.clicked.valid()) continue;
-    state.pipeline.selected = ev.clicked;
-    state.focus_panel = "Explain a cell";
+    pipeline.selected = ev.clicked;
+    out.push_back(FocusPanel{"Explain a cell"});
     const bool maskable = ev.clicked.stage != Stage::Output;
-    if (maskable && result_is_current(state) && (shift || state.doc.scenario.options.mask.kind == MaskKind::Custom)) {
-      actions::toggle_blocked(state, ev.clicked.row, ev.clicked.col);
+    if (maskable && ctx.result_is_current() && (shift || ctx.doc.scenario.options.mask.kind == MaskKind::Custom)) {
+      out.push_back(edits::toggle_blocked(ev.clicked.row, ev.clicked.col));
     }
   }
 }
 
 }  // namespace
 
-void draw_pipeline_panel(AppState& state, Services& services) {
-  state.layout.pipeline_needs_height = state.layout.pipeline_needs_width = 0;
-  if (draw_compute_progress(state, services)) return;
-  if (!state.results.has_result) {
+void draw_pipeline_panel(const ViewContext& ctx, PipelineUi& pipeline, LayoutUi& layout, Commands& out) {
+  layout.pipeline_needs_height = layout.pipeline_needs_width = 0;
+  if (draw_compute_progress(ctx, out)) return;
+  if (!ctx.results.has_result) {
     text_wrapped("Nothing computed yet.");
     return;
   }
-  if (!state.results.result.dense) {
-    draw_streaming_view(state, services);
+  if (!ctx.results.result.dense) {
+    draw_streaming_view(ctx, pipeline, layout, out);
     return;
   }
   // Any ±∞ in the stages below comes with its reason, above them (engine/attention/overflow_notes.hpp).
-  if (!state.results.overflow.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, palette(state.view).warning);
-    for (const std::string& note : state.results.overflow.sentences) text_wrapped("%s", note.c_str());
+  if (!ctx.results.overflow.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, palette(ctx.view).warning);
+    for (const std::string& note : ctx.results.overflow.sentences) text_wrapped("%s", note.c_str());
     ImGui::PopStyleColor();
   }
   Stages S;
-  measure_stages(S, state, services);
+  measure_stages(S, ctx);
   const Plans plans = choose_plan(S);
-  report_needs(state, S, plans.one_row);
+  report_needs(layout, S, plans.one_row);
   const Plan& plan = plans.drawn;
 
   const ImVec2 top = ImGui::GetCursorScreenPos();
@@ -452,12 +452,12 @@ void draw_pipeline_panel(AppState& state, Services& services) {
   for (int k = 0; k < 4; ++k) {
     const int row = k / plan.per_row, col = k % plan.per_row;
     if (k > 0 && col == 0) row_y += row_height(S, plan, row - 1, plan.cell) + S.row_gap;
-    events[k] = draw_stage(state, services, S, plan, k, top.x + plan.x[k], row_y);
-    if (col + 1 < plan.per_row) draw_arrow(state, services, events[k].drawn, top.x + plan.x[k + 1]);
+    events[k] = draw_stage(ctx, pipeline, out, S, plan, k, top.x + plan.x[k], row_y);
+    if (col + 1 < plan.per_row) draw_arrow(ctx, events[k].drawn, top.x + plan.x[k + 1]);
   }
   ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + S.avail.y));
   ImGui::Dummy(ImVec2(1, 1));
-  handle_events(state, events);
+  handle_events(ctx, pipeline, out, events);
 }
 
 }  // namespace attnlab::gui

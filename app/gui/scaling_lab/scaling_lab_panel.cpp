@@ -3,26 +3,19 @@
 // axis), and the histogram of the logits for one d_k. Runs a slice per frame, with a progress
 // bar and Cancel, so the window stays responsive. A floating window (View menu), so the pipeline
 // keeps the main area to itself.
-#include "engine/gpu/backend_choice.hpp"
-#include "gui/panels/panels.hpp"
+#include "gui/scaling_lab/scaling_lab_panel.hpp"
+
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 namespace attnlab::gui {
 
 namespace {
-
-constexpr double kFrameBudgetMs = 15.0;
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 const ImU32 kUnscaledColor = IM_COL32(240, 140, 40, 255);
 const ImU32 kScaledColor = IM_COL32(70, 150, 240, 255);
@@ -61,26 +54,23 @@ void line_chart(const char* id, const char* title, const ScalingResult& r, doubl
     return a.x + static_cast<float>((std::log2(static_cast<double>(d_k)) - x_lo) / (x_hi - x_lo)) * (b.x - a.x);
   };
   const ImU32 grid = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  char label[32];
   // y ticks: decades for log axes, quarters otherwise.
   if (log_y) {
     for (double v = y_lo; v <= y_hi * 1.0001; v *= 10) {
-      std::snprintf(label, sizeof label, "%g", v);
       dl->AddLine(ImVec2(a.x, ty(v)), ImVec2(b.x, ty(v)), grid & 0x40ffffff);
-      dl->AddText(ImVec2(p0.x, ty(v) - 7), grid, label);
+      dl->AddText(ImVec2(p0.x, ty(v) - 7), grid, significant(v, 6).c_str());
     }
   } else {
     for (int k = 0; k <= 4; ++k) {
       const double v = y_lo + (y_hi - y_lo) * k / 4;
-      std::snprintf(label, sizeof label, "%.2f", v);
       dl->AddLine(ImVec2(a.x, ty(v)), ImVec2(b.x, ty(v)), grid & 0x40ffffff);
-      dl->AddText(ImVec2(p0.x, ty(v) - 7), grid, label);
+      dl->AddText(ImVec2(p0.x, ty(v) - 7), grid, fixed_decimals(v, 2).c_str());
     }
   }
   for (const auto& row : r.rows) {
-    std::snprintf(label, sizeof label, "%d", row.d_k);
-    const float w = ImGui::CalcTextSize(label).x;
-    dl->AddText(ImVec2(std::clamp(tx(row.d_k) - w / 2, a.x - w / 2, b.x + right - w), b.y + 3), grid, label);
+    const std::string label = std::to_string(row.d_k);
+    const float w = ImGui::CalcTextSize(label.c_str()).x;
+    dl->AddText(ImVec2(std::clamp(tx(row.d_k) - w / 2, a.x - w / 2, b.x + right - w), b.y + 3), grid, label.c_str());
   }
   for (int series = 0; series < 2; ++series) {
     const ImU32 color = series == 0 ? kUnscaledColor : kScaledColor;
@@ -97,48 +87,9 @@ void line_chart(const char* id, const char* title, const ScalingResult& r, doubl
   ImGui::EndGroup();
 }
 
-void start(AppState& state, Services& services) {
-  ScalingLabState& lab = state.scaling;
-  ScalingOptions o;
-  o.d_ks.clear();
-  for (int i = 0; i < ScalingLabState::kDkChoices; ++i) {
-    if (lab.dk_on[static_cast<size_t>(i)]) o.d_ks.push_back(1 << i);
-  }
-  o.keys = lab.keys;
-  o.trials = lab.trials;
-  o.seed = static_cast<std::uint64_t>(std::max(0, lab.seed));
-  lab.error.clear();
-  try {
-    lab.job.emplace(o);
-    if (!services.scaling_sampler) services.scaling_sampler = make_scaling_sampler(*services.backend);
-    lab.started_ms = now_ms();
-    lab.status.clear();
-  } catch (const std::exception& e) {
-    lab.job.reset();
-    lab.error = e.what();
-  }
-}
-
-// One slice of work per frame.
-void advance(AppState& state, Services& services) {
-  ScalingLabState& lab = state.scaling;
-  if (!lab.job) return;
-  if (lab.started_ms == 0) lab.started_ms = now_ms();
-  try {
-    if (lab.job->step(*services.scaling_sampler, kFrameBudgetMs)) {
-      lab.result = lab.job->result();
-      char text[160];
-      std::snprintf(text, sizeof text, "%.2f s on %s", (now_ms() - lab.started_ms) / 1000.0,
-                    services.backend->description().c_str());
-      lab.status = text;
-      lab.job.reset();
-      lab.started_ms = 0;
-      lab.histogram_row = std::min<int>(lab.histogram_row, static_cast<int>(lab.result.rows.size()) - 1);
-    }
-  } catch (const std::exception& e) {
-    lab.error = e.what();
-    lab.job.reset();
-  }
+// A mean probability with its spread over trials: "0.3012 (± 0.041)".
+std::string with_spread(double mean, double spread) {
+  return fixed_decimals(mean, 4) + " (± " + fixed_decimals(spread, 3) + ")";
 }
 
 void draw_histogram(const ScalingLabState& lab, const Glyphs& g) {
@@ -148,27 +99,25 @@ void draw_histogram(const ScalingLabState& lab, const Glyphs& g) {
   const ScalingRow& row = r.rows[static_cast<size_t>(index)];
   std::vector<float> counts(row.histogram.begin(), row.histogram.end());
   const double root = std::sqrt(static_cast<double>(row.d_k));
-  char overlay[160];
-  std::snprintf(overlay, sizeof overlay, "scaled z = q%sk / %sd_k in [%g, %g];  unscaled q%sk in [%.1f, %.1f]", g.dot, g.sqrt,
-                -kScalingHistogramRange, kScalingHistogramRange, g.dot, -kScalingHistogramRange * root,
-                kScalingHistogramRange * root);
-  ImGui::PlotHistogram("##logit_histogram", counts.data(), static_cast<int>(counts.size()), 0, overlay, 0.0f, FLT_MAX,
+  const std::string overlay = std::string("scaled z = q") + g.dot + "k / " + g.sqrt + "d_k in [" +
+                              significant(-kScalingHistogramRange, 6) + ", " + significant(kScalingHistogramRange, 6) +
+                              "];  unscaled q" + g.dot + "k in [" + fixed_decimals(-kScalingHistogramRange * root, 1) + ", " +
+                              fixed_decimals(kScalingHistogramRange * root, 1) + "]";
+  ImGui::PlotHistogram("##logit_histogram", counts.data(), static_cast<int>(counts.size()), 0, overlay.c_str(), 0.0f, FLT_MAX,
                        ImVec2(ImGui::GetContentRegionAvail().x, 110));
 }
 
 // The form: the d_k values, keys, trials and seed (fixed while a run is under way), Run or Cancel
 // with its progress, the backend and the last run's status or error.
-void draw_scaling_form(AppState& state, Services& services) {
-  ScalingLabState& lab = state.scaling;
+void draw_scaling_form(const ViewContext& ctx, ScalingLabState& lab) {
   ImGui::TextUnformatted("d_k:");
   for (int i = 0; i < ScalingLabState::kDkChoices; ++i) {
-    char label[16];
-    std::snprintf(label, sizeof label, "%d", 1 << i);
+    const std::string label = std::to_string(1 << i);
     // Wrap the row of checkboxes instead of running off the panel (a SameLine undone by NewLine
     // would leave the window's content an item spacing wider than the window).
-    same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x);
+    same_line_if_fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label.c_str()).x);
     ImGui::BeginDisabled(lab.running());
-    ImGui::Checkbox(label, &lab.dk_on[static_cast<size_t>(i)]);
+    ImGui::Checkbox(label.c_str(), &lab.dk_on[static_cast<size_t>(i)]);
     ImGui::EndDisabled();
   }
   // Each field as wide as its largest number and its − and + buttons, in the font of the moment (a
@@ -191,22 +140,15 @@ void draw_scaling_form(AppState& state, Services& services) {
   lab.trials = std::clamp(lab.trials, 1, 100'000'000);
   if (!lab.running()) {
     same_line_if_fits(button_width("Run"));
-    if (ImGui::Button("Run")) start(state, services);
+    if (ImGui::Button("Run")) start_scaling(lab);
   } else {
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) {
-      lab.result = lab.job->result();
-      char text[96];
-      std::snprintf(text, sizeof text, "cancelled after %zu of %zu d_k values", lab.result.rows.size(),
-                    lab.job->options().d_ks.size());
-      lab.status = text;
-      lab.job.reset();
-    }
+    if (ImGui::Button("Cancel")) cancel_scaling(lab);
     ImGui::SameLine();
     ImGui::ProgressBar(static_cast<float>(lab.job ? lab.job->fraction() : 1.0), ImVec2(-1, 0));
   }
-  hint_text("backend: " + services.backend->description() + (lab.status.empty() ? "" : "   |   " + lab.status));
-  error_text(palette(state.view).error, lab.error);
+  hint_text("backend: " + ctx.services.backend->description() + (lab.status.empty() ? "" : "   |   " + lab.status));
+  error_text(palette(ctx.view).error, lab.error);
 }
 
 // The finished (or cancelled) run: both readings of each d_k charted, tabulated, and the chosen
@@ -240,19 +182,18 @@ void draw_scaling_results(ScalingLabState& lab, const Glyphs& g) {
       const ScalingRow& row = r.rows[i];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      char label[32];
-      std::snprintf(label, sizeof label, "%d##hist%zu", row.d_k, i);
-      if (ImGui::Selectable(label, lab.histogram_row == static_cast<int>(i), ImGuiSelectableFlags_SpanAllColumns)) {
+      const std::string label = std::to_string(row.d_k) + "##hist" + std::to_string(i);
+      if (ImGui::Selectable(label.c_str(), lab.histogram_row == static_cast<int>(i), ImGuiSelectableFlags_SpanAllColumns)) {
         lab.histogram_row = static_cast<int>(i);
       }
       ImGui::TableNextColumn();
-      ImGui::Text("%.2f", row.unscaled_std);
+      ImGui::TextUnformatted(fixed_decimals(row.unscaled_std, 2).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.3f", row.scaled_std);
+      ImGui::TextUnformatted(fixed_decimals(row.scaled_std, 3).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.4f (± %.3f)", row.unscaled_max_prob, row.unscaled_max_prob_spread);
+      ImGui::TextUnformatted(with_spread(row.unscaled_max_prob, row.unscaled_max_prob_spread).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.4f (± %.3f)", row.scaled_max_prob, row.scaled_max_prob_spread);
+      ImGui::TextUnformatted(with_spread(row.scaled_max_prob, row.scaled_max_prob_spread).c_str());
     }
     ImGui::EndTable();
   }
@@ -263,14 +204,12 @@ void draw_scaling_results(ScalingLabState& lab, const Glyphs& g) {
 
 }  // namespace
 
-void draw_scaling_panel(AppState& state, Services& services) {
-  ScalingLabState& lab = state.scaling;
-  const Glyphs& g = services.glyphs;
-  advance(state, services);
+void draw_scaling_panel(const ViewContext& ctx, ScalingLabState& lab) {
+  const Glyphs& g = ctx.services.glyphs;
   text_wrapped("Exercise 2.3.1: draw q and K from N(0, 1), score every key, and compare softmax of the raw "
                      "scores with softmax of the scores divided by %sd_k.",
                      g.sqrt);
-  draw_scaling_form(state, services);
+  draw_scaling_form(ctx, lab);
   if (lab.result.rows.empty()) {
     ImGui::TextDisabled("Press Run to draw the trials.");
     return;

@@ -1,10 +1,10 @@
 // Controls: √d_k scaling, temperature (log slider), rotary positions (RoPE: on/off, θ, a shift of
 // every position), mask kind and parameter, normalizer.
+#include "gui/lab/controls_panel.hpp"
+
 #include "engine/attention/explain.hpp"
-#include "gui/panels/panels.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
-#include "gui/shell/apply_command.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
@@ -48,10 +48,10 @@ const char* label_for(const char* label, const char* hint, const char* id, bool 
 
 // RoPE: the toggle, then, while it is on, its base θ, a shift of every position (the scores stay:
 // they see only distances) and what the frequencies are.
-void rope_controls(AppState& state, const Glyphs& g, const Palette& pal, bool presenter) {
-  const Options& o = state.doc.scenario.options;
+void rope_controls(const Document& doc, Commands& out, const Glyphs& g, const Palette& pal, bool presenter) {
+  const Options& o = doc.scenario.options;
   bool on = o.rope.has_value();
-  if (ImGui::Checkbox("RoPE positions", &on)) actions::set_rope(state, on);
+  if (ImGui::Checkbox("RoPE positions", &on)) out.push_back(edits::set_rope(doc, on));
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("key R: rotate each query and key by its position before the scores");
   if (!o.rope) return;
   const RopeSettings& rope = *o.rope;
@@ -60,22 +60,22 @@ void rope_controls(AppState& state, const Glyphs& g, const Palette& pal, bool pr
   float theta = static_cast<float>(rope.theta);
   if (ImGui::SliderFloat(label_for(theta_label.c_str(), nullptr, "##rope_theta", presenter, pal), &theta, 1.0f, 1e7f,
                          theta_format.c_str(), ImGuiSliderFlags_Logarithmic)) {
-    actions::set_rope_theta(state, theta);
+    out.push_back(edits::set_rope_theta(doc, theta));
   }
-  if (ImGui::IsItemDeactivated()) end_merge(state);
+  if (ImGui::IsItemDeactivated()) out.push_back(EndMerge{});
 
-  const Scenario& sc = state.doc.scenario;
-  std::int64_t lowest = actions::kMaxPosition;
+  const Scenario& sc = doc.scenario;
+  std::int64_t lowest = edits::kMaxPosition;
   for (std::int64_t p : rope_positions(rope.query_positions, sc.Q.rows())) lowest = std::min(lowest, p);
   for (std::int64_t p : rope_positions(rope.key_positions, sc.K.rows())) lowest = std::min(lowest, p);
   int first = static_cast<int>(lowest);
   if (ImGui::InputInt(label_for("first position", nullptr, "##rope_first", presenter, pal), &first)) {
-    actions::shift_rope_positions(state, static_cast<long long>(first) - lowest);
+    out.push_back(edits::shift_rope_positions(doc, static_cast<long long>(first) - lowest));
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("moves every query and key position together: the scores stay");
-  if (ImGui::IsItemDeactivated()) end_merge(state);
+  if (ImGui::IsItemDeactivated()) out.push_back(EndMerge{});
 
-  const int dk = actions::dim_value(state, Dim::Dk);
+  const int dk = dim_value(doc, Dim::Dk);
   if (dk % 2) return;  // refused by the engine with its own sentence, shown in place
   const std::vector<double> f = rope_frequencies(rope.theta, rope.scaling, dk);
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
@@ -87,18 +87,19 @@ void rope_controls(AppState& state, const Glyphs& g, const Palette& pal, bool pr
 
 }  // namespace
 
-void draw_controls_panel(AppState& state, Services& services) {
-  const Options& o = state.doc.scenario.options;
-  const Glyphs& g = services.glyphs;
-  const Palette pal = palette(state.view);
-  const bool presenter = state.view.presenter;
-  const int dk = actions::dim_value(state, Dim::Dk);
+void draw_controls_panel(const ViewContext& ctx, Commands& out) {
+  const Document& doc = ctx.doc;
+  const Options& o = doc.scenario.options;
+  const Glyphs& g = ctx.services.glyphs;
+  const Palette pal = palette(ctx.view);
+  const bool presenter = ctx.view.presenter;
+  const int dk = dim_value(doc, Dim::Dk);
   const double sqrt_dk = std::sqrt(static_cast<double>(dk));
 
   bool scale = o.scale;
   const std::string scale_label = std::string(g.divide) + " " + g.sqrt + "d_k = " + g.sqrt + std::to_string(dk) + " = " +
                                   hand_number(sqrt_dk);
-  if (ImGui::Checkbox(scale_label.c_str(), &scale)) actions::set_scale(state, scale);
+  if (ImGui::Checkbox(scale_label.c_str(), &scale)) out.push_back(edits::set_scale(scale));
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("scaling by the square root of d_k (key S)");
 
   float t = static_cast<float>(o.temperature);
@@ -106,16 +107,16 @@ void draw_controls_panel(AppState& state, Services& services) {
   key_hint(pal, "[ and ] change T", presenter);
   ImGui::SetNextItemWidth(-1);
   if (ImGui::SliderFloat("##temperature", &t, 0.05f, 20.0f, "T = %.3g", ImGuiSliderFlags_Logarithmic)) {
-    actions::set_temperature(state, t);
+    out.push_back(edits::set_temperature(t));
   }
-  if (ImGui::IsItemDeactivated()) end_merge(state);
+  if (ImGui::IsItemDeactivated()) out.push_back(EndMerge{});
   const double s = o.scale ? sqrt_dk : 1.0;
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
   text_wrapped("effective s%sT = %s %s %s = %s", g.dot, hand_number(s).c_str(), g.dot,
               hand_number(o.temperature).c_str(), hand_number(s * o.temperature).c_str());
   ImGui::PopStyleColor();
 
-  rope_controls(state, g, pal, presenter);
+  rope_controls(doc, out, g, pal, presenter);
 
   const MaskKind kinds[] = {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Prefix, MaskKind::Window,
                             MaskKind::Custom};
@@ -123,7 +124,7 @@ void draw_controls_panel(AppState& state, Services& services) {
   if (ImGui::BeginCombo(label_for("mask", "M: next", "##mask", presenter, pal), current.c_str())) {
     for (MaskKind k : kinds) {
       const std::string name(mask_kind_name(k));
-      if (ImGui::Selectable(name.c_str(), k == o.mask.kind) && k != o.mask.kind) actions::set_mask_kind(state, k);
+      if (ImGui::Selectable(name.c_str(), k == o.mask.kind) && k != o.mask.kind) out.push_back(edits::set_mask_kind(k));
     }
     ImGui::EndCombo();
   }
@@ -134,8 +135,8 @@ void draw_controls_panel(AppState& state, Services& services) {
                                                              : nullptr;
   if (param_name) {
     int p = o.mask.param;
-    if (ImGui::InputInt(label_for(param_name, nullptr, "##mask_param", presenter, pal), &p)) actions::set_mask_param(state, p);
-    if (ImGui::IsItemDeactivated()) end_merge(state);
+    if (ImGui::InputInt(label_for(param_name, nullptr, "##mask_param", presenter, pal), &p)) out.push_back(edits::set_mask_param(p));
+    if (ImGui::IsItemDeactivated()) out.push_back(EndMerge{});
   }
   if (o.mask.kind == MaskKind::Custom) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
@@ -152,7 +153,7 @@ void draw_controls_panel(AppState& state, Services& services) {
   if (ImGui::BeginCombo(label_for("normalizer", nullptr, "##normalizer", presenter, pal), cur_norm.c_str())) {
     for (Normalizer n : norms) {
       const std::string name(normalizer_name(n));
-      if (ImGui::Selectable(name.c_str(), n == o.normalizer) && n != o.normalizer) actions::set_normalizer(state, n);
+      if (ImGui::Selectable(name.c_str(), n == o.normalizer) && n != o.normalizer) out.push_back(edits::set_normalizer(n));
     }
     ImGui::EndCombo();
   }
