@@ -181,7 +181,7 @@ void draw_bytes(AppState& state, const KvCacheNumbers& n) {
 }
 
 // [Part 4] Exposure bias: the true text in (teacher forcing) against the model's own draws in.
-void draw_exposure(AppState& state, const KvCacheNumbers& n, const Palette& pal) {
+void draw_exposure(AppState& state, Services& services, const KvCacheNumbers& n, const Palette& pal) {
   const ExposureBias& e = n.exposure;
   text_wrapped("In training the model reads the true text (teacher forcing); writing, it reads its own draws. On a text of the %s "
                "model's task (yellow: not the true text's token):", n.model.c_str());
@@ -206,7 +206,8 @@ void draw_exposure(AppState& state, const KvCacheNumbers& n, const Palette& pal)
   }
   if (ImGui::Button("Try it in the Model window")) {
     ModelUi& m = state.model;
-    apply(state, open_model_file(m, n.model, state.platform.threads));
+    Commands opened = open_model_file(m, n.model, state.platform.threads);
+    apply(state, services, opened);
     if (m.model) {
       set_model_text(m, probe_text(e.prompt), state.platform.threads);
       // The lesson's temperature and seed: Generate writes the lesson's draws.
@@ -235,7 +236,7 @@ void draw_kv_cache_view(AppState& state, Services& services) {
     case 0: draw_same_numbers(state, *numbers, pal); break;
     case 1: draw_cost(state, *numbers); break;
     case 2: draw_bytes(state, *numbers); break;
-    default: draw_exposure(state, *numbers, pal); break;
+    default: draw_exposure(state, services, *numbers, pal); break;
   }
   error_text(palette(state.view).error, ui.cache_error);
 }

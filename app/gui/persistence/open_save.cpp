@@ -45,7 +45,11 @@ std::vector<std::string> with_recent_file(std::vector<std::string> recent, const
   return recent;
 }
 
-LoadScenario scenario_file_to_load(const std::string& path) { return LoadScenario{load_scenario(path), path, "open " + file_name(path)}; }
+LoadScenario scenario_file_to_load(const std::string& path) {
+  Scenario s = load_scenario(path);
+  check_lesson_fields(s.lesson);  // every page's fields, as opening a file checks them (lesson_registry.hpp)
+  return LoadScenario{std::move(s), path, "open " + file_name(path)};
+}
 
 std::string save_lesson_card_file(const std::string& lesson, const std::string& path) {
   ExportOptions o;

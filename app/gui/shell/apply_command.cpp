@@ -16,9 +16,8 @@
 #include "gui/model_window/model_actions.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/state/compute.hpp"
-#include "gui/state/head_link_actions.hpp"
-#include "gui/state/model_actions.hpp"
-#include "gui/state/training_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
+#include "gui/training/training_actions.hpp"
 #include "gui/state/walkthrough_steps.hpp"
 
 #include <GLFW/glfw3.h>
@@ -291,8 +290,13 @@ struct Applier {
       case FilePurpose::OpenMatrixK: open_matrix(Which::K, path); break;
       case FilePurpose::OpenMatrixV: open_matrix(Which::V, path); break;
       case FilePurpose::SaveLessonCard: save_lesson_card(state.file_dialog.card_lesson, path); break;
-      case FilePurpose::OpenModel: open_model_file(state, path); break;
-      case FilePurpose::SaveHeadLinks: return save_link_ranking(state, path);
+      case FilePurpose::OpenModel: apply_all(open_model_file(state.model, path, state.platform.threads)); break;
+      case FilePurpose::SaveHeadLinks: {
+        Commands delivered;
+        const std::string refused = save_link_ranking(state.model, path, delivered);
+        apply_all(std::move(delivered));
+        return refused;
+      }
       case FilePurpose::SaveTrainedModel:
         // Written on the training thread: a refusal known now (the folder exists) keeps the dialog
         // open; one from writing shows in the Training window.
@@ -309,7 +313,7 @@ struct Applier {
       case FileKind::Scenario: open_scenario(path); break;
       case FileKind::Matrix: state.inputs.drop_path = path; break;
       case FileKind::Other:
-        if (is_model_path(path)) open_model_file(state, path);
+        if (is_model_path(path)) apply_all(open_model_file(state.model, path, state.platform.threads));
         else state.error = unknown_file_refusal(path);
         break;
     }

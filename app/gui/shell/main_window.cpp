@@ -190,8 +190,9 @@ bool is_matrix_file(const std::string& path) {
 // --model: the Model window on that model and text, a head chosen and, with --lift, in the lab.
 // The run happens before the first frame, so that a screenshot shows it. A bad model is refused
 // before any window opens, as a bad scenario file is.
-void open_start_model(AppState& state, const GuiOptions& options) {
-  apply(state, open_model_file(state.model, options.model, state.platform.threads));
+void open_start_model(AppState& state, Services& services, const GuiOptions& options) {
+  Commands opened = open_model_file(state.model, options.model, state.platform.threads);
+  apply(state, services, opened);
   if (!state.model.model) throw InputError("--model " + state.model.error);
   if (!options.model_text.empty()) set_model_text(state.model, options.model_text, state.platform.threads);
   if (!state.model.error.empty()) throw InputError(state.model.error);
@@ -212,7 +213,10 @@ void open_start_model(AppState& state, const GuiOptions& options) {
     model::check_head(*state.model.model, options.model_layer, options.model_head);
     choose_head(state.model, options.model_layer, options.model_head);
     state.model.enlarged = true;
-    if (options.lift) apply(state, lift_chosen_head(state.model));
+    if (options.lift) {
+      Commands lifted = lift_chosen_head(state.model);
+      apply(state, services, lifted);
+    }
   }
   if (!options.link.empty()) {
     const auto [query, key] = model::parse_link(options.link, "--link");
@@ -257,7 +261,6 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
         }
         state.view = std::move(session->view);
         state.recent_files = std::move(session->recent_files);
-        state.style_dirty = true;
         geometry = session->window;
       }
     } catch (const InputError& e) {
@@ -273,7 +276,7 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
     state.recent_files.insert(state.recent_files.begin(), abs);
   }
   if (matrix) state.dropped_files.push_back(options.scenario);
-  if (!options.model.empty()) open_start_model(state, options);
+  if (!options.model.empty()) open_start_model(state, services, options);
   if (options.presenter) state.view.presenter = true;
   if (!options.theme.empty()) state.view.theme = options.theme == "light" ? Theme::Light : Theme::Dark;
   // A recovery file left behind means the last run crashed or was killed: offer its work back.

@@ -18,6 +18,7 @@
 #include "gui/base/theme.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/state/compute_job.hpp"
+#include "gui/persistence/session_store.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "headless_imgui.hpp"
