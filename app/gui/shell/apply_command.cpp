@@ -394,6 +394,20 @@ bool apply(AppState& state, const Edit& edit) {
   return true;
 }
 
+void recompute_if_needed(AppState& state, Services& services) {
+  const Recomputed said = recompute_if_needed(state.results, state.doc, state.doc_version, *services.backend, state.platform);
+  if (!said.notice.empty()) state.notice = said.notice;
+  if (said.error.empty()) return;
+  state.error = said.error;
+  if (!said.roll_back) return;
+  // The refused edit's undo entry stays (undoing it is harmless).
+  state.doc = *state.results.computed_doc;
+  ++state.doc_version;
+  state.results.computed_version = state.doc_version;
+  state.history.merge_key.clear();
+  state.error += "; the edit was not applied";
+}
+
 void reset_document(AppState& state, Scenario scenario, std::string path) {
   state.doc.scenario = std::move(scenario);
   const Scenario& s = state.doc.scenario;

@@ -23,6 +23,10 @@ void apply(AppState& state, Services& services, Commands& commands);
 // refused one says why in state.error; an empty one does nothing. Returns true when committed.
 bool apply(AppState& state, const Edit& edit);
 
+// The recompute after the document changed (state/compute.hpp) on the active backend, and what it
+// said: a sentence in the status line, a document rolled back to the shown result's.
+void recompute_if_needed(AppState& state, Services& services);
+
 // Replaces the whole document (start-up, session restore) without an undo entry.
 void reset_document(AppState& state, Scenario scenario, std::string path);
 
