@@ -30,7 +30,9 @@
 #include "gui/base/theme.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "gui/training/training_actions.hpp"
+#include "gui/widgets/drawn_text.hpp"
 #include "gui/widgets/heatmap_renderer.hpp"
+#include "gui/widgets/layout_record.hpp"
 
 #include "gui/base/gl_api.hpp"
 #include "gui/state/platform.hpp"
@@ -373,6 +375,9 @@ struct GuiRun {
   std::unique_ptr<HeatmapRenderer> renderer;
   Loop loop;
   std::unique_ptr<Monkey> monkey;  // ATTNLAB_GUI_MONKEY: random input instead of the user's (monkey.hpp)
+  // ATTNLAB_GUI_LAYOUT with --screenshot: where the layout record goes, and this frame's maps.
+  const char* layout_path = nullptr;
+  LayoutRecord layout;
 };
 
 // One frame: the UI, the GL draw, a requested window screenshot, and in --screenshot mode the PNG
@@ -409,6 +414,10 @@ bool run_frame(GuiRun& run) {
     run.monkey->keep_in_sandbox(state.file_dialog.directory, state.file_dialog.file_name);
     run.monkey->keep_in_sandbox(state.export_ui.directory, state.export_ui.file_name);
   }
+  if (run.layout_path) {
+    run.layout = LayoutRecord{};
+    record_layout(&run.layout);
+  }
   ImGui::NewFrame();
   draw_app(state, services);
   if (std::string why = recovery_tick(state.recovery, {state.doc, state.doc_version, state.scenario_path}, state.platform.threads,
@@ -416,6 +425,7 @@ bool run_frame(GuiRun& run) {
       !why.empty())
     state.error = why;
   ImGui::Render();
+  record_layout(nullptr);
   int fw = 0, fh = 0;
   glfwGetFramebufferSize(window, &fw, &fh);
   glViewport(0, 0, fw, fh);
@@ -436,8 +446,11 @@ bool run_frame(GuiRun& run) {
     const auto w0 = std::chrono::steady_clock::now();
     try {
       write_png(options.screenshot, fw, fh);
-      if (const char* lay = std::getenv("ATTNLAB_LAYOUT_OUT")) {
-        write_layout(state, lay, static_cast<float>(fw) / ImGui::GetIO().DisplaySize.x);
+      const float scale = static_cast<float>(fw) / ImGui::GetIO().DisplaySize.x;
+      if (const char* lay = std::getenv("ATTNLAB_LAYOUT_OUT")) write_layout(state, lay, scale);
+      if (run.layout_path) {
+        const std::vector<DrawnText> texts = drawn_texts(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts);
+        write_file_atomic(run.layout_path, layout_record_json(run.layout, texts, ImGui::GetIO().DisplaySize, state.view.presenter, scale));
       }
     } catch (const InputError& e) {
       std::cerr << "attnlab: " << e.what() << "\n";
@@ -514,6 +527,7 @@ void start_run(GuiRun& run) {
   AppState& state = run.state;
   Services& services = run.services;
   if (std::optional<MonkeyOptions> monkey = monkey_from_env()) run.monkey = std::make_unique<Monkey>(std::move(*monkey));
+  if (const char* layout = std::getenv("ATTNLAB_GUI_LAYOUT"); layout && *layout && shooting) run.layout_path = layout;
   state.platform = run.platform.traits();
   services.backend = make_cpu_backend();
   start_document(state, services, run.geometry, run.options, run.lock);
