@@ -4,8 +4,11 @@
 #include "engine/lessons/presets.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/dialogs/file_dialog.hpp"
+#include "gui/model_window/generate_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
 #include "gui/model_window/model_actions.hpp"
 #include "gui/persistence/open_save.hpp"
+#include "gui/training/training_actions.hpp"
 
 #include <type_traits>
 
@@ -101,7 +104,10 @@ struct Applier {
     return true;
   }
   bool operator()(const ChooseFile& c) {
-    if (c.purpose == FilePurpose::SaveLessonCard) state.file_dialog.card_lesson = c.lesson;
+    if (c.purpose == FilePurpose::SaveLessonCard) {
+      state.file_dialog.card_lesson = c.lesson;
+      state.file_dialog.file_name = c.lesson + "-card.pdf";
+    }
     open_file_dialog(state, c.purpose);
     return true;
   }
@@ -110,8 +116,45 @@ struct Applier {
     return state.error.empty();
   }
   bool operator()(const OpenInModelWindow& c) {
-    apply_all(open_model_file(state.model, c, state.platform.threads));
+    Commands shown = open_model_file(state.model, c, state.platform.threads);
+    if (c.show) apply_all(std::move(shown));
     return state.model.error.empty();
+  }
+  bool operator()(const FollowModelRun& c) {
+    poll_model_run(state.model);
+    if (c.ranking) refresh_link_ranking(state.model);
+    return true;
+  }
+  bool operator()(const AskWhichHeadsLink& c) {
+    return ask_which_heads_link(state.model, c.text, c.query_word, c.key_word, state.platform.threads);
+  }
+  bool operator()(const ChooseModelHead& c) {
+    choose_head(state.model, c.layer, c.head);
+    if (c.enlarged) state.model.enlarged = true;
+    return true;
+  }
+  bool operator()(const LiftModelHead& c) {
+    choose_head(state.model, c.layer, c.head);
+    apply_all(lift_chosen_head(state.model));
+    return state.model.error.empty();
+  }
+  bool operator()(const SetGenerateSettings& c) {
+    ModelUi& m = state.model;
+    if (!m.model) return false;
+    m.generate.sampling.temperature = c.temperature;
+    m.generate.count = c.count;
+    set_generate_seed(m, c.seed);
+    return true;
+  }
+  bool operator()(const StartTraining& c) {
+    if (!c.task.empty()) set_training_task(state.training, c.task);
+    if (c.config) set_training_config(state.training, *c.config);
+    start_training(state.training, state.platform.threads);
+    return state.training.error.empty();
+  }
+  bool operator()(const LiftTrainingHead& c) {
+    lift_training_head(state.training, c.layer, c.head);
+    return true;
   }
   bool operator()(const Deliver& c) {
     state.deliveries.push_back(c.delivery);
@@ -125,6 +168,19 @@ struct Applier {
     handle_heatmap_menu(state, m.stage, m.choice);
     return true;
   }
+  bool operator()(const SelectCell& c) {
+    state.pipeline.selected = c.cell;
+    return true;
+  }
+  bool operator()(const MapDrawn& c) {
+    state.pipeline.drawn[static_cast<size_t>(c.stage)] = c.rect;
+    return true;
+  }
+  bool operator()(const LessonMapsListed& c) {
+    state.pipeline.lesson_maps_drawn = c.maps;
+    return true;
+  }
+
   bool operator()(const RestoreWork& w) {
     const bool restored = apply(state, Edit("restore unsaved work", [doc = w.doc](Document& d) { d = doc; }));
     if (restored) {
