@@ -16,7 +16,5 @@ bool draw_compute_progress(AppState& state, Services& services);
 void draw_streaming_view(AppState& state, Services& services);
 void draw_explain_panel(AppState& state, Services& services);      // explain_panel.cpp
 void draw_scaling_panel(AppState& state, Services& services);      // scaling_lab_panel.cpp
-void draw_lesson_panel(AppState& state, Services& services);       // lesson_text_panel.cpp
-void draw_lesson_view_panel(AppState& state, Services& services);  // lesson_view_panel.cpp
 
 }  // namespace attnlab::gui

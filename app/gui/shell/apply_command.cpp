@@ -4,6 +4,7 @@
 #include "engine/lessons/presets.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/dialogs/file_dialog.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/model_window/generate_actions.hpp"
 #include "gui/model_window/head_link_actions.hpp"
 #include "gui/model_window/model_actions.hpp"
@@ -180,7 +181,14 @@ struct Applier {
     state.pipeline.lesson_maps_drawn = c.maps;
     return true;
   }
-
+  bool operator()(const StartWalkthrough&) {
+    apply_all(walk_start(state.lesson.walk));
+    return true;
+  }
+  bool operator()(const StopWalkthrough&) {
+    walk_stop(state.lesson.walk);
+    return true;
+  }
   bool operator()(const RestoreWork& w) {
     const bool restored = apply(state, Edit("restore unsaved work", [doc = w.doc](Document& d) { d = doc; }));
     if (restored) {

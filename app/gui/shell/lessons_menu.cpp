@@ -4,7 +4,6 @@
 
 #include "engine/lessons/lesson_registry.hpp"
 #include "engine/lessons/presets.hpp"
-#include "gui/state/walkthrough_steps.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/shell/apply_command.hpp"
 
@@ -13,14 +12,13 @@
 namespace attnlab::gui {
 
 void draw_lessons_menu(AppState& state, Services& services) {
-  (void)services;
   int k = 0;
   for (const PresetInfo& p : list_presets()) {
     char label[320];
     std::snprintf(label, sizeof label, "%2d. %s###%s", ++k, p.title.c_str(), p.name.c_str());
     if (ImGui::MenuItem(label, nullptr, p.title == state.doc.scenario.title)) {
       actions::load_preset(state, p.name);
-      state.lesson.walk.active = false;
+      apply(state, services, StopWalkthrough{});
       // A lesson with a special view opens on it.
       try {
         if (lesson_view(load_preset(p.name).lesson) != kPlainView) window_open(state.view, "Lesson view") = true;
@@ -31,8 +29,8 @@ void draw_lessons_menu(AppState& state, Services& services) {
   }
   ImGui::Separator();
   if (ImGui::MenuItem("Walk through step by step", "Space / →", state.lesson.walk.active)) {
-    if (state.lesson.walk.active) walk_stop(state);
-    else walk_start(state);
+    if (state.lesson.walk.active) apply(state, services, StopWalkthrough{});
+    else apply(state, services, StartWalkthrough{});
   }
 }
 

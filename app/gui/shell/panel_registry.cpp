@@ -5,6 +5,9 @@
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/model_window/model_window.hpp"
 #include "gui/lab/saturation_panel.hpp"
+#include "gui/lessons/lesson_panel.hpp"
+#include "gui/lessons/lesson_text_view.hpp"
+#include "gui/lessons/lesson_view_panel.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "gui/shell/backend_menu.hpp"
@@ -49,13 +52,16 @@ void draw_panel(AppState& state, Services& services, Panel panel) {
     case Panel::Inputs: draw_inputs_panel(state, services); break;
     case Panel::Pipeline: draw_pipeline_panel(state, services); break;
     case Panel::ScalingLab: draw_scaling_panel(state, services); break;
-    case Panel::Lesson: draw_lesson_panel(state, services); break;
-    case Panel::LessonView: draw_lesson_view_panel(state, services); break;
+    case Panel::Lesson: draw_lesson_panel(ctx, state.lesson, out); break;
+    case Panel::LessonView: draw_lesson_view_panel(ctx, state.lesson, state.model, state.training, state.pipeline.selected, out); break;
     case Panel::Explain: draw_explain_panel(state, services); break;
     case Panel::Saturation: draw_saturation_panel(ctx, state.pipeline, out); break;
     case Panel::Model: draw_model_window(ctx, state.model, out); break;
     case Panel::Training: draw_training_window(ctx, state.training, out); break;
-    case Panel::Help: draw_help_window(state, services); break;
+    case Panel::Help:
+      draw_help_window(ctx);
+      draw_lesson_index(ctx, state.lesson.card, out);  // the lessons' own part of Help
+      break;
     case Panel::Export: draw_export_dialog(state, services); break;
   }
   apply(state, services, out);

@@ -145,6 +145,9 @@ struct MapDrawn {
 struct LessonMapsListed {
   std::vector<DrawnRect> maps;
 };
+// The classroom walk-through started from its first step (the Lesson view window shown), or left.
+struct StartWalkthrough {};
+struct StopWalkthrough {};
 // Work a crash left behind (persistence/recovery_store.hpp), put back as one undoable action.
 struct RestoreWork {
   Document doc;
@@ -154,7 +157,7 @@ struct RestoreWork {
 
 using Command = std::variant<Edit, EndMerge, Undo, Redo, Resize, LoadScenario, LoadPreset, ResetLesson, SayError, SayNotice,
                              ShowWindow, FocusPanel, ChooseFile, OpenFile, OpenInModelWindow, Deliver, Quit, RestoreWork, StageMenu,
-                             SelectCell, MapDrawn, LessonMapsListed, FollowModelRun,
+                             SelectCell, MapDrawn, LessonMapsListed, StartWalkthrough, StopWalkthrough, FollowModelRun,
                              AskWhichHeadsLink, ChooseModelHead, LiftModelHead, SetGenerateSettings, StartTraining,
                              LiftTrainingHead>;
 using Commands = std::vector<Command>;
