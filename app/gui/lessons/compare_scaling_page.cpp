@@ -1,6 +1,7 @@
 // Scaled vs unscaled: the same scenario computed with and without ÷√d_k, in two columns.
 #include "gui/lessons/compare_scaling_page.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -30,12 +31,12 @@ void draw_compare_scaling_page(const PageInputs& in, const CompareScalingNumbers
     const BlockGrid& blocked = v.blocked;
     ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(k) * (col_w + fs * 2), top.y));
     ImGui::BeginGroup();
-    char head[160];
-    std::snprintf(head, sizeof head, scale ? "scaled: logits = scores %s %s%lld = scores %s %.3f"
-                                           : "unscaled: logits = scores (%s%s%lld left out)%s",
-                  g.divide, g.sqrt, static_cast<long long>(r.d_k), scale ? g.divide : "", r.scale_divisor);
+    const std::string root = std::string(g.sqrt) + std::to_string(static_cast<long long>(r.d_k));
+    const std::string head = scale ? "scaled: logits = scores " + std::string(g.divide) + " " + root + " = scores " + g.divide + " " +
+                                         fixed_decimals(r.scale_divisor, 3)
+                                   : "unscaled: logits = scores (" + std::string(g.divide) + root + " left out)";
     ImGui::PushStyleColor(ImGuiCol_Text, palette(in.ctx.view).accent);
-    ImGui::TextUnformatted(head);
+    ImGui::TextUnformatted(head.c_str());
     ImGui::PopStyleColor();
     // Logits over weights, or side by side when that gives bigger cells (wide windows, presenter
     // mode on a 16:9 projector).

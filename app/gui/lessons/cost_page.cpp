@@ -49,14 +49,14 @@ void draw_cost_table(const std::vector<CostRow>& rows, const CostUi& ui, const P
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(bytes_text(c.bytes_fp16).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.3g", c.flops / 1e9);
+      ImGui::TextUnformatted(three_digits(c.flops / 1e9).c_str());
       ImGui::TableNextColumn();
       ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(c.fits_dense ? pal.good : pal.warning), "%s",
                          c.fits_dense ? "dense fits" : "streaming only");
       if (cols == 7) {
         ImGui::TableNextColumn();
         const double ms = cost_time_at(ui.measured_ms, c.n);
-        ImGui::Text(ms < 1000 ? "%.0f ms" : "%.1f s", ms < 1000 ? ms : ms / 1000);
+        ImGui::TextUnformatted((ms < 1000 ? fixed_decimals(ms, 0) + " ms" : fixed_decimals(ms / 1000, 1) + " s").c_str());
       }
     }
     ImGui::EndTable();
@@ -125,8 +125,11 @@ void draw_cost_page(const PageInputs& in, const CostNumbers* numbers, CostUi& ui
     }
   }
   ImGui::SameLine();
-  if (ui.measured_ms > 0) ImGui::Text("n = 1024, d_k = 64 took %.1f ms on %s", ui.measured_ms, ui.measured_backend.c_str());
-  else ImGui::TextDisabled("time one head at n = 1024 on %s", services.backend ? services.backend->description().c_str() : "the CPU");
+  if (ui.measured_ms > 0) {
+    ImGui::Text("n = 1024, d_k = 64 took %s ms on %s", fixed_decimals(ui.measured_ms, 1).c_str(), ui.measured_backend.c_str());
+  } else {
+    ImGui::TextDisabled("time one head at n = 1024 on %s", services.backend ? services.backend->description().c_str() : "the CPU");
+  }
 
   draw_cost_table(rows, ui, pal);
   draw_cost_bars(rows, mem, pal);

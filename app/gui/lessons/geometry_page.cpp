@@ -2,6 +2,7 @@
 // you drag, values are points you drag, and each output is drawn as a point inside the convex hull of the values, live.
 #include "gui/lessons/geometry_page.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/text_layout.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -174,8 +175,8 @@ void draw_legend(const GeometryView& g, const std::vector<std::string>& qt, floa
   coloured(kOutputColor, "outputs: dots, o_i = Σ_j a_ij v_j");
   ImGui::Separator();
   for (size_t i = 0; i < g.outputs.size(); ++i) {
-    text_wrapped("o:%s = (%.4f, %.4f) %s", qt[i].c_str(), g.outputs[i][0], g.outputs[i][1],
-                 g.inside[i] ? "inside the hull" : "OUTSIDE?");
+    text_wrapped("o:%s = (%s, %s) %s", qt[i].c_str(), fixed_decimals(g.outputs[i][0], 4).c_str(),
+                 fixed_decimals(g.outputs[i][1], 4).c_str(), g.inside[i] ? "inside the hull" : "OUTSIDE?");
   }
   ImGui::Spacing();
   text_wrapped("A score is a dot product, so a query scores highest on the keys it points along, and its output "

@@ -8,6 +8,7 @@
 
 #include "engine/lessons/presets.hpp"
 #include "engine/model/model_report.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/training/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -21,18 +22,11 @@ namespace attnlab::gui {
 
 namespace {
 
-std::string number(double v, const char* format) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
+// A cache's bytes per token in KiB: a decimal below 10 KiB.
 std::string kib(std::int64_t bytes) {
-  const double k = static_cast<double>(bytes) / 1024;
-  return number(k, k < 10 ? "%.1f KiB" : "%.0f KiB");
+  const double b = static_cast<double>(bytes);
+  return bytes_in(b, ByteUnit::KiB, b < 10 * 1024 ? 1 : 0);
 }
-
-std::string gib(std::int64_t bytes) { return number(static_cast<double>(bytes) / (1024.0 * 1024 * 1024), "%.2f GiB"); }
 
 // One row of token chips after a label: each token framed, in the warning colour where it differs
 // from `truth` (when given), the one at `mark` outlined in the accent colour.
@@ -65,16 +59,16 @@ float label_width(std::initializer_list<const char*> labels) {
 void draw_same_numbers(KvCacheUi& ui, const ModelUi& m, const KvCacheNumbers& n, const Palette& pal) {
   const CacheCheck& c = n.check;
   text_wrapped("The pipeline's last row (the newest token) from its own query and the kept K and V alone differs from the whole "
-               "computation by %.2g: under the causal mask no earlier row ever sees a later token, so nothing before it changes.",
-               n.last_row_difference);
+               "computation by %s: under the causal mask no earlier row ever sees a later token, so nothing before it changes.",
+               significant(n.last_row_difference, 2).c_str());
   text_wrapped("The built-in %s model wrote %zu tokens over its cache, and again by running its whole text at every step:", n.model.c_str(),
                c.cached.size());
   const float lw = label_width({"the text", "with the cache", "whole text again"});
   token_row("the text", lw, c.prompt, nullptr, -1, pal);
   token_row("with the cache", lw, c.cached, nullptr, -1, pal);
   token_row("whole text again", lw, c.whole, &c.cached, -1, pal);
-  text_wrapped("The largest difference between their logits: %.2g, at logits up to %.3g (float32's rounding allows %.2g).",
-               c.largest_difference, c.largest_logit, c.bound);
+  text_wrapped("The largest difference between their logits: %s, at logits up to %s (float32's rounding allows %s).",
+               significant(c.largest_difference, 2).c_str(), three_digits(c.largest_logit).c_str(), significant(c.bound, 2).c_str());
   if (!m.model || m.ids.empty()) return;
   if (ImGui::Button("Check the open model")) {
     try {
@@ -87,8 +81,8 @@ void draw_same_numbers(KvCacheUi& ui, const ModelUi& m, const KvCacheNumbers& n,
   }
   if (ui.check) {
     ImGui::SameLine();
-    text_wrapped("%s, %zu tokens after %zu: largest difference %.2g (bound %.2g), %s tokens", ui.model.c_str(), ui.check->cached.size(),
-                 ui.check->prompt.size(), ui.check->largest_difference, ui.check->bound,
+    text_wrapped("%s, %zu tokens after %zu: largest difference %s (bound %s), %s tokens", ui.model.c_str(), ui.check->cached.size(),
+                 ui.check->prompt.size(), significant(ui.check->largest_difference, 2).c_str(), significant(ui.check->bound, 2).c_str(),
                  ui.check->cached == ui.check->whole ? "the same" : "other");
   }
 }
@@ -111,15 +105,15 @@ void draw_cost(KvCacheUi& ui, const ModelUi& m, const KvCacheNumbers& n) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(cached ? "over the cache" : "whole text again");
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(number(cached ? shown.flops_cached : shown.flops_whole, "%.3g").c_str());
+      ImGui::TextUnformatted(three_digits(cached ? shown.flops_cached : shown.flops_whole).c_str());
       ImGui::TableNextColumn();
       const double ms = cached ? shown.ms_cached : shown.ms_whole;
-      ImGui::TextUnformatted(ms > 0 ? number(ms, ms < 10 ? "%.2f ms" : "%.0f ms").c_str() : "-");
+      ImGui::TextUnformatted(ms > 0 ? (fixed_decimals(ms, ms < 10 ? 2 : 0) + " ms").c_str() : "-");
     }
     ImGui::EndTable();
   }
-  text_wrapped("The cache saves %.1f× the FLOPs%s.", shown.flops_whole / shown.flops_cached,
-               shown.ms_cached > 0 ? (", and " + number(shown.ms_whole / shown.ms_cached, "%.1f") + "× the time here").c_str() : "");
+  text_wrapped("The cache saves %s× the FLOPs%s.", fixed_decimals(shown.flops_whole / shown.flops_cached, 1).c_str(),
+               shown.ms_cached > 0 ? (", and " + fixed_decimals(shown.ms_whole / shown.ms_cached, 1) + "× the time here").c_str() : "");
   if (ImGui::Button("Measure")) {
     try {
       // Three tokens after the open model's text (at most 256 of it), else after the lesson's prompt.
@@ -150,14 +144,15 @@ void draw_bytes(const ModelUi& m, const KvCacheNumbers& n, Commands& out) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(c.name.c_str());
       if (ImGui::IsItemHovered()) {
-        ImGui::SetTooltip("%lld layers, d_head %lld; %s at %lld tokens", c.layers, c.head_dim, gib(r.context_bytes).c_str(), n.context);
+        ImGui::SetTooltip("%lld layers, d_head %lld; %s at %lld tokens", c.layers, c.head_dim,
+                          bytes_in(static_cast<double>(r.context_bytes), ByteUnit::GiB, 2).c_str(), n.context);
       }
       ImGui::TableNextColumn();
       ImGui::Text("%lld / %lld", c.heads, c.kv_heads);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(kib(r.bytes_per_token).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(c.kv_heads == c.heads ? "the same" : (kib(r.mha_bytes_per_token) + ", " + number(r.saving, "%.0f") + "×").c_str());
+      ImGui::TextUnformatted(c.kv_heads == c.heads ? "the same" : (kib(r.mha_bytes_per_token) + ", " + fixed_decimals(r.saving, 0) + "×").c_str());
     }
     ImGui::EndTable();
   }
@@ -188,12 +183,13 @@ void draw_exposure(const KvCacheNumbers& n, const Palette& pal, Commands& out) {
     after.insert(after.end(), e.greedy_after.begin(), e.greedy_after.end());
     token_row("then its best", lw, after, &e.truth, e.first_mistake, pal);
     const auto at = static_cast<std::size_t>(e.first_mistake);
-    text_wrapped("Drawn at T = %g (seed %llu): at step %d it drew %d, which it gave %.2g itself (%.2g after T). Teacher forcing got "
+    text_wrapped("Drawn at T = %s (seed %llu): at step %d it drew %d, which it gave %s itself (%s after T). Teacher forcing got "
                  "%d of %zu right, its own draws %d; from that one draw on, its most probable tokens got %d of %zu.",
-                 e.temperature, static_cast<unsigned long long>(e.seed), e.first_mistake + 1, e.drawn[at], e.drawn_model_prob[at],
-                 e.drawn_prob[at], e.teacher_correct, e.truth.size(), e.drawn_correct, e.greedy_after_correct, e.greedy_after.size());
+                 significant(e.temperature, 6).c_str(), static_cast<unsigned long long>(e.seed), e.first_mistake + 1, e.drawn[at],
+                 significant(e.drawn_model_prob[at], 2).c_str(), significant(e.drawn_prob[at], 2).c_str(), e.teacher_correct,
+                 e.truth.size(), e.drawn_correct, e.greedy_after_correct, e.greedy_after.size());
   } else {
-    text_wrapped("Drawn at T = %g (seed %llu), every draw was right: teacher forcing got %d of %zu.", e.temperature,
+    text_wrapped("Drawn at T = %s (seed %llu), every draw was right: teacher forcing got %d of %zu.", significant(e.temperature, 6).c_str(),
                  static_cast<unsigned long long>(e.seed), e.teacher_correct, e.truth.size());
   }
   if (ImGui::Button("Try it in the Model window")) {
@@ -201,7 +197,10 @@ void draw_exposure(const KvCacheNumbers& n, const Palette& pal, Commands& out) {
     out.push_back(OpenInModelWindow{n.model, probe_text(e.prompt)});
     out.push_back(SetGenerateSettings{e.temperature, static_cast<int>(e.truth.size()), e.seed});
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Opens the %s model on this text with T = %g; press Generate there", n.model.c_str(), e.temperature);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Opens the %s model on this text with T = %s; press Generate there", n.model.c_str(),
+                      significant(e.temperature, 6).c_str());
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // One small matrix under its title, and the lines of numbers beside it (see lesson_matrix.hpp).
 #include "gui/lessons/lesson_matrix.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/result_caches.hpp"
 #include "gui/state/view_style.hpp"
@@ -73,7 +74,7 @@ DrawnRect draw_lesson_matrix(const MapCanvas& canvas, const char* id, const std:
   }
   spec.size = ImVec2(std::max(size.x, 40.0f), std::max(size.y - title_h, 30.0f));
   spec.max_cell = lesson_matrix_max_cell();
-  spec.blocked_text = stage == Stage::Logits ? (ctx.services.fonts.unicode ? "−∞" : "-inf") : nullptr;
+  spec.blocked_text = stage == Stage::Logits ? minus_infinity(ctx.services.fonts.unicode) : nullptr;
   const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(ctx, canvas.selected));
   canvas.out.push_back(MapDrawn{stage, ev.drawn});
   if (ev.menu != HeatmapMenu::None) canvas.out.push_back(StageMenu{stage, ev.menu});
@@ -84,11 +85,7 @@ DrawnRect draw_lesson_matrix(const MapCanvas& canvas, const char* id, const std:
 
 void lesson_numbers_line(const char* label, const std::vector<double>& values, int decimals) {
   std::string line = label;
-  char buf[32];
-  for (const double v : values) {
-    std::snprintf(buf, sizeof buf, "  %.*f", decimals, v);
-    line += buf;
-  }
+  for (const double v : values) line += "  " + fixed_decimals(v, decimals);
   ImGui::TextUnformatted(line.c_str());
 }
 

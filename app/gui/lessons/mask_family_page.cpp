@@ -2,6 +2,7 @@
 // prefix-LM and sliding window, each map's blocked cells hatched and its row sums written under it.
 #include "gui/lessons/mask_family_page.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -47,12 +48,11 @@ void draw_mask_family_page(const PageInputs& in, const MaskFamilyNumbers* number
         const float ch = (d.y1 - d.y0) / static_cast<float>(d.rows);
         const ImVec2 sigma = ImGui::CalcTextSize(in.ctx.services.glyphs.sum);
         dl->AddText(ImVec2(d.x1 + fs * 0.4f, d.y0 - sigma.y - 2), pal.text_dim, in.ctx.services.glyphs.sum);
-        char buf[32];
         for (Eigen::Index i = 0; i < r.n; ++i) {
-          std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(r.weights.row(i).cast<double>().sum()));
+          const std::string sum = fixed_decimals(r.weights.row(i).cast<double>().sum(), 2);
           const float size = std::min(fs, std::max(ch * 0.8f, 1.0f));
           dl->AddText(ImGui::GetFont(), size, ImVec2(d.x1 + fs * 0.4f, d.y0 + ch * (static_cast<float>(i) + 0.5f) - size * 0.5f),
-                      pal.text_dim, buf);
+                      pal.text_dim, sum.c_str());
         }
       }
     } else {

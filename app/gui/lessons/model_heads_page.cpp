@@ -11,6 +11,7 @@
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/hf_cache.hpp"
 #include "engine/model/training_tasks.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/training/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -128,7 +129,7 @@ void draw_heads_by_kind(const ModelUi& m, Commands& out) {
     ImGui::SameLine(x1);
     ImGui::TextUnformatted(count_of(count[static_cast<std::size_t>(k)], "head").c_str());
     ImGui::SameLine(x2);
-    std::snprintf(line, sizeof line, "clearest L%dH%d (%.2f)", l, h, best_score[static_cast<std::size_t>(k)]);
+    std::snprintf(line, sizeof line, "clearest L%dH%d (%s)", l, h, fixed_decimals(best_score[static_cast<std::size_t>(k)], 2).c_str());
     ImGui::TextUnformatted(line);
     ImGui::SameLine();
     ImGui::PushID(k);
@@ -143,8 +144,8 @@ void draw_model_heads_page(const PageInputs& in, const ModelHeadsNumbers* number
   if (numbers && in.ctx.results.result.weights.rows() >= 2) {
     const model::HeadVerdict& v = numbers->example;
     char line[160];
-    std::snprintf(line, sizeof line, "The pipeline's head, by the Model window's detector: %s, score %.2f.",
-                  std::string(model::head_kind_name(v.kind)).c_str(), v.score);
+    std::snprintf(line, sizeof line, "The pipeline's head, by the Model window's detector: %s, score %s.",
+                  std::string(model::head_kind_name(v.kind)).c_str(), fixed_decimals(v.score, 2).c_str());
     text_wrapped_unformatted(line);
   }
   const ModelUi& m = in.model;

@@ -3,6 +3,7 @@
 // and the switch that makes every head share its projections.
 #include "gui/lessons/multi_head_page.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -59,7 +60,7 @@ void weight_editor(MultiHeadUi& ui) {
       ImGui::PushID(static_cast<int>(i * M.cols() + j));
       ImGui::SetNextItemWidth(cell_w);
       float v = M(i, j);
-      if (ImGui::DragFloat("##w", &v, 0.01f, -10.0f, 10.0f, "%.2f") && std::isfinite(v)) {
+      if (ImGui::DragFloat("##w", &v, 0.01f, -10.0f, 10.0f, widget_decimals(2).c_str()) && std::isfinite(v)) {
         M(i, j) = v;
         ui.weights_edited = true;
         ++ui.weights_version;
@@ -122,10 +123,10 @@ struct MultiHeadLayout {
                       : "Each of the %d heads has its own projections, so each can attend to a different relationship.",
                   h);
     std::snprintf(outputs_text, sizeof outputs_text,
-                  "[H_1 %s H_%d] W_O  =  %s_i H_i W_O^(i):  largest difference %.2g (largest output %.3g), equal to "
+                  "[H_1 %s H_%d] W_O  =  %s_i H_i W_O^(i):  largest difference %s (largest output %s), equal to "
                   "float rounding.  Rank of the output: %d (at most d_head = %lld when the heads are the same).",
-                  ctx.services.glyphs.ellipsis, h, ctx.services.glyphs.sum, r.max_abs_difference, r.max_abs_output, r.output_rank,
-                  static_cast<long long>(r.d_head));
+                  ctx.services.glyphs.ellipsis, h, ctx.services.glyphs.sum, significant(r.max_abs_difference, 2).c_str(),
+                  three_digits(r.max_abs_output).c_str(), r.output_rank, static_cast<long long>(r.d_head));
     const float row_labels = heatmap_row_label_width(tokens, static_cast<int>(r.n));
     rows_f = static_cast<float>(std::max<Eigen::Index>(r.n, 1));
     const float max_cell = lesson_matrix_max_cell();

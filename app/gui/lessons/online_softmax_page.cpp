@@ -5,6 +5,7 @@
 // dense output, and how many scores each way holds. The walk-through keys step between tiles.
 #include "gui/lessons/online_softmax_page.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -240,8 +241,8 @@ void draw_online_softmax_page(const PageInputs& in, const OnlineSoftmaxNumbers* 
   char legend[200], verdict[200];
   std::snprintf(legend, sizeof legend, "Highlighted %s < 1: the tile raised the row's max, so %s and o were scaled by %s first.",
                 alpha, g.ell, alpha);
-  std::snprintf(verdict, sizeof verdict, "o %s %s = the dense output up to %.2g (float rounding), from %lld scores at a time, not %lld.",
-                g.divide, g.ell, l.max_difference, l.scores_held, l.dense_scores);
+  std::snprintf(verdict, sizeof verdict, "o %s %s = the dense output up to %s (float rounding), from %lld scores at a time, not %lld.",
+                g.divide, g.ell, significant(l.max_difference, 2).c_str(), l.scores_held, l.dense_scores);
   const float footer_h = ImGui::CalcTextSize(legend, nullptr, false, avail.x).y +
                          (last ? ImGui::CalcTextSize(verdict, nullptr, false, avail.x).y + style.ItemSpacing.y : 0.0f) +
                          style.ItemSpacing.y + fs * 0.5f;

@@ -7,6 +7,7 @@
 // what broke) beside the chosen run's weights; under both, the chosen run's verdict in full.
 #include "gui/lessons/precision_page.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -33,9 +34,7 @@ std::string fill_header(MaskFill f) {
 std::string outcome(const PrecisionRun& r) {
   if (!r.finite) return r.weights_health.nan > 0 || r.output_health.nan > 0 ? "NaN" : "inf";
   if (r.max_weight_error == 0) return "exact";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0e", r.max_weight_error);
-  std::string s = buf;
+  std::string s = scientific(r.max_weight_error, 0);
   const size_t e = s.find("e-0");
   if (e != std::string::npos) s.erase(e + 2, 1);  // 3e-04 → 3e-4: narrower, the same number
   return s;
@@ -98,14 +97,14 @@ void draw_limits_table(const PrecisionRun& sel, ImVec4 bad) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(precision_name(p).data());
     ImGui::TableNextColumn();
-    ImGui::Text("%.5g", l.max_finite);
+    ImGui::TextUnformatted(significant(l.max_finite, 5).c_str());
     ImGui::TableNextColumn();
-    ImGui::Text("%.2f", l.exp_overflow);
+    ImGui::TextUnformatted(fixed_decimals(l.exp_overflow, 2).c_str());
     ImGui::TableNextColumn();
-    ImGui::Text("%.2f", l.exp_underflow);
+    ImGui::TextUnformatted(fixed_decimals(l.exp_underflow, 2).c_str());
     ImGui::TableNextColumn();
     if (std::isinf(l.minus_1e9)) ImGui::TextColored(bad, "%s", format_number(l.minus_1e9, NumberUse::Cell, 0).c_str());
-    else ImGui::Text("%.0f", l.minus_1e9);
+    else ImGui::TextUnformatted(fixed_decimals(l.minus_1e9, 0).c_str());
   }
   ImGui::EndTable();
 }
@@ -187,8 +186,8 @@ void draw_verdict(const PrecisionRun& sel, const Palette& pal, ImFont* small) {
   ImGui::PopStyleColor();
   if (small) ImGui::PushFont(small);
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
-  text_wrapped("exps that are inf: %lld, NaN weights: %lld, largest error vs the exact weights: %.2g", sel.exps_health.inf,
-               sel.weights_health.nan, sel.max_weight_error);
+  text_wrapped("exps that are inf: %lld, NaN weights: %lld, largest error vs the exact weights: %s", sel.exps_health.inf,
+               sel.weights_health.nan, significant(sel.max_weight_error, 2).c_str());
   ImGui::PopStyleColor();
   if (small) ImGui::PopFont();
 }
@@ -207,7 +206,7 @@ void draw_precision_page(const PageInputs& in, const PrecisionNumbers* numbers, 
   const float fs = ImGui::GetFontSize();
 
   draw_limits_table(sel, bad);
-  ImGui::Text("largest logit here: %.2f", static_cast<double>(ctx.results.result.stats.logits.max));
+  ImGui::Text("largest logit here: %s", fixed_decimals(ctx.results.result.stats.logits.max, 2).c_str());
   const char* hint = "each run: its weights' largest error, or what broke; click one";
   same_line_if_fits(ImGui::CalcTextSize(hint).x);
   ImGui::TextDisabled("%s", hint);

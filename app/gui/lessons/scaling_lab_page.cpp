@@ -1,6 +1,7 @@
 // Exercise 2.3.1 as a lesson: opens the Scaling lab, and shows a small CPU sweep of the exercise.
 #include "gui/lessons/scaling_lab_page.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -23,8 +24,10 @@ void draw_scaling_lab_page(const PageInputs& in, const ScalingLabNumbers* number
   }
   const Result &ru = vu.result, &rs = vsc.result;
   ImGui::Text("This draw, d_k = %lld, %lld keys:", static_cast<long long>(ru.d_k), static_cast<long long>(ru.m));
-  ImGui::Text("  unscaled: std of the logits %.2f, max probability %.4f", sample_std(ru.stats.logits), ru.rows[0].max_weight);
-  ImGui::Text("  scaled:   std of the logits %.2f, max probability %.4f", sample_std(rs.stats.logits), rs.rows[0].max_weight);
+  ImGui::Text("  unscaled: std of the logits %s, max probability %s", fixed_decimals(sample_std(ru.stats.logits), 2).c_str(),
+              fixed_decimals(ru.rows[0].max_weight, 4).c_str());
+  ImGui::Text("  scaled:   std of the logits %s, max probability %s", fixed_decimals(sample_std(rs.stats.logits), 2).c_str(),
+              fixed_decimals(rs.rows[0].max_weight, 4).c_str());
   ImGui::Spacing();
   ImGui::TextUnformatted("The exercise, means over trials (seeded, CPU):");
   const auto& rows = numbers->sweep;
@@ -36,13 +39,14 @@ void draw_scaling_lab_page(const PageInputs& in, const ScalingLabNumbers* number
       ImGui::TableNextColumn();
       ImGui::Text("%lld", r.d_k);
       ImGui::TableNextColumn();
-      ImGui::Text("%.2f  (%s%lld = %.1f)", r.unscaled_std, "√", r.d_k, std::sqrt(static_cast<double>(r.d_k)));
+      ImGui::Text("%s  (%s%lld = %s)", fixed_decimals(r.unscaled_std, 2).c_str(), "√", r.d_k,
+                  fixed_decimals(std::sqrt(static_cast<double>(r.d_k)), 1).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.2f", r.scaled_std);
+      ImGui::TextUnformatted(fixed_decimals(r.scaled_std, 2).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.4f", r.unscaled_max_prob);
+      ImGui::TextUnformatted(fixed_decimals(r.unscaled_max_prob, 4).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.4f", r.scaled_max_prob);
+      ImGui::TextUnformatted(fixed_decimals(r.scaled_max_prob, 4).c_str());
     }
     ImGui::EndTable();
   }

@@ -4,6 +4,7 @@
 #include "gui/lessons/temperature_page.hpp"
 
 #include "engine/lessons/lesson_export.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -35,7 +36,7 @@ void draw_tau_controls(TemperatureUi& ui, double lo, double hi, const char* tau)
   float t = static_cast<float>(std::clamp(ui.tau, lo, hi));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
   const std::string label = std::string(tau) + "##tau";
-  if (ImGui::SliderFloat(label.c_str(), &t, static_cast<float>(lo), static_cast<float>(hi), "%.3f",
+  if (ImGui::SliderFloat(label.c_str(), &t, static_cast<float>(lo), static_cast<float>(hi), widget_decimals(3).c_str(),
                          ImGuiSliderFlags_Logarithmic)) {
     ui.tau = t;
     ui.playing = false;
@@ -102,15 +103,14 @@ void draw_temperature_page(const PageInputs& in, const TemperatureNumbers* numbe
   }
   const Result& r = v.result;
   ImGui::SameLine();
-  ImGui::Text("s%s%s = %.3f", g.dot, tau, r.effective_temperature);
+  ImGui::Text("s%s%s = %s", g.dot, tau, fixed_decimals(r.effective_temperature, 3).c_str());
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 top = ImGui::GetCursorScreenPos();
   const float left_w = avail.x * 0.5f;
   const auto ql = display_tokens(s.query_tokens, r.n), kl = display_tokens(s.key_tokens, r.m);
   ImGui::BeginGroup();
-  char title[96];
-  std::snprintf(title, sizeof title, "weights at %s = %.3f", tau, ui.tau);
+  const std::string title = std::string("weights at ") + tau + " = " + fixed_decimals(ui.tau, 3);
   draw_lesson_matrix(in.canvas(out), "tau_weights", title, Stage::Weights, r.weights, &v.blocked, ql, kl,
                      ImVec2(left_w - fs, avail.y * 0.62f));
   std::vector<double> mx;
@@ -136,11 +136,11 @@ void draw_temperature_page(const PageInputs& in, const TemperatureNumbers* numbe
   const double x = (std::log(ui.tau) - std::log(lo)) / (std::log(hi) - std::log(lo));
   const float mxp = a0.x + static_cast<float>(x) * (a1.x - a0.x);
   ImGui::GetWindowDrawList()->AddLine(ImVec2(mxp, a0.y), ImVec2(mxp, b1.y), pal.accent, 2.0f);
-  ImGui::TextDisabled("%s from %.2g (left) to %.2g (right), log scale", tau, lo, hi);
+  ImGui::TextDisabled("%s from %s (left) to %s (right), log scale", tau, significant(lo, 2).c_str(), significant(hi, 2).c_str());
   // No-break spaces (U+00A0) keep "τ → 0" and "τ → ∞" on one line: wrapping split "τ →" from "∞".
-  text_wrapped("%s\u00a0%s\u00a00: each row %s one-hot on its largest score.  %s\u00a0%s\u00a0%s: every weight %s 1/%lld = %.3f.",
+  text_wrapped("%s\u00a0%s\u00a00: each row %s one-hot on its largest score.  %s\u00a0%s\u00a0%s: every weight %s 1/%lld = %s.",
                      tau, g.arrow, g.arrow, tau, g.arrow, g.infinity, g.arrow, static_cast<long long>(r.m),
-                     1.0 / static_cast<double>(r.m));
+                     fixed_decimals(1.0 / static_cast<double>(r.m), 3).c_str());
   ImGui::Separator();
   draw_frames_export(ui, s, fs);
   ImGui::EndGroup();

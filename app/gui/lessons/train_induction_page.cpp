@@ -8,6 +8,7 @@
 
 #include "engine/lessons/lesson_registry.hpp"
 #include "engine/model/training_tasks.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/training/training_actions.hpp"
 #include "gui/training/training_job.hpp"
@@ -93,8 +94,9 @@ std::string status_line(const TrainingView& v) {
   double loss = 0, acc = 0;
   for (std::size_t i = n - k; i < n; ++i) loss += v.points[i].loss, acc += v.points[i].accuracy;
   if (k) loss /= static_cast<double>(k), acc /= static_cast<double>(k);
-  std::snprintf(buf, sizeof buf, "step %d of %d%s · loss %.3f · accuracy on the predictable half %.2f", v.step, v.steps,
-                v.phase == TrainingPhase::Running ? "" : v.phase == TrainingPhase::Finished ? " (finished)" : " (paused)", loss, acc);
+  std::snprintf(buf, sizeof buf, "step %d of %d%s · loss %s · accuracy on the predictable half %s", v.step, v.steps,
+                v.phase == TrainingPhase::Running ? "" : v.phase == TrainingPhase::Finished ? " (finished)" : " (paused)",
+                fixed_decimals(loss, 3).c_str(), fixed_decimals(acc, 2).c_str());
   return buf;
 }
 
@@ -181,9 +183,9 @@ void draw_phase_change(const PageInputs& in) {
     }
     char buf[400];
     std::snprintf(buf, sizeof buf,
-                  "The phase change: between steps %d and %d the loss fell from %.2f to %.2f, %.0f%% of its whole fall in a "
-                  "tenth of the run.",
-                  pc.first_step, pc.last_step, pc.loss_before, pc.loss_after, 100 * pc.share);
+                  "The phase change: between steps %d and %d the loss fell from %s to %s, %s of its whole fall in a tenth of the run.",
+                  pc.first_step, pc.last_step, fixed_decimals(pc.loss_before, 2).c_str(), fixed_decimals(pc.loss_after, 2).c_str(),
+                  percent(100 * pc.share, 0).c_str());
     accent_line(in.ctx, buf);
     text_wrapped_unformatted(heads.empty() ? "No head settled into a new kind around it yet: the detector looks every few steps."
                                            : "Around it: " + heads + ".");
@@ -214,8 +216,9 @@ void draw_lifted(const PageInputs& in, const TrainInductionUi& ui, Commands& out
   }
   const model::HeadVerdict& v = t.view.kinds[static_cast<std::size_t>(t.layer)][static_cast<std::size_t>(t.head)];
   char buf[300];
-  std::snprintf(buf, sizeof buf, "L%dH%d at step %d, now in the lab: %s, previous-token score %.2f, induction score %.2f.", t.layer, t.head,
-                t.view.maps_step, std::string(model::head_kind_name(v.kind)).c_str(), v.scores.previous_token, v.scores.induction);
+  std::snprintf(buf, sizeof buf, "L%dH%d at step %d, now in the lab: %s, previous-token score %s, induction score %s.", t.layer, t.head,
+                t.view.maps_step, std::string(model::head_kind_name(v.kind)).c_str(), fixed_decimals(v.scores.previous_token, 2).c_str(),
+                fixed_decimals(v.scores.induction, 2).c_str());
   accent_line(ctx, buf);
   if (step == 3) {
     text_wrapped_unformatted("Each query puts its weight on the key just before it, at every position: the stripe under the diagonal. "
