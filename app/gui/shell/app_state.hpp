@@ -14,8 +14,6 @@
 #include "engine/model/model_report.hpp"
 #include "gui/base/look.hpp"
 #include "gui/widgets/drawn_rect.hpp"
-#include "gui/state/lesson_ui.hpp"
-#include "gui/state/lesson_view_model.hpp"
 #include "gui/state/document.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/result_caches.hpp"
@@ -23,6 +21,7 @@
 #include "gui/state/view_settings.hpp"
 #include "gui/training/training_ui.hpp"
 #include "gui/lab/lab_ui.hpp"
+#include "gui/lessons/lessons_ui.hpp"
 #include "gui/model_window/model_ui.hpp"
 #include "gui/scaling_lab/scaling_lab_ui.hpp"
 #include "gui/state/view_style.hpp"
@@ -58,7 +57,7 @@ struct AppState {
   ExportUi export_ui;
   ModelUi model;
   TrainingUi training;  // the Training window (training_ui.hpp)
-  LessonUi lesson;      // the walk-through and the special lesson views (lesson_ui.hpp)
+  LessonsUi lesson;     // the walk-through, the lesson's text and the open lesson's page (lessons_ui.hpp)
   ScalingLabState scaling;
   RecoveryUi recovery;
   FileDialogState file_dialog;

@@ -13,12 +13,15 @@
 #include "engine/lessons/presets.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/dialogs/file_dialog.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/model_window/generate_actions.hpp"
+#include "gui/model_window/head_link_actions.hpp"
 #include "gui/model_window/model_actions.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/model_window/head_link_actions.hpp"
 #include "gui/training/training_actions.hpp"
-#include "gui/state/walkthrough_steps.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
 
 #include <GLFW/glfw3.h>
 
@@ -88,8 +91,11 @@ bool resize(AppState& state, const Resize& r) {
 // ranking or of a trained model proposes its window's name for it.
 void choose_file(AppState& state, const ChooseFile& c) {
   FileDialogState& d = state.file_dialog;
-  if (c.purpose == FilePurpose::SaveLessonCard) d.card_lesson = c.lesson;
   open_file_dialog(d, c.purpose);
+  if (c.purpose == FilePurpose::SaveLessonCard) {
+    d.card_lesson = c.lesson;
+    d.file_name = c.lesson + "-card.pdf";
+  }
   if (c.purpose == FilePurpose::SaveHeadLinks) d.file_name = link_csv_name(state.model);
   if (c.purpose == FilePurpose::SaveTrainedModel) d.file_name = std::string(model::task_name(resolved_form(state.training).task.kind)) + "-model";
 }
@@ -183,8 +189,45 @@ struct Applier {
     return state.error.empty();
   }
   bool operator()(const OpenInModelWindow& c) {
-    apply_all(open_model_file(state.model, c, state.platform.threads));
+    Commands shown = open_model_file(state.model, c, state.platform.threads);
+    if (c.show) apply_all(std::move(shown));
     return state.model.error.empty();
+  }
+  bool operator()(const FollowModelRun& c) {
+    poll_model_run(state.model);
+    if (c.ranking) refresh_link_ranking(state.model);
+    return true;
+  }
+  bool operator()(const AskWhichHeadsLink& c) {
+    return ask_which_heads_link(state.model, c.text, c.query_word, c.key_word, state.platform.threads);
+  }
+  bool operator()(const ChooseModelHead& c) {
+    choose_head(state.model, c.layer, c.head);
+    if (c.enlarged) state.model.enlarged = true;
+    return true;
+  }
+  bool operator()(const LiftModelHead& c) {
+    choose_head(state.model, c.layer, c.head);
+    apply_all(lift_chosen_head(state.model));
+    return state.model.error.empty();
+  }
+  bool operator()(const SetGenerateSettings& c) {
+    ModelUi& m = state.model;
+    if (!m.model) return false;
+    m.generate.sampling.temperature = c.temperature;
+    m.generate.count = c.count;
+    set_generate_seed(m, c.seed);
+    return true;
+  }
+  bool operator()(const StartTraining& c) {
+    if (!c.task.empty()) set_training_task(state.training, c.task);
+    if (c.config) set_training_config(state.training, *c.config);
+    start_training(state.training, state.platform.threads);
+    return state.training.error.empty();
+  }
+  bool operator()(const LiftTrainingHead& c) {
+    lift_training_head(state.training, c.layer, c.head);
+    return true;
   }
   bool operator()(const Deliver& c) {
     state.deliveries.push_back(c.delivery);
@@ -233,17 +276,29 @@ struct Applier {
     state.pipeline.selected = CellRef{};
     return true;
   }
-  bool operator()(const StartWalkthrough&) {
-    walk_start(state);
-    return true;
-  }
-  bool operator()(const StopWalkthrough&) {
-    walk_stop(state);
-    return true;
-  }
   bool operator()(const ShareLink&) {
     const std::string link = services.platform->share_link(state.doc.scenario);
     state.notice = "Copied a link to this scenario (" + std::to_string(link.size()) + " characters); it is in the address bar too";
+    return true;
+  }
+  bool operator()(const SelectCell& c) {
+    state.pipeline.selected = c.cell;
+    return true;
+  }
+  bool operator()(const MapDrawn& c) {
+    state.pipeline.drawn[static_cast<size_t>(c.stage)] = c.rect;
+    return true;
+  }
+  bool operator()(const LessonMapsListed& c) {
+    state.pipeline.lesson_maps_drawn = c.maps;
+    return true;
+  }
+  bool operator()(const StartWalkthrough&) {
+    apply_all(walk_start(state.lesson.walk));
+    return true;
+  }
+  bool operator()(const StopWalkthrough&) {
+    walk_stop(state.lesson.walk);
     return true;
   }
   bool operator()(const RestoreWork& w) {

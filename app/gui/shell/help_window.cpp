@@ -1,5 +1,5 @@
 // The Help window: what the app shows and every keyboard shortcut (the lesson index with each lesson's
-// reference card follows it: panels/lesson_text_view.hpp).
+// reference card follows it: lessons/lesson_text_view.hpp).
 #include "gui/shell/help_window.hpp"
 
 #include "gui/shell/shortcuts.hpp"

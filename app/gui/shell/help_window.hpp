@@ -1,5 +1,5 @@
-// The Help window (help_window.cpp): what the app shows and every keyboard shortcut. The lesson index
-// under them is the lessons' (panels/lesson_text_view.hpp), drawn after this by the registry.
+// The Help window (help_window.cpp): what the app shows, every keyboard shortcut (the registry draws
+// the lessons' index under it).
 #pragma once
 
 #include "gui/state/view_context.hpp"

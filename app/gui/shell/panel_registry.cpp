@@ -9,6 +9,9 @@
 #include "gui/lab/inputs_panel.hpp"
 #include "gui/lab/pipeline_panel.hpp"
 #include "gui/lab/saturation_panel.hpp"
+#include "gui/lessons/lesson_panel.hpp"
+#include "gui/lessons/lesson_text_view.hpp"
+#include "gui/lessons/lesson_view_panel.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/scaling_lab/scaling_lab_panel.hpp"
 #include "gui/shell/apply_command.hpp"
@@ -60,15 +63,15 @@ void draw_panel(AppState& state, Services& services, Panel panel) {
       advance_scaling(state.scaling, *services.backend);
       draw_scaling_panel(ctx, state.scaling);
       break;
-    case Panel::Lesson: draw_lesson_panel(state, services); break;
-    case Panel::LessonView: draw_lesson_view_panel(state, services); break;
+    case Panel::Lesson: draw_lesson_panel(ctx, state.lesson, out); break;
+    case Panel::LessonView: draw_lesson_view_panel(ctx, state.lesson, state.model, state.training, state.pipeline.selected, out); break;
     case Panel::Explain: draw_explain_panel(ctx, state.pipeline); break;
     case Panel::Saturation: draw_saturation_panel(ctx, state.pipeline, out); break;
     case Panel::Model: draw_model_window(ctx, state.model, out); break;
     case Panel::Training: draw_training_window(ctx, state.training, out); break;
     case Panel::Help:
       draw_help_window(ctx);
-      draw_lesson_index(state, services);  // the lessons' own part of Help
+      draw_lesson_index(ctx, state.lesson.card, out);  // the lessons' own part of Help
       break;
     case Panel::Export: draw_export_dialog(ctx, state.export_ui, out); break;
   }

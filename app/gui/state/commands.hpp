@@ -7,11 +7,14 @@
 
 #include "engine/gpu/backend_choice.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/model/trainer.hpp"
 #include "gui/state/document.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/view_settings.hpp"
+#include "gui/widgets/drawn_rect.hpp"
 #include "gui/widgets/heatmap.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <variant>
@@ -83,10 +86,51 @@ struct OpenFile {
   std::string path;
 };
 // A model folder opened in the Model window (the Training window's "Open in the Model window"): on
-// `text`, head `layer`, `head` chosen, the window shown.
+// `text`, head `layer`, `head` chosen, the window shown; with `show` false the window is left as it
+// is (the model-heads lesson, which lists the heads itself).
 struct OpenInModelWindow {
   std::string path;
   std::string text;
+  int layer = 0, head = 0;
+  bool show = true;
+};
+// What the lessons ask of the Model window, whose ModelUi they read and never write. Its run taken
+// as it finishes whether or not its window is open (a lesson that lists the run's heads asks it once
+// a frame), and, with `ranking`, the heads' ranking between its two chosen tokens kept that run's.
+struct FollowModelRun {
+  bool ranking = false;
+};
+// "Which heads link `query_word` to `key_word`?": `text` in the Model window, the two words chosen as
+// query and key (ask_which_heads_link; a word its tokenizer splits is said in the window).
+struct AskWhichHeadsLink {
+  std::string text, query_word, key_word;
+};
+// A head of the Model window's model chosen, and drawn large there when `enlarged`.
+struct ChooseModelHead {
+  int layer = 0, head = 0;
+  bool enlarged = false;
+};
+// A head of the Model window's model chosen and opened in the lab (lift_chosen_head).
+struct LiftModelHead {
+  int layer = 0, head = 0;
+};
+// Generate's settings in the Model window: a lesson's temperature, count and seed, so that Generate
+// there writes the lesson's own draws. Nothing while no model is open.
+struct SetGenerateSettings {
+  double temperature = 1;
+  int count = 0;
+  std::uint64_t seed = 0;
+};
+// What the lessons ask of the Training window, whose TrainingUi they read and never write. Its run
+// started, or resumed where it is paused (start_training), with `task` and then `config` put in its
+// form first when given.
+struct StartTraining {
+  std::string task;
+  std::optional<model::TrainConfig> config;
+};
+// A head of the Training window's model lifted into the lab (lift_training_head: the run pauses, and
+// poll_training hands the document on).
+struct LiftTrainingHead {
   int layer = 0, head = 0;
 };
 // A file the app wrote for the user, handed over after the frame.
@@ -130,11 +174,26 @@ struct SetView {
 struct ToggleInputsColumn {};
 // The lab's selected cell forgotten (Esc): the Explain tab waits for the next hover or click.
 struct ForgetSelectedCell {};
+// A link that opens this scenario made (where the platform makes them) and said in the status line.
+struct ShareLink {};
+// The lab's selected cell chosen (a lesson's "by hand, row" buttons choose a row of the weights).
+struct SelectCell {
+  CellRef cell;
+};
+// Where a lesson drew a map this frame, kept with the lab's heatmaps (PipelineUi::drawn: the last map
+// of each stage), where the layout record, the monkey and the tests find every heatmap.
+struct MapDrawn {
+  Stage stage = Stage::Weights;
+  DrawnRect rect;
+};
+// The lesson view's small maps of this frame in the order drawn (PipelineUi::lesson_maps_drawn): a
+// view that lists its maps (the walk-through step's inputs, the gqa lesson's heads) replaces the list.
+struct LessonMapsListed {
+  std::vector<DrawnRect> maps;
+};
 // The classroom walk-through started from its first step (the Lesson view window shown), or left.
 struct StartWalkthrough {};
 struct StopWalkthrough {};
-// A link that opens this scenario made (where the platform makes them) and said in the status line.
-struct ShareLink {};
 // Work a crash left behind (persistence/recovery_store.hpp), put back as one undoable action.
 struct RestoreWork {
   Document doc;
@@ -143,10 +202,11 @@ struct RestoreWork {
 };
 
 using Command = std::variant<Edit, EndMerge, Undo, Redo, Resize, LoadScenario, LoadPreset, ResetLesson, SayError, SayNotice,
-                             ShowWindow, FocusPanel, ChooseFile, UseFile, PickFile, OpenFile, OpenInModelWindow, Deliver, Quit, RestoreWork,
-                             StageMenu, OpenExport, ExportFile, WindowScreenshot, StartStreaming, CancelStreaming,
-                             SelectBackend, SetView, ToggleInputsColumn, ForgetSelectedCell, StartWalkthrough,
-                             StopWalkthrough, ShareLink>;
+                             ShowWindow, FocusPanel, ChooseFile, UseFile, PickFile, OpenFile, OpenInModelWindow, Deliver, Quit,
+                             RestoreWork, StageMenu, OpenExport, ExportFile, WindowScreenshot, StartStreaming, CancelStreaming,
+                             SelectBackend, SetView, ToggleInputsColumn, ForgetSelectedCell, ShareLink, SelectCell, MapDrawn,
+                             LessonMapsListed, StartWalkthrough, StopWalkthrough, FollowModelRun, AskWhichHeadsLink,
+                             ChooseModelHead, LiftModelHead, SetGenerateSettings, StartTraining, LiftTrainingHead>;
 using Commands = std::vector<Command>;
 
 }  // namespace attnlab::gui

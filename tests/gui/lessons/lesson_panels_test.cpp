@@ -5,12 +5,13 @@
 #include "engine/lessons/online_softmax.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/lessons/worked_example.hpp"
-#include "gui/lessons/lesson_views.hpp"
-#include "gui/state/walkthrough_steps.hpp"
+#include "gui/lessons/lesson_numbers.hpp"
+#include "gui/lessons/multi_head_page.hpp"
+#include "gui/lessons/online_softmax_page.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/lesson_view_model.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>
@@ -60,7 +61,7 @@ TEST_F(LessonPanels, PresenterModeDrawsEveryView) {
 TEST_F(LessonPanels, WalkThroughStepsForwardAndBack) {
   actions::load_preset(state, "causal-six");
   frame();
-  walk_start(state);
+  apply_commands(state, services, walk_start(state.lesson.walk));
   frame();
   frame();
   ASSERT_TRUE(state.lesson.walk.active);
@@ -94,22 +95,23 @@ TEST_F(LessonPanels, OnlineSoftmaxViewStepsTileByTile) {
   ASSERT_TRUE(window_open(state.view, "Lesson view"));
   ASSERT_FALSE(state.lesson.walk.active);
   std::string error;
-  const auto online = [&] { return lesson_numbers<OnlineSoftmaxNumbers>(state, services, error); };
+  const auto online = [&] { return lesson_numbers<OnlineSoftmaxNumbers>(state.lesson, view_context(state, services), error); };
+  const auto tile = [&] { return page_ui<OnlineSoftmaxUi>(state.lesson)->step; };
   const OnlineSoftmaxNumbers* model = online();
   ASSERT_TRUE(model) << error;
   ASSERT_EQ(model->lesson.steps.size(), 3u);
-  EXPECT_EQ(state.lesson.online_step, 0);
+  EXPECT_EQ(tile(), 0);
   press(GLFW_KEY_SPACE);
-  EXPECT_EQ(state.lesson.online_step, 1);
+  EXPECT_EQ(tile(), 1);
   press(GLFW_KEY_RIGHT);
-  EXPECT_EQ(state.lesson.online_step, 2);
+  EXPECT_EQ(tile(), 2);
   press(GLFW_KEY_PAGE_DOWN);
-  EXPECT_EQ(state.lesson.online_step, 2) << "stops at the last tile";
+  EXPECT_EQ(tile(), 2) << "stops at the last tile";
   press(GLFW_KEY_LEFT);
-  EXPECT_EQ(state.lesson.online_step, 1);
+  EXPECT_EQ(tile(), 1);
   press(GLFW_KEY_PAGE_UP);
   press(GLFW_KEY_LEFT);
-  EXPECT_EQ(state.lesson.online_step, 0) << "stops at the first tile";
+  EXPECT_EQ(tile(), 0) << "stops at the first tile";
   EXPECT_FALSE(state.lesson.walk.active) << "the tile keys are not the walk-through's";
 
   EXPECT_FALSE(online()->lesson.steps[2].rows[3].max_raised());
@@ -225,12 +227,12 @@ TEST_F(LessonPanels, LessonTextSurvivesAResize) {
 TEST_F(LessonPanels, HelpShowsEachLessonsReferenceCard) {
   window_open(state.view, "Help") = true;
   for (const PresetInfo& p : list_presets()) {
-    state.lesson.card_lesson = p.name;
+    state.lesson.card.lesson = p.name;
     frame();
-    EXPECT_EQ(state.lesson.card_for, p.name);
-    EXPECT_EQ(state.lesson.card_title, p.title);
-    EXPECT_FALSE(state.lesson.card_text.source.empty()) << p.name;
-    EXPECT_FALSE(state.lesson.card_text.keys.empty()) << p.name;
+    EXPECT_EQ(state.lesson.card.filled_for, p.name);
+    EXPECT_EQ(state.lesson.card.title, p.title);
+    EXPECT_FALSE(state.lesson.card.text.source.empty()) << p.name;
+    EXPECT_FALSE(state.lesson.card.text.keys.empty()) << p.name;
   }
 }
 
@@ -238,14 +240,15 @@ TEST_F(LessonPanels, MultiHeadShareSwitchMakesHeadsIdentical) {
   actions::load_preset(state, "multi-head");
   frame();
   frame();
-  EXPECT_EQ(state.lesson.heads, 4);
-  EXPECT_FALSE(state.lesson.share);
-  ASSERT_EQ(state.lesson.weights.heads(), 4);
-  EXPECT_NE(state.lesson.weights.W_Q[0], state.lesson.weights.W_Q[1]);
-  state.lesson.share = true;
+  MultiHeadUi& lesson = *page_ui<MultiHeadUi>(state.lesson);
+  EXPECT_EQ(lesson.heads, 4);
+  EXPECT_FALSE(lesson.share);
+  ASSERT_EQ(lesson.weights.heads(), 4);
+  EXPECT_NE(lesson.weights.W_Q[0], lesson.weights.W_Q[1]);
+  lesson.share = true;
   frame();
-  EXPECT_EQ(state.lesson.weights.W_Q[0], state.lesson.weights.W_Q[3]);
-  const auto r = multi_head_attention(state.doc.scenario.Q, state.lesson.weights, state.doc.scenario.options, *make_cpu_backend());
+  EXPECT_EQ(lesson.weights.W_Q[0], lesson.weights.W_Q[3]);
+  const auto r = multi_head_attention(state.doc.scenario.Q, lesson.weights, state.doc.scenario.options, *make_cpu_backend());
   EXPECT_TRUE(r.heads_identical);
   EXPECT_LE(r.max_abs_difference, 1e-5);
 }

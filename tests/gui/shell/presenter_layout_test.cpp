@@ -14,8 +14,10 @@
 // [SECTION] Multi-head, settling, the tabs, long tokens
 // [SECTION] The floating windows: Model, scaling lab, Training, Help, Export
 #include "engine/lessons/presets.hpp"
-#include "gui/lessons/lesson_views.hpp"
-#include "gui/state/walkthrough_steps.hpp"
+#include "gui/lessons/cost_page.hpp"
+#include "gui/lessons/kv_cache_page.hpp"
+#include "gui/lessons/online_softmax_page.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
@@ -196,7 +198,7 @@ TEST_P(PresenterLayout, WalkThroughInputsShowTheirNumbers) {
   for (const char* lesson : {"three-tokens", "causal-six"}) {
     actions::load_preset(state, lesson);
     frame();
-    walk_start(state);
+    apply_commands(state, services, walk_start(state.lesson.walk));
     for (int step = 1; step < kWalkSteps; ++step) {
       SCOPED_TRACE(std::string(lesson) + " step " + std::to_string(step + 1));
       state.lesson.walk.step = step;
@@ -216,8 +218,9 @@ TEST_P(PresenterLayout, WalkThroughInputsShowTheirNumbers) {
 TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
   actions::load_preset(state, "cost");
   window_open(state.view, "Lesson view") = true;
-  state.lesson.measured_ms = 18.4;
-  state.lesson.measured_backend = services.backend->description();
+  CostUi& cost = *page_ui<CostUi>(state.lesson, state.doc.scenario, state.training);
+  cost.measured_ms = 18.4;
+  cost.measured_backend = services.backend->description();
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   expect_fits("cost, measured");
@@ -228,14 +231,15 @@ TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
 TEST_P(PresenterLayout, KvCacheViewFitsInEveryPart) {
   actions::load_preset(state, "kv-cache");
   window_open(state.view, "Lesson view") = true;
+  const auto kv = [&]() -> KvCacheUi& { return *page_ui<KvCacheUi>(state.lesson, state.doc.scenario, state.training); };
   for (const bool measured : {false, true}) {
     if (measured) {
-      state.lesson.cache_cost = CacheCost{256, 3, 2.5e8, 6.4e10, 41.7, 912.3};
-      state.lesson.cache_check = CacheCheck{std::vector<int>(48, 1), {1, 2, 3, 4}, {1, 2, 3, 4}, 3.1e-6, 104.2, 2.1e-3};
-      state.lesson.cache_model = "a model with a rather long name";
+      kv().cost = CacheCost{256, 3, 2.5e8, 6.4e10, 41.7, 912.3};
+      kv().check = CacheCheck{std::vector<int>(48, 1), {1, 2, 3, 4}, {1, 2, 3, 4}, 3.1e-6, 104.2, 2.1e-3};
+      kv().model = "a model with a rather long name";
     }
     for (int part = 0; part < 4; ++part) {
-      state.lesson.cache_part = part;
+      kv().part = part;
       for (int k = 0; k < 3; ++k) frame();
       ASSERT_TRUE(state.error.empty()) << state.error;
       expect_fits(("kv-cache part " + std::to_string(part) + (measured ? ", measured" : "")).c_str());
@@ -251,7 +255,7 @@ TEST_P(PresenterLayout, OnlineSoftmaxViewFitsAtEveryTile) {
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   for (int step = 0; step < 3; ++step) {
-    state.lesson.online_step = step;
+    page_ui<OnlineSoftmaxUi>(state.lesson)->step = step;
     frame();
     frame();
     expect_fits(("online-softmax, tile " + std::to_string(step + 1)).c_str());
@@ -266,7 +270,7 @@ TEST_P(PresenterLayout, EveryWalkThroughStepFitsTheScreen) {
     const char* lesson = p.name.c_str();
     actions::load_preset(state, lesson);
     frame();
-    walk_start(state);
+    apply_commands(state, services, walk_start(state.lesson.walk));
     window_open(state.view, "Lesson view") = true;
     for (int step = 0; step < kWalkSteps; ++step) {
       state.lesson.walk.step = step;

@@ -6,14 +6,14 @@
 // on a cell of it changes nothing in the document, and nothing reads past the end of Q, K or V
 // (scripts/test runs this on the ASan build, where Eigen's bounds checks are on too).
 #include "engine/lessons/presets.hpp"
-#include "gui/lessons/lesson_views.hpp"
 #include "gui/panels/panels.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "gui/model_window/model_actions.hpp"
 #include "gui/training/training_actions.hpp"
-#include "gui/state/walkthrough_steps.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/lessons/walkthrough_view.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
@@ -96,12 +96,18 @@ TEST_F(StaleResult, ExplainKeepsTheShownCellWhicheverSizeShrinks) {
 
 // The walk-through shows the step's inputs beside what they produced: the result's own Q and K.
 TEST_F(StaleResult, WalkThroughShowsTheShownResultsInputs) {
-  walk_start(state);
+  apply_commands(state, services, walk_start(state.lesson.walk));
   state.lesson.walk.step = 1;  // the scores: Q and K drawn before them
-  draw_now([this] { draw_walkthrough_view(state, services); });
+  // The view as the Lesson view window draws it, its maps handed on as the shell hands them.
+  const auto walkthrough = [this] {
+    Commands out;
+    draw_walkthrough_view(MapCanvas{view_context(state, services), state.pipeline.selected, out}, state.lesson.walk);
+    apply_commands(state, services, std::move(out));
+  };
+  draw_now(walkthrough);
   ASSERT_EQ(state.pipeline.lesson_maps_drawn.size(), 2u);
   EXPECT_EQ(state.pipeline.lesson_maps_drawn[0].rows, 3);
-  draw_after([&] { ASSERT_TRUE(apply(state, services, Resize{Dim::N, 2})); }, [this] { draw_walkthrough_view(state, services); });
+  draw_after([&] { ASSERT_TRUE(apply(state, services, Resize{Dim::N, 2})); }, walkthrough);
   ASSERT_EQ(state.pipeline.lesson_maps_drawn.size(), 2u);
   EXPECT_EQ(state.pipeline.lesson_maps_drawn[0].rows, 3) << "Q beside the scores must be the Q they came from";
   EXPECT_EQ(state.pipeline.lesson_maps_drawn[1].rows, 3);
