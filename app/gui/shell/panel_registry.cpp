@@ -12,7 +12,6 @@
 #include "gui/lessons/lesson_panel.hpp"
 #include "gui/lessons/lesson_text_view.hpp"
 #include "gui/lessons/lesson_view_panel.hpp"
-#include "gui/panels/panels.hpp"
 #include "gui/scaling_lab/scaling_lab_panel.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "gui/shell/backend_menu.hpp"
@@ -20,7 +19,6 @@
 #include "gui/shell/lessons_menu.hpp"
 #include "gui/shell/menus.hpp"
 #include "gui/shell/shortcuts.hpp"
-#include "gui/panels/lesson_text_view.hpp"
 #include "gui/training/training_window.hpp"
 
 namespace attnlab::gui {

@@ -6,7 +6,6 @@
 // on a cell of it changes nothing in the document, and nothing reads past the end of Q, K or V
 // (scripts/test runs this on the ASan build, where Eigen's bounds checks are on too).
 #include "engine/lessons/presets.hpp"
-#include "gui/panels/panels.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
