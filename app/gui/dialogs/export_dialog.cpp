@@ -4,6 +4,7 @@
 #include "gui/dialogs/export_dialog.hpp"
 
 #include "engine/figures/colormap.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -224,9 +225,9 @@ void draw_export_choices(const ViewContext& ctx, ExportUi& ui, Commands& out) {
   ImGui::Checkbox("Fixed range (share one scale)", &ui.fixed_range);
   if (ui.fixed_range) {
     ImGui::PushItemWidth(fs * 10.5f);
-    ImGui::InputFloat("##lo", &ui.range_lo, 0, 0, "%.4g");
+    ImGui::InputFloat("##lo", &ui.range_lo, 0, 0, widget_significant(4).c_str());
     ImGui::SameLine();
-    ImGui::InputFloat("##hi", &ui.range_hi, 0, 0, "%.4g");
+    ImGui::InputFloat("##hi", &ui.range_hi, 0, 0, widget_significant(4).c_str());
     ImGui::PopItemWidth();
   }
   ImGui::TextUnformatted("PNG width in pixels (0: automatic)");

@@ -53,9 +53,8 @@ bool draw_compute_progress(const ViewContext& ctx, Commands& out) {
                        g.times);
     ImGui::PopStyleColor();
     const double frac = job.progress();
-    char overlay[64];
-    std::snprintf(overlay, sizeof overlay, "%.0f%%  %.1f s", frac * 100.0, job.elapsed_ms() / 1000.0);
-    ImGui::ProgressBar(static_cast<float>(frac), ImVec2(std::min(ImGui::GetContentRegionAvail().x, fs * 30), 0), overlay);
+    const std::string overlay = percent(frac * 100.0, 0) + "  " + fixed_decimals(job.elapsed_ms() / 1000.0, 1) + " s";
+    ImGui::ProgressBar(static_cast<float>(frac), ImVec2(std::min(ImGui::GetContentRegionAvail().x, fs * 30), 0), overlay.c_str());
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) out.push_back(CancelStreaming{});
     if (results.has_result) ImGui::TextDisabled("Until it finishes, the result from before the last change is shown.");
