@@ -131,15 +131,20 @@ void draw_next_bars(ModelUi& m, const Palette& pal, std::string_view ellipsis) {
   hint_text("thick: after T, what a draw uses · thin: the model's own (T = 1)");
 }
 
+// The draw that wrote the token at `position`, or null where the model did not write it.
+const model::DrawnToken* drawn_token(const ModelUi& m, std::int64_t position) {
+  const auto it = m.generate.drawn.find(position);
+  return it == m.generate.drawn.end() ? nullptr : &it->second;
+}
+
 // The draw that wrote the text's last token: the candidates it was drawn from, the drawn one
 // framed. One unlikely draw at a high temperature is where a text starts to wander: the model
 // goes on from its own token (exposure bias).
 void draw_last_draw(const ModelUi& m, const Palette& pal, std::string_view ellipsis) {
   if (!m.run || m.run->trace.ids.empty()) return;
-  const auto last = static_cast<std::int64_t>(m.run->trace.ids.size()) - 1;
-  const auto it = m.generate.drawn.find(last);
-  if (it == m.generate.drawn.end()) return;
-  const model::DrawnToken& t = it->second;
+  const model::DrawnToken* drawn = drawn_token(m, static_cast<std::int64_t>(m.run->trace.ids.size()) - 1);
+  if (!drawn) return;
+  const model::DrawnToken& t = *drawn;
   ImGui::Spacing();
   ImGui::TextWrapped("The last token, %s, was drawn at %s (the model's own %s) from:", quoted_id(m, t.id).c_str(), prob_text(t.prob).c_str(),
                      prob_text(t.model_prob).c_str());
@@ -157,9 +162,9 @@ void draw_last_draw(const ModelUi& m, const Palette& pal, std::string_view ellip
 }  // namespace
 
 void draw_drawn_token_tooltip(const ModelUi& m, std::int64_t position) {
-  const auto it = m.generate.drawn.find(position);
-  if (it == m.generate.drawn.end()) return;
-  const model::DrawnToken& t = it->second;
+  const model::DrawnToken* drawn = drawn_token(m, position);
+  if (!drawn) return;
+  const model::DrawnToken& t = *drawn;
   ImGui::BeginTooltip();
   ImGui::Text("Written by the model: %s, drawn at %s (the model's own %s)", quoted_id(m, t.id).c_str(), prob_text(t.prob).c_str(),
               prob_text(t.model_prob).c_str());
