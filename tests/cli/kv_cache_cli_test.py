@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+from cli_checks import error_lines
+
 ATTNLAB, PRESET, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 failures = []
 
@@ -147,7 +149,7 @@ def bad_lesson_fields():
         path = os.path.join(WORK, "bad.json")
         json.dump(s, open(path, "w"))
         p = subprocess.run([ATTNLAB, "lesson", path, "--format", "json"], capture_output=True, text=True)
-        lines = p.stderr.strip().splitlines()
+        lines = error_lines(p.stderr)
         ok = p.returncode == 2 and len(lines) == 1 and all(x in p.stderr for x in needles)
         report(ok, f"bad lesson field refused: {label}", f"{p.returncode} {p.stderr.strip()}")
 
