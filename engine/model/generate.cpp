@@ -208,16 +208,18 @@ void write_generated_json(std::ostream& out, const LanguageModel& model, const s
   out << "]";
 }
 
-void write_generated_text(std::ostream& out, const LanguageModel& model, const std::vector<DrawnToken>& generated) {
+void write_generated_text(std::ostream& out, const LanguageModel& model, const std::vector<DrawnToken>& generated,
+                          std::size_t first_position) {
   std::vector<int> ids;
   for (const DrawnToken& t : generated) ids.push_back(t.id);
   const std::string text = append_tokens_text(model, "", ids);
   out << "\nGenerated " << generated.size() << (generated.size() == 1 ? " token: " : " tokens: ") << json_string(text) << "\n"
-      << "  (prob: in the distribution it was drawn from; model: the model's own, at temperature 1)\n";
+      << "  (position in the text, id; model: the model's own probability, at temperature 1; drawn at: in the distribution it was\n"
+      << "  drawn from)\n";
   for (std::size_t i = 0; i < generated.size(); ++i) {
     const DrawnToken& t = generated[i];
-    out << "  " << i << "  " << t.id << "  prob " << fixed_decimals(t.prob, 4) << "  model " << fixed_decimals(t.model_prob, 4) << "  "
-        << model.quoted_token(t.id) << "\n";
+    out << "  " << first_position + i << "  " << t.id << "  model " << fixed_decimals(t.model_prob, 4) << "  drawn at "
+        << fixed_decimals(t.prob, 4) << "  " << model.quoted_token(t.id) << "\n";
   }
 }
 

@@ -115,6 +115,9 @@ ModelRun sequence_run(const CachedSequence& seq, std::vector<DrawnToken> generat
 // "model_prob", "distribution": [{"id", "text", "prob", "model_prob"}, …]}, …]`, written before
 // the object's closing brace; and of the text report, the text written and each token's draw.
 void write_generated_json(std::ostream& out, const LanguageModel& model, const std::vector<DrawnToken>& generated);
-void write_generated_text(std::ostream& out, const LanguageModel& model, const std::vector<DrawnToken>& generated);
+// The text report numbers each written token by its position in the whole text, as the token list
+// does: the first was written at `first_position`.
+void write_generated_text(std::ostream& out, const LanguageModel& model, const std::vector<DrawnToken>& generated,
+                          std::size_t first_position);
 
 }  // namespace attnlab::model

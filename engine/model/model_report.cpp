@@ -210,7 +210,7 @@ void write_model_text(std::ostream& out, const LanguageModel& model, const Model
       out << "\n";
     }
   }
-  if (!run.generated.empty()) write_generated_text(out, model, run.generated);
+  if (!run.generated.empty()) write_generated_text(out, model, run.generated, ids.size() - run.generated.size());
   out << "\nNext token after " << model.quoted_token(ids.back()) << ":\n";
   for (const NextToken& t : run.trace.next_tokens) {
     out << "  " << fixed(t.prob, 4) << "  " << t.id << "  " << model.quoted_token(t.id) << "\n";

@@ -173,6 +173,11 @@ def bad_inputs(m):
 def text_and_timing(m):
     p = run("model", m.folder, "--text", "the cat sat on the", "--generate", "5", "--seed", "3", "--timing", "--format", "text")
     check("Generated 5 tokens: " in p.stdout, f"text report without the written tokens: {p.stdout[-600:]!r}")
+    # Each written token is numbered by its position in the whole text, as the token list numbers it.
+    j = json.loads(run("model", m.folder, "--text", "the cat sat on the", "--generate", "5", "--seed", "3", "--format", "json").stdout)
+    positions = [int(g[1]) for g in re.finditer(r"^  (\d+)  \d+  model [0-9.]+  drawn at ", p.stdout, re.M)]
+    total = len(j["tokens"])
+    check(positions == list(range(total - 5, total)), f"written tokens numbered {positions}, not positions {total - 5} to {total - 1}")
     lines = [x for x in p.stderr.splitlines() if x.startswith("timing: ")]
     check(len(lines) == 2 and re.search(r"forward [0-9.]+ ms \(", lines[0]) and
           re.search(r"generated 5 tokens, [0-9.]+ ms a token \(median [0-9.]+ ms\), [0-9.]+ of the prompt's forward; without the cache "
