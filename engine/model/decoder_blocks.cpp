@@ -16,18 +16,19 @@
 namespace attnlab::model::blocks {
 
 const float* floats(TensorRef t, std::int64_t r0, std::int64_t r1, std::int64_t row_len, std::vector<float>& scratch) {
-  const std::byte* at = t.file->data(*t.info) + static_cast<std::size_t>(r0 * row_len) * bytes_per_value(t.info->dtype);
+  const TensorType type = t.info->type;
+  const std::byte* at = t.file->data(*t.info) + type_bytes(type, static_cast<std::uint64_t>(r0 * row_len));
   const auto count = static_cast<std::size_t>((r1 - r0) * row_len);
-  if (t.info->dtype == Precision::Float32 && reinterpret_cast<std::uintptr_t>(at) % alignof(float) == 0) return reinterpret_cast<const float*>(at);
+  if (type == TensorType::F32 && reinterpret_cast<std::uintptr_t>(at) % alignof(float) == 0) return reinterpret_cast<const float*>(at);
   scratch.resize(count);
   // Converted by every thread, a slice each (inside the logits' parallel loop this runs on the
-  // one thread that asked: OpenMP does not nest by default).
-  const std::size_t chunk = std::size_t{1} << 16, size = bytes_per_value(t.info->dtype);
+  // one thread that asked: OpenMP does not nest by default). A slice is a whole number of blocks.
+  const std::size_t chunk = std::size_t{1} << 16;
   const auto chunks = static_cast<std::int64_t>((count + chunk - 1) / chunk);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (chunks > 1)
   for (std::int64_t c = 0; c < chunks; ++c) {
     const std::size_t first = static_cast<std::size_t>(c) * chunk;
-    to_float(t.info->dtype, at + first * size, std::min(chunk, count - first), scratch.data() + first);
+    to_floats(type, at + type_bytes(type, first), static_cast<std::int64_t>(std::min(chunk, count - first)), scratch.data() + first);
   }
   return scratch.data();
 }
