@@ -160,6 +160,21 @@ void linear(const float* X, std::int64_t n, std::int64_t in, const float* W, Lay
   }
 }
 
+void deinterleave_heads(float* Y, std::int64_t n, std::int64_t cols, std::int64_t ldy, int width) {
+  const int half = width / 2;
+  std::vector<float> head(static_cast<std::size_t>(width));
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t h = 0; h + width <= cols; h += width) {
+      float* y = Y + i * ldy + h;
+      std::copy_n(y, width, head.data());
+      for (int k = 0; k < half; ++k) {
+        y[k] = head[static_cast<std::size_t>(2 * k)];
+        y[k + half] = head[static_cast<std::size_t>(2 * k + 1)];
+      }
+    }
+  }
+}
+
 void linear_backward(const float* dY, std::int64_t lddy, const float* X, std::int64_t n, std::int64_t in, const float* W, Layout layout,
                      std::int64_t out, float* dX, bool accumulate_dx, float* dW, float* db) {
   // Parts 0 … P − 1 are blocks of dX's rows, parts P … 2P − 1 blocks of dW's output columns (with

@@ -47,6 +47,7 @@ void DecoderModel::layer_forward(int l, Activations& a, const ForwardOptions& op
   const auto project = [&](const float* X, std::int64_t in, const LinearRef& p, std::int64_t out, float* Y, std::int64_t ldy,
                            bool accumulate = false) {
     blocks::linear(X, n, in, w(p.w, 2), p.layout, w(p.b, 3), out, Y, ldy, accumulate);
+    if (p.interleaved) blocks::deinterleave_heads(Y, n, out, ldy, p.interleaved);
   };
 
   // Attention: q, k and v of the normed stream, each head's q/k norm, the rotation.

@@ -123,7 +123,7 @@ void write_model_json(std::ostream& out, const LanguageModel& model, const Model
   out << "{\n\"model\": {\"name\": " << json_string(model.display_name()) << ", \"family\": " << json_string(model.family())
       << ", \"n_layer\": " << c.n_layer << ", \"n_head\": " << c.n_head << ", \"n_kv_head\": " << c.n_kv_head << ", \"d_model\": " << c.d_model
       << ", \"d_head\": " << c.d_head << ", \"n_ctx\": " << c.n_ctx << ", \"vocab_size\": " << c.vocab_size << ", \"parameters\": "
-      << model.parameters() << ", \"positions\": " << (rope ? "\"rope\"" : "\"learned\"") << ", \"rope_theta\": "
+      << model.parameters() << ", \"tensor_type\": " << json_string(model.tensor_type()) << ", \"positions\": " << (rope ? "\"rope\"" : "\"learned\"") << ", \"rope_theta\": "
       << (rope ? double_json(c.rope_theta) : "null") << ", \"sliding_window\": " << (c.sliding_window ? std::to_string(c.sliding_window) : "null")
       << ", \"task\": " << (c.is_toy() ? c.task_json : "null") << "},\n\"tokens\": [";
   for (std::size_t i = 0; i < ids.size(); ++i) {
