@@ -1,7 +1,8 @@
 // The tensor types' table and their conversion to float32 (tensor_types.hpp). The block layouts
 // are ggml's (ggml-common.h), read here byte by byte (little-endian, any alignment). Each loop runs
 // over whole blocks with the block's scales hoisted, so that its inner loops over 16 or 32 values
-// vectorize in the AVX-512 and AVX2 variants.
+// vectorize in the AVX-512 and AVX2 variants; the blocks' bytes and the floats are __restrict, since
+// bytes may alias anything and GCC would otherwise keep every value scalar.
 #include "engine/model/tensor_types.hpp"
 
 #include "engine/platform/target_clones.hpp"
@@ -34,10 +35,19 @@ constexpr std::pair<std::uint32_t, const char*> kOtherTypes[] = {
     {37, "IQ4_NL_4_8 (removed from ggml)"}, {38, "IQ4_NL_8_8 (removed from ggml)"}, {39, "MXFP4"},
 };
 
+// A block's float16 scale as float32, by its bits (exact: every half is a float): a few integer
+// operations where the conversion through ldexp cost more than the block's 32 values.
 inline float half_at(const u8* p) {
-  std::uint16_t h;
-  std::memcpy(&h, p, 2);
-  return half_to_float(h);
+  const std::uint32_t h = static_cast<std::uint32_t>(p[0] | (p[1] << 8));
+  const std::uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  float f;
+  if (exp == 0) {
+    f = static_cast<float>(mant) * 0x1p-24f;  // zero or subnormal: mant · 2^−24
+    return sign ? -f : f;
+  }
+  const std::uint32_t bits = sign | (exp == 31 ? 0x7f800000u | (mant << 13) : ((exp + 112) << 23) | (mant << 13));
+  std::memcpy(&f, &bits, 4);
+  return f;
 }
 
 // Q4_K and Q5_K: 12 bytes hold eight 6-bit scales and eight 6-bit mins (ggml's get_scale_min_k4).
@@ -59,7 +69,7 @@ void scales_q3_k(const u8* s, int* out) {
 }
 
 ATTNLAB_TARGET_CLONES
-void q8_0(const u8* x, std::int64_t blocks, float* y) {
+void q8_0(const u8* __restrict x, std::int64_t blocks, float* __restrict y) {
   for (std::int64_t i = 0; i < blocks; ++i, x += 34, y += 32) {
     const float d = half_at(x);
     const auto* q = reinterpret_cast<const std::int8_t*>(x + 2);
@@ -70,7 +80,7 @@ void q8_0(const u8* x, std::int64_t blocks, float* y) {
 // Q4_0 and Q4_1: value j is the low nibble of byte j, value j + 16 its high nibble; Q4_0's codes
 // are centred by −8, Q4_1's carry an added minimum.
 ATTNLAB_TARGET_CLONES
-void q4_0(const u8* x, std::int64_t blocks, float* y) {
+void q4_0(const u8* __restrict x, std::int64_t blocks, float* __restrict y) {
   for (std::int64_t i = 0; i < blocks; ++i, x += 18, y += 32) {
     const float d = half_at(x);
     const u8* q = x + 2;
@@ -80,7 +90,7 @@ void q4_0(const u8* x, std::int64_t blocks, float* y) {
 }
 
 ATTNLAB_TARGET_CLONES
-void q4_1(const u8* x, std::int64_t blocks, float* y) {
+void q4_1(const u8* __restrict x, std::int64_t blocks, float* __restrict y) {
   for (std::int64_t i = 0; i < blocks; ++i, x += 20, y += 32) {
     const float d = half_at(x), m = half_at(x + 2);
     const u8* q = x + 4;
@@ -89,35 +99,50 @@ void q4_1(const u8* x, std::int64_t blocks, float* y) {
   }
 }
 
+// The 32 fifth bits of a Q5_0 or Q5_1 block, one byte each (16 or 0): value j's is bit j of the
+// 32-bit qh, spread a byte of qh at a time through a table, so that the values' loops vectorize.
+struct FifthBits {
+  std::array<std::array<u8, 8>, 256> of_byte;
+  FifthBits() {
+    for (int b = 0; b < 256; ++b) {
+      for (int k = 0; k < 8; ++k) of_byte[static_cast<std::size_t>(b)][static_cast<std::size_t>(k)] = static_cast<u8>(((b >> k) & 1) << 4);
+    }
+  }
+  void spread(const u8* qh, u8* out) const {
+    for (int k = 0; k < 4; ++k) std::memcpy(out + 8 * k, of_byte[qh[k]].data(), 8);
+  }
+};
+const FifthBits kFifthBits;
+
 // Q5_0 and Q5_1: the nibbles as Q4's, and value j's fifth bit is bit j of the 32-bit qh.
 ATTNLAB_TARGET_CLONES
-void q5_0(const u8* x, std::int64_t blocks, float* y) {
+void q5_0(const u8* __restrict x, std::int64_t blocks, float* __restrict y) {
+  alignas(32) u8 high[32];
   for (std::int64_t i = 0; i < blocks; ++i, x += 22, y += 32) {
     const float d = half_at(x);
-    std::uint32_t qh;
-    std::memcpy(&qh, x + 2, 4);
+    kFifthBits.spread(x + 2, high);
     const u8* q = x + 6;
-    for (int j = 0; j < 16; ++j) y[j] = d * static_cast<float>(static_cast<int>((q[j] & 0xF) | (((qh >> j) & 1) << 4)) - 16);
-    for (int j = 0; j < 16; ++j) y[j + 16] = d * static_cast<float>(static_cast<int>((q[j] >> 4) | (((qh >> (j + 16)) & 1) << 4)) - 16);
+    for (int j = 0; j < 16; ++j) y[j] = d * static_cast<float>(((q[j] & 0xF) | high[j]) - 16);
+    for (int j = 0; j < 16; ++j) y[j + 16] = d * static_cast<float>(((q[j] >> 4) | high[j + 16]) - 16);
   }
 }
 
 ATTNLAB_TARGET_CLONES
-void q5_1(const u8* x, std::int64_t blocks, float* y) {
+void q5_1(const u8* __restrict x, std::int64_t blocks, float* __restrict y) {
+  alignas(32) u8 high[32];
   for (std::int64_t i = 0; i < blocks; ++i, x += 24, y += 32) {
     const float d = half_at(x), m = half_at(x + 2);
-    std::uint32_t qh;
-    std::memcpy(&qh, x + 4, 4);
+    kFifthBits.spread(x + 4, high);
     const u8* q = x + 8;
-    for (int j = 0; j < 16; ++j) y[j] = d * static_cast<float>((q[j] & 0xF) | (((qh >> j) & 1) << 4)) + m;
-    for (int j = 0; j < 16; ++j) y[j + 16] = d * static_cast<float>((q[j] >> 4) | (((qh >> (j + 16)) & 1) << 4)) + m;
+    for (int j = 0; j < 16; ++j) y[j] = d * static_cast<float>((q[j] & 0xF) | high[j]) + m;
+    for (int j = 0; j < 16; ++j) y[j + 16] = d * static_cast<float>((q[j] >> 4) | high[j + 16]) + m;
   }
 }
 
 // Q2_K: value 128n + 32j + 16h + l is bits 2j of qs byte 32n + 16h + l, with scale byte 8n + 2j + h
 // (its low nibble scales by d, its high nibble is the minimum, scaled by dmin).
 ATTNLAB_TARGET_CLONES
-void q2_k(const u8* x, std::int64_t blocks, float* y) {
+void q2_k(const u8* __restrict x, std::int64_t blocks, float* __restrict y) {
   for (std::int64_t i = 0; i < blocks; ++i, x += 84, y += 256) {
     const u8 *sc = x, *qs = x + 16;
     const float d = half_at(x + 80), dmin = half_at(x + 82);
@@ -138,7 +163,7 @@ void q2_k(const u8* x, std::int64_t blocks, float* y) {
 // Q3_K: the two low bits as Q2_K's, the third from bit 4n + j of hmask byte 16h + l (set: the code
 // as it is; clear: 4 less), times d·(scale − 32).
 ATTNLAB_TARGET_CLONES
-void q3_k(const u8* x, std::int64_t blocks, float* y) {
+void q3_k(const u8* __restrict x, std::int64_t blocks, float* __restrict y) {
   int scales[16];
   for (std::int64_t i = 0; i < blocks; ++i, x += 110, y += 256) {
     const u8 *hm = x, *qs = x + 32;
@@ -163,7 +188,7 @@ void q3_k(const u8* x, std::int64_t blocks, float* y) {
 // Q4_K and Q5_K: value 64j + 32h + l is nibble h of qs byte 32j + l (Q5_K: and bit 2j + h of qh byte
 // l on top), times d·scale[2j + h], less dmin·min[2j + h].
 ATTNLAB_TARGET_CLONES
-void q4_k(const u8* x, std::int64_t blocks, float* y) {
+void q4_k(const u8* __restrict x, std::int64_t blocks, float* __restrict y) {
   int sc[8], mn[8];
   for (std::int64_t i = 0; i < blocks; ++i, x += 144, y += 256) {
     const float d = half_at(x), dmin = half_at(x + 2);
@@ -181,7 +206,7 @@ void q4_k(const u8* x, std::int64_t blocks, float* y) {
 }
 
 ATTNLAB_TARGET_CLONES
-void q5_k(const u8* x, std::int64_t blocks, float* y) {
+void q5_k(const u8* __restrict x, std::int64_t blocks, float* __restrict y) {
   int sc[8], mn[8];
   for (std::int64_t i = 0; i < blocks; ++i, x += 176, y += 256) {
     const float d = half_at(x), dmin = half_at(x + 2);
@@ -201,7 +226,7 @@ void q5_k(const u8* x, std::int64_t blocks, float* y) {
 // Q6_K: value 128n + 32p + l takes its low four bits from nibble p / 2 of ql byte 64n + 32(p % 2) + l
 // and its top two from bits 2p of qh byte 32n + l; the code less 32 times d·scale[8n + 2p + l / 16].
 ATTNLAB_TARGET_CLONES
-void q6_k(const u8* x, std::int64_t blocks, float* y) {
+void q6_k(const u8* __restrict x, std::int64_t blocks, float* __restrict y) {
   for (std::int64_t i = 0; i < blocks; ++i, x += 210, y += 256) {
     const u8 *ql = x, *qh = x + 128;
     const auto* sc = reinterpret_cast<const std::int8_t*>(x + 192);
@@ -234,12 +259,12 @@ const std::array<float, 65536>& half_table() {
 }
 
 ATTNLAB_TARGET_CLONES
-void f16(const u8* x, std::int64_t count, float* y, const float* table) {
+void f16(const u8* __restrict x, std::int64_t count, float* __restrict y, const float* __restrict table) {
   for (std::int64_t i = 0; i < count; ++i) y[i] = table[static_cast<std::uint16_t>(x[2 * i] | (x[2 * i + 1] << 8))];
 }
 
 ATTNLAB_TARGET_CLONES
-void bf16(const u8* x, std::int64_t count, float* y) {
+void bf16(const u8* __restrict x, std::int64_t count, float* __restrict y) {
   for (std::int64_t i = 0; i < count; ++i) {
     const std::uint32_t bits = static_cast<std::uint32_t>(x[2 * i] | (x[2 * i + 1] << 8)) << 16;
     std::memcpy(y + i, &bits, 4);
