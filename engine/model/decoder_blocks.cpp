@@ -4,6 +4,7 @@
 #include "engine/cpu/blas.hpp"
 #include "engine/cpu/softmax_kernels.hpp"
 #include "engine/model/gelu.hpp"
+#include "engine/model/weight_products.hpp"
 #include "engine/platform/target_clones.hpp"
 
 #include <omp.h>
@@ -406,16 +407,7 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
 
 std::vector<float> output_logits(const float* x, std::int64_t d, TensorRef lm_head, std::int64_t V) {
   std::vector<float> logits(static_cast<std::size_t>(V));
-  constexpr std::int64_t kChunk = 1024;  // 3 MiB of F32 rows per thread when the matrix must be converted
-#pragma omp parallel
-  {
-    std::vector<float> rows;
-#pragma omp for schedule(dynamic, 1)
-    for (std::int64_t r0 = 0; r0 < V; r0 += kChunk) {
-      const std::int64_t r1 = std::min(V, r0 + kChunk);
-      blas::gemm_nt(1, r1 - r0, d, x, d, floats(lm_head, r0, r1, d, rows), d, 0.0f, logits.data() + r0, V);
-    }
-  }
+  linear_rows(x, 1, d, lm_head, nullptr, V, logits.data(), V, false);
   return logits;
 }
 

@@ -103,8 +103,8 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
                         const CausalWeights* const* weights, const float* d_out, std::int64_t ldo, float* dq, float* dk, float* dv,
                         std::int64_t ldd);
 
-// The output logits x · lm_headᵀ (V) for one row x (d), lm_head [V, d] read a chunk of rows at a
-// time (an F16 one is never converted whole).
+// The output logits x · lm_headᵀ (V) for one row x (d), lm_head [V, d] of any tensor type read a few
+// rows at a time (weight_products.hpp: never converted whole).
 std::vector<float> output_logits(const float* x, std::int64_t d, TensorRef lm_head, std::int64_t V);
 // The top `k` of softmax(logits): ids most probable first, ties by lower id, NaN logits ranked last.
 std::vector<NextToken> top_tokens(std::vector<float> logits, int k);
