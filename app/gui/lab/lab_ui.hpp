@@ -4,10 +4,12 @@
 
 #include "engine/attention/stage.hpp"
 #include "gui/state/edits.hpp"
+#include "gui/state/view_settings.hpp"
 #include "gui/widgets/drawn_rect.hpp"
 #include "gui/widgets/heatmap.hpp"
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,10 @@ struct PipelineUi {
   std::vector<DrawnRect> lesson_maps_drawn;
   CellRef hovered;   // under the mouse this frame
   CellRef selected;  // clicked: the explain panel follows it when nothing is hovered
+  // A streamed result's weights map shows each pixel block's largest weight, else its mean: the
+  // user's choice for the result of version `block_choice_for` (a new result shows the largest again).
+  bool block_max = true;
+  std::uint64_t block_choice_for = 0;
 };
 
 // Measured by the pipeline panel each frame, used by the host's automatic layout on the next.
@@ -42,8 +48,19 @@ struct LayoutUi {
   bool inputs_auto_folded = false;  // the host folded the inputs column this frame (inputs_auto_fold)
 };
 
+// Whether the inputs column is folded away this frame: by the user (I) or by presenter mode.
+bool inputs_column_hidden(const ViewSettings& view, const LayoutUi& layout);
+// I and View > Inputs column: shows a folded column (and, when presenter mode had folded it, stops
+// folding it automatically), folds a shown one.
+void toggle_inputs_column(ViewSettings& view, LayoutUi& layout);
+
 // Keeps where a heatmap of `stage` was drawn this frame (PipelineUi::drawn: the last of each stage,
 // which the automatic layout, the tests and the screenshot check read).
 void keep_drawn(PipelineUi& pipeline, Stage stage, const HeatmapEvents& events);
+
+// Whether the streamed weights map of the result of version `result_version` shows each block's
+// largest weight (the default for every new result) or its mean; and that choice made.
+bool shows_block_max(const PipelineUi& pipeline, std::uint64_t result_version);
+void choose_block_max(PipelineUi& pipeline, std::uint64_t result_version, bool block_max);
 
 }  // namespace attnlab::gui

@@ -4,6 +4,7 @@
 // Transformer Explainer's temperature slider, on the model the window has open.
 #include "gui/model_window/generate_panel.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/model_window/generate_actions.hpp"
 #include "gui/model_window/model_job.hpp"
@@ -34,7 +35,7 @@ void draw_controls(ModelUi& m, bool threaded) {
   const float fs = ImGui::GetFontSize();
   float t = static_cast<float>(g.sampling.temperature);
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::SliderFloat("##temperature", &t, 0.0f, 3.0f, t == 0.0f ? "T = 0 (greedy)" : "temperature T = %.2f")) {
+  if (ImGui::SliderFloat("##temperature", &t, 0.0f, 3.0f, t == 0.0f ? "T = 0 (greedy)" : widget_decimals(2, "temperature T = ").c_str())) {
     g.sampling.temperature = std::max(0.0f, t);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("The logits are divided by T before the softmax: below 1 sharpens, above 1 flattens; 0 always takes the most probable token");
@@ -67,7 +68,7 @@ void draw_controls(ModelUi& m, bool threaded) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Draw only from the k most probable tokens (0: all)");
     float p = static_cast<float>(g.sampling.top_p);
     ImGui::SetNextItemWidth(w);
-    if (ImGui::SliderFloat("top-p", &p, 0.01f, 1.0f, "%.2f")) g.sampling.top_p = std::clamp(p, 0.01f, 1.0f);
+    if (ImGui::SliderFloat("top-p", &p, 0.01f, 1.0f, widget_decimals(2).c_str())) g.sampling.top_p = std::clamp(p, 0.01f, 1.0f);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Draw only from the fewest most probable tokens whose probability reaches p (1: all)");
     int seed = static_cast<int>(g.sampling.seed);
     ImGui::SetNextItemWidth(w);

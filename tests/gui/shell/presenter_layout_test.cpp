@@ -14,8 +14,10 @@
 // [SECTION] Multi-head, settling, the tabs, long tokens
 // [SECTION] The floating windows: Model, scaling lab, Training, Help, Export
 #include "engine/lessons/presets.hpp"
-#include "gui/lessons/lesson_views.hpp"
-#include "gui/state/walkthrough_steps.hpp"
+#include "gui/lessons/cost_page.hpp"
+#include "gui/lessons/kv_cache_page.hpp"
+#include "gui/lessons/online_softmax_page.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
@@ -54,7 +56,6 @@ protected:
     // The real fonts: their sizes are what must fit.
     start(ImVec2(GetParam().w, GetParam().h), TestFonts::Real, default_scenario());
     state.view.presenter = true;
-    state.style_dirty = true;
   }
   void TearDown() override { stop(); }
 
@@ -169,7 +170,6 @@ TEST_P(PresenterLayout, FontFollowsTheWindowAcrossTheSmallScreenSize) {
   EXPECT_EQ(font_at(ImVec2(1280, 800)), large);
   EXPECT_EQ(font_at(ImVec2(GetParam().w, GetParam().h)), GetParam().w < 1280 ? small : large);
   state.view.presenter = false;
-  state.style_dirty = true;
   const float normal = font_at(ImVec2(1024, 768));
   EXPECT_LT(normal, small);
   EXPECT_EQ(font_at(ImVec2(1920, 1080)), normal);
@@ -180,7 +180,7 @@ TEST_P(PresenterLayout, FontFollowsTheWindowAcrossTheSmallScreenSize) {
 TEST_P(PresenterLayout, EveryLessonViewFitsTheScreen) {
   for (const PresetInfo& p : list_presets()) {
     SCOPED_TRACE(p.name);
-    actions::load_preset(state, p.name);
+    apply(state, services, LoadPreset{p.name});
     window_open(state.view, "Lesson view") = true;
     for (int k = 0; k < 3; ++k) frame();
     ASSERT_TRUE(state.error.empty()) << state.error;
@@ -196,9 +196,9 @@ TEST_P(PresenterLayout, WalkThroughInputsShowTheirNumbers) {
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
   const float fs = ImGui::GetFontSize();
   for (const char* lesson : {"three-tokens", "causal-six"}) {
-    actions::load_preset(state, lesson);
+    apply(state, services, LoadPreset{lesson});
     frame();
-    walk_start(state);
+    apply_commands(state, services, walk_start(state.lesson.walk));
     for (int step = 1; step < kWalkSteps; ++step) {
       SCOPED_TRACE(std::string(lesson) + " step " + std::to_string(step + 1));
       state.lesson.walk.step = step;
@@ -216,10 +216,11 @@ TEST_P(PresenterLayout, WalkThroughInputsShowTheirNumbers) {
 // The cost lesson after Measure: the measured time and a column of times scaled from it join the
 // view, which must still fit (the time's line ran past the right edge, the table past the window).
 TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
-  actions::load_preset(state, "cost");
+  apply(state, services, LoadPreset{"cost"});
   window_open(state.view, "Lesson view") = true;
-  state.lesson.measured_ms = 18.4;
-  state.lesson.measured_backend = services.backend->description();
+  CostUi& cost = *page_ui<CostUi>(state.lesson, state.doc.scenario, state.training);
+  cost.measured_ms = 18.4;
+  cost.measured_backend = services.backend->description();
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   expect_fits("cost, measured");
@@ -228,16 +229,17 @@ TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
 // The kv-cache lesson shows one of its four parts at a time: each must fit, with the open model's
 // check and measurement in it too (Measure, "Check the open model").
 TEST_P(PresenterLayout, KvCacheViewFitsInEveryPart) {
-  actions::load_preset(state, "kv-cache");
+  apply(state, services, LoadPreset{"kv-cache"});
   window_open(state.view, "Lesson view") = true;
+  const auto kv = [&]() -> KvCacheUi& { return *page_ui<KvCacheUi>(state.lesson, state.doc.scenario, state.training); };
   for (const bool measured : {false, true}) {
     if (measured) {
-      state.lesson.cache_cost = CacheCost{256, 3, 2.5e8, 6.4e10, 41.7, 912.3};
-      state.lesson.cache_check = CacheCheck{std::vector<int>(48, 1), {1, 2, 3, 4}, {1, 2, 3, 4}, 3.1e-6, 104.2, 2.1e-3};
-      state.lesson.cache_model = "a model with a rather long name";
+      kv().cost = CacheCost{256, 3, 2.5e8, 6.4e10, 41.7, 912.3};
+      kv().check = CacheCheck{std::vector<int>(48, 1), {1, 2, 3, 4}, {1, 2, 3, 4}, 3.1e-6, 104.2, 2.1e-3};
+      kv().model = "a model with a rather long name";
     }
     for (int part = 0; part < 4; ++part) {
-      state.lesson.cache_part = part;
+      kv().part = part;
       for (int k = 0; k < 3; ++k) frame();
       ASSERT_TRUE(state.error.empty()) << state.error;
       expect_fits(("kv-cache part " + std::to_string(part) + (measured ? ", measured" : "")).c_str());
@@ -248,12 +250,12 @@ TEST_P(PresenterLayout, KvCacheViewFitsInEveryPart) {
 // The online-softmax lesson at every tile on a projector: the last tile adds o ÷ ℓ and the dense
 // output to the table, which must still fit with every row shown and no cell cut.
 TEST_P(PresenterLayout, OnlineSoftmaxViewFitsAtEveryTile) {
-  actions::load_preset(state, "online-softmax");
+  apply(state, services, LoadPreset{"online-softmax"});
   window_open(state.view, "Lesson view") = true;
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   for (int step = 0; step < 3; ++step) {
-    state.lesson.online_step = step;
+    page_ui<OnlineSoftmaxUi>(state.lesson)->step = step;
     frame();
     frame();
     expect_fits(("online-softmax, tile " + std::to_string(step + 1)).c_str());
@@ -266,9 +268,9 @@ TEST_P(PresenterLayout, OnlineSoftmaxViewFitsAtEveryTile) {
 TEST_P(PresenterLayout, EveryWalkThroughStepFitsTheScreen) {
   for (const PresetInfo& p : list_presets()) {
     const char* lesson = p.name.c_str();
-    actions::load_preset(state, lesson);
+    apply(state, services, LoadPreset{lesson});
     frame();
-    walk_start(state);
+    apply_commands(state, services, walk_start(state.lesson.walk));
     window_open(state.view, "Lesson view") = true;
     for (int step = 0; step < kWalkSteps; ++step) {
       state.lesson.walk.step = step;
@@ -284,9 +286,9 @@ TEST_P(PresenterLayout, EveryWalkThroughStepFitsTheScreen) {
 TEST_P(PresenterLayout, LeftColumnCutsNoLabel) {
   for (const char* mask : {"none", "padding", "window"}) {
     SCOPED_TRACE(mask);
-    actions::set_mask_kind(state, std::string(mask) == "none" ? MaskKind::None
+    apply(state, edits::set_mask_kind(std::string(mask) == "none" ? MaskKind::None
                                   : std::string(mask) == "padding" ? MaskKind::Padding
-                                                                   : MaskKind::Window);
+                                                                   : MaskKind::Window));
     for (int k = 0; k < 3; ++k) frame();
     const auto left = windows("/##left");
     ASSERT_FALSE(left.empty());
@@ -305,7 +307,7 @@ TEST_P(PresenterLayout, PipelineShowsNumbersAndWholeLabels) {
   const float fs = ImGui::GetFontSize();
   for (const char* lesson : {"three-tokens", "causal-six"}) {
     SCOPED_TRACE(lesson);
-    actions::load_preset(state, lesson);
+    apply(state, services, LoadPreset{lesson});
     // The host lays out from the pipeline's measurements of the frame before.
     for (int k = 0; k < 4; ++k) frame();
     const auto main = windows("/##main");
@@ -338,21 +340,21 @@ TEST_P(PresenterLayout, PipelineShowsNumbersAndWholeLabels) {
 TEST_P(PresenterLayout, InputsColumnFoldsForTheNumbersOnlyWhenNeeded) {
   frame();
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
-  actions::load_preset(state, "causal-six");
+  apply(state, services, LoadPreset{"causal-six"});
   for (int k = 0; k < 3; ++k) frame();
-  if (!inputs_column_hidden(state)) {
+  if (!inputs_column_hidden(state.view, state.layout)) {
     // Not folded (1920 × 1080, 1366 × 768): then the numbers already fit beside the column.
     EXPECT_GE(state.pipeline.drawn[static_cast<size_t>(Stage::Weights)].number_size, ImGui::GetFontSize() * 0.5f);
     return;
   }
   EXPECT_TRUE(state.layout.inputs_auto_folded);
   EXPECT_TRUE(windows("/##left").empty());
-  toggle_inputs_column(state);
+  apply(state, services, ToggleInputsColumn{});
   for (int k = 0; k < 3; ++k) frame();
-  EXPECT_FALSE(inputs_column_hidden(state));
+  EXPECT_FALSE(inputs_column_hidden(state.view, state.layout));
   EXPECT_FALSE(state.view.inputs_auto_fold);
   EXPECT_FALSE(windows("/##left").empty());
-  toggle_inputs_column(state);
+  apply(state, services, ToggleInputsColumn{});
   frame();
   EXPECT_TRUE(state.view.inputs_hidden);
   EXPECT_TRUE(windows("/##left").empty());
@@ -368,7 +370,7 @@ TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {
   frame();
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
   const float fs = ImGui::GetFontSize();
-  actions::load_preset(state, "multi-head");
+  apply(state, services, LoadPreset{"multi-head"});
   window_open(state.view, "Lesson view") = true;
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
@@ -394,7 +396,7 @@ TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {
 TEST_P(PresenterLayout, GqaMapsLineUpAndTakeTheHeightLeft) {
   frame();
   const float fs = ImGui::GetFontSize();
-  actions::load_preset(state, "gqa");
+  apply(state, services, LoadPreset{"gqa"});
   window_open(state.view, "Lesson view") = true;
   for (int k = 0; k < 4; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
@@ -442,7 +444,7 @@ TEST_P(PresenterLayout, GqaMapsLineUpAndTakeTheHeightLeft) {
 // (the inputs column folding and unfolding every other frame).
 TEST_P(PresenterLayout, LayoutSettlesAtEverySize) {
   for (const char* lesson : {"three-tokens", "causal-six", "multi-head"}) {
-    actions::load_preset(state, lesson);
+    apply(state, services, LoadPreset{lesson});
     for (const ImVec2 size : {ImVec2(1024, 768), ImVec2(1280, 720), ImVec2(1366, 768), ImVec2(1600, 900), ImVec2(1920, 1080)}) {
       SCOPED_TRACE(std::string(lesson) + " at " + std::to_string(static_cast<int>(size.x)) + "x" + std::to_string(static_cast<int>(size.y)));
       ImGui::GetIO().DisplaySize = size;
@@ -464,7 +466,7 @@ TEST_P(PresenterLayout, LayoutSettlesAtEverySize) {
 // B (and the ▲ at the end of the tab bar) makes the tabs under the pipeline big enough for a whole
 // explanation on a small projector, and small again; dragging the splitter ends it.
 TEST_P(PresenterLayout, BMakesTheTabsUnderThePipelineBig) {
-  actions::load_preset(state, "causal-six");
+  apply(state, services, LoadPreset{"causal-six"});
   for (int k = 0; k < 6; ++k) frame();
   auto bottom_height = [] {
     for (const ImGuiWindow* w : windows("/##bottom"))
@@ -496,8 +498,8 @@ TEST_P(PresenterLayout, BMakesTheTabsUnderThePipelineBig) {
 TEST_P(PresenterLayout, LongTokensTurnUpwardsInsteadOfBeingCut) {
   frame();
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
-  actions::load_preset(state, "causal-six");
-  actions::tokens_from_sentence(state, "attention weights become sharper everywhere eventually");
+  apply(state, services, LoadPreset{"causal-six"});
+  apply(state, edits::tokens_from_sentence(state.doc, "attention weights become sharper everywhere eventually"));
   for (int k = 0; k < 4; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   for (Stage st : {Stage::Scores, Stage::Logits, Stage::Weights}) {
@@ -525,7 +527,6 @@ TEST_P(PresenterLayout, AnErrorIsShownWholeAboveTheStatusLine) {
   for (const bool presenter : {true, false}) {
     SCOPED_TRACE(presenter ? "presenter" : "normal");
     state.view.presenter = presenter;
-    state.style_dirty = true;
     state.error.clear();
     for (int k = 0; k < 3; ++k) frame();
     ASSERT_NE(status(), nullptr);
