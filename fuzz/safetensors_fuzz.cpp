@@ -22,12 +22,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(h.data_offset >= 8 && h.data_offset <= size);
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
   for (const auto& [name, t] : h.tensors) {
-    FUZZ_CHECK(t.end - t.begin == static_cast<std::uint64_t>(t.elements()) * attnlab::bytes_per_value(t.dtype));
+    FUZZ_CHECK(t.end - t.begin == attnlab::model::type_bytes(t.type, static_cast<std::uint64_t>(t.elements())));
     ranges.emplace_back(t.begin, t.end);
     // Converting every element must stay inside the buffer (ASan watches).
     if (t.elements() <= 4096) {
       std::vector<float> out(static_cast<std::size_t>(t.elements()));
-      attnlab::model::to_float(t.dtype, reinterpret_cast<const std::byte*>(data) + h.data_offset + t.begin, out.size(), out.data());
+      attnlab::model::to_floats(t.type, reinterpret_cast<const std::byte*>(data) + h.data_offset + t.begin, t.elements(), out.data());
     }
   }
   std::sort(ranges.begin(), ranges.end());

@@ -6,6 +6,7 @@
 #include "cli/progress.hpp"
 #include "engine/cpu/fma_peak.hpp"
 #include "engine/text/text_format.hpp"
+#include "engine/model/local_stores.hpp"
 #include "engine/model/model_report.hpp"
 
 #include <chrono>
@@ -14,11 +15,52 @@
 
 namespace attnlab::cli {
 
+namespace {
+
+// `models --local`: what the Hugging Face cache, Ollama's stores and LM Studio's folder hold.
+void print_local_models(const std::string& format) {
+  const auto models = model::list_local_models();
+  const auto folders = model::local_model_folders();
+  if (format == "json") {
+    std::cout << "{\"models\": [";
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      const auto& m = models[i];
+      std::cout << (i ? ",\n  " : "\n  ") << "{\"name\": " << json_string(m.name) << ", \"source\": " << json_string(m.source)
+                << ", \"family\": " << json_string(m.family) << ", \"parameters\": " << m.parameters << ", \"tensor_type\": "
+                << json_string(m.tensor_type) << ", \"bytes\": " << m.bytes << ", \"path\": " << json_string(m.path.string())
+                << ", \"opens\": " << (m.opens ? "true" : "false") << ", \"why_not\": " << (m.opens ? "null" : json_string(m.why_not)) << "}";
+    }
+    std::cout << "],\n\"searched\": [";
+    for (std::size_t i = 0; i < folders.size(); ++i) std::cout << (i ? ", " : "") << json_string(folders[i].string());
+    std::cout << "]}\n";
+    return;
+  }
+  if (models.empty()) std::cout << "No models found.\n";
+  for (const auto& m : models) {
+    std::cout << m.name << "  " << (m.family.empty() ? "?" : m.family) << "  " << count_in_words(static_cast<double>(m.parameters)) << " parameters  "
+              << (m.tensor_type.empty() ? "?" : m.tensor_type) << "  " << human_bytes(static_cast<double>(m.bytes)) << "\n";
+    if (!m.opens) std::cout << "    does not open: " << m.why_not << "\n";
+  }
+  std::cout << "(searched ";
+  for (std::size_t i = 0; i < folders.size(); ++i) std::cout << (i ? ", " : "") << folders[i].string();
+  std::cout << ")\n";
+}
+
+}  // namespace
+
 Runner add_models_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("models", "List the built-in models: name, task, layers × heads, parameters");
+  auto* cmd = app.add_subcommand("models", "List the built-in models (name, task, layers × heads, parameters), or with --local the models on disk");
   auto format = std::make_shared<std::string>("text");
+  auto local = std::make_shared<bool>(false);
   cmd->add_option("--format", *format, "json | text")->check(CLI::IsMember({"json", "text"}));
-  return [format]() {
+  cmd->add_flag("--local", *local,
+                "List the models in the Hugging Face cache, Ollama's store and LM Studio's folder: the name to pass as MODEL, family, "
+                "parameters, tensor type, file size");
+  return [format, local]() {
+    if (*local) {
+      print_local_models(*format);
+      return kExitOk;
+    }
     const auto models = model::builtin_models();
     if (*format == "json") {
       std::cout << "{\"models\": [";
@@ -49,8 +91,9 @@ Runner add_model_command(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("MODEL", a->model,
-                  "A model folder in the Hugging Face layout (GPT-2, Llama, Mistral, Qwen2, Qwen3), its .safetensors file, a built-in "
-                  "model, or a Hugging Face repo id in the local cache (HuggingFaceTB/SmolLM2-135M)")
+                  "A model folder in the Hugging Face layout (GPT-2, Llama, Mistral, Qwen2, Qwen3), its .safetensors file, a .gguf file, "
+                  "ollama:NAME[:TAG] or lmstudio:PUBLISHER/REPO (attnlab models --local lists them), a built-in model, or a Hugging Face "
+                  "repo id in the local cache (HuggingFaceTB/SmolLM2-135M)")
       ->required();
   cmd->add_option("--text", a->text, "The text to tokenize and run")->each([a](const std::string&) { a->have_text = true; });
   cmd->add_option("--ids", a->ids, "Token ids instead of text: 15496,995");

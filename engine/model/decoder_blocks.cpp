@@ -4,6 +4,7 @@
 #include "engine/cpu/blas.hpp"
 #include "engine/cpu/softmax_kernels.hpp"
 #include "engine/model/gelu.hpp"
+#include "engine/model/weight_products.hpp"
 #include "engine/platform/target_clones.hpp"
 
 #include <omp.h>
@@ -16,18 +17,19 @@
 namespace attnlab::model::blocks {
 
 const float* floats(TensorRef t, std::int64_t r0, std::int64_t r1, std::int64_t row_len, std::vector<float>& scratch) {
-  const std::byte* at = t.file->data(*t.info) + static_cast<std::size_t>(r0 * row_len) * bytes_per_value(t.info->dtype);
+  const TensorType type = t.info->type;
+  const std::byte* at = t.file->data(*t.info) + type_bytes(type, static_cast<std::uint64_t>(r0 * row_len));
   const auto count = static_cast<std::size_t>((r1 - r0) * row_len);
-  if (t.info->dtype == Precision::Float32 && reinterpret_cast<std::uintptr_t>(at) % alignof(float) == 0) return reinterpret_cast<const float*>(at);
+  if (type == TensorType::F32 && reinterpret_cast<std::uintptr_t>(at) % alignof(float) == 0) return reinterpret_cast<const float*>(at);
   scratch.resize(count);
   // Converted by every thread, a slice each (inside the logits' parallel loop this runs on the
-  // one thread that asked: OpenMP does not nest by default).
-  const std::size_t chunk = std::size_t{1} << 16, size = bytes_per_value(t.info->dtype);
+  // one thread that asked: OpenMP does not nest by default). A slice is a whole number of blocks.
+  const std::size_t chunk = std::size_t{1} << 16;
   const auto chunks = static_cast<std::int64_t>((count + chunk - 1) / chunk);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (chunks > 1)
   for (std::int64_t c = 0; c < chunks; ++c) {
     const std::size_t first = static_cast<std::size_t>(c) * chunk;
-    to_float(t.info->dtype, at + first * size, std::min(chunk, count - first), scratch.data() + first);
+    to_floats(type, at + type_bytes(type, first), static_cast<std::int64_t>(std::min(chunk, count - first)), scratch.data() + first);
   }
   return scratch.data();
 }
@@ -156,6 +158,21 @@ void linear(const float* X, std::int64_t n, std::int64_t in, const float* W, Lay
     const float beta = accumulate || b ? 1.0f : 0.0f;
     if (layout == Layout::InOut) blas::gemm_nn(n, c1 - c0, in, X, in, W + c0, out, beta, Y + c0, ldy);
     else blas::gemm_nt(n, c1 - c0, in, X, in, W + c0 * in, in, beta, Y + c0, ldy);
+  }
+}
+
+void deinterleave_heads(float* Y, std::int64_t n, std::int64_t cols, std::int64_t ldy, int width) {
+  const int half = width / 2;
+  std::vector<float> head(static_cast<std::size_t>(width));
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t h = 0; h + width <= cols; h += width) {
+      float* y = Y + i * ldy + h;
+      std::copy_n(y, width, head.data());
+      for (int k = 0; k < half; ++k) {
+        y[k] = head[static_cast<std::size_t>(2 * k)];
+        y[k + half] = head[static_cast<std::size_t>(2 * k + 1)];
+      }
+    }
   }
 }
 
@@ -390,16 +407,7 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
 
 std::vector<float> output_logits(const float* x, std::int64_t d, TensorRef lm_head, std::int64_t V) {
   std::vector<float> logits(static_cast<std::size_t>(V));
-  constexpr std::int64_t kChunk = 1024;  // 3 MiB of F32 rows per thread when the matrix must be converted
-#pragma omp parallel
-  {
-    std::vector<float> rows;
-#pragma omp for schedule(dynamic, 1)
-    for (std::int64_t r0 = 0; r0 < V; r0 += kChunk) {
-      const std::int64_t r1 = std::min(V, r0 + kChunk);
-      blas::gemm_nt(1, r1 - r0, d, x, d, floats(lm_head, r0, r1, d, rows), d, 0.0f, logits.data() + r0, V);
-    }
-  }
+  linear_rows(x, 1, d, lm_head, nullptr, V, logits.data(), V, false);
   return logits;
 }
 

@@ -46,6 +46,11 @@ void norm_backward(NormKind kind, const float* dy, const float* x, std::int64_t 
 void linear(const float* X, std::int64_t n, std::int64_t in, const float* W, Layout layout, const float* b, std::int64_t out, float* Y,
             std::int64_t ldy, bool accumulate = false);
 
+// Columns [0, cols) of Y (n rows, stride ldy) are heads of `width` columns that a GGUF file of the
+// llama architecture interleaved for GGML's rotation (column 2i + j of a head is Hugging Face's
+// column j·width/2 + i): put back in Hugging Face's order, in place.
+void deinterleave_heads(float* Y, std::int64_t n, std::int64_t cols, std::int64_t ldy, int width);
+
 // The gradients of Y = X·W (+ b), X n × in (contiguous), dY n × out (row stride lddy): dX (n × in)
 // = dY·Wᵀ (added to it with `accumulate_dx`; skipped when null), dW (W's shape and layout) += the
 // product's, db (out, when given) += Σ_rows dY. The rows of dX and the columns of dW are split
@@ -98,8 +103,8 @@ void attention_backward(const AttentionShape& s, const float* q, const float* k,
                         const CausalWeights* const* weights, const float* d_out, std::int64_t ldo, float* dq, float* dk, float* dv,
                         std::int64_t ldd);
 
-// The output logits x · lm_headᵀ (V) for one row x (d), lm_head [V, d] read a chunk of rows at a
-// time (an F16 one is never converted whole).
+// The output logits x · lm_headᵀ (V) for one row x (d), lm_head [V, d] of any tensor type read a few
+// rows at a time (weight_products.hpp: never converted whole).
 std::vector<float> output_logits(const float* x, std::int64_t d, TensorRef lm_head, std::int64_t V);
 // The top `k` of softmax(logits): ids most probable first, ties by lower id, NaN logits ranked last.
 std::vector<NextToken> top_tokens(std::vector<float> logits, int k);

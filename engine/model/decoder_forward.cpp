@@ -6,6 +6,7 @@
 // 2·kv_width) buffer; each head n × d_head.
 #include "engine/model/decoder_blocks.hpp"
 #include "engine/model/decoder_model.hpp"
+#include "engine/model/weight_products.hpp"
 
 #include <cstring>
 #include <numeric>
@@ -46,7 +47,11 @@ void DecoderModel::layer_forward(int l, Activations& a, const ForwardOptions& op
   // and not needed after it, so an F16 model holds one of them in F32 at a time.
   const auto project = [&](const float* X, std::int64_t in, const LinearRef& p, std::int64_t out, float* Y, std::int64_t ldy,
                            bool accumulate = false) {
-    blocks::linear(X, n, in, w(p.w, 2), p.layout, w(p.b, 3), out, Y, ldy, accumulate);
+    // [out, in] weights of any type are read where they are (weight_products.hpp); GPT-2's [in, out]
+    // Conv1D weights in F16 or BF16 are converted whole first.
+    if (p.layout == Layout::OutIn) blocks::linear_rows(X, n, in, p.w, w(p.b, 3), out, Y, ldy, accumulate);
+    else blocks::linear(X, n, in, w(p.w, 2), p.layout, w(p.b, 3), out, Y, ldy, accumulate);
+    if (p.interleaved) blocks::deinterleave_heads(Y, n, out, ldy, p.interleaved);
   };
 
   // Attention: q, k and v of the normed stream, each head's q/k norm, the rotation.

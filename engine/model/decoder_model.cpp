@@ -4,8 +4,12 @@
 
 #include "engine/io/atomic_file.hpp"
 #include "engine/model/bpe_tokenizer.hpp"
+#include "engine/model/gguf_model.hpp"
+#include "engine/model/gguf_tokenizer.hpp"
 #include "engine/model/tokenizer/tokenizer_json.hpp"
 
+#include <fstream>
+#include <map>
 #include <set>
 
 namespace attnlab::model {
@@ -57,11 +61,48 @@ LoadedTokenizer load_tokenizer(const fs::path& folder, const ModelConfig& c) {
   return {load_tokenizer_json(folder), ""};
 }
 
+// Whether the file starts as a GGUF file does.
+bool starts_as_gguf(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  char magic[4] = {};
+  return f.read(magic, 4) && std::string_view(magic, 4) == "GGUF";
+}
+
+// The type most of the weights' values are stored in.
+std::string most_values_type(const WeightFiles& w) {
+  std::map<TensorType, std::int64_t> values;
+  for (const auto& [name, ref] : w.tensors()) values[ref.info->type] += ref.info->elements();
+  const auto most = std::max_element(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  return most == values.end() ? "F32" : type_name(most->first);
+}
+
 }  // namespace
 
-DecoderModel::DecoderModel(ModelConfig config, WeightFiles weights, fs::path folder)
-    : config_(std::move(config)), weights_(std::move(weights)), folder_(std::move(folder)) {
-  tensors_ = family_spec(config_.family).bind_tensors(config_, weights_);
+DecoderModel::DecoderModel(ModelConfig config, WeightFiles weights, DecoderTensors tensors, fs::path folder)
+    : config_(std::move(config)), weights_(std::move(weights)), tensors_(std::move(tensors)), folder_(std::move(folder)) {
+  tensor_type_ = most_values_type(weights_);
+}
+
+std::unique_ptr<DecoderModel> DecoderModel::open_gguf(const fs::path& file, const std::string& name) {
+  auto gguf = std::make_unique<GgufFile>(file);
+  const GgufFile& f = *gguf;
+  ModelConfig config = gguf_model_config(f);
+  GgufTokenizer tok = gguf_tokenizer(f.metadata());
+  const std::string type = gguf_tensor_type(f);
+  std::string shown = name;
+  if (shown.empty()) shown = std::string(f.metadata().string("general.name").value_or(file.stem().string()));
+  WeightFiles weights = WeightFiles::of(std::move(gguf));
+  DecoderTensors tensors = bind_gguf_tensors(config, weights);
+  const fs::path folder = file.parent_path().empty() ? fs::path(".") : file.parent_path();
+  std::unique_ptr<DecoderModel> m(new DecoderModel(std::move(config), std::move(weights), std::move(tensors), folder));
+  // A tokenizer with more tokens than the embedding has rows is not refused here: an id it gives
+  // past them is refused by check_ids, as for tokenizer.json's unused added tokens.
+  m->tokenizer_ = std::move(tok.tokenizer);
+  m->missing_tokenizer_ = std::move(tok.missing);
+  m->name_ = shown;
+  m->gguf_ = file;
+  m->tensor_type_ = type;
+  return m;
 }
 
 std::unique_ptr<DecoderModel> DecoderModel::open(const fs::path& path, const std::string& name) {
@@ -70,7 +111,10 @@ std::unique_ptr<DecoderModel> DecoderModel::open(const fs::path& path, const std
   if (fs::is_directory(path, ec)) {
     folder = path;
   } else if (fs::is_regular_file(path, ec)) {
-    if (path.extension() != ".safetensors") throw InputError(path.string() + ": not a model: give a model folder or its .safetensors file");
+    if (path.extension() == ".gguf" || starts_as_gguf(path)) return open_gguf(path, name);
+    if (path.extension() != ".safetensors") {
+      throw InputError(path.string() + ": not a model: give a model folder, its .safetensors file or a .gguf file");
+    }
     folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
     file = path;
   } else {
@@ -80,7 +124,8 @@ std::unique_ptr<DecoderModel> DecoderModel::open(const fs::path& path, const std
   ModelConfig config = parse_model_config(read_file(config_path), config_path.string());
   LoadedTokenizer tok = load_tokenizer(folder, config);
   WeightFiles weights = file.empty() ? WeightFiles::open_folder(folder) : WeightFiles::open_file(file);
-  std::unique_ptr<DecoderModel> m(new DecoderModel(std::move(config), std::move(weights), folder));
+  DecoderTensors tensors = family_spec(config.family).bind_tensors(config, weights);
+  std::unique_ptr<DecoderModel> m(new DecoderModel(std::move(config), std::move(weights), std::move(tensors), folder));
   m->tokenizer_ = std::move(tok.tokenizer);
   m->missing_tokenizer_ = std::move(tok.missing);
   m->name_ = name;
@@ -98,7 +143,8 @@ std::unique_ptr<DecoderModel> DecoderModel::open_memory(const ModelFiles& files,
                      std::to_string(config.vocab_size));
   }
   WeightFiles weights = WeightFiles::view(files.weights, folder / "model.safetensors", files.owner);
-  std::unique_ptr<DecoderModel> m(new DecoderModel(std::move(config), std::move(weights), folder));
+  DecoderTensors tensors = family_spec(config.family).bind_tensors(config, weights);
+  std::unique_ptr<DecoderModel> m(new DecoderModel(std::move(config), std::move(weights), std::move(tensors), folder));
   m->tokenizer_ = std::move(tokenizer);
   m->name_ = name;
   m->memory_ = files;
@@ -106,6 +152,7 @@ std::unique_ptr<DecoderModel> DecoderModel::open_memory(const ModelFiles& files,
 }
 
 std::string DecoderModel::display_name() const {
+  if (!gguf_.empty()) return name_;
   if (const char* family = family_spec(config_.family).display_name; family && !config_.is_toy()) return family;
   if (!name_.empty()) return name_;
   const fs::path f = fs::absolute(folder_).lexically_normal();
@@ -147,6 +194,19 @@ void DecoderModel::save(const fs::path& dir, bool force) const {
   const auto refuse_existing = [&](const fs::path& to) {
     if (!force && fs::exists(to, ec)) throw InputError("--save " + to.string() + ": the file exists; pass --force to replace it");
   };
+  if (!gguf_.empty()) {
+    // A GGUF model is its one file, copied whole (through a temporary name, renamed into place).
+    const fs::path to = dir / gguf_.filename().replace_extension(".gguf");
+    refuse_existing(to);
+    const fs::path tmp = to.string() + ".tmp";
+    fs::copy_file(gguf_, tmp, fs::copy_options::overwrite_existing, ec);
+    if (!ec) fs::rename(tmp, to, ec);
+    if (ec) {
+      fs::remove(tmp, ec);
+      throw InputError("--save " + to.string() + ": cannot write the file (" + ec.message() + ")");
+    }
+    return;
+  }
   if (memory_) {
     const std::pair<const char*, std::string_view> files[] = {
         {"config.json", memory_->config_json}, {"model.safetensors", memory_->weights}, {"vocab.json", memory_->vocab_json}};

@@ -24,12 +24,17 @@ struct ModelFiles {
 
 class DecoderModel final : public LanguageModel {
 public:
-  // Opens a model folder, or a .safetensors file with config.json (and any tokenizer files)
-  // beside it. `name` is its display name when given (a Hugging Face repo id); else "GPT-2" for a
-  // GPT-2 and the folder's name for the others. Throws InputError with one sentence naming the
-  // file and what is wrong (model_config.hpp, weight_files.hpp, families.hpp). Tokenizer files
-  // are optional: without them the model runs on ids.
+  // Opens a model folder, a .safetensors file with config.json (and any tokenizer files) beside it,
+  // or a GGUF file (by its first bytes, whatever its name: Ollama's blobs have no extension).
+  // `name` is its display name when given (a Hugging Face repo id, ollama:NAME); else "GPT-2" for a
+  // GPT-2 folder, a GGUF file's general.name or file name, and the folder's name for the others.
+  // Throws InputError with one sentence naming the file and what is wrong (model_config.hpp,
+  // weight_files.hpp, families.hpp, gguf_file.hpp, gguf_model.hpp). Tokenizer files are optional:
+  // without them the model runs on ids.
   static std::unique_ptr<DecoderModel> open(const std::filesystem::path& path, const std::string& name = "");
+  // Opens a GGUF file (gguf_model.hpp): its config, weights (quantized ones stay quantized, mapped)
+  // and tokenizer from the one file.
+  static std::unique_ptr<DecoderModel> open_gguf(const std::filesystem::path& file, const std::string& name = "");
   // Opens a toy model from its files in memory, checked as open() checks a folder, the weights
   // used where they are (never copied). `name` is its display name ("induction"); messages name
   // `name`/config.json and so on.
@@ -41,6 +46,7 @@ public:
   std::string missing_tokenizer() const override { return missing_tokenizer_; }
   ForwardTrace forward(const std::vector<int>& ids, const ForwardOptions& options = {}, KvCache* cache = nullptr) const override;
   std::int64_t parameters() const override;
+  std::string tensor_type() const override { return tensor_type_; }
   void save(const std::filesystem::path& dir, bool force) const override;
 
   const WeightFiles& weights() const { return weights_; }
@@ -50,7 +56,7 @@ public:
 
 
 private:
-  DecoderModel(ModelConfig config, WeightFiles weights, std::filesystem::path folder);
+  DecoderModel(ModelConfig config, WeightFiles weights, DecoderTensors tensors, std::filesystem::path folder);
   struct Activations;
   void layer_forward(int l, Activations& a, const ForwardOptions& opt, ForwardTrace& trace, KvCache* cache) const;
   ModelConfig config_;
@@ -61,6 +67,8 @@ private:
   std::string missing_tokenizer_;     // why there is no tokenizer
   std::string name_;                  // the display name given, if any
   std::optional<ModelFiles> memory_;  // a model in memory: its files
+  std::filesystem::path gguf_;        // a GGUF model: its file
+  std::string tensor_type_;           // what most of its weights are stored as ("F32", "Q4_K_M")
 };
 
 }  // namespace attnlab::model

@@ -29,7 +29,7 @@ using I = std::int64_t;
 // A weight's floats where they are (training's weights are F32, in the trainer's own buffer).
 const float* f(TensorRef t) {
   if (!t) return nullptr;
-  if (t.info->dtype != Precision::Float32) throw InputError(t.info->name + ": training reads F32 weights");
+  if (t.info->type != TensorType::F32) throw InputError(t.info->name + ": training reads F32 weights");
   const std::byte* at = t.file->data(*t.info);
   if (reinterpret_cast<std::uintptr_t>(at) % alignof(float) != 0) throw std::logic_error("train_forward: weights not float-aligned");
   return reinterpret_cast<const float*>(at);

@@ -24,6 +24,10 @@ enum class Layout { InOut, OutIn };
 struct LinearRef {
   TensorRef w, b;  // b empty: no bias
   Layout layout = Layout::OutIn;
+  // A GGUF file of the `llama` architecture: the output rows (q's or k's) are interleaved within
+  // each head of this width, as llama.cpp's converter writes them for GGML's rotation of
+  // neighbouring pairs; the product's columns are put back in Hugging Face's order (0: as stored).
+  int interleaved = 0;
 };
 
 struct NormRef {
@@ -53,7 +57,9 @@ struct DecoderTensors {
 class TensorBinder {
 public:
   // `sizes`: the config's sizes a shape error quotes ("n_embd 768, vocab_size 50257, …").
-  TensorBinder(const WeightFiles& files, std::string sizes) : files_(files), sizes_(std::move(sizes)) {}
+  // `config` names where the sizes come from in a shape error ("config.json", a GGUF file's keys).
+  TensorBinder(const WeightFiles& files, std::string sizes, std::string config = "config.json")
+      : files_(files), sizes_(std::move(sizes)), config_(std::move(config)) {}
   // The tensor, which must be there with this shape (else InputError naming it).
   TensorRef need(const std::string& name, const std::vector<std::int64_t>& shape, const std::string& why_missing);
   // The tensor when `present` (it must then be there), else an empty ref.
@@ -66,7 +72,7 @@ public:
 
 private:
   const WeightFiles& files_;
-  std::string sizes_;
+  std::string sizes_, config_;
   std::set<std::string> used_;
 };
 
@@ -74,6 +80,14 @@ private:
 enum class TokenizerKind {
   Gpt2Bpe,        // vocab.json + merges.txt (bpe_tokenizer.hpp)
   TokenizerJson,  // tokenizer.json with tokenizer_config.json (tokenizer/tokenizer_json.hpp)
+};
+
+// A config.json field and the GGUF key after "{arch}." that holds it in a GGUF file of the family
+// ("hidden_size" ← "llama.embedding_length"): how gguf_model.cpp reads a GGUF file's config through
+// the family's own reader.
+struct GgufField {
+  const char* config_field;
+  const char* gguf_key;
 };
 
 // A tensor of a model the trainer writes: its name in the file and its shape, in file order.
@@ -98,12 +112,22 @@ struct FamilySpec {
   // and its config.json (with c.task_json as "attnlab_task").
   std::vector<TensorSpec> (*tensor_layout)(const ModelConfig& c);
   std::string (*config_json)(const ModelConfig& c);
+  // Its GGUF files (engine/model/gguf_model.cpp): general.architecture's value (null: none);
+  // whether llama.cpp's converter interleaved each head's q and k rows for GGML's rotation of
+  // neighbouring pairs (undone on load); its config.json fields from the {arch}.* keys.
+  const char* gguf_architecture;
+  bool gguf_interleaved_qk;
+  std::span<const GgufField> gguf_fields;
 };
 
 // The family's row.
 const FamilySpec& family_spec(Family family);
 // The row whose model_type is `model_type`, or null.
 const FamilySpec* find_family(std::string_view model_type);
+// The row whose GGUF architecture is `architecture`, or null.
+const FamilySpec* find_gguf_family(std::string_view architecture);
+// The GGUF architectures, as a sentence lists them: "llama, mistral, qwen2, qwen3 and gpt2".
+std::string gguf_family_list();
 // Every row, in the table's order.
 std::span<const FamilySpec> family_table();
 // The model types, as a sentence lists them: "gpt2, llama, mistral, qwen2 and qwen3"; with

@@ -94,6 +94,8 @@ public:
   virtual ForwardTrace forward(const std::vector<int>& ids, const ForwardOptions& options = {}, KvCache* cache = nullptr) const = 0;
   // Parameters in its weight files (a tied output matrix counted once).
   virtual std::int64_t parameters() const = 0;
+  // How its weights are stored: "F32", "BF16", a GGUF file's type ("Q8_0", "Q4_K_M").
+  virtual std::string tensor_type() const = 0;
   // Writes its files into `dir` (created; existing files refused unless `force`). Throws
   // InputError naming the file.
   virtual void save(const std::filesystem::path& dir, bool force) const = 0;

@@ -8,6 +8,7 @@
 #include "engine/model/decoder_model.hpp"
 #include "engine/model/generate.hpp"
 #include "engine/model/hf_cache.hpp"
+#include "engine/model/local_stores.hpp"
 #include "engine/model/training_tasks.hpp"
 
 #include <algorithm>
@@ -97,7 +98,8 @@ Scenario lift_head(const LanguageModel& model, const ModelRun& run, int layer, i
   check_head(model, layer, head);
   const HeadTrace& h = run.trace.heads.at(static_cast<std::size_t>(layer)).at(static_cast<std::size_t>(head));
   if (h.q.size() == 0) throw std::logic_error("lift_head: the run did not keep this head's q, k, v");
-  const int window = model.config().window(layer);
+  // A window as long as the text or longer hides nothing the causal mask does not.
+  const int window = model.config().window(layer) < static_cast<int>(h.q.rows()) ? model.config().window(layer) : 0;
   Scenario s;
   s.title = head_title(model, layer, head);
   s.description = "Layer " + std::to_string(layer) + ", head " + std::to_string(head) + " of " + model.display_name() +
@@ -123,7 +125,7 @@ void write_model_json(std::ostream& out, const LanguageModel& model, const Model
   out << "{\n\"model\": {\"name\": " << json_string(model.display_name()) << ", \"family\": " << json_string(model.family())
       << ", \"n_layer\": " << c.n_layer << ", \"n_head\": " << c.n_head << ", \"n_kv_head\": " << c.n_kv_head << ", \"d_model\": " << c.d_model
       << ", \"d_head\": " << c.d_head << ", \"n_ctx\": " << c.n_ctx << ", \"vocab_size\": " << c.vocab_size << ", \"parameters\": "
-      << model.parameters() << ", \"positions\": " << (rope ? "\"rope\"" : "\"learned\"") << ", \"rope_theta\": "
+      << model.parameters() << ", \"tensor_type\": " << json_string(model.tensor_type()) << ", \"positions\": " << (rope ? "\"rope\"" : "\"learned\"") << ", \"rope_theta\": "
       << (rope ? double_json(c.rope_theta) : "null") << ", \"sliding_window\": " << (c.sliding_window ? std::to_string(c.sliding_window) : "null")
       << ", \"task\": " << (c.is_toy() ? c.task_json : "null") << "},\n\"tokens\": [";
   for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -275,7 +277,13 @@ std::vector<BuiltinModel> builtin_models() {
 }
 
 std::unique_ptr<LanguageModel> open_model(const std::string& spec) {
-  if (spec.empty()) throw InputError("--model: give a model folder, a .safetensors file, a built-in model's name or a Hugging Face repo id");
+  if (spec.empty()) {
+    throw InputError("--model: give a model folder, a .safetensors or .gguf file, a built-in model's name, a Hugging Face repo id, "
+                     "ollama:NAME or lmstudio:PUBLISHER/REPO");
+  }
+  // The stores' names first: "ollama:…" and "lmstudio:…" are never folders a user made.
+  if (is_ollama_spec(spec)) return DecoderModel::open_gguf(find_ollama_model(spec), spec);
+  if (is_lmstudio_spec(spec)) return DecoderModel::open_gguf(find_lmstudio_model(spec), spec);
   // A folder or file of that name comes first: a built-in model's name and a repo id are
   // fallbacks, so that a folder the user made called "sort" or "gpt2" still opens.
   std::error_code ec;

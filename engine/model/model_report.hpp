@@ -62,10 +62,11 @@ struct BuiltinModel {
 };
 std::vector<BuiltinModel> builtin_models();
 
-// MODEL as the command line takes it: a folder or a .safetensors file; else a built-in model's
-// name; else a Hugging Face repo id ("HuggingFaceTB/SmolLM2-135M", "gpt2") in the local cache
-// (hf_cache.hpp). Throws InputError; a repo id not in the cache is answered with the folder
-// searched and the command that would fetch it.
+// MODEL as the command line takes it: ollama:NAME[:TAG] or lmstudio:PUBLISHER/REPO[/FILE.gguf]
+// (local_stores.hpp); a folder, a .safetensors or a GGUF file; else a built-in model's name; else a
+// Hugging Face repo id ("HuggingFaceTB/SmolLM2-135M", "gpt2") in the local cache (hf_cache.hpp).
+// Throws InputError; a name not found is answered with the folders searched and the command that
+// would fetch it.
 std::unique_ptr<LanguageModel> open_model(const std::string& spec);
 
 // Parses "--ids 1,2,3". Throws InputError naming `what`.

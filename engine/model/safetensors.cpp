@@ -6,13 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <limits>
 
@@ -40,11 +35,12 @@ TensorInfo parse_tensor(const std::string& name, const nlohmann::json& v, std::s
   if (!v.is_object()) throw InputError(src + ": tensor " + in_quotes(name) + " is not a JSON object");
   TensorInfo t;
   t.name = name;
-  t.dtype = parse_dtype(v.contains("dtype") ? v["dtype"] : nlohmann::json(), source, name);
+  const Precision dtype = parse_dtype(v.contains("dtype") ? v["dtype"] : nlohmann::json(), source, name);
+  t.type = type_of(dtype);
   if (!v.contains("shape") || !v["shape"].is_array()) throw InputError(src + ": tensor " + in_quotes(name) + " has no \"shape\" list");
   if (v["shape"].size() > 8) throw InputError(src + ": tensor " + in_quotes(name) + " has more than 8 dimensions");
   // Each dimension is at most 2^40 and the running product at most 2^60, so it never wraps.
-  std::uint64_t bytes = bytes_per_value(t.dtype);
+  std::uint64_t bytes = bytes_per_value(dtype);
   for (const auto& d : v["shape"]) {
     if (!d.is_number_unsigned()) throw InputError(src + ": tensor " + in_quotes(name) + " has a shape entry that is not a non-negative integer");
     const std::uint64_t dim = d.get<std::uint64_t>();
@@ -64,18 +60,12 @@ TensorInfo parse_tensor(const std::string& name, const nlohmann::json& v, std::s
   }
   if (t.end - t.begin != bytes) {
     throw InputError(src + ": tensor " + in_quotes(name) + " has " + std::to_string(t.end - t.begin) + " bytes of data but its dtype " +
-                     std::string(safetensors_dtype(t.dtype)) + " and shape need " + std::to_string(bytes));
+                     std::string(safetensors_dtype(dtype)) + " and shape need " + std::to_string(bytes));
   }
   return t;
 }
 
 }  // namespace
-
-std::int64_t TensorInfo::elements() const {
-  std::int64_t n = 1;
-  for (auto d : shape) n *= d;
-  return n;
-}
 
 SafetensorsHeader parse_safetensors(std::string_view file, std::string_view source) {
   const std::string src(source);
@@ -144,43 +134,8 @@ SafetensorsHeader parse_safetensors(std::string_view file, std::string_view sour
   return h;
 }
 
-namespace {
-
-// Every half's float, computed once (256 KiB): a lookup per element converts an F16 layer several
-// times faster than the bit manipulation above, and an F16 model converts every layer per forward.
-const std::vector<float>& half_table() {
-  static const std::vector<float> table = [] {
-    std::vector<float> t(65536);
-    for (std::uint32_t h = 0; h < 65536; ++h) t[h] = half_to_float(static_cast<std::uint16_t>(h));
-    return t;
-  }();
-  return table;
-}
-
-}  // namespace
-
 void to_float(Precision dtype, const std::byte* src, std::size_t count, float* dst) {
-  switch (dtype) {
-    case Precision::Float32:
-      std::memcpy(dst, src, count * 4);
-      return;
-    case Precision::Float16: {
-      const float* table = half_table().data();
-      for (std::size_t i = 0; i < count; ++i) {
-        std::uint16_t h;
-        std::memcpy(&h, src + 2 * i, 2);
-        dst[i] = table[h];
-      }
-      return;
-    }
-    case Precision::BFloat16:
-      for (std::size_t i = 0; i < count; ++i) {
-        std::uint16_t b;
-        std::memcpy(&b, src + 2 * i, 2);
-        dst[i] = bfloat16_to_float(b);
-      }
-      return;
-  }
+  to_floats(type_of(dtype), src, static_cast<std::int64_t>(count), dst);
 }
 
 std::string safetensors_f32_bytes(const std::vector<F32Tensor>& tensors, const std::map<std::string, std::string>& metadata) {
@@ -210,81 +165,16 @@ std::string safetensors_f32_bytes(const std::vector<F32Tensor>& tensors, const s
   return out;
 }
 
-SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path) {
-  const std::string src = path.string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(src + ": cannot open (" + std::strerror(errno) + ")");
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw InputError(src + ": not a regular file");
-  }
-  size_ = static_cast<std::uint64_t>(st.st_size);
-  if (size_ > 0) {
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      ::close(fd);
-      throw InputError(src + ": cannot map the file into memory (" + std::strerror(errno) + ")");
-    }
-    map_ = static_cast<const std::byte*>(p);
-    mapped_ = true;
-  }
-  ::close(fd);
-  try {
-    header_ = parse_safetensors(std::string_view(reinterpret_cast<const char*>(map_), size_), src);
-  } catch (...) {
-    release();
-    throw;
-  }
+SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path), map_(path) {
+  header_ = parse_safetensors(map_.bytes(), path.string());
 }
 
 SafetensorsFile SafetensorsFile::view(std::string_view bytes, const std::filesystem::path& name, std::shared_ptr<const void> owner) {
   SafetensorsFile f;
   f.path_ = name;
-  f.owner_ = std::move(owner);
-  f.map_ = reinterpret_cast<const std::byte*>(bytes.data());
-  f.size_ = bytes.size();
+  f.map_ = MappedFile::view(bytes, std::move(owner));
   f.header_ = parse_safetensors(bytes, name.string());
   return f;
 }
-
-SafetensorsFile::~SafetensorsFile() { release(); }
-
-SafetensorsFile::SafetensorsFile(SafetensorsFile&& o) noexcept
-    : path_(std::move(o.path_)),
-      mapped_(o.mapped_),
-      owner_(std::move(o.owner_)),
-      map_(o.map_),
-      size_(o.size_),
-      header_(std::move(o.header_)) {
-  o.map_ = nullptr;
-  o.size_ = 0;
-  o.mapped_ = false;
-}
-
-SafetensorsFile& SafetensorsFile::operator=(SafetensorsFile&& o) noexcept {
-  if (this != &o) {
-    release();
-    path_ = std::move(o.path_);
-    mapped_ = o.mapped_;
-    owner_ = std::move(o.owner_);
-    map_ = o.map_;
-    size_ = o.size_;
-    header_ = std::move(o.header_);
-    o.map_ = nullptr;
-    o.size_ = 0;
-    o.mapped_ = false;
-  }
-  return *this;
-}
-
-void SafetensorsFile::release() noexcept {
-  if (map_ && mapped_) ::munmap(const_cast<std::byte*>(map_), size_);
-  map_ = nullptr;
-  mapped_ = false;
-  owner_.reset();
-}
-
-const std::byte* SafetensorsFile::data(const TensorInfo& t) const { return map_ + header_.data_offset + t.begin; }
 
 }  // namespace attnlab::model

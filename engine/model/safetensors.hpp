@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/attention/float_format.hpp"
+#include "engine/model/weight_file.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -15,14 +16,6 @@
 #include <vector>
 
 namespace attnlab::model {
-
-struct TensorInfo {
-  std::string name;
-  Precision dtype = Precision::Float32;
-  std::vector<std::int64_t> shape;
-  std::uint64_t begin = 0, end = 0;  // data_offsets, relative to the first byte after the header
-  std::int64_t elements() const;
-};
 
 struct SafetensorsHeader {
   std::uint64_t data_offset = 0;  // where the data starts in the file: 8 + header length
@@ -55,7 +48,7 @@ std::string safetensors_f32_bytes(const std::vector<F32Tensor>& tensors, const s
 
 // A safetensors file mapped read-only into memory; move-only. The mapping lives as long as the
 // object, and tensors' bytes point into it.
-class SafetensorsFile {
+class SafetensorsFile final : public WeightFile {
 public:
   // Maps and validates `path`. Throws InputError (missing, unreadable, malformed).
   explicit SafetensorsFile(const std::filesystem::path& path);
@@ -63,28 +56,18 @@ public:
   // binary, a model the trainer holds): validated the same way, never copied. `name` stands for
   // the path in messages; `owner` keeps the bytes alive when they are not static.
   static SafetensorsFile view(std::string_view bytes, const std::filesystem::path& name, std::shared_ptr<const void> owner = {});
-  ~SafetensorsFile();
-  SafetensorsFile(SafetensorsFile&& other) noexcept;
-  SafetensorsFile& operator=(SafetensorsFile&& other) noexcept;
-  SafetensorsFile(const SafetensorsFile&) = delete;
-  SafetensorsFile& operator=(const SafetensorsFile&) = delete;
 
   const SafetensorsHeader& header() const { return header_; }
-  const std::filesystem::path& path() const { return path_; }
-  std::uint64_t file_size() const { return size_; }
-  // The whole file's bytes (mapped or in memory).
-  std::string_view bytes() const { return {reinterpret_cast<const char*>(map_), static_cast<std::size_t>(size_)}; }
-  // The tensor's first byte in the mapping.
-  const std::byte* data(const TensorInfo& t) const;
+  const std::filesystem::path& path() const override { return path_; }
+  std::uint64_t file_size() const override { return map_.size(); }
+  std::uint64_t data_offset() const override { return header_.data_offset; }
+  const std::map<std::string, TensorInfo>& tensor_infos() const override { return header_.tensors; }
+  std::string_view bytes() const override { return map_.bytes(); }
 
 private:
   SafetensorsFile() = default;
-  void release() noexcept;
   std::filesystem::path path_;
-  bool mapped_ = false;  // map_ came from mmap (else it is a view of bytes in memory)
-  std::shared_ptr<const void> owner_;
-  const std::byte* map_ = nullptr;
-  std::uint64_t size_ = 0;
+  MappedFile map_;
   SafetensorsHeader header_;
 };
 

@@ -60,8 +60,8 @@ public:
     storage_.resize(bytes.size() / sizeof(float));
     std::memcpy(storage_.data(), bytes.data(), bytes.size());
     files_ = WeightFiles::view(this->bytes(), "model.safetensors");
-    const SafetensorsFile& file = *files_.files().front();
-    data_ = storage_.data() + file.header().data_offset / sizeof(float);
+    const WeightFile& file = *files_.files().front();
+    data_ = storage_.data() + file.data_offset() / sizeof(float);
     for (const TensorSpec& t : layout) {
       const TensorInfo& info = *files_.find(t.name).info;
       slices_.push_back({t.name, t.shape, info.begin / sizeof(float), static_cast<std::size_t>(info.elements())});

@@ -83,8 +83,8 @@ std::map<std::string, std::string> parse_shard_index(std::string_view json_text,
   return out;
 }
 
-void WeightFiles::add(std::unique_ptr<SafetensorsFile> file) {
-  for (const auto& [name, info] : file->header().tensors) {
+void WeightFiles::add(std::unique_ptr<WeightFile> file) {
+  for (const auto& [name, info] : file->tensor_infos()) {
     const auto [at, fresh] = tensors_.emplace(name, TensorRef{file.get(), &info});
     if (!fresh) {
       throw InputError(file->path().string() + ": holds tensor " + in_quotes(name) + ", which " + at->second.file->path().filename().string() +
@@ -127,6 +127,12 @@ WeightFiles WeightFiles::open_file(const fs::path& file) {
 WeightFiles WeightFiles::view(std::string_view bytes, const fs::path& name, std::shared_ptr<const void> owner) {
   WeightFiles w;
   w.add(std::make_unique<SafetensorsFile>(SafetensorsFile::view(bytes, name, std::move(owner))));
+  return w;
+}
+
+WeightFiles WeightFiles::of(std::unique_ptr<WeightFile> file) {
+  WeightFiles w;
+  w.add(std::move(file));
   return w;
 }
 

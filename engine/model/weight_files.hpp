@@ -1,5 +1,5 @@
-// A model's weights: one safetensors file, or the shards model.safetensors.index.json lists, each
-// mapped (never copied), with every tensor found by name in whichever file holds it.
+// A model's weights: one safetensors file, the shards model.safetensors.index.json lists, or one
+// GGUF file, each mapped (never copied), with every tensor found by name in whichever file holds it.
 #pragma once
 
 #include "engine/model/safetensors.hpp"
@@ -15,7 +15,7 @@ namespace attnlab::model {
 
 // A tensor and the file that holds it; empty (false) for an optional tensor that is absent.
 struct TensorRef {
-  const SafetensorsFile* file = nullptr;
+  const WeightFile* file = nullptr;
   const TensorInfo* info = nullptr;
   explicit operator bool() const { return info != nullptr; }
 };
@@ -39,11 +39,13 @@ public:
   static WeightFiles open_file(const std::filesystem::path& file);
   // A whole safetensors file already in memory (SafetensorsFile::view).
   static WeightFiles view(std::string_view bytes, const std::filesystem::path& name, std::shared_ptr<const void> owner = {});
+  // One file already opened (a GGUF file).
+  static WeightFiles of(std::unique_ptr<WeightFile> file);
 
   // The tensor called `name`, or an empty ref.
   TensorRef find(const std::string& name) const;
   const std::map<std::string, TensorRef>& tensors() const { return tensors_; }
-  const std::vector<std::unique_ptr<SafetensorsFile>>& files() const { return files_; }
+  const std::vector<std::unique_ptr<WeightFile>>& files() const { return files_; }
   // The index of a sharded model (empty otherwise).
   const std::filesystem::path& index_path() const { return index_; }
   // What error sentences start with: the one file's path, or the index's.
@@ -52,8 +54,8 @@ public:
   std::uint64_t total_bytes() const;
 
 private:
-  void add(std::unique_ptr<SafetensorsFile> file);
-  std::vector<std::unique_ptr<SafetensorsFile>> files_;  // behind pointers: refs survive a move
+  void add(std::unique_ptr<WeightFile> file);
+  std::vector<std::unique_ptr<WeightFile>> files_;  // behind pointers: refs survive a move
   std::map<std::string, TensorRef> tensors_;
   std::filesystem::path index_;
 };

@@ -296,18 +296,22 @@ def _more_bits(layer, n_layer):
     return layer < n_layer // 8 or layer >= 7 * n_layer // 8 or (layer - n_layer // 8) % 3 == 2
 
 
+# What llama.cpp's quantizer writes instead of a K type for rows that are not whole 256-blocks
+# (SmolLM2's 576, narrow heads' 128): Q4_K → Q5_0, Q5_K → Q5_1, Q6_K → Q8_0; Q2_K and Q3_K go to
+# IQ4_NL there, a type outside the contract, so Q4_0 here.
+K_FALLBACK = {"Q2_K": "Q4_0", "Q3_K": "Q4_0", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}
+
+
 def type_for(scheme, gguf_name, shape, n_layer):
     """The ggml type a tensor gets under `scheme` (shape as numpy sees it)."""
     if len(shape) == 1 or gguf_name.startswith("position_embd") or gguf_name.startswith("rope_freqs"):
         return "F32"
+    t = scheme
     if scheme == "Q4_K_M":
-        if gguf_name == "output.weight":
-            return "Q6_K"
         layer = int(gguf_name.split(".")[1]) if gguf_name.startswith("blk.") else -1
-        if layer >= 0 and (".attn_v." in gguf_name or ".ffn_down." in gguf_name) and _more_bits(layer, n_layer):
-            return "Q6_K"
-        return "Q4_K"
-    return scheme
+        more = layer >= 0 and (".attn_v." in gguf_name or ".ffn_down." in gguf_name) and _more_bits(layer, n_layer)
+        t = "Q6_K" if gguf_name == "output.weight" or more else "Q4_K"
+    return K_FALLBACK[t] if t in K_FALLBACK and shape[-1] % 256 else t
 
 
 def _encode(type_name, arr, rng):

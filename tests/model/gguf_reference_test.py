@@ -34,7 +34,6 @@ import ctypes
 import json
 import os
 import platform
-import shutil
 import subprocess
 import sys
 import time
@@ -44,13 +43,13 @@ import numpy as np
 import gguf_fixture as gf
 import gguf_quants as gq
 import gguf_writer as gw
+import llama_cpp_tools
 from model_checks import check, finish
 from text_samples import OTHER_NUMBERS, generate
 
 WORK = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-NODE_ENV = dict(os.environ, PATH="/usr/bin:" + os.environ.get("PATH", ""))
+NODE_ENV = llama_cpp_tools.NODE_ENV
 Z = 6.0
 T0 = time.time()
 
@@ -62,40 +61,11 @@ def say(*args):
 # ---- the pinned llama.cpp --------------------------------------------------------------------------
 
 def node_modules():
-    """The folder holding node-llama-cpp at the pinned version: the checkout's (scripts/npm-deps), or
-    one installed here from package-lock.json the same way."""
-    pinned = json.load(open(os.path.join(ROOT, "package.json")))["devDependencies"]
-
-    def ready(folder):
-        pkg = os.path.join(folder, "node-llama-cpp", "package.json")
-        cpu = os.path.join(folder, "@node-llama-cpp", "linux-x64", "package.json")
-        return all(os.path.exists(p) and json.load(open(p))["version"] == pinned[n]
-                   for p, n in ((pkg, "node-llama-cpp"), (cpu, "@node-llama-cpp/linux-x64")))
-
-    if ready(os.path.join(ROOT, "node_modules")):
-        return os.path.join(ROOT, "node_modules")
-    prefix = os.path.join(WORK, "npm")
-    if not ready(os.path.join(prefix, "node_modules")):
-        os.makedirs(prefix, exist_ok=True)
-        for f in ("package.json", "package-lock.json"):
-            shutil.copy(os.path.join(ROOT, f), prefix)
-        subprocess.run(["npm", "install", "--omit=optional", "--ignore-scripts", "--no-save", "--no-audit", "--no-fund",
-                        "--loglevel=error"], cwd=prefix, check=True, env=NODE_ENV, stdout=subprocess.DEVNULL)
-    return os.path.join(prefix, "node_modules")
+    return llama_cpp_tools.node_modules(WORK)
 
 
 def llama_cpp(modules, jobs, name, threads=1):
-    """llama_cpp_ref.mjs on `jobs`; its answers in order."""
-    request = os.path.join(WORK, name + ".request.json")
-    with open(request, "w", encoding="utf-8") as f:
-        json.dump({"threads": threads, "jobs": jobs}, f, ensure_ascii=False)
-    p = subprocess.run(["node", os.path.join(HERE, "llama_cpp_ref.mjs"), modules, request], capture_output=True, text=True,
-                       env=NODE_ENV)
-    if p.returncode != 0:
-        node = subprocess.run(["node", "--version"], capture_output=True, text=True, env=NODE_ENV).stdout.strip()
-        sys.exit(f"llama_cpp_ref.mjs failed ({p.returncode}; node {node}, node-llama-cpp 3.22.1 asks for 20 or later): "
-                 f"{p.stderr[-3000:]}")
-    return json.loads(p.stdout)
+    return llama_cpp_tools.llama_cpp(modules, jobs, os.path.join(WORK, name + ".request.json"), threads)
 
 
 class Ggml:

@@ -5,8 +5,11 @@
 //                                            {"ids": […], "texts": [each token's text]} (or {"error": …});
 //                                            --timing adds "seconds" (the encode alone) and prints the
 //                                            seconds loading took on stderr
+//   attnlab_tokenize [--timing] FILE.gguf    a GGUF file's tokenizer (engine/model/gguf_tokenizer.hpp),
+//                                            printed as for a folder
 #include "engine/attention/matrix.hpp"
 #include "engine/model/bpe_tokenizer.hpp"
+#include "engine/model/gguf_tokenizer.hpp"
 #include "engine/model/tokenizer/tokenizer_json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -36,7 +39,14 @@ int main(int argc, char** argv) {
     std::unique_ptr<attnlab::model::Tokenizer> tok;
     const auto load_start = std::chrono::steady_clock::now();
     if (gpt2) tok = std::make_unique<attnlab::model::BpeTokenizer>(attnlab::model::BpeTokenizer::load(argv[1], argv[2]));
-    else tok = attnlab::model::load_tokenizer_json(argv[argc - 1]);
+    else if (std::string(argv[argc - 1]).ends_with(".gguf")) {
+      const attnlab::model::GgufFile file(argv[argc - 1]);
+      auto loaded = attnlab::model::gguf_tokenizer(file.metadata());
+      if (!loaded.tokenizer) throw attnlab::InputError(loaded.missing);
+      tok = std::move(loaded.tokenizer);
+    } else {
+      tok = attnlab::model::load_tokenizer_json(argv[argc - 1]);
+    }
     if (timing) std::cerr << "loaded in " << seconds_since(load_start) << " s\n";
     std::string line;
     while (std::getline(std::cin, line)) {

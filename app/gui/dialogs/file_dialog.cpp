@@ -25,7 +25,7 @@ const char* title_of(FilePurpose p) {
     case FilePurpose::OpenMatrixK: return "Open a matrix into K";
     case FilePurpose::OpenMatrixV: return "Open a matrix into V";
     case FilePurpose::SaveLessonCard: return "Export reference card (PDF)";
-    case FilePurpose::OpenModel: return "Open a model (its .safetensors file)";
+    case FilePurpose::OpenModel: return "Open a model (its .safetensors or .gguf file)";
     case FilePurpose::SaveTrainedModel: return "Save the trained model (a new folder: type its name)";
     case FilePurpose::SaveHeadLinks: return "Save the heads' ranking (CSV)";
     case FilePurpose::None: break;
@@ -39,7 +39,7 @@ bool fits(FilePurpose p, const fs::path& file) {
   if (p == FilePurpose::OpenScenario || p == FilePurpose::SaveScenario) return ext == ".json";
   if (p == FilePurpose::SaveLessonCard) return ext == ".pdf";
   if (p == FilePurpose::SaveHeadLinks) return ext == ".csv";
-  if (p == FilePurpose::OpenModel) return ext == ".safetensors";
+  if (p == FilePurpose::OpenModel) return ext == ".safetensors" || ext == ".gguf";
   if (p == FilePurpose::SaveTrainedModel) return false;  // a model is a folder: only folders are listed
   return ext == ".npy" || ext == ".csv";
 }

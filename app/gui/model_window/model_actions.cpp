@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 
 bool is_model_path(const std::string& path) {
   std::error_code ec;
-  return fs::is_directory(path, ec) || fs::path(path).extension() == ".safetensors";
+  const fs::path ext = fs::path(path).extension();
+  return fs::is_directory(path, ec) || ext == ".safetensors" || ext == ".gguf";
 }
 
 Commands open_model_file(ModelUi& m, const std::string& path, bool threaded) {

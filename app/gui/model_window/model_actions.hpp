@@ -19,7 +19,7 @@ Commands open_model_file(ModelUi& m, const std::string& path, bool threaded);
 // The Training window's "Open in the Model window" (OpenInModelWindow): the folder opened on the
 // request's text, its head chosen.
 Commands open_model_file(ModelUi& m, const OpenInModelWindow& request, bool threaded);
-// True for what a drop should open as a model: a folder, or a .safetensors file.
+// True for what a drop should open as a model: a folder, a .safetensors or a .gguf file.
 bool is_model_path(const std::string& path);
 // The text box's tokens: the tokenizer's, or for a model without one (a folder with no
 // tokenizer.json) the token ids typed in it ("5, 17, 42"; blank: none). Throws InputError saying why.

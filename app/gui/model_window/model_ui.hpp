@@ -5,11 +5,13 @@
 #pragma once
 
 #include "engine/model/generate.hpp"
+#include "engine/model/local_stores.hpp"
 #include "engine/model/model_report.hpp"
 #include "gui/model_window/generate_ui.hpp"
 #include "gui/model_window/head_link_ui.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,9 @@ struct ModelUi {
   std::shared_ptr<const model::LanguageModel> model;  // null until one opens
   std::string path;        // where it was opened from
   std::string path_input;  // the window's "open" field
+  // The models on this computer (models --local's list: the Hugging Face cache, Ollama, LM Studio),
+  // once the user asks: reading every header takes a moment.
+  std::optional<std::vector<model::LocalModel>> local_models;
   std::string error;       // why the last open, text or run was refused (the last good state stays)
   std::string text = "When Mary and John went to the store, John gave a drink to Mary. When Mary and John went to the store, John gave";
   std::vector<int> ids;    // the text's tokens, updated as it is typed

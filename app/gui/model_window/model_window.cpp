@@ -61,15 +61,42 @@ void append(Commands& out, Commands more) {
 
 void draw_open_row(ModelUi& m, bool threaded, Commands& out) {
   ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 10, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6));
-  const bool enter = ImGui::InputTextWithHint("##model_path", "a model folder or its .safetensors file", &m.path_input,
+  const bool enter = ImGui::InputTextWithHint("##model_path", "a model folder, a .safetensors or .gguf file, ollama:NAME", &m.path_input,
                                               ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
   if ((ImGui::Button("Open") || enter) && !m.path_input.empty()) append(out, open_model_file(m, m.path_input, threaded));
 }
 
+// The models Ollama, LM Studio and the Hugging Face cache keep on this computer (`models --local`'s
+// list), found when asked; a click opens one, and one that does not open says why on hover.
+void draw_local_models(ModelUi& m, bool threaded, Commands& out) {
+  if (!m.local_models) {
+    if (ImGui::Button("Find models on this computer")) m.local_models = model::list_local_models();
+    ImGui::SameLine();
+    ImGui::TextDisabled("the Hugging Face cache, Ollama, LM Studio");
+    return;
+  }
+  if (m.local_models->empty()) {
+    ImGui::TextWrapped("No models in the Hugging Face cache, Ollama's store or LM Studio's folder.");
+    return;
+  }
+  ImGui::TextUnformatted("Models on this computer (click one to open it):");
+  for (const model::LocalModel& lm : *m.local_models) {
+    const std::string label = lm.name + "  ·  " + (lm.family.empty() ? "?" : lm.family) + "  ·  " +
+                              (lm.tensor_type.empty() ? "?" : lm.tensor_type) + "  ·  " + human_bytes(static_cast<double>(lm.bytes));
+    want_glyphs(label);
+    ImGui::BeginDisabled(!lm.opens);
+    const bool clicked = ImGui::Selectable(label.c_str());
+    ImGui::EndDisabled();
+    if (!lm.opens && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", lm.why_not.c_str());
+    if (clicked) append(out, open_model_file(m, lm.name, threaded));
+  }
+}
+
 void draw_no_model(ModelUi& m, bool threaded, Commands& out) {
-  ImGui::TextWrapped("No model is open. Open a GPT-2 folder in the Hugging Face layout: File > Open model…, drop the folder "
-                     "(or its model.safetensors) on the window, or type its path below.");
+  ImGui::TextWrapped("No model is open. Open a model folder in the Hugging Face layout or a GGUF file: File > Open model…, drop "
+                     "the folder (or its model.safetensors, or the .gguf file) on the window, type its path below, or pick one of "
+                     "the models Ollama, LM Studio or the Hugging Face cache keep on this computer.");
   ImGui::Spacing();
   ImGui::TextWrapped("Where to find GPT-2 on this computer: a Hugging Face cache keeps it in "
                      "~/.cache/huggingface/hub/models--gpt2/snapshots/<revision>/ (or under $HF_HOME). The folder holds "
@@ -77,6 +104,8 @@ void draw_no_model(ModelUi& m, bool threaded, Commands& out) {
                      "never downloads anything.");
   ImGui::Spacing();
   draw_open_row(m, threaded, out);
+  ImGui::Spacing();
+  draw_local_models(m, threaded, out);
 }
 
 // [SECTION] Text and tokens
@@ -326,6 +355,7 @@ void draw_model_window(const ViewContext& ctx, ModelUi& m, Commands& out) {
   ImGui::PopTextWrapPos();
   if (ImGui::TreeNode("Open another model")) {
     draw_open_row(m, ctx.platform.threads, out);
+    draw_local_models(m, ctx.platform.threads, out);
     ImGui::TreePop();
   }
   // The enlarged head takes the text's room; the grid shows the text and its tokens.

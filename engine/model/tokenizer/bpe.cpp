@@ -79,6 +79,8 @@ std::optional<BpeModel::Refusal> BpeModel::add_merge(std::string_view a, std::st
   return std::nullopt;
 }
 
+bool BpeModel::add_merge(int a, int b, int merged, int rank) { return merges_.emplace(pair_key(a, b), Merge{rank, merged}).second; }
+
 const BpeModel::Merge* BpeModel::find_merge(int a, int b) const {
   const auto it = merges_.find(pair_key(a, b));
   return it == merges_.end() ? nullptr : &it->second;

@@ -44,6 +44,10 @@ public:
   };
   // Adds the merge of `a` and `b` with the next rank, or says why not (and adds nothing).
   std::optional<Refusal> add_merge(std::string_view a, std::string_view b);
+  // Adds the merge of tokens `a` and `b` (ids) into `merged` with the given rank, which several
+  // merges may share (SentencePiece's: a merged token's score ranks every pair that makes it, and
+  // among pairs of one rank the leftmost merges first). False when the pair has a merge already.
+  bool add_merge(int a, int b, int merged, int rank);
   std::size_t merge_count() const { return merges_.size(); }
 
   // Merges `symbols` (ids) in place: the adjacent pair of the lowest rank is replaced by its

@@ -7,6 +7,7 @@
 #include "engine/model/tokenizer/decoders.hpp"
 #include "engine/model/tokenizer/json_field.hpp"
 #include "engine/model/tokenizer/normalizers.hpp"
+#include "engine/model/tokenizer/pipeline.hpp"
 #include "engine/model/tokenizer/post_processors.hpp"
 #include "engine/model/tokenizer/pre_tokenizers.hpp"
 #include "engine/model/tokenizer/unicode.hpp"
@@ -21,43 +22,30 @@
 
 namespace attnlab::model {
 
+std::vector<int> PipelineTokenizer::encode(std::string_view text) const {
+  check_utf8(text);
+  std::vector<int> ids(post.before);
+  for (const Segment& segment : added.split(text, normalizer.get())) {
+    if (segment.id >= 0) {
+      ids.push_back(segment.id);
+      continue;
+    }
+    std::vector<Piece> pieces{{segment.text, segment.at_start}};
+    if (pre_tokenizer) pre_tokenizer->pre_tokenize(pieces);
+    for (const Piece& piece : pieces) model.encode_word(piece.text, ids);
+  }
+  ids.insert(ids.end(), post.after.begin(), post.after.end());
+  return ids;
+}
+
+std::string PipelineTokenizer::token_bytes(int id) const {
+  if (const AddedToken* t = added.find(id)) return t->content;
+  if (const std::string* token = model.bpe().token(id)) return decoder.decode(*token);
+  return "<" + std::to_string(id) + ">";
+}
+
 namespace {
 
-
-class JsonTokenizer : public Tokenizer {
-public:
-  std::vector<int> encode(std::string_view text) const override {
-    check_utf8(text);
-    std::vector<int> ids(post.before);
-    for (const Segment& segment : added.split(text, normalizer.get())) {
-      if (segment.id >= 0) {
-        ids.push_back(segment.id);
-        continue;
-      }
-      std::vector<Piece> pieces{{segment.text, segment.at_start}};
-      if (pre_tokenizer) pre_tokenizer->pre_tokenize(pieces);
-      for (const Piece& piece : pieces) model.encode_word(piece.text, ids);
-    }
-    ids.insert(ids.end(), post.after.begin(), post.after.end());
-    return ids;
-  }
-
-  std::string token_bytes(int id) const override {
-    if (const AddedToken* t = added.find(id)) return t->content;
-    if (const std::string* token = model.bpe().token(id)) return decoder.decode(*token);
-    return "<" + std::to_string(id) + ">";
-  }
-
-  int vocab_size() const override { return size; }
-
-  std::unique_ptr<Normalizer> normalizer;
-  std::unique_ptr<PreTokenizer> pre_tokenizer;
-  WordModel model;
-  AddedTokens added;
-  Template post;
-  TokenDecoder decoder;
-  int size = 0;
-};
 
 AddedToken read_added_token(const JsonField& item, int id) {
   AddedToken t;
@@ -88,7 +76,7 @@ std::vector<AddedToken> read_added_tokens(const std::optional<JsonField>& list) 
 }
 
 // The id a tokenizer_config.json names a token by (a string, or {"content": …}), or -1 when absent.
-int token_id(const JsonTokenizer& t, const std::vector<AddedToken>& added, const JsonField& name) {
+int token_id(const PipelineTokenizer& t, const std::vector<AddedToken>& added, const JsonField& name) {
   const std::string content = name.json().is_object() ? name.at("content").string() : name.string();
   for (const AddedToken& a : added) {
     if (a.content == content) return a.id;
@@ -100,7 +88,7 @@ int token_id(const JsonTokenizer& t, const std::vector<AddedToken>& added, const
 
 // transformers' LlamaTokenizerFast rebuilds the template from add_bos_token (true unless it says
 // false) and add_eos_token (false unless true), whatever tokenizer.json's post-processor was.
-std::optional<Template> llama_template(const JsonField& config, const JsonTokenizer& t, const std::vector<AddedToken>& added) {
+std::optional<Template> llama_template(const JsonField& config, const PipelineTokenizer& t, const std::vector<AddedToken>& added) {
   const std::string cls = config.string_or("tokenizer_class", "");
   if (cls != "LlamaTokenizer" && cls != "LlamaTokenizerFast") return std::nullopt;
   Template tpl;
@@ -118,7 +106,7 @@ std::optional<Template> llama_template(const JsonField& config, const JsonTokeni
 
 // Tokens tokenizer_config.json's added_tokens_decoder lists that tokenizer.json lacks are added
 // (transformers does so when it loads them); one that contradicts tokenizer.json is refused.
-void add_config_tokens(const JsonField& config, const JsonTokenizer& t, std::vector<AddedToken>& added) {
+void add_config_tokens(const JsonField& config, const PipelineTokenizer& t, std::vector<AddedToken>& added) {
   const auto decoder = config.find("added_tokens_decoder");
   if (!decoder) return;
   std::unordered_map<int, std::string> known;  // id → content, from tokenizer.json
@@ -141,7 +129,7 @@ void add_config_tokens(const JsonField& config, const JsonTokenizer& t, std::vec
 }
 
 std::unique_ptr<Tokenizer> build(const JsonField& root, const std::optional<JsonField>& config) {
-  auto t = std::make_unique<JsonTokenizer>();
+  auto t = std::make_unique<PipelineTokenizer>();
   t->model = WordModel::read(root.at("model"));
   std::vector<AddedToken> added = read_added_tokens(root.find("added_tokens"));
   if (config) add_config_tokens(*config, *t, added);

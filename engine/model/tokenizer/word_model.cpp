@@ -80,12 +80,26 @@ WordModel WordModel::read(const JsonField& field) {
   m.fuse_unk_ = field.boolean_or("fuse_unk", false);
   m.byte_fallback_ = field.boolean_or("byte_fallback", false);
   m.ignore_merges_ = field.boolean_or("ignore_merges", false);
+  m.find_byte_tokens();
+  return m;
+}
+
+WordModel WordModel::of(BpeModel bpe, int unk, bool byte_fallback, bool ignore_merges) {
+  WordModel m;
+  m.bpe_ = std::move(bpe);
+  m.unk_ = unk;
+  m.byte_fallback_ = byte_fallback;
+  m.ignore_merges_ = ignore_merges;
+  m.find_byte_tokens();
+  return m;
+}
+
+void WordModel::find_byte_tokens() {
   for (int b = 0; b < 256; ++b) {
     char name[8];
     std::snprintf(name, sizeof name, "<0x%02X>", b);
-    m.byte_tokens_[static_cast<std::size_t>(b)] = m.bpe_.id(name);
+    byte_tokens_[static_cast<std::size_t>(b)] = bpe_.id(name);
   }
-  return m;
 }
 
 void WordModel::encode_word(std::string_view word, std::vector<int>& ids) const {

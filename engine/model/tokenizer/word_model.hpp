@@ -19,6 +19,9 @@ class WordModel {
 public:
   // Reads tokenizer.json's "model" object; throws InputError naming the field.
   static WordModel read(const JsonField& field);
+  // A BPE model already built (a GGUF file's vocabulary): `unk` the unknown token's id or -1; byte
+  // fallback takes the vocabulary's "<0xNN>" tokens.
+  static WordModel of(BpeModel bpe, int unk, bool byte_fallback, bool ignore_merges);
 
   // Appends the ids of one word (valid UTF-8, not empty). Throws InputError when a character has no
   // token and the model has neither byte fallback nor an unknown token.
@@ -26,6 +29,7 @@ public:
   const BpeModel& bpe() const { return bpe_; }
 
 private:
+  void find_byte_tokens();
   BpeModel bpe_;
   int unk_ = -1;  // the unknown token's id, or -1 when there is none
   bool fuse_unk_ = false;

@@ -515,3 +515,54 @@ TEST_F(ModelWindow, GeneratedBytesJoinIntoCharacters) {
 
 }  // namespace
 }  // namespace attnlab::gui
+
+namespace attnlab::gui {
+
+// The list of models on this computer: a Hugging Face cache holding the fixture's model and an LM
+// Studio file that does not open, under a HOME of the test's own; the list offers both, the broken
+// one disabled, and a click on the other opens it.
+TEST_F(ModelWindow, TheModelsOnThisComputerAreOfferedAndAClickOpensOne) {
+  const fs::path home = fresh_test_dir("attnlab_model_window_home");
+  const fs::path snapshot = home / ".cache/huggingface/hub/models--lab--tiny/snapshots/abc123";
+  fs::create_directories(snapshot);
+  fs::create_directories(home / ".cache/huggingface/hub/models--lab--tiny/refs");
+  std::ofstream(home / ".cache/huggingface/hub/models--lab--tiny/refs/main") << "abc123";
+  for (const auto& e : fs::directory_iterator(dir)) fs::copy(e.path(), snapshot / e.path().filename());
+  fs::create_directories(home / ".lmstudio/models/pub/repo");
+  std::ofstream(home / ".lmstudio/models/pub/repo/broken.gguf") << "not a GGUF file";
+  fs::create_directories(home / "ollama");
+  const char* saved_home = std::getenv("HOME");
+  const std::string old_home = saved_home ? saved_home : "";
+  setenv("HOME", home.c_str(), 1);
+  setenv("OLLAMA_MODELS", (home / "ollama").c_str(), 1);
+  unsetenv("HF_HOME");
+  unsetenv("HF_HUB_CACHE");
+
+  frame();  // no model: the button that looks
+  state.model.local_models = model::list_local_models();
+  ASSERT_EQ(state.model.local_models->size(), 2u);
+  const auto& found = *state.model.local_models;
+  const auto hf = std::find_if(found.begin(), found.end(), [](const model::LocalModel& m) { return m.name == "lab/tiny"; });
+  const auto lms = std::find_if(found.begin(), found.end(), [](const model::LocalModel& m) { return m.source == "lmstudio"; });
+  ASSERT_NE(hf, found.end());
+  ASSERT_NE(lms, found.end());
+  EXPECT_TRUE(hf->opens) << hf->why_not;
+  EXPECT_FALSE(lms->opens);
+  EXPECT_NE(lms->why_not.find("GGUF"), std::string::npos) << lms->why_not;
+  // Click down the window, below its title bar (two clicks there would fold it), until a row opens a
+  // model (the disabled row opens nothing).
+  for (float y = 40; y < 700 && !state.model.model && !state.model.job; y += 4) {
+    frame(ImVec2(200, y), false);
+    frame(ImVec2(200, y), true);
+    frame(ImVec2(200, y), false);
+  }
+  wait_for_run();
+  EXPECT_TRUE(state.model.model) << "no row opened a model: " << state.model.error;
+  EXPECT_EQ(state.model.path, "lab/tiny");
+
+  setenv("HOME", old_home.c_str(), 1);
+  unsetenv("OLLAMA_MODELS");
+  fs::remove_all(home);
+}
+
+}  // namespace attnlab::gui

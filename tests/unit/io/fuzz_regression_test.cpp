@@ -8,6 +8,8 @@
 #include "engine/cpu/dense.hpp"
 #include "engine/attention/rope.hpp"
 #include "engine/model/bpe_tokenizer.hpp"
+#include "engine/model/gguf_file.hpp"
+#include "engine/model/gguf_tokenizer.hpp"
 #include "engine/model/head_links.hpp"
 #include "engine/model/model_config.hpp"
 #include "engine/model/safetensors.hpp"
@@ -94,6 +96,15 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
                 .encode(bytes.substr(b + 1));
           },
           name);
+    } else if (kind == "gguf") {
+      // As gguf_fuzz reads them: the container, then the tokenizer its metadata describes.
+      expect_clean(
+          [&] {
+            const model::GgufHeader h = model::parse_gguf(bytes, name);
+            const model::GgufTokenizer t = model::gguf_tokenizer(model::GgufMetadata(h.metadata, name));
+            if (t.tokenizer) t.tokenizer->encode("Hello world, 123 h\u00e9llo <s>");
+          },
+          name);
     } else if (kind == "shard_index") {
       expect_clean([&] { model::parse_shard_index(bytes, name); }, name);
     } else if (kind == "model_config") {
@@ -147,7 +158,7 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, CorpusReplay, ::testing::Values("scenario", "npy", "csv", "options", "session", "safetensors",
                                                                        "gpt2_tokenizer", "train_task", "tokenizer_json", "shard_index",
-                                                                       "model_config", "rope"));
+                                                                       "model_config", "rope", "gguf"));
 
 }  // namespace
 }  // namespace attnlab

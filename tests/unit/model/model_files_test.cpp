@@ -43,7 +43,7 @@ TEST(Safetensors, ReadsTensorsAndMetadata) {
       R"( "a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
   const auto hdr = parse_safetensors(file_of(h, std::string(12, '\0')), "m");
   ASSERT_EQ(hdr.tensors.size(), 2u);
-  EXPECT_EQ(hdr.tensors.at("b").dtype, Precision::Float16);
+  EXPECT_EQ(hdr.tensors.at("b").type, TensorType::F16);
   EXPECT_EQ(hdr.tensors.at("a").shape, (std::vector<std::int64_t>{2}));
   EXPECT_EQ(hdr.metadata.at("format"), "pt");
   EXPECT_EQ(hdr.data_offset, 8 + h.size());
