@@ -181,7 +181,7 @@ TEST_F(Hostile, ARowWhoseVisibleScoresAreAllMinusInfinityIsNotMasked) {
   // q_1 = (1e38, 1e38) against keys of −1e38: every score of row 1 overflows to −∞.
   type_into_cell(Which::Q, 0, 0, "1e38");
   type_into_cell(Which::Q, 0, 1, "1e38");
-  actions::set_self_attention(state, false);
+  apply(state, edits::set_self_attention(false));
   Scenario s = state.doc.scenario;
   s.K = Matrix{{-1e38f, -1e38f}, {-1e38f, -1e38f}, {-1e38f, -1e38f}};
   actions::load_scenario(state, s, "", "negative keys");
@@ -214,8 +214,8 @@ TEST_F(Hostile, TextThatIsNotAPlainNumberIsRefusedNamingTheCell) {
 TEST_F(Hostile, TinyTemperatureWithoutScalingExplainsInfiniteLogits) {
   type_into_cell(Which::Q, 0, 0, "1e19");
   type_into_cell(Which::K, 0, 0, "1e19");  // score 1e38: finite; ÷ 0.05 is not (in float32)
-  actions::set_scale(state, false);
-  actions::set_temperature(state, 0.05);
+  apply(state, edits::set_scale(false));
+  apply(state, edits::set_temperature(0.05));
   frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   const Result& r = state.results.result;
@@ -226,8 +226,8 @@ TEST_F(Hostile, TinyTemperatureWithoutScalingExplainsInfiniteLogits) {
   for (Eigen::Index i = 0; i < r.n; ++i) EXPECT_NEAR(r.weights.row(i).sum(), 1.0, 1e-5);
   // And with ordinary numbers a temperature of 0.05 unscaled simply sharpens.
   actions::load_preset(state, "three-tokens");
-  actions::set_scale(state, false);
-  actions::set_temperature(state, 0.0001);  // clamped to 0.05
+  apply(state, edits::set_scale(false));
+  apply(state, edits::set_temperature(0.0001));  // clamped to 0.05
   frame();
   EXPECT_DOUBLE_EQ(state.doc.scenario.options.temperature, 0.05);
   EXPECT_TRUE(state.results.overflow.empty());
@@ -235,20 +235,20 @@ TEST_F(Hostile, TinyTemperatureWithoutScalingExplainsInfiniteLogits) {
 }
 
 TEST_F(Hostile, DkOf65536) {
-  actions::fill(state, FillTarget::All, actions::Fill::Random, 1.0f, 3);
-  ASSERT_TRUE(actions::resize(state, Dim::Dk, 65536));
+  apply(state, edits::fill(FillTarget::All, edits::Fill::Random, 1.0f, 3));
+  ASSERT_TRUE(apply(state, services, Resize{Dim::Dk, 65536}));
   frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   EXPECT_EQ(state.results.result.d_k, 65536);
   EXPECT_NEAR(state.results.result.scale_divisor, 256.0, 1e-9);
-  actions::fill(state, FillTarget::All, actions::Fill::Random, 1.0f, 3);
-  actions::set_scale(state, false);  // unscaled at d_k = 65536: saturated rows, nothing broken
+  apply(state, edits::fill(FillTarget::All, edits::Fill::Random, 1.0f, 3));
+  apply(state, edits::set_scale(false));  // unscaled at d_k = 65536: saturated rows, nothing broken
   frame();
   int saturated = 0;
   for (const RowDiagnostics& d : state.results.result.rows) saturated += d.saturated;
   EXPECT_GT(saturated, 0);
   // Beyond the limit: refused, naming d_k, sizes kept.
-  EXPECT_FALSE(actions::resize(state, Dim::Dk, 65537));
+  EXPECT_FALSE(apply(state, services, Resize{Dim::Dk, 65537}));
   EXPECT_NE(state.error.find("d_k"), std::string::npos) << state.error;
   EXPECT_EQ(state.doc.scenario.Q.cols(), 65536);
   frame();
@@ -260,17 +260,17 @@ TEST_F(Hostile, EveryMaskWithEverySize) {
   const MaskKind kinds[] = {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Prefix, MaskKind::Window,
                             MaskKind::Custom};
   for (int n : {1, 2, 3, 7}) {
-    ASSERT_TRUE(actions::resize(state, Dim::N, n));
-    actions::fill(state, FillTarget::All, actions::Fill::Random, 1.0f, n);
+    ASSERT_TRUE(apply(state, services, Resize{Dim::N, n}));
+    apply(state, edits::fill(FillTarget::All, edits::Fill::Random, 1.0f, n));
     for (MaskKind kind : kinds) {
-      actions::set_mask_kind(state, kind);
+      apply(state, edits::set_mask_kind(kind));
       frame();
       for (int param : {-1, 0, 1, n - 1, n, n + 1, 1000, 2147483647}) {
         SCOPED_TRACE("n = " + std::to_string(n) + ", " + std::string(mask_kind_name(kind)) + " " + std::to_string(param));
         state.error.clear();
         const Mask before = state.doc.scenario.options.mask;
         if (kind != MaskKind::None && kind != MaskKind::Causal && kind != MaskKind::Custom) {
-          actions::set_mask_param(state, param);
+          apply(state, edits::set_mask_param(param));
           end_merge(state);
         }
         frame();
@@ -291,9 +291,9 @@ TEST_F(Hostile, EveryMaskWithEverySize) {
 }
 
 TEST_F(Hostile, CustomMaskBlockingWholeRows) {
-  actions::set_mask_kind(state, MaskKind::Custom);
-  for (int j = 0; j < 3; ++j) actions::toggle_blocked(state, 1, j);  // row 2: every key blocked
-  for (int i : {0, 2}) actions::toggle_blocked(state, i, 2);         // and the rest of a column
+  apply(state, edits::set_mask_kind(MaskKind::Custom));
+  for (int j = 0; j < 3; ++j) apply(state, edits::toggle_blocked(1, j));  // row 2: every key blocked
+  for (int i : {0, 2}) apply(state, edits::toggle_blocked(i, 2));         // and the rest of a column
   frame();
   const Result& r = state.results.result;
   EXPECT_TRUE(r.rows[1].fully_masked);
@@ -304,15 +304,15 @@ TEST_F(Hostile, CustomMaskBlockingWholeRows) {
   // Everything blocked: every row flagged, nothing NaN.
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 2; ++j)
-      if (!state.doc.scenario.options.mask.blocked(i, j)) actions::toggle_blocked(state, i, j);
+      if (!state.doc.scenario.options.mask.blocked(i, j)) apply(state, edits::toggle_blocked(i, j));
   frame();
   for (const RowDiagnostics& d : state.results.result.rows) EXPECT_TRUE(d.fully_masked);
 }
 
 TEST_F(Hostile, OneByOne) {
-  ASSERT_TRUE(actions::resize(state, Dim::N, 1));
-  ASSERT_TRUE(actions::resize(state, Dim::Dk, 1));
-  ASSERT_TRUE(actions::resize(state, Dim::Dv, 1));
+  ASSERT_TRUE(apply(state, services, Resize{Dim::N, 1}));
+  ASSERT_TRUE(apply(state, services, Resize{Dim::Dk, 1}));
+  ASSERT_TRUE(apply(state, services, Resize{Dim::Dv, 1}));
   frame();
   EXPECT_EQ(state.results.result.n, 1);
   EXPECT_EQ(state.results.result.m, 1);
@@ -322,7 +322,7 @@ TEST_F(Hostile, OneByOne) {
   EXPECT_EQ(state.results.result.scores(0, 0), -INFINITY);
   EXPECT_EQ(state.results.result.weights(0, 0), 1.0f) << "the only key takes the whole row";
   EXPECT_EQ(state.results.overflow.rows[0], RowOverflow::ScoresAllNegInf);
-  EXPECT_FALSE(actions::resize(state, Dim::N, 0));
+  EXPECT_FALSE(apply(state, services, Resize{Dim::N, 0}));
   EXPECT_NE(state.error.find("n must be at least 1"), std::string::npos) << state.error;
   frame();
 }
@@ -331,27 +331,27 @@ TEST_F(Hostile, OneByOne) {
 // naming the mask, every key blocked (padding 0) flags every row, a window as wide as the sequence
 // is causal, and a 4096 × 4096 custom grid. Each step recomputes 16.7 million cells, so few steps.
 TEST_F(Hostile, N4096) {
-  actions::fill(state, FillTarget::All, actions::Fill::Random, 1.0f, 11);
-  ASSERT_TRUE(actions::resize(state, Dim::N, 4096)) << "256 MiB of stages should not need asking";
+  apply(state, edits::fill(FillTarget::All, edits::Fill::Random, 1.0f, 11));
+  ASSERT_TRUE(apply(state, services, Resize{Dim::N, 4096})) << "256 MiB of stages should not need asking";
   frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   ASSERT_EQ(state.results.result.n, 4096);
   ASSERT_EQ(state.results.result.m, 4096);
-  actions::set_mask_kind(state, MaskKind::Padding);
-  actions::set_mask_param(state, 5000);
+  apply(state, edits::set_mask_kind(MaskKind::Padding));
+  apply(state, edits::set_mask_param(5000));
   EXPECT_NE(state.error.find("padding length 5000 is larger than the number of keys (4096)"), std::string::npos)
       << state.error;
-  actions::set_mask_param(state, 0);
+  apply(state, edits::set_mask_param(0));
   end_merge(state);
   frame();
   for (const RowDiagnostics& d : state.results.result.rows) ASSERT_TRUE(d.fully_masked);
-  actions::set_mask_kind(state, MaskKind::Window);
-  actions::set_mask_param(state, 4096);
+  apply(state, edits::set_mask_kind(MaskKind::Window));
+  apply(state, edits::set_mask_param(4096));
   end_merge(state);
   frame();
   EXPECT_FLOAT_EQ(state.results.result.weights(0, 0), 1.0f);
   EXPECT_EQ(state.results.result.weights(0, 1), 0.0f);
-  actions::toggle_blocked(state, 4095, 4095);
+  apply(state, edits::toggle_blocked(4095, 4095));
   frame();
   EXPECT_EQ(state.doc.scenario.options.mask.kind, MaskKind::Custom);
   EXPECT_EQ(state.results.result.weights(4095, 4095), 0.0f);

@@ -10,6 +10,7 @@ enum class Theme { Dark, Light };
 struct Look {
   bool presenter = false;
   Theme theme = Theme::Dark;
+  friend bool operator==(const Look&, const Look&) = default;
 };
 
 }  // namespace attnlab::gui

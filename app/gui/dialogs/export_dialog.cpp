@@ -5,7 +5,6 @@
 
 #include "engine/figures/colormap.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/shell/app_state.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include "gui/base/gl_api.hpp"
@@ -36,8 +35,8 @@ void set_extension(ExportUi& ui) {
   ui.file_name = name.string();
 }
 
-std::string preview_key(const AppState& state, const ExportOptions& o) {
-  std::string key = std::to_string(state.results.result_version) + "|" + std::string(stage_name(o.stage)) + "|" +
+std::string preview_key(const Results& results, const ExportOptions& o) {
+  std::string key = std::to_string(results.result_version) + "|" + std::string(stage_name(o.stage)) + "|" +
                     (o.figure.annotate ? "a" : "-") + "|" + o.figure.colormap + "|" + o.figure.title + "|" +
                     std::to_string(o.width_px) + "|" + std::to_string(o.figure.decimals);
   if (o.figure.range) key += "|" + std::to_string(o.figure.range->first) + ":" + std::to_string(o.figure.range->second);
@@ -45,14 +44,13 @@ std::string preview_key(const AppState& state, const ExportOptions& o) {
 }
 
 // Renders the PNG the dialog would write and uploads it as the preview texture.
-void update_preview(AppState& state, Services& services, const ExportOptions& o) {
-  ExportUi& ui = state.export_ui;
-  const std::string key = preview_key(state, o);
+void update_preview(const ViewContext& ctx, ExportUi& ui, const ExportOptions& o) {
+  const std::string key = preview_key(ctx.results, o);
   if (key == ui.preview_key) return;
   ui.preview_key = key;
   ui.preview_error.clear();
   try {
-    const std::string png = render_png_bytes(shown_scenario(state), state.results.result, o);
+    const std::string png = render_png_bytes(ctx.shown(), ctx.results.result, o);
     int w = 0, h = 0, channels = 0;
     std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
         stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(png.data()), static_cast<int>(png.size()), &w, &h, &channels, 4),
@@ -61,7 +59,7 @@ void update_preview(AppState& state, Services& services, const ExportOptions& o)
     ui.preview_w = w;
     ui.preview_h = h;
     ui.preview_bytes = png.size();
-    if (!services.renderer) return;  // no GL context (tests): sizes only
+    if (!ctx.services.renderer) return;  // no GL context (tests): sizes only
     if (ui.preview_texture == 0) glGenTextures(1, &ui.preview_texture);
     glBindTexture(GL_TEXTURE_2D, ui.preview_texture);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
@@ -78,9 +76,8 @@ void update_preview(AppState& state, Services& services, const ExportOptions& o)
 }
 
 // Validates what the widgets hold; returns the sentence that stops an export, or empty.
-std::string check_choices(const AppState& state) {
-  const ExportUi& ui = state.export_ui;
-  if (!state.results.has_result) return "Nothing to export yet: the scenario has no result.";
+std::string check_choices(const ExportUi& ui, const Results& results) {
+  if (!results.has_result) return "Nothing to export yet: the scenario has no result.";
   if (ui.fixed_range && !(ui.range_lo < ui.range_hi)) return "Range: the low end must be below the high end.";
   if (ui.width_px != 0 && (ui.width_px < 16 || ui.width_px > 20000)) return "Width: from 16 to 20000 pixels, or 0 for automatic.";
   if (ui.stage == Stage::Pipeline && !is_figure_format(ui.format)) {
@@ -106,55 +103,52 @@ ExportOptions export_options(const ExportUi& ui) {
 
 std::string export_path(const ExportUi& ui) { return (fs::path(ui.directory.empty() ? "." : ui.directory) / ui.file_name).string(); }
 
-void open_export_dialog(AppState& state, Stage stage) {
-  ExportUi& ui = state.export_ui;
+void open_export_dialog(ExportUi& ui, Stage stage, const std::string& scenario_path) {
   ui.stage = stage;
   if (stage == Stage::Pipeline && !is_figure_format(ui.format)) ui.format = ExportFormat::Png;
   if (ui.directory.empty()) {
     std::error_code ec;
-    ui.directory = state.scenario_path.empty() ? fs::current_path(ec).string() : fs::path(state.scenario_path).parent_path().string();
+    ui.directory = scenario_path.empty() ? fs::current_path(ec).string() : fs::path(scenario_path).parent_path().string();
     if (ui.directory.empty()) ui.directory = ".";
   }
   ui.file_name = std::string(stage_name(stage));
   set_extension(ui);
   ui.error.clear();
   ui.confirm_overwrite = false;
-  window_open(state.view, "Export") = true;
 }
 
-bool export_to_file(AppState& state, Platform& platform, bool overwrite) {
-  ExportUi& ui = state.export_ui;
-  ui.error = check_choices(state);
-  if (!ui.error.empty()) return false;
+std::optional<std::string> export_to_file(ExportUi& ui, const ViewContext& ctx, Platform& platform, bool overwrite) {
+  ui.error = check_choices(ui, ctx.results);
+  if (!ui.error.empty()) return std::nullopt;
   const std::string path = export_path(ui);
   ExportOptions o = export_options(ui);
   o.force = overwrite;
+  std::string said;
   try {
     std::error_code ec;
-    if (state.platform.folders && !overwrite && fs::exists(path, ec)) {
+    if (ctx.platform.folders && !overwrite && fs::exists(path, ec)) {
       ui.confirm_overwrite = true;  // the dialog asks; nothing is written yet
-      return false;
+      return std::nullopt;
     }
-    state.notice = platform.export_stage(shown_scenario(state), state.results.result, o, path);
+    said = platform.export_stage(ctx.shown(), ctx.results.result, o, path);
   } catch (const InputError& e) {
     ui.error = e.what();
-    return false;
+    return std::nullopt;
   } catch (const std::exception& e) {
     ui.error = std::string("The export failed: ") + e.what();
-    return false;
+    return std::nullopt;
   }
   ui.confirm_overwrite = false;
-  return true;
+  return said;
 }
 
-std::string stage_clipboard_text(const AppState& state, Stage stage, ExportFormat format, int decimals) {
-  if (!state.results.has_result) return {};
-  const StageData d = stage_data(shown_scenario(state), state.results.result, stage);
+std::string stage_clipboard_text(const Results& results, const Scenario& shown, Stage stage, ExportFormat format, int decimals) {
+  if (!results.has_result) return {};
+  const StageData d = stage_data(shown, results.result, stage);
   return format == ExportFormat::Tex ? latex_bmatrix(d.values, decimals) : stage_csv(d);
 }
 
-void request_window_screenshot(AppState& state) {
-  ExportUi& ui = state.export_ui;
+void request_window_screenshot(ExportUi& ui, ViewSettings& view) {
   const fs::path dir = ui.directory.empty() ? fs::path(".") : fs::path(ui.directory);
   std::error_code ec;
   for (int k = 1; k < 10000; ++k) {
@@ -167,38 +161,27 @@ void request_window_screenshot(AppState& state) {
   // The dialog closes for the shot and comes back after it: the next frame is drawn without
   // it, then its pixels are read (see the host loop).
   ui.screenshot_countdown = 2;
-  bool& open = window_open(state.view, "Export");
+  bool& open = window_open(view, "Export");
   ui.reopen_after_screenshot = open;
   open = false;
 }
 
-void copy_stage(AppState& state, Stage s, ExportFormat format) {
+std::string copy_stage(const Results& results, const Scenario& shown, Stage s, ExportFormat format, int decimals) {
   const bool tex = format == ExportFormat::Tex;
-  ImGui::SetClipboardText(stage_clipboard_text(state, s, format, tex ? state.export_ui.decimals : 0).c_str());
-  state.notice = "Copied " + std::string(stage_name(s)) + (tex ? " as LaTeX" : " as CSV");
+  ImGui::SetClipboardText(stage_clipboard_text(results, shown, s, format, decimals).c_str());
+  return "Copied " + std::string(stage_name(s)) + (tex ? " as LaTeX" : " as CSV");
 }
 
-void handle_heatmap_menu(AppState& state, Stage s, HeatmapMenu menu) {
-  switch (menu) {
-    case HeatmapMenu::None: break;
-    case HeatmapMenu::ExportStage: open_export_dialog(state, s); break;
-    case HeatmapMenu::ExportPipeline: open_export_dialog(state, Stage::Pipeline); break;
-    case HeatmapMenu::CopyLatex: copy_stage(state, s, ExportFormat::Tex); break;
-    case HeatmapMenu::CopyCsv: copy_stage(state, s, ExportFormat::Csv); break;
-  }
-}
-
-void release_export_preview(AppState& state) {
-  if (state.export_ui.preview_texture != 0) glDeleteTextures(1, &state.export_ui.preview_texture);
-  state.export_ui.preview_texture = 0;
-  state.export_ui.preview_key.clear();
+void release_export_preview(ExportUi& ui) {
+  if (ui.preview_texture != 0) glDeleteTextures(1, &ui.preview_texture);
+  ui.preview_texture = 0;
+  ui.preview_key.clear();
 }
 
 namespace {
 
 // The choices: stage, format, where, title, numbers, colormap, range, PNG width, LaTeX decimals.
-void draw_export_choices(AppState& state, Services& services) {
-  ExportUi& ui = state.export_ui;
+void draw_export_choices(const ViewContext& ctx, ExportUi& ui, Commands& out) {
   const float fs = ImGui::GetFontSize();
   ImGui::PushItemWidth(-FLT_MIN);
   ImGui::TextUnformatted("Stage");
@@ -219,12 +202,12 @@ void draw_export_choices(AppState& state, Services& services) {
     ui.format = kFormats[format];
     set_extension(ui);
   }
-  if (state.platform.folders) {  // the browser saves downloads where it keeps them
+  if (ctx.platform.folders) {  // the browser saves downloads where it keeps them
     ImGui::TextUnformatted("Folder");
     ImGui::InputText("##folder", &ui.directory);
   }
   ImGui::TextUnformatted("File name");
-  if (ImGui::InputText("##file", &ui.file_name, ImGuiInputTextFlags_EnterReturnsTrue)) export_to_file(state, *services.platform, false);
+  if (ImGui::InputText("##file", &ui.file_name, ImGuiInputTextFlags_EnterReturnsTrue)) out.push_back(ExportFile{false});
   ImGui::Separator();
   ImGui::TextUnformatted("Title (empty: the scenario's)");
   ImGui::InputText("##title", &ui.title);
@@ -256,44 +239,42 @@ void draw_export_choices(AppState& state, Services& services) {
 }
 
 // Export, the copies and the window screenshot; the overwrite question; why the choices are refused.
-void draw_export_actions(AppState& state, Services& services) {
-  ExportUi& ui = state.export_ui;
-  const std::string problem = check_choices(state);
+void draw_export_actions(const ViewContext& ctx, ExportUi& ui, Commands& out) {
+  const std::string problem = check_choices(ui, ctx.results);
   ImGui::BeginDisabled(!problem.empty());
-  if (ImGui::Button("Export")) export_to_file(state, *services.platform, false);
+  if (ImGui::Button("Export")) out.push_back(ExportFile{false});
   ImGui::EndDisabled();
   // The buttons flow onto a new line where the column is narrow (a projector's font).
   same_line_if_fits(button_width("Copy as LaTeX"));
-  const bool one_stage = ui.stage != Stage::Pipeline && state.results.has_result;
+  const bool one_stage = ui.stage != Stage::Pipeline && ctx.results.has_result;
   ImGui::BeginDisabled(!one_stage);
-  if (ImGui::Button("Copy as LaTeX")) copy_stage(state, ui.stage, ExportFormat::Tex);
+  if (ImGui::Button("Copy as LaTeX")) out.push_back(StageMenu{ui.stage, HeatmapMenu::CopyLatex});
   same_line_if_fits(button_width("Copy as CSV"));
-  if (ImGui::Button("Copy as CSV")) copy_stage(state, ui.stage, ExportFormat::Csv);
+  if (ImGui::Button("Copy as CSV")) out.push_back(StageMenu{ui.stage, HeatmapMenu::CopyCsv});
   ImGui::EndDisabled();
-  if (ImGui::Button("Save window screenshot")) request_window_screenshot(state);
+  if (ImGui::Button("Save window screenshot")) out.push_back(WindowScreenshot{});
 
   if (ui.confirm_overwrite) {
     text_wrapped("%s exists. Replace it?", export_path(ui).c_str());
-    if (ImGui::Button("Replace")) export_to_file(state, *services.platform, true);
+    if (ImGui::Button("Replace")) out.push_back(ExportFile{true});
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) ui.confirm_overwrite = false;
   }
-  error_text(palette(state.view).error, !ui.error.empty() ? ui.error : problem);
+  error_text(palette(ctx.view).error, !ui.error.empty() ? ui.error : problem);
 
 }
 
 // The PNG as it will be written, fitted into the panel and never enlarged.
-void draw_export_preview(AppState& state, Services& services) {
-  ExportUi& ui = state.export_ui;
+void draw_export_preview(const ViewContext& ctx, ExportUi& ui) {
   const float fs = ImGui::GetFontSize();
   ImGui::BeginChild("export_preview", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
-  if (state.results.has_result) {
+  if (ctx.results.has_result) {
     ExportOptions o = export_options(ui);
     bool previewable = ui.fixed_range ? ui.range_lo < ui.range_hi : true;
     if (previewable) {
       try {
         if (!ui.colormap.empty()) colormap(ui.colormap);
-        update_preview(state, services, o);
+        update_preview(ctx, ui, o);
       } catch (const InputError& e) {
         ui.preview_error = e.what();
       }
@@ -319,8 +300,7 @@ void draw_export_preview(AppState& state, Services& services) {
 
 }  // namespace
 
-void draw_export_dialog(AppState& state, Services& services) {
-  ExportUi& ui = state.export_ui;
+void draw_export_dialog(const ViewContext& ctx, ExportUi& ui, Commands& out) {
   const float fs = ImGui::GetFontSize();
   // The host opens windows at a default size; a preview wants more room.
   if (ImGui::IsWindowAppearing()) {
@@ -341,15 +321,15 @@ void draw_export_dialog(AppState& state, Services& services) {
   const float actions_h = ui.actions_height > 0 ? ui.actions_height : 2 * ImGui::GetFrameHeightWithSpacing();
   ImGui::BeginGroup();
   ImGui::BeginChild("export_options", ImVec2(fs * 18, -(actions_h + style.ItemSpacing.y)), false);
-  draw_export_choices(state, services);
+  draw_export_choices(ctx, ui, out);
   ImGui::EndChild();
   ImGui::BeginChild("export_actions", ImVec2(fs * 18, 0), false, ImGuiWindowFlags_NoScrollbar);
-  draw_export_actions(state, services);
+  draw_export_actions(ctx, ui, out);
   ui.actions_height = ImGui::GetCursorPosY() - style.ItemSpacing.y;
   ImGui::EndChild();
   ImGui::EndGroup();
   ImGui::SameLine();
-  draw_export_preview(state, services);
+  draw_export_preview(ctx, ui);
 }
 
 }  // namespace attnlab::gui

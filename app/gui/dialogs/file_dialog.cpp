@@ -2,12 +2,7 @@
 // name field, and the file types that fit its purpose.
 #include "gui/dialogs/file_dialog.hpp"
 
-#include "gui/model_window/head_link_actions.hpp"
-#include "gui/model_window/model_actions.hpp"
-#include "gui/persistence/open_save.hpp"
-#include "gui/shell/apply_command.hpp"
 #include "gui/base/theme.hpp"
-#include "gui/training/training_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <GLFW/glfw3.h>
@@ -49,80 +44,41 @@ bool fits(FilePurpose p, const fs::path& file) {
   return ext == ".npy" || ext == ".csv";
 }
 
-// The name a save proposes where the platform asks for none (the browser's downloads).
-std::string save_name(const AppState& state, FilePurpose purpose) {
-  switch (purpose) {
-    case FilePurpose::SaveLessonCard: return state.file_dialog.card_lesson + ".pdf";
-    case FilePurpose::SaveHeadLinks: return link_csv_name(state.model);
-    case FilePurpose::SaveTrainedModel: return trained_model_name(state.training);
-    default: return state.scenario_path.empty() ? std::string("scenario.json") : fs::path(state.scenario_path).filename().string();
+// A requested dialog opened: in the scenario's folder when it has none (or it is gone), a save of the
+// scenario proposing its file's name; or, where the platform picks files itself, its picker asked.
+void open_requested(const ViewContext& ctx, FileDialogState& d, const std::string& scenario_path, Commands& out) {
+  d.request_open = false;
+  if (ctx.platform.file_picker) {
+    // The platform chooses files itself (the browser's picker; a save becomes a download).
+    out.push_back(PickFile{d.purpose});
+    return;
   }
+  d.error.clear();
+  if (d.directory.empty() || !fs::is_directory(d.directory)) {
+    std::error_code ec;
+    d.directory = scenario_path.empty() ? fs::current_path(ec).string() : fs::path(scenario_path).parent_path().string();
+    if (d.directory.empty()) d.directory = ".";
+  }
+  if (d.purpose == FilePurpose::SaveScenario && d.file_name.empty()) {
+    d.file_name = scenario_path.empty() ? "scenario.json" : fs::path(scenario_path).filename().string();
+  }
+  ImGui::OpenPopup("##file_dialog");
 }
 
 }  // namespace
 
-std::string use_chosen_file(AppState& state, FilePurpose purpose, const std::string& path) {
-  const FileDialogState& d = state.file_dialog;
-  state.error.clear();
-  switch (purpose) {
-    case FilePurpose::OpenScenario: open_scenario_file(state, path); break;
-    case FilePurpose::SaveScenario: save_scenario_file(state, path); break;
-    case FilePurpose::OpenMatrixQ: open_matrix_file(state, Which::Q, path); break;
-    case FilePurpose::OpenMatrixK: open_matrix_file(state, Which::K, path); break;
-    case FilePurpose::OpenMatrixV: open_matrix_file(state, Which::V, path); break;
-    case FilePurpose::SaveLessonCard: save_lesson_card_file(state, d.card_lesson, path); break;
-    case FilePurpose::OpenModel: apply(state, open_model_file(state.model, path, state.platform.threads)); break;
-    case FilePurpose::SaveHeadLinks: {
-      Commands delivered;
-      const std::string refused = save_link_ranking(state.model, path, delivered);
-      apply(state, std::move(delivered));
-      return refused;
-    }
-    case FilePurpose::SaveTrainedModel:
-      // Written on the training thread: a refusal known now (the folder exists) keeps the dialog
-      // open; one from writing shows in the Training window.
-      save_trained_model(state.training, path);
-      return state.training.error;
-    case FilePurpose::None: break;
-  }
-  return state.error;
+void open_file_dialog(FileDialogState& d, FilePurpose purpose) {
+  d.purpose = purpose;
+  d.request_open = true;
 }
 
-void open_file_dialog(AppState& state, FilePurpose purpose) {
-  state.file_dialog.purpose = purpose;
-  state.file_dialog.request_open = true;
-}
-
-void draw_file_dialog(AppState& state, Services& services) {
-  FileDialogState& d = state.file_dialog;
-  if (d.request_open && state.platform.file_picker) {
-    // The platform chooses files itself (the browser's picker; a save becomes a download).
-    d.request_open = false;
-    if (std::optional<std::string> path = services.platform->pick_file(d.purpose, save_name(state, d.purpose)))
-      use_chosen_file(state, d.purpose, *path);
-    return;
-  }
-  if (d.request_open) {
-    d.request_open = false;
-    d.error.clear();
-    if (d.directory.empty() || !fs::is_directory(d.directory)) {
-      std::error_code ec;
-      d.directory = state.scenario_path.empty() ? fs::current_path(ec).string()
-                                                : fs::path(state.scenario_path).parent_path().string();
-      if (d.directory.empty()) d.directory = ".";
-    }
-    if (d.purpose == FilePurpose::SaveScenario && d.file_name.empty()) {
-      d.file_name = state.scenario_path.empty() ? "scenario.json" : fs::path(state.scenario_path).filename().string();
-    }
-    if (d.purpose == FilePurpose::SaveHeadLinks) d.file_name = link_csv_name(state.model);
-    if (d.purpose == FilePurpose::SaveTrainedModel) d.file_name = std::string(model::task_name(resolved_form(state.training).task.kind)) + "-model";
-    ImGui::OpenPopup("##file_dialog");
-  }
+bool begin_file_dialog(const ViewContext& ctx, FileDialogState& d, const std::string& scenario_path, Commands& out) {
+  if (d.request_open) open_requested(ctx, d, scenario_path, out);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x * 0.6f, vp->WorkSize.y * 0.7f), ImGuiCond_Appearing);
   ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
                           ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-  if (!ImGui::BeginPopupModal("##file_dialog", nullptr, ImGuiWindowFlags_NoSavedSettings)) return;
+  if (!ImGui::BeginPopupModal("##file_dialog", nullptr, ImGuiWindowFlags_NoSavedSettings)) return false;
   // Esc closes it as Cancel does, unless it was ending an edit of the folder or the name (it reverts
   // the field then: WantTextInput still tells of the last frame's field).
   const bool escape = ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false) && !ImGui::GetIO().WantTextInput;
@@ -166,21 +122,16 @@ void draw_file_dialog(AppState& state, Services& services) {
                      d.purpose == FilePurpose::SaveTrainedModel || d.purpose == FilePurpose::SaveHeadLinks;
   const bool ok = ImGui::Button(saves ? "Save" : "Open");
   ImGui::SameLine();
-  if (ImGui::Button("Cancel") || escape) {
-    d.purpose = FilePurpose::None;
-    ImGui::CloseCurrentPopup();
-  }
+  if (ImGui::Button("Cancel") || escape) d.purpose = FilePurpose::None;
   if ((ok || enter) && !d.file_name.empty()) chosen = (fs::path(d.directory) / d.file_name).string();
-  if (!chosen.empty()) {
-    const std::string error = use_chosen_file(state, d.purpose, chosen);
-    if (error.empty()) {
-      d.purpose = FilePurpose::None;
-      ImGui::CloseCurrentPopup();
-    } else {
-      d.error = error;
-    }
-  }
-  error_text(palette(state.view).error, d.error);
+  if (!chosen.empty() && d.purpose != FilePurpose::None) out.push_back(UseFile{d.purpose, chosen, true});
+  return true;
+}
+
+void end_file_dialog(const ViewContext& ctx, FileDialogState& d) {
+  // Cancelled, or the chosen file was used: its purpose is done.
+  if (d.purpose == FilePurpose::None) ImGui::CloseCurrentPopup();
+  error_text(palette(ctx.view).error, d.error);
   ImGui::EndPopup();
 }
 

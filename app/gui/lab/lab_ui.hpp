@@ -8,6 +8,7 @@
 #include "gui/widgets/heatmap.hpp"
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct PipelineUi {
   std::vector<DrawnRect> lesson_maps_drawn;
   CellRef hovered;   // under the mouse this frame
   CellRef selected;  // clicked: the explain panel follows it when nothing is hovered
+  // A streamed result's weights map shows each pixel block's largest weight, else its mean: the
+  // user's choice for the result of version `block_choice_for` (a new result shows the largest again).
+  bool block_max = true;
+  std::uint64_t block_choice_for = 0;
 };
 
 // Measured by the pipeline panel each frame, used by the host's automatic layout on the next.
@@ -45,5 +50,10 @@ struct LayoutUi {
 // Keeps where a heatmap of `stage` was drawn this frame (PipelineUi::drawn: the last of each stage,
 // which the automatic layout, the tests and the screenshot check read).
 void keep_drawn(PipelineUi& pipeline, Stage stage, const HeatmapEvents& events);
+
+// Whether the streamed weights map of the result of version `result_version` shows each block's
+// largest weight (the default for every new result) or its mean; and that choice made.
+bool shows_block_max(const PipelineUi& pipeline, std::uint64_t result_version);
+void choose_block_max(PipelineUi& pipeline, std::uint64_t result_version, bool block_max);
 
 }  // namespace attnlab::gui

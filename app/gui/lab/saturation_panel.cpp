@@ -2,13 +2,13 @@
 // marked, so switching √d_k scaling off at large d_k shows the collapse at a glance.
 #include "gui/lab/saturation_panel.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/view_style.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace attnlab::gui {
 
@@ -61,13 +61,13 @@ void draw_row_table(const ViewContext& ctx, const Palette& pal) {
       ImGui::TableNextColumn();
       ImGui::Text("%d %s", i + 1, display_token(shown.query_tokens, shown.Q.rows(), i).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.3f", row.max_weight);
+      ImGui::TextUnformatted(fixed_decimals(row.max_weight, 3).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.3f", row.entropy);
+      ImGui::TextUnformatted(fixed_decimals(row.entropy, 3).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.2f", row.effective_keys);
+      ImGui::TextUnformatted(fixed_decimals(row.effective_keys, 2).c_str());
       ImGui::TableNextColumn();
-      ImGui::Text("%.3f", row.jacobian_norm);
+      ImGui::TextUnformatted(fixed_decimals(row.jacobian_norm, 3).c_str());
       ImGui::TableNextColumn();
       const auto& overflow_rows = ctx.results.overflow.rows;
       const RowOverflow overflow = static_cast<size_t>(i) < overflow_rows.size() ? overflow_rows[static_cast<size_t>(i)] : RowOverflow::None;

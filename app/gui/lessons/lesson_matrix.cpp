@@ -1,12 +1,12 @@
 // One small matrix under its title, and the lines of numbers beside it (see lesson_matrix.hpp).
 #include "gui/lessons/lesson_matrix.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/result_caches.hpp"
+#include "gui/state/view_style.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
-#include "gui/state/view_style.hpp"
-#include "gui/dialogs/export_dialog.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -23,11 +23,11 @@ std::vector<std::string> lesson_dim_labels(const char* prefix, Eigen::Index coun
 
 float lesson_matrix_max_cell() { return ImGui::GetFontSize() * 4.5f; }
 
-DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id, const std::string& title,
-                             Stage stage, const Matrix& M, const BlockGrid* blocked,
-                             const std::vector<std::string>& rows, const std::vector<std::string>& cols, ImVec2 size,
-                             bool fixed_unit_range) {
-  const Palette pal = palette(state.view);
+DrawnRect draw_lesson_matrix(const MapCanvas& canvas, const char* id, const std::string& title, Stage stage, const Matrix& M,
+                             const BlockGrid* blocked, const std::vector<std::string>& rows,
+                             const std::vector<std::string>& cols, ImVec2 size, bool fixed_unit_range) {
+  const ViewContext& ctx = canvas.ctx;
+  const Palette pal = palette(ctx.view);
   ImGui::PushID(id);
   // The title wraps inside the matrix's width (between words): side-by-side matrices with long
   // titles overlapped one another at presenter sizes.
@@ -59,7 +59,7 @@ DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id
   spec.blocked = grid;
   spec.row_labels = rows;
   spec.col_labels = cols;
-  spec.map = &stage_colormap(state.view, stage);
+  spec.map = &stage_colormap(ctx.view, stage);
   spec.diverging = stage_is_signed(stage) && !fixed_unit_range;
   if (fixed_unit_range || stage == Stage::Weights) {
     spec.lo = 0;
@@ -74,10 +74,10 @@ DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id
   }
   spec.size = ImVec2(std::max(size.x, 40.0f), std::max(size.y - title_h, 30.0f));
   spec.max_cell = lesson_matrix_max_cell();
-  spec.blocked_text = stage == Stage::Logits ? (services.fonts.unicode ? "−∞" : "-inf") : nullptr;
-  const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(state, services));
-  keep_drawn(state, stage, ev);
-  handle_heatmap_menu(state, stage, ev.menu);
+  spec.blocked_text = stage == Stage::Logits ? minus_infinity(ctx.services.fonts.unicode) : nullptr;
+  const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(ctx, canvas.selected));
+  canvas.out.push_back(MapDrawn{stage, ev.drawn});
+  if (ev.menu != HeatmapMenu::None) canvas.out.push_back(StageMenu{stage, ev.menu});
   out = ev.drawn;
   ImGui::PopID();
   return out;
@@ -85,11 +85,7 @@ DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id
 
 void lesson_numbers_line(const char* label, const std::vector<double>& values, int decimals) {
   std::string line = label;
-  char buf[32];
-  for (const double v : values) {
-    std::snprintf(buf, sizeof buf, "  %.*f", decimals, v);
-    line += buf;
-  }
+  for (const double v : values) line += "  " + fixed_decimals(v, decimals);
   ImGui::TextUnformatted(line.c_str());
 }
 

@@ -1,9 +1,12 @@
-// What the lesson views draw with: one small matrix as a heatmap under its title, a line of
-// numbers under it, labels for output columns.
+// What the lesson views draw with: one small matrix as a heatmap under its title, a line of numbers
+// under it, labels for output columns, and the canvas they are drawn on.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
-#include "gui/state/services.hpp"
+#include "engine/attention/matrix.hpp"
+#include "engine/attention/stage.hpp"
+#include "gui/state/commands.hpp"
+#include "gui/state/view_context.hpp"
+#include "gui/widgets/drawn_rect.hpp"
 
 #include <imgui.h>
 
@@ -12,12 +15,20 @@
 
 namespace attnlab::gui {
 
+// What a lesson's maps are drawn with: the frame's context, the lab's selected cell (outlined in
+// every map of its stage), and the commands they hand on: where each was drawn (MapDrawn) and what
+// its right-click menu asked for (StageMenu).
+struct MapCanvas {
+  const ViewContext& ctx;
+  CellRef selected;
+  Commands& out;
+};
+
 // One small matrix as a heatmap under a title, `size` wide and tall (labels included), drawn with
 // the colours of `stage`. Returns the rectangle of its cells. Large matrices get a note instead.
-DrawnRect draw_lesson_matrix(AppState& state, Services& services, const char* id, const std::string& title,
-                             Stage stage, const Matrix& M, const BlockGrid* blocked,
-                             const std::vector<std::string>& rows, const std::vector<std::string>& cols, ImVec2 size,
-                             bool fixed_unit_range = false);
+DrawnRect draw_lesson_matrix(const MapCanvas& canvas, const char* id, const std::string& title, Stage stage, const Matrix& M,
+                             const BlockGrid* blocked, const std::vector<std::string>& rows,
+                             const std::vector<std::string>& cols, ImVec2 size, bool fixed_unit_range = false);
 // The largest cell draw_lesson_matrix draws (views that size their matrices ahead use it).
 float lesson_matrix_max_cell();
 // A row of small numbers under a heatmap: "row sums 1.000 1.000 …".

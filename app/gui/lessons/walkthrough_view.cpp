@@ -1,11 +1,14 @@
 // The classroom walk-through, drawn: the step's inputs on the left, what it produced on the right
 // with the cells that changed outlined, the formula with today's numbers above. Works at 1280×720
 // in presenter mode.
-#include "gui/lessons/lesson_views.hpp"
-#include "gui/state/walkthrough_steps.hpp"
+#include "gui/lessons/walkthrough_view.hpp"
+
 #include "gui/base/theme.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+
+#include <GLFW/glfw3.h>
 
 #include <algorithm>
 #include <cfloat>
@@ -49,13 +52,13 @@ float width_at(const WalkMatrix& m, const std::string& title, float h) {
 
 // Back, Next and Leave, the steps with the current one lit (each a click away), the step's title,
 // formula and what it does.
-void draw_walk_header(AppState& state, const Services& services, const WalkFrame& f, const Palette& pal) {
+void draw_walk_header(WalkthroughUi& walk, const Services& services, const WalkFrame& f, const Palette& pal) {
   // Navigation first, so the buttons stay put whatever the text below does.
-  if (ImGui::Button(services.fonts.unicode ? "← Back" : "< Back")) walk_back(state);
+  if (ImGui::Button(services.fonts.unicode ? "← Back" : "< Back")) walk_back(walk);
   ImGui::SameLine();
-  if (ImGui::Button(services.fonts.unicode ? "Next →" : "Next >")) walk_forward(state);
+  if (ImGui::Button(services.fonts.unicode ? "Next →" : "Next >")) walk_forward(walk);
   ImGui::SameLine();
-  if (ImGui::Button("Leave")) walk_stop(state);
+  if (ImGui::Button("Leave")) walk_stop(walk);
   // The steps flow on after the buttons and onto the next line when the window is narrow
   // (presenter mode at 1280×720): nothing runs past the right edge.
   const float right_edge = ImGui::GetWindowContentRegionMax().x;
@@ -66,7 +69,7 @@ void draw_walk_header(AppState& state, const Services& services, const WalkFrame
     ImGui::PushStyleColor(ImGuiCol_Text, here ? pal.accent : pal.text_dim);
     ImGui::TextUnformatted(walk_step_name(k));
     ImGui::PopStyleColor();
-    if (ImGui::IsItemClicked()) state.lesson.walk.step = k;
+    if (ImGui::IsItemClicked()) walk.step = k;
     if (k + 1 < kWalkSteps) {
       flow(services.glyphs.arrow);
       ImGui::TextDisabled("%s", services.glyphs.arrow);
@@ -88,9 +91,9 @@ void draw_walk_header(AppState& state, const Services& services, const WalkFrame
 }
 
 // The step's inputs in `left_w` × `h` at `top` (one above the other or side by side, whichever gives
-// the smaller one larger cells), and the arrow to the result.
-void draw_walk_inputs(AppState& state, Services& services, const WalkFrame& f, ImVec2 top, float left_w, float h, float gap,
-                      const Palette& pal) {
+// the smaller one larger cells), and the arrow to the result. Each input's map is added to `listed`.
+void draw_walk_inputs(const MapCanvas& canvas, std::vector<DrawnRect>& listed, const WalkFrame& f, ImVec2 top, float left_w, float h,
+                      float gap, const Palette& pal) {
   const float fs = ImGui::GetFontSize();
   const float count = static_cast<float>(f.before.size());
   const float stacked_h = (h - fs * 0.5f * (count - 1)) / count, beside_w = (left_w - gap * (count - 1)) / count;
@@ -107,12 +110,11 @@ void draw_walk_inputs(AppState& state, Services& services, const WalkFrame& f, I
     ImGui::SetCursorScreenPos(side_by_side ? ImVec2(top.x + step * (each.x + gap), top.y)
                                            : ImVec2(top.x, top.y + step * (each.y + fs * 0.5f)));
     ImGui::BeginGroup();
-    state.pipeline.lesson_maps_drawn.push_back(draw_lesson_matrix(state, services, ("before" + std::to_string(k)).c_str(), m.name,
-                                                                  m.stage, m.values, m.blocked.size() ? &m.blocked : nullptr,
-                                                                  m.row_labels, m.col_labels, each));
+    listed.push_back(draw_lesson_matrix(canvas, ("before" + std::to_string(k)).c_str(), m.name, m.stage, m.values,
+                                        m.blocked.size() ? &m.blocked : nullptr, m.row_labels, m.col_labels, each));
     ImGui::EndGroup();
   }
-  const char* arrow = services.glyphs.arrow;
+  const char* arrow = canvas.ctx.services.glyphs.arrow;
   const ImVec2 as = ImGui::CalcTextSize(arrow);
   ImGui::GetWindowDrawList()->AddText(ImVec2(top.x + left_w + (gap - as.x) * 0.5f, top.y + h * 0.5f - as.y * 0.5f),
                                       pal.accent, arrow);
@@ -120,11 +122,12 @@ void draw_walk_inputs(AppState& state, Services& services, const WalkFrame& f, I
 
 }  // namespace
 
-void draw_walkthrough_view(AppState& state, Services& services) {
-  const Palette pal = palette(state.view);
+void draw_walkthrough_view(const MapCanvas& canvas, WalkthroughUi& walk) {
+  const ViewContext& ctx = canvas.ctx;
+  const Palette pal = palette(ctx.view);
   const float fs = ImGui::GetFontSize();
-  const WalkFrame f = walk_frame(shown_scenario(state), state.results.result, state.lesson.walk.step, services.glyphs);
-  draw_walk_header(state, services, f, pal);
+  const WalkFrame f = walk_frame(ctx.shown(), ctx.results.result, walk.step, ctx.services.glyphs);
+  draw_walk_header(walk, ctx.services, f, pal);
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 top = ImGui::GetCursorScreenPos();
@@ -141,28 +144,36 @@ void draw_walkthrough_view(AppState& state, Services& services) {
   }
   const float right_w = avail.x - left_w - (has_before ? gap : 0.0f);
 
-  state.pipeline.lesson_maps_drawn.clear();
-  if (has_before) draw_walk_inputs(state, services, f, top, left_w, h, gap, pal);
+  std::vector<DrawnRect> listed;
+  if (has_before) draw_walk_inputs(canvas, listed, f, top, left_w, h, gap, pal);
+  canvas.out.push_back(LessonMapsListed{std::move(listed)});
   const float rx = top.x + (has_before ? left_w + gap : 0.0f);
   const size_t shown = 1 + f.also.size();
   const float each_w = (right_w - gap * static_cast<float>(shown - 1)) / static_cast<float>(shown);
   ImGui::SetCursorScreenPos(ImVec2(rx, top.y));
   ImGui::BeginGroup();
-  const DrawnRect d = draw_lesson_matrix(state, services, "now", title, f.now.stage, f.now.values,
-                                         f.now.blocked.size() ? &f.now.blocked : nullptr, f.now.row_labels,
-                                         f.now.col_labels, ImVec2(each_w, h));
+  const DrawnRect d = draw_lesson_matrix(canvas, "now", title, f.now.stage, f.now.values, f.now.blocked.size() ? &f.now.blocked : nullptr,
+                                         f.now.row_labels, f.now.col_labels, ImVec2(each_w, h));
   ImGui::EndGroup();
   outline_changed(d, f.changed, pal.accent);
   for (size_t k = 0; k < f.also.size(); ++k) {
     ImGui::SetCursorScreenPos(ImVec2(rx + static_cast<float>(k + 1) * (each_w + gap), top.y));
     ImGui::BeginGroup();
     const WalkMatrix& m = f.also[k];
-    draw_lesson_matrix(state, services, ("also" + std::to_string(k)).c_str(), m.name, m.stage, m.values, nullptr,
-                       m.row_labels, m.col_labels, ImVec2(each_w, h));
+    draw_lesson_matrix(canvas, ("also" + std::to_string(k)).c_str(), m.name, m.stage, m.values, nullptr, m.row_labels, m.col_labels,
+                       ImVec2(each_w, h));
     ImGui::EndGroup();
   }
   ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + h));
   ImGui::Dummy(ImVec2(1, 1));
+}
+
+void handle_walk_keys(WalkthroughUi& walk) {
+  if (!walk.active || ImGui::GetIO().WantTextInput) return;
+  auto pressed = [](int key) { return ImGui::IsKeyPressed(key, true); };
+  if (pressed(GLFW_KEY_SPACE) || pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_PAGE_DOWN)) walk_forward(walk);
+  if (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_PAGE_UP) || pressed(GLFW_KEY_BACKSPACE)) walk_back(walk);
+  if (pressed(GLFW_KEY_ESCAPE)) walk_stop(walk);
 }
 
 }  // namespace attnlab::gui

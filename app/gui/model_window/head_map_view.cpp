@@ -226,7 +226,7 @@ void draw_head_map(const ViewContext& ctx, ModelUi& m, const Colormap& map) {
   const ImVec2 top = ImGui::GetCursorScreenPos();
   const ImVec2 at(top.x + p.label_w, top.y + p.keys.band);
   const model::CausalWeights& A = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)].weights;
-  const auto [i, j] = draw_attention_map(A, at, p.side, 160, map, pal.error);
+  const auto [i, j] = draw_attention_map("L" + std::to_string(m.layer) + "H" + std::to_string(m.head) + " enlarged", A, at, p.side, 160, map, pal.error);
   const float cell = p.side / static_cast<float>(n);
   draw_token_labels(tokens, p.keys, at, cell, pal.text);
   m.drawn_keys = p.keys;

@@ -230,7 +230,7 @@ void draw_grid_scale(const model::ModelConfig& cfg, const Colormap& map, ImVec2&
 void draw_grid_head(ModelUi& m, const Palette& pal, const Colormap& map, int l, int h, ImVec2 at, float side, int blocks) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const auto& A = m.run->trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
-  const auto [i, j] = draw_attention_map(A, at, side, blocks, map, pal.error);
+  const auto [i, j] = draw_attention_map(head_map_label(l, h), A, at, side, blocks, map, pal.error);
   draw_map_label(m.run->kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)], at, side, ImGui::GetColorU32(ImGuiCol_Text));
   if (l == m.layer && h == m.head) {
     dl->AddRect(ImVec2(at.x - 2, at.y - 2), ImVec2(at.x + side + 2, at.y + side + 2), ImGui::GetColorU32(ImGuiCol_PlotHistogram), 0, 0, 2.5f);

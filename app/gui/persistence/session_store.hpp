@@ -1,5 +1,6 @@
 // The session: the document, view settings and recent files saved on exit and restored at start,
-// under $XDG_CONFIG_HOME/attnlab (or ~/.config/attnlab), next to ImGui's imgui.ini.
+// under $XDG_CONFIG_HOME/attnlab (or ~/.config/attnlab), next to ImGui's imgui.ini. The shell says
+// what goes into it and what comes back out (the window's start and end, shell/main_window.cpp).
 #pragma once
 
 #include "gui/persistence/session_file.hpp"  // the file's text: session_json, parse_session

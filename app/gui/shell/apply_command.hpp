@@ -23,9 +23,9 @@ void apply(AppState& state, Services& services, Commands& commands);
 // refused one says why in state.error; an empty one does nothing. Returns true when committed.
 bool apply(AppState& state, const Edit& edit);
 
-// Transitional, for callers not yet given the services (the file dialog, a dropped file, the command
-// line's --model): the commands applied in order, as above.
-void apply(AppState& state, Commands commands);
+// The recompute after the document changed (state/compute.hpp) on the active backend, and what it
+// said: a sentence in the status line, a document rolled back to the shown result's.
+void recompute_if_needed(AppState& state, Services& services);
 
 // Replaces the whole document (start-up, session restore) without an undo entry.
 void reset_document(AppState& state, Scenario scenario, std::string path);
@@ -39,40 +39,18 @@ std::string undo_name(const AppState& state);
 std::string redo_name(const AppState& state);
 void undo(AppState& state);
 void redo(AppState& state);
+// Transitional, for the Model, Training and lesson views not yet handing on ChooseFile and StageMenu.
+void open_file_dialog(AppState& state, FilePurpose purpose);
+void handle_heatmap_menu(AppState& state, Stage stage, HeatmapMenu menu);
 
-// Transitional: the catalogue applied to the whole state at once, for callers not yet handing edits
-// on as commands.
+// Transitional: the catalogue applied to the whole state at once, for the lesson and Model views not
+// yet handing edits on as commands.
 namespace actions {
 
-using edits::Fill;
-using edits::Fill;
-using edits::kMaxPosition;
-void set_scale(AppState& s, bool on);
-void toggle_scale(AppState& s);
-void set_temperature(AppState& s, double t);
 void set_normalizer(AppState& s, Normalizer n);
-void set_rope(AppState& s, bool on);
-void toggle_rope(AppState& s);
-void set_rope_theta(AppState& s, double theta);
-void set_rope_position(AppState& s, Which w, int row, long long position);
-void shift_rope_positions(AppState& s, long long delta);
-void set_mask_kind(AppState& s, MaskKind kind);
-void set_mask_param(AppState& s, int value);
-void cycle_mask(AppState& s);
-void toggle_blocked(AppState& s, int i, int j);
-void set_cell(AppState& s, Which w, int row, int col, float value);
-inline constexpr double kConfirmBytes = attnlab::gui::kConfirmBytes;
-bool resize(AppState& s, Dim dim, int value, bool confirmed = false);
-inline int dim_value(const AppState& s, Dim dim) { return attnlab::gui::dim_value(s.doc, dim); }
-void set_self_attention(AppState& s, bool on);
-void fill(AppState& s, FillTarget target, Fill kind, float sigma, int seed);
-void set_query_token(AppState& s, int i, const std::string& text);
-void set_key_token(AppState& s, int j, const std::string& text);
-void tokens_from_sentence(AppState& s, const std::string& sentence);
 void load_scenario(AppState& s, const Scenario& scenario, const std::string& path, const std::string& name);
 void load_preset(AppState& s, const std::string& preset_name);
 void reset_lesson(AppState& s);
-void load_matrix(AppState& s, Which w, const Matrix& M, const std::string& file_name);
 
 }  // namespace actions
 

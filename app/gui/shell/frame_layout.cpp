@@ -6,19 +6,16 @@
 
 #include "gui/dialogs/file_dialog.hpp"
 #include "gui/dialogs/recovery_prompt.hpp"
-#include "gui/persistence/open_save.hpp"
+#include "gui/lab/inputs_panel.hpp"
 #include "gui/shell/panel_registry.hpp"
-#include "gui/shell/shortcuts.hpp"
 #include "gui/shell/status_bar.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "engine/text/text_format.hpp"
 
 #include <imgui_internal.h>
 
 #include <algorithm>
-#include <cstdio>
 
 namespace attnlab::gui {
 
@@ -82,65 +79,16 @@ void keep_inside(ImVec2 lo, ImVec2 hi) {
   if (p.x != wp.x || p.y != wp.y) ImGui::SetWindowPos(p);
 }
 
-void draw_confirm_resize(AppState& state) {
-  PendingResize& pr = state.pending_resize;
-  if (pr.active && !ImGui::IsPopupOpen("Large matrices")) ImGui::OpenPopup("Large matrices");
-  if (ImGui::BeginPopupModal("Large matrices", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
-    ImGui::Text("%s = %d: the n %s m stages (scores, logits, weights, saturation) would take %s.", dim_name(pr.dim),
-                pr.value, "x", human_bytes(pr.bytes).c_str());
-    if (pr.streams) {
-      ImGui::TextUnformatted("That is too many to keep and draw cell by cell, so Attention Lab will stream them: tiles of");
-      ImGui::TextUnformatted("queries and keys with an online softmax, on a background thread, never the whole matrix.");
-      ImGui::TextUnformatted("You will see the output, every row's diagnostics and the weights downsampled to at most");
-      ImGui::TextUnformatted("1024 x 1024 pixels. Go ahead?");
-    } else {
-      ImGui::TextUnformatted("Computing and drawing them may be slow. Go ahead?");
-    }
-    if (ImGui::Button("Yes, resize")) {
-      pr.active = false;
-      actions::resize(state, pr.dim, pr.value, true);
-      ImGui::CloseCurrentPopup();
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel") || !pr.active) {
-      pr.active = false;
-      ImGui::CloseCurrentPopup();
-    }
-    ImGui::EndPopup();
-  }
-}
-
-void draw_drop_choice(AppState& state) {
-  std::string& path = state.inputs.drop_path;
-  if (!path.empty() && !ImGui::IsPopupOpen("Load matrix")) ImGui::OpenPopup("Load matrix");
-  if (ImGui::BeginPopupModal("Load matrix", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings)) {
-    ImGui::Text("Load %s into", path.c_str());
-    for (Which w : {Which::Q, Which::K, Which::V}) {
-      if (ImGui::Button(which_name(w), ImVec2(ImGui::GetFontSize() * 3, 0))) {
-        const std::string p = path;
-        path.clear();
-        open_matrix_file(state, w, p);
-        ImGui::CloseCurrentPopup();
-      }
-      ImGui::SameLine();
-    }
-    if (ImGui::Button("Cancel") || path.empty()) {
-      path.clear();
-      ImGui::CloseCurrentPopup();
-    }
-    ImGui::EndPopup();
-  }
-}
-
-// Rebuilds the ImGui style when the look changed (theme, presenter) or the window crossed the
-// small-screen size (presenter mode's font depends on it).
+// Rebuilds the ImGui style when the look differs from the one it was built for (theme, presenter:
+// whoever changed the view settings) or the window crossed the small-screen size in presenter mode
+// (its font depends on it).
 void refresh_style(AppState& state, Services& services) {
-  if (const bool small = small_screen(ImGui::GetIO().DisplaySize); small != state.small_screen) {
-    state.small_screen = small;
-    state.style_dirty = state.style_dirty || state.view.presenter;
-  }
-  if (!state.style_dirty) return;
-  state.style_dirty = false;
+  const bool small = small_screen(ImGui::GetIO().DisplaySize);
+  const bool crossed = small != state.small_screen;
+  state.small_screen = small;
+  const Look& look = state.view;
+  if (state.style_look && *state.style_look == look && !(crossed && look.presenter)) return;
+  state.style_look = look;
   set_style(state.view, state.small_screen, services.fonts);
 }
 
@@ -166,7 +114,7 @@ void start_frame(AppState& state, Services& services) {
   handle_shortcuts(state, services);
   const std::vector<std::string> dropped = std::move(state.dropped_files);
   state.dropped_files.clear();
-  for (const std::string& p : dropped) open_dropped_file(state, p);
+  for (const std::string& p : dropped) apply(state, services, OpenFile{p});
   Commands trained = poll_training(state.training);
   apply(state, services, trained);
   recompute_if_needed(state, services);
@@ -334,17 +282,24 @@ void draw_app(AppState& state, Services& services) {
   const float fs = ImGui::GetFontSize();
   const float menu_h = fs + ImGui::GetStyle().FramePadding.y * 2;
   draw_menu_bar(state, services);
-  const StatusBarLayout status = status_bar_layout(state, services, fs + 8);
+  const StatusBarLayout status = status_bar_layout(view_context(state, services), state.error, fs + 8);
   const float status_h = status.height;
   const ImVec2 pos(vp->Pos.x, vp->Pos.y + menu_h);
   const ImVec2 size(vp->Size.x, std::max(50.0f, vp->Size.y - menu_h - status_h));
   draw_host(state, services, pos, size);
-  draw_status_bar(state, services, status);
+  draw_status_bar(view_context(state, services),
+                  StatusLine{state.error, state.notice, state.scenario_path, state.frame_ms, inputs_column_hidden(state)}, status);
   draw_floating_windows(state, services, pos, size);
-  draw_file_dialog(state, services);
-  draw_confirm_resize(state);
-  draw_drop_choice(state);
   Commands out;
+  // The dialog shows what became of its file in the frame it was chosen: its command is applied
+  // between its begin and its end.
+  const bool file_dialog = begin_file_dialog(view_context(state, services), state.file_dialog, state.scenario_path, out);
+  apply(state, services, out);
+  if (file_dialog) end_file_dialog(view_context(state, services), state.file_dialog);
+  draw_confirm_resize(state.pending_resize, out);
+  apply(state, services, out);
+  draw_drop_choice(state.inputs, out);
+  apply(state, services, out);
   draw_recovery_prompt(state.recovery, services.config_dir, out);
   apply(state, services, out);
 }

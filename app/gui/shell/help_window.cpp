@@ -1,15 +1,14 @@
-// The Help window: what the app shows, every keyboard shortcut, and the lesson index with each
-// lesson's reference card.
+// The Help window: what the app shows and every keyboard shortcut (the lesson index with each lesson's
+// reference card follows it: lessons/lesson_text_view.hpp).
 #include "gui/shell/help_window.hpp"
 
-#include "gui/panels/lesson_text_view.hpp"
 #include "gui/shell/shortcuts.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
-void draw_help_window(AppState& state, Services& services) {
-  const Glyphs& g = services.glyphs;
+void draw_help_window(const ViewContext& ctx) {
+  const Glyphs& g = ctx.services.glyphs;
   text_wrapped("Attention Lab computes softmax(Q K%s %s %sd_k) V and shows every stage: scores %s logits %s "
                      "weights %s output, and the softmax's saturation a(1%sa).",
                      g.transpose, g.divide, g.sqrt, g.arrow, g.arrow, g.arrow, g.minus);
@@ -31,7 +30,6 @@ void draw_help_window(AppState& state, Services& services) {
     ImGui::EndTable();
   }
   ImGui::Separator();
-  draw_lesson_index(state, services);
 }
 
 }  // namespace attnlab::gui

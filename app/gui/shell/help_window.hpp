@@ -1,11 +1,12 @@
-// The Help window (help_window.cpp): what the app shows, every keyboard shortcut, the lesson index.
+// The Help window (help_window.cpp): what the app shows, every keyboard shortcut (the registry draws
+// the lessons' index under it).
 #pragma once
 
-#include "gui/shell/app_state.hpp"
-#include "gui/state/services.hpp"
+#include "gui/state/view_context.hpp"
 
 namespace attnlab::gui {
 
-void draw_help_window(AppState& state, Services& services);
+// Reads only the symbols the font can draw; changes nothing.
+void draw_help_window(const ViewContext& ctx);
 
 }  // namespace attnlab::gui

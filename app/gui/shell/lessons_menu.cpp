@@ -4,35 +4,33 @@
 
 #include "engine/lessons/lesson_registry.hpp"
 #include "engine/lessons/presets.hpp"
-#include "gui/state/walkthrough_steps.hpp"
-#include "gui/shell/panel_registry.hpp"
-#include "gui/shell/apply_command.hpp"
+
+#include <imgui.h>
 
 #include <cstdio>
 
 namespace attnlab::gui {
 
-void draw_lessons_menu(AppState& state, Services& services) {
-  (void)services;
+void draw_lessons_menu(const ViewContext& ctx, bool walking, Commands& out) {
   int k = 0;
   for (const PresetInfo& p : list_presets()) {
     char label[320];
     std::snprintf(label, sizeof label, "%2d. %s###%s", ++k, p.title.c_str(), p.name.c_str());
-    if (ImGui::MenuItem(label, nullptr, p.title == state.doc.scenario.title)) {
-      actions::load_preset(state, p.name);
-      state.lesson.walk.active = false;
+    if (ImGui::MenuItem(label, nullptr, p.title == ctx.doc.scenario.title)) {
+      out.push_back(LoadPreset{p.name});
+      out.push_back(StopWalkthrough{});
       // A lesson with a special view opens on it.
       try {
-        if (lesson_view(load_preset(p.name).lesson) != kPlainView) window_open(state.view, "Lesson view") = true;
+        if (lesson_view(load_preset(p.name).lesson) != kPlainView) out.push_back(ShowWindow{"Lesson view", true});
       } catch (const InputError&) {
       }
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("--preset %s", p.name.c_str());
   }
   ImGui::Separator();
-  if (ImGui::MenuItem("Walk through step by step", "Space / →", state.lesson.walk.active)) {
-    if (state.lesson.walk.active) walk_stop(state);
-    else walk_start(state);
+  if (ImGui::MenuItem("Walk through step by step", "Space / →", walking)) {
+    if (walking) out.push_back(StopWalkthrough{});
+    else out.push_back(StartWalkthrough{});
   }
 }
 

@@ -1,11 +1,13 @@
 // The Lessons menu: every built-in lesson in curriculum order, and the classroom walk-through.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
-#include "gui/state/services.hpp"
+#include "gui/state/commands.hpp"
+#include "gui/state/view_context.hpp"
 
 namespace attnlab::gui {
 
-void draw_lessons_menu(AppState& state, Services& services);
+// A lesson chosen opens (LoadPreset; on its special view when it has one) and ends a walk-through;
+// the walk-through item (`walking`: one is under way) starts or leaves it.
+void draw_lessons_menu(const ViewContext& ctx, bool walking, Commands& out);
 
 }  // namespace attnlab::gui

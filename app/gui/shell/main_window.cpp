@@ -30,7 +30,9 @@
 #include "gui/base/theme.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "gui/training/training_actions.hpp"
+#include "gui/widgets/drawn_text.hpp"
 #include "gui/widgets/heatmap_renderer.hpp"
+#include "gui/widgets/layout_record.hpp"
 
 #include "gui/base/gl_api.hpp"
 #include "gui/state/platform.hpp"
@@ -126,10 +128,9 @@ std::string layout_json(const AppState& state, float scale) {
   for (int k = 0; k < kStageCount; ++k) {
     const DrawnRect& d = state.pipeline.drawn[static_cast<size_t>(k)];
     if (!d.drawn) continue;
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "%s\"%s\": [%.0f, %.0f, %.0f, %.0f]", out.size() > 1 ? ", " : "",
-                  stage_name(static_cast<Stage>(k)).data(), d.x0 * scale, d.y0 * scale, d.x1 * scale, d.y1 * scale);
-    out += buf;
+    out += std::string(out.size() > 1 ? ", " : "") + "\"" + std::string(stage_name(static_cast<Stage>(k))) + "\": [" +
+           fixed_decimals(d.x0 * scale, 0) + ", " + fixed_decimals(d.y0 * scale, 0) + ", " + fixed_decimals(d.x1 * scale, 0) + ", " +
+           fixed_decimals(d.y1 * scale, 0) + "]";
   }
   // The active backend's description, for tests of `gui --backend` (no quotes or backslashes).
   std::string backend = state.results.backend_description;
@@ -191,8 +192,9 @@ bool is_matrix_file(const std::string& path) {
 // --model: the Model window on that model and text, a head chosen and, with --lift, in the lab.
 // The run happens before the first frame, so that a screenshot shows it. A bad model is refused
 // before any window opens, as a bad scenario file is.
-void open_start_model(AppState& state, const GuiOptions& options) {
-  apply(state, open_model_file(state.model, options.model, state.platform.threads));
+void open_start_model(AppState& state, Services& services, const GuiOptions& options) {
+  Commands opened = open_model_file(state.model, options.model, state.platform.threads);
+  apply(state, services, opened);
   if (!state.model.model) throw InputError("--model " + state.model.error);
   if (!options.model_text.empty()) set_model_text(state.model, options.model_text, state.platform.threads);
   if (!state.model.error.empty()) throw InputError(state.model.error);
@@ -213,7 +215,10 @@ void open_start_model(AppState& state, const GuiOptions& options) {
     model::check_head(*state.model.model, options.model_layer, options.model_head);
     choose_head(state.model, options.model_layer, options.model_head);
     state.model.enlarged = true;
-    if (options.lift) apply(state, lift_chosen_head(state.model));
+    if (options.lift) {
+      Commands lifted = lift_chosen_head(state.model);
+      apply(state, services, lifted);
+    }
   }
   if (!options.link.empty()) {
     const auto [query, key] = model::parse_link(options.link, "--link");
@@ -258,7 +263,6 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
         }
         state.view = std::move(session->view);
         state.recent_files = std::move(session->recent_files);
-        state.style_dirty = true;
         geometry = session->window;
       }
     } catch (const InputError& e) {
@@ -274,7 +278,7 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
     state.recent_files.insert(state.recent_files.begin(), abs);
   }
   if (matrix) state.dropped_files.push_back(options.scenario);
-  if (!options.model.empty()) open_start_model(state, options);
+  if (!options.model.empty()) open_start_model(state, services, options);
   if (options.presenter) state.view.presenter = true;
   if (!options.theme.empty()) state.view.theme = options.theme == "light" ? Theme::Light : Theme::Dark;
   // A recovery file left behind means the last run crashed or was killed: offer its work back.
@@ -371,6 +375,9 @@ struct GuiRun {
   std::unique_ptr<HeatmapRenderer> renderer;
   Loop loop;
   std::unique_ptr<Monkey> monkey;  // ATTNLAB_GUI_MONKEY: random input instead of the user's (monkey.hpp)
+  // ATTNLAB_GUI_LAYOUT with --screenshot: where the layout record goes, and this frame's maps.
+  const char* layout_path = nullptr;
+  LayoutRecord layout;
 };
 
 // One frame: the UI, the GL draw, a requested window screenshot, and in --screenshot mode the PNG
@@ -382,7 +389,7 @@ bool run_frame(GuiRun& run) {
   const GuiOptions& options = run.options;
   Loop& loop = run.loop;
   const bool shooting = !options.screenshot.empty();
-  for (const PickedFile& f : run.platform.before_frame(state.dropped_files)) use_chosen_file(state, f.purpose, f.path);
+  for (const PickedFile& f : run.platform.before_frame(state.dropped_files)) apply(state, services, UseFile{f.purpose, f.path});
   if (shooting || loop.busy_frames > 0 || run.monkey) glfwPollEvents();
   // A streaming run's progress: 10 updates a second; a model training: its curve at 30 frames a second.
   else glfwWaitEventsTimeout(training_busy(state.training) ? 1.0 / 30 : state.results.job ? 0.1 : 0.5);
@@ -407,6 +414,10 @@ bool run_frame(GuiRun& run) {
     run.monkey->keep_in_sandbox(state.file_dialog.directory, state.file_dialog.file_name);
     run.monkey->keep_in_sandbox(state.export_ui.directory, state.export_ui.file_name);
   }
+  if (run.layout_path) {
+    run.layout = LayoutRecord{};
+    record_layout(&run.layout);
+  }
   ImGui::NewFrame();
   draw_app(state, services);
   if (std::string why = recovery_tick(state.recovery, {state.doc, state.doc_version, state.scenario_path}, state.platform.threads,
@@ -414,6 +425,7 @@ bool run_frame(GuiRun& run) {
       !why.empty())
     state.error = why;
   ImGui::Render();
+  record_layout(nullptr);
   int fw = 0, fh = 0;
   glfwGetFramebufferSize(window, &fw, &fh);
   glViewport(0, 0, fw, fh);
@@ -434,8 +446,11 @@ bool run_frame(GuiRun& run) {
     const auto w0 = std::chrono::steady_clock::now();
     try {
       write_png(options.screenshot, fw, fh);
-      if (const char* lay = std::getenv("ATTNLAB_LAYOUT_OUT")) {
-        write_layout(state, lay, static_cast<float>(fw) / ImGui::GetIO().DisplaySize.x);
+      const float scale = static_cast<float>(fw) / ImGui::GetIO().DisplaySize.x;
+      if (const char* lay = std::getenv("ATTNLAB_LAYOUT_OUT")) write_layout(state, lay, scale);
+      if (run.layout_path) {
+        const std::vector<DrawnText> texts = drawn_texts(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts);
+        write_file_atomic(run.layout_path, layout_record_json(run.layout, texts, ImGui::GetIO().DisplaySize, state.view.presenter, scale));
       }
     } catch (const InputError& e) {
       std::cerr << "attnlab: " << e.what() << "\n";
@@ -487,16 +502,16 @@ int finish_run(GuiRun& run) {
     std::vector<double> sorted = loop.frame_ms;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
-    std::printf("median frame time: %.2f ms\n", median);
+    std::printf("median frame time: %s ms\n", fixed_decimals(median, 2).c_str());
   } else {
     save_session_now(run);
   }
   if (run.monkey) run.monkey->finish(run.state.doc.scenario, run.state.quit_requested);
-  release_export_preview(run.state);
+  release_export_preview(run.state.export_ui);
   run.services.renderer = nullptr;
   run.renderer.reset();
   // A GPU backend owns GL objects of this window's context: free them while it still exists.
-  run.services.scaling_sampler.reset();
+  run.state.scaling.sampler.reset();
   run.services.backend = make_cpu_backend();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
@@ -512,6 +527,7 @@ void start_run(GuiRun& run) {
   AppState& state = run.state;
   Services& services = run.services;
   if (std::optional<MonkeyOptions> monkey = monkey_from_env()) run.monkey = std::make_unique<Monkey>(std::move(*monkey));
+  if (const char* layout = std::getenv("ATTNLAB_GUI_LAYOUT"); layout && *layout && shooting) run.layout_path = layout;
   state.platform = run.platform.traits();
   services.backend = make_cpu_backend();
   start_document(state, services, run.geometry, run.options, run.lock);
@@ -520,8 +536,8 @@ void start_run(GuiRun& run) {
 
   // gui --backend: the same switch as the Backend menu, now that the window's context exists (a GPU
   // that cannot be had shows its reason in place and the CPU stays, as from the menu).
-  if (run.options.backend == "gpu") select_backend(state, services, BackendChoice::Gpu);
-  if (run.options.backend == "auto") select_backend(state, services, BackendChoice::Auto);
+  if (run.options.backend == "gpu") apply(state, services, SelectBackend{BackendChoice::Gpu});
+  if (run.options.backend == "auto") apply(state, services, SelectBackend{BackendChoice::Auto});
   if (state.results.backend_description.empty()) state.results.backend_description = services.backend->description();
 
   try {

@@ -3,12 +3,13 @@
 // it reads and its own UI state, and applies the commands it returns. The same for a menu.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
 #include "gui/state/services.hpp"
 
 #include <vector>
 
 namespace attnlab::gui {
+
+struct AppState;  // app_state.hpp: the registry hands its parts to each view
 
 // Where the host lays a panel out.
 enum class Slot {
@@ -39,5 +40,8 @@ const std::vector<MenuInfo>& menu_list();
 void draw_panel(AppState& state, Services& services, Panel panel);
 // Draws a menu's items (between BeginMenu and EndMenu) and applies what was chosen.
 void draw_menu(AppState& state, Services& services, Menu menu);
+// The keyboard's shortcuts this frame (shortcuts.hpp), each key's commands applied before the next
+// key is read, as the keys were handled one after another.
+void handle_shortcuts(AppState& state, Services& services);
 
 }  // namespace attnlab::gui

@@ -2,13 +2,12 @@
 #include "gui/shell/shortcuts.hpp"
 
 #include "engine/figures/colormap.hpp"
-#include "gui/dialogs/file_dialog.hpp"
-#include "gui/state/edits.hpp"
-#include "gui/shell/apply_command.hpp"
 
 #include <GLFW/glfw3.h>
+#include <imgui.h>
 
-#include <cmath>
+#include <string>
+#include <utility>
 
 namespace attnlab::gui {
 
@@ -35,63 +34,86 @@ const std::vector<Shortcut> kShortcuts = {
     {"F2", "the Training window: train a small model and watch its heads form"},
 };
 
+// The keys without Ctrl, in the order they are handled (F5 stands for P too).
+constexpr int kPlainKeys[] = {GLFW_KEY_S, GLFW_KEY_LEFT_BRACKET, GLFW_KEY_RIGHT_BRACKET, GLFW_KEY_0, GLFW_KEY_M,
+                              GLFW_KEY_R, GLFW_KEY_F5,           GLFW_KEY_I,             GLFW_KEY_B, GLFW_KEY_T,
+                              GLFW_KEY_C, GLFW_KEY_ESCAPE,       GLFW_KEY_F1,            GLFW_KEY_F2};
+
 bool pressed(int key) { return ImGui::IsKeyPressed(key, false); }
+
+// The view settings with one change: what presenter mode, the theme, the tabs and the colormap keys ask.
+template <class Change>
+Command view_with(const ViewSettings& view, Change change) {
+  ViewSettings next = view;
+  change(next);
+  return SetView{std::move(next)};
+}
+
+// The sequential colormap after `current` (the first when `current` is not one).
+std::string next_sequential(const std::string& current) {
+  std::vector<std::string> seq;
+  for (const auto& m : colormaps())
+    if (m.kind == ColormapKind::Sequential) seq.push_back(m.name);
+  for (size_t k = 0; k < seq.size(); ++k) {
+    if (seq[k] == current) return seq[(k + 1) % seq.size()];
+  }
+  return current;
+}
+
+Commands ctrl_commands(const KeyPress& press) {
+  switch (press.key) {
+    case GLFW_KEY_Z: return {press.shift ? Command{Redo{}} : Command{Undo{}}};
+    case GLFW_KEY_Y: return {Redo{}};
+    case GLFW_KEY_O: return {ChooseFile{FilePurpose::OpenScenario, {}}};
+    case GLFW_KEY_S: return {ChooseFile{FilePurpose::SaveScenario, {}}};
+    default: return {};
+  }
+}
 
 }  // namespace
 
 const std::vector<Shortcut>& shortcut_list() { return kShortcuts; }
 
-void handle_shortcuts(AppState& state, Services& services) {
-  (void)services;
+std::vector<KeyPress> shortcut_presses(bool modal) {
+  if (modal) return {};
   const ImGuiIO& io = ImGui::GetIO();
-  const bool ctrl = io.KeyCtrl, shift = io.KeyShift;
-  // The recovery offer is a modal question: no key may change the document behind it.
-  if (state.recovery.offer) return;
   // Undo/redo work everywhere except while a text field is being typed into (it has its own).
-  if (!io.WantTextInput && ctrl) {
-    if (pressed(GLFW_KEY_Z) && shift) redo(state);
-    else if (pressed(GLFW_KEY_Z)) undo(state);
-    else if (pressed(GLFW_KEY_Y)) redo(state);
-    else if (pressed(GLFW_KEY_O)) open_file_dialog(state, FilePurpose::OpenScenario);
-    else if (pressed(GLFW_KEY_S)) open_file_dialog(state, FilePurpose::SaveScenario);
-    return;
-  }
-  if (io.WantTextInput || io.KeyAlt || io.KeySuper) return;
-  if (pressed(GLFW_KEY_S)) actions::toggle_scale(state);
-  if (pressed(GLFW_KEY_LEFT_BRACKET)) actions::set_temperature(state, state.doc.scenario.options.temperature / 1.25);
-  if (pressed(GLFW_KEY_RIGHT_BRACKET)) actions::set_temperature(state, state.doc.scenario.options.temperature * 1.25);
-  if (pressed(GLFW_KEY_LEFT_BRACKET) || pressed(GLFW_KEY_RIGHT_BRACKET)) end_merge(state);
-  if (pressed(GLFW_KEY_0)) {
-    actions::set_temperature(state, 1.0);
-    end_merge(state);
-  }
-  if (pressed(GLFW_KEY_M)) actions::cycle_mask(state);
-  if (pressed(GLFW_KEY_R)) actions::toggle_rope(state);
-  if (pressed(GLFW_KEY_F5) || pressed(GLFW_KEY_P)) {
-    state.view.presenter = !state.view.presenter;
-    state.style_dirty = true;
-  }
-  if (pressed(GLFW_KEY_I)) toggle_inputs_column(state);
-  if (pressed(GLFW_KEY_B)) state.view.tabs_enlarged = !state.view.tabs_enlarged;
-  if (pressed(GLFW_KEY_T)) {
-    state.view.theme = state.view.theme == Theme::Dark ? Theme::Light : Theme::Dark;
-    state.style_dirty = true;
-  }
-  if (pressed(GLFW_KEY_C)) {
-    const auto& maps = colormaps();
-    std::vector<std::string> seq;
-    for (const auto& m : maps)
-      if (m.kind == ColormapKind::Sequential) seq.push_back(m.name);
-    for (size_t k = 0; k < seq.size(); ++k) {
-      if (seq[k] == state.view.sequential) {
-        state.view.sequential = seq[(k + 1) % seq.size()];
-        break;
-      }
+  if (!io.WantTextInput && io.KeyCtrl) {
+    for (int key : {GLFW_KEY_Z, GLFW_KEY_Y, GLFW_KEY_O, GLFW_KEY_S}) {
+      if (pressed(key)) return {KeyPress{key, true, io.KeyShift}};
     }
+    return {};
   }
-  if (pressed(GLFW_KEY_ESCAPE)) state.pipeline.selected = CellRef{};
-  if (pressed(GLFW_KEY_F1)) window_open(state.view, "Help") = !window_open(state.view, "Help");
-  if (pressed(GLFW_KEY_F2)) window_open(state.view, "Training") = !window_open(state.view, "Training");
+  if (io.WantTextInput || io.KeyAlt || io.KeySuper) return {};
+  std::vector<KeyPress> out;
+  for (int key : kPlainKeys) {
+    if (pressed(key) || (key == GLFW_KEY_F5 && pressed(GLFW_KEY_P))) out.push_back(KeyPress{key, false, io.KeyShift});
+  }
+  return out;
+}
+
+Commands shortcut_commands(const ViewContext& ctx, const KeyPress& press) {
+  if (press.ctrl) return ctrl_commands(press);
+  const Document& doc = ctx.doc;
+  const double t = doc.scenario.options.temperature;
+  switch (press.key) {
+    case GLFW_KEY_S: return {edits::toggle_scale(doc)};
+    case GLFW_KEY_LEFT_BRACKET: return {edits::set_temperature(t / 1.25), EndMerge{}};
+    case GLFW_KEY_RIGHT_BRACKET: return {edits::set_temperature(t * 1.25), EndMerge{}};
+    case GLFW_KEY_0: return {edits::set_temperature(1.0), EndMerge{}};
+    case GLFW_KEY_M: return {edits::cycle_mask(doc)};
+    case GLFW_KEY_R: return {edits::toggle_rope(doc)};
+    case GLFW_KEY_F5:
+    case GLFW_KEY_P: return {view_with(ctx.view, [](ViewSettings& v) { v.presenter = !v.presenter; })};
+    case GLFW_KEY_I: return {ToggleInputsColumn{}};
+    case GLFW_KEY_B: return {view_with(ctx.view, [](ViewSettings& v) { v.tabs_enlarged = !v.tabs_enlarged; })};
+    case GLFW_KEY_T: return {view_with(ctx.view, [](ViewSettings& v) { v.theme = v.theme == Theme::Dark ? Theme::Light : Theme::Dark; })};
+    case GLFW_KEY_C: return {view_with(ctx.view, [](ViewSettings& v) { v.sequential = next_sequential(v.sequential); })};
+    case GLFW_KEY_ESCAPE: return {ForgetSelectedCell{}};
+    case GLFW_KEY_F1: return {ShowWindow{"Help", !window_shown(ctx.view, "Help")}};
+    case GLFW_KEY_F2: return {ShowWindow{"Training", !window_shown(ctx.view, "Training")}};
+    default: return {};
+  }
 }
 
 }  // namespace attnlab::gui

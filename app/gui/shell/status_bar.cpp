@@ -1,6 +1,7 @@
 // The status bar: backend, last recompute time, frame time, sizes, and above them the last error in place.
 #include "gui/shell/status_bar.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/text_layout.hpp"
 
@@ -20,46 +21,46 @@ constexpr size_t kErrorLines = 3;
 
 // Presenter mode: the bar is for the teacher at the laptop, not the room; at the normal size it
 // still holds the backend, the timings and the sizes at 1024 pixels.
-ImFont* bar_font(const AppState& state, const Services& services) {
-  return state.view.presenter && services.fonts.normal ? services.fonts.normal : ImGui::GetFont();
+ImFont* bar_font(const ViewContext& ctx) {
+  return ctx.view.presenter && ctx.services.fonts.normal ? ctx.services.fonts.normal : ImGui::GetFont();
 }
 
 }  // namespace
 
-StatusBarLayout status_bar_layout(const AppState& state, const Services& services, float line_h) {
+StatusBarLayout status_bar_layout(const ViewContext& ctx, const std::string& error, float line_h) {
+  const Glyphs& g = ctx.services.glyphs;
   StatusBarLayout out;
-  const ImFont* font = bar_font(state, services);
+  const ImFont* font = bar_font(ctx);
   out.error_line_h = font->FontSize + 2;
-  if (!state.error.empty()) {
+  if (!error.empty()) {
     const float width = ImGui::GetMainViewport()->WorkSize.x - 2 * kPadX;
     const auto width_of = [font](std::string_view s) {
       return font->CalcTextSizeA(font->FontSize, FLT_MAX, 0, s.data(), s.data() + s.size()).x;
     };
-    out.error_lines = wrap_words(state.error, width, width_of);
+    out.error_lines = wrap_words(error, width, width_of);
     if (out.error_lines.size() > kErrorLines) {
       out.error_lines.resize(kErrorLines);
-      out.error_lines.back() = shortened(out.error_lines.back() + " " + services.glyphs.ellipsis, width, width_of, false,
-                                         services.glyphs.ellipsis);
+      out.error_lines.back() = shortened(out.error_lines.back() + " " + g.ellipsis, width, width_of, false, g.ellipsis);
     }
   }
   out.height = line_h + static_cast<float>(out.error_lines.size()) * out.error_line_h;
   return out;
 }
 
-void draw_status_bar(AppState& state, Services& services, const StatusBarLayout& layout) {
+void draw_status_bar(const ViewContext& ctx, const StatusLine& line, const StatusBarLayout& layout) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float height = layout.height;
   ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y + vp->WorkSize.y - height));
   ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, height));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
-  const Palette pal = palette(state.view);
-  for (const std::string* text : {&state.error, &state.notice, &state.scenario_path, &state.doc.scenario.title}) want_glyphs(*text);
+  const Palette pal = palette(ctx.view);
+  for (const std::string* text : {&line.error, &line.notice, &line.scenario_path, &ctx.doc.scenario.title}) want_glyphs(*text);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(kPadX, kPadY));
   // Exactly `height`: the style's minimum window size (32 px, 48 in presenter mode) ran it off the screen's bottom.
   ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1, 1));
   if (ImGui::Begin("##status", nullptr, flags)) {
-    ImGui::PushFont(bar_font(state, services));
+    ImGui::PushFont(bar_font(ctx));
     const float errors_h = static_cast<float>(layout.error_lines.size()) * layout.error_line_h;
     if (!layout.error_lines.empty()) {
       ImGui::SetCursorPosY(kPadY);
@@ -71,38 +72,38 @@ void draw_status_bar(AppState& state, Services& services, const StatusBarLayout&
       }
       ImGui::SetCursorScreenPos(at);
       ImGui::InvisibleButton("##error", ImVec2(std::max(1.0f, vp->WorkSize.x - 2 * kPadX), errors_h));
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n(the last good state is kept)", drawn_text(state.error).c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n(the last good state is kept)", drawn_text(line.error).c_str());
     }
     // The usual line, centred in what is left below the error's lines.
     ImGui::SetCursorPosY(errors_h + std::max(kPadY, (height - errors_h - ImGui::GetFontSize()) * 0.5f));
-    const Result& r = state.results.result;
-    ImGui::Text("%s", state.results.backend_description.empty() ? services.backend->description().c_str()
-                                                       : state.results.backend_description.c_str());
+    const Result& r = ctx.results.result;
+    ImGui::Text("%s", ctx.results.backend_description.empty() ? ctx.services.backend->description().c_str()
+                                                              : ctx.results.backend_description.c_str());
     ImGui::SameLine(0, 24);
-    ImGui::Text("recompute %.2f ms", state.results.last_compute_ms);
+    ImGui::TextUnformatted(("recompute " + fixed_decimals(ctx.results.last_compute_ms, 2) + " ms").c_str());
     ImGui::SameLine(0, 24);
-    ImGui::Text("frame %.1f ms", state.frame_ms);
+    ImGui::TextUnformatted(("frame " + fixed_decimals(line.frame_ms, 1) + " ms").c_str());
     ImGui::SameLine(0, 24);
     ImGui::Text("n=%d m=%d d_k=%d d_v=%d", static_cast<int>(r.n), static_cast<int>(r.m), static_cast<int>(r.d_k),
                 static_cast<int>(r.d_v));
     ImGui::SameLine(0, 24);
-    if (inputs_column_hidden(state)) {
+    if (line.inputs_hidden) {
       // The controls are folded away (presenter mode may have done it by itself): say how to get them.
       ImGui::TextUnformatted("I: inputs");
       ImGui::SameLine(0, 24);
     }
-    if (!state.notice.empty() && state.error.empty()) {
+    if (!line.notice.empty() && line.error.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, pal.good);
-      ImGui::TextUnformatted(drawn_text(state.notice).c_str());
+      ImGui::TextUnformatted(drawn_text(line.notice).c_str());
       ImGui::PopStyleColor();
     } else {
       // Cut to the bar's width with an ellipsis rather than at the window's edge (a path at its start:
       // its end names the file).
-      const bool path = !state.scenario_path.empty();
+      const bool path = !line.scenario_path.empty();
       const std::string shown = shortened(
-          path ? state.scenario_path : state.doc.scenario.title, ImGui::GetContentRegionAvail().x,
+          path ? line.scenario_path : ctx.doc.scenario.title, ImGui::GetContentRegionAvail().x,
           [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; }, path,
-          services.glyphs.ellipsis);
+          ctx.services.glyphs.ellipsis);
       ImGui::TextDisabled("%s", drawn_text(shown).c_str());
     }
     ImGui::PopFont();

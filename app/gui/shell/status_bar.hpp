@@ -1,8 +1,7 @@
 // The status bar: backend, last recompute time, frame time, sizes, and above them the last error in place.
 #pragma once
 
-#include "gui/shell/app_state.hpp"
-#include "gui/state/services.hpp"
+#include "gui/state/view_context.hpp"
 
 #include <string>
 #include <vector>
@@ -18,7 +17,16 @@ struct StatusBarLayout {
   float error_line_h = 0;
   float height = 0;
 };
-StatusBarLayout status_bar_layout(const AppState& state, const Services& services, float line_h);
-void draw_status_bar(AppState& state, Services& services, const StatusBarLayout& layout);
+StatusBarLayout status_bar_layout(const ViewContext& ctx, const std::string& error, float line_h);
+
+// What the bar says besides what every view reads: the shell's own sentences and figures.
+struct StatusLine {
+  const std::string& error;          // why the last edit, file or computation was refused
+  const std::string& notice;         // what was just done
+  const std::string& scenario_path;  // the document's file, else its title is shown
+  float frame_ms = 0;                // the last frame's time
+  bool inputs_hidden = false;        // the inputs column is folded away: say how to get it back
+};
+void draw_status_bar(const ViewContext& ctx, const StatusLine& line, const StatusBarLayout& layout);
 
 }  // namespace attnlab::gui

@@ -5,12 +5,17 @@
 // command is a struct here, one alternative of Command and one case there.
 #pragma once
 
+#include "engine/gpu/backend_choice.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/model/trainer.hpp"
 #include "gui/state/document.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/state/view_settings.hpp"
+#include "gui/widgets/drawn_rect.hpp"
 #include "gui/widgets/heatmap.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -63,15 +68,69 @@ struct ChooseFile {
   FilePurpose purpose = FilePurpose::None;
   std::string lesson;  // SaveLessonCard: the built-in lesson whose reference card is written
 };
+// A file chosen for a purpose (the in-app dialog's Open or Save, the platform's picker, a dropped
+// matrix's Q, K or V), used as the purpose says: opened, or written. A refusal says why in the status
+// line; the in-app dialog (`from_dialog`) also shows it and stays open, and closes once it was used.
+struct UseFile {
+  FilePurpose purpose = FilePurpose::None;
+  std::string path;
+  bool from_dialog = false;
+};
+// The platform's own picker asked for a file for the purpose (PlatformTraits::file_picker: the
+// browser's; an open arrives in a later frame as a UseFile, a save is written at once).
+struct PickFile {
+  FilePurpose purpose = FilePurpose::None;
+};
 // A file to open as it would open when dropped on the window (recent files).
 struct OpenFile {
   std::string path;
 };
 // A model folder opened in the Model window (the Training window's "Open in the Model window"): on
-// `text`, head `layer`, `head` chosen, the window shown.
+// `text`, head `layer`, `head` chosen, the window shown; with `show` false the window is left as it
+// is (the model-heads lesson, which lists the heads itself).
 struct OpenInModelWindow {
   std::string path;
   std::string text;
+  int layer = 0, head = 0;
+  bool show = true;
+};
+// What the lessons ask of the Model window, whose ModelUi they read and never write. Its run taken
+// as it finishes whether or not its window is open (a lesson that lists the run's heads asks it once
+// a frame), and, with `ranking`, the heads' ranking between its two chosen tokens kept that run's.
+struct FollowModelRun {
+  bool ranking = false;
+};
+// "Which heads link `query_word` to `key_word`?": `text` in the Model window, the two words chosen as
+// query and key (ask_which_heads_link; a word its tokenizer splits is said in the window).
+struct AskWhichHeadsLink {
+  std::string text, query_word, key_word;
+};
+// A head of the Model window's model chosen, and drawn large there when `enlarged`.
+struct ChooseModelHead {
+  int layer = 0, head = 0;
+  bool enlarged = false;
+};
+// A head of the Model window's model chosen and opened in the lab (lift_chosen_head).
+struct LiftModelHead {
+  int layer = 0, head = 0;
+};
+// Generate's settings in the Model window: a lesson's temperature, count and seed, so that Generate
+// there writes the lesson's own draws. Nothing while no model is open.
+struct SetGenerateSettings {
+  double temperature = 1;
+  int count = 0;
+  std::uint64_t seed = 0;
+};
+// What the lessons ask of the Training window, whose TrainingUi they read and never write. Its run
+// started, or resumed where it is paused (start_training), with `task` and then `config` put in its
+// form first when given.
+struct StartTraining {
+  std::string task;
+  std::optional<model::TrainConfig> config;
+};
+// A head of the Training window's model lifted into the lab (lift_training_head: the run pauses, and
+// poll_training hands the document on).
+struct LiftTrainingHead {
   int layer = 0, head = 0;
 };
 // A file the app wrote for the user, handed over after the frame.
@@ -85,6 +144,56 @@ struct StageMenu {
   Stage stage = Stage::Weights;
   HeatmapMenu choice = HeatmapMenu::None;
 };
+// The Export dialog shown on `stage` (Stage::Pipeline: the pipeline figure), or on the stage it was
+// last shown on.
+struct OpenExport {
+  std::optional<Stage> stage;
+};
+// The Export dialog's file written; an existing file is replaced only when `overwrite` (else the
+// dialog asks first). A refusal is the dialog's to show (ExportUi::error).
+struct ExportFile {
+  bool overwrite = false;
+};
+// The window's pixels written to a new PNG in the Export dialog's folder, the dialog left out of them.
+struct WindowScreenshot {};
+// The streaming run of a document too large for dense stages started again, or stopped (the last
+// good result stays).
+struct StartStreaming {};
+struct CancelStreaming {};
+// The compute backend switched (the Backend menu, `gui --backend`): a GPU that cannot be had says why
+// and the old backend stays; auto falls back to the CPU with a notice.
+struct SelectBackend {
+  BackendChoice choice = BackendChoice::Cpu;
+};
+// The view settings replaced (a key toggled presenter mode, the theme, the tabs' size, the colormap).
+struct SetView {
+  ViewSettings view;
+};
+// The inputs column shown or folded away (I, View > Inputs column); showing a column presenter mode
+// had folded stops its folding it.
+struct ToggleInputsColumn {};
+// The lab's selected cell forgotten (Esc): the Explain tab waits for the next hover or click.
+struct ForgetSelectedCell {};
+// A link that opens this scenario made (where the platform makes them) and said in the status line.
+struct ShareLink {};
+// The lab's selected cell chosen (a lesson's "by hand, row" buttons choose a row of the weights).
+struct SelectCell {
+  CellRef cell;
+};
+// Where a lesson drew a map this frame, kept with the lab's heatmaps (PipelineUi::drawn: the last map
+// of each stage), where the layout record, the monkey and the tests find every heatmap.
+struct MapDrawn {
+  Stage stage = Stage::Weights;
+  DrawnRect rect;
+};
+// The lesson view's small maps of this frame in the order drawn (PipelineUi::lesson_maps_drawn): a
+// view that lists its maps (the walk-through step's inputs, the gqa lesson's heads) replaces the list.
+struct LessonMapsListed {
+  std::vector<DrawnRect> maps;
+};
+// The classroom walk-through started from its first step (the Lesson view window shown), or left.
+struct StartWalkthrough {};
+struct StopWalkthrough {};
 // Work a crash left behind (persistence/recovery_store.hpp), put back as one undoable action.
 struct RestoreWork {
   Document doc;
@@ -93,7 +202,11 @@ struct RestoreWork {
 };
 
 using Command = std::variant<Edit, EndMerge, Undo, Redo, Resize, LoadScenario, LoadPreset, ResetLesson, SayError, SayNotice,
-                             ShowWindow, FocusPanel, ChooseFile, OpenFile, OpenInModelWindow, Deliver, Quit, RestoreWork, StageMenu>;
+                             ShowWindow, FocusPanel, ChooseFile, UseFile, PickFile, OpenFile, OpenInModelWindow, Deliver, Quit,
+                             RestoreWork, StageMenu, OpenExport, ExportFile, WindowScreenshot, StartStreaming, CancelStreaming,
+                             SelectBackend, SetView, ToggleInputsColumn, ForgetSelectedCell, ShareLink, SelectCell, MapDrawn,
+                             LessonMapsListed, StartWalkthrough, StopWalkthrough, FollowModelRun, AskWhichHeadsLink,
+                             ChooseModelHead, LiftModelHead, SetGenerateSettings, StartTraining, LiftTrainingHead>;
 using Commands = std::vector<Command>;
 
 }  // namespace attnlab::gui

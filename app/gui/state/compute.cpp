@@ -14,106 +14,107 @@ namespace attnlab::gui {
 
 namespace {
 
-// Bad input found only by computing (scores that overflow to NaN, sizes that cannot fit): the
-// document goes back to the one the shown result belongs to, so what is on screen stays consistent
-// and the next frame does not retry. The refused edit's undo entry stays (undoing it is harmless).
-void roll_back_to_computed(AppState& state) {
-  if (!state.results.computed_doc) return;
-  state.doc = *state.results.computed_doc;
-  ++state.doc_version;
-  state.results.computed_version = state.doc_version;
-  state.history.merge_key.clear();
-  state.error += "; the edit was not applied";
-}
-
-// Takes a finished streaming run's result (or its error) into the state.
-void poll_job(AppState& state) {
-  if (!state.results.job || !state.results.job->done()) return;
-  const std::shared_ptr<ComputeJob> job = std::move(state.results.job);
+// Takes a finished streaming run's result (or its error) into the results.
+void poll_job(Results& results, Recomputed& said) {
+  if (!results.job || !results.job->done()) return;
+  const std::shared_ptr<ComputeJob> job = std::move(results.job);
   std::optional<Result> r = job->take_result();
   if (!r) {
-    if (job->error() == "cancelled") state.results.job_cancelled = true;
-    else state.error = job->error();
+    if (job->error() == "cancelled") results.job_cancelled = true;
+    else said.error = job->error();
     return;
   }
-  state.results.blocked = BlockGrid();  // n × m would not fit: the streaming views never need it
-  for (int k = 0; k < kStageCount; ++k) state.results.ranges[static_cast<size_t>(k)] = {0.0, 1.0};
-  state.results.ranges[static_cast<size_t>(Stage::Output)] = finite_range(r->output, nullptr);
-  state.results.streamed = streamed_views(*r);
-  state.results.result = std::move(*r);
-  state.results.has_result = true;
-  state.results.computed_doc = std::exchange(state.results.job_doc, std::nullopt);
-  state.results.computed_version = job->doc_version();
-  ++state.results.result_version;
-  state.results.last_compute_ms = job->elapsed_ms();
-  state.results.backend_description = job->description();
-  if (!job->fallback_note().empty()) state.notice = job->fallback_note();
+  results.blocked = BlockGrid();  // n × m would not fit: the streaming views never need it
+  for (int k = 0; k < kStageCount; ++k) results.ranges[static_cast<size_t>(k)] = {0.0, 1.0};
+  results.ranges[static_cast<size_t>(Stage::Output)] = finite_range(r->output, nullptr);
+  results.streamed = streamed_views(*r);
+  results.result = std::move(*r);
+  results.has_result = true;
+  results.computed_doc = std::exchange(results.job_doc, std::nullopt);
+  results.computed_version = job->doc_version();
+  ++results.result_version;
+  results.last_compute_ms = job->elapsed_ms();
+  results.backend_description = job->description();
+  said.notice = job->fallback_note();
+}
+
+// The document computed densely on `backend` into the results; bad input found only by computing
+// (scores that overflow to NaN, sizes that cannot fit) asks for the document to be rolled back.
+void compute_dense(Results& results, const Document& doc, std::uint64_t doc_version, Backend& backend, Recomputed& said) {
+  results.job.reset();  // a dense document makes a streaming run stale
+  results.job_cancelled = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    const Problem problem = doc.scenario.problem();
+    Result r = backend.compute(problem);
+    results.blocked = mask_grid(problem.options.mask, r.n, r.m);
+    for (int k = 0; k < kStageCount; ++k) {
+      const Stage st = static_cast<Stage>(k);
+      results.ranges[static_cast<size_t>(k)] =
+          r.dense || st == Stage::Output ? finite_range(stage_matrix(r, st), st == Stage::Logits ? &results.blocked : nullptr)
+                                         : std::pair<double, double>{0.0, 1.0};
+    }
+    results.overflow = overflow_notes(r, results.blocked, query_labels(doc.scenario));
+    results.result = std::move(r);
+    results.has_result = true;
+    ++results.result_version;
+    results.computed_doc = doc;
+    results.computed_version = doc_version;
+  } catch (const InputError& e) {
+    said.error = e.what();
+    said.roll_back = results.computed_doc.has_value();
+  } catch (const std::bad_alloc&) {
+    said.error = "the computation ran out of memory; showing the last result that fit";
+    said.roll_back = results.computed_doc.has_value();
+  } catch (const std::exception& e) {
+    said.error = std::string("the ") + backend.description() + " backend failed: " + e.what();
+  }
+  results.last_compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  results.backend_description = backend.description();
 }
 
 }  // namespace
 
-void start_streaming(AppState& state, const Services& services) {
-  state.results.job.reset();  // cancels a stale run and waits for its current tile
-  state.results.job_cancelled = false;
+BackendKind active_backend_kind(const Services& services) {
+  return services.backend ? services.backend->kind() : BackendKind::Cpu;
+}
+
+std::string start_streaming(Results& results, const Document& doc, std::uint64_t doc_version, BackendKind kind,
+                            const PlatformTraits& platform) {
+  results.job.reset();  // cancels a stale run and waits for its current tile
+  results.job_cancelled = false;
   try {
-    Problem problem = state.doc.scenario.problem();
+    Problem problem = doc.scenario.problem();
     validate_problem(problem);
-    if (state.results.result.n != problem.Q.rows() || state.results.result.m != problem.K.rows()) state.results.has_result = false;
-    state.results.job_doc = state.doc;
-    const BackendKind kind = services.backend ? services.backend->kind() : BackendKind::Cpu;
-    state.results.job = std::make_shared<ComputeJob>(std::move(problem), state.doc_version, headless_backend_factory(kind),
-                                                     state.platform.threads);
+    if (results.result.n != problem.Q.rows() || results.result.m != problem.K.rows()) results.has_result = false;
+    results.job_doc = doc;
+    results.job = std::make_shared<ComputeJob>(std::move(problem), doc_version, headless_backend_factory(kind), platform.threads);
   } catch (const InputError& e) {
-    state.error = e.what();
+    return e.what();
   } catch (const std::bad_alloc&) {
-    state.error = "the streaming computation ran out of memory; showing the last result that fit";
+    return "the streaming computation ran out of memory; showing the last result that fit";
   }
+  return {};
 }
 
-void cancel_streaming(AppState& state) {
-  if (!state.results.job) return;
-  state.results.job.reset();
-  state.results.job_cancelled = true;
+void cancel_streaming(Results& results) {
+  if (!results.job) return;
+  results.job.reset();
+  results.job_cancelled = true;
 }
 
-void recompute_if_needed(AppState& state, Services& services) {
-  poll_job(state);
-  if (!state.results.needs_compute) return;
-  state.results.needs_compute = false;
-  if (gui_streams(state.doc.scenario.Q.rows(), state.doc.scenario.K.rows())) {
-    start_streaming(state, services);
-    return;
+Recomputed recompute_if_needed(Results& results, const Document& doc, std::uint64_t doc_version, Backend& backend,
+                              const PlatformTraits& platform) {
+  Recomputed said;
+  poll_job(results, said);
+  if (!results.needs_compute) return said;
+  results.needs_compute = false;
+  if (gui_streams(doc.scenario.Q.rows(), doc.scenario.K.rows())) {
+    if (std::string why = start_streaming(results, doc, doc_version, backend.kind(), platform); !why.empty()) said.error = std::move(why);
+    return said;
   }
-  state.results.job.reset();  // a dense document makes a streaming run stale
-  state.results.job_cancelled = false;
-  const auto t0 = std::chrono::steady_clock::now();
-  try {
-    const Problem problem = state.doc.scenario.problem();
-    Result r = services.backend->compute(problem);
-    state.results.blocked = mask_grid(problem.options.mask, r.n, r.m);
-    for (int k = 0; k < kStageCount; ++k) {
-      const Stage st = static_cast<Stage>(k);
-      state.results.ranges[static_cast<size_t>(k)] =
-          r.dense || st == Stage::Output ? finite_range(stage_matrix(r, st), st == Stage::Logits ? &state.results.blocked : nullptr)
-                                         : std::pair<double, double>{0.0, 1.0};
-    }
-    state.results.overflow = overflow_notes(r, state.results.blocked, query_labels(state.doc.scenario));
-    state.results.result = std::move(r);
-    state.results.has_result = true;
-    ++state.results.result_version;
-    state.results.computed_doc = state.doc;
-    state.results.computed_version = state.doc_version;
-  } catch (const InputError& e) {
-    state.error = e.what();
-    roll_back_to_computed(state);
-  } catch (const std::bad_alloc&) {
-    state.error = "the computation ran out of memory; showing the last result that fit";
-    roll_back_to_computed(state);
-  } catch (const std::exception& e) {
-    state.error = std::string("the ") + services.backend->description() + " backend failed: " + e.what();
-  }
-  state.results.last_compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  state.results.backend_description = services.backend->description();
+  compute_dense(results, doc, doc_version, backend, said);
+  return said;
 }
 
 }  // namespace attnlab::gui

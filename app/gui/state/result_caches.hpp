@@ -18,7 +18,6 @@ struct StreamedViews {
   Matrix log_max, log_mean;   // log₁₀ of each pixel block's largest and mean weight
   BlockGrid empty;            // pixels whose weights are all 0 (blocked by the mask): hatched
   std::pair<double, double> max_range{-1, 0}, mean_range{-1, 0};  // colour ranges, log₁₀
-  bool show_max = true;       // the map shows each block's largest weight, else its mean
 };
 
 // What the streamed pipeline panel shows of a streamed result.

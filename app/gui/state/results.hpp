@@ -9,7 +9,6 @@
 #include "engine/attention/stage.hpp"
 #include "engine/gpu/backend_choice.hpp"
 #include "gui/state/document.hpp"
-#include "gui/state/lesson_view_model.hpp"
 #include "gui/state/result_caches.hpp"
 
 #include <array>
@@ -45,7 +44,6 @@ struct Results {
   std::shared_ptr<ComputeJob> job;
   std::optional<Document> job_doc;
   bool job_cancelled = false;  // the user cancelled the last streaming run: nothing is computing
-  LessonViewModel lesson_model;  // what the lesson views draw, once per document (lesson_view_model.hpp)
 };
 
 // The scenario the shown result was computed from (the live one until a first result): what labels,

@@ -3,7 +3,6 @@
 #pragma once
 
 #include "engine/attention/backend.hpp"
-#include "engine/lessons/scaling.hpp"
 #include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/platform.hpp"
@@ -21,9 +20,6 @@ class HeatmapRenderer;
 struct Services {
   std::unique_ptr<Platform> platform = make_platform();  // the desktop's or the browser's (platform.hpp)
   std::unique_ptr<Backend> backend;
-  // The Scaling lab's sampler, made from `backend` on first use; reset whenever the backend
-  // changes (a GPU sampler uses its backend's GL programs).
-  std::unique_ptr<ScalingSampler> scaling_sampler;
   HeatmapRenderer* renderer = nullptr;  // null: big heatmaps are drawn without GL (tests)
   Fonts fonts;
   Glyphs glyphs;

@@ -161,7 +161,7 @@ std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView&
       const model::CausalWeights& A = v.maps[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
       const ImVec2 at(origin.x + label_w + static_cast<float>(h) * (side + gap), y);
       // At most one block per 2 pixels: a long probe on a small map shows its blocks' means.
-      const auto [i, j] = draw_attention_map(A, at, side, static_cast<int>(side / 2), map, pal.error);
+      const auto [i, j] = draw_attention_map("training " + head_map_label(l, h), A, at, side, static_cast<int>(side / 2), map, pal.error);
       const model::HeadVerdict& verdict = v.kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
       std::string label = std::string(model::head_kind_name(verdict.kind)) + " " + score_text(verdict.score);
       if (ImGui::CalcTextSize(label.c_str()).x * small / fs > side) label = short_kind(verdict.kind) + " " + score_text(verdict.score);

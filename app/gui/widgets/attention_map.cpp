@@ -1,16 +1,19 @@
 // See attention_map.hpp.
 #include "gui/widgets/attention_map.hpp"
+#include "gui/widgets/layout_record.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace attnlab::gui {
 
-std::pair<int, int> draw_attention_map(const model::CausalWeights& A, ImVec2 at, float side, int blocks, const Colormap& map, ImU32 not_finite) {
+std::pair<int, int> draw_attention_map(const std::string& id, const model::CausalWeights& A, ImVec2 at, float side, int blocks,
+                                       const Colormap& map, ImU32 not_finite) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const int n = static_cast<int>(A.rows());
   const int b = std::max(1, std::min(n, blocks));
   const float cell = side / static_cast<float>(b);
+  record_map({id, at, ImVec2(at.x + side, at.y + side), n, n, cell, 0});
   const ImU32 blocked = IM_COL32(40, 40, 46, 255);
   for (int bi = 0; bi < b; ++bi) {
     const int i0 = bi * n / b, i1 = (bi + 1) * n / b;

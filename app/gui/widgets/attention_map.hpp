@@ -16,8 +16,9 @@ namespace attnlab::gui {
 // Draws A (n × n, as a forward keeps it) into a square of side `side` at `at` with at most
 // `blocks` cells a side. A block whose mean is not finite (a diverged model's attention) is drawn
 // in `not_finite`. Returns the cell under the mouse, in A's indices, when the window is hovered
-// (also while an item in it is held); (−1, −1) otherwise.
-std::pair<int, int> draw_attention_map(const model::CausalWeights& A, ImVec2 at, float side, int blocks, const Colormap& map, ImU32 not_finite);
+// (also while an item in it is held); (−1, −1) otherwise. `id` names it in the layout record.
+std::pair<int, int> draw_attention_map(const std::string& id, const model::CausalWeights& A, ImVec2 at, float side, int blocks,
+                                       const Colormap& map, ImU32 not_finite);
 
 // The ImGui label of head (l, h)'s map in a grid of heads: "L1H0 map".
 std::string head_map_label(int l, int h);

@@ -15,6 +15,7 @@ struct DrawnRect {
   float top = 0;                // the top edge of the column labels (y0 when there are none)
   bool labels_cut = false;      // some token label was drawn shortened
   bool labels_rotated = false;  // the column labels read upwards (too wide to fit across a cell)
+  float label_size = 0;         // the font size of its smallest row or column labels; 0: none drawn
 };
 
 }  // namespace attnlab::gui

@@ -1,5 +1,6 @@
 // The heatmap widget: immediate cells for small matrices, GL textures for big ones.
 #include "gui/widgets/heatmap.hpp"
+#include "gui/widgets/layout_record.hpp"
 
 #include "engine/text/bidi.hpp"
 #include "gui/base/theme.hpp"
@@ -261,6 +262,7 @@ void draw_labels(const HeatmapSpec& spec, const HeatmapLayout& L, const Palette&
     ColumnLabels cl = column_label_layout(spec.col_labels, L.cols, cw);
     if (cl.height > L.label_h + 0.5f) cl = ColumnLabels{};  // no room above the grid (never over other text)
     out.labels_rotated = cl.rotated;
+    if (cl.size > 0) out.label_size = cl.size;
     const float across = cw - std::max(2.0f, fs * 0.15f);  // a label's room across its column
     const float room = cl.rotated ? L.label_h - fs * 0.4f : across;
     for (int j = 0; j < L.cols && cl.size > 0; ++j) {
@@ -288,6 +290,7 @@ void draw_labels(const HeatmapSpec& spec, const HeatmapLayout& L, const Palette&
     const float widest = widest_label(font, spec.row_labels);
     const float size = std::min(widest > 0 ? std::clamp(room / widest, min_label, fs) : fs, std::max(ch * 0.95f, 1.0f));
     if (size >= min_label * 0.9f) {
+      out.label_size = out.label_size > 0 ? std::min(out.label_size, size) : size;
       for (int i = 0; i < L.rows; ++i) {
         const std::string& full = spec.row_labels[static_cast<size_t>(i)];
         const std::string typed = fitted(font, full, room, size);
@@ -550,6 +553,8 @@ HeatmapEvents draw_heatmap(const HeatmapSpec& spec, const HeatmapStyle& style) {
   ImGui::GetWindowDrawList()->AddRect(ImVec2(L.g0.x - 1, L.g0.y - 1), ImVec2(L.g1.x + 1, L.g1.y + 1), pal.text_dim, 0, 0, 1.0f);
   draw_highlights(style, spec, L, view, ev);
   ev.drawn = drawn;
+  record_map({spec.id, L.g0, L.g1, L.rows, L.cols, std::min(L.gw / static_cast<float>(L.cols), L.gh / static_cast<float>(L.rows)),
+              drawn.label_size});
   ImGui::SetCursorScreenPos(ImVec2(L.origin.x, L.g1.y + ImGui::GetStyle().ItemSpacing.y));
   ImGui::Dummy(ImVec2(L.label_w + L.gw, 0));
   ImGui::PopID();

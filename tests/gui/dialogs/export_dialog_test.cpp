@@ -41,7 +41,7 @@ protected:
 
 TEST_F(ExportDialog, PngIsByteIdenticalToTheCli) {
   ASSERT_TRUE(state.results.has_result);
-  open_export_dialog(state, attnlab::Stage::Weights);
+  apply(state, services, OpenExport{attnlab::Stage::Weights});
   EXPECT_TRUE(window_open(state.view, "Export"));
   ExportUi& ui = state.export_ui;
   ui.annotate = true;
@@ -54,7 +54,7 @@ TEST_F(ExportDialog, PngIsByteIdenticalToTheCli) {
   // The preview is the PNG as it will be written (no GL here, so only its size is kept).
   EXPECT_EQ(ui.preview_w, 640);
   EXPECT_TRUE(ui.preview_error.empty()) << ui.preview_error;
-  ASSERT_TRUE(export_to_file(state, *services.platform, false)) << ui.error;
+  ASSERT_TRUE(apply(state, services, ExportFile{false})) << ui.error;
 
   const fs::path cli = dir / "cli.png";
   const std::string cmd = std::string("\"") + ATTNLAB_EXE + "\" export --preset causal-six --backend cpu --stage weights" +
@@ -65,13 +65,13 @@ TEST_F(ExportDialog, PngIsByteIdenticalToTheCli) {
   EXPECT_TRUE(a == b) << "the GUI's PNG (" << a.size() << " bytes) differs from the CLI's (" << b.size() << " bytes)";
 
   // The pipeline figure too, at the default width.
-  open_export_dialog(state, Stage::Pipeline);
+  apply(state, services, OpenExport{Stage::Pipeline});
   ui.directory = dir.string();
   ui.file_name = "pipeline.png";
   ui.annotate = false;
   ui.colormap.clear();
   ui.width_px = 0;
-  ASSERT_TRUE(export_to_file(state, *services.platform, false)) << ui.error;
+  ASSERT_TRUE(apply(state, services, ExportFile{false})) << ui.error;
   const std::string cmd2 = std::string("\"") + ATTNLAB_EXE + "\" export --preset causal-six --backend cpu --stage pipeline --out \"" +
                            (dir / "cli-pipeline.png").string() + "\"";
   ASSERT_EQ(std::system(cmd2.c_str()), 0) << cmd2;
@@ -79,29 +79,29 @@ TEST_F(ExportDialog, PngIsByteIdenticalToTheCli) {
 }
 
 TEST_F(ExportDialog, AsksBeforeReplacingAndExplainsRefusals) {
-  open_export_dialog(state, attnlab::Stage::Weights);
+  apply(state, services, OpenExport{attnlab::Stage::Weights});
   ExportUi& ui = state.export_ui;
   ui.directory = dir.string();
   ui.format = ExportFormat::Csv;
   ui.file_name = "w.csv";
-  ASSERT_TRUE(export_to_file(state, *services.platform, false)) << ui.error;
+  ASSERT_TRUE(apply(state, services, ExportFile{false})) << ui.error;
   const std::string first = slurp(dir / "w.csv");
   ui.stage = Stage::Scores;
-  EXPECT_FALSE(export_to_file(state, *services.platform, false));
+  EXPECT_FALSE(apply(state, services, ExportFile{false}));
   EXPECT_TRUE(ui.confirm_overwrite);
   EXPECT_EQ(slurp(dir / "w.csv"), first);
   frame();  // the question is shown
-  ASSERT_TRUE(export_to_file(state, *services.platform, true)) << ui.error;
+  ASSERT_TRUE(apply(state, services, ExportFile{true})) << ui.error;
   EXPECT_NE(slurp(dir / "w.csv"), first);
   EXPECT_FALSE(ui.confirm_overwrite);
 
   ui.directory = (dir / "missing").string();
-  EXPECT_FALSE(export_to_file(state, *services.platform, false));
+  EXPECT_FALSE(apply(state, services, ExportFile{false}));
   EXPECT_NE(ui.error.find("does not exist"), std::string::npos) << ui.error;
 
   ui.directory = dir.string();
   ui.stage = Stage::Pipeline;  // as CSV
-  EXPECT_FALSE(export_to_file(state, *services.platform, false));
+  EXPECT_FALSE(apply(state, services, ExportFile{false}));
   EXPECT_NE(ui.error.find("pipeline"), std::string::npos) << ui.error;
 
   ui.stage = Stage::Weights;
@@ -110,7 +110,7 @@ TEST_F(ExportDialog, AsksBeforeReplacingAndExplainsRefusals) {
   ui.fixed_range = true;
   ui.range_lo = 1;
   ui.range_hi = 0;
-  EXPECT_FALSE(export_to_file(state, *services.platform, false));
+  EXPECT_FALSE(apply(state, services, ExportFile{false}));
   EXPECT_NE(ui.error.find("Range"), std::string::npos) << ui.error;
   frame();  // drawn with the error in place, no preview of an impossible range
   size_t files = 0;
@@ -119,20 +119,20 @@ TEST_F(ExportDialog, AsksBeforeReplacingAndExplainsRefusals) {
 }
 
 TEST_F(ExportDialog, ClipboardTextIsTheEnginesLatexAndCsv) {
-  const std::string tex = stage_clipboard_text(state, attnlab::Stage::Weights, ExportFormat::Tex, 2);
+  const std::string tex = stage_clipboard_text(state.results, shown_scenario(state), attnlab::Stage::Weights, ExportFormat::Tex, 2);
   EXPECT_EQ(tex, latex_bmatrix(state.results.result.weights, 2));
   EXPECT_EQ(tex.rfind("\\begin{bmatrix}1.00 & 0.00", 0), 0u) << tex;
-  const std::string csv = stage_clipboard_text(state, attnlab::Stage::Scores, ExportFormat::Csv, 0);
+  const std::string csv = stage_clipboard_text(state.results, shown_scenario(state), attnlab::Stage::Scores, ExportFormat::Csv, 0);
   EXPECT_EQ(csv, stage_csv(stage_data(state.doc.scenario, state.results.result, attnlab::Stage::Scores)));
   ImGui::SetClipboardText(tex.c_str());
   EXPECT_EQ(std::string(ImGui::GetClipboardText()), tex);
 }
 
 TEST_F(ExportDialog, ScreenshotRequestLeavesTheDialogOutOfTheNextFrame) {
-  open_export_dialog(state, attnlab::Stage::Weights);
+  apply(state, services, OpenExport{attnlab::Stage::Weights});
   state.export_ui.directory = dir.string();
   frame();
-  request_window_screenshot(state);
+  apply(state, services, WindowScreenshot{});
   EXPECT_EQ(fs::path(state.export_ui.screenshot_path).parent_path(), dir);
   EXPECT_FALSE(window_open(state.view, "Export"));
   EXPECT_TRUE(state.export_ui.reopen_after_screenshot);

@@ -16,7 +16,7 @@ protected:
   void SetUp() override {
     start(ImVec2(1280, 800), TestFonts::Default, default_scenario());
     frame();
-    open_file_dialog(state, FilePurpose::OpenScenario);
+    apply(state, services, ChooseFile{FilePurpose::OpenScenario, {}});
     frame();
     frame();
   }

@@ -5,12 +5,13 @@
 #include "engine/lessons/online_softmax.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/lessons/worked_example.hpp"
-#include "gui/lessons/lesson_views.hpp"
-#include "gui/state/walkthrough_steps.hpp"
+#include "gui/lessons/lesson_numbers.hpp"
+#include "gui/lessons/multi_head_page.hpp"
+#include "gui/lessons/online_softmax_page.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
-#include "gui/state/lesson_view_model.hpp"
 #include "headless_imgui.hpp"
 
 #include <GLFW/glfw3.h>
@@ -48,7 +49,6 @@ TEST_F(LessonPanels, EveryLessonOpensOnItsView) {
 
 TEST_F(LessonPanels, PresenterModeDrawsEveryView) {
   state.view.presenter = true;
-  state.style_dirty = true;
   for (const PresetInfo& p : list_presets()) {
     actions::load_preset(state, p.name);
     window_open(state.view, "Lesson view") = true;
@@ -61,7 +61,7 @@ TEST_F(LessonPanels, PresenterModeDrawsEveryView) {
 TEST_F(LessonPanels, WalkThroughStepsForwardAndBack) {
   actions::load_preset(state, "causal-six");
   frame();
-  walk_start(state);
+  apply_commands(state, services, walk_start(state.lesson.walk));
   frame();
   frame();
   ASSERT_TRUE(state.lesson.walk.active);
@@ -95,26 +95,27 @@ TEST_F(LessonPanels, OnlineSoftmaxViewStepsTileByTile) {
   ASSERT_TRUE(window_open(state.view, "Lesson view"));
   ASSERT_FALSE(state.lesson.walk.active);
   std::string error;
-  const auto online = [&] { return lesson_numbers<OnlineSoftmaxNumbers>(state, services, error); };
+  const auto online = [&] { return lesson_numbers<OnlineSoftmaxNumbers>(state.lesson, view_context(state, services), error); };
+  const auto tile = [&] { return page_ui<OnlineSoftmaxUi>(state.lesson)->step; };
   const OnlineSoftmaxNumbers* model = online();
   ASSERT_TRUE(model) << error;
   ASSERT_EQ(model->lesson.steps.size(), 3u);
-  EXPECT_EQ(state.lesson.online_step, 0);
+  EXPECT_EQ(tile(), 0);
   press(GLFW_KEY_SPACE);
-  EXPECT_EQ(state.lesson.online_step, 1);
+  EXPECT_EQ(tile(), 1);
   press(GLFW_KEY_RIGHT);
-  EXPECT_EQ(state.lesson.online_step, 2);
+  EXPECT_EQ(tile(), 2);
   press(GLFW_KEY_PAGE_DOWN);
-  EXPECT_EQ(state.lesson.online_step, 2) << "stops at the last tile";
+  EXPECT_EQ(tile(), 2) << "stops at the last tile";
   press(GLFW_KEY_LEFT);
-  EXPECT_EQ(state.lesson.online_step, 1);
+  EXPECT_EQ(tile(), 1);
   press(GLFW_KEY_PAGE_UP);
   press(GLFW_KEY_LEFT);
-  EXPECT_EQ(state.lesson.online_step, 0) << "stops at the first tile";
+  EXPECT_EQ(tile(), 0) << "stops at the first tile";
   EXPECT_FALSE(state.lesson.walk.active) << "the tile keys are not the walk-through's";
 
   EXPECT_FALSE(online()->lesson.steps[2].rows[3].max_raised());
-  actions::set_cell(state, Which::K, 9, 0, -3.0f);
+  apply(state, edits::set_cell(Which::K, 9, 0, -3.0f));
   end_merge(state);
   frame();
   frame();
@@ -153,7 +154,7 @@ TEST_F(LessonPanels, EachStepHighlightsWhatChanged) {
   ASSERT_EQ(out.before.size(), 2u);
   EXPECT_EQ(out.before[1].name, "V");
   // Without a mask the mask step changes nothing.
-  actions::set_mask_kind(state, MaskKind::None);
+  apply(state, edits::set_mask_kind(MaskKind::None));
   frame();
   EXPECT_EQ(walk_frame(state.doc.scenario, state.results.result, 3, g).changed_count, 0);
 }
@@ -173,7 +174,7 @@ TEST_F(LessonPanels, EditedLessonShowsTheNoticeAndResetRestoresIt) {
   EXPECT_EQ(state.lesson.text.course_notes.size(), 3u);
   EXPECT_EQ(state.lesson.reset_x1, 0.0f) << "no Reset offered for the lesson's own numbers";
 
-  actions::set_cell(state, Which::Q, 0, 0, 3.0f);
+  apply(state, edits::set_cell(Which::Q, 0, 0, 3.0f));
   end_merge(state);
   frame();
   frame();
@@ -212,7 +213,7 @@ TEST_F(LessonPanels, EditedLessonShowsTheNoticeAndResetRestoresIt) {
 TEST_F(LessonPanels, LessonTextSurvivesAResize) {
   actions::load_preset(state, "three-tokens");
   frame();
-  ASSERT_TRUE(actions::resize(state, Dim::N, 1));
+  ASSERT_TRUE(apply(state, services, Resize{Dim::N, 1}));
   frame();
   frame();
   EXPECT_TRUE(state.lesson.text.edited);
@@ -226,12 +227,12 @@ TEST_F(LessonPanels, LessonTextSurvivesAResize) {
 TEST_F(LessonPanels, HelpShowsEachLessonsReferenceCard) {
   window_open(state.view, "Help") = true;
   for (const PresetInfo& p : list_presets()) {
-    state.lesson.card_lesson = p.name;
+    state.lesson.card.lesson = p.name;
     frame();
-    EXPECT_EQ(state.lesson.card_for, p.name);
-    EXPECT_EQ(state.lesson.card_title, p.title);
-    EXPECT_FALSE(state.lesson.card_text.source.empty()) << p.name;
-    EXPECT_FALSE(state.lesson.card_text.keys.empty()) << p.name;
+    EXPECT_EQ(state.lesson.card.filled_for, p.name);
+    EXPECT_EQ(state.lesson.card.title, p.title);
+    EXPECT_FALSE(state.lesson.card.text.source.empty()) << p.name;
+    EXPECT_FALSE(state.lesson.card.text.keys.empty()) << p.name;
   }
 }
 
@@ -239,14 +240,15 @@ TEST_F(LessonPanels, MultiHeadShareSwitchMakesHeadsIdentical) {
   actions::load_preset(state, "multi-head");
   frame();
   frame();
-  EXPECT_EQ(state.lesson.heads, 4);
-  EXPECT_FALSE(state.lesson.share);
-  ASSERT_EQ(state.lesson.weights.heads(), 4);
-  EXPECT_NE(state.lesson.weights.W_Q[0], state.lesson.weights.W_Q[1]);
-  state.lesson.share = true;
+  MultiHeadUi& lesson = *page_ui<MultiHeadUi>(state.lesson);
+  EXPECT_EQ(lesson.heads, 4);
+  EXPECT_FALSE(lesson.share);
+  ASSERT_EQ(lesson.weights.heads(), 4);
+  EXPECT_NE(lesson.weights.W_Q[0], lesson.weights.W_Q[1]);
+  lesson.share = true;
   frame();
-  EXPECT_EQ(state.lesson.weights.W_Q[0], state.lesson.weights.W_Q[3]);
-  const auto r = multi_head_attention(state.doc.scenario.Q, state.lesson.weights, state.doc.scenario.options, *make_cpu_backend());
+  EXPECT_EQ(lesson.weights.W_Q[0], lesson.weights.W_Q[3]);
+  const auto r = multi_head_attention(state.doc.scenario.Q, lesson.weights, state.doc.scenario.options, *make_cpu_backend());
   EXPECT_TRUE(r.heads_identical);
   EXPECT_LE(r.max_abs_difference, 1e-5);
 }

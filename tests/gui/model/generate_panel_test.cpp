@@ -7,7 +7,8 @@
 // buttons that reach the Model window.
 #include "engine/lessons/kv_cache.hpp"
 #include "engine/lessons/presets.hpp"
-#include "gui/state/lesson_view_model.hpp"
+#include "gui/lessons/kv_cache_page.hpp"
+#include "gui/lessons/lesson_numbers.hpp"
 #include "gui/model_window/generate_panel.hpp"
 #include "gui/model_window/model_window.hpp"
 #include "gui/model_window/generate_actions.hpp"
@@ -353,13 +354,15 @@ protected:
     // Below the title bar: a click there would collapse or move the window.
     for (float y = w->Pos.y + w->TitleBarHeight() + 4; y < w->Pos.y + w->Size.y; y += 12) {
       for (float x = w->Pos.x + 12; x < w->Pos.x + 50; x += 30) {  // the view's buttons start at its left edge
-        state.lesson.cache_part = part;
+        kv().part = part;
         click(ImVec2(x, y));
         if (done()) return true;
       }
     }
     return false;
   }
+  // The lesson page's UI state.
+  KvCacheUi& kv() { return *page_ui<KvCacheUi>(state.lesson); }
   void wait() {
     for (int i = 0; i < 4000 && state.model.job; ++i) {
       frame();
@@ -371,7 +374,7 @@ protected:
 
 TEST_F(KvCacheLesson, TryItWritesTheLessonsDrawsAndMeasureTimesTheOpenModel) {
   std::string error;
-  const KvCacheNumbers* n = lesson_numbers<KvCacheNumbers>(state, services, error);
+  const KvCacheNumbers* n = lesson_numbers<KvCacheNumbers>(state.lesson, view_context(state, services), error);
   ASSERT_TRUE(n) << error;
   const ExposureBias e = n->exposure;
   ModelUi& m = state.model;
@@ -387,17 +390,17 @@ TEST_F(KvCacheLesson, TryItWritesTheLessonsDrawsAndMeasureTimesTheOpenModel) {
   // Measure: one token on the open model, with and without the cache (the Model window closed so
   // that it covers nothing; its model stays open).
   window_open(state.view, "Model") = false;
-  ASSERT_TRUE(click_in_lesson_view(1, [&] { return state.lesson.cache_cost.has_value(); })) << "no click measured";
-  EXPECT_EQ(state.lesson.cache_model, m.model->display_name());
-  EXPECT_EQ(state.lesson.cache_cost->prompt,
+  ASSERT_TRUE(click_in_lesson_view(1, [&] { return kv().cost.has_value(); })) << "no click measured";
+  EXPECT_EQ(kv().model, m.model->display_name());
+  EXPECT_EQ(kv().cost->prompt,
             static_cast<std::int64_t>(std::min<std::size_t>(m.ids.size(), static_cast<std::size_t>(m.model->config().n_ctx - 3))));
-  EXPECT_GT(state.lesson.cache_cost->ms_cached, 0);
-  EXPECT_GT(state.lesson.cache_cost->ms_whole, 0);
-  EXPECT_LT(state.lesson.cache_cost->flops_cached, state.lesson.cache_cost->flops_whole);
+  EXPECT_GT(kv().cost->ms_cached, 0);
+  EXPECT_GT(kv().cost->ms_whole, 0);
+  EXPECT_LT(kv().cost->flops_cached, kv().cost->flops_whole);
   // And the check on the open model.
-  ASSERT_TRUE(click_in_lesson_view(0, [&] { return state.lesson.cache_check.has_value(); })) << "no click checked";
-  EXPECT_LE(state.lesson.cache_check->largest_difference, state.lesson.cache_check->bound);
-  EXPECT_EQ(state.lesson.cache_check->cached, state.lesson.cache_check->whole);
+  ASSERT_TRUE(click_in_lesson_view(0, [&] { return kv().check.has_value(); })) << "no click checked";
+  EXPECT_LE(kv().check->largest_difference, kv().check->bound);
+  EXPECT_EQ(kv().check->cached, kv().check->whole);
 }
 
 }  // namespace

@@ -233,11 +233,11 @@ TEST_F(ModelWindow, NothingRunsPastTheRightEdge) {
 }
 
 TEST_F(ModelWindow, ADroppedFolderOrSafetensorsOpens) {
-  open_dropped_file(state, (dir / "model.safetensors").string());
+  apply(state, services, OpenFile{(dir / "model.safetensors").string()});
   ASSERT_TRUE(state.model.model) << state.model.error;
   EXPECT_TRUE(window_open(state.view, "Model"));
   state.model.model.reset();
-  open_dropped_file(state, dir.string());
+  apply(state, services, OpenFile{dir.string()});
   EXPECT_TRUE(state.model.model) << state.model.error;
   wait_for_run();
 }

@@ -14,12 +14,11 @@
 #include "engine/lessons/presets.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/attention/explain.hpp"
-#include "gui/persistence/open_save.hpp"
-#include "gui/persistence/session_store.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/state/compute_job.hpp"
+#include "gui/persistence/session_store.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "headless_imgui.hpp"
@@ -95,7 +94,7 @@ TEST_F(Harness, TemperatureKeysAndClamp) {
   EXPECT_NEAR(result().effective_temperature, std::sqrt(2.0) * 1.25, 1e-6);
   press(GLFW_KEY_0);
   EXPECT_NEAR(state.doc.scenario.options.temperature, 1.0, 1e-12);
-  actions::set_temperature(state, 1000);
+  apply(state, edits::set_temperature(1000));
   frame();
   EXPECT_DOUBLE_EQ(state.doc.scenario.options.temperature, 20.0);
   // A high temperature flattens the weights towards uniform.
@@ -176,7 +175,7 @@ TEST_F(Harness, OutputExplanationIsTheWeightedSumOfValueRows) {
 
 TEST_F(Harness, ResizeKeepsCellsAddsZerosAndUndoes) {
   const Matrix q0 = state.doc.scenario.Q;
-  actions::resize(state, Dim::N, 5);
+  apply(state, services, Resize{Dim::N, 5});
   frame();
   const Scenario& s = state.doc.scenario;
   ASSERT_EQ(s.Q.rows(), 5);
@@ -186,7 +185,7 @@ TEST_F(Harness, ResizeKeepsCellsAddsZerosAndUndoes) {
   EXPECT_EQ(s.query_tokens.size(), 5u);
   EXPECT_EQ(s.key_tokens, s.query_tokens);
   EXPECT_EQ(result().n, 5);
-  actions::resize(state, Dim::Dk, 4);
+  apply(state, services, Resize{Dim::Dk, 4});
   frame();
   EXPECT_EQ(result().d_k, 4);
   EXPECT_NEAR(result().scale_divisor, 2.0, 1e-12);
@@ -198,8 +197,8 @@ TEST_F(Harness, ResizeKeepsCellsAddsZerosAndUndoes) {
 }
 
 TEST_F(Harness, CrossAttentionHasItsOwnKeyCount) {
-  actions::set_self_attention(state, false);
-  actions::resize(state, Dim::M, 7);
+  apply(state, edits::set_self_attention(false));
+  apply(state, services, Resize{Dim::M, 7});
   frame();
   EXPECT_EQ(result().n, 3);
   EXPECT_EQ(result().m, 7);
@@ -207,15 +206,15 @@ TEST_F(Harness, CrossAttentionHasItsOwnKeyCount) {
 }
 
 TEST_F(Harness, HugeSizesAskFirstAndKeepTheDocument) {
-  const int n0 = actions::dim_value(state, Dim::N);
-  EXPECT_FALSE(actions::resize(state, Dim::N, 20000));
+  const int n0 = dim_value(state.doc, Dim::N);
+  EXPECT_FALSE(apply(state, services, Resize{Dim::N, 20000}));
   EXPECT_TRUE(state.pending_resize.active);
-  EXPECT_GT(state.pending_resize.bytes, actions::kConfirmBytes);
-  EXPECT_EQ(actions::dim_value(state, Dim::N), n0);
+  EXPECT_GT(state.pending_resize.bytes, kConfirmBytes);
+  EXPECT_EQ(dim_value(state.doc, Dim::N), n0);
   frame();  // the confirmation popup draws
   state.pending_resize.active = false;
   frame();
-  EXPECT_EQ(actions::dim_value(state, Dim::N), n0);
+  EXPECT_EQ(dim_value(state.doc, Dim::N), n0);
 }
 
 TEST_F(Harness, LoadingALessonIsUndoable) {
@@ -241,7 +240,7 @@ TEST_F(Harness, RopeKeyRotatesAndKeepsItsSettings) {
   const double bound = 1e-5 * rotated.cwiseAbs().maxCoeff();
   EXPECT_LE((result().scores - rotated).cwiseAbs().maxCoeff(), bound);
   const Matrix with_rope = result().scores;
-  actions::set_rope_theta(state, 500);
+  apply(state, edits::set_rope_theta(state.doc, 500));
   end_merge(state);
   frame();
   press(GLFW_KEY_R);
@@ -256,15 +255,15 @@ TEST_F(Harness, RopeKeyRotatesAndKeepsItsSettings) {
   undo(state);
   frame();
   EXPECT_DOUBLE_EQ(state.doc.scenario.options.rope->theta, 10000);
-  actions::shift_rope_positions(state, 7);
+  apply(state, edits::shift_rope_positions(state.doc, 7));
   frame();
   EXPECT_EQ(state.doc.scenario.options.rope->query_positions.front(), 7);
   EXPECT_LE((result().scores - with_rope).cwiseAbs().maxCoeff(), bound);
-  actions::set_rope_position(state, Which::K, 2, 40);
+  apply(state, edits::set_rope_position(state.doc, Which::K, 2, 40));
   frame();
   EXPECT_GT((result().scores.col(2) - with_rope.col(2)).cwiseAbs().maxCoeff(), 1000 * bound);
   EXPECT_LE((result().scores.col(1) - with_rope.col(1)).cwiseAbs().maxCoeff(), bound);
-  ASSERT_TRUE(actions::resize(state, Dim::N, 8));
+  ASSERT_TRUE(apply(state, services, Resize{Dim::N, 8}));
   frame();
   EXPECT_EQ(state.doc.scenario.options.rope->query_positions,
             (std::vector<std::int64_t>{7, 8, 9, 10, 11, 12, 13, 14}));
@@ -278,27 +277,27 @@ TEST_F(Harness, RopeKeyRotatesAndKeepsItsSettings) {
 }
 
 TEST_F(Harness, RopeRefusesAnOddWidthWithASentence) {
-  ASSERT_TRUE(actions::resize(state, Dim::Dk, 3));
+  ASSERT_TRUE(apply(state, services, Resize{Dim::Dk, 3}));
   frame();
   press(GLFW_KEY_R);
   EXPECT_FALSE(state.doc.scenario.options.rope);
   EXPECT_NE(state.error.find("odd"), std::string::npos) << state.error;
-  ASSERT_TRUE(actions::resize(state, Dim::Dk, 4));
+  ASSERT_TRUE(apply(state, services, Resize{Dim::Dk, 4}));
   press(GLFW_KEY_R);
   ASSERT_TRUE(state.doc.scenario.options.rope);
   // With RoPE on, an odd d_k is refused and the document keeps its width.
-  EXPECT_FALSE(actions::resize(state, Dim::Dk, 5));
+  EXPECT_FALSE(apply(state, services, Resize{Dim::Dk, 5}));
   EXPECT_EQ(state.doc.scenario.Q.cols(), 4);
   EXPECT_FALSE(state.error.empty());
 }
 
 TEST_F(Harness, BadEditsKeepTheLastGoodState) {
   const Matrix q0 = state.doc.scenario.Q;
-  actions::set_cell(state, Which::Q, 0, 0, NAN);
+  apply(state, edits::set_cell(Which::Q, 0, 0, NAN));
   EXPECT_FALSE(state.error.empty());
   EXPECT_EQ(state.doc.scenario.Q, q0);
-  actions::set_mask_kind(state, MaskKind::Padding);
-  actions::set_mask_param(state, 99);  // more valid keys than keys
+  apply(state, edits::set_mask_kind(MaskKind::Padding));
+  apply(state, edits::set_mask_param(99));  // more valid keys than keys
   frame();
   EXPECT_NE(state.error.find("padding"), std::string::npos) << state.error;
   EXPECT_LE(state.doc.scenario.options.mask.param, 3);
@@ -307,9 +306,9 @@ TEST_F(Harness, BadEditsKeepTheLastGoodState) {
 
 TEST_F(Harness, CellEditsRecomputeAndMergeWhileScrubbing) {
   const size_t before = state.history.undo.size();
-  actions::set_cell(state, Which::V, 0, 0, 11);
-  actions::set_cell(state, Which::V, 0, 0, 12);
-  actions::set_cell(state, Which::V, 0, 0, 20);
+  apply(state, edits::set_cell(Which::V, 0, 0, 11));
+  apply(state, edits::set_cell(Which::V, 0, 0, 12));
+  apply(state, edits::set_cell(Which::V, 0, 0, 20));
   end_merge(state);
   frame();
   EXPECT_EQ(state.history.undo.size(), before + 1);
@@ -320,7 +319,7 @@ TEST_F(Harness, CellEditsRecomputeAndMergeWhileScrubbing) {
 }
 
 TEST_F(Harness, SentenceBecomesTokens) {
-  actions::tokens_from_sentence(state, "the cat sat on the mat");
+  apply(state, edits::tokens_from_sentence(state.doc, "the cat sat on the mat"));
   frame();
   EXPECT_EQ(result().n, 6);
   EXPECT_EQ(state.doc.scenario.query_tokens[1], "cat");
@@ -328,13 +327,13 @@ TEST_F(Harness, SentenceBecomesTokens) {
 }
 
 TEST_F(Harness, FillsAreSeededAndShaped) {
-  actions::fill(state, FillTarget::All, actions::Fill::Random, 2.0f, 7);
+  apply(state, edits::fill(FillTarget::All, edits::Fill::Random, 2.0f, 7));
   const Matrix q1 = state.doc.scenario.Q;
-  actions::fill(state, FillTarget::All, actions::Fill::Zeros, 1, 0);
+  apply(state, edits::fill(FillTarget::All, edits::Fill::Zeros, 1, 0));
   EXPECT_TRUE(state.doc.scenario.V.isZero());
-  actions::fill(state, FillTarget::All, actions::Fill::Random, 2.0f, 7);
+  apply(state, edits::fill(FillTarget::All, edits::Fill::Random, 2.0f, 7));
   EXPECT_EQ(state.doc.scenario.Q, q1);
-  actions::fill(state, FillTarget::Q, actions::Fill::Identity, 1, 0);
+  apply(state, edits::fill(FillTarget::Q, edits::Fill::Identity, 1, 0));
   EXPECT_FLOAT_EQ(state.doc.scenario.Q(1, 1), 1.0f);
   EXPECT_FLOAT_EQ(state.doc.scenario.Q(2, 0), 0.0f);
   frame();
@@ -385,15 +384,15 @@ TEST_F(Harness, BrokenFilesKeepTheScenario) {
   {
     std::ofstream(dir / "broken.json") << "{\"format\": \"attnlab-scenario\", \"Q\": [[1]]";
   }
-  open_scenario_file(state, (dir / "broken.json").string());
+  apply(state, services, UseFile{FilePurpose::OpenScenario, (dir / "broken.json").string()});
   EXPECT_NE(state.error.find("broken.json"), std::string::npos) << state.error;
   EXPECT_EQ(state.doc.scenario.Q.rows(), 3);
   // A good one round-trips through save and open, and lands in the recent files.
   state.error.clear();
-  save_scenario_file(state, (dir / "good.json").string());
+  apply(state, services, UseFile{FilePurpose::SaveScenario, (dir / "good.json").string()});
   EXPECT_TRUE(state.error.empty()) << state.error;
-  actions::resize(state, Dim::N, 4);
-  open_scenario_file(state, (dir / "good.json").string());
+  apply(state, services, Resize{Dim::N, 4});
+  apply(state, services, UseFile{FilePurpose::OpenScenario, (dir / "good.json").string()});
   EXPECT_EQ(state.doc.scenario.Q.rows(), 3);
   ASSERT_FALSE(state.recent_files.empty());
   EXPECT_NE(state.recent_files[0].find("good.json"), std::string::npos);
@@ -401,7 +400,7 @@ TEST_F(Harness, BrokenFilesKeepTheScenario) {
   {
     std::ofstream(dir / "q.csv") << "1,2,3\n4,5,6\n";
   }
-  open_matrix_file(state, Which::Q, (dir / "q.csv").string());
+  apply(state, services, UseFile{FilePurpose::OpenMatrixQ, (dir / "q.csv").string()});
   frame();
   EXPECT_EQ(result().n, 2);
   EXPECT_EQ(result().d_k, 3);
@@ -410,7 +409,7 @@ TEST_F(Harness, BrokenFilesKeepTheScenario) {
 
 TEST_F(Harness, SessionRoundTrips) {
   const fs::path dir = fs::temp_directory_path() / ("attnlab_session_test_" + std::to_string(::getpid()));
-  actions::set_scale(state, false);
+  apply(state, edits::set_scale(false));
   state.view.theme = Theme::Light;
   state.view.sequential = "magma";
   state.recent_files = {"/tmp/a.json"};
@@ -482,7 +481,7 @@ TEST_F(Harness, DroppedFilesOpenScenariosAndMatrices) {
   frame();
   ASSERT_EQ(state.inputs.drop_path, (dir / "k.npy").string());  // the "Load matrix" question is open
   frame();
-  open_matrix_file(state, Which::K, state.inputs.drop_path);  // what its K button does
+  apply(state, services, UseFile{FilePurpose::OpenMatrixK, state.inputs.drop_path});  // what its K button does
   state.inputs.drop_path.clear();
   frame();
   EXPECT_EQ(state.doc.scenario.K.cols(), 4);
@@ -508,12 +507,12 @@ TEST_F(Harness, DroppedFilesOpenScenariosAndMatrices) {
 // row's diagnostics; the lesson views, explain and saturation panels say what they cannot show.
 TEST_F(Harness, TooLargeForDenseStagesStreamsInTheBackground) {
   const int n = static_cast<int>(kMaxDenseSide) + 808;  // 9000
-  actions::set_mask_kind(state, MaskKind::Causal);
-  ASSERT_FALSE(actions::resize(state, Dim::N, n));
+  apply(state, edits::set_mask_kind(MaskKind::Causal));
+  ASSERT_FALSE(apply(state, services, Resize{Dim::N, n}));
   ASSERT_TRUE(state.pending_resize.active);
   EXPECT_TRUE(state.pending_resize.streams);
   state.pending_resize.active = false;
-  ASSERT_TRUE(actions::resize(state, Dim::N, n, true));
+  ASSERT_TRUE(apply(state, services, Resize{Dim::N, n, true}));
   frame();
   ASSERT_TRUE(state.results.job != nullptr);
   EXPECT_FALSE(state.results.has_result);  // the 3-token result is not shown for a 9000-token document
@@ -557,16 +556,16 @@ TEST_F(Harness, TooLargeForDenseStagesStreamsInTheBackground) {
   frame();
   frame();
   // Toggling scaling recomputes in the background and keeps the streamed result meanwhile.
-  actions::toggle_scale(state);
+  apply(state, edits::toggle_scale(state.doc));
   frame();
   ASSERT_TRUE(state.results.job != nullptr);
   EXPECT_TRUE(state.results.has_result);
-  cancel_streaming(state);
+  apply(state, services, CancelStreaming{});
   frame();
   EXPECT_TRUE(state.results.job_cancelled);
   EXPECT_EQ(state.results.job, nullptr);
   // Undo back to three tokens: computed at once, dense again.
-  actions::toggle_scale(state);
+  apply(state, edits::toggle_scale(state.doc));
   undo(state);
   undo(state);
   undo(state);
@@ -581,15 +580,15 @@ TEST_F(Harness, TooLargeForDenseStagesStreamsInTheBackground) {
 }
 
 TEST_F(Harness, AbsurdSizesAreRefusedWithTheMemoryTheyNeed) {
-  EXPECT_FALSE(actions::resize(state, Dim::N, kMaxTokens + 1, true));
+  EXPECT_FALSE(apply(state, services, Resize{Dim::N, kMaxTokens + 1, true}));
   EXPECT_NE(state.error.find("at most"), std::string::npos) << state.error;
   state.error.clear();
-  ASSERT_TRUE(actions::resize(state, Dim::Dk, kMaxDim, true));
+  ASSERT_TRUE(apply(state, services, Resize{Dim::Dk, kMaxDim, true}));
   frame();
   EXPECT_TRUE(result().dense);
   EXPECT_EQ(result().d_k, kMaxDim);
   // A million tokens × d_k = 65536 would need terabytes for Q and K alone.
-  EXPECT_FALSE(actions::resize(state, Dim::N, kMaxTokens, true));
+  EXPECT_FALSE(apply(state, services, Resize{Dim::N, kMaxTokens, true}));
   EXPECT_NE(state.error.find("Q, K and V need"), std::string::npos) << state.error;
   EXPECT_EQ(state.doc.scenario.Q.rows(), 3);
   frame();

@@ -1,8 +1,8 @@
 // The Scaling lab panel and the Backend menu driven on an ImGui context with no window: a run
 // proceeds a slice per frame to the same figures as run_scaling, and GPU without a window is
 // refused in place.
-#include "gui/panels/panels.hpp"
 #include "gui/shell/backend_menu.hpp"
+#include "gui/shell/panel_registry.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
@@ -20,7 +20,7 @@ protected:
     ImGui::GetIO().DeltaTime = 1.0f / 60;
     ImGui::NewFrame();
     ImGui::Begin("Scaling lab");
-    draw_scaling_panel(state, services);
+    draw_panel(state, services, Panel::ScalingLab);
     ImGui::End();
     ImGui::Render();
   }
@@ -39,7 +39,7 @@ TEST_F(ScalingPanelGui, RunsASlicePerFrameToTheSameFigures) {
   o.d_ks = {8, 64};
   o.trials = 200;
   state.scaling.job.emplace(o);
-  services.scaling_sampler = make_scaling_sampler(*services.backend);
+  state.scaling.sampler = make_scaling_sampler(*services.backend);
   for (int i = 0; i < 100 && state.scaling.running(); ++i) frame();
   ASSERT_FALSE(state.scaling.running());
   ASSERT_EQ(state.scaling.result.rows.size(), 2u);
@@ -52,11 +52,11 @@ TEST_F(ScalingPanelGui, RunsASlicePerFrameToTheSameFigures) {
 }
 
 TEST_F(ScalingPanelGui, GpuWithoutAWindowIsRefusedInPlaceAndAutoFallsBack) {
-  select_backend(state, services, BackendChoice::Gpu);
+  apply(state, services, SelectBackend{BackendChoice::Gpu});
   EXPECT_EQ(services.backend->name(), "cpu");
   EXPECT_NE(state.error.find("no GPU backend"), std::string::npos) << state.error;
   EXPECT_EQ(state.results.backend_choice, BackendChoice::Cpu);
-  select_backend(state, services, BackendChoice::Auto);
+  apply(state, services, SelectBackend{BackendChoice::Auto});
   EXPECT_EQ(services.backend->name(), "cpu");
   EXPECT_EQ(state.results.backend_choice, BackendChoice::Auto);
   EXPECT_TRUE(state.error.empty()) << state.error;

@@ -3,7 +3,6 @@
 #include "engine/io/atomic_file.hpp"
 #include "engine/lessons/presets.hpp"
 #include "gui/dialogs/recovery_prompt.hpp"
-#include "gui/persistence/open_save.hpp"
 #include "gui/persistence/recovery_store.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
@@ -34,6 +33,11 @@ bool check_for_recovery(AppState& state, const fs::path& dir) {
   if (std::string why = check_for_recovery(state.recovery, state.doc_version, dir); !why.empty()) state.error = why;
   return state.recovery.offer;
 }
+// Save, as File > Save does: the file handed to the shell's apply.
+void save_scenario_file(AppState& state, const std::string& path) {
+  Services services;
+  apply(state, services, UseFile{FilePurpose::SaveScenario, path});
+}
 // Restore, as the prompt's button does: the work handed to the shell's apply.
 void restore_recovered_work(AppState& state) {
   if (std::optional<RecoveredWork> w = take_recovered_work(state.recovery)) {
@@ -57,7 +61,7 @@ protected:
 
   // One edit, then enough frame-clock time for the debounced write.
   void edit_and_wait() {
-    actions::set_temperature(state, 2.5);
+    apply(state, edits::set_temperature(2.5));
     end_merge(state);
     recovery_tick(state, dir, clock);
     clock += kRecoveryDelaySeconds + 0.01;
@@ -75,7 +79,7 @@ TEST_F(Recovery, NothingIsWrittenUntilTheDocumentChanges) {
 }
 
 TEST_F(Recovery, AChangeIsWrittenAMomentLaterNotAtOnce) {
-  actions::set_temperature(state, 2.5);
+  apply(state, edits::set_temperature(2.5));
   recovery_tick(state, dir, clock);
   EXPECT_FALSE(fs::exists(recovery_path(dir))) << "written before the edit settled";
   recovery_tick(state, dir, clock + kRecoveryDelaySeconds + 0.01);
@@ -136,7 +140,7 @@ TEST_F(Recovery, ABrokenFileIsRemovedWithASentenceNotACrash) {
 TEST_F(Recovery, AnUnwritableFolderIsReportedAndTheAppGoesOn) {
   const fs::path file_not_dir = dir / "plain-file";
   write_file_atomic(file_not_dir, "x");
-  actions::set_temperature(state, 3.0);
+  apply(state, edits::set_temperature(3.0));
   recovery_tick(state, file_not_dir, clock);
   recovery_tick(state, file_not_dir, clock + 1);
   EXPECT_FALSE(state.recovery.write_error.empty());
@@ -168,7 +172,7 @@ TEST_F(Recovery, LargeDocumentsAreWrittenInTheBackground) {
   recovery_tick(state, dir, clock);
   ASSERT_TRUE(state.recovery.in_flight != nullptr);
   // An edit while the write runs is written after it, never lost.
-  actions::set_cell(state, Which::V, n - 1, 7, 9.0f);
+  apply(state, edits::set_cell(Which::V, n - 1, 7, 9.0f));
   end_merge(state);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (state.recovery.written_version != state.doc_version && std::chrono::steady_clock::now() < deadline) {
@@ -245,7 +249,7 @@ TEST_F(Recovery, SavingOverAScenarioKeepsABak) {
   ASSERT_TRUE(state.error.empty()) << state.error;
   EXPECT_FALSE(fs::exists(path + ".bak")) << "a first save has nothing to back up";
   const std::string first = read_file(path);
-  actions::set_temperature(state, 4.0);
+  apply(state, edits::set_temperature(4.0));
   save_scenario_file(state, path);
   ASSERT_TRUE(state.error.empty()) << state.error;
   EXPECT_EQ(read_file(path + ".bak"), first);

@@ -14,8 +14,10 @@
 // [SECTION] Multi-head, settling, the tabs, long tokens
 // [SECTION] The floating windows: Model, scaling lab, Training, Help, Export
 #include "engine/lessons/presets.hpp"
-#include "gui/lessons/lesson_views.hpp"
-#include "gui/state/walkthrough_steps.hpp"
+#include "gui/lessons/cost_page.hpp"
+#include "gui/lessons/kv_cache_page.hpp"
+#include "gui/lessons/online_softmax_page.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/shell/frame_layout.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
@@ -54,7 +56,6 @@ protected:
     // The real fonts: their sizes are what must fit.
     start(ImVec2(GetParam().w, GetParam().h), TestFonts::Real, default_scenario());
     state.view.presenter = true;
-    state.style_dirty = true;
   }
   void TearDown() override { stop(); }
 
@@ -169,7 +170,6 @@ TEST_P(PresenterLayout, FontFollowsTheWindowAcrossTheSmallScreenSize) {
   EXPECT_EQ(font_at(ImVec2(1280, 800)), large);
   EXPECT_EQ(font_at(ImVec2(GetParam().w, GetParam().h)), GetParam().w < 1280 ? small : large);
   state.view.presenter = false;
-  state.style_dirty = true;
   const float normal = font_at(ImVec2(1024, 768));
   EXPECT_LT(normal, small);
   EXPECT_EQ(font_at(ImVec2(1920, 1080)), normal);
@@ -198,7 +198,7 @@ TEST_P(PresenterLayout, WalkThroughInputsShowTheirNumbers) {
   for (const char* lesson : {"three-tokens", "causal-six"}) {
     actions::load_preset(state, lesson);
     frame();
-    walk_start(state);
+    apply_commands(state, services, walk_start(state.lesson.walk));
     for (int step = 1; step < kWalkSteps; ++step) {
       SCOPED_TRACE(std::string(lesson) + " step " + std::to_string(step + 1));
       state.lesson.walk.step = step;
@@ -218,8 +218,9 @@ TEST_P(PresenterLayout, WalkThroughInputsShowTheirNumbers) {
 TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
   actions::load_preset(state, "cost");
   window_open(state.view, "Lesson view") = true;
-  state.lesson.measured_ms = 18.4;
-  state.lesson.measured_backend = services.backend->description();
+  CostUi& cost = *page_ui<CostUi>(state.lesson, state.doc.scenario, state.training);
+  cost.measured_ms = 18.4;
+  cost.measured_backend = services.backend->description();
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   expect_fits("cost, measured");
@@ -230,14 +231,15 @@ TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
 TEST_P(PresenterLayout, KvCacheViewFitsInEveryPart) {
   actions::load_preset(state, "kv-cache");
   window_open(state.view, "Lesson view") = true;
+  const auto kv = [&]() -> KvCacheUi& { return *page_ui<KvCacheUi>(state.lesson, state.doc.scenario, state.training); };
   for (const bool measured : {false, true}) {
     if (measured) {
-      state.lesson.cache_cost = CacheCost{256, 3, 2.5e8, 6.4e10, 41.7, 912.3};
-      state.lesson.cache_check = CacheCheck{std::vector<int>(48, 1), {1, 2, 3, 4}, {1, 2, 3, 4}, 3.1e-6, 104.2, 2.1e-3};
-      state.lesson.cache_model = "a model with a rather long name";
+      kv().cost = CacheCost{256, 3, 2.5e8, 6.4e10, 41.7, 912.3};
+      kv().check = CacheCheck{std::vector<int>(48, 1), {1, 2, 3, 4}, {1, 2, 3, 4}, 3.1e-6, 104.2, 2.1e-3};
+      kv().model = "a model with a rather long name";
     }
     for (int part = 0; part < 4; ++part) {
-      state.lesson.cache_part = part;
+      kv().part = part;
       for (int k = 0; k < 3; ++k) frame();
       ASSERT_TRUE(state.error.empty()) << state.error;
       expect_fits(("kv-cache part " + std::to_string(part) + (measured ? ", measured" : "")).c_str());
@@ -253,7 +255,7 @@ TEST_P(PresenterLayout, OnlineSoftmaxViewFitsAtEveryTile) {
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   for (int step = 0; step < 3; ++step) {
-    state.lesson.online_step = step;
+    page_ui<OnlineSoftmaxUi>(state.lesson)->step = step;
     frame();
     frame();
     expect_fits(("online-softmax, tile " + std::to_string(step + 1)).c_str());
@@ -268,7 +270,7 @@ TEST_P(PresenterLayout, EveryWalkThroughStepFitsTheScreen) {
     const char* lesson = p.name.c_str();
     actions::load_preset(state, lesson);
     frame();
-    walk_start(state);
+    apply_commands(state, services, walk_start(state.lesson.walk));
     window_open(state.view, "Lesson view") = true;
     for (int step = 0; step < kWalkSteps; ++step) {
       state.lesson.walk.step = step;
@@ -284,9 +286,9 @@ TEST_P(PresenterLayout, EveryWalkThroughStepFitsTheScreen) {
 TEST_P(PresenterLayout, LeftColumnCutsNoLabel) {
   for (const char* mask : {"none", "padding", "window"}) {
     SCOPED_TRACE(mask);
-    actions::set_mask_kind(state, std::string(mask) == "none" ? MaskKind::None
+    apply(state, edits::set_mask_kind(std::string(mask) == "none" ? MaskKind::None
                                   : std::string(mask) == "padding" ? MaskKind::Padding
-                                                                   : MaskKind::Window);
+                                                                   : MaskKind::Window));
     for (int k = 0; k < 3; ++k) frame();
     const auto left = windows("/##left");
     ASSERT_FALSE(left.empty());
@@ -497,7 +499,7 @@ TEST_P(PresenterLayout, LongTokensTurnUpwardsInsteadOfBeingCut) {
   frame();
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
   actions::load_preset(state, "causal-six");
-  actions::tokens_from_sentence(state, "attention weights become sharper everywhere eventually");
+  apply(state, edits::tokens_from_sentence(state.doc, "attention weights become sharper everywhere eventually"));
   for (int k = 0; k < 4; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   for (Stage st : {Stage::Scores, Stage::Logits, Stage::Weights}) {
@@ -525,7 +527,6 @@ TEST_P(PresenterLayout, AnErrorIsShownWholeAboveTheStatusLine) {
   for (const bool presenter : {true, false}) {
     SCOPED_TRACE(presenter ? "presenter" : "normal");
     state.view.presenter = presenter;
-    state.style_dirty = true;
     state.error.clear();
     for (int k = 0; k < 3; ++k) frame();
     ASSERT_NE(status(), nullptr);

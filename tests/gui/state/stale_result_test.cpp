@@ -6,14 +6,13 @@
 // on a cell of it changes nothing in the document, and nothing reads past the end of Q, K or V
 // (scripts/test runs this on the ASan build, where Eigen's bounds checks are on too).
 #include "engine/lessons/presets.hpp"
-#include "gui/lessons/lesson_views.hpp"
-#include "gui/panels/panels.hpp"
 #include "gui/shell/panel_registry.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "gui/model_window/model_actions.hpp"
 #include "gui/training/training_actions.hpp"
-#include "gui/state/walkthrough_steps.hpp"
+#include "gui/lessons/walkthrough_steps.hpp"
+#include "gui/lessons/walkthrough_view.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
@@ -66,7 +65,7 @@ TEST_F(StaleResult, ExplainKeepsTheShownCellWhenNShrinksBeforeTheRecompute) {
   state.pipeline.selected = CellRef{Stage::Weights, 2, 2};
   const std::string before = draw_now(panel(Panel::Explain));
   ASSERT_NE(before.find("how much t3 attends to t3"), std::string::npos) << before;
-  const std::string during = draw_after([&] { ASSERT_TRUE(actions::resize(state, Dim::N, 2)); }, panel(Panel::Explain));
+  const std::string during = draw_after([&] { ASSERT_TRUE(apply(state, services, Resize{Dim::N, 2})); }, panel(Panel::Explain));
   EXPECT_EQ(state.doc.scenario.Q.rows(), 2);
   EXPECT_TRUE(state.results.needs_compute);
   EXPECT_EQ(during, before) << "the Explain panel must explain the result it shows, not the edited document";
@@ -78,7 +77,7 @@ TEST_F(StaleResult, ExplainKeepsTheShownCellWhenNShrinksBeforeTheRecompute) {
 // Every size that explain_cell reads (n, m, d_k, d_v), shrunk under a selected corner cell of every
 // stage it explains.
 TEST_F(StaleResult, ExplainKeepsTheShownCellWhicheverSizeShrinks) {
-  actions::set_self_attention(state, false);  // m apart from n
+  apply(state, edits::set_self_attention(false));  // m apart from n
   frame();
   for (const Dim dim : {Dim::N, Dim::M, Dim::Dk, Dim::Dv}) {
     for (const Stage stage : {Stage::Scores, Stage::Logits, Stage::Weights, Stage::Output}) {
@@ -86,7 +85,7 @@ TEST_F(StaleResult, ExplainKeepsTheShownCellWhicheverSizeShrinks) {
       const int cols = static_cast<int>(stage == Stage::Output ? r.d_v : r.m);
       state.pipeline.selected = CellRef{stage, static_cast<int>(r.n) - 1, cols - 1};
       const std::string before = draw_now(panel(Panel::Explain));
-      const std::string during = draw_after([&] { ASSERT_TRUE(actions::resize(state, dim, 1)); }, panel(Panel::Explain));
+      const std::string during = draw_after([&] { ASSERT_TRUE(apply(state, services, Resize{dim, 1})); }, panel(Panel::Explain));
       EXPECT_EQ(during, before) << dim_name(dim) << " = 1 under " << stage_name(stage);
       undo(state);
       frame();
@@ -96,12 +95,18 @@ TEST_F(StaleResult, ExplainKeepsTheShownCellWhicheverSizeShrinks) {
 
 // The walk-through shows the step's inputs beside what they produced: the result's own Q and K.
 TEST_F(StaleResult, WalkThroughShowsTheShownResultsInputs) {
-  walk_start(state);
+  apply_commands(state, services, walk_start(state.lesson.walk));
   state.lesson.walk.step = 1;  // the scores: Q and K drawn before them
-  draw_now([this] { draw_walkthrough_view(state, services); });
+  // The view as the Lesson view window draws it, its maps handed on as the shell hands them.
+  const auto walkthrough = [this] {
+    Commands out;
+    draw_walkthrough_view(MapCanvas{view_context(state, services), state.pipeline.selected, out}, state.lesson.walk);
+    apply_commands(state, services, std::move(out));
+  };
+  draw_now(walkthrough);
   ASSERT_EQ(state.pipeline.lesson_maps_drawn.size(), 2u);
   EXPECT_EQ(state.pipeline.lesson_maps_drawn[0].rows, 3);
-  draw_after([&] { ASSERT_TRUE(actions::resize(state, Dim::N, 2)); }, [this] { draw_walkthrough_view(state, services); });
+  draw_after([&] { ASSERT_TRUE(apply(state, services, Resize{Dim::N, 2})); }, walkthrough);
   ASSERT_EQ(state.pipeline.lesson_maps_drawn.size(), 2u);
   EXPECT_EQ(state.pipeline.lesson_maps_drawn[0].rows, 3) << "Q beside the scores must be the Q they came from";
   EXPECT_EQ(state.pipeline.lesson_maps_drawn[1].rows, 3);
@@ -121,7 +126,7 @@ TEST_F(StaleResult, ShiftClickOnAStaleResultChangesNothing) {
   draw_now(panel(Panel::Pipeline));
   io.MouseDown[0] = false;
   io.KeyShift = true;
-  draw_after([&] { ASSERT_TRUE(actions::resize(state, Dim::N, 2)); }, panel(Panel::Pipeline));
+  draw_after([&] { ASSERT_TRUE(apply(state, services, Resize{Dim::N, 2})); }, panel(Panel::Pipeline));
   io.KeyShift = false;
   EXPECT_EQ(state.pipeline.selected.row, 2);
   EXPECT_EQ(state.pipeline.selected.col, 2);
@@ -172,10 +177,10 @@ TEST_F(StaleResult, TheLiftedHeadsBannerLabelsTheShownResult) {
 TEST_F(StaleResult, EveryPanelOfEveryLessonDrawsBeforeTheRecompute) {
   // A size to 1 (or, where it is 1 already, to 2: a result smaller than its document); with RoPE on
   // d_k stays even (2, or 4 where it is 2 already).
-  const auto other_size = [](Dim dim) {
-    return [dim](AppState& s) {
-      const int now = actions::dim_value(s, dim), step = dim == Dim::Dk && s.doc.scenario.options.rope ? 2 : 1;
-      actions::resize(s, dim, now > step ? step : 2 * step);
+  const auto other_size = [this](Dim dim) {
+    return [this, dim](AppState& s) {
+      const int now = dim_value(s.doc, dim), step = dim == Dim::Dk && s.doc.scenario.options.rope ? 2 : 1;
+      apply(s, services, Resize{dim, now > step ? step : 2 * step});
     };
   };
   const std::vector<std::pair<const char*, std::function<void(AppState&)>>> edits = {

@@ -13,7 +13,8 @@
 #include "engine/lessons/presets.hpp"
 #include "engine/model/model_report.hpp"
 #include "engine/model/training_tasks.hpp"
-#include "gui/lessons/lesson_views.hpp"
+#include "gui/lessons/lesson_view_panel.hpp"
+#include "gui/lessons/train_induction_page.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "gui/training/loss_curve.hpp"
@@ -58,6 +59,11 @@ model::TrainConfig small_config(int steps = 300) {
 // What the fixtures share: the app with its training thread, stopped before the app.
 class TrainingApp : protected HeadlessApp {
 protected:
+  // The induction lesson's step, −1 while its page is not open.
+  int induction_step() {
+    const TrainInductionUi* ui = page_ui<TrainInductionUi>(state.lesson);
+    return ui ? ui->step : -1;
+  }
   void stop_training_app() {
     state.training.job.reset();
     state.training.retiring.clear();
@@ -353,7 +359,6 @@ protected:
   void SetUp() override {
     start(ImVec2(GetParam().w, GetParam().h), TestFonts::Real, load_preset("causal-six"));
     state.view.presenter = true;
-    state.style_dirty = true;
   }
   void TearDown() override {
     stop_training_app();
@@ -395,11 +400,11 @@ TEST_P(TrainingPresenter, TheLessonFitsAtEveryStep) {
   actions::load_preset(state, "induction-head");
   window_open(state.view, "Lesson view") = true;
   for (int k = 0; k < 3; ++k) frame();
-  ASSERT_TRUE(induction_lesson_shown(state));
+  ASSERT_TRUE(induction_lesson_shown(state.lesson));
   expect_fits("Lesson view", "step 1");
   for (int step = 1; step < kInductionSteps; ++step) {
     press(GLFW_KEY_SPACE);
-    ASSERT_EQ(state.lesson.induction_step, step);
+    ASSERT_EQ(induction_step(), step);
     ASSERT_TRUE(frames_until([&] { return !state.training.view.maps.empty() && !state.training.lift_pending; }));
     frame();
     expect_fits("Lesson view", "step " + std::to_string(step + 1));
@@ -424,7 +429,7 @@ TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
   frame();
   frame();
   ASSERT_TRUE(window_open(state.view, "Lesson view"));
-  EXPECT_EQ(state.lesson.induction_step, 0);
+  EXPECT_EQ(induction_step(), 0);
   EXPECT_FALSE(state.training.job) << "the first step only explains";
   // The hand-made head in the pipeline is an induction head by the detector the model uses.
   std::vector<int> ids;
@@ -432,55 +437,55 @@ TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
   EXPECT_EQ(model::classify_head(state.results.result.weights, ids).kind, model::HeadKind::Induction);
 
   press(GLFW_KEY_SPACE);
-  EXPECT_EQ(state.lesson.induction_step, 1);
+  EXPECT_EQ(induction_step(), 1);
   ASSERT_TRUE(state.training.job) << "step 2 trains";
   const model::TrainConfig lesson = model::resolved(model::TrainConfig{});
   EXPECT_EQ(state.training.job->config().n_layer, lesson.n_layer);
   EXPECT_EQ(state.training.job->config().steps, lesson.steps);
   ASSERT_TRUE(frames_until([&] { return state.training.view.step >= 3; }));
   press(GLFW_KEY_RIGHT);
-  EXPECT_EQ(state.lesson.induction_step, 2);
+  EXPECT_EQ(induction_step(), 2);
   EXPECT_EQ(state.training.view.phase, TrainingPhase::Running) << "the phase-change step watches it train";
 
   press(GLFW_KEY_PAGE_DOWN);  // a presenter's clicker
-  EXPECT_EQ(state.lesson.induction_step, 3);
+  EXPECT_EQ(induction_step(), 3);
   ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending && !training_banner(state.training, shown_scenario(state)).empty(); }));
   EXPECT_NE(state.doc.scenario.title.find("layer 0"), std::string::npos) << state.doc.scenario.title;
   EXPECT_EQ(state.training.view.phase, TrainingPhase::Paused) << "lifting pauses";
   // The lifted head is L0's best previous-token head, as the maps scored it.
   const auto& l0 = state.training.view.kinds[0];
   for (const auto& v : l0) EXPECT_LE(v.scores.previous_token, l0[static_cast<std::size_t>(state.training.head)].scores.previous_token);
-  EXPECT_TRUE(induction_lesson_shown(state)) << "the lesson goes on with the lifted head";
+  EXPECT_TRUE(induction_lesson_shown(state.lesson)) << "the lesson goes on with the lifted head";
   frame();
 
   press(GLFW_KEY_SPACE);
-  EXPECT_EQ(state.lesson.induction_step, 4);
+  EXPECT_EQ(induction_step(), 4);
   ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending && state.doc.scenario.title.find("layer 1") != std::string::npos; }));
   const auto& l1 = state.training.view.kinds[1];
   for (const auto& v : l1) EXPECT_LE(v.scores.induction, l1[static_cast<std::size_t>(state.training.head)].scores.induction);
   press(GLFW_KEY_SPACE);
-  EXPECT_EQ(state.lesson.induction_step, 4) << "stops at the last step";
+  EXPECT_EQ(induction_step(), 4) << "stops at the last step";
 
   // Back: layer 0's head again, then training resumes where it paused.
   press(GLFW_KEY_LEFT);
-  EXPECT_EQ(state.lesson.induction_step, 3);
+  EXPECT_EQ(induction_step(), 3);
   ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending && state.doc.scenario.title.find("layer 0") != std::string::npos; }));
   const int paused_at = state.training.view.step;
   press(GLFW_KEY_LEFT);
   press(GLFW_KEY_LEFT);
-  EXPECT_EQ(state.lesson.induction_step, 1);
+  EXPECT_EQ(induction_step(), 1);
   ASSERT_TRUE(frames_until([&] { return state.training.view.step > paused_at; })) << "going back to training resumes it";
   // Undo twice, three times: back to the lesson's own document, its view still the lesson's.
   while (can_undo(state) && state.doc.scenario.title != "Watch an induction head form") undo(state);
   EXPECT_EQ(state.doc.scenario.title, "Watch an induction head form");
   frame();
-  EXPECT_TRUE(induction_lesson_shown(state));
+  EXPECT_TRUE(induction_lesson_shown(state.lesson));
   // Another lesson: the induction lesson lets go, and starts over when opened again.
   actions::load_preset(state, "causal-six");
   window_open(state.view, "Lesson view") = true;
   frame();
   frame();
-  EXPECT_FALSE(state.lesson.induction_active);
+  EXPECT_FALSE(induction_lesson_shown(state.lesson));
 }
 
 // GCC says ASan is on by __SANITIZE_ADDRESS__, clang only through __has_feature.

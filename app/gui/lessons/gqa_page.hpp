@@ -1,0 +1,17 @@
+// The gqa lesson's page (gqa_page.cpp): multi-head, grouped and multi-query side by side, each query
+// head's map under the K/V head it reads, and real models' KV caches. No UI state of its own: the
+// cache table's height from the frame before is kept in ImGui's storage.
+#pragma once
+
+#include "engine/lessons/gqa.hpp"
+#include "gui/lessons/lesson_page.hpp"
+
+namespace attnlab::gui {
+
+// Its heads' maps are listed (LessonMapsListed), variant by variant.
+void draw_gqa_page(const PageInputs& in, const GqaNumbers* numbers, Commands& out);
+
+// Its exercise goes here (issue 70; lesson_page.hpp): the cache size of a configuration, and which
+// K/V head a query head reads.
+
+}  // namespace attnlab::gui

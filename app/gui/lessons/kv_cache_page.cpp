@@ -1,0 +1,225 @@
+// "What the KV cache holds" (engine/lessons/kv_cache.hpp; "QKV, Scaled Dot-Product & Causal
+// Masking", Section 2.3): in four parts, one at a time so that each fits a projector. The same
+// numbers with and without the cache (and a check on the model the Model window has open), the
+// cost of a token each way (Measure times it on that model), the cache's bytes per token for real
+// models' shapes, multi-head against grouped-query (the gqa lesson), and exposure bias: teacher
+// forcing against the model fed its own draws, token by token.
+#include "gui/lessons/kv_cache_page.hpp"
+
+#include "engine/lessons/presets.hpp"
+#include "engine/model/model_report.hpp"
+#include "engine/text/text_format.hpp"
+#include "gui/base/theme.hpp"
+#include "gui/training/training_actions.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace attnlab::gui {
+
+namespace {
+
+// A cache's bytes per token in KiB: a decimal below 10 KiB.
+std::string kib(std::int64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  return bytes_in(b, ByteUnit::KiB, b < 10 * 1024 ? 1 : 0);
+}
+
+// One row of token chips after a label: each token framed, in the warning colour where it differs
+// from `truth` (when given), the one at `mark` outlined in the accent colour.
+void token_row(const char* label, float label_w, const std::vector<int>& ids, const std::vector<int>* truth, int mark, const Palette& pal) {
+  const float fs = ImGui::GetFontSize();
+  ImGui::TextUnformatted(label);
+  ImGui::SameLine(label_w);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 at = ImGui::GetCursorScreenPos();
+  const float x0 = at.x;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::string t = std::to_string(ids[i]);
+    const float w = ImGui::CalcTextSize(t.c_str()).x + fs * 0.5f;
+    const bool wrong = truth && i < truth->size() && (*truth)[i] != ids[i];
+    dl->AddRectFilled(at, ImVec2(at.x + w, at.y + fs * 1.2f), ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
+    if (static_cast<int>(i) == mark) dl->AddRect(at, ImVec2(at.x + w, at.y + fs * 1.2f), pal.accent, 3.0f, 0, 2.0f);
+    dl->AddText(ImVec2(at.x + fs * 0.25f, at.y + fs * 0.1f), wrong ? pal.warning : pal.text, t.c_str());
+    at.x += w + fs * 0.2f;
+  }
+  ImGui::Dummy(ImVec2(std::max(1.0f, at.x - x0), fs * 1.25f));
+}
+
+float label_width(std::initializer_list<const char*> labels) {
+  float w = 0;
+  for (const char* l : labels) w = std::max(w, ImGui::CalcTextSize(l).x);
+  return ImGui::GetCursorPosX() + w + ImGui::GetFontSize() * 0.6f;
+}
+
+// [Part 1] The same numbers with and without the cache.
+void draw_same_numbers(KvCacheUi& ui, const ModelUi& m, const KvCacheNumbers& n, const Palette& pal) {
+  const CacheCheck& c = n.check;
+  text_wrapped("The pipeline's last row (the newest token) from its own query and the kept K and V alone differs from the whole "
+               "computation by %s: under the causal mask no earlier row ever sees a later token, so nothing before it changes.",
+               significant(n.last_row_difference, 2).c_str());
+  text_wrapped("The built-in %s model wrote %zu tokens over its cache, and again by running its whole text at every step:", n.model.c_str(),
+               c.cached.size());
+  const float lw = label_width({"the text", "with the cache", "whole text again"});
+  token_row("the text", lw, c.prompt, nullptr, -1, pal);
+  token_row("with the cache", lw, c.cached, nullptr, -1, pal);
+  token_row("whole text again", lw, c.whole, &c.cached, -1, pal);
+  text_wrapped("The largest difference between their logits: %s, at logits up to %s (float32's rounding allows %s).",
+               significant(c.largest_difference, 2).c_str(), three_digits(c.largest_logit).c_str(), significant(c.bound, 2).c_str());
+  if (!m.model || m.ids.empty()) return;
+  if (ImGui::Button("Check the open model")) {
+    try {
+      ui.check = check_open_model(*m.model, m.ids);
+      ui.model = m.model->display_name();
+      ui.error.clear();
+    } catch (const InputError& e) {
+      ui.error = e.what();
+    }
+  }
+  if (ui.check) {
+    ImGui::SameLine();
+    text_wrapped("%s, %zu tokens after %zu: largest difference %s (bound %s), %s tokens", ui.model.c_str(), ui.check->cached.size(),
+                 ui.check->prompt.size(), significant(ui.check->largest_difference, 2).c_str(), significant(ui.check->bound, 2).c_str(),
+                 ui.check->cached == ui.check->whole ? "the same" : "other");
+  }
+}
+
+// [Part 2] The cost of one more token, counted and measured.
+void draw_cost(KvCacheUi& ui, const ModelUi& m, const KvCacheNumbers& n) {
+  const bool open = m.model && !m.ids.empty();
+  const CacheCost& shown = ui.cost ? *ui.cost : n.cost;
+  const std::string on = ui.cost ? ui.model : n.model;
+  text_wrapped("One more token after %lld on %s: over the cache only its own position runs (its q, k, v, one row of scores "
+               "over the kept keys, its MLP); without the cache the whole text runs again.",
+               static_cast<long long>(shown.prompt), on.c_str());
+  if (ImGui::BeginTable("kv_cost", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("one more token");
+    ImGui::TableSetupColumn("FLOPs");
+    ImGui::TableSetupColumn("measured");
+    ImGui::TableHeadersRow();
+    for (const bool cached : {true, false}) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(cached ? "over the cache" : "whole text again");
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(three_digits(cached ? shown.flops_cached : shown.flops_whole).c_str());
+      ImGui::TableNextColumn();
+      const double ms = cached ? shown.ms_cached : shown.ms_whole;
+      ImGui::TextUnformatted(ms > 0 ? (fixed_decimals(ms, ms < 10 ? 2 : 0) + " ms").c_str() : "-");
+    }
+    ImGui::EndTable();
+  }
+  text_wrapped("The cache saves %s× the FLOPs%s.", fixed_decimals(shown.flops_whole / shown.flops_cached, 1).c_str(),
+               shown.ms_cached > 0 ? (", and " + fixed_decimals(shown.ms_whole / shown.ms_cached, 1) + "× the time here").c_str() : "");
+  if (ImGui::Button("Measure")) {
+    try {
+      // Three tokens after the open model's text (at most 256 of it), else after the lesson's prompt.
+      ui.cost = measure_cache_cost(open ? m.model.get() : nullptr, m.ids, n);
+      ui.model = open ? m.model->display_name() : n.model;
+      ui.error.clear();
+    } catch (const InputError& e) {
+      ui.error = e.what();
+    }
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("times a token on %s", open ? m.model->display_name().c_str() : n.model.c_str());
+}
+
+// [Part 3] The cache's bytes per token: every layer's K and V, one per K/V head (gqa.hpp's
+// cache_row), the open model's among the lesson's.
+void draw_bytes(const ModelUi& m, const KvCacheNumbers& n, Commands& out) {
+  const std::vector<KvCacheRow> rows = caches_with_open_model(n, m.model.get());
+  if (ImGui::BeginTable("kv_bytes", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("model");
+    ImGui::TableSetupColumn("heads: query / K,V");
+    ImGui::TableSetupColumn("a token");
+    ImGui::TableSetupColumn("a K,V head per query head");
+    ImGui::TableHeadersRow();
+    for (const KvCacheRow& r : rows) {
+      const KvCacheConfig& c = r.config;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(c.name.c_str());
+      if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("%lld layers, d_head %lld; %s at %lld tokens", c.layers, c.head_dim,
+                          bytes_in(static_cast<double>(r.context_bytes), ByteUnit::GiB, 2).c_str(), n.context);
+      }
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld / %lld", c.heads, c.kv_heads);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(kib(r.bytes_per_token).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(c.kv_heads == c.heads ? "the same" : (kib(r.mha_bytes_per_token) + ", " + fixed_decimals(r.saving, 0) + "×").c_str());
+    }
+    ImGui::EndTable();
+  }
+  text_wrapped("bfloat16: 2 × layers × K/V heads × d_head numbers a token (hover a model for its cache at %lld tokens). "
+               "Grouped-query attention lets several query heads read one K/V head: the cache is heads ÷ K/V heads times smaller.",
+               n.context);
+  const auto presets = list_presets();
+  if (std::any_of(presets.begin(), presets.end(), [](const PresetInfo& p) { return p.name == "gqa"; })) {
+    if (ImGui::Button("Open the gqa lesson")) out.push_back(LoadPreset{"gqa"});
+  } else {
+    ImGui::TextDisabled("The gqa lesson shows grouped-query attention.");
+  }
+}
+
+// [Part 4] Exposure bias: the true text in (teacher forcing) against the model's own draws in.
+void draw_exposure(const KvCacheNumbers& n, const Palette& pal, Commands& out) {
+  const ExposureBias& e = n.exposure;
+  text_wrapped("In training the model reads the true text (teacher forcing); writing, it reads its own draws. On a text of the %s "
+               "model's task (yellow: not the true text's token):", n.model.c_str());
+  const float lw = label_width({"the text", "goes on", "teacher forcing", "its own draws", "then its best"});
+  token_row("the text", lw, e.prompt, nullptr, -1, pal);
+  token_row("goes on", lw, e.truth, nullptr, -1, pal);
+  token_row("teacher forcing", lw, e.teacher, &e.truth, -1, pal);
+  token_row("its own draws", lw, e.drawn, &e.truth, e.first_mistake, pal);
+  if (e.first_mistake >= 0) {
+    // The greedy tokens after the first mistake, under the steps they continue.
+    std::vector<int> after(e.drawn.begin(), e.drawn.begin() + e.first_mistake + 1);
+    after.insert(after.end(), e.greedy_after.begin(), e.greedy_after.end());
+    token_row("then its best", lw, after, &e.truth, e.first_mistake, pal);
+    const auto at = static_cast<std::size_t>(e.first_mistake);
+    text_wrapped("Drawn at T = %s (seed %llu): at step %d it drew %d, which it gave %s itself (%s after T). Teacher forcing got "
+                 "%d of %zu right, its own draws %d; from that one draw on, its most probable tokens got %d of %zu.",
+                 significant(e.temperature, 6).c_str(), static_cast<unsigned long long>(e.seed), e.first_mistake + 1, e.drawn[at],
+                 significant(e.drawn_model_prob[at], 2).c_str(), significant(e.drawn_prob[at], 2).c_str(), e.teacher_correct,
+                 e.truth.size(), e.drawn_correct, e.greedy_after_correct, e.greedy_after.size());
+  } else {
+    text_wrapped("Drawn at T = %s (seed %llu), every draw was right: teacher forcing got %d of %zu.", significant(e.temperature, 6).c_str(),
+                 static_cast<unsigned long long>(e.seed), e.teacher_correct, e.truth.size());
+  }
+  if (ImGui::Button("Try it in the Model window")) {
+    // The lesson's model on its text, with its temperature and seed: Generate writes the lesson's draws.
+    out.push_back(OpenInModelWindow{n.model, probe_text(e.prompt)});
+    out.push_back(SetGenerateSettings{e.temperature, static_cast<int>(e.truth.size()), e.seed});
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Opens the %s model on this text with T = %s; press Generate there", n.model.c_str(),
+                      significant(e.temperature, 6).c_str());
+  }
+}
+
+}  // namespace
+
+void draw_kv_cache_page(const PageInputs& in, const KvCacheNumbers* numbers, KvCacheUi& ui, Commands& out) {
+  if (!numbers_or_why(in, numbers)) return;
+  const Palette pal = palette(in.ctx.view);
+  const char* parts[] = {"Same numbers", "Cost", "Bytes", "Exposure bias"};
+  for (int i = 0; i < 4; ++i) {
+    if (i) ImGui::SameLine();
+    if (ImGui::RadioButton(parts[i], ui.part == i)) ui.part = i;
+  }
+  switch (ui.part) {
+    case 0: draw_same_numbers(ui, in.model, *numbers, pal); break;
+    case 1: draw_cost(ui, in.model, *numbers); break;
+    case 2: draw_bytes(in.model, *numbers, out); break;
+    default: draw_exposure(*numbers, pal, out); break;
+  }
+  error_text(pal.error, ui.error);
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,15 @@
+// The self-cross lesson's page (self_cross_page.cpp): a sequence attending to itself beside decoder
+// queries attending to encoder keys. No UI state of its own.
+#pragma once
+
+#include "engine/lessons/self_cross.hpp"
+#include "gui/lessons/lesson_page.hpp"
+
+namespace attnlab::gui {
+
+void draw_self_cross_page(const PageInputs& in, const SelfCrossNumbers* numbers, Commands& out);
+
+// Its exercise goes here (issue 70; lesson_page.hpp): the shapes of the two score matrices, a
+// cross-attention row's weights.
+
+}  // namespace attnlab::gui

@@ -1,0 +1,30 @@
+// The induction-head lesson's page (train_induction_page.cpp): "Watch an induction head form", five
+// steps that the walk-through's keys move through: the task and the hand-made induction head; a
+// two-layer model trained from scratch on the Training window's thread; the phase change on the
+// curve; then layer 0's previous-token head and layer 1's induction head lifted into the lab. It reads
+// the Training window's state and asks it for everything by commands.
+#pragma once
+
+#include "engine/lessons/train_induction.hpp"
+#include "gui/lessons/lesson_page.hpp"
+
+namespace attnlab::gui {
+
+inline constexpr int kInductionSteps = 5;
+
+struct TrainInductionUi {
+  int step = 0;          // the step shown (0-based)
+  int entered = -1;      // the step whose action (start training, lift a head) has been taken
+  int lift_layer = -1;   // the layer of the head the lesson lifted last
+};
+
+void draw_train_induction_page(const PageInputs& in, const TrainInductionNumbers* numbers, TrainInductionUi& ui, Commands& out);
+
+// The page goes on with the heads it lifts into the lab (whose documents are no lesson's): while the
+// shown scenario is the lesson's own or a head lifted from the Training window.
+bool train_induction_goes_on(const Scenario& shown, const TrainingUi& training);
+
+// Its exercise goes here (issue 70; lesson_page.hpp): which earlier token an induction head will
+// attend to.
+
+}  // namespace attnlab::gui
