@@ -25,5 +25,6 @@ Runner add_models_command(CLI::App& app);
 Runner add_model_command(CLI::App& app);
 Runner add_train_command(CLI::App& app);
 Runner add_exercise_command(CLI::App& app);
+Runner add_worksheet_command(CLI::App& app);
 
 }  // namespace attnlab::cli

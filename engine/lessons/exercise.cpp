@@ -147,6 +147,21 @@ AnswerValue AnswerValue::cells(const std::vector<std::pair<long long, long long>
   return v;
 }
 
+std::string part_label(const ExercisePart& p) {
+  const std::string row = ", row " + std::to_string(p.row);
+  switch (p.kind) {
+    case PartKind::ScoresRow: return "scores" + row;
+    case PartKind::LogitsRow: return "logits" + row;
+    case PartKind::WeightsRow: return "weights" + row;
+    case PartKind::OutputRow: return "output" + row;
+    case PartKind::ArgmaxKey: return "top key" + row;
+    case PartKind::Blocked: return "blocked cells";
+    case PartKind::Matrix: return "matrix";
+    case PartKind::Number: return {};
+  }
+  return {};
+}
+
 std::string query_label(const Exercise& e, Eigen::Index i) {
   return "row " + std::to_string(i) + " (" + display_token(e.given.query_tokens, e.given.Q.rows(), i) + ")";
 }

@@ -147,6 +147,10 @@ nlohmann::ordered_json answer_to_json(const AnswerValue& v, PartKind kind);
 // The value as people read it, to `decimals`: "0.40", "(0.40, null, 0.60)", "key 2", "[0, 1], [0, 2]".
 std::string answer_text(const AnswerValue& v, PartKind kind, int decimals);
 
+// What a part asks, in a few words for a key or a tab's list: "weights, row 2", "top key, row 1",
+// "blocked cells"; empty for a lesson's own number (its prompt says it).
+std::string part_label(const ExercisePart& p);
+
 // "row 1 (t2)": a query row as the prompts name it.
 std::string query_label(const Exercise& e, Eigen::Index i);
 // "key 2 (t3)".
