@@ -14,10 +14,28 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 namespace attnlab::gui {
 
 namespace {
+
+// ATTNLAB_GUI_EXERCISE=SEED opens the Exercise tab at that seed, and ATTNLAB_GUI_EXERCISE_ANSWERS=FILE
+// (an answer file of `attnlab exercise --answer`) fills its fields and checks them: for screenshots,
+// docs and tests of the tab.
+void exercise_from_environment(ExerciseUi& exercise, Commands& out) {
+  const char* seed = std::getenv("ATTNLAB_GUI_EXERCISE");
+  if (!seed) return;
+  exercise.open_seed = std::strtoull(seed, nullptr, 10);
+  exercise.select_tab = true;
+  out.push_back(ShowWindow{"Lesson view"});
+  if (const char* answers = std::getenv("ATTNLAB_GUI_EXERCISE_ANSWERS")) {
+    std::ifstream in(answers);
+    exercise.pending_answers.assign(std::istreambuf_iterator<char>(in), {});
+    if (exercise.pending_answers.empty()) out.push_back(SayError{std::string("ATTNLAB_GUI_EXERCISE_ANSWERS: cannot read ") + answers});
+  }
+}
 
 // The built-in lesson the document came from (matched by title), or −1.
 int current_lesson(const Scenario& doc, const std::vector<PresetInfo>& presets) {
@@ -45,6 +63,7 @@ void draw_lesson_panel(const ViewContext& ctx, LessonsUi& ui, Commands& out) {
       for (Command& c : walk_start(ui.walk)) out.push_back(std::move(c));
       ui.walk.step = std::clamp(std::atoi(walk) - 1, 0, kWalkSteps - 1);
     }
+    exercise_from_environment(ui.exercise, out);
   }
   const auto presets = list_presets();
   const int here = current_lesson(s, presets);
@@ -67,6 +86,14 @@ void draw_lesson_panel(const ViewContext& ctx, LessonsUi& ui, Commands& out) {
   const std::string_view view = lesson_view(s.lesson);
   if (view != kPlainView && ImGui::Button("Open the lesson view")) out.push_back(ShowWindow{"Lesson view"});
   if (view != kPlainView) same_line_if_fits(ImGui::CalcTextSize("Leave the walk-through").x + ImGui::GetFontSize());
+  if (here >= 0) {
+    same_line_if_fits(ImGui::CalcTextSize("Exercise").x + ImGui::GetFontSize() * 2);
+    if (ImGui::Button("Exercise")) {
+      ui.exercise.select_tab = true;
+      out.push_back(ShowWindow{"Lesson view"});
+    }
+    same_line_if_fits(ImGui::CalcTextSize("Walk through").x + ImGui::GetFontSize() * 2);
+  }
   if (!ui.walk.active) {
     if (ImGui::Button("Walk through")) {
       for (Command& c : walk_start(ui.walk)) out.push_back(std::move(c));

@@ -2,12 +2,15 @@
 // a pointer to the lessons that have one.
 #include "gui/lessons/lesson_view_panel.hpp"
 
+#include "gui/lessons/exercise_tab.hpp"
 #include "gui/lessons/lesson_numbers.hpp"
 #include "gui/lessons/lesson_page.hpp"
 #include "gui/lessons/train_induction_page.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/lessons/walkthrough_view.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+
+#include <utility>
 
 namespace attnlab::gui {
 
@@ -36,14 +39,32 @@ bool place_lesson_view(LessonsUi& ui, bool presenter) {
   return false;
 }
 
+// The page of the lesson shown (or the way into the walk-through where it has none).
+void draw_lesson_page(const ViewContext& ctx, LessonsUi& ui, const ModelUi& model, const TrainingUi& training, CellRef selected,
+                      Commands& out) {
+  if (ui.page) {
+    std::string error;
+    const LessonNumbers* numbers = lesson_numbers_any(ui.numbers, ctx, error);
+    ui.page->draw(PageInputs{ctx, model, training, selected, error}, numbers, out);
+    return;
+  }
+  text_wrapped("This scenario has no special view. Press the button below (or Space after it) to walk through "
+               "the pipeline one step at a time, or open a lesson from the Lessons menu: multi-head attention, "
+               "temperature, normalizers, precision, geometry, cost and the online softmax each have a view of their own here.");
+  if (ImGui::Button("Walk through step by step")) {
+    for (Command& c : walk_start(ui.walk)) out.push_back(std::move(c));
+  }
+}
+
 }  // namespace
 
 bool induction_lesson_shown(const LessonsUi& lessons) { return dynamic_cast<const PageState<TrainInductionUi>*>(lessons.page.get()); }
 
 void draw_lesson_view_panel(const ViewContext& ctx, LessonsUi& ui, const ModelUi& model, const TrainingUi& training, CellRef selected,
-                            Commands& out) {
+                            const ExerciseProgress& exercises, Commands& out) {
   // The page of the shown result's lesson (the document may be a step ahead).
   sync_lesson_page(ui, ctx.shown(), training);
+  sync_exercise(ui.exercise, ctx.shown(), exercises);
   const bool placed = place_lesson_view(ui, ctx.view.presenter);
   handle_walk_keys(ui.walk);
   if (!placed) return;
@@ -62,18 +83,26 @@ void draw_lesson_view_panel(const ViewContext& ctx, LessonsUi& ui, const ModelUi
     draw_walkthrough_view(MapCanvas{ctx, selected, out}, ui.walk);
     return;
   }
-  if (ui.page) {
-    std::string error;
-    const LessonNumbers* numbers = lesson_numbers_any(ui.numbers, ctx, error);
-    ui.page->draw(PageInputs{ctx, model, training, selected, error}, numbers, out);
+  // The lesson's page, and its exercise beside it (a built-in lesson's; another scenario has none).
+  if (ui.exercise.lesson.empty()) {
+    draw_lesson_page(ctx, ui, model, training, selected, out);
     return;
   }
-  text_wrapped("This scenario has no special view. Press the button below (or Space after it) to walk through "
-               "the pipeline one step at a time, or open a lesson from the Lessons menu: multi-head attention, "
-               "temperature, normalizers, precision, geometry, cost and the online softmax each have a view of their own here.");
-  if (ImGui::Button("Walk through step by step")) {
-    for (Command& c : walk_start(ui.walk)) out.push_back(std::move(c));
+  if (!ImGui::BeginTabBar("lesson_view_tabs")) return;
+  if (ImGui::BeginTabItem("Lesson")) {
+    ImGui::BeginChild("lesson_page");
+    draw_lesson_page(ctx, ui, model, training, selected, out);
+    ImGui::EndChild();
+    ImGui::EndTabItem();
   }
+  const ImGuiTabItemFlags select = std::exchange(ui.exercise.select_tab, false) ? ImGuiTabItemFlags_SetSelected : 0;
+  if (ImGui::BeginTabItem("Exercise", nullptr, select)) {
+    ImGui::BeginChild("exercise");
+    draw_exercise_tab(MapCanvas{ctx, selected, out}, exercises, ui.exercise);
+    ImGui::EndChild();
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
 }
 
 }  // namespace attnlab::gui

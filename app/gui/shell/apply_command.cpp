@@ -25,6 +25,7 @@
 
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <type_traits>
@@ -279,6 +280,15 @@ struct Applier {
   bool operator()(const ShareLink&) {
     const std::string link = services.platform->share_link(state.doc.scenario);
     state.notice = "Copied a link to this scenario (" + std::to_string(link.size()) + " characters); it is in the address bar too";
+    return true;
+  }
+  bool operator()(const RecordExercise& c) {
+    ExerciseRecord& r = state.exercises[c.lesson];
+    if (r.seed != c.seed) r = ExerciseRecord{c.seed, {}};
+    for (const std::string& id : c.solved) {
+      if (std::find(r.solved.begin(), r.solved.end(), id) == r.solved.end()) r.solved.push_back(id);
+    }
+    std::sort(r.solved.begin(), r.solved.end());
     return true;
   }
   bool operator()(const SelectCell& c) {
