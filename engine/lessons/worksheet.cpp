@@ -324,8 +324,8 @@ void draw_student_footer(Figure& page, const StudentSheet& sheet, int part, int 
     t.text = std::move(text);
     page.items.push_back(std::move(t));
   };
-  line(kPageH - 30, std::string("Check your answers in Attention Lab: open ") + (one ? "the lesson's" : "each lesson's") +
-                        " Exercise tab and choose seed " + seed + ";");
+  line(kPageH - 30, std::string("Check your answers in Attention Lab: open ") + (one ? "the lesson" : "each lesson") +
+                        ", press Exercise and open seed " + seed + ";");
   line(kPageH - 19, "or run  attnlab exercise " + lesson + " --seed " + seed + " --answer answers.json");
   if (parts > 1) line(kPageH - 19, "seed " + seed + ", page " + std::to_string(part) + " of " + std::to_string(parts), HAlign::Right);
 }
@@ -420,7 +420,7 @@ std::vector<Figure> layout_answer_key(const std::vector<StudentSheet>& sheets) {
   p.y += 22;
   p.wrap("Attention Lab worksheet: " + lessons + "; seeds " + std::to_string(sheets.front().seed) + " to " +
              std::to_string(sheets.back().seed) + ". Each answer is the grader's, to the decimals asked (−∞: a blocked "
-             "logit); the working of any part: attnlab exercise LESSON --seed S, or the app's Exercise tab.",
+             "logit); the working of any part: attnlab exercise LESSON --seed S, or the lesson's Exercise in the app.",
          p.left(), p.right(), 9, kSheetMuted);
   p.y += 8;
   // Two columns, a student's answers never split between them.

@@ -153,7 +153,7 @@ std::string worksheet_tex(const std::vector<StudentSheet>& sheets) {
                                      "the way and round only the answer; write −∞ for a logit the mask blocks.")
         << "}\\par\\hrulefill\n";
     for (const Exercise& e : sheet.exercises) exercise_tex(out, e);
-    out << "\\vfill{\\footnotesize " << tex("Check your answers in Attention Lab: open the lesson's Exercise tab and choose seed " + seed +
+    out << "\\vfill{\\footnotesize " << tex("Check your answers in Attention Lab: open the lesson, press Exercise and open seed " + seed +
                                             ", or run attnlab exercise LESSON --seed " + seed + " --answer answers.json.")
         << "}\n";
   }

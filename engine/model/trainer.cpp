@@ -35,7 +35,9 @@ namespace fs = std::filesystem;
 // [SECTION] the state: the weights file, AdamW, the batch stream
 // -------------------------------------------------------------------------------------------------
 
-namespace {
+// Named, not anonymous: Trainer::State holds one, and a unity build would otherwise warn that the
+// State's field has internal linkage.
+namespace trainer_storage {
 
 // The model's model.safetensors held in memory in float storage: the header's bytes first (padded
 // to a multiple of 8, so the data after it is float-aligned), then every tensor's floats in the
@@ -94,6 +96,12 @@ private:
   std::size_t count_ = 0;
   std::vector<Slice> slices_;
 };
+
+}  // namespace trainer_storage
+
+using trainer_storage::WeightsFile;
+
+namespace {
 
 std::string vocab_json_text(int symbols) {
   std::string s = "{";

@@ -184,7 +184,7 @@ TEST_F(Hostile, ARowWhoseVisibleScoresAreAllMinusInfinityIsNotMasked) {
   apply(state, edits::set_self_attention(false));
   Scenario s = state.doc.scenario;
   s.K = Matrix{{-1e38f, -1e38f}, {-1e38f, -1e38f}, {-1e38f, -1e38f}};
-  actions::load_scenario(state, s, "", "negative keys");
+  apply(state, services, LoadScenario{s, "", "negative keys"});
   frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
   const Result& r = state.results.result;
@@ -225,7 +225,7 @@ TEST_F(Hostile, TinyTemperatureWithoutScalingExplainsInfiniteLogits) {
   EXPECT_TRUE(any_note("logits overflow float32")) << "no sentence for the infinite logits";
   for (Eigen::Index i = 0; i < r.n; ++i) EXPECT_NEAR(r.weights.row(i).sum(), 1.0, 1e-5);
   // And with ordinary numbers a temperature of 0.05 unscaled simply sharpens.
-  actions::load_preset(state, "three-tokens");
+  apply(state, services, LoadPreset{"three-tokens"});
   apply(state, edits::set_scale(false));
   apply(state, edits::set_temperature(0.0001));  // clamped to 0.05
   frame();
@@ -271,7 +271,7 @@ TEST_F(Hostile, EveryMaskWithEverySize) {
         const Mask before = state.doc.scenario.options.mask;
         if (kind != MaskKind::None && kind != MaskKind::Causal && kind != MaskKind::Custom) {
           apply(state, edits::set_mask_param(param));
-          end_merge(state);
+          apply(state, services, EndMerge{});
         }
         frame();
         if (!state.error.empty()) {
@@ -342,12 +342,12 @@ TEST_F(Hostile, N4096) {
   EXPECT_NE(state.error.find("padding length 5000 is larger than the number of keys (4096)"), std::string::npos)
       << state.error;
   apply(state, edits::set_mask_param(0));
-  end_merge(state);
+  apply(state, services, EndMerge{});
   frame();
   for (const RowDiagnostics& d : state.results.result.rows) ASSERT_TRUE(d.fully_masked);
   apply(state, edits::set_mask_kind(MaskKind::Window));
   apply(state, edits::set_mask_param(4096));
-  end_merge(state);
+  apply(state, services, EndMerge{});
   frame();
   EXPECT_FLOAT_EQ(state.results.result.weights(0, 0), 1.0f);
   EXPECT_EQ(state.results.result.weights(0, 1), 0.0f);

@@ -10,3 +10,22 @@
 #include ATTNLAB_GL_HEADER
 // GLFW never pulls in a GL header of its own: the GUI's targets define GLFW_INCLUDE_NONE
 // (app/gui/CMakeLists.txt).
+
+namespace attnlab::gui {
+
+// Fills the 2-D texture `id` with `w` × `h` texels from `pixels` (laid out as `format` and `type`,
+// rows aligned to `alignment` bytes) stored as `internal`, sampled with `filter` and clamped at its
+// edges; leaves no texture bound.
+inline void fill_clamped_texture(GLuint id, GLint filter, GLint internal, int w, int h, GLenum format, GLenum type,
+                                 const void* pixels, GLint alignment) {
+  glBindTexture(GL_TEXTURE_2D, id);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, alignment);
+  glTexImage2D(GL_TEXTURE_2D, 0, internal, w, h, 0, format, type, pixels);
+  glBindTexture(GL_TEXTURE_2D, 0);
+}
+
+}  // namespace attnlab::gui

@@ -4,6 +4,7 @@
 #include "gui/dialogs/export_dialog.hpp"
 
 #include "engine/figures/colormap.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -61,14 +62,7 @@ void update_preview(const ViewContext& ctx, ExportUi& ui, const ExportOptions& o
     ui.preview_bytes = png.size();
     if (!ctx.services.renderer) return;  // no GL context (tests): sizes only
     if (ui.preview_texture == 0) glGenTextures(1, &ui.preview_texture);
-    glBindTexture(GL_TEXTURE_2D, ui.preview_texture);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels.get());
-    glBindTexture(GL_TEXTURE_2D, 0);
+    fill_clamped_texture(ui.preview_texture, GL_LINEAR, GL_RGBA8, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.get(), 1);
   } catch (const std::exception& e) {
     ui.preview_error = e.what();
     ui.preview_w = ui.preview_h = 0;
@@ -224,9 +218,9 @@ void draw_export_choices(const ViewContext& ctx, ExportUi& ui, Commands& out) {
   ImGui::Checkbox("Fixed range (share one scale)", &ui.fixed_range);
   if (ui.fixed_range) {
     ImGui::PushItemWidth(fs * 10.5f);
-    ImGui::InputFloat("##lo", &ui.range_lo, 0, 0, "%.4g");
+    ImGui::InputFloat("##lo", &ui.range_lo, 0, 0, widget_significant(4).c_str());
     ImGui::SameLine();
-    ImGui::InputFloat("##hi", &ui.range_hi, 0, 0, "%.4g");
+    ImGui::InputFloat("##hi", &ui.range_hi, 0, 0, widget_significant(4).c_str());
     ImGui::PopItemWidth();
   }
   ImGui::TextUnformatted("PNG width in pixels (0: automatic)");

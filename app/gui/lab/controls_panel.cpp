@@ -3,6 +3,7 @@
 #include "gui/lab/controls_panel.hpp"
 
 #include "engine/attention/explain.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/state/edits.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -56,7 +57,7 @@ void rope_controls(const Document& doc, Commands& out, const Glyphs& g, const Pa
   if (!o.rope) return;
   const RopeSettings& rope = *o.rope;
   const std::string theta_label = std::string("base ") + g.theta;
-  const std::string theta_format = std::string(g.theta) + " = %.6g";
+  const std::string theta_format = widget_significant(6, std::string(g.theta) + " = ");
   float theta = static_cast<float>(rope.theta);
   if (ImGui::SliderFloat(label_for(theta_label.c_str(), nullptr, "##rope_theta", presenter, pal), &theta, 1.0f, 1e7f,
                          theta_format.c_str(), ImGuiSliderFlags_Logarithmic)) {
@@ -106,7 +107,7 @@ void draw_controls_panel(const ViewContext& ctx, Commands& out) {
   ImGui::TextUnformatted("temperature T");
   key_hint(pal, "[ and ] change T", presenter);
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::SliderFloat("##temperature", &t, 0.05f, 20.0f, "T = %.3g", ImGuiSliderFlags_Logarithmic)) {
+  if (ImGui::SliderFloat("##temperature", &t, 0.05f, 20.0f, widget_significant(3, "T = ").c_str(), ImGuiSliderFlags_Logarithmic)) {
     out.push_back(edits::set_temperature(t));
   }
   if (ImGui::IsItemDeactivated()) out.push_back(EndMerge{});

@@ -135,7 +135,7 @@ void matrix_grid(const Document& doc, InputsUi& ui, Commands& out, Which w) {
         float v = M(i, j);
         ImGui::SetNextItemWidth(cell_w);
         const float speed = 0.01f * std::max(1.0f, std::abs(v) * 0.1f);
-        const bool changed = ImGui::DragFloat("##c", &v, speed, 0, 0, "%.3g");
+        const bool changed = ImGui::DragFloat("##c", &v, speed, 0, 0, widget_significant(3).c_str());
         const std::string cell_name = std::string(which_name(w)) + "[" + std::to_string(i) + "][" + std::to_string(j) + "]";
         if (check_typed_text(ui, out, ImGui::GetItemID(), cell_name, M(i, j)) && changed) out.push_back(edits::set_cell(w, i, j, v));
         if (ImGui::IsItemDeactivated()) out.push_back(EndMerge{});
@@ -160,7 +160,7 @@ void fill_and_tokens(const ViewContext& ctx, InputsUi& ui, Commands& out) {
   if (ImGui::Combo("fill", &target, targets, 4)) ui.fill_target = static_cast<FillTarget>(target);
   const float fs = ImGui::GetFontSize(), inner = ImGui::GetStyle().ItemInnerSpacing.x;
   ImGui::SetNextItemWidth(fs * 5);
-  ImGui::DragFloat(g.sigma, &ui.sigma, 0.01f, 0.01f, 100.0f, "%.2f");
+  ImGui::DragFloat(g.sigma, &ui.sigma, 0.01f, 0.01f, 100.0f, widget_decimals(2).c_str());
   same_line_if_fits(fs * 6 + inner + ImGui::CalcTextSize("seed").x);
   ImGui::SetNextItemWidth(fs * 6);
   ImGui::InputInt("seed", &ui.seed);

@@ -16,4 +16,17 @@ void choose_block_max(PipelineUi& pipeline, std::uint64_t result_version, bool b
   pipeline.block_choice_for = result_version;
 }
 
+bool inputs_column_hidden(const ViewSettings& view, const LayoutUi& layout) { return view.inputs_hidden || layout.inputs_auto_folded; }
+
+void toggle_inputs_column(ViewSettings& view, LayoutUi& layout) {
+  if (layout.inputs_auto_folded) {
+    // The user asked for the column presenter mode had folded: stop folding it (View menu turns it back on).
+    view.inputs_auto_fold = false;
+    layout.inputs_auto_folded = false;
+    view.inputs_hidden = false;
+    return;
+  }
+  view.inputs_hidden = !view.inputs_hidden;
+}
+
 }  // namespace attnlab::gui

@@ -4,6 +4,7 @@
 
 #include "engine/attention/stage.hpp"
 #include "gui/state/edits.hpp"
+#include "gui/state/view_settings.hpp"
 #include "gui/widgets/drawn_rect.hpp"
 #include "gui/widgets/heatmap.hpp"
 
@@ -46,6 +47,12 @@ struct LayoutUi {
   float pipeline_needs_width = 0;   // the width below which the numbers in its cells get too small
   bool inputs_auto_folded = false;  // the host folded the inputs column this frame (inputs_auto_fold)
 };
+
+// Whether the inputs column is folded away this frame: by the user (I) or by presenter mode.
+bool inputs_column_hidden(const ViewSettings& view, const LayoutUi& layout);
+// I and View > Inputs column: shows a folded column (and, when presenter mode had folded it, stops
+// folding it automatically), folds a shown one.
+void toggle_inputs_column(ViewSettings& view, LayoutUi& layout);
 
 // Keeps where a heatmap of `stage` was drawn this frame (PipelineUi::drawn: the last of each stage,
 // which the automatic layout, the tests and the screenshot check read).

@@ -367,7 +367,7 @@ HeatmapSpec stage_spec(const ViewContext& ctx, const Stages& S, const Plan& plan
     spec.size = ImVec2(plan.slot[k], plan.texture_h);
     spec.max_cell = S.max_cell;
   }
-  spec.blocked_text = st == Stage::Logits ? (ctx.services.fonts.unicode ? "−∞" : "-inf") : nullptr;
+  spec.blocked_text = st == Stage::Logits ? minus_infinity(ctx.services.fonts.unicode) : nullptr;
   return spec;
 }
 

@@ -53,9 +53,8 @@ bool draw_compute_progress(const ViewContext& ctx, Commands& out) {
                        g.times);
     ImGui::PopStyleColor();
     const double frac = job.progress();
-    char overlay[64];
-    std::snprintf(overlay, sizeof overlay, "%.0f%%  %.1f s", frac * 100.0, job.elapsed_ms() / 1000.0);
-    ImGui::ProgressBar(static_cast<float>(frac), ImVec2(std::min(ImGui::GetContentRegionAvail().x, fs * 30), 0), overlay);
+    const std::string overlay = percent(frac * 100.0, 0) + "  " + fixed_decimals(job.elapsed_ms() / 1000.0, 1) + " s";
+    ImGui::ProgressBar(static_cast<float>(frac), ImVec2(std::min(ImGui::GetContentRegionAvail().x, fs * 30), 0), overlay.c_str());
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) out.push_back(CancelStreaming{});
     if (results.has_result) ImGui::TextDisabled("Until it finishes, the result from before the last change is shown.");
@@ -74,6 +73,25 @@ bool draw_compute_progress(const ViewContext& ctx, Commands& out) {
 
 namespace {
 
+// A map's heading in the accent colour, as the dense pipeline's stages have.
+void stage_heading(const Palette& pal, const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopStyleColor();
+}
+
+// `spec` drawn as the pipeline draws its stage (kept for the layout record, its menu's choice into
+// `out`) with its colorbar underneath.
+void draw_stage_map(const ViewContext& ctx, PipelineUi& pipeline, Commands& out, const HeatmapSpec& spec) {
+  const float fs = ImGui::GetFontSize();
+  const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(ctx, pipeline.selected));
+  keep_drawn(pipeline, spec.stage, ev);
+  if (ev.menu != HeatmapMenu::None) out.push_back(StageMenu{spec.stage, ev.menu});
+  const DrawnRect& d = ev.drawn;
+  ImGui::SetCursorScreenPos(ImVec2(d.x0, d.y1 + fs * 0.4f));
+  draw_colorbar(palette(ctx.view), *spec.map, spec.lo, spec.hi, spec.diverging, std::max(fs * 5, d.x1 - d.x0));
+}
+
 // The weights, downsampled, log scale, `width` × `height`; pixels with no weight at all are hatched
 // like blocked cells.
 void draw_streamed_weights(const ViewContext& ctx, PipelineUi& pipeline, Commands& out, float width, float height) {
@@ -81,14 +99,11 @@ void draw_streamed_weights(const ViewContext& ctx, PipelineUi& pipeline, Command
   const StreamedViews& sv = ctx.results.streamed;
   const Glyphs& g = ctx.services.glyphs;
   const Palette pal = palette(ctx.view);
-  const float fs = ImGui::GetFontSize();
   const Heatmap& hm = r.heatmap;
   const bool show_max = shows_block_max(pipeline, ctx.results.result_version);
   const Matrix& shown = show_max ? sv.log_max : sv.log_mean;
   ImGui::BeginGroup();
-  ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-  ImGui::Text("weights, %s", ctx.services.fonts.unicode ? "log₁₀" : "log10");
-  ImGui::PopStyleColor();
+  stage_heading(pal, std::string("weights, ") + (ctx.services.fonts.unicode ? "log₁₀" : "log10"));
   if (shown.size() > 0) {
     HeatmapSpec spec;
     spec.id = "streamed_weights";
@@ -103,12 +118,7 @@ void draw_streamed_weights(const ViewContext& ctx, PipelineUi& pipeline, Command
              cell_span("key", "keys", x, r.m, hm.mean.cols(), g) + "\nlargest weight " + three_digits(hm.max(y, x)) +
              ", mean " + three_digits(hm.mean(y, x));
     };
-    const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(ctx, pipeline.selected));
-    keep_drawn(pipeline, Stage::Weights, ev);
-    if (ev.menu != HeatmapMenu::None) out.push_back(StageMenu{Stage::Weights, ev.menu});
-    const DrawnRect& d = ev.drawn;
-    ImGui::SetCursorScreenPos(ImVec2(d.x0, d.y1 + fs * 0.4f));
-    draw_colorbar(pal, *spec.map, spec.lo, spec.hi, false, std::max(fs * 5, d.x1 - d.x0));
+    draw_stage_map(ctx, pipeline, out, spec);
   } else {
     text_wrapped("No heatmap (the run kept none).");
   }
@@ -123,9 +133,7 @@ void draw_streamed_output(const ViewContext& ctx, PipelineUi& pipeline, Commands
   const Palette pal = palette(ctx.view);
   const float fs = ImGui::GetFontSize();
   ImGui::BeginGroup();
-  ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-  ImGui::TextUnformatted("output");
-  ImGui::PopStyleColor();
+  stage_heading(pal, "output");
   if (out.size() > 0) {
     HeatmapSpec spec;
     spec.id = "streamed_output";
@@ -141,12 +149,7 @@ void draw_streamed_output(const ViewContext& ctx, PipelineUi& pipeline, Commands
       return cell_span("query", "queries", y, n, rows, g) + ", v" + std::to_string(x + 1) + "\n" +
              (rows < n ? "mean output " : "output ") + fixed_decimals(out(y, x), 4);
     };
-    const HeatmapEvents ev = draw_heatmap(spec, heatmap_style(ctx, pipeline.selected));
-    keep_drawn(pipeline, Stage::Output, ev);
-    if (ev.menu != HeatmapMenu::None) commands.push_back(StageMenu{Stage::Output, ev.menu});
-    const DrawnRect& d = ev.drawn;
-    ImGui::SetCursorScreenPos(ImVec2(d.x0, d.y1 + fs * 0.4f));
-    draw_colorbar(pal, *spec.map, spec.lo, spec.hi, true, std::max(fs * 5, d.x1 - d.x0));
+    draw_stage_map(ctx, pipeline, commands, spec);
   }
   ImGui::EndGroup();
 }

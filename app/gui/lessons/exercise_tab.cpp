@@ -79,10 +79,11 @@ int draw_givens(const MapCanvas& canvas, const Exercise& e, float cell_fonts) {
                                            g.rows, g.cols, size);
     ImGui::EndGroup();
     listed.push_back(d);
+    // The heatmap's own button takes the press, so the window counts as hovered while it is held.
     const ImVec2 mouse = ImGui::GetMousePos();
-    if (k == 1 && d.drawn && d.rows > 0 && ImGui::IsWindowHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Left) &&
-        mouse.x >= d.x0 && mouse.x < d.x1 &&
-        mouse.y >= d.y0 && mouse.y < d.y1) {
+    const bool here = ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows | ImGuiHoveredFlags_AllowWhenBlockedByActiveItem);
+    if (k == 1 && d.drawn && d.rows > 0 && here && ImGui::IsMouseClicked(ImGuiMouseButton_Left) && mouse.x >= d.x0 &&
+        mouse.x < d.x1 && mouse.y >= d.y0 && mouse.y < d.y1) {
       clicked = std::clamp(static_cast<int>((mouse.y - d.y0) / ((d.y1 - d.y0) / static_cast<float>(d.rows))), 0, d.rows - 1);
     }
   }
@@ -150,6 +151,8 @@ void draw_exercise_controls(const MapCanvas& canvas, ExerciseUi& ui) {
   if (ImGui::Button("Check") && ui.exercise) {
     canvas.out.push_back(RecordExercise{ui.lesson, ui.seed, check_exercise(ui)});
   }
+  ImGui::SameLine();
+  if (ImGui::Button("Back to the lesson")) ui.shown = false;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
-// The Exercise tab of the Lesson view window (issue 70): the exercise of the lesson shown, the same
-// as `attnlab exercise LESSON --seed S` prints. Its givens drawn as the lab draws matrices, a field
+// The Exercise tab (issue 70): what the Lesson view window shows instead of the lesson's page when the
+// Lesson tab's Exercise button asks (ExerciseUi::shown; "Back to the lesson" returns, and the page
+// keeps the whole window). The exercise of the lesson shown, the same as `attnlab exercise LESSON
+// --seed S` prints. Its givens drawn as the lab draws matrices, a field
 // per part (a click on a key of K answers "which key"), Check with ✓ or ✗ and the grader's sentence
 // per part, "Show the working", "New numbers" and a seed to open. Its state is ExerciseUi (in
 // LessonsUi, beside the lesson's page); what a student solves goes to the session by RecordExercise.

@@ -31,7 +31,8 @@ struct ExerciseUi {
   std::string error;  // why there is no exercise (a lesson that cannot draw one)
   std::vector<ExercisePartUi> parts;
   int seed_field = 1;  // the "Seed" field, applied by "Open"
-  bool select_tab = false;  // bring the Exercise tab forward on the next frame
+  // The Lesson view window shows the exercise instead of the lesson's page (its Exercise button).
+  bool shown = false;
   unsigned last_field = 0;  // the ImGui id of the answer field used last (a click on K answers it)
   // Answers to fill in and check as the tab opens (ATTNLAB_GUI_EXERCISE_ANSWERS, the CLI's answer
   // format), for screenshots and tests; empty: none.

@@ -28,7 +28,7 @@ void exercise_from_environment(ExerciseUi& exercise, Commands& out) {
   const char* seed = std::getenv("ATTNLAB_GUI_EXERCISE");
   if (!seed) return;
   exercise.open_seed = std::strtoull(seed, nullptr, 10);
-  exercise.select_tab = true;
+  exercise.shown = true;
   out.push_back(ShowWindow{"Lesson view"});
   if (const char* answers = std::getenv("ATTNLAB_GUI_EXERCISE_ANSWERS")) {
     std::ifstream in(answers);
@@ -89,7 +89,7 @@ void draw_lesson_panel(const ViewContext& ctx, LessonsUi& ui, Commands& out) {
   if (here >= 0) {
     same_line_if_fits(ImGui::CalcTextSize("Exercise").x + ImGui::GetFontSize() * 2);
     if (ImGui::Button("Exercise")) {
-      ui.exercise.select_tab = true;
+      ui.exercise.shown = true;
       out.push_back(ShowWindow{"Lesson view"});
     }
     same_line_if_fits(ImGui::CalcTextSize("Walk through").x + ImGui::GetFontSize() * 2);

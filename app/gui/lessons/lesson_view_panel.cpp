@@ -10,7 +10,6 @@
 #include "gui/lessons/walkthrough_view.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
-#include <utility>
 
 namespace attnlab::gui {
 
@@ -54,6 +53,10 @@ void draw_lesson_page(const ViewContext& ctx, LessonsUi& ui, const ModelUi& mode
   if (ImGui::Button("Walk through step by step")) {
     for (Command& c : walk_start(ui.walk)) out.push_back(std::move(c));
   }
+  if (!ui.exercise.lesson.empty()) {
+    ImGui::SameLine();
+    if (ImGui::Button("Exercise")) ui.exercise.shown = true;
+  }
 }
 
 }  // namespace
@@ -83,26 +86,13 @@ void draw_lesson_view_panel(const ViewContext& ctx, LessonsUi& ui, const ModelUi
     draw_walkthrough_view(MapCanvas{ctx, selected, out}, ui.walk);
     return;
   }
-  // The lesson's page, and its exercise beside it (a built-in lesson's; another scenario has none).
-  if (ui.exercise.lesson.empty()) {
-    draw_lesson_page(ctx, ui, model, training, selected, out);
+  // The lesson's exercise where it was asked for (the Lesson tab's Exercise button), else its page:
+  // the pages keep the whole window, which a projector's 1280 × 720 needs.
+  if (ui.exercise.shown && !ui.exercise.lesson.empty()) {
+    draw_exercise_tab(MapCanvas{ctx, selected, out}, exercises, ui.exercise);
     return;
   }
-  if (!ImGui::BeginTabBar("lesson_view_tabs")) return;
-  if (ImGui::BeginTabItem("Lesson")) {
-    ImGui::BeginChild("lesson_page");
-    draw_lesson_page(ctx, ui, model, training, selected, out);
-    ImGui::EndChild();
-    ImGui::EndTabItem();
-  }
-  const ImGuiTabItemFlags select = std::exchange(ui.exercise.select_tab, false) ? ImGuiTabItemFlags_SetSelected : 0;
-  if (ImGui::BeginTabItem("Exercise", nullptr, select)) {
-    ImGui::BeginChild("exercise");
-    draw_exercise_tab(MapCanvas{ctx, selected, out}, exercises, ui.exercise);
-    ImGui::EndChild();
-    ImGui::EndTabItem();
-  }
-  ImGui::EndTabBar();
+  draw_lesson_page(ctx, ui, model, training, selected, out);
 }
 
 }  // namespace attnlab::gui

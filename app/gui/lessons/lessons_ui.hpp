@@ -79,7 +79,7 @@ struct LessonsUi {
   LessonNumbersCache numbers;
   std::unique_ptr<LessonPageView> page;
   std::string page_key;
-  // The window's Exercise tab (exercise_tab.hpp): the exercise of the shown lesson, whatever its page.
+  // The window's Exercise tab (exercise_tab.hpp), shown instead of the page: the shown lesson's exercise.
   ExerciseUi exercise;
 };
 

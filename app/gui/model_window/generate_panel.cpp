@@ -4,6 +4,7 @@
 // Transformer Explainer's temperature slider, on the model the window has open.
 #include "gui/model_window/generate_panel.hpp"
 
+#include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/model_window/generate_actions.hpp"
 #include "gui/model_window/model_job.hpp"
@@ -34,7 +35,7 @@ void draw_controls(ModelUi& m, bool threaded) {
   const float fs = ImGui::GetFontSize();
   float t = static_cast<float>(g.sampling.temperature);
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::SliderFloat("##temperature", &t, 0.0f, 3.0f, t == 0.0f ? "T = 0 (greedy)" : "temperature T = %.2f")) {
+  if (ImGui::SliderFloat("##temperature", &t, 0.0f, 3.0f, t == 0.0f ? "T = 0 (greedy)" : widget_decimals(2, "temperature T = ").c_str())) {
     g.sampling.temperature = std::max(0.0f, t);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("The logits are divided by T before the softmax: below 1 sharpens, above 1 flattens; 0 always takes the most probable token");
@@ -67,7 +68,7 @@ void draw_controls(ModelUi& m, bool threaded) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Draw only from the k most probable tokens (0: all)");
     float p = static_cast<float>(g.sampling.top_p);
     ImGui::SetNextItemWidth(w);
-    if (ImGui::SliderFloat("top-p", &p, 0.01f, 1.0f, "%.2f")) g.sampling.top_p = std::clamp(p, 0.01f, 1.0f);
+    if (ImGui::SliderFloat("top-p", &p, 0.01f, 1.0f, widget_decimals(2).c_str())) g.sampling.top_p = std::clamp(p, 0.01f, 1.0f);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Draw only from the fewest most probable tokens whose probability reaches p (1: all)");
     int seed = static_cast<int>(g.sampling.seed);
     ImGui::SetNextItemWidth(w);
@@ -130,15 +131,20 @@ void draw_next_bars(ModelUi& m, const Palette& pal, std::string_view ellipsis) {
   hint_text("thick: after T, what a draw uses · thin: the model's own (T = 1)");
 }
 
+// The draw that wrote the token at `position`, or null where the model did not write it.
+const model::DrawnToken* drawn_token(const ModelUi& m, std::int64_t position) {
+  const auto it = m.generate.drawn.find(position);
+  return it == m.generate.drawn.end() ? nullptr : &it->second;
+}
+
 // The draw that wrote the text's last token: the candidates it was drawn from, the drawn one
 // framed. One unlikely draw at a high temperature is where a text starts to wander: the model
 // goes on from its own token (exposure bias).
 void draw_last_draw(const ModelUi& m, const Palette& pal, std::string_view ellipsis) {
   if (!m.run || m.run->trace.ids.empty()) return;
-  const auto last = static_cast<std::int64_t>(m.run->trace.ids.size()) - 1;
-  const auto it = m.generate.drawn.find(last);
-  if (it == m.generate.drawn.end()) return;
-  const model::DrawnToken& t = it->second;
+  const model::DrawnToken* drawn = drawn_token(m, static_cast<std::int64_t>(m.run->trace.ids.size()) - 1);
+  if (!drawn) return;
+  const model::DrawnToken& t = *drawn;
   ImGui::Spacing();
   ImGui::TextWrapped("The last token, %s, was drawn at %s (the model's own %s) from:", quoted_id(m, t.id).c_str(), prob_text(t.prob).c_str(),
                      prob_text(t.model_prob).c_str());
@@ -156,9 +162,9 @@ void draw_last_draw(const ModelUi& m, const Palette& pal, std::string_view ellip
 }  // namespace
 
 void draw_drawn_token_tooltip(const ModelUi& m, std::int64_t position) {
-  const auto it = m.generate.drawn.find(position);
-  if (it == m.generate.drawn.end()) return;
-  const model::DrawnToken& t = it->second;
+  const model::DrawnToken* drawn = drawn_token(m, position);
+  if (!drawn) return;
+  const model::DrawnToken& t = *drawn;
   ImGui::BeginTooltip();
   ImGui::Text("Written by the model: %s, drawn at %s (the model's own %s)", quoted_id(m, t.id).c_str(), prob_text(t.prob).c_str(),
               prob_text(t.model_prob).c_str());

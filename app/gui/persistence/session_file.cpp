@@ -70,6 +70,38 @@ json top_level(std::string_view text, std::string_view source, const char* forma
   return j;
 }
 
+// What a file says of self-attention when it does not say: no, or yes when the keys are the
+// queries' tokens (what opening the scenario gives).
+enum class SelfWhenAbsent { No, SameTokens };
+
+// A session or recovery file (`format`, read as `what`): its top level for the caller's own fields,
+// and the document it holds: the scenario (the lesson's fields checked), self-attention, and the path
+// it was saved to. Self-attention ties K and V to Q's rows; a file that claims it for a rectangular
+// problem is read as cross-attention rather than refused.
+struct DocumentFile {
+  json j;
+  std::string src;
+  Document doc;
+  std::string scenario_path;
+  Reader top() const { return Reader{j, src}; }
+};
+DocumentFile read_document_file(std::string_view text, std::string_view source, const char* format, const char* what,
+                                SelfWhenAbsent absent) {
+  DocumentFile f{top_level(text, source, format, what), std::string(source), {}, {}};
+  const Reader r = f.top();
+  Document& doc = f.doc;
+  doc.scenario = parse_scenario(f.j.at("scenario").dump(), r.where("scenario"));
+  check_lesson_fields(doc.scenario.lesson);
+  if (r.has("scenario_path")) f.scenario_path = r.text("scenario_path", "scenario_path");
+  const Scenario& sc = doc.scenario;
+  doc.self_attention = r.has("self_attention") ? r.flag("self_attention", "self_attention")
+                       : absent == SelfWhenAbsent::SameTokens
+                           ? display_tokens(sc.query_tokens, sc.Q.rows()) == display_tokens(sc.key_tokens, sc.K.rows())
+                           : false;
+  doc.self_attention = doc.self_attention && sc.Q.rows() == sc.K.rows();
+  return f;
+}
+
 // "exercises": {"<lesson>": {"seed": S, "solved": ["a", …]}}; a lesson this build does not have is
 // kept (the Exercise tab never opens it).
 ExerciseProgress read_exercises(const json& e, const std::string& src) {
@@ -124,20 +156,13 @@ std::string session_json(const SessionData& s) {
 }
 
 SessionData parse_session(std::string_view text, std::string_view source) {
-  const std::string src(source);
-  const json j = top_level(text, source, "attnlab-session", "session");
-  const Reader top{j, src};
+  const DocumentFile f = read_document_file(text, source, "attnlab-session", "session", SelfWhenAbsent::SameTokens);
+  const json& j = f.j;
+  const Reader top = f.top();
+  const std::string& src = f.src;
   SessionData s;
-  s.doc.scenario = parse_scenario(j.at("scenario").dump(), src + ": scenario");
-  check_lesson_fields(s.doc.scenario.lesson);
-  if (top.has("scenario_path")) s.scenario_path = top.text("scenario_path", "scenario_path");
-  const Scenario& sc = s.doc.scenario;
-  const bool square = sc.Q.rows() == sc.K.rows();
-  // Absent: self-attention when the keys are the queries' tokens (what opening the scenario gives).
-  s.doc.self_attention = top.has("self_attention")
-                             ? top.flag("self_attention", "self_attention")
-                             : display_tokens(sc.query_tokens, sc.Q.rows()) == display_tokens(sc.key_tokens, sc.K.rows());
-  s.doc.self_attention = s.doc.self_attention && square;
+  s.doc = f.doc;
+  s.scenario_path = f.scenario_path;
   if (top.has("view")) {
     const json& v = j.at("view");
     if (!v.is_object()) throw InputError(src + ": view must be an object");
@@ -174,7 +199,7 @@ SessionData parse_session(std::string_view text, std::string_view source) {
     s.window.width = window_side(w[0], source, "window[0] (width)", kMinWindowWidth);
     s.window.height = window_side(w[1], source, "window[1] (height)", kMinWindowHeight);
   }
-  if (top.has("exercises")) s.exercises = read_exercises(j.at("exercises"), src);
+  if (top.has("exercises")) s.exercises = read_exercises(j.at("exercises"), std::string(source));
   return s;
 }
 
@@ -191,18 +216,11 @@ std::string recovery_json(const Document& doc, std::string_view scenario_path, s
 }
 
 RecoveredWork parse_recovery(std::string_view text, std::string_view source) {
-  const std::string src(source);
-  const json j = top_level(text, source, "attnlab-recovery", "recovery");
-  const Reader r{j, src};
+  const DocumentFile f = read_document_file(text, source, "attnlab-recovery", "recovery", SelfWhenAbsent::No);
   RecoveredWork w;
-  w.doc.scenario = parse_scenario(j.at("scenario").dump(), src + ": scenario");
-  check_lesson_fields(w.doc.scenario.lesson);
-  if (r.has("scenario_path")) w.scenario_path = r.text("scenario_path", "scenario_path");
-  if (r.has("saved_at")) w.saved_at = r.text("saved_at", "saved_at");
-  w.doc.self_attention = r.has("self_attention") ? r.flag("self_attention", "self_attention") : false;
-  // Self-attention ties K and V to Q's rows; a file that claims it for a rectangular problem is
-  // read as cross-attention rather than refused.
-  w.doc.self_attention = w.doc.self_attention && w.doc.scenario.Q.rows() == w.doc.scenario.K.rows();
+  w.doc = f.doc;
+  w.scenario_path = f.scenario_path;
+  if (const Reader r = f.top(); r.has("saved_at")) w.saved_at = r.text("saved_at", "saved_at");
   return w;
 }
 

@@ -80,25 +80,9 @@ struct AppState {
   bool small_screen = false;  // small_screen(display size) at the last frame (presenter mode's smaller font)
 };
 
-// The shown scenario and whether the result is current (results.hpp), for the whole state.
-inline const Scenario& shown_scenario(const AppState& s) { return shown_scenario(s.results, s.doc); }
-inline bool result_is_current(const AppState& s) { return result_is_current(s.results, s.doc_version); }
-
-// What views read this frame (the shell hands it to them and to what applies their commands).
+// What views read this frame: the shell hands it to them and to what applies their commands.
 inline ViewContext view_context(const AppState& s, const Services& services) {
   return ViewContext{s.doc, s.doc_version, s.results, s.view, s.platform, services};
 }
-// Transitional, for views not yet given their parts: the heatmap style of the whole state, and where a
-// heatmap was drawn.
-inline HeatmapStyle heatmap_style(const AppState& s, const Services& services) {
-  return heatmap_style(view_context(s, services), s.pipeline.selected);
-}
-inline void keep_drawn(AppState& s, Stage stage, const HeatmapEvents& events) { keep_drawn(s.pipeline, stage, events); }
-
-// Whether the inputs column is folded away this frame: by the user (I) or by presenter mode.
-bool inputs_column_hidden(const AppState& s);
-// I and View > Inputs column: shows a folded column (and, when presenter mode had folded it, stops
-// folding it automatically), folds a shown one.
-void toggle_inputs_column(AppState& s);
 
 }  // namespace attnlab::gui

@@ -1,6 +1,7 @@
 // The one place where the app's state changes at a view's request: the commands views push
 // (state/commands.hpp) applied to AppState, right after the view that pushed them. Edits go through
 // the history (state/history.hpp): a refused one says why in the status line and keeps the document.
+// Each command's case is the Applier's (applier.hpp).
 #pragma once
 
 #include "gui/shell/app_state.hpp"
@@ -8,9 +9,7 @@
 #include "gui/state/history.hpp"
 #include "gui/state/services.hpp"
 
-#include <functional>
 #include <string>
-#include <string_view>
 
 namespace attnlab::gui {
 
@@ -29,29 +28,5 @@ void recompute_if_needed(AppState& state, Services& services);
 
 // Replaces the whole document (start-up, session restore) without an undo entry.
 void reset_document(AppState& state, Scenario scenario, std::string path);
-
-// Transitional, for callers not yet handing on commands: the history's steps on the whole state.
-bool apply(AppState& state, std::string_view name, const std::function<void(Document&)>& edit, std::string_view merge_key = {});
-void end_merge(AppState& state);
-bool can_undo(const AppState& state);
-bool can_redo(const AppState& state);
-std::string undo_name(const AppState& state);
-std::string redo_name(const AppState& state);
-void undo(AppState& state);
-void redo(AppState& state);
-// Transitional, for the Model, Training and lesson views not yet handing on ChooseFile and StageMenu.
-void open_file_dialog(AppState& state, FilePurpose purpose);
-void handle_heatmap_menu(AppState& state, Stage stage, HeatmapMenu menu);
-
-// Transitional: the catalogue applied to the whole state at once, for the lesson and Model views not
-// yet handing edits on as commands.
-namespace actions {
-
-void set_normalizer(AppState& s, Normalizer n);
-void load_scenario(AppState& s, const Scenario& scenario, const std::string& path, const std::string& name);
-void load_preset(AppState& s, const std::string& preset_name);
-void reset_lesson(AppState& s);
-
-}  // namespace actions
 
 }  // namespace attnlab::gui

@@ -82,14 +82,14 @@ void keep_inside(ImVec2 lo, ImVec2 hi) {
 // Rebuilds the ImGui style when the look differs from the one it was built for (theme, presenter:
 // whoever changed the view settings) or the window crossed the small-screen size in presenter mode
 // (its font depends on it).
-void refresh_style(AppState& state, Services& services) {
+void refresh_style(const ViewSettings& view, bool& was_small, std::optional<Look>& style_look, const Fonts& fonts) {
   const bool small = small_screen(ImGui::GetIO().DisplaySize);
-  const bool crossed = small != state.small_screen;
-  state.small_screen = small;
-  const Look& look = state.view;
-  if (state.style_look && *state.style_look == look && !(crossed && look.presenter)) return;
-  state.style_look = look;
-  set_style(state.view, state.small_screen, services.fonts);
+  const bool crossed = small != was_small;
+  was_small = small;
+  const Look& look = view;
+  if (style_look && *style_look == look && !(crossed && look.presenter)) return;
+  style_look = look;
+  set_style(view, small, fonts);
 }
 
 // ImGui 1.86 keeps a text field's undo history when the field is clicked again (its own FIXME in
@@ -108,7 +108,7 @@ void forget_inactive_text_edit() {
 // whatever of these changes the document (a head the training lifted into the lab) is computed in
 // this frame, instead of the whole frame showing the last result under the new document.
 void start_frame(AppState& state, Services& services) {
-  refresh_style(state, services);
+  refresh_style(state.view, state.small_screen, state.style_look, services.fonts);
   forget_inactive_text_edit();
   state.pipeline.hovered = CellRef{};
   handle_shortcuts(state, services);
@@ -143,11 +143,11 @@ constexpr float kSplit = 6;  // a splitter's thickness
 
 // The inputs column's width in a host `width` wide whose content is `avail_x` wide. 0 in the view
 // settings means automatic; a drag of the splitter makes it the user's choice (kept in the session).
-float left_column_width(const AppState& state, float width, float avail_x) {
+float left_column_width(const ViewSettings& view, float width, float avail_x) {
   const float fs = ImGui::GetFontSize();
-  const float lw = state.view.left_width > 0
-                       ? state.view.left_width
-                       : std::clamp(width * (state.view.presenter ? 0.24f : 0.26f), std::min(fs * 12.0f, width * 0.3f), fs * 30.0f);
+  const float lw = view.left_width > 0
+                       ? view.left_width
+                       : std::clamp(width * (view.presenter ? 0.24f : 0.26f), std::min(fs * 12.0f, width * 0.3f), fs * 30.0f);
   return std::clamp(lw, fs * 6.0f, avail_x * 0.6f);
 }
 
@@ -169,13 +169,13 @@ void draw_left_column(AppState& state, Services& services, float lw, float heigh
   ImGui::SameLine(0, 4);
 }
 
-// The height of the tabs under the pipeline in a column `right_h` high.
-float bottom_height(const AppState& state, float right_h) {
+// The height of the tabs under the pipeline in a column `right_h` high, with the Lesson tab's
+// last frame as the lessons' UI state keeps it.
+float bottom_height(const ViewSettings& view, const LayoutUi& lay, const LessonsUi& lesson, float right_h) {
   const float fs = ImGui::GetFontSize();
   // The tabs below keep at least their tab bar and two lines of text.
   const float min_bottom = ImGui::GetFrameHeightWithSpacing() + fs * 2.0f;
-  const LayoutUi& lay = state.layout;
-  float bh = state.view.bottom_height;
+  float bh = view.bottom_height;
   if (bh <= 0) {
     // Automatic: the pipeline gets what its heatmaps can use (45% to 72%), and more when its
     // numbers need it (a six-token lesson on a 720-pixel-high projector); the tabs the rest.
@@ -188,23 +188,23 @@ float bottom_height(const AppState& state, float right_h) {
     // The Lesson tab in view (drawn last frame) gets the height its whole text needs when the
     // pipeline can spare it and keep its numbers' height and 45% of the column; a text that
     // would not fit even then scrolls, and the pipeline keeps its size.
-    const bool lesson_shown = state.lesson.panel_drawn_frame >= ImGui::GetFrameCount() - 1;
-    const float lesson_h = state.lesson.panel_needs_height + ImGui::GetFrameHeightWithSpacing();
+    const bool lesson_shown = lesson.panel_drawn_frame >= ImGui::GetFrameCount() - 1;
+    const float lesson_h = lesson.panel_needs_height + ImGui::GetFrameHeightWithSpacing();
     const float keep = std::max(lay.pipeline_needs_height, right_h * 0.45f);
     if (lesson_shown && lesson_h > bh && lesson_h <= right_h - overhead - keep) bh = lesson_h;
   }
-  if (state.view.tabs_enlarged) bh = std::max(bh, right_h * 0.55f);
+  if (view.tabs_enlarged) bh = std::max(bh, right_h * 0.55f);
   return std::clamp(bh, std::min(fs * 3.0f, min_bottom), right_h * 0.8f);
 }
 
 // A head lifted from a model says so above the pipeline until the document is something else
 // (undo brings back what was there, and the banner goes with it).
-void draw_lifted_banner(const AppState& state) {
-  if (const std::string banner = model_banner(state.model, shown_scenario(state)); !banner.empty()) {
+void draw_lifted_banner(const ModelUi& model, const TrainingUi& training, const Scenario& shown) {
+  if (const std::string banner = model_banner(model, shown); !banner.empty()) {
     ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", banner.c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("(a head of the model in the Model window; Ctrl+Z returns to what was here)");
-  } else if (const std::string trained = training_banner(state.training, shown_scenario(state)); !trained.empty()) {
+  } else if (const std::string trained = training_banner(training, shown); !trained.empty()) {
     ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", trained.c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("(a head of the model in the Training window, as it was at that step; Ctrl+Z returns to what was here)");
@@ -215,10 +215,10 @@ void draw_lifted_banner(const AppState& state) {
 void draw_right_column(AppState& state, Services& services) {
   ImGui::BeginGroup();
   const float right_h = ImGui::GetContentRegionAvail().y;
-  const float bh = bottom_height(state, right_h);
+  const float bh = bottom_height(state.view, state.layout, state.lesson, right_h);
   ImGui::BeginChild("##main", ImVec2(0, right_h - bh - kSplit - ImGui::GetStyle().ItemSpacing.y * 2), false,
                     ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-  draw_lifted_banner(state);
+  draw_lifted_banner(state.model, state.training, shown_scenario(state.results, state.doc));
   draw_slot(state, services, Slot::Main, "##main_tabs");
   ImGui::EndChild();
   if (const float dy = splitter("##split_h", false, kSplit, ImGui::GetContentRegionAvail().x); dy != 0) {
@@ -239,14 +239,14 @@ void draw_host(AppState& state, Services& services, ImVec2 pos, ImVec2 size) {
   // No background: the frame is cleared to WindowBg already, and llvmpipe pays for every overdrawn pixel.
   if (ImGui::Begin("##host", nullptr, kFixed | ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse)) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float lw = left_column_width(state, size.x, avail.x);
+    const float lw = left_column_width(state.view, size.x, avail.x);
     // Presenter mode folds the column away while the pipeline beside it would be too narrow for
     // the numbers in its cells and the whole width is wide enough (measured last frame; the width
     // it needs does not depend on the width it gets, so this cannot flicker).
     const float needs = state.layout.pipeline_needs_width;
     state.layout.inputs_auto_folded = state.view.presenter && state.view.inputs_auto_fold && !state.view.inputs_hidden &&
                                       needs > avail.x - lw - kSplit - 6 && needs <= avail.x;
-    if (!inputs_column_hidden(state)) draw_left_column(state, services, lw, avail.y);
+    if (!inputs_column_hidden(state.view, state.layout)) draw_left_column(state, services, lw, avail.y);
     draw_right_column(state, services);
   }
   ImGui::End();
@@ -288,7 +288,7 @@ void draw_app(AppState& state, Services& services) {
   const ImVec2 size(vp->Size.x, std::max(50.0f, vp->Size.y - menu_h - status_h));
   draw_host(state, services, pos, size);
   draw_status_bar(view_context(state, services),
-                  StatusLine{state.error, state.notice, state.scenario_path, state.frame_ms, inputs_column_hidden(state)}, status);
+                  StatusLine{state.error, state.notice, state.scenario_path, state.frame_ms, inputs_column_hidden(state.view, state.layout)}, status);
   draw_floating_windows(state, services, pos, size);
   Commands out;
   // The dialog shows what became of its file in the frame it was chosen: its command is applied

@@ -2,6 +2,7 @@
 #include "gui/shell/monkey.hpp"
 
 #include "engine/attention/matrix.hpp"  // InputError
+#include "engine/text/text_format.hpp"
 
 #include <GLFW/glfw3.h>
 #include <imgui_internal.h>
@@ -106,9 +107,7 @@ std::string window_name_at(ImVec2 p) {
 }
 
 std::string point_text(ImVec2 p) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.0f,%.0f", static_cast<double>(p.x), static_cast<double>(p.y));
-  return buf;
+  return fixed_decimals(p.x, 0) + "," + fixed_decimals(p.y, 0);
 }
 
 // Whether `dir` is inside `root` (both made absolute and normal, the latter already canonical).

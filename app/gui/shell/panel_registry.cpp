@@ -82,7 +82,7 @@ void draw_menu(AppState& state, Services& services, Menu menu) {
   switch (menu) {
     case Menu::File: draw_file_menu(ctx, state.scenario_path, state.recent_files, out); break;
     case Menu::Edit: draw_edit_menu(state.history, out); break;
-    case Menu::View: draw_view_menu(state.view, inputs_column_hidden(state), out); break;
+    case Menu::View: draw_view_menu(state.view, inputs_column_hidden(state.view, state.layout), out); break;
     case Menu::Lessons: draw_lessons_menu(ctx, state.lesson.walk.active, out); break;
     case Menu::Backend: draw_backend_menu(ctx, out); break;
     case Menu::Help: draw_help_menu(out); break;

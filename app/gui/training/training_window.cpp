@@ -5,6 +5,7 @@
 // a few times a second from the training thread. A click on a map pauses and lifts that head into
 // the lab; "Save model…" and "Open in the Model window" take the model as it is.
 #include "engine/model/training_tasks.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/training/training_window.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/training/training_actions.hpp"
@@ -59,7 +60,7 @@ void draw_form(const ViewContext& ctx, TrainingUi& t) {
   changed |= int_field("batch", c.batch, w);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(w * 1.3f);
-  changed |= ImGui::InputDouble("learning rate", &c.lr, 0, 0, "%.4g");
+  changed |= ImGui::InputDouble("learning rate", &c.lr, 0, 0, widget_significant(4).c_str());
   if (changed) set_training_config(t, c);
   error_text(palette(ctx.view).error, t.config_error);
 }

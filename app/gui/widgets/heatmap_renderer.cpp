@@ -138,13 +138,7 @@ bool upload_values(Slot& slot, const HeatmapRequest& rq) {
     }
   }
   if (!slot.values.get()) slot.values = new_texture();
-  glBindTexture(GL_TEXTURE_2D, slot.values.get());
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, cols, rows, 0, GL_RED, GL_FLOAT, data.data());
+  fill_clamped_texture(slot.values.get(), GL_NEAREST, GL_R32F, cols, rows, GL_RED, GL_FLOAT, data.data(), 4);
   slot.version = rq.version;
   slot.values_ptr = rq.values;
   slot.tex_rows = rows;

@@ -119,10 +119,10 @@ TEST_F(ExportDialog, AsksBeforeReplacingAndExplainsRefusals) {
 }
 
 TEST_F(ExportDialog, ClipboardTextIsTheEnginesLatexAndCsv) {
-  const std::string tex = stage_clipboard_text(state.results, shown_scenario(state), attnlab::Stage::Weights, ExportFormat::Tex, 2);
+  const std::string tex = stage_clipboard_text(state.results, shown_scenario(state.results, state.doc), attnlab::Stage::Weights, ExportFormat::Tex, 2);
   EXPECT_EQ(tex, latex_bmatrix(state.results.result.weights, 2));
   EXPECT_EQ(tex.rfind("\\begin{bmatrix}1.00 & 0.00", 0), 0u) << tex;
-  const std::string csv = stage_clipboard_text(state.results, shown_scenario(state), attnlab::Stage::Scores, ExportFormat::Csv, 0);
+  const std::string csv = stage_clipboard_text(state.results, shown_scenario(state.results, state.doc), attnlab::Stage::Scores, ExportFormat::Csv, 0);
   EXPECT_EQ(csv, stage_csv(stage_data(state.doc.scenario, state.results.result, attnlab::Stage::Scores)));
   ImGui::SetClipboardText(tex.c_str());
   EXPECT_EQ(std::string(ImGui::GetClipboardText()), tex);

@@ -94,7 +94,7 @@ protected:
   void SetUp() override { start(ImVec2(1280, 800), TestFonts::Default, load_preset("three-tokens")); }
   void TearDown() override { stop(); }
   void open_tab() {
-    state.lesson.exercise.select_tab = true;
+    state.lesson.exercise.shown = true;
     window_open(state.view, "Lesson view") = true;
     for (int k = 0; k < 4; ++k) frame();
   }

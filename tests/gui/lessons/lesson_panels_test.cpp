@@ -32,7 +32,7 @@ protected:
 TEST_F(LessonPanels, EveryLessonOpensOnItsView) {
   for (const PresetInfo& p : list_presets()) {
     SCOPED_TRACE(p.name);
-    actions::load_preset(state, p.name);
+    apply(state, services, LoadPreset{p.name});
     ASSERT_TRUE(state.error.empty()) << state.error;
     EXPECT_EQ(state.doc.scenario.title, p.title);
     for (int k = 0; k < 3; ++k) frame();
@@ -50,7 +50,7 @@ TEST_F(LessonPanels, EveryLessonOpensOnItsView) {
 TEST_F(LessonPanels, PresenterModeDrawsEveryView) {
   state.view.presenter = true;
   for (const PresetInfo& p : list_presets()) {
-    actions::load_preset(state, p.name);
+    apply(state, services, LoadPreset{p.name});
     window_open(state.view, "Lesson view") = true;
     frame();
     frame();
@@ -59,7 +59,7 @@ TEST_F(LessonPanels, PresenterModeDrawsEveryView) {
 }
 
 TEST_F(LessonPanels, WalkThroughStepsForwardAndBack) {
-  actions::load_preset(state, "causal-six");
+  apply(state, services, LoadPreset{"causal-six"});
   frame();
   apply_commands(state, services, walk_start(state.lesson.walk));
   frame();
@@ -89,7 +89,7 @@ TEST_F(LessonPanels, WalkThroughStepsForwardAndBack) {
 // at both ends, and follows an edit of the scenario: moving row 4's largest score into the last
 // tile makes that tile rescale the row.
 TEST_F(LessonPanels, OnlineSoftmaxViewStepsTileByTile) {
-  actions::load_preset(state, "online-softmax");
+  apply(state, services, LoadPreset{"online-softmax"});
   frame();
   frame();
   ASSERT_TRUE(window_open(state.view, "Lesson view"));
@@ -116,7 +116,7 @@ TEST_F(LessonPanels, OnlineSoftmaxViewStepsTileByTile) {
 
   EXPECT_FALSE(online()->lesson.steps[2].rows[3].max_raised());
   apply(state, edits::set_cell(Which::K, 9, 0, -3.0f));
-  end_merge(state);
+  apply(state, services, EndMerge{});
   frame();
   frame();
   const OnlineSoftmaxNumbers* edited = online();
@@ -126,7 +126,7 @@ TEST_F(LessonPanels, OnlineSoftmaxViewStepsTileByTile) {
   EXPECT_EQ(edited->lesson.dense_output, state.results.result.output);
 
   // Another normalizer: the view says why in place, and the app keeps going.
-  actions::set_normalizer(state, Normalizer::Sparsemax);
+  apply(state, edits::set_normalizer(Normalizer::Sparsemax));
   frame();
   frame();
   EXPECT_EQ(online(), nullptr);
@@ -135,7 +135,7 @@ TEST_F(LessonPanels, OnlineSoftmaxViewStepsTileByTile) {
 }
 
 TEST_F(LessonPanels, EachStepHighlightsWhatChanged) {
-  actions::load_preset(state, "causal-six");
+  apply(state, services, LoadPreset{"causal-six"});
   frame();
   const Result& r = state.results.result;
   const Glyphs g;
@@ -162,7 +162,7 @@ TEST_F(LessonPanels, EachStepHighlightsWhatChanged) {
 // The lesson's text in the Lesson tab: numbers follow an edit, a quiet line says the numbers were
 // changed, and its Reset lesson (clicked as a user would) puts them back, undoably.
 TEST_F(LessonPanels, EditedLessonShowsTheNoticeAndResetRestoresIt) {
-  actions::load_preset(state, "three-tokens");
+  apply(state, services, LoadPreset{"three-tokens"});
   frame();
   frame();
   const Scenario original = state.doc.scenario;
@@ -175,7 +175,7 @@ TEST_F(LessonPanels, EditedLessonShowsTheNoticeAndResetRestoresIt) {
   EXPECT_EQ(state.lesson.reset_x1, 0.0f) << "no Reset offered for the lesson's own numbers";
 
   apply(state, edits::set_cell(Which::Q, 0, 0, 3.0f));
-  end_merge(state);
+  apply(state, services, EndMerge{});
   frame();
   frame();
   EXPECT_TRUE(state.lesson.text.edited);
@@ -200,8 +200,8 @@ TEST_F(LessonPanels, EditedLessonShowsTheNoticeAndResetRestoresIt) {
   EXPECT_TRUE(same_numbers(state.doc.scenario, original)) << "Reset lesson did not restore the lesson's numbers";
   EXPECT_FALSE(state.lesson.text.edited);
   EXPECT_EQ(state.lesson.text.course_notes.size(), 3u);
-  EXPECT_EQ(undo_name(state), "reset lesson");
-  undo(state);
+  EXPECT_EQ(undo_name(state.history), "reset lesson");
+  apply(state, services, Undo{});
   frame();
   frame();
   EXPECT_TRUE(state.lesson.text.edited) << "undo brings the edit back";
@@ -211,7 +211,7 @@ TEST_F(LessonPanels, EditedLessonShowsTheNoticeAndResetRestoresIt) {
 // A resize leaves references past the end of the smaller matrices: they show a dash, never a crash
 // or a raw {reference}.
 TEST_F(LessonPanels, LessonTextSurvivesAResize) {
-  actions::load_preset(state, "three-tokens");
+  apply(state, services, LoadPreset{"three-tokens"});
   frame();
   ASSERT_TRUE(apply(state, services, Resize{Dim::N, 1}));
   frame();
@@ -237,7 +237,7 @@ TEST_F(LessonPanels, HelpShowsEachLessonsReferenceCard) {
 }
 
 TEST_F(LessonPanels, MultiHeadShareSwitchMakesHeadsIdentical) {
-  actions::load_preset(state, "multi-head");
+  apply(state, services, LoadPreset{"multi-head"});
   frame();
   frame();
   MultiHeadUi& lesson = *page_ui<MultiHeadUi>(state.lesson);
@@ -254,14 +254,14 @@ TEST_F(LessonPanels, MultiHeadShareSwitchMakesHeadsIdentical) {
 }
 
 TEST_F(LessonPanels, LessonsMenuOrderAndNextLesson) {
-  actions::load_preset(state, "three-tokens");
+  apply(state, services, LoadPreset{"three-tokens"});
   frame();
   EXPECT_EQ(state.doc.scenario.title, load_preset("three-tokens").title);
-  actions::load_preset(state, list_presets()[1].name);
+  apply(state, services, LoadPreset{list_presets()[1].name});
   frame();
   EXPECT_EQ(state.doc.scenario.title, load_preset("three-tokens-basis").title);
   // Opening a lesson is one undoable action.
-  undo(state);
+  apply(state, services, Undo{});
   frame();
   EXPECT_EQ(state.doc.scenario.title, load_preset("three-tokens").title);
 }

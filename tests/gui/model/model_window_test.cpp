@@ -185,7 +185,7 @@ TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
   apply_commands(state, services, lift_chosen_head(state.model));
   ASSERT_TRUE(state.model.error.empty()) << state.model.error;
   EXPECT_EQ(state.doc.scenario.title, "GPT-2 · layer 1 · head 2");
-  EXPECT_EQ(model_banner(state.model, shown_scenario(state)), "GPT-2 · layer 1 · head 2");
+  EXPECT_EQ(model_banner(state.model, shown_scenario(state.results, state.doc)), "GPT-2 · layer 1 · head 2");
   EXPECT_EQ(state.doc.scenario.Q.rows(), 11);
   EXPECT_EQ(state.doc.scenario.Q.cols(), kEmbd / kHeads);
   EXPECT_EQ(state.doc.scenario.query_tokens[1], "h");
@@ -197,11 +197,11 @@ TEST_F(ModelWindow, OpenInTheLabLiftsTheHeadAndUndoReturns) {
   const Result r = services.backend->compute(state.doc.scenario.problem());
   const Matrix own = state.model.run->trace.heads[1][2].weights.dense();
   EXPECT_LT((r.weights - own).cwiseAbs().maxCoeff(), 1e-5f);
-  undo(state);
+  apply(state, services, Undo{});
   EXPECT_EQ(state.doc.scenario.title, before);
-  EXPECT_TRUE(model_banner(state.model, shown_scenario(state)).empty());
-  redo(state);
-  EXPECT_EQ(model_banner(state.model, shown_scenario(state)), "GPT-2 · layer 1 · head 2");
+  EXPECT_TRUE(model_banner(state.model, shown_scenario(state.results, state.doc)).empty());
+  apply(state, services, Redo{});
+  EXPECT_EQ(model_banner(state.model, shown_scenario(state.results, state.doc)), "GPT-2 · layer 1 · head 2");
   // A long text's run keeps no q, k, v (model_job.cpp): the lifted head is recomputed, the same.
   const Matrix kept_q = state.doc.scenario.Q;
   state.model.run = std::make_shared<model::ModelRun>(model::run_model(*state.model.model, state.model.ids, model::ForwardOptions{}));

@@ -100,8 +100,8 @@ TEST_F(Harness, TemperatureKeysAndClamp) {
   // A high temperature flattens the weights towards uniform.
   EXPECT_NEAR(result().weights(0, 1), 1.0 / 3, 0.02);
   // Two undos: each key press and each slider drag is one entry.
-  undo(state);
-  undo(state);
+  apply(state, services, Undo{});
+  apply(state, services, Undo{});
   frame();
   EXPECT_NEAR(state.doc.scenario.options.temperature, 1.25, 1e-9);
 }
@@ -189,8 +189,8 @@ TEST_F(Harness, ResizeKeepsCellsAddsZerosAndUndoes) {
   frame();
   EXPECT_EQ(result().d_k, 4);
   EXPECT_NEAR(result().scale_divisor, 2.0, 1e-12);
-  undo(state);
-  undo(state);
+  apply(state, services, Undo{});
+  apply(state, services, Undo{});
   frame();
   EXPECT_EQ(state.doc.scenario.Q, q0);
   EXPECT_EQ(result().n, 3);
@@ -218,14 +218,14 @@ TEST_F(Harness, HugeSizesAskFirstAndKeepTheDocument) {
 }
 
 TEST_F(Harness, LoadingALessonIsUndoable) {
-  actions::load_preset(state, "causal-six");
+  apply(state, services, LoadPreset{"causal-six"});
   frame();
   EXPECT_EQ(result().n, 6);
   EXPECT_EQ(state.doc.scenario.options.mask.kind, MaskKind::Causal);
-  undo(state);
+  apply(state, services, Undo{});
   frame();
   EXPECT_EQ(result().n, 3);
-  actions::load_preset(state, "no-such-lesson");
+  apply(state, services, LoadPreset{"no-such-lesson"});
   EXPECT_FALSE(state.error.empty());
   EXPECT_EQ(result().n, 3);
 }
@@ -233,7 +233,7 @@ TEST_F(Harness, LoadingALessonIsUndoable) {
 // RoPE in the lab: R toggles it, the lifted settings come back, a shift of every position keeps
 // every score, one moved key changes its column, new rows go on counting, and undo puts it back.
 TEST_F(Harness, RopeKeyRotatesAndKeepsItsSettings) {
-  actions::load_preset(state, "rope");
+  apply(state, services, LoadPreset{"rope"});
   frame();
   ASSERT_TRUE(state.doc.scenario.options.rope);
   const Matrix rotated = result().rotated_q * result().rotated_k.transpose();
@@ -241,7 +241,7 @@ TEST_F(Harness, RopeKeyRotatesAndKeepsItsSettings) {
   EXPECT_LE((result().scores - rotated).cwiseAbs().maxCoeff(), bound);
   const Matrix with_rope = result().scores;
   apply(state, edits::set_rope_theta(state.doc, 500));
-  end_merge(state);
+  apply(state, services, EndMerge{});
   frame();
   press(GLFW_KEY_R);
   EXPECT_FALSE(state.doc.scenario.options.rope);
@@ -250,9 +250,9 @@ TEST_F(Harness, RopeKeyRotatesAndKeepsItsSettings) {
   press(GLFW_KEY_R);
   ASSERT_TRUE(state.doc.scenario.options.rope);
   EXPECT_DOUBLE_EQ(state.doc.scenario.options.rope->theta, 500);
-  undo(state);
-  undo(state);
-  undo(state);
+  apply(state, services, Undo{});
+  apply(state, services, Undo{});
+  apply(state, services, Undo{});
   frame();
   EXPECT_DOUBLE_EQ(state.doc.scenario.options.rope->theta, 10000);
   apply(state, edits::shift_rope_positions(state.doc, 7));
@@ -270,8 +270,8 @@ TEST_F(Harness, RopeKeyRotatesAndKeepsItsSettings) {
   // The explanation of a weight works the rotation for its two positions.
   state.pipeline.selected = CellRef{Stage::Weights, 3, 2};
   frame();
-  const Explanation e = explain_cell(shown_scenario(state).problem(), result(), state.pipeline.selected,
-                                     query_labels(shown_scenario(state)), key_labels(shown_scenario(state)), services.glyphs);
+  const Explanation e = explain_cell(shown_scenario(state.results, state.doc).problem(), result(), state.pipeline.selected,
+                                     query_labels(shown_scenario(state.results, state.doc)), key_labels(shown_scenario(state.results, state.doc)), services.glyphs);
   EXPECT_NE(e.steps[0].find("position 10"), std::string::npos) << e.steps[0];
   EXPECT_NE(e.steps[0].find("at 40"), std::string::npos) << e.steps[0];
 }
@@ -301,7 +301,7 @@ TEST_F(Harness, BadEditsKeepTheLastGoodState) {
   frame();
   EXPECT_NE(state.error.find("padding"), std::string::npos) << state.error;
   EXPECT_LE(state.doc.scenario.options.mask.param, 3);
-  EXPECT_FALSE(can_redo(state));
+  EXPECT_FALSE(can_redo(state.history));
 }
 
 TEST_F(Harness, CellEditsRecomputeAndMergeWhileScrubbing) {
@@ -309,11 +309,11 @@ TEST_F(Harness, CellEditsRecomputeAndMergeWhileScrubbing) {
   apply(state, edits::set_cell(Which::V, 0, 0, 11));
   apply(state, edits::set_cell(Which::V, 0, 0, 12));
   apply(state, edits::set_cell(Which::V, 0, 0, 20));
-  end_merge(state);
+  apply(state, services, EndMerge{});
   frame();
   EXPECT_EQ(state.history.undo.size(), before + 1);
   EXPECT_NEAR(result().output(0, 0), 0.401 * 20 + 0.401 * 5, 1e-2);
-  undo(state);
+  apply(state, services, Undo{});
   frame();
   EXPECT_FLOAT_EQ(state.doc.scenario.V(0, 0), 10.0f);
 }
@@ -362,7 +362,7 @@ TEST_F(Harness, BigMatricesDrawWithoutGlAndHoverReadsOut) {
     for (Eigen::Index k = 0; k < M->size(); ++k) M->data()[k] = nd(rng);
   s.query_tokens.clear();
   s.key_tokens.clear();
-  actions::load_scenario(state, s, "", "big");
+  apply(state, services, LoadScenario{s, "", "big"});
   frame();
   ASSERT_EQ(result().n, 300);
   frame();  // the layout settles once the pipeline knows its size
@@ -436,7 +436,7 @@ TEST_F(Harness, SessionRoundTrips) {
 
 TEST_F(Harness, EveryLessonOpensAndDraws) {
   for (const PresetInfo& p : list_presets()) {
-    actions::load_preset(state, p.name);
+    apply(state, services, LoadPreset{p.name});
     frame();
     EXPECT_TRUE(state.error.empty()) << p.name << ": " << state.error;
     EXPECT_TRUE(state.pipeline.drawn[static_cast<size_t>(Stage::Weights)].drawn) << p.name;
@@ -447,7 +447,7 @@ TEST_F(Harness, EveryLessonOpensAndDraws) {
 // I folds the inputs column away (View > Inputs column too): the pipeline takes the whole width,
 // so a six-token pipeline on a 1280 × 720 projector gets cells big enough for numbers.
 TEST_F(Harness, InputsColumnFoldsAwayForBiggerHeatmaps) {
-  actions::load_preset(state, "causal-six");
+  apply(state, services, LoadPreset{"causal-six"});
   frame();
   frame();
   const DrawnRect before = state.pipeline.drawn[static_cast<size_t>(Stage::Weights)];
@@ -566,10 +566,10 @@ TEST_F(Harness, TooLargeForDenseStagesStreamsInTheBackground) {
   EXPECT_EQ(state.results.job, nullptr);
   // Undo back to three tokens: computed at once, dense again.
   apply(state, edits::toggle_scale(state.doc));
-  undo(state);
-  undo(state);
-  undo(state);
-  undo(state);
+  apply(state, services, Undo{});
+  apply(state, services, Undo{});
+  apply(state, services, Undo{});
+  apply(state, services, Undo{});
   frame();
   EXPECT_EQ(state.results.job, nullptr);
   ASSERT_TRUE(state.results.has_result);

@@ -62,7 +62,7 @@ protected:
   // One edit, then enough frame-clock time for the debounced write.
   void edit_and_wait() {
     apply(state, edits::set_temperature(2.5));
-    end_merge(state);
+    apply(state, services, EndMerge{});
     recovery_tick(state, dir, clock);
     clock += kRecoveryDelaySeconds + 0.01;
     recovery_tick(state, dir, clock);
@@ -70,6 +70,7 @@ protected:
 
   fs::path dir;
   AppState state;
+  Services services;
   double clock = 100;
 };
 
@@ -109,8 +110,8 @@ TEST_F(Recovery, TheNextStartOffersTheWorkAndRestoreBringsItBackUndoably) {
   EXPECT_EQ(next.doc.scenario.options.temperature, 2.5);
   EXPECT_EQ(next.doc.scenario.Q, edited.scenario.Q);
   EXPECT_EQ(next.doc.self_attention, edited.self_attention);
-  EXPECT_TRUE(can_undo(next));
-  EXPECT_EQ(undo_name(next), "restore unsaved work");
+  EXPECT_TRUE(can_undo(next.history));
+  EXPECT_EQ(undo_name(next.history), "restore unsaved work");
 }
 
 TEST_F(Recovery, DiscardRemovesTheFile) {
@@ -165,7 +166,7 @@ TEST_F(Recovery, LargeDocumentsAreWrittenInTheBackground) {
   big.key_tokens.clear();
   big.options.mask = Mask{};
   ASSERT_GT(big.Q.size() + big.K.size() + big.V.size(), kBackgroundRecoveryNumbers);
-  actions::load_scenario(state, big, "", "load a big document");
+  apply(state, services, LoadScenario{big, "", "load a big document"});
   ASSERT_TRUE(state.error.empty()) << state.error;
   recovery_tick(state, dir, clock);
   clock += kRecoveryDelaySeconds + 0.01;
@@ -173,7 +174,7 @@ TEST_F(Recovery, LargeDocumentsAreWrittenInTheBackground) {
   ASSERT_TRUE(state.recovery.in_flight != nullptr);
   // An edit while the write runs is written after it, never lost.
   apply(state, edits::set_cell(Which::V, n - 1, 7, 9.0f));
-  end_merge(state);
+  apply(state, services, EndMerge{});
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (state.recovery.written_version != state.doc_version && std::chrono::steady_clock::now() < deadline) {
     clock += kRecoveryDelaySeconds + 0.01;
@@ -214,7 +215,6 @@ protected:
     ImGui::Render();
   }
   AppState next;
-  Services services;
 };
 
 TEST_F(RecoveryPrompt, EnterRestores) {

@@ -180,7 +180,7 @@ TEST_P(PresenterLayout, FontFollowsTheWindowAcrossTheSmallScreenSize) {
 TEST_P(PresenterLayout, EveryLessonViewFitsTheScreen) {
   for (const PresetInfo& p : list_presets()) {
     SCOPED_TRACE(p.name);
-    actions::load_preset(state, p.name);
+    apply(state, services, LoadPreset{p.name});
     window_open(state.view, "Lesson view") = true;
     for (int k = 0; k < 3; ++k) frame();
     ASSERT_TRUE(state.error.empty()) << state.error;
@@ -196,7 +196,7 @@ TEST_P(PresenterLayout, WalkThroughInputsShowTheirNumbers) {
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
   const float fs = ImGui::GetFontSize();
   for (const char* lesson : {"three-tokens", "causal-six"}) {
-    actions::load_preset(state, lesson);
+    apply(state, services, LoadPreset{lesson});
     frame();
     apply_commands(state, services, walk_start(state.lesson.walk));
     for (int step = 1; step < kWalkSteps; ++step) {
@@ -216,7 +216,7 @@ TEST_P(PresenterLayout, WalkThroughInputsShowTheirNumbers) {
 // The cost lesson after Measure: the measured time and a column of times scaled from it join the
 // view, which must still fit (the time's line ran past the right edge, the table past the window).
 TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
-  actions::load_preset(state, "cost");
+  apply(state, services, LoadPreset{"cost"});
   window_open(state.view, "Lesson view") = true;
   CostUi& cost = *page_ui<CostUi>(state.lesson, state.doc.scenario, state.training);
   cost.measured_ms = 18.4;
@@ -229,7 +229,7 @@ TEST_P(PresenterLayout, CostViewFitsAfterMeasuring) {
 // The kv-cache lesson shows one of its four parts at a time: each must fit, with the open model's
 // check and measurement in it too (Measure, "Check the open model").
 TEST_P(PresenterLayout, KvCacheViewFitsInEveryPart) {
-  actions::load_preset(state, "kv-cache");
+  apply(state, services, LoadPreset{"kv-cache"});
   window_open(state.view, "Lesson view") = true;
   const auto kv = [&]() -> KvCacheUi& { return *page_ui<KvCacheUi>(state.lesson, state.doc.scenario, state.training); };
   for (const bool measured : {false, true}) {
@@ -250,7 +250,7 @@ TEST_P(PresenterLayout, KvCacheViewFitsInEveryPart) {
 // The online-softmax lesson at every tile on a projector: the last tile adds o ÷ ℓ and the dense
 // output to the table, which must still fit with every row shown and no cell cut.
 TEST_P(PresenterLayout, OnlineSoftmaxViewFitsAtEveryTile) {
-  actions::load_preset(state, "online-softmax");
+  apply(state, services, LoadPreset{"online-softmax"});
   window_open(state.view, "Lesson view") = true;
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
@@ -268,7 +268,7 @@ TEST_P(PresenterLayout, OnlineSoftmaxViewFitsAtEveryTile) {
 TEST_P(PresenterLayout, EveryWalkThroughStepFitsTheScreen) {
   for (const PresetInfo& p : list_presets()) {
     const char* lesson = p.name.c_str();
-    actions::load_preset(state, lesson);
+    apply(state, services, LoadPreset{lesson});
     frame();
     apply_commands(state, services, walk_start(state.lesson.walk));
     window_open(state.view, "Lesson view") = true;
@@ -307,7 +307,7 @@ TEST_P(PresenterLayout, PipelineShowsNumbersAndWholeLabels) {
   const float fs = ImGui::GetFontSize();
   for (const char* lesson : {"three-tokens", "causal-six"}) {
     SCOPED_TRACE(lesson);
-    actions::load_preset(state, lesson);
+    apply(state, services, LoadPreset{lesson});
     // The host lays out from the pipeline's measurements of the frame before.
     for (int k = 0; k < 4; ++k) frame();
     const auto main = windows("/##main");
@@ -340,21 +340,21 @@ TEST_P(PresenterLayout, PipelineShowsNumbersAndWholeLabels) {
 TEST_P(PresenterLayout, InputsColumnFoldsForTheNumbersOnlyWhenNeeded) {
   frame();
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
-  actions::load_preset(state, "causal-six");
+  apply(state, services, LoadPreset{"causal-six"});
   for (int k = 0; k < 3; ++k) frame();
-  if (!inputs_column_hidden(state)) {
+  if (!inputs_column_hidden(state.view, state.layout)) {
     // Not folded (1920 × 1080, 1366 × 768): then the numbers already fit beside the column.
     EXPECT_GE(state.pipeline.drawn[static_cast<size_t>(Stage::Weights)].number_size, ImGui::GetFontSize() * 0.5f);
     return;
   }
   EXPECT_TRUE(state.layout.inputs_auto_folded);
   EXPECT_TRUE(windows("/##left").empty());
-  toggle_inputs_column(state);
+  apply(state, services, ToggleInputsColumn{});
   for (int k = 0; k < 3; ++k) frame();
-  EXPECT_FALSE(inputs_column_hidden(state));
+  EXPECT_FALSE(inputs_column_hidden(state.view, state.layout));
   EXPECT_FALSE(state.view.inputs_auto_fold);
   EXPECT_FALSE(windows("/##left").empty());
-  toggle_inputs_column(state);
+  apply(state, services, ToggleInputsColumn{});
   frame();
   EXPECT_TRUE(state.view.inputs_hidden);
   EXPECT_TRUE(windows("/##left").empty());
@@ -370,7 +370,7 @@ TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {
   frame();
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
   const float fs = ImGui::GetFontSize();
-  actions::load_preset(state, "multi-head");
+  apply(state, services, LoadPreset{"multi-head"});
   window_open(state.view, "Lesson view") = true;
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
@@ -396,7 +396,7 @@ TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {
 TEST_P(PresenterLayout, GqaMapsLineUpAndTakeTheHeightLeft) {
   frame();
   const float fs = ImGui::GetFontSize();
-  actions::load_preset(state, "gqa");
+  apply(state, services, LoadPreset{"gqa"});
   window_open(state.view, "Lesson view") = true;
   for (int k = 0; k < 4; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
@@ -444,7 +444,7 @@ TEST_P(PresenterLayout, GqaMapsLineUpAndTakeTheHeightLeft) {
 // (the inputs column folding and unfolding every other frame).
 TEST_P(PresenterLayout, LayoutSettlesAtEverySize) {
   for (const char* lesson : {"three-tokens", "causal-six", "multi-head"}) {
-    actions::load_preset(state, lesson);
+    apply(state, services, LoadPreset{lesson});
     for (const ImVec2 size : {ImVec2(1024, 768), ImVec2(1280, 720), ImVec2(1366, 768), ImVec2(1600, 900), ImVec2(1920, 1080)}) {
       SCOPED_TRACE(std::string(lesson) + " at " + std::to_string(static_cast<int>(size.x)) + "x" + std::to_string(static_cast<int>(size.y)));
       ImGui::GetIO().DisplaySize = size;
@@ -466,7 +466,7 @@ TEST_P(PresenterLayout, LayoutSettlesAtEverySize) {
 // B (and the ▲ at the end of the tab bar) makes the tabs under the pipeline big enough for a whole
 // explanation on a small projector, and small again; dragging the splitter ends it.
 TEST_P(PresenterLayout, BMakesTheTabsUnderThePipelineBig) {
-  actions::load_preset(state, "causal-six");
+  apply(state, services, LoadPreset{"causal-six"});
   for (int k = 0; k < 6; ++k) frame();
   auto bottom_height = [] {
     for (const ImGuiWindow* w : windows("/##bottom"))
@@ -498,7 +498,7 @@ TEST_P(PresenterLayout, BMakesTheTabsUnderThePipelineBig) {
 TEST_P(PresenterLayout, LongTokensTurnUpwardsInsteadOfBeingCut) {
   frame();
   if (!services.fonts.unicode) GTEST_SKIP() << "DejaVu Sans (fonts-dejavu-core) is not installed";
-  actions::load_preset(state, "causal-six");
+  apply(state, services, LoadPreset{"causal-six"});
   apply(state, edits::tokens_from_sentence(state.doc, "attention weights become sharper everywhere eventually"));
   for (int k = 0; k < 4; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;

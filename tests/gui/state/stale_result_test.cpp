@@ -87,7 +87,7 @@ TEST_F(StaleResult, ExplainKeepsTheShownCellWhicheverSizeShrinks) {
       const std::string before = draw_now(panel(Panel::Explain));
       const std::string during = draw_after([&] { ASSERT_TRUE(apply(state, services, Resize{dim, 1})); }, panel(Panel::Explain));
       EXPECT_EQ(during, before) << dim_name(dim) << " = 1 under " << stage_name(stage);
-      undo(state);
+      apply(state, services, Undo{});
       frame();
     }
   }
@@ -154,21 +154,21 @@ TEST_F(StaleResult, TheLiftedHeadsBannerLabelsTheShownResult) {
   Scenario head = load_preset("causal-six");
   head.title = "GPT-2 · layer 1 · head 2";
   state.model.lifted_titles.push_back(head.title);
-  draw_after([&] { actions::load_scenario(state, head, "", "open " + head.title + " in the lab"); }, panel(Panel::Pipeline));
+  draw_after([&] { apply(state, services, LoadScenario{head, "", "open " + head.title + " in the lab"}); }, panel(Panel::Pipeline));
   EXPECT_EQ(state.doc.scenario.title, head.title);
-  EXPECT_TRUE(model_banner(state.model, shown_scenario(state)).empty()) << "the pipeline still shows the document before the lift";
+  EXPECT_TRUE(model_banner(state.model, shown_scenario(state.results, state.doc)).empty()) << "the pipeline still shows the document before the lift";
   frame();
-  EXPECT_EQ(model_banner(state.model, shown_scenario(state)), head.title);
-  undo(state);
-  EXPECT_EQ(model_banner(state.model, shown_scenario(state)), head.title) << "the pipeline still shows the lifted head";
+  EXPECT_EQ(model_banner(state.model, shown_scenario(state.results, state.doc)), head.title);
+  apply(state, services, Undo{});
+  EXPECT_EQ(model_banner(state.model, shown_scenario(state.results, state.doc)), head.title) << "the pipeline still shows the lifted head";
   frame();
-  EXPECT_TRUE(model_banner(state.model, shown_scenario(state)).empty());
+  EXPECT_TRUE(model_banner(state.model, shown_scenario(state.results, state.doc)).empty());
   // The Training window's lifted heads, the same.
   state.training.lifted_titles.push_back(head.title);
-  redo(state);
-  EXPECT_TRUE(training_banner(state.training, shown_scenario(state)).empty());
+  apply(state, services, Redo{});
+  EXPECT_TRUE(training_banner(state.training, shown_scenario(state.results, state.doc)).empty());
   frame();
-  EXPECT_EQ(training_banner(state.training, shown_scenario(state)), head.title);
+  EXPECT_EQ(training_banner(state.training, shown_scenario(state.results, state.doc)), head.title);
 }
 
 // Every panel of every lesson, drawn in the frame of an edit that moves the document away from the
@@ -187,7 +187,7 @@ TEST_F(StaleResult, EveryPanelOfEveryLessonDrawsBeforeTheRecompute) {
       {"n", other_size(Dim::N)},
       {"d_k", other_size(Dim::Dk)},
       {"d_v", other_size(Dim::Dv)},
-      {"another lesson", [](AppState& s) { actions::load_preset(s, "causal-six"); }},
+      {"another lesson", [this](AppState& s) { apply(s, services, LoadPreset{"causal-six"}); }},
   };
   for (const PresetInfo& preset : list_presets()) {
     for (const auto& [name, edit] : edits) {
@@ -209,7 +209,7 @@ TEST_F(StaleResult, EveryPanelOfEveryLessonDrawsBeforeTheRecompute) {
       }
       ImGui::Render();
       EXPECT_NE(state.doc_version, before) << preset.name << ", " << name << ": the edit was refused: " << state.error;
-      EXPECT_EQ(shown_scenario(state).Q.rows(), state.results.result.n) << preset.name << ", " << name;
+      EXPECT_EQ(shown_scenario(state.results, state.doc).Q.rows(), state.results.result.n) << preset.name << ", " << name;
     }
   }
 }

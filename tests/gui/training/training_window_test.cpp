@@ -202,9 +202,9 @@ TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
   const std::string title = state.doc.scenario.title;
   EXPECT_NE(title.find("layer 1"), std::string::npos) << title;
   EXPECT_NE(title.find("head 1"), std::string::npos) << title;
-  EXPECT_EQ(training_banner(state.training, shown_scenario(state)), title);
+  EXPECT_EQ(training_banner(state.training, shown_scenario(state.results, state.doc)), title);
   EXPECT_FALSE(window_open(state.view, "Training")) << "the window steps aside for the lab";
-  EXPECT_TRUE(result_is_current(state)) << "the lifted head is computed in the frame that opens it";
+  EXPECT_TRUE(result_is_current(state.results, state.doc_version)) << "the lifted head is computed in the frame that opens it";
   const model::TrainConfig c = small_config();
   EXPECT_EQ(state.doc.scenario.Q.rows(), c.task.sequence_length());
   EXPECT_EQ(state.doc.scenario.Q.cols(), c.d_model / c.n_head);
@@ -216,11 +216,11 @@ TEST_F(TrainingWindow, LiftShowsTheHeadAsTheTrainerComputesIt) {
   const Matrix own = view().maps[1][1].dense();
   ASSERT_EQ(r.weights.rows(), own.rows());
   EXPECT_LE((r.weights - own).cwiseAbs().maxCoeff(), weights_bound(r));
-  undo(state);
+  apply(state, services, Undo{});
   EXPECT_EQ(state.doc.scenario.title, before);
-  EXPECT_EQ(training_banner(state.training, shown_scenario(state)), title) << "the banner labels the result shown until the recompute";
+  EXPECT_EQ(training_banner(state.training, shown_scenario(state.results, state.doc)), title) << "the banner labels the result shown until the recompute";
   frame();
-  EXPECT_TRUE(training_banner(state.training, shown_scenario(state)).empty());
+  EXPECT_TRUE(training_banner(state.training, shown_scenario(state.results, state.doc)).empty());
   // A head past the model is clamped to it, never read out of bounds.
   lift_training_head(state.training, 9, 9);
   ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending; }));
@@ -347,7 +347,7 @@ TEST_F(TrainingWindow, AClickOnAMapLiftsThatHead) {
   EXPECT_EQ(state.training.head, head.second);
   const std::string named = "layer " + std::to_string(head.first) + " · head " + std::to_string(head.second);
   EXPECT_NE(state.doc.scenario.title.find(named), std::string::npos) << state.doc.scenario.title;
-  EXPECT_EQ(training_banner(state.training, shown_scenario(state)), state.doc.scenario.title);
+  EXPECT_EQ(training_banner(state.training, shown_scenario(state.results, state.doc)), state.doc.scenario.title);
 }
 
 struct Screen {
@@ -397,7 +397,7 @@ TEST_P(TrainingPresenter, TheWindowFitsBeforeDuringAndAfter) {
 
 // Every step of "Watch an induction head form" on a projector, the lesson's own run training.
 TEST_P(TrainingPresenter, TheLessonFitsAtEveryStep) {
-  actions::load_preset(state, "induction-head");
+  apply(state, services, LoadPreset{"induction-head"});
   window_open(state.view, "Lesson view") = true;
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(induction_lesson_shown(state.lesson));
@@ -425,7 +425,7 @@ protected:
 };
 
 TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
-  actions::load_preset(state, "induction-head");
+  apply(state, services, LoadPreset{"induction-head"});
   frame();
   frame();
   ASSERT_TRUE(window_open(state.view, "Lesson view"));
@@ -449,7 +449,7 @@ TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
 
   press(GLFW_KEY_PAGE_DOWN);  // a presenter's clicker
   EXPECT_EQ(induction_step(), 3);
-  ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending && !training_banner(state.training, shown_scenario(state)).empty(); }));
+  ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending && !training_banner(state.training, shown_scenario(state.results, state.doc)).empty(); }));
   EXPECT_NE(state.doc.scenario.title.find("layer 0"), std::string::npos) << state.doc.scenario.title;
   EXPECT_EQ(state.training.view.phase, TrainingPhase::Paused) << "lifting pauses";
   // The lifted head is L0's best previous-token head, as the maps scored it.
@@ -476,12 +476,12 @@ TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
   EXPECT_EQ(induction_step(), 1);
   ASSERT_TRUE(frames_until([&] { return state.training.view.step > paused_at; })) << "going back to training resumes it";
   // Undo twice, three times: back to the lesson's own document, its view still the lesson's.
-  while (can_undo(state) && state.doc.scenario.title != "Watch an induction head form") undo(state);
+  while (can_undo(state.history) && state.doc.scenario.title != "Watch an induction head form") apply(state, services, Undo{});
   EXPECT_EQ(state.doc.scenario.title, "Watch an induction head form");
   frame();
   EXPECT_TRUE(induction_lesson_shown(state.lesson));
   // Another lesson: the induction lesson lets go, and starts over when opened again.
-  actions::load_preset(state, "causal-six");
+  apply(state, services, LoadPreset{"causal-six"});
   window_open(state.view, "Lesson view") = true;
   frame();
   frame();
@@ -512,7 +512,7 @@ TEST_F(InductionLesson, TheDefaultRunFormsBothHeadsAtThePhaseChange) {
   // timeout; its memory is checked by the shorter runs above, its result by the release suite.
   GTEST_SKIP() << "the whole default run is left to the release build";
 #endif
-  actions::load_preset(state, "induction-head");
+  apply(state, services, LoadPreset{"induction-head"});
   frame();
   press(GLFW_KEY_SPACE);
   ASSERT_TRUE(state.training.job);
@@ -550,7 +550,7 @@ TEST_F(InductionLesson, RealModelsLessonOpensTheBuiltinInductionModel) {
   if (std::none_of(builtins.begin(), builtins.end(), [](const auto& b) { return b.name == "induction"; })) {
     GTEST_SKIP() << "this build embeds no built-in induction model";
   }
-  actions::load_preset(state, "model-heads");
+  apply(state, services, LoadPreset{"model-heads"});
   window_open(state.view, "Lesson view") = true;
   ASSERT_TRUE(frames_until([&] { return state.model.run != nullptr || !state.model.error.empty(); }));
   ASSERT_TRUE(state.model.error.empty()) << state.model.error;
