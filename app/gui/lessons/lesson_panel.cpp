@@ -78,6 +78,12 @@ void draw_lesson_panel(const ViewContext& ctx, LessonsUi& ui, Commands& out) {
     std::snprintf(place, sizeof place, "lesson %d of %d", here + 1, static_cast<int>(presets.size()));
     same_line_if_fits(ImGui::CalcTextSize(place).x);
     ImGui::TextDisabled("%s", place);
+    // The lesson's exercise, on the first line where it is seen without scrolling the lesson's text.
+    same_line_if_fits(ImGui::CalcTextSize("Exercise").x + ImGui::GetFontSize());
+    if (ImGui::SmallButton("Exercise")) {
+      ui.exercise.shown = true;
+      out.push_back(ShowWindow{"Lesson view"});
+    }
   }
   ImGui::Spacing();
   if (s.lesson.text.present()) draw_lesson_text(ctx, ui, out);
@@ -86,14 +92,6 @@ void draw_lesson_panel(const ViewContext& ctx, LessonsUi& ui, Commands& out) {
   const std::string_view view = lesson_view(s.lesson);
   if (view != kPlainView && ImGui::Button("Open the lesson view")) out.push_back(ShowWindow{"Lesson view"});
   if (view != kPlainView) same_line_if_fits(ImGui::CalcTextSize("Leave the walk-through").x + ImGui::GetFontSize());
-  if (here >= 0) {
-    same_line_if_fits(ImGui::CalcTextSize("Exercise").x + ImGui::GetFontSize() * 2);
-    if (ImGui::Button("Exercise")) {
-      ui.exercise.shown = true;
-      out.push_back(ShowWindow{"Lesson view"});
-    }
-    same_line_if_fits(ImGui::CalcTextSize("Walk through").x + ImGui::GetFontSize() * 2);
-  }
   if (!ui.walk.active) {
     if (ImGui::Button("Walk through")) {
       for (Command& c : walk_start(ui.walk)) out.push_back(std::move(c));
