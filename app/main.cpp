@@ -167,7 +167,11 @@ int run(int argc, const char* const* argv) {
     std::cerr << "attnlab: " << one_line(e.what()) << "\n";
     return cli::kExitNoBackend;
   } catch (const InputError& e) {
-    std::cerr << "attnlab: " << one_line(e.what()) << "\n";
+    const std::string sentence = one_line(e.what());
+    std::cerr << "attnlab: " << sentence << "\n";
+    // A sentence that starts with an option's name is about how the command was called: the
+    // subcommand's usage line follows it, as it follows the parser's own (docs/CLI.md).
+    if (sentence.starts_with("--")) std::cerr << usage_line(chosen.empty() ? &app : app.get_subcommand(chosen)) << "\n";
     return cli::kExitBadInput;
   } catch (const std::bad_alloc&) {
     std::cerr << "attnlab: out of memory; try smaller matrices or the streaming path (--streaming)\n";

@@ -93,7 +93,7 @@ Scenario resolve_scenario(const InputArgs& a) {
   const bool have_model = !a.model.empty();
   const int sources = !a.scenario_path.empty() + !a.preset.empty() + have_files + have_model;
   if (sources > 1) {
-    throw InputError("give one input: a scenario file, --preset NAME, --q/--k/--v files, or --model");
+    throw InputError("--preset, --q/--k/--v or --model: give one input, or a scenario file");
   }
   if (!have_model && (a.have_model_text || !a.model_ids.empty() || a.layer != -1 || a.head != -1)) {
     throw InputError("--text, --ids, --layer and --head choose a head of a model: give --model too");

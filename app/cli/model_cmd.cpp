@@ -57,7 +57,7 @@ Runner add_model_command(CLI::App& app) {
   cmd->add_option("--layer", a->layer, "Layer L (from 0): adds that head's q, k, v");
   cmd->add_option("--head", a->head, "Head H (from 0), with --layer");
   cmd->add_option("--top", a->top, "How many next tokens (and with --link, heads) to list (default 10)");
-  cmd->add_option("--link", a->link, "I,J: rank every head by its weight from query token I to key token J (0-based, J ≤ I)");
+  cmd->add_option("--link", a->link, "I,J: rank every head by its weight from query token I to key token J (0-based; the later one is the query)");
   cmd->add_option("--save", a->save, "Write the model's files to DIR");
   cmd->add_flag("--force", a->force, "With --save: replace existing files");
   cmd->add_option("--format", a->format, "json | text")->check(CLI::IsMember({"json", "text"}));
@@ -66,7 +66,7 @@ Runner add_model_command(CLI::App& app) {
                 "Also print the load and forward times, the forward's matrix-product GFLOP/s and its fraction of the FMA peak, and with "
                 "--generate the milliseconds per generated token against running the whole sequence again (stderr)");
   return [a, cmd]() {
-    if (a->have_text == !a->ids.empty()) throw InputError("give the input as --text TEXT or as --ids I,J,…, one of them");
+    if (a->have_text == !a->ids.empty()) throw InputError("--text or --ids: give the input as one of them, --text TEXT or --ids I,J,…");
     if ((a->layer >= 0 || a->head >= 0) != (a->layer >= 0 && a->head >= 0) || a->layer < -1 || a->head < -1) {
       throw InputError("--layer L and --head H go together, both from 0");
     }

@@ -220,7 +220,31 @@ ExposureBias exposure_bias(const model::LanguageModel& m, const std::vector<int>
   for (std::size_t j = 0; j < e.greedy_after.size(); ++j) {
     e.greedy_after_correct += e.greedy_after[j] == e.truth[static_cast<std::size_t>(e.first_mistake) + 1 + j];
   }
+  if (e.first_mistake >= 0) e.greedy_after_shifted = best_shift(e.greedy_after, e.truth, e.first_mistake + 1);
   return e;
+}
+
+Shifted best_shift(const std::vector<int>& got, const std::vector<int>& truth, int from) {
+  const auto agree = [&](int shift, int& compared) {
+    int matches = 0;
+    compared = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const auto at = static_cast<std::int64_t>(from) + static_cast<std::int64_t>(i) + shift;
+      if (at < 0 || at >= static_cast<std::int64_t>(truth.size())) continue;
+      ++compared;
+      matches += got[i] == truth[static_cast<std::size_t>(at)];
+    }
+    return matches;
+  };
+  int in_place_compared = 0;
+  const int in_place = agree(0, in_place_compared);
+  Shifted best;
+  for (const int shift : {1, -1, 2, -2}) {
+    int compared = 0;
+    const int matches = agree(shift, compared);
+    if (matches > in_place && matches > best.matches) best = {shift, matches, compared};
+  }
+  return best;
 }
 
 KvCacheNumbers compute_kv_cache(const Scenario& s, const Result& r, Backend& backend, const LessonDetail& detail) {
@@ -278,7 +302,10 @@ nlohmann::ordered_json kv_cache_to_json(const KvCacheNumbers& n, const Scenario&
                    {"steps", e.truth.size()},
                    {"teacher_correct", e.teacher_correct},
                    {"drawn_correct", e.drawn_correct},
-                   {"greedy_after_correct", e.greedy_after_correct}};
+                   {"greedy_after_correct", e.greedy_after_correct},
+                   {"greedy_after_shifted", {{"shift", e.greedy_after_shifted.shift},
+                                             {"matches", e.greedy_after_shifted.matches},
+                                             {"compared", e.greedy_after_shifted.compared}}}};
   return {{"model", n.model},       {"last_row_difference", n.last_row_difference}, {"check", check},
           {"cost", cost},          {"context_tokens", n.context},                  {"kv_cache", caches},
           {"exposure", exposure}, {"see_also", "gqa"}};

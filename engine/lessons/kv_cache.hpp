@@ -69,6 +69,17 @@ CacheCost cache_cost(const model::LanguageModel& m, const std::vector<int>& prom
 // A model's attention shape as the gqa lesson's KV cache rows take it (gqa.hpp's cache_row).
 KvCacheConfig cache_config(const model::ModelConfig& c, std::string name);
 
+// Written tokens read against the true text shifted by `shift` positions: got[i] = truth[i + shift].
+// A row that skipped a token reads the true text one position early (shift 1), one that put in a
+// token of its own one late (−1); `matches` of `compared` positions agree so.
+struct Shifted {
+  int shift = 0;
+  int matches = 0, compared = 0;
+};
+// The shift from −2 to 2, not 0, at which most of `got` agrees with `truth` (got[i] is at position
+// `from` + i of the truth); matches is 0 where no shift agrees more than in place.
+Shifted best_shift(const std::vector<int>& got, const std::vector<int>& truth, int from);
+
 // Exposure bias on a text the model knows how to continue: `ids` = prompt then its true
 // continuation. Teacher forcing feeds the true text and takes the most probable token at each
 // step; generation feeds the model its own draws at `temperature` (seeded); and from the first draw
@@ -84,6 +95,9 @@ struct ExposureBias {
   // After the first mistake: greedy tokens from the text up to and with it (empty without one).
   std::vector<int> greedy_after;
   int teacher_correct = 0, drawn_correct = 0, greedy_after_correct = 0;
+  // The greedy tokens after the mistake against the truth shifted: a model that skipped a token
+  // writes the right text one position early, which in place counts as all wrong.
+  Shifted greedy_after_shifted;
 };
 ExposureBias exposure_bias(const model::LanguageModel& m, const std::vector<int>& ids, std::int64_t prompt, double temperature,
                            std::uint64_t seed);

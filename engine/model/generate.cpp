@@ -158,6 +158,14 @@ std::vector<DrawnToken> generate(CachedSequence& seq, Sampler& sampler, const Ge
 }
 
 std::string append_tokens_text(const LanguageModel& model, std::string text, const std::vector<int>& ids) {
+  if (!model.tokenizer()) {
+    // No tokenizer: the text is its ids, as the Model window's box takes them.
+    for (const int id : ids) {
+      while (!text.empty() && (text.back() == ' ' || text.back() == ',' || text.back() == '\n')) text.pop_back();
+      text += (text.empty() ? "" : ", ") + std::to_string(id);
+    }
+    return text;
+  }
   if (model.config().is_toy()) {
     for (const int id : ids) text += (text.empty() || text.back() == ' ' ? "" : " ") + model.token_text(id);
     return text;

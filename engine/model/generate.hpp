@@ -99,7 +99,8 @@ std::vector<DrawnToken> generate(CachedSequence& seq, Sampler& sampler, const Ge
 // `text` with tokens `ids` written after it, as a text box holds it: a toy model's symbols separated
 // by spaces; every other model's token bytes joined (GPT-2's " world" brings its own space), so a
 // character split between tokens (an emoji's four bytes) reads whole once its last piece is
-// written, and a byte that starts no character (yet) is written \xNN.
+// written, and a byte that starts no character (yet) is written \xNN. A model without a tokenizer
+// reads its text as token ids: they are added to it separated by commas ("5, 17, 42").
 std::string append_tokens_text(const LanguageModel& model, std::string text, const std::vector<int>& ids);
 
 // The bytes a KV cache of `c` holds per position: K and V, each n_kv_head · d_head floats, in every

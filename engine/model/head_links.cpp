@@ -35,7 +35,7 @@ void check_link(int query, int key, int tokens, std::string_view what) {
 
 std::pair<int, int> parse_link(std::string_view text, std::string_view what) {
   const auto refuse = [&] {
-    return InputError(std::string(what) + " '" + one_line(text) + "': give two token positions from 0, the query then the key (e.g. 8,1)");
+    return InputError(std::string(what) + " '" + one_line(text) + "': give two token positions from 0, a query and a key (e.g. 8,1)");
   };
   const auto number = [&](std::string_view item) {
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
@@ -47,7 +47,10 @@ std::pair<int, int> parse_link(std::string_view text, std::string_view what) {
   };
   const std::size_t comma = text.find(',');
   if (comma == std::string_view::npos || text.find(',', comma + 1) != std::string_view::npos) throw refuse();
-  return {number(text.substr(0, comma)), number(text.substr(comma + 1))};
+  // Either order: a query sees only the keys up to itself, so the later token is the query, as a
+  // click on either cell of the Model window's pair takes them.
+  const int a = number(text.substr(0, comma)), b = number(text.substr(comma + 1));
+  return {std::max(a, b), std::min(a, b)};
 }
 
 void write_links_json(std::ostream& out, const std::vector<HeadLink>& links) {

@@ -26,7 +26,8 @@ std::vector<HeadLink> rank_head_links(const ForwardTrace& trace, int query, int 
 // Checks a (query, key) pair against a text of `tokens` tokens; throws InputError naming `what`
 // ("--link 3,5: key 5 comes after query 3; a query sees only the keys up to itself").
 void check_link(int query, int key, int tokens, std::string_view what);
-// "I,J" (spaces allowed around each) as (query, key). Throws InputError naming `what`.
+// "I,J" (spaces allowed around each) as (query, key): the later position is the query, whichever
+// comes first ("1,4" is query 4, key 1). Throws InputError naming `what`.
 std::pair<int, int> parse_link(std::string_view text, std::string_view what);
 
 // `"links": [{"layer", "head", "weight"}, …]`, the JSON member `attnlab model --link` adds.

@@ -131,8 +131,9 @@ SafetensorsHeader parse_safetensors(std::string_view file, std::string_view sour
                        " (data_offsets must cover the data with no gaps)");
     }
     if (t->end > data_bytes) {
+      // Counted from the file's start, as a hex viewer or `ls -l` counts them, not from the data section.
       throw InputError(src + ": tensor " + in_quotes(t->name) + " runs past the end of the file (its data ends at byte " +
-                       std::to_string(t->end) + " of " + std::to_string(data_bytes) + "; truncated?)");
+                       std::to_string(h.data_offset + t->end) + " of " + std::to_string(file.size()) + "; truncated?)");
     }
     at = t->end;
     last = t;

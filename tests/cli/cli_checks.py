@@ -5,6 +5,18 @@ import os
 import subprocess
 
 
+def error_lines(err):
+    """A refusal's stderr as its lines, the usage line that ends a usage error taken off. A sentence
+    that starts with an option's name is one (docs/CLI.md): where its usage line is missing, a line
+    saying so is added, so that a check for one sentence fails on it."""
+    lines = err.strip().splitlines()
+    if len(lines) >= 2 and lines[-1].startswith("usage: attnlab"):
+        return lines[:-1]
+    if lines and lines[0].startswith("attnlab: --"):
+        return lines + ["(no usage line after a sentence naming an option)"]
+    return lines
+
+
 class Checks:
     """Counts the checks of one test script; `exit_code()` is its result for CTest."""
 

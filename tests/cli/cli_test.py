@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from cli_checks import Checks
+from cli_checks import Checks, error_lines
 
 ATTNLAB, WORK = os.path.abspath(sys.argv[1]), sys.argv[2]
 checks = Checks(ATTNLAB, WORK)
@@ -25,7 +25,7 @@ def expect_bad(label, args, *needles, usage=False):
     """Exit 2, nothing on stdout, one line `attnlab: ...` naming every needle (plus the usage line
     for usage errors), and no crash."""
     code, out, err = run("compute", *args)
-    lines = err.splitlines()
+    lines = error_lines(err)
     problems = []
     if code < 0 or code >= 128:
         problems.append(f"crashed (exit {code})")
@@ -33,16 +33,15 @@ def expect_bad(label, args, *needles, usage=False):
         problems.append(f"exit code {code}, expected 2")
     if out:
         problems.append(f"stdout is not empty: {out[:120]!r}")
-    expected_lines = 2 if usage else 1
-    if len(lines) != expected_lines:
-        problems.append(f"{len(lines)} line(s) on stderr, expected {expected_lines}: {err!r}")
+    if len(lines) != 1:
+        problems.append(f"{len(lines)} line(s) on stderr besides the usage line, expected 1: {err!r}")
     if not lines or not lines[0].startswith("attnlab: "):
         problems.append(f"stderr does not start with 'attnlab: ': {err!r}")
     else:
         for needle in needles:
             if needle not in lines[0]:
                 problems.append(f"the message does not name {needle!r}: {lines[0]!r}")
-    if usage and (len(lines) < 2 or not lines[-1].startswith("usage: attnlab")):
+    if usage and not err.strip().splitlines()[-1].startswith("usage: attnlab"):
         problems.append(f"no usage line: {err!r}")
     report(not problems, f"{label}: exit 2, one sentence naming {', '.join(map(repr, needles))}",
            "; ".join(problems) + f"\n     args: compute {' '.join(args)}")
@@ -485,7 +484,7 @@ def fuzz(count=300):
             except json.JSONDecodeError:
                 ok = False
         else:
-            ok = code == 2 and not out and len(err.splitlines()) == 1 and err.startswith("attnlab: ")
+            ok = code == 2 and not out and len(error_lines(err)) == 1 and err.startswith("attnlab: ")
         if not ok:
             bad.append(f"case {k}: exit {code}, stderr {err[:200]!r}")
     report(not bad, f"fuzz: {count} damaged scenario/.npy files give a result or one attnlab: line, exit 2",

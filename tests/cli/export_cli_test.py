@@ -13,6 +13,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from cli_checks import error_lines
+
 ATTNLAB = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else "attnlab"
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -45,7 +47,7 @@ class ExportCli(unittest.TestCase):
         before = sorted(os.listdir(self.dir))
         p = run("export", *args)
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
-        lines = p.stderr.strip().splitlines()
+        lines = error_lines(p.stderr)
         self.assertEqual(len(lines), 1, p.stderr)
         self.assertTrue(lines[0].startswith("attnlab: "), p.stderr)
         self.assertIn(expect_in_message, lines[0])
@@ -168,7 +170,7 @@ class ExportCli(unittest.TestCase):
             target = os.path.join(locked, "w.png")
         p = run("export", "--stage", "weights", "--out", target)
         self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertEqual(len(error_lines(p.stderr)), 1, p.stderr)
         self.assertFalse(os.path.exists(target))
         self.assertEqual(os.listdir(locked), [])
 
@@ -182,7 +184,7 @@ class ExportCli(unittest.TestCase):
         target = self.path("big.png")
         p = run("export", "--stage", "pipeline", "--annotate", "--out", target, preexec=limit)
         self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertEqual(len(error_lines(p.stderr)), 1, p.stderr)
         self.assertIn("big.png", p.stderr)
         self.assertEqual(os.listdir(self.dir), [])
 

@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+from cli_checks import error_lines
+
 ATTNLAB, PRESET, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 failures = []
 
@@ -131,6 +133,17 @@ def exposure_bias(j, lesson, model):
         greedy = generated(model, ids[:prompt] + drawn[:fm + 1], rest, 0, 0) if rest else []
         report(e["greedy_after"] == greedy, "after the mistake: `--generate --temperature 0` from the text with it", f"{e['greedy_after']} vs {greedy}")
         report(e["greedy_after_correct"] == sum(g == t for g, t in zip(greedy, truth[fm + 1:])), "the greedy tokens' count")
+        # Against the truth shifted: the shift from −2 to 2 (not 0) with the most agreeing tokens,
+        # kept only where it beats in place (a model that skipped a token writes the truth early).
+        def agreeing(shift):
+            pairs = [(g, truth[fm + 1 + i + shift]) for i, g in enumerate(greedy) if 0 <= fm + 1 + i + shift < len(truth)]
+            return sum(a == b for a, b in pairs), len(pairs)
+        best = {"shift": 0, "matches": 0, "compared": 0}
+        for shift in (1, -1, 2, -2):
+            matches, compared = agreeing(shift)
+            if matches > agreeing(0)[0] and matches > best["matches"]:
+                best = {"shift": shift, "matches": matches, "compared": compared}
+        report(e["greedy_after_shifted"] == best, "the greedy tokens against the truth shifted", f"{e['greedy_after_shifted']} vs {best}")
         report(e["drawn_model_prob"][fm] < 0.5, "the wrong draw was one the model itself found unlikely", e["drawn_model_prob"][fm])
     report(e["teacher_correct"] == sum(a == b for a, b in zip(teacher, truth)), "teacher forcing's count")
     report(e["drawn_correct"] == sum(a == b for a, b in zip(drawn, truth)), "the draws' count")
@@ -147,7 +160,7 @@ def bad_lesson_fields():
         path = os.path.join(WORK, "bad.json")
         json.dump(s, open(path, "w"))
         p = subprocess.run([ATTNLAB, "lesson", path, "--format", "json"], capture_output=True, text=True)
-        lines = p.stderr.strip().splitlines()
+        lines = error_lines(p.stderr)
         ok = p.returncode == 2 and len(lines) == 1 and all(x in p.stderr for x in needles)
         report(ok, f"bad lesson field refused: {label}", f"{p.returncode} {p.stderr.strip()}")
 

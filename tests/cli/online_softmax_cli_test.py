@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from cli_checks import Checks
+from cli_checks import Checks, error_lines
 
 ATTNLAB, PRESET, WORK = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
 os.makedirs(WORK, exist_ok=True)
@@ -170,7 +170,7 @@ if rep3 is not None:
 sparse = copy.deepcopy(preset)
 sparse["normalizer"] = "sparsemax"
 code, out, err = run("lesson", checks.write_json("sparse.json", sparse), "--format", "json")
-report(code == 2 and not out and err.startswith("attnlab: ") and "sparsemax" in err and len(err.splitlines()) == 1,
+report(code == 2 and not out and err.startswith("attnlab: ") and "sparsemax" in err and len(error_lines(err)) == 1,
        "a sparsemax scenario is refused with exit 2 and one sentence", f"exit {code}: {err!r}")
 
 code, out, err = run("lesson", "online-softmax")

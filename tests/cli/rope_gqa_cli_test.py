@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from cli_checks import Checks
+from cli_checks import Checks, error_lines
 
 ATTNLAB, PRESETS, WORK = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
 os.makedirs(WORK, exist_ok=True)
@@ -103,7 +103,7 @@ for n, m, d, theta in [(1, 1, 2, 10000.0), (5, 7, 8, 10.0), (17, 17, 64, 10000.0
 # An odd d_k is refused with one sentence.
 np.save(os.path.join(WORK, "q3.npy"), rng.normal(size=(4, 3)).astype(np.float32))
 code, out, err = run("compute", "--q", "q3.npy", "--k", "q3.npy", "--v", "q3.npy", "--rope", "10000")
-report(code == 2 and not out and len(err.splitlines()) == 1 and "odd" in err, "an odd d_k with --rope is refused in one sentence",
+report(code == 2 and not out and len(error_lines(err)) == 1 and "odd" in err, "an odd d_k with --rope is refused in one sentence",
        f"exit {code}: {err!r}")
 
 # The rope lesson's scenario: --no-rope gives plain Q K^T.
@@ -193,7 +193,7 @@ if gqa is not None:
 bad = copy.deepcopy(gqa_preset)
 bad["lesson"]["kv_heads"] = [3]
 code, out, err = run("lesson", checks.write_json("bad_gqa.json", bad), "--format", "json")
-report(code == 2 and not out and len(err.splitlines()) == 1 and "divide" in err,
+report(code == 2 and not out and len(error_lines(err)) == 1 and "divide" in err,
        "gqa lesson: a K/V count that does not divide the heads is refused in one sentence", f"exit {code}: {err!r}")
 
 sys.exit(checks.exit_code())

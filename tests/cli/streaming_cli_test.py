@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from cli_checks import Checks
+from cli_checks import Checks, error_lines
 
 ATTNLAB, WORK = os.path.abspath(sys.argv[1]), sys.argv[2]
 os.makedirs(WORK, exist_ok=True)
@@ -73,7 +73,7 @@ for name in "QKV":
     np.save(os.path.join(WORK, "big_" + name + ".npy"), np.ones((200000, 1), dtype=np.float32))
 big = ["--q", "big_Q.npy", "--k", "big_K.npy", "--v", "big_V.npy"]
 code, out, err = run("compute", *big, "--format", "json")
-report(code == 2 and not out and err.startswith("attnlab: ") and "--summary" in err and len(err.splitlines()) == 1,
+report(code == 2 and not out and err.startswith("attnlab: ") and "--summary" in err and len(error_lines(err)) == 1,
        "a full compute --format json that cannot fit exits 2 and points at --summary", f"exit {code}: {err!r}")
 
 for flags in ([], ["--streaming"]):
@@ -171,7 +171,7 @@ report(proc.returncode == 0 and os.path.getsize(os.path.join(WORK, "heat_w.png")
        "export of a streamed weights heatmap as PNG", proc.stderr)
 proc = subprocess.run([ATTNLAB, "export", *efiles, "--stage", "scores", "--out", "s.npy"], capture_output=True,
                       text=True, timeout=120, cwd=WORK, env=env)
-report(proc.returncode == 2 and "--stage weights" in proc.stderr and len(proc.stderr.splitlines()) == 1,
+report(proc.returncode == 2 and "--stage weights" in proc.stderr and len(error_lines(proc.stderr)) == 1,
        "export of scores too large for the dense stages exits 2 and names what can be exported", proc.stderr)
 
 # The runtime the bench measures: attnlab re-executes itself once with the settings that must be in

@@ -122,7 +122,13 @@ out = json.loads(run("model", "induction", "--ids", ",".join(map(str, span + spa
 check(out["links"][0]["layer"] == 1 and out["links"][0]["weight"] > 0.5, f"induction: the top link 19 → 10 is {out['links'][0]}")
 
 
-for value, needle in [("2,4", "comes after query 2"), ("9,0", "tokens 0 to 4"), ("1", "the query then the key"), ("a,b", "--link"),
+# Either order names the same pair, as a click on either cell does in the Model window: the later
+# token is the query.
+swapped, ordered = (json.loads(run("model", "induction", "--ids", "1,2,3,4,5", "--link", v, "--format", "json").stdout)["links"]
+                    for v in ("1,4", "4,1"))
+check(swapped == ordered, f"--link 1,4 ranks the heads as --link 4,1 does: {swapped[:2]} against {ordered[:2]}")
+
+for value, needle in [("9,0", "tokens 0 to 4"), ("1", "a query and a key"), ("a,b", "--link"),
                       ("1,2,3", "--link"), ("-1,0", "--link"), ("", "--link"), ("99999999999,0", "--link")]:
     bad(["model", "induction", "--ids", "1,2,3,4,5", "--link", value], needle)
 

@@ -7,6 +7,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+from cli_checks import error_lines  # noqa: E402
+
 EPS32 = 2.0 ** -24  # float32's unit roundoff
 failures = []
 
@@ -38,9 +41,10 @@ def bad_input_check(run):
 
     def bad(args, *needles, env=None, after_progress=False):
         p = run(*args, expect=2, env=env)
-        lines = p.stderr.strip().split("\n")
+        err = p.stderr
         if after_progress:
-            lines = [l for l in lines if not l.startswith("step ")]
+            err = "\n".join(l for l in err.splitlines() if not l.startswith("step "))
+        lines = error_lines(err)
         check(len(lines) == 1 and lines[0].startswith("attnlab: "), f"{args}: not one 'attnlab: ' line: {p.stderr!r}")
         for n in needles:
             check(n in p.stderr, f"{args}: stderr lacks {n!r}: {p.stderr!r}")

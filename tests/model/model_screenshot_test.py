@@ -62,11 +62,25 @@ def main():
         print(f"FAIL: a missing model: exit {p.returncode}, {p.stderr!r}")
         failures += 1
     # A --link the text cannot have: refused before any window opens, with the flag named.
-    p = subprocess.run([ATTNLAB, "gui", "--model", folder, "--text", text, "--link", "3,9", "--screenshot", os.path.join(WORK, "y.png")],
+    p = subprocess.run([ATTNLAB, "gui", "--model", folder, "--text", text, "--link", "3,99", "--screenshot", os.path.join(WORK, "y.png")],
                        capture_output=True, text=True, timeout=60)
-    if p.returncode != 2 or "--link 3,9" not in p.stderr or os.path.exists(os.path.join(WORK, "y.png")):
-        print(f"FAIL: --link 3,9: exit {p.returncode}, {p.stderr!r}")
+    if p.returncode != 2 or "--link 99,3" not in p.stderr or os.path.exists(os.path.join(WORK, "y.png")):
+        print(f"FAIL: --link 3,99 (query 99, key 3, past the text): exit {p.returncode}, {p.stderr!r}")
         failures += 1
+    # A folder without its tokenizer opens on token ids, as `attnlab model --ids` runs it (the dry
+    # run's `gui --model DIR` exited instead).
+    bare = os.path.join(WORK, "gpt2-no-tokenizer")
+    shutil.copytree(folder, bare)
+    for name in ("vocab.json", "merges.txt", "tokenizer.json"):
+        if os.path.exists(os.path.join(bare, name)):
+            os.remove(os.path.join(bare, name))
+    for name, extra in (("ids", ["--ids", "5,17,42,8,5,17"]), ("no text", [])):
+        out = os.path.join(WORK, f"no_tokenizer_{name.replace(' ', '_')}.png")
+        p = subprocess.run([ATTNLAB, "gui", "--presenter", "--model", bare, *extra, "--screenshot", out], capture_output=True, text=True,
+                           timeout=120)
+        if p.returncode != 0 or not os.path.exists(out):
+            print(f"FAIL: a folder without a tokenizer, {name}: exit {p.returncode}: {p.stderr.strip()}")
+            failures += 1
     sys.exit(1 if failures else 0)
 
 

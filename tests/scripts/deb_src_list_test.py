@@ -9,6 +9,7 @@ Debian source, exit 1 and one sentence saying what to add.
 Usage: deb_src_list_test.py SCRIPT WORK_DIR   (run with /usr/bin/python3)
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -170,6 +171,8 @@ def test_no_debian_source():
         check(code == 1 and out == "", f"{name}: no Debian source exits 1 and prints no list", f"{code} {out!r}")
         check(len(sentence.splitlines()) == 1 and "bookworm main" in sentence and "/etc/apt/sources.list" in sentence,
               f"{name}: one sentence says what to add, and where", sentence)
+        # The mirror is the machine's administrator's to choose: the sentence names no host.
+        check(not re.search(r"\w+://", sentence), f"{name}: the sentence names no mirror's address", sentence)
 
 
 shutil.rmtree(WORK, ignore_errors=True)

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -188,6 +189,13 @@ void draw_exposure(const KvCacheNumbers& n, const Palette& pal, Commands& out) {
                  significant(e.temperature, 6).c_str(), static_cast<unsigned long long>(e.seed), e.first_mistake + 1, e.drawn[at],
                  significant(e.drawn_model_prob[at], 2).c_str(), significant(e.drawn_prob[at], 2).c_str(), e.teacher_correct,
                  e.truth.size(), e.drawn_correct, e.greedy_after_correct, e.greedy_after.size());
+    if (const Shifted& s = e.greedy_after_shifted; s.matches > 0) {
+      // Wrong in place is not wrong: a model that skipped a token writes the true text early.
+      const char* how = s.shift > 0 ? "early: it skipped" : "late: it put in";
+      const int by = std::abs(s.shift);
+      text_wrapped("Shifted, not wrong: %d of them are the true text %d position%s %s %d token%s and went on with the right ones.",
+                   s.matches, by, by == 1 ? "" : "s", how, by, by == 1 ? "" : "s");
+    }
   } else {
     text_wrapped("Drawn at T = %s (seed %llu), every draw was right: teacher forcing got %d of %zu.", significant(e.temperature, 6).c_str(),
                  static_cast<unsigned long long>(e.seed), e.teacher_correct, e.truth.size());

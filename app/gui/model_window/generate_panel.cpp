@@ -1,6 +1,6 @@
 // The Model window's next-token column (docs/MODELS.md, "Generation"): the temperature slider beside
-// the next-token bars, each token's probability before temperature (the model's own) and after it
-// (what a draw uses, with top-k and top-p), Generate (N tokens or one) and Stop, and the last draw.
+// the next-token bars, each token's own probability (the model's, T = 1) first and what a draw uses
+// (after temperature, top-k and top-p) under it, Generate (N tokens or one) and Stop, and the last draw.
 // Transformer Explainer's temperature slider, on the model the window has open.
 #include "gui/model_window/generate_panel.hpp"
 
@@ -14,7 +14,6 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,9 +50,9 @@ void draw_controls(ModelUi& m, bool threaded) {
   const int room = m.model->config().n_ctx - static_cast<int>(m.ids.size());
   const int count = std::min(g.count, room);
   ImGui::BeginDisabled(busy || !m.run || room < 1);
-  char label[32];
-  std::snprintf(label, sizeof label, "Generate %d", std::max(count, 1));
-  if (ImGui::Button(label)) generate_tokens(m, count, threaded);
+  // With no room left the button says no count: "Generate 1" beside "the text fills" reads as an offer.
+  const std::string label = room < 1 ? std::string("Generate") : "Generate " + std::to_string(count);
+  if (ImGui::Button(label.c_str())) generate_tokens(m, count, threaded);
   ImGui::SameLine();
   if (ImGui::Button("One token")) generate_tokens(m, 1, threaded);
   ImGui::EndDisabled();
@@ -78,14 +77,17 @@ void draw_controls(ModelUi& m, bool threaded) {
   }
 }
 
-// One token's row: its text, the bar after temperature (what a draw uses) above a thin bar of the
-// model's own probability (T = 1), and the number after temperature. The drawn token's row is
-// framed and says so.
+// One token's row: its text, the bar of the model's own probability (T = 1) with its number, and
+// under it a thin bar of what a draw uses (after temperature, top-k and top-p), its number in
+// brackets where it differs. The drawn token's row is framed and says so.
 struct BarRow {
   int id = 0;
   double after = 0, before = 0;
   bool drawn = false;
 };
+
+// The room a bar's numbers take past its end: the widest ("0.999 (0.999) drawn") and a margin.
+float bar_number_width() { return ImGui::CalcTextSize("0.000 (0.000) drawn").x + ImGui::GetFontSize() * 0.5f; }
 
 // One row: the token's label (cut with `ellipsis` to `name_w`; the tooltip has it whole), its bars and probability.
 void draw_bar(const ModelUi& m, const BarRow& row, float name_w, float bar_w, const Palette& pal, std::string_view ellipsis) {
@@ -98,15 +100,16 @@ void draw_bar(const ModelUi& m, const BarRow& row, float name_w, float bar_w, co
   dl->AddText(at, row.drawn ? pal.accent : pal.text, shown.c_str());
   const float x0 = at.x + name_w + fs * 0.4f;
   const auto w = [&](double p) { return std::max(1.0f, bar_w * static_cast<float>(p)); };
-  dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.1f), ImVec2(x0 + w(row.after), at.y + fs * 0.7f), ImGui::GetColorU32(ImGuiCol_PlotHistogram));
-  dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.78f), ImVec2(x0 + w(row.before), at.y + fs * 1.0f), pal.text_dim);
-  const std::string p = prob_text(row.after) + (row.drawn ? " drawn" : "");
-  dl->AddText(ImVec2(x0 + w(row.after) + fs * 0.25f, at.y), row.drawn ? pal.accent : pal.text, p.c_str());
-  if (row.drawn) dl->AddRect(ImVec2(at.x - 2, at.y - 1), ImVec2(x0 + bar_w + fs * 3, at.y + fs * 1.12f), pal.accent, 3.0f, 0, 1.5f);
-  ImGui::Dummy(ImVec2(name_w + bar_w + fs * 3, fs * 1.2f));
+  dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.1f), ImVec2(x0 + w(row.before), at.y + fs * 0.7f), ImGui::GetColorU32(ImGuiCol_PlotHistogram));
+  dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.78f), ImVec2(x0 + w(row.after), at.y + fs * 1.0f), pal.text_dim);
+  const std::string own = prob_text(row.before), draw = prob_text(row.after);
+  const std::string p = own + (draw != own ? " (" + draw + ")" : "") + (row.drawn ? " drawn" : "");
+  dl->AddText(ImVec2(x0 + w(row.before) + fs * 0.25f, at.y), row.drawn ? pal.accent : pal.text, p.c_str());
+  const float number_w = bar_number_width();
+  if (row.drawn) dl->AddRect(ImVec2(at.x - 2, at.y - 1), ImVec2(x0 + bar_w + number_w, at.y + fs * 1.12f), pal.accent, 3.0f, 0, 1.5f);
+  ImGui::Dummy(ImVec2(name_w + bar_w + number_w, fs * 1.2f));
   if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("%s: %s after temperature (what a draw uses), %s the model's own (T = 1)", name.c_str(), prob_text(row.after).c_str(),
-                      prob_text(row.before).c_str());
+    ImGui::SetTooltip("%s: %s the model's own (T = 1), %s what a draw at this temperature uses", name.c_str(), own.c_str(), draw.c_str());
   }
 }
 
@@ -115,11 +118,11 @@ void draw_bar_rows(const ModelUi& m, const std::vector<BarRow>& rows, const Pale
   float name_w = 0;
   for (const BarRow& r : rows) name_w = std::max(name_w, ImGui::CalcTextSize(quoted_id(m, r.id).c_str()).x);
   name_w = std::min(name_w, ImGui::GetContentRegionAvail().x * 0.4f);
-  const float bar_w = std::max(fs * 2, ImGui::GetContentRegionAvail().x - name_w - fs * 3.6f);
+  const float bar_w = std::max(fs * 2, ImGui::GetContentRegionAvail().x - name_w - fs * 0.4f - bar_number_width());
   for (const BarRow& r : rows) draw_bar(m, r, name_w, bar_w, pal, ellipsis);
 }
 
-// The next token's distribution at the slider's temperature, over the model's own.
+// The model's own next-token probabilities, and under each what a draw at the slider's temperature uses.
 void draw_next_bars(ModelUi& m, const Palette& pal, std::string_view ellipsis) {
   std::vector<int> ids;
   const model::TokenDistribution* d = next_token_bars(m, &ids);
@@ -128,7 +131,10 @@ void draw_next_bars(ModelUi& m, const Palette& pal, std::string_view ellipsis) {
   std::vector<BarRow> rows;
   for (int id : ids) rows.push_back({id, d->drawn[static_cast<std::size_t>(id)], d->model[static_cast<std::size_t>(id)], false});
   draw_bar_rows(m, rows, pal, ellipsis);
-  hint_text("thick: after T, what a draw uses · thin: the model's own (T = 1)");
+  const GenerateUi& g = m.generate;
+  hint_text("bar: the model's own probability · thin bar and (…): what a draw at " +
+            (g.sampling.temperature == 0 ? std::string("T = 0 (always the most probable)") : "T = " + fixed_decimals(g.sampling.temperature, 2)) +
+            " uses");
 }
 
 // The draw that wrote the token at `position`, or null where the model did not write it.
@@ -146,8 +152,8 @@ void draw_last_draw(const ModelUi& m, const Palette& pal, std::string_view ellip
   if (!drawn) return;
   const model::DrawnToken& t = *drawn;
   ImGui::Spacing();
-  ImGui::TextWrapped("The last token, %s, was drawn at %s (the model's own %s) from:", quoted_id(m, t.id).c_str(), prob_text(t.prob).c_str(),
-                     prob_text(t.model_prob).c_str());
+  ImGui::TextWrapped("The last token, %s, had %s from the model itself and %s in the draw that chose it, from:", quoted_id(m, t.id).c_str(),
+                     prob_text(t.model_prob).c_str(), prob_text(t.prob).c_str());
   std::vector<BarRow> rows;
   bool listed = false;
   for (const model::Candidate& c : t.candidates) {
@@ -166,8 +172,8 @@ void draw_drawn_token_tooltip(const ModelUi& m, std::int64_t position) {
   if (!drawn) return;
   const model::DrawnToken& t = *drawn;
   ImGui::BeginTooltip();
-  ImGui::Text("Written by the model: %s, drawn at %s (the model's own %s)", quoted_id(m, t.id).c_str(), prob_text(t.prob).c_str(),
-              prob_text(t.model_prob).c_str());
+  ImGui::Text("Written by the model: %s, %s from the model itself, %s in the draw", quoted_id(m, t.id).c_str(), prob_text(t.model_prob).c_str(),
+              prob_text(t.prob).c_str());
   for (const model::Candidate& c : t.candidates) {
     ImGui::TextDisabled("%s %s  %s", c.id == t.id ? ">" : " ", prob_text(c.prob).c_str(), quoted_id(m, c.id).c_str());
   }

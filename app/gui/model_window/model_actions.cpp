@@ -1,6 +1,7 @@
 // The Model window's actions; see model_actions.hpp.
 #include "gui/model_window/model_actions.hpp"
 
+#include "engine/model/model_report.hpp"
 #include "gui/model_window/generate_actions.hpp"
 #include "gui/model_window/model_job.hpp"
 #include "gui/training/training_actions.hpp"
@@ -20,8 +21,6 @@ bool is_model_path(const std::string& path) {
 Commands open_model_file(ModelUi& m, const std::string& path, bool threaded) {
   try {
     std::shared_ptr<const model::LanguageModel> opened = model::open_model(path);
-    // The window runs text, so a model without its tokenizer files cannot run here.
-    if (!opened->tokenizer()) throw InputError(opened->missing_tokenizer());
     m.job.reset();
     m.model = std::move(opened);
     m.sequence = window_sequence(*m.model);
@@ -39,7 +38,15 @@ Commands open_model_file(ModelUi& m, const std::string& path, bool threaded) {
     // task's symbols, not words: on text that is not made of them it starts on its task's probe
     // sequence, the one the Training window shows.
     std::string text = m.text;
-    if (m.model->config().is_toy()) {
+    if (!m.model->tokenizer()) {
+      // Without a tokenizer the text box takes token ids: a text that is not ids starts it empty,
+      // under the line that asks for them.
+      try {
+        (void)text_ids(*m.model, text);
+      } catch (const InputError&) {
+        text.clear();
+      }
+    } else if (m.model->config().is_toy()) {
       try {
         (void)m.model->tokenize(text, "the text");
       } catch (const InputError&) {
@@ -62,11 +69,22 @@ Commands open_model_file(ModelUi& m, const OpenInModelWindow& request, bool thre
   return out;
 }
 
+std::vector<int> text_ids(const model::LanguageModel& model, const std::string& text) {
+  if (model.tokenizer()) return model.tokenize(text, "the text");
+  if (text.find_first_not_of(" ,\n") == std::string::npos) return {};
+  return model::parse_ids(text, "the token ids (no tokenizer: " + missing_tokenizer_file(model) + ")");
+}
+
+std::string missing_tokenizer_file(const model::LanguageModel& model) {
+  const std::string why = model.missing_tokenizer();
+  return why.substr(0, why.find(';'));
+}
+
 void set_model_text(ModelUi& m, const std::string& text, bool threaded) {
   m.text = text;
   if (!m.model) return;
   try {
-    std::vector<int> ids = m.model->tokenize(text, "the text");
+    std::vector<int> ids = text_ids(*m.model, text);
     m.error.clear();
     if (ids == m.ids && (m.run || m.job)) return;
     m.ids = std::move(ids);

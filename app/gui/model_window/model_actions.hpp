@@ -21,6 +21,11 @@ Commands open_model_file(ModelUi& m, const std::string& path, bool threaded);
 Commands open_model_file(ModelUi& m, const OpenInModelWindow& request, bool threaded);
 // True for what a drop should open as a model: a folder, or a .safetensors file.
 bool is_model_path(const std::string& path);
+// The text box's tokens: the tokenizer's, or for a model without one (a folder with no
+// tokenizer.json) the token ids typed in it ("5, 17, 42"; blank: none). Throws InputError saying why.
+std::vector<int> text_ids(const model::LanguageModel& model, const std::string& text);
+// Which tokenizer file a model lacks, and how ("DIR/tokenizer.json: missing").
+std::string missing_tokenizer_file(const model::LanguageModel& model);
 // A new text: tokenized at once (a refused text keeps the last good tokens and says why), and a
 // background run started when the tokens changed (on a thread when `threaded`: PlatformTraits).
 void set_model_text(ModelUi& m, const std::string& text, bool threaded);

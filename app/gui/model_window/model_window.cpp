@@ -110,6 +110,12 @@ void draw_text_and_tokens(const ViewContext& ctx, ModelUi& m) {
   const Palette pal = palette(ctx.view);
   const float fs = ImGui::GetFontSize();
   std::string text = m.text;
+  if (!m.model->tokenizer()) {
+    // A folder without a tokenizer still runs: on token ids, as `attnlab model --ids` does.
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
+    text_wrapped_unformatted("No tokenizer (" + missing_tokenizer_file(*m.model) + "): type the text as token ids, e.g. 5, 17, 42.");
+    ImGui::PopStyleColor();
+  }
   if (ImGui::InputTextMultiline("##model_text", &text, ImVec2(-1, fs * 2.4f))) set_model_text(m, text, ctx.platform.threads);
   // The field keeps right-to-left text in typed order (ImGui edits left to right): how it reads.
   if (has_right_to_left(m.text)) {

@@ -22,7 +22,10 @@ cli::Runner add_gui_command(CLI::App& app) {
       ->check(CLI::Range(1, 100000))
       ->needs(shot);
   CLI::Option* model = cmd->add_option("--model", opts->model, "Open a model (folder or .safetensors) in the Model window");
-  cmd->add_option("--text", opts->model_text, "With --model: the text to run")->needs(model);
+  CLI::Option* text = cmd->add_option("--text", opts->model_text, "With --model: the text to run")->needs(model);
+  cmd->add_option("--ids", opts->model_ids, "With --model: token ids instead of text (15496,995), as a model without a tokenizer reads them")
+      ->needs(model)
+      ->excludes(text);
   cmd->add_option("--layer", opts->model_layer, "With --model: choose and enlarge this layer's head --head")->needs(model);
   cmd->add_option("--head", opts->model_head, "With --model and --layer: the head")->needs(model);
   cmd->add_flag("--lift", opts->lift, "With --layer and --head: also open that head in the lab")->needs(model);

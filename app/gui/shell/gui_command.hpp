@@ -1,5 +1,5 @@
 // `attnlab gui [SCENARIO | --preset NAME] [--presenter] [--theme light|dark] [--backend cpu|gpu|auto] [--screenshot FILE.png [--frames N]]
-//  [--model MODEL [--text T] [--layer L --head H [--lift]] [--link I,J]]`
+//  [--model MODEL [--text T | --ids I,J,…] [--layer L --head H [--lift]] [--link I,J]]`
 // and the default window that plain `attnlab` opens.
 #pragma once
 
@@ -21,6 +21,7 @@ struct GuiOptions {
   // (empty: the window's default); with layer and head, that head chosen and enlarged; with lift,
   // also opened in the lab.
   std::string model, model_text;
+  std::string model_ids;  // "15496,995": token ids instead of the text (a folder without a tokenizer)
   int model_layer = -1, model_head = -1;
   bool lift = false;
   std::string link;  // "I,J": the two tokens whose linking heads the Model window ranks (an addition to the contract)

@@ -13,6 +13,8 @@
 #include "engine/text/text_format.hpp"
 #include "engine/lessons/lesson_registry.hpp"
 #include "engine/lessons/presets.hpp"
+#include "engine/model/generate.hpp"
+#include "engine/model/model_report.hpp"
 #include "gui/model_window/head_link_actions.hpp"
 #include "gui/model_window/generate_actions.hpp"
 #include "gui/model_window/model_actions.hpp"
@@ -197,6 +199,10 @@ void open_start_model(AppState& state, Services& services, const GuiOptions& opt
   apply(state, services, opened);
   if (!state.model.model) throw InputError("--model " + state.model.error);
   if (!options.model_text.empty()) set_model_text(state.model, options.model_text, state.platform.threads);
+  if (!options.model_ids.empty()) {
+    const std::vector<int> ids = model::parse_ids(options.model_ids, "--ids");
+    set_model_text(state.model, model::append_tokens_text(*state.model.model, "", ids), state.platform.threads);
+  }
   if (!state.model.error.empty()) throw InputError(state.model.error);
   const auto finish = [&state] {
     if (state.model.job) {

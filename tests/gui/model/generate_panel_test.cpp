@@ -15,6 +15,7 @@
 #include "gui/shell/apply_command.hpp"
 #include "gui/model_window/model_actions.hpp"
 #include "gui/model_window/model_job.hpp"
+#include "gui/widgets/drawn_text.hpp"
 #include "headless_imgui.hpp"
 #include "model/model_window_fixture.hpp"
 
@@ -269,6 +270,30 @@ TEST_F(GeneratePanel, TheBarsFollowTheTemperature) {
       EXPECT_NEAR(d->model[static_cast<std::size_t>(id)], std::exp(l - mx) / z1, 1e-6) << "the model's own does not move with T";
     }
     frame();
+  }
+}
+
+// The number beside each bar is the model's own probability, whatever the slider's temperature;
+// what a draw uses follows in brackets where it differs (the dry run read the window's default
+// T = 0.80 as the model's confidence: '7' 0.999 where the model's own is 0.9955).
+TEST_F(GeneratePanel, TheNumberShownIsTheModelsOwnProbability) {
+  ModelUi& m = state.model;
+  for (double t : {0.8, 1.0, 2.0}) {
+    m.generate.sampling.temperature = t;
+    frame();
+    std::vector<int> ids;
+    const model::TokenDistribution* d = next_token_bars(m, &ids);
+    ASSERT_TRUE(d);
+    const int top = ids.front();
+    const std::string own = format_number(d->model[static_cast<std::size_t>(top)], NumberUse::Axis, 3);
+    const std::string draw = format_number(d->drawn[static_cast<std::size_t>(top)], NumberUse::Axis, 3);
+    const std::string want = own + (draw != own ? " (" + draw + ")" : "");
+    bool found = false;
+    for (const DrawnText& text : drawn_texts(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts)) found = found || text.text == want;
+    EXPECT_TRUE(found) << "T = " << t << ": no bar reads \"" << want << "\" (the model's own first)";
+    if (t != 1.0) {
+      EXPECT_NE(own, draw) << "T = " << t << " moves what a draw uses";
+    }
   }
 }
 

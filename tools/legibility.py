@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""The presenter-mode legibility contract (DESIGN.md, "The layout record"), checked over every lesson,
+the Model window and the Training window at a projector's 1280 × 720 and 1024 × 768.
+
+Each view is shot with `attnlab gui --presenter --screenshot` and ATTNLAB_GUI_LAYOUT, and its record
+is read back: every map at least 200 px on its short side or with cells of at least 20 px, every text
+at least 18 px tall, nothing clipped, and no two maps and no two texts drawn over each other (a
+window over the pipeline shows as its maps over the pipeline's).
+
+    tools/legibility.py build/app/attnlab [OUT_DIR] [--only NAME]   (under xvfb-run, or with DISPLAY set)
+
+Prints one line per finding and a summary per view; exits 1 when any view breaks the contract.
+The screenshots and records stay in OUT_DIR (default: a temporary folder) to be looked at.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SIZES = ("1280x720", "1024x768")
+MIN_MAP_SIDE, MIN_CELL, MIN_TEXT = 200, 20, 18
+
+
+def views(attnlab):
+    """(name, arguments to `attnlab gui`, extra environment): every lesson, then the two windows."""
+    out = subprocess.run([attnlab, "presets"], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        if line.strip():
+            name = line.split()[0]
+            yield name, ["--preset", name], {}
+    yield "model-window", ["--model", "induction"], {}
+    yield "training-window", [], {"ATTNLAB_GUI_TRAIN": "30"}
+
+
+def overlaps(a, b, slack=1.0):
+    """Whether rects [x, y, w, h] a and b share more than `slack` pixels in both directions."""
+    return (min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]) > slack and
+            min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]) > slack)
+
+
+def findings(record):
+    """The record's breaches of the contract, one sentence each."""
+    found = []
+    maps = record["maps"]
+    for m in maps:
+        side = min(m["rect"][2], m["rect"][3])
+        if side < MIN_MAP_SIDE and m["cell_px"] < MIN_CELL:
+            found.append(f"map {m['id']}: {side:.0f} px on its short side, cells of {m['cell_px']:.0f} px")
+        if 0 < m["label_px"] < MIN_TEXT:
+            found.append(f"map {m['id']}: labels {m['label_px']:.1f} px")
+    for i, a in enumerate(maps):
+        for b in maps[i + 1:]:
+            if overlaps(a["rect"], b["rect"]):
+                found.append(f"maps {a['id']} and {b['id']} are drawn over each other")
+    texts = record["texts"]
+    for t in texts:
+        if t["px"] < MIN_TEXT:
+            found.append(f"text {t['text'][:40]!r}: {t['px']:.1f} px")
+        if t["clipped"]:
+            found.append(f"text {t['text'][:40]!r} is clipped")
+    # A clipped text's rect is its whole glyphs', most of them not shown: it is reported as clipped,
+    # not as drawn over what its hidden part would cover.
+    shown = [t for t in texts if not t["clipped"]]
+    for i, a in enumerate(shown):
+        for b in shown[i + 1:]:
+            if overlaps(a["rect"], b["rect"], slack=2.0):
+                found.append(f"texts {a['text'][:30]!r} and {b['text'][:30]!r} are drawn over each other")
+    return found
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("attnlab")
+    parser.add_argument("out", nargs="?")
+    parser.add_argument("--only", help="check only the view of this name")
+    args = parser.parse_args()
+    out = args.out or tempfile.mkdtemp(prefix="attnlab-legibility-")
+    os.makedirs(out, exist_ok=True)
+    failed = 0
+    for name, gui_args, env_extra in views(args.attnlab):
+        if args.only and name != args.only:
+            continue
+        for size in SIZES:
+            png = os.path.join(out, f"{name}_{size}.png")
+            layout = os.path.join(out, f"{name}_{size}.json")
+            env = dict(os.environ, ATTNLAB_GUI_SIZE=size, ATTNLAB_GUI_LAYOUT=layout, **env_extra)
+            p = subprocess.run([args.attnlab, "gui", "--presenter", *gui_args, "--screenshot", png], capture_output=True, text=True,
+                               env=env, timeout=300)
+            if p.returncode != 0:
+                print(f"{name} at {size}: exit {p.returncode}: {p.stderr.strip()}")
+                failed += 1
+                continue
+            with open(layout, encoding="utf-8") as f:
+                found = findings(json.load(f))
+            for sentence in found:
+                print(f"  {name} at {size}: {sentence}")
+            print(f"{name} at {size}: {'ok' if not found else f'{len(found)} finding(s)'} ({png})")
+            failed += bool(found)
+    print(f"legibility: {failed} view(s) break the contract; screenshots and records in {out}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
