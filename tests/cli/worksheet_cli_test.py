@@ -5,8 +5,8 @@ the key is read back here (each student's seed, each part's answer as printed), 
 is sent to `attnlab exercise LESSON --seed S --answer -` for that seed and the grader must accept
 every part (score = of): the key's answers are the grader's expected values for each printed seed.
 The sheet prints every seed; the PDF pair is written for 30 students (one page per student at
-least); a bad extension, a missing --students and an unknown lesson exit 2 with a first line naming
-it, leaving no file behind.
+least); a bad extension, a missing --students and an unknown lesson exit 2 with one sentence naming
+it (then the usage line where it names an option), leaving no file behind.
 
 Usage: worksheet_cli_test.py ATTNLAB WORKDIR
 """
@@ -17,7 +17,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_checks import Checks  # noqa: E402
+from cli_checks import Checks, error_lines  # noqa: E402
 
 STUDENTS = 6
 FIRST_SEED = 40
@@ -106,9 +106,9 @@ def main():
                         (["three-tokens", "--out", "ok.tex"], "--students"),
                         (["no-such-lesson", "--students", "2", "--out", "ok.tex"], "no-such-lesson")):
         code, out, err = c.run("worksheet", *args)
-        # The first line says it (a missing option is followed by the parser's usage line).
-        lines = err.strip().splitlines()
-        c.report(code == 2 and lines and named in lines[0] and (len(lines) == 1 or named == "--students") and not os.path.exists(os.path.join(work, "ok.tex")),
+        # One sentence (a sentence naming an option is followed by the usage line, docs/CLI.md).
+        lines = error_lines(err)
+        c.report(code == 2 and len(lines) == 1 and named in lines[0] and not os.path.exists(os.path.join(work, "ok.tex")),
                  f"worksheet {' '.join(args)} exits 2 naming {named}", f"{code} {err}")
     return c.exit_code()
 
