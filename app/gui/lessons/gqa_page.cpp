@@ -119,52 +119,88 @@ void cache_table(const GqaLesson& l) {
   ImGui::EndTable();
 }
 
-// The three variants in columns and the KV-cache table under them; every head's map added to `listed`.
-void draw_gqa_lesson(const MapCanvas& canvas, std::vector<DrawnRect>& listed, const GqaLesson& l) {
+// The variants `shown` (indices into l.variants) in columns side by side over `avail`, `table_h`
+// kept for the table under them: their layouts, the column's width and height, and the header
+// height every variant's title and line take (the tallest's, so that the maps line up).
+struct ColumnsLayout {
+  std::vector<MapsLayout> maps;
+  std::vector<std::string> titles, reads;
+  float col_w = 0, column_h = 0, header_h = 0;
+};
+
+ColumnsLayout columns_layout(const GqaLesson& l, const std::vector<size_t>& shown, ImVec2 avail, float table_h, const Glyphs& glyphs) {
+  const float fs = ImGui::GetFontSize(), spacing = ImGui::GetStyle().ItemSpacing.y;
+  const size_t count = shown.size();
+  ColumnsLayout c;
+  c.col_w = (avail.x - fs * static_cast<float>(count - 1)) / static_cast<float>(std::max<size_t>(count, 1));
+  for (const size_t k : shown) {
+    c.titles.push_back(title_line(l, l.variants[k], glyphs));
+    c.reads.push_back(reads_line(l, l.variants[k], glyphs));
+    c.header_h = std::max(c.header_h, wrapped_text_height(c.titles.back(), c.col_w) + wrapped_text_height(c.reads.back(), c.col_w) +
+                                          2 * spacing);
+  }
+  c.column_h = std::max(c.header_h + fs * 6, avail.y - table_h - fs * 0.5f);
+  // Each variant's maps in the column's height below its header, one item spacing short of the
+  // bottom, which the last map's item reaches past. Where the width, not the height, limits the
+  // maps (a normal window), the columns end below the tallest variant's maps and the table follows
+  // them, with no empty band between; the layouts stay as they are in the shorter columns.
+  float maps_used = 0;
+  for (const size_t k : shown) {
+    c.maps.push_back(maps_layout(static_cast<int>(l.variants[k].heads.size()), c.col_w, c.column_h - c.header_h - spacing));
+    maps_used = std::max(maps_used, c.maps.back().height());
+  }
+  c.column_h = std::min(c.column_h, c.header_h + maps_used + spacing);
+  return c;
+}
+
+// Presenter mode's choice of the variant shown alone: one button per variant, the shown one lit.
+void variant_chooser(const GqaLesson& l, GqaUi& ui, const Glyphs& glyphs) {
+  for (size_t k = 0; k < l.variants.size(); ++k) {
+    if (k) ImGui::SameLine();
+    const bool lit = static_cast<int>(k) == ui.variant;
+    if (lit) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+    if (ImGui::Button(title_line(l, l.variants[k], glyphs).c_str())) ui.variant = static_cast<int>(k);
+    if (lit) ImGui::PopStyleColor();
+  }
+}
+
+// The three variants in columns (or, where their maps would be too small to read on a projector,
+// the chosen one alone) and the KV-cache table under them; every drawn head's map added to `listed`.
+void draw_gqa_lesson(const MapCanvas& canvas, std::vector<DrawnRect>& listed, const GqaLesson& l, GqaUi& ui) {
   const Scenario& s = canvas.ctx.shown();
   const float fs = ImGui::GetFontSize(), spacing = ImGui::GetStyle().ItemSpacing.y;
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
   const auto tokens = display_tokens(s.query_tokens, s.Q.rows());
   const BlockGrid blocked = mask_grid(s.options.mask, s.Q.rows(), s.Q.rows());
-  const size_t count = l.variants.size();
-  const float col_w = (avail.x - fs * static_cast<float>(count - 1)) / static_cast<float>(std::max<size_t>(count, 1));
-  // Every variant's title and line take the tallest variant's height, so that the maps line up.
-  std::vector<std::string> titles, reads;
-  float header_h = 0;
-  for (const GqaVariant& v : l.variants) {
-    titles.push_back(title_line(l, v, canvas.ctx.services.glyphs));
-    reads.push_back(reads_line(l, v, canvas.ctx.services.glyphs));
-    header_h = std::max(header_h, wrapped_text_height(titles.back(), col_w) + wrapped_text_height(reads.back(), col_w) +
-                                      2 * spacing);
-  }
+  const Glyphs& glyphs = canvas.ctx.services.glyphs;
   // The table below takes its height as drawn last frame (kept in ImGui's storage; the first frame
   // estimates it), and the maps everything above it.
   ImGuiStorage* storage = ImGui::GetStateStorage();
   const ImGuiID table_key = ImGui::GetID("kv_cache_table_height");
   const float row_h = ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y;
-  const float estimate =
-      wrapped_text_height(kCacheIntro, avail.x) + spacing * 2 + row_h * static_cast<float>(l.configs.size() + 1);
+  const ImVec2 full = ImGui::GetContentRegionAvail();
+  const float estimate = wrapped_text_height(kCacheIntro, full.x) + spacing * 2 + row_h * static_cast<float>(l.configs.size() + 1);
   const float table_h = l.configs.empty() ? 0.0f : storage->GetFloat(table_key, estimate);
-  const float gap = fs * 0.5f;
-  float column_h = std::max(header_h + fs * 6, avail.y - table_h - gap);
-  // Each variant's maps in the column's height below its header, one item spacing short of the
-  // bottom, which the last map's item reaches past. Where the width, not the height, limits the
-  // maps (a normal window), the columns end below the tallest variant's maps and the table follows
-  // them, with no empty band between; the layouts stay as they are in the shorter columns.
-  std::vector<MapsLayout> layouts;
-  float maps_used = 0;
-  for (const GqaVariant& v : l.variants) {
-    layouts.push_back(maps_layout(static_cast<int>(v.heads.size()), col_w, column_h - header_h - spacing));
-    maps_used = std::max(maps_used, layouts.back().height());
+  std::vector<size_t> shown(l.variants.size());
+  for (size_t k = 0; k < shown.size(); ++k) shown[k] = k;
+  ColumnsLayout c = columns_layout(l, shown, full, table_h, glyphs);
+  // A projector's back row reads a map of 200 px or cells of 20 (DESIGN.md's layout contract): twelve
+  // maps side by side give a third of that at 1280 × 720, so in presenter mode the variants take turns.
+  if (canvas.ctx.view.presenter && shown.size() > 1) {
+    ui.variant = std::clamp(ui.variant, 0, static_cast<int>(l.variants.size()) - 1);
+    variant_chooser(l, ui, glyphs);
+    shown = {static_cast<size_t>(ui.variant)};
+    c = columns_layout(l, shown, ImGui::GetContentRegionAvail(), table_h, glyphs);
   }
-  column_h = std::min(column_h, header_h + maps_used + spacing);
+  const float gap = fs * 0.5f;
   const ImVec2 top = ImGui::GetCursorScreenPos();
-  for (size_t k = 0; k < count; ++k) {
-    ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(k) * (col_w + fs), top.y));
-    ImGui::BeginChild(static_cast<ImGuiID>(k + 1), ImVec2(col_w, column_h), false, ImGuiWindowFlags_NoScrollbar);
-    draw_variant(canvas, listed, l.variants[k], k, tokens, blocked, header_h, layouts[k], titles[k], reads[k]);
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const size_t k = shown[i];
+    ImGui::SetCursorScreenPos(ImVec2(top.x + static_cast<float>(i) * (c.col_w + fs), top.y));
+    ImGui::BeginChild(static_cast<ImGuiID>(k + 1), ImVec2(c.col_w, c.column_h), false, ImGuiWindowFlags_NoScrollbar);
+    draw_variant(canvas, listed, l.variants[k], k, tokens, blocked, c.header_h, c.maps[i], c.titles[i], c.reads[i]);
     ImGui::EndChild();
   }
+  const float column_h = c.column_h;
   ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + column_h + gap));
   if (l.configs.empty()) return;
   const float table_top = ImGui::GetCursorScreenPos().y;
@@ -174,10 +210,10 @@ void draw_gqa_lesson(const MapCanvas& canvas, std::vector<DrawnRect>& listed, co
 
 }  // namespace
 
-void draw_gqa_page(const PageInputs& in, const GqaNumbers* numbers, Commands& out) {
+void draw_gqa_page(const PageInputs& in, const GqaNumbers* numbers, GqaUi& ui, Commands& out) {
   // The heads' maps, listed for the layout record and the tests (none when the lesson cannot run).
   std::vector<DrawnRect> listed;
-  if (numbers_or_why(in, numbers, "The gqa lesson cannot run here: ")) draw_gqa_lesson(in.canvas(out), listed, numbers->lesson);
+  if (numbers_or_why(in, numbers, "The gqa lesson cannot run here: ")) draw_gqa_lesson(in.canvas(out), listed, numbers->lesson, ui);
   out.push_back(LessonMapsListed{std::move(listed)});
 }
 

@@ -86,11 +86,15 @@ struct BarRow {
   bool drawn = false;
 };
 
-// The room a bar's numbers take past its end: the widest ("0.999 (0.999) drawn") and a margin.
-float bar_number_width() { return ImGui::CalcTextSize("0.000 (0.000) drawn").x + ImGui::GetFontSize() * 0.5f; }
+// The room a bar's numbers take past its end, the widest and a margin: with what a draw uses
+// ("0.999 (0.999) drawn") or without it ("0.999 drawn", a narrow column: the thin bar and the
+// tooltip still show it).
+float bar_number_width(bool with_draw) {
+  return ImGui::CalcTextSize(with_draw ? "0.000 (0.000) drawn" : "0.000 drawn").x + ImGui::GetFontSize() * 0.5f;
+}
 
 // One row: the token's label (cut with `ellipsis` to `name_w`; the tooltip has it whole), its bars and probability.
-void draw_bar(const ModelUi& m, const BarRow& row, float name_w, float bar_w, const Palette& pal, std::string_view ellipsis) {
+void draw_bar(const ModelUi& m, const BarRow& row, float name_w, float bar_w, bool with_draw, const Palette& pal, std::string_view ellipsis) {
   const float fs = ImGui::GetFontSize();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -103,9 +107,9 @@ void draw_bar(const ModelUi& m, const BarRow& row, float name_w, float bar_w, co
   dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.1f), ImVec2(x0 + w(row.before), at.y + fs * 0.7f), ImGui::GetColorU32(ImGuiCol_PlotHistogram));
   dl->AddRectFilled(ImVec2(x0, at.y + fs * 0.78f), ImVec2(x0 + w(row.after), at.y + fs * 1.0f), pal.text_dim);
   const std::string own = prob_text(row.before), draw = prob_text(row.after);
-  const std::string p = own + (draw != own ? " (" + draw + ")" : "") + (row.drawn ? " drawn" : "");
+  const std::string p = own + (with_draw && draw != own ? " (" + draw + ")" : "") + (row.drawn ? " drawn" : "");
   dl->AddText(ImVec2(x0 + w(row.before) + fs * 0.25f, at.y), row.drawn ? pal.accent : pal.text, p.c_str());
-  const float number_w = bar_number_width();
+  const float number_w = bar_number_width(with_draw);
   if (row.drawn) dl->AddRect(ImVec2(at.x - 2, at.y - 1), ImVec2(x0 + bar_w + number_w, at.y + fs * 1.12f), pal.accent, 3.0f, 0, 1.5f);
   ImGui::Dummy(ImVec2(name_w + bar_w + number_w, fs * 1.2f));
   if (ImGui::IsItemHovered()) {
@@ -118,8 +122,10 @@ void draw_bar_rows(const ModelUi& m, const std::vector<BarRow>& rows, const Pale
   float name_w = 0;
   for (const BarRow& r : rows) name_w = std::max(name_w, ImGui::CalcTextSize(quoted_id(m, r.id).c_str()).x);
   name_w = std::min(name_w, ImGui::GetContentRegionAvail().x * 0.4f);
-  const float bar_w = std::max(fs * 2, ImGui::GetContentRegionAvail().x - name_w - fs * 0.4f - bar_number_width());
-  for (const BarRow& r : rows) draw_bar(m, r, name_w, bar_w, pal, ellipsis);
+  const float avail = ImGui::GetContentRegionAvail().x - name_w - fs * 0.4f;
+  const bool with_draw = avail - bar_number_width(true) >= fs * 3;
+  const float bar_w = std::max(fs * 2, avail - bar_number_width(with_draw));
+  for (const BarRow& r : rows) draw_bar(m, r, name_w, bar_w, with_draw, pal, ellipsis);
 }
 
 // The model's own next-token probabilities, and under each what a draw at the slider's temperature uses.

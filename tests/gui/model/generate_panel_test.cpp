@@ -287,10 +287,11 @@ TEST_F(GeneratePanel, TheNumberShownIsTheModelsOwnProbability) {
     const int top = ids.front();
     const std::string own = format_number(d->model[static_cast<std::size_t>(top)], NumberUse::Axis, 3);
     const std::string draw = format_number(d->drawn[static_cast<std::size_t>(top)], NumberUse::Axis, 3);
+    // A narrow column leaves the bracket out (the thin bar and the tooltip still show the draw's).
     const std::string want = own + (draw != own ? " (" + draw + ")" : "");
     bool found = false;
-    for (const DrawnText& text : drawn_texts(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts)) found = found || text.text == want;
-    EXPECT_TRUE(found) << "T = " << t << ": no bar reads \"" << want << "\" (the model's own first)";
+    for (const DrawnText& text : drawn_texts(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts)) found = found || text.text == want || text.text == own;
+    EXPECT_TRUE(found) << "T = " << t << ": no bar reads \"" << want << "\" or \"" << own << "\" (the model's own first)";
     if (t != 1.0) {
       EXPECT_NE(own, draw) << "T = " << t << " moves what a draw uses";
     }
