@@ -116,6 +116,8 @@ int run(int argc, const char* const* argv) {
   runners["presets"] = cli::add_presets_command(app);
   runners["export"] = cli::add_export_command(app);
   runners["lesson"] = cli::add_lesson_command(app);
+  runners["exercise"] = cli::add_exercise_command(app);
+  runners["worksheet"] = cli::add_worksheet_command(app);
   runners["scaling"] = cli::add_scaling_command(app);
   runners["bench"] = cli::add_bench_command(app);
   runners["models"] = cli::add_models_command(app);

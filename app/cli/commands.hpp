@@ -24,5 +24,7 @@ Runner add_bench_command(CLI::App& app);
 Runner add_models_command(CLI::App& app);
 Runner add_model_command(CLI::App& app);
 Runner add_train_command(CLI::App& app);
+Runner add_exercise_command(CLI::App& app);
+Runner add_worksheet_command(CLI::App& app);
 
 }  // namespace attnlab::cli

@@ -140,7 +140,7 @@ struct CellSteps {
     }
     const RowExps e = row_exps(r, i);
     std::string exps = e.shifted ? "exp of each logit minus the row max " + hand_number(e.max) + ": "
-                                 : "exp of each logit in row " + one_based(i) + ": ";
+                                 : "exp of each logit of " + qi + "'s row: ";
     for (Eigen::Index t = 0; t < r.m; ++t) {
       // The cell's own key is always shown, even in the elided middle.
       if (elided(t, r.m) && t != j) {

@@ -116,6 +116,8 @@ int default_png_width(const Figure& f);
 std::string render_png(const Figure& f, int width_px = 0);
 // PDF bytes, one page of the figure's size in points, text as real text.
 std::string render_pdf(const Figure& f);
+// PDF bytes with one page per figure, each of its own size (a worksheet's pages).
+std::string render_pdf_pages(const std::vector<Figure>& pages);
 // Semantic SVG: one <rect class="cell"> per cell, <text> for every label and value.
 std::string render_svg(const Figure& f);
 

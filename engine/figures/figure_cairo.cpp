@@ -139,14 +139,22 @@ std::string render_png(const Figure& f, int width_px) {
   return bytes;
 }
 
-std::string render_pdf(const Figure& f) {
+std::string render_pdf(const Figure& f) { return render_pdf_pages({f}); }
+
+std::string render_pdf_pages(const std::vector<Figure>& pages) {
+  if (pages.empty()) throw std::logic_error("render_pdf_pages: no page to draw");
   std::string bytes;
   {
-    SurfacePtr surface(cairo_pdf_surface_create_for_stream(append_to_string, &bytes, f.width, f.height));
+    SurfacePtr surface(cairo_pdf_surface_create_for_stream(append_to_string, &bytes, pages[0].width, pages[0].height));
     check(cairo_surface_status(surface.get()), "creating the PDF");
     cairo_pdf_surface_set_metadata(surface.get(), CAIRO_PDF_METADATA_CREATOR, "Attention Lab");
     ContextPtr cr(cairo_create(surface.get()));
-    draw(cr.get(), f);
+    for (size_t k = 0; k < pages.size(); ++k) {
+      // Each page's size is set before anything is drawn on it.
+      if (k > 0) cairo_pdf_surface_set_size(surface.get(), pages[k].width, pages[k].height);
+      draw(cr.get(), pages[k]);
+      cairo_show_page(cr.get());
+    }
     check(cairo_status(cr.get()), "drawing the figure");
     cr.reset();
     cairo_surface_finish(surface.get());

@@ -94,4 +94,8 @@ std::string render_pdf(const Figure&) {
   throw InputError("PDF figures need the desktop app (Cairo): export SVG or PNG here");
 }
 
+std::string render_pdf_pages(const std::vector<Figure>&) {
+  throw InputError("PDF needs the desktop app (Cairo): write the worksheet as .tex here");
+}
+
 }  // namespace attnlab

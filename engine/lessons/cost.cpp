@@ -1,6 +1,7 @@
 // The cost table, this machine's memory and a measured head.
 #include "engine/lessons/cost.hpp"
 
+#include "engine/lessons/exercise_draw.hpp"
 #include "engine/lessons/random.hpp"
 #include "engine/text/text_format.hpp"
 
@@ -88,6 +89,36 @@ nlohmann::ordered_json cost_to_json(const CostNumbers& n, const Scenario&, const
                        {"physical", both_units(mem.physical_bytes)},
                        {"dense_limit_bytes", mem.dense_limit_bytes},
                        {"dense_limit", both_units(mem.dense_limit_bytes)}}}};
+}
+
+// ---- The exercise ----------------------------------------------------------------------------
+
+Exercise cost_exercise(const ExerciseRequest& request) {
+  const Scenario& s = request.preset;
+  return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
+    const Eigen::Index n = rnd.integer(3, 5);
+    d.set_given(rnd.integers(n, 2, -1, 2), rnd.integers(n, 2, -1, 2), rnd.integers(n, 2, 0, 2), exercise_options(true, 1),
+                first_tokens(s.query_tokens, n), first_tokens(s.key_tokens, n));
+    Exercise& e = d.exercise();
+    const long long N = 1LL << rnd.integer(9, 13), heads = rnd.pick(std::vector<long long>{8, 12, 16});
+    e.extra["n"] = N;
+    e.extra["heads"] = heads;
+    e.extra["bytes_per_score"] = 2;
+    e.facts.push_back("a sequence of N = " + std::to_string(N) + " tokens, " + std::to_string(heads) +
+                      " heads, float16 scores (2 bytes each); 1 MB = 10⁶ bytes");
+    const double nn = static_cast<double>(n), per_head = static_cast<double>(N) * static_cast<double>(N);
+    const double mb = 2 * per_head * static_cast<double>(heads) / 1e6;
+    d.number_part("How many scores does the head given here compute?", nn * nn, 0, {},
+                  {"one score per (query, key) pair: " + std::to_string(n) + " × " + std::to_string(n) + " = " + std::to_string(n * n)});
+    d.number_part("How many scores per head at N tokens?", per_head, 0, {},
+                  {"N × N = " + std::to_string(N) + " × " + std::to_string(N) + " = " + std::to_string(N * N)});
+    d.number_part("The memory of all heads' score matrices at N tokens in float16, in MB, " + to_decimals(1) + ".", mb, 1, {},
+                  {"2 bytes × " + std::to_string(N * N) + " scores × " + std::to_string(heads) + " heads = " +
+                   hand_number(mb * 1e6) + " bytes = " + hand_number(mb) + " MB"});
+    d.number_part("How many times more scores (and memory) when N doubles?", 4, 0, {},
+                  {"(2N)² = 4 N²: four times, the quadratic cost"});
+    return true;
+  });
 }
 
 }  // namespace attnlab

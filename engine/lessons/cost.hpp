@@ -5,6 +5,7 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 
 #include <string>
@@ -61,5 +62,10 @@ CostNumbers compute_cost(const Scenario& s, const Result& r, Backend& backend, c
 // "engine_dense_bytes", "fits_dense_here"}], "machine": {"physical_bytes", "physical",
 // "dense_limit_bytes", "dense_limit"}}
 nlohmann::ordered_json cost_to_json(const CostNumbers& n, const Scenario& s, const Result& r, const LessonDetail& detail);
+
+// The exercise of the cost of attention: a small head (three to five tokens) and a long sequence of N
+// tokens with H heads. (a) The scores the small head computes, (b) the scores per head at N, (c) all
+// heads' score matrices in float16 at N, in MB, (d) how many times more when N doubles.
+Exercise cost_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

@@ -1,6 +1,8 @@
 // The plane of d_k = d_v = 2: points, the values' convex hull, outputs inside it.
 #include "engine/lessons/geometry.hpp"
 
+#include "engine/lessons/exercise_draw.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -100,6 +102,28 @@ nlohmann::ordered_json geometry_to_json(const GeometryNumbers& n, const Scenario
   for (const bool b : g.inside) inside.push_back(b);
   return {{"queries", point_list(g.queries)}, {"keys", point_list(g.keys)},   {"values", point_list(g.values)},
           {"outputs", point_list(g.outputs)}, {"values_hull", point_list(g.hull)}, {"inside_hull", inside}};
+}
+
+// ---- The exercise ----------------------------------------------------------------------------
+
+Exercise geometry_exercise(const ExerciseRequest& request) {
+  const Scenario& s = request.preset;
+  return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
+    const MatrixD V = rnd.integers(3, 2, -2, 3);
+    // Twice the triangle's area: the values must span a triangle, not a segment.
+    const double area2 = (V(1, 0) - V(0, 0)) * (V(2, 1) - V(0, 1)) - (V(2, 0) - V(0, 0)) * (V(1, 1) - V(0, 1));
+    if (std::abs(area2) < 4) return false;
+    d.set_given(rnd.integers(3, 2, -1, 2), rnd.integers(3, 2, -1, 2), V, exercise_options(true, 1), s.query_tokens, s.key_tokens);
+    const Exercise& e = d.exercise();
+    const Eigen::Index row = rnd.integer(0, 2);
+    const std::string at = query_label(e, row);
+    if (!d.clear_argmax(row, 0.05)) return false;
+    d.row_part(PartKind::WeightsRow, row, 2, "The weights of " + at + ", " + to_decimals(2) + ": they are ≥ 0 and sum to 1.");
+    d.row_part(PartKind::OutputRow, row, output_decimals(V), "The output of " + at + ", a point: Σ weight · value point, " +
+               to_decimals(output_decimals(V)) + ". It lies inside the triangle of the values.");
+    d.row_part(PartKind::ArgmaxKey, row, 0, "Which key's value pulls that output most (the largest weight)? Its number, counted from 0.");
+    return true;
+  });
 }
 
 }  // namespace attnlab

@@ -4,6 +4,7 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 
 #include <array>
@@ -36,5 +37,10 @@ struct GeometryNumbers : LessonNumbers {
 GeometryNumbers compute_geometry(const Scenario& s, const Result& r, Backend& backend, const LessonDetail& detail);
 // {"queries", "keys", "values", "outputs", "values_hull", "inside_hull"}
 nlohmann::ordered_json geometry_to_json(const GeometryNumbers& n, const Scenario& s, const Result& r, const LessonDetail& detail);
+
+// The exercise of the convex hull: three queries, keys and values in the plane (whole numbers, the
+// values a triangle). (a) A row's weights, (b) its output, a point inside the triangle, (c) the key
+// whose value pulls it most.
+Exercise geometry_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

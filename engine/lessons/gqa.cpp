@@ -2,6 +2,7 @@
 // group's K and V, computed on the given backend.
 #include "engine/lessons/gqa.hpp"
 
+#include "engine/lessons/exercise_draw.hpp"
 #include "engine/lessons/lesson_json.hpp"
 #include "engine/text/text_format.hpp"
 
@@ -166,6 +167,61 @@ nlohmann::ordered_json gqa_to_json(const GqaNumbers& n, const Scenario&, const R
   for (const KvCacheRow& r : l.configs) configs.push_back(kv_cache_row_json(r));
   return {{"heads", l.heads}, {"d_model", l.d_model}, {"d_head", l.d_head}, {"variants", variants},
           {"context_tokens", l.context}, {"kv_cache", configs}};
+}
+
+// ---- The exercise ----------------------------------------------------------------------------
+
+namespace {
+
+// "Llama 3.1 8B: 32 layers, 32 query heads over 8 K/V heads of width 128".
+std::string config_sentence(const KvCacheConfig& c) {
+  return c.name + ": " + std::to_string(c.layers) + " layers, " + std::to_string(c.heads) + " query heads over " +
+         count_of(c.kv_heads, "K/V head") + " of width " + std::to_string(c.head_dim) +
+         "; K and V are cached in bfloat16 (2 bytes a number); 1 KiB = 1024 bytes";
+}
+
+}  // namespace
+
+std::vector<std::string> cache_working(const KvCacheConfig& c) {
+  const KvCacheRow row = cache_row(c, 1);
+  return {"K and V (2) × " + std::to_string(c.layers) + " layers × " + std::to_string(c.kv_heads) + " K/V heads × " +
+              std::to_string(c.head_dim) + " numbers × 2 bytes = " + std::to_string(row.bytes_per_token) + " bytes",
+          std::to_string(row.bytes_per_token) + " ÷ 1024 = " + hand_number(static_cast<double>(row.bytes_per_token) / 1024) + " KiB"};
+}
+
+Exercise gqa_exercise(const ExerciseRequest& request) {
+  const GqaParams params = gqa_params(LessonFields(request.preset.lesson));
+  std::vector<KvCacheConfig> configs = params.kv_configs;
+  if (configs.empty()) configs.push_back({"Llama 3.1 8B", 32, 32, 8, 128});
+  const Mask causal = parse_mask_spec("causal");
+  return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
+    const KvCacheConfig& c = rnd.pick(configs);
+    const long long group = c.heads / c.kv_heads, head = rnd.integer(0, c.heads - 1), kv = head / group;
+    d.set_given(rnd.integers(3, 2, -1, 2), rnd.integers(3, 2, -1, 2), rnd.integers(3, 2, 0, 2), exercise_options(true, 1, causal),
+                first_tokens(request.preset.query_tokens, 3), first_tokens(request.preset.key_tokens, 3));
+    Exercise& e = d.exercise();
+    e.extra["config"] = {{"name", c.name}, {"layers", c.layers}, {"heads", c.heads}, {"kv_heads", c.kv_heads}, {"head_dim", c.head_dim}};
+    e.extra["query_head"] = head;
+    e.facts.push_back(config_sentence(c));
+    e.facts.push_back("Q is query head " + std::to_string(head) + "'s, K and V its group's shared K/V head's (query heads are "
+                      "numbered from 0)");
+    d.number_part("Which K/V head does query head " + std::to_string(head) + " read? Its number, counted from 0.", static_cast<double>(kv), 0, {},
+                  {std::to_string(c.heads) + " ÷ " + std::to_string(c.kv_heads) + " = " + std::to_string(group) +
+                       " query heads share each K/V head",
+                   "query head " + std::to_string(head) + " reads K/V head ⌊" + std::to_string(head) + " ÷ " +
+                       std::to_string(group) + "⌋ = " + std::to_string(kv)});
+    const Eigen::Index row = rnd.integer(1, 2);
+    d.row_part(PartKind::WeightsRow, row, 2, "Query head " + std::to_string(head) + "'s weights of " + query_label(e, row) +
+               " over its group's keys, " + to_decimals(2) + ".");
+    const KvCacheRow cache = cache_row(c, 1);
+    d.number_part("The KV cache per token of " + c.name + ", all layers, in KiB, " + to_decimals(1) + ".",
+                  static_cast<double>(cache.bytes_per_token) / 1024, 1, {}, cache_working(c));
+    d.number_part("How many times smaller is that than with a K/V head per query head?", cache.saving, 0, {},
+                  {"a K/V head per query head caches " + std::to_string(c.heads) + " heads instead of " +
+                   std::to_string(c.kv_heads) + ": " + std::to_string(c.heads) + " ÷ " + std::to_string(c.kv_heads) +
+                   " = " + hand_number(cache.saving) + " times more"});
+    return true;
+  });
 }
 
 }  // namespace attnlab

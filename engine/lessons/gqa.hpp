@@ -6,6 +6,7 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 #include "engine/lessons/multi_head.hpp"
 
@@ -86,5 +87,13 @@ nlohmann::ordered_json gqa_to_json(const GqaNumbers& n, const Scenario& s, const
 // A real model's KV cache as both lessons print it: its shape, bytes and KiB per token grouped and
 // with a K/V head per query head, the saving, and both at the context length.
 nlohmann::ordered_json kv_cache_row_json(const KvCacheRow& r);
+
+// A config's cache per token worked by hand, for the exercises of this lesson and kv-cache's.
+std::vector<std::string> cache_working(const KvCacheConfig& c);
+
+// The exercise of grouped-query attention, on one of the lesson's real configurations. (a) The K/V head
+// a query head reads, (b) that query head's weights of a row over its group's keys (given), (c) the KV
+// cache per token in KiB (bfloat16), (d) how many times smaller than with a K/V head per query head.
+Exercise gqa_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

@@ -2,6 +2,7 @@
 #include "engine/lessons/kv_cache.hpp"
 
 #include "engine/io/json_matrix.hpp"
+#include "engine/lessons/exercise_draw.hpp"
 #include "engine/lessons/lesson_json.hpp"
 #include "engine/model/generate.hpp"
 #include "engine/model/model_report.hpp"
@@ -323,6 +324,35 @@ std::vector<KvCacheRow> caches_with_open_model(const KvCacheNumbers& n, const mo
   std::vector<KvCacheRow> rows = n.caches;
   if (m && !m->config().is_toy()) rows.insert(rows.begin() + 1, cache_row(cache_config(m->config(), m->display_name()), n.context));
   return rows;
+}
+
+// ---- The exercise ----------------------------------------------------------------------------
+
+Exercise kv_cache_exercise(const ExerciseRequest& request) {
+  std::vector<KvCacheConfig> configs = kv_cache_params(LessonFields(request.preset.lesson)).kv_configs;
+  if (configs.empty()) configs.push_back({"Llama 3 8B", 32, 32, 8, 128});
+  const Mask causal = parse_mask_spec("causal");
+  return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
+    const KvCacheConfig& c = rnd.pick(configs);
+    const long long context = 1LL << rnd.integer(10, 13);
+    d.set_given(rnd.integers(4, 2, -1, 2), rnd.integers(4, 2, -1, 2), rnd.integers(4, 2, 0, 2), exercise_options(true, 1, causal),
+                first_tokens(request.preset.query_tokens, 4), first_tokens(request.preset.key_tokens, 4));
+    Exercise& e = d.exercise();
+    e.extra["config"] = {{"name", c.name}, {"layers", c.layers}, {"heads", c.heads}, {"kv_heads", c.kv_heads}, {"head_dim", c.head_dim}};
+    e.extra["context"] = context;
+    e.facts.push_back(c.name + ": " + std::to_string(c.layers) + " layers, " + count_of(c.kv_heads, "K/V head") + " of width " +
+                      std::to_string(c.head_dim) + "; K and V cached in bfloat16 (2 bytes a number); 1 KiB = 1024 bytes, 1 MiB = 1024 KiB");
+    e.facts.push_back("the model has written tokens 0–2 and now writes token 3: K and V of tokens 0–2 are in the cache");
+    d.row_part(PartKind::WeightsRow, 3, 2, "The newest token's weights, " + query_label(e, 3) + ", over the cached keys and its own, " +
+               to_decimals(2) + ": only its query is new.");
+    const KvCacheRow cache = cache_row(c, context);
+    const double kib = static_cast<double>(cache.bytes_per_token) / 1024, mib = static_cast<double>(cache.context_bytes) / (1 << 20);
+    d.number_part("The cache per token of " + c.name + ", all layers, in KiB, " + to_decimals(1) + ".", kib, 1, {}, cache_working(c));
+    d.number_part("The whole cache at " + std::to_string(context) + " tokens, in MiB, " + to_decimals(1) + ".", mib, 1, {},
+                  {hand_number(kib) + " KiB × " + std::to_string(context) + " tokens = " + hand_number(kib * static_cast<double>(context)) +
+                   " KiB = " + hand_number(mib) + " MiB"});
+    return true;
+  });
 }
 
 }  // namespace attnlab

@@ -10,6 +10,7 @@
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/lessons/gqa.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 #include "engine/model/language_model.hpp"
 
@@ -130,5 +131,10 @@ CacheCheck check_open_model(const model::LanguageModel& m, const std::vector<int
 CacheCost measure_cache_cost(const model::LanguageModel* m, const std::vector<int>& ids, const KvCacheNumbers& n);
 // The lesson's caches with the open model's (when it is no toy model) second.
 std::vector<KvCacheRow> caches_with_open_model(const KvCacheNumbers& n, const model::LanguageModel* m);
+
+// The exercise of the KV cache: four tokens under a causal mask and one of the lesson's real
+// configurations. (a) The newest token's weights over the cached keys, (b) the cache per token in KiB
+// (bfloat16), (c) the cache at a context length, in MiB.
+Exercise kv_cache_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

@@ -28,9 +28,10 @@ namespace attnlab {
 namespace {
 
 // A row from a page's typed functions: `Params` reads its parameters (nullptr for a page without
-// any), `Compute` makes its numbers, `ToJson` writes them, `WriteText` (where a page has one) prints
-// a report's view fields for a terminal. The numbers' type is Compute's result.
-template <auto Params, auto Compute, auto ToJson, auto WriteText = nullptr>
+// any), `Compute` makes its numbers, `ToJson` writes them, `MakeExercise` draws its exercise,
+// `WriteText` (where a page has one) prints a report's view fields for a terminal. The numbers' type
+// is Compute's result.
+template <auto Params, auto Compute, auto ToJson, auto MakeExercise, auto WriteText = nullptr>
 constexpr LessonPage page(std::string_view view) {
   using Numbers = std::invoke_result_t<decltype(Compute), const Scenario&, const Result&, Backend&, const LessonDetail&>;
   static_assert(std::is_base_of_v<LessonNumbers, Numbers>, "a page's numbers derive from LessonNumbers (lesson_page.hpp)");
@@ -45,29 +46,30 @@ constexpr LessonPage page(std::string_view view) {
     return ToJson(static_cast<const Numbers&>(n), s, r, d);
   };
   p.write_text = WriteText;
+  p.exercise = MakeExercise;
   return p;
 }
 
 // The plain page first: it stands for a view this build does not know.
 constexpr LessonPage kPages[] = {
-    page<nullptr, compute_plain, plain_to_json>(kPlainView),
-    page<nullptr, compute_worked_example, worked_example_to_json>(kWorkedExampleView),
-    page<nullptr, compute_compare_scaling, compare_scaling_to_json>(kCompareScalingView),
-    page<scaling_lab_params, compute_scaling_lab, scaling_lab_to_json>(kScalingLabView),
-    page<multi_head_params, compute_multi_head, multi_head_to_json>(kMultiHeadView),
-    page<nullptr, compute_self_cross, self_cross_to_json>(kSelfCrossView),
-    page<mask_family_params, compute_mask_family, mask_family_to_json>(kMaskFamilyView),
-    page<temperature_params, compute_temperature, temperature_to_json>(kTemperatureView),
-    page<nullptr, compute_normalizers, normalizers_to_json>(kNormalizersView),
-    page<nullptr, compute_precision, precision_to_json>(kPrecisionView),
-    page<nullptr, compute_geometry, geometry_to_json>(kGeometryView),
-    page<cost_params, compute_cost, cost_to_json>(kCostView),
-    page<online_softmax_params, compute_online_softmax, online_softmax_to_json>(kOnlineSoftmaxView),
-    page<nullptr, compute_model_heads, model_heads_to_json>(kModelHeadsView),
-    page<nullptr, compute_train_induction, train_induction_to_json>(kTrainInductionView),
-    page<rope_params, compute_rope, rope_to_json>(kRopeView),
-    page<gqa_params, compute_gqa, gqa_to_json>(kGqaView),
-    page<kv_cache_params, compute_kv_cache, kv_cache_to_json>(kKvCacheView),
+    page<nullptr, compute_plain, plain_to_json, plain_exercise>(kPlainView),
+    page<nullptr, compute_worked_example, worked_example_to_json, worked_example_exercise>(kWorkedExampleView),
+    page<nullptr, compute_compare_scaling, compare_scaling_to_json, compare_scaling_exercise>(kCompareScalingView),
+    page<scaling_lab_params, compute_scaling_lab, scaling_lab_to_json, scaling_lab_exercise>(kScalingLabView),
+    page<multi_head_params, compute_multi_head, multi_head_to_json, multi_head_exercise>(kMultiHeadView),
+    page<nullptr, compute_self_cross, self_cross_to_json, self_cross_exercise>(kSelfCrossView),
+    page<mask_family_params, compute_mask_family, mask_family_to_json, mask_family_exercise>(kMaskFamilyView),
+    page<temperature_params, compute_temperature, temperature_to_json, temperature_exercise>(kTemperatureView),
+    page<nullptr, compute_normalizers, normalizers_to_json, normalizers_exercise>(kNormalizersView),
+    page<nullptr, compute_precision, precision_to_json, precision_exercise>(kPrecisionView),
+    page<nullptr, compute_geometry, geometry_to_json, geometry_exercise>(kGeometryView),
+    page<cost_params, compute_cost, cost_to_json, cost_exercise>(kCostView),
+    page<online_softmax_params, compute_online_softmax, online_softmax_to_json, online_softmax_exercise>(kOnlineSoftmaxView),
+    page<nullptr, compute_model_heads, model_heads_to_json, model_heads_exercise>(kModelHeadsView),
+    page<nullptr, compute_train_induction, train_induction_to_json, train_induction_exercise>(kTrainInductionView),
+    page<rope_params, compute_rope, rope_to_json, rope_exercise>(kRopeView),
+    page<gqa_params, compute_gqa, gqa_to_json, gqa_exercise>(kGqaView),
+    page<kv_cache_params, compute_kv_cache, kv_cache_to_json, kv_cache_exercise>(kKvCacheView),
 };
 
 }  // namespace

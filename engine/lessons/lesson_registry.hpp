@@ -1,11 +1,12 @@
 // Every lesson view this build knows, one row each (lesson_registry.cpp): the name a lesson file
 // gives its view, and its page's parameters, numbers, JSON and text. Who holds a scenario asks the
 // registry for its lesson's page; who draws a view (the GUI) knows the page's own types and casts
-// the numbers back to them.
+// the numbers back to them. A page's exercise is its last column.
 #pragma once
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 #include "engine/lessons/plain.hpp"
 
@@ -31,6 +32,9 @@ struct LessonPage {
   nlohmann::ordered_json (*to_json)(const LessonNumbers& n, const Scenario& s, const Result& r, const LessonDetail& detail);
   // The view's fields of a report for a terminal; null: the generic rendering (write_lesson_text).
   void (*write_text)(std::ostream& out, const nlohmann::ordered_json& report);
+  // The exercise of a lesson on this view (make_exercise, exercise.hpp), drawn from the request's
+  // seed in the lesson's own terms; every page has one.
+  Exercise (*exercise)(const ExerciseRequest& request);
 };
 
 // Every page, in the order of the views' first lessons.

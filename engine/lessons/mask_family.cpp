@@ -1,7 +1,10 @@
 // The document under each of the lesson's masks.
 #include "engine/lessons/mask_family.hpp"
 
+#include "engine/lessons/exercise_draw.hpp"
 #include "engine/lessons/lesson_json.hpp"
+
+#include <algorithm>
 
 namespace attnlab {
 
@@ -42,6 +45,42 @@ nlohmann::ordered_json mask_family_to_json(const MaskFamilyNumbers& n, const Sce
                     {"row_sums", row_sums_json(r.weights)}, {"padding_rows", padding_rows}});
   }
   return {{"masks", list}};
+}
+
+// ---- The exercise ----------------------------------------------------------------------------
+
+Exercise mask_family_exercise(const ExerciseRequest& request) {
+  const Scenario& s = request.preset;
+  const Eigen::Index n = std::min<Eigen::Index>(s.Q.rows(), 5);
+  std::vector<Mask> masks;
+  for (const std::string& spec : mask_family_params(LessonFields(s.lesson)).masks) {
+    const Mask m = parse_mask_spec(spec, "lesson.masks");
+    if (m.kind != MaskKind::None && m.kind != MaskKind::Custom && m.param <= n) masks.push_back(m);
+  }
+  if (masks.empty()) masks.push_back(parse_mask_spec("causal"));
+  const std::vector<std::string> tokens = first_tokens(s.query_tokens, n);
+  return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
+    const Mask mask = rnd.pick(masks);
+    d.set_given(rnd.integers(n, 2, -2, 2), rnd.integers(n, 2, -2, 2), rnd.integers(n, 2, 0, 2), exercise_options(true, 1, mask),
+                tokens, tokens);
+    const Exercise& e = d.exercise();
+    std::vector<Eigen::Index> masked, open;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      Eigen::Index hidden = 0;
+      for (Eigen::Index j = 0; j < n; ++j) hidden += mask.is_blocked(i, j);
+      if (hidden > 0 && n - hidden >= 2) masked.push_back(i);
+      if (n - hidden >= 2) open.push_back(i);
+    }
+    if (masked.empty()) return false;
+    const Eigen::Index row = rnd.pick(masked), other = rnd.pick(open);
+    if (other == row || !d.clear_argmax(other)) return false;
+    d.blocked_part("Which cells does this " + std::string(mask_kind_name(mask.kind)) +
+                   " mask block? List every [query row, key] pair it hides.");
+    d.row_part(PartKind::WeightsRow, row, 2, "The weights of " + query_label(e, row) + " under this mask, " + to_decimals(2) + ".");
+    d.row_part(PartKind::ArgmaxKey, other, 0, "Which key does " + query_label(e, other) + " attend to most under this mask? "
+               "Its number, counted from 0.");
+    return true;
+  });
 }
 
 }  // namespace attnlab

@@ -2,6 +2,7 @@
 // bidirectional and prefix-LM masks (and a window) on the same scenario, side by side.
 #pragma once
 
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 #include "engine/lessons/lesson_variant.hpp"
 
@@ -28,5 +29,10 @@ MaskFamilyNumbers compute_mask_family(const Scenario& s, const Result& r, Backen
 // {"masks": [{"mask", "blocked", "weights", "row_sums", "padding_rows"}]}
 nlohmann::ordered_json mask_family_to_json(const MaskFamilyNumbers& n, const Scenario& s, const Result& r,
                                            const LessonDetail& detail);
+
+// The exercise of the mask family: five positions under one of the lesson's masks other than none
+// (causal, padding, prefix-LM or window), d_k = 2. (a) The blocked cells, (b) a masked row's weights,
+// (c) the key another row attends to most.
+Exercise mask_family_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

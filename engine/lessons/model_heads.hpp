@@ -4,6 +4,7 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 #include "engine/model/head_kinds.hpp"
 
@@ -28,5 +29,10 @@ nlohmann::ordered_json model_heads_to_json(const ModelHeadsNumbers& n, const Sce
 // The plain view's numbers, the head's kind and score as "example_head", and where to find GPT-2
 // for a terminal with no model open ("get_gpt2").
 nlohmann::ordered_json head_verdict_json(const model::HeadVerdict& v, const Result& r);
+
+// The exercise of the model heads: a previous-token head made by hand on four tokens (query i is key
+// i − 1's direction, causal). (a) A row's scores, (b) its weights, (c) the earlier token another row
+// attends to.
+Exercise model_heads_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

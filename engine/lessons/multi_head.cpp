@@ -1,6 +1,7 @@
 // Multi-head attention, computed both ways so the lesson can show that they agree.
 #include "engine/lessons/multi_head.hpp"
 
+#include "engine/lessons/exercise_draw.hpp"
 #include "engine/lessons/lesson_json.hpp"
 #include "engine/lessons/random.hpp"
 
@@ -156,6 +157,70 @@ nlohmann::ordered_json multi_head_to_json(const MultiHeadNumbers& n, const Scena
     j[mine ? "this_lesson" : "switched"] = v;
   }
   return j;
+}
+
+// ---- The exercise ----------------------------------------------------------------------------
+
+namespace {
+
+// Exercise 2.3.3: with shared projections every head computes the given Q, K and V.
+bool shared_heads_parts(ExerciseRandom& rnd, ExerciseDraft& d, long long heads) {
+  const Exercise& e = d.exercise();
+  const Eigen::Index row = rnd.integer(0, 2), key = rnd.integer(0, 2);
+  const long long other = rnd.integer(2, heads);
+  d.row_part(PartKind::WeightsRow, row, 2, "Head 1's weights of " + query_label(e, row) + ", " + to_decimals(2) + ".");
+  const double w = d.stages().weights(row, key);
+  d.number_part("The weight head " + std::to_string(other) + " gives " + key_label(e, key) + " in " + query_label(e, row) +
+                    ", " + to_decimals(2) + ".",
+                w, 2, {},
+                {"head " + std::to_string(other) + " has the same W_Q, W_K and W_V as head 1, so the same Q, K, V and the same "
+                 "weights: " + hand_number(w)});
+  d.number_part("How many different attention maps do the " + std::to_string(heads) + " heads compute?", 1, 0, {},
+                {"shared projections give every head the same Q and K, so the same map: 1, for " + std::to_string(heads) +
+                 " heads' compute (Exercise 2.3.3)"});
+  return true;
+}
+
+// Concat-then-W_O: head 1 is worked by hand, head 2's output is given.
+bool separate_heads_parts(ExerciseRandom& rnd, ExerciseDraft& d) {
+  Exercise& e = d.exercise();
+  const MatrixD H2 = rnd.tenths(3, 2, -10, 10), W_O = rnd.integers(4, 2, -1, 1);
+  if (W_O.col(0).cwiseAbs().sum() < 3) return false;  // a component that mixes both heads
+  add_extra_matrix(e, "head_2_output", "head 2's output", H2);
+  add_extra_matrix(e, "W_O", "W_O", W_O);
+  e.facts.push_back("two heads of width 2: head 1's Q, K, V are given, and head 2's output; W_O (4 × 2) maps the "
+                    "concatenated [head 1, head 2] row back to 2 numbers");
+  const Eigen::Index row = rnd.integer(0, 2);
+  const std::string at = query_label(e, row);
+  d.row_part(PartKind::WeightsRow, row, 2, "Head 1's weights of " + at + ", " + to_decimals(2) + ".");
+  d.row_part(PartKind::OutputRow, row, 2, "Head 1's output for " + at + ": its weights times V, " + to_decimals(2) + ".");
+  const std::vector<double> h1 = row_of(d.stages().output, row), h2 = row_of(H2, row);
+  const std::vector<double> concat{h1[0], h1[1], h2[0], h2[1]};
+  const double slab1 = h1[0] * W_O(0, 0) + h1[1] * W_O(1, 0), slab2 = h2[0] * W_O(2, 0) + h2[1] * W_O(3, 0);
+  d.number_part("Component 0 of " + at + " of the multi-head output [head 1, head 2] · W_O, " + to_decimals(1) + ".",
+                slab1 + slab2, 1, {},
+                {"the concatenated row: " + hand_tuple(concat),
+                 "times column 0 of W_O " + hand_tuple(row_of(MatrixD(W_O.transpose()), 0)) + ": " + hand_number(slab1 + slab2),
+                 "the same as head 1's slab plus head 2's: " + hand_number(slab1) + " + " + hand_number(slab2)});
+  return true;
+}
+
+}  // namespace
+
+Exercise multi_head_exercise(const ExerciseRequest& request) {
+  const Scenario& s = request.preset;
+  const MultiHeadParams params = multi_head_params(LessonFields(s.lesson));
+  const std::vector<std::string> tokens = first_tokens(s.query_tokens, 3);
+  return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
+    d.set_given(rnd.integers(3, 2, -1, 2), rnd.integers(3, 2, -1, 2), rnd.integers(3, 2, -1, 1), exercise_options(true, 1),
+                tokens, tokens);
+    d.exercise().extra["heads"] = params.share_projections ? params.heads : 2;
+    d.exercise().extra["shared_projections"] = params.share_projections;
+    if (!params.share_projections) return separate_heads_parts(rnd, d);
+    d.exercise().facts.push_back("all " + std::to_string(params.heads) +
+                                 " heads share W_Q, W_K and W_V: each computes the Q, K and V given here");
+    return shared_heads_parts(rnd, d, params.heads);
+  });
 }
 
 }  // namespace attnlab

@@ -5,6 +5,7 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 
 #include <string_view>
@@ -74,5 +75,12 @@ MultiHeadNumbers compute_multi_head(const Scenario& s, const Result& r, Backend&
 // concat, both readings of W_O, their difference, the output's rank, whether the heads are one.
 nlohmann::ordered_json multi_head_to_json(const MultiHeadNumbers& n, const Scenario& s, const Result& r,
                                           const LessonDetail& detail);
+
+// The exercise of multi-head attention, on three tokens with heads of width 2. Separate projections
+// (multi-head): head 1's Q, K, V and head 2's output are given with W_O; (a) head 1's weights of a row,
+// (b) its output row, (c) a component of that row of concat-then-W_O. Shared projections
+// (shared-heads, Exercise 2.3.3): every head's Q, K, V are the given ones; (a) head 1's weights of a
+// row, (b) the same weight in another head, (c) how many different maps the heads compute.
+Exercise multi_head_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

@@ -5,6 +5,7 @@
 #include "engine/cpu/cpu_internal.hpp"
 #include "engine/cpu/online_row.hpp"
 #include "engine/cpu/softmax_kernels.hpp"
+#include "engine/lessons/exercise_draw.hpp"
 #include "engine/lessons/lesson_json.hpp"
 #include "engine/text/text_format.hpp"
 
@@ -154,6 +155,65 @@ OnlineSoftmaxNumbers compute_online_softmax(const Scenario& s, const Result& r, 
 
 json online_softmax_to_json(const OnlineSoftmaxNumbers& n, const Scenario&, const Result&, const LessonDetail&) {
   return online_softmax_json(n.lesson);
+}
+
+// ---- The exercise ----------------------------------------------------------------------------
+
+namespace {
+
+// The online softmax of one row of logits over tiles of `tile` keys, up to and including tile
+// `upto` (1-based): the running max, the last rescale factor and the running sum.
+struct OnlineState {
+  double max = 0, rescale = 1, sum = 0;
+  std::vector<std::string> working;
+};
+
+OnlineState online_state(const std::vector<double>& logits, size_t tile, size_t upto) {
+  OnlineState st;
+  st.max = -std::numeric_limits<double>::infinity();
+  for (size_t t = 0; t < upto; ++t) {
+    const std::vector<double> part(logits.begin() + static_cast<std::ptrdiff_t>(t * tile),
+                                   logits.begin() + static_cast<std::ptrdiff_t>((t + 1) * tile));
+    const double before = st.max, now = std::max(before, *std::max_element(part.begin(), part.end()));
+    st.rescale = t == 0 ? 1.0 : std::exp(before - now);
+    st.sum *= st.rescale;
+    for (const double l : part) st.sum += std::exp(l - now);
+    st.max = now;
+    std::string line = "tile " + std::to_string(t + 1) + ", logits " + hand_tuple(part) + ": m = " + hand_number(now);
+    if (t > 0) line += ", rescale e^(" + hand_number(before) + " − " + hand_number(now) + ") = " + hand_number(st.rescale);
+    st.working.push_back(line + ", ℓ = " + hand_number(st.sum));
+  }
+  return st;
+}
+
+}  // namespace
+
+Exercise online_softmax_exercise(const ExerciseRequest& request) {
+  const Scenario& s = request.preset;
+  constexpr size_t kTile = 2, kUpto = 2;
+  return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
+    d.set_given(rnd.integers(1, 4, -1, 2), rnd.integers(6, 4, -1, 2), rnd.integers(6, 2, 0, 2), exercise_options(true, 1),
+                first_tokens(s.query_tokens, 1), first_tokens(s.key_tokens, 6));
+    Exercise& e = d.exercise();
+    e.extra["tile"] = kTile;
+    e.extra["after_tile"] = kUpto;
+    e.facts.push_back("the keys come in tiles of 2 (keys 0–1, 2–3, 4–5); the online softmax keeps a running max m and a "
+                      "running sum ℓ of e^(logit − m), rescaled by e^(m_old − m_new) when m grows");
+    // Each slip works the same steps on its own logits.
+    const auto state = [&](std::optional<Mistake> m) { return online_state(row_of(worked_stages(d.givens(), m).logits, 0), kTile, kUpto); };
+    const OnlineState right = state(std::nullopt), unscaled = state(Mistake::NoScaling), by_dk = state(Mistake::DividedByDk);
+    if (right.rescale > 0.7) return false;  // the max must grow at tile 2
+    d.number_part("After tile 2 (keys 0–3): the running max m of the logits (score ÷ √d_k), " + to_decimals(1) + ".", right.max, 1,
+                  {mistake_number(Mistake::NoScaling, unscaled.max), mistake_number(Mistake::DividedByDk, by_dk.max)}, right.working);
+    d.number_part("The rescale factor e^(m_old − m_new) applied to ℓ at tile 2, " + to_decimals(2) + ".", right.rescale, 2,
+                  {mistake_number(Mistake::NoScaling, unscaled.rescale), mistake_number(Mistake::DividedByDk, by_dk.rescale)},
+                  right.working);
+    d.number_part("The running sum ℓ after tile 2, " + to_decimals(2) + ".", right.sum, 2,
+                  {mistake_number(Mistake::NoScaling, unscaled.sum), mistake_number(Mistake::DividedByDk, by_dk.sum)}, right.working);
+    d.row_part(PartKind::WeightsRow, 0, 2, "Once all three tiles are in, the weights of the row (the same as the ordinary softmax), " +
+               to_decimals(2) + ".");
+    return true;
+  });
 }
 
 }  // namespace attnlab

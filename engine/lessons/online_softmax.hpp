@@ -6,6 +6,7 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 
 #include <nlohmann/json.hpp>
@@ -76,5 +77,10 @@ struct OnlineSoftmaxNumbers : LessonNumbers {
 OnlineSoftmaxNumbers compute_online_softmax(const Scenario& s, const Result& r, Backend& backend, const LessonDetail& detail);
 nlohmann::ordered_json online_softmax_to_json(const OnlineSoftmaxNumbers& n, const Scenario& s, const Result& r,
                                               const LessonDetail& detail);
+
+// The exercise of the online softmax: one query, six keys in tiles of 2, d_k = 4, whole numbers. After
+// tile 2: (a) the running max m, (b) the rescale factor e^(m_old − m_new), (c) the running sum ℓ;
+// then (d) the row's weights, which the online softmax ends on.
+Exercise online_softmax_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

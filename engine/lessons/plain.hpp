@@ -5,6 +5,7 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 
 #include <string_view>
@@ -20,5 +21,10 @@ nlohmann::ordered_json plain_to_json(const PlainNumbers& n, const Scenario& s, c
 
 // {"weights", "output", "row_sums"} of a result.
 nlohmann::ordered_json pipeline_json(const Result& r);
+
+// The exercise of a lesson with no view of its own (causal-six, Exercise 2.3.2): the lesson's own
+// size and mask with new numbers (n ≤ 6, d_k = 2, whole numbers). With a mask: (a) the blocked cells,
+// (b) a masked row's logits, (c) its weights; without: a row's logits, weights and output.
+Exercise plain_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

@@ -1,6 +1,7 @@
 // Emulated low-precision attention: every operation's result is rounded to the format.
 #include "engine/lessons/precision.hpp"
 
+#include "engine/lessons/exercise_draw.hpp"
 #include "engine/lessons/lesson_json.hpp"
 #include "engine/text/text_format.hpp"
 
@@ -206,6 +207,53 @@ nlohmann::ordered_json precision_to_json(const PrecisionNumbers& n, const Scenar
                     {"verdict", r.verdict}});
   }
   return {{"formats", limits}, {"runs", runs}};
+}
+
+// ---- The exercise ----------------------------------------------------------------------------
+
+Exercise precision_exercise(const ExerciseRequest& request) {
+  const Scenario& s = request.preset;
+  const double half_max = 65504;  // float16's largest finite number
+  const Mask causal = parse_mask_spec("causal");
+  const std::vector<std::string> tokens = {"The", "cat", "sat", "down", "here"};
+  return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
+    d.set_given(rnd.integers(5, 4, 1, 3), rnd.integers(5, 4, 1, 3), rnd.integers(5, 2, 0, 1), exercise_options(true, 1, causal),
+                first_tokens(s.query_tokens.size() >= 5 ? s.query_tokens : tokens, 5), first_tokens(tokens, 5));
+    Exercise& e = d.exercise();
+    const Eigen::Index row = rnd.integer(2, 3);
+    const std::string at = query_label(e, row);
+    // How many of the row's exps pass float16's largest number, for the stages given.
+    const auto overflowing = [&](const MatrixD& logits, bool every_key) {
+      double count = 0;
+      for (Eigen::Index j = 0; j < logits.cols(); ++j) {
+        if ((every_key || !causal.is_blocked(row, j)) && std::exp(logits(row, j)) > half_max) ++count;
+      }
+      return count;
+    };
+    const double over = overflowing(d.stages().logits, false);
+    if (over < 1) return false;
+    e.extra["float16_max"] = half_max;
+    e.facts.push_back("float16's largest finite number is 65504 = e^11.09…: a larger e^x overflows to ∞");
+    d.row_part(PartKind::LogitsRow, row, 1, "The logits of " + at + ": score ÷ √d_k, null for a blocked key, " + to_decimals(1) + ".");
+    d.row_part(PartKind::WeightsRow, row, 2, "Its weights, computed stably: subtract the row's largest logit before each exp, " +
+               to_decimals(2) + ".");
+    Givens unscaled = d.givens();
+    unscaled.scale = false;
+    const MatrixD scores_only = worked_stages(unscaled, std::nullopt).logits;
+    const MatrixD all_keys = worked_stages(d.givens(), Mistake::NoMask).logits;
+    std::vector<double> seen = row_of(d.stages().logits, row);
+    seen.resize(static_cast<size_t>(row + 1));  // causal: keys 0 … row
+    const std::vector<std::string> working{
+        "the logits " + at + " sees: " + hand_tuple(seen),
+        std::to_string(static_cast<int>(over)) + " of them are above 11.09, so their e^logit would be ∞ in float16; "
+        "minus the largest logit, every exp is at most e^0 = 1"};
+    d.number_part("Without subtracting the largest logit, how many of " + at + "'s exps e^logit (over the keys it sees) "
+                  "would overflow float16?",
+                  over, 0, {mistake_number(Mistake::NoScaling, overflowing(scores_only, false)),
+                            mistake_number(Mistake::NoMask, overflowing(all_keys, true))},
+                  working);
+    return true;
+  });
 }
 
 }  // namespace attnlab

@@ -8,6 +8,7 @@
 #include "engine/attention/backend.hpp"
 #include "engine/attention/float_format.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 
 #include <string>
@@ -71,5 +72,10 @@ PrecisionNumbers compute_precision(const Scenario& s, const Result& r, Backend& 
 // "minus_1e9_stored_as"}, …}} and, complete, "runs": one line per emulated run with its verdict.
 nlohmann::ordered_json precision_to_json(const PrecisionNumbers& n, const Scenario& s, const Result& r,
                                          const LessonDetail& detail);
+
+// The exercise of the stable softmax: five tokens, causal, d_k = 4, logits large enough for e^logit to
+// overflow float16. (a) A row's logits, (b) its weights worked stably (minus the row's largest logit),
+// (c) how many of its exps would overflow float16 without that subtraction.
+Exercise precision_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

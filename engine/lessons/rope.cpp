@@ -2,6 +2,7 @@
 // (attention/rope.hpp), in float32 as the engine computes the scores.
 #include "engine/lessons/rope.hpp"
 
+#include "engine/lessons/exercise_draw.hpp"
 #include "engine/lessons/lesson_json.hpp"
 
 #include <algorithm>
@@ -141,6 +142,56 @@ nlohmann::ordered_json rope_to_json(const RopeNumbers& n, const Scenario&, const
           {"unrotated_scores", matrix_to_json(l.unrotated_scores)},
           {"envelope_d_k", l.envelope_d_k},
           {"distances", distances}};
+}
+
+// ---- The exercise ----------------------------------------------------------------------------
+
+Exercise rope_exercise(const ExerciseRequest& request) {
+  const Scenario& s = request.preset;
+  return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
+    const MatrixD Q = rnd.integers(2, 2, -2, 2), K = rnd.integers(2, 2, -2, 2);
+    if (Q.row(0).cwiseAbs().sum() == 0 || K.row(0).cwiseAbs().sum() == 0) return false;
+    RopeSettings rope;
+    rope.query_positions = {rnd.integer(0, 5), rnd.integer(0, 5)};
+    rope.key_positions = {rnd.integer(0, 5), rnd.integer(0, 5)};
+    if (rope.query_positions[0] == rope.key_positions[0]) return false;  // part (c) puts them together
+    Options options = exercise_options(true, 1);
+    options.rope = rope;
+    d.set_given(Q, K, rnd.integers(2, 2, 0, 2), options, first_tokens(s.query_tokens, 2), first_tokens(s.key_tokens, 2));
+    Exercise& e = d.exercise();
+    const long long shift = rnd.integer(1, 5);
+    e.extra["shift"] = shift;
+    // The cosines and sines of the angles used, for working by hand.
+    std::vector<std::int64_t> angles{rope.query_positions[0], rope.query_positions[1], rope.key_positions[0],
+                                     rope.key_positions[1], rope.query_positions[0] + shift, rope.key_positions[0] + shift};
+    std::sort(angles.begin(), angles.end());
+    angles.erase(std::unique(angles.begin(), angles.end()), angles.end());
+    std::string table;
+    for (const std::int64_t p : angles) {
+      const double a = static_cast<double>(p);
+      table += (table.empty() ? "" : "; ") + ("cos " + std::to_string(p) + " = " + hand_number(std::cos(a)) + ", sin " +
+                                              std::to_string(p) + " = " + hand_number(std::sin(a)));
+    }
+    e.facts.push_back("θ = 10000 and d_k = 2: the pair (x_0, x_1) at position p turns by p radians: (x_0 cos p − x_1 sin p, "
+                      "x_1 cos p + x_0 sin p)");
+    e.facts.push_back(table);
+    d.row_part(PartKind::ScoresRow, 0, 2, "The scores of " + query_label(e, 0) + ": rotated query · rotated key, " + to_decimals(2) + ".");
+    Scenario moved = e.given;
+    for (auto& p : moved.options.rope->query_positions) p += shift;
+    for (auto& p : moved.options.rope->key_positions) p += shift;
+    const Givens g = givens_of(moved);
+    const double shifted = g.Q.row(0).dot(g.K.row(0));
+    d.number_part("If every position moves by " + std::to_string(shift) + ", the score of " + query_label(e, 0) + " with " +
+                      key_label(e, 0) + ", " + to_decimals(2) + ". Why?",
+                  shifted, 2, {},
+                  {"both rows turn by " + std::to_string(shift) + " more radians, so the angle between them stays " +
+                       std::to_string(rope.key_positions[0] - rope.query_positions[0]) + " radians",
+                   "a score sees only the distance between the positions: it stays " + hand_number(shifted)});
+    const double together = Q.row(0).dot(K.row(0));
+    d.number_part("And with both at the same position, " + to_decimals(2) + ".", together, 2, {},
+                  {"at distance 0 the rotations cancel: the plain dot product q · k = " + hand_number(together)});
+    return true;
+  });
 }
 
 }  // namespace attnlab

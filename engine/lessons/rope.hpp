@@ -6,6 +6,7 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 
 #include <string_view>
@@ -74,5 +75,10 @@ RopeNumbers compute_rope(const Scenario& s, const Result& r, Backend& backend, c
 // Every number of RopeLesson by its name, the frequencies as {"pair", "frequency", "wavelength"}
 // (with the "fastest" and "slowest"), the distances as {"distance", "aligned", "lesson"}.
 nlohmann::ordered_json rope_to_json(const RopeNumbers& n, const Scenario& s, const Result& r, const LessonDetail& detail);
+
+// The exercise of rotary positions: two queries and two keys of width 2 at small positions (θ = 10000,
+// so each row turns by its position in radians). (a) The rotated scores of query 0, (b) query 0 with
+// key 0 when every position moves by a shift, (c) the two at the same position.
+Exercise rope_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

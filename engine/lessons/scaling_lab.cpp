@@ -1,6 +1,7 @@
 // Exercise 2.3.1 in small: the scenario's own draw both ways, and the d_k sweep.
 #include "engine/lessons/scaling_lab.hpp"
 
+#include "engine/lessons/exercise_draw.hpp"
 #include "engine/lessons/lesson_json.hpp"
 #include "engine/lessons/random.hpp"
 
@@ -104,6 +105,37 @@ nlohmann::ordered_json scaling_lab_to_json(const ScalingLabNumbers& n, const Sce
   j["trials"] = n.sweep_trials;
   j["seed"] = n.params.seed;
   return j;
+}
+
+// ---- The exercise ----------------------------------------------------------------------------
+
+Exercise scaling_lab_exercise(const ExerciseRequest& request) {
+  const Scenario& s = request.preset;
+  const std::vector<std::string> keys = first_tokens(s.key_tokens, 4);
+  return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
+    d.set_given(rnd.integers(1, 4, -2, 2), rnd.integers(4, 4, -2, 2), rnd.integers(4, 2, 0, 3), exercise_options(true, 1),
+                first_tokens(s.query_tokens, 1), keys);
+    const std::vector<double> scores = row_of(d.stages().scores, 0);
+    double mean = 0, squares = 0;
+    for (const double v : scores) mean += v / 4;
+    std::vector<double> deviations;
+    for (const double v : scores) squares += std::pow(deviations.emplace_back(v - mean), 2);
+    const double raw = std::sqrt(squares / 3);
+    // A spread of at least 1 keeps ÷√d_k (÷2) and ÷d_k (÷4) apart at 2 decimals.
+    if (raw < 1) return false;
+    d.row_part(PartKind::ScoresRow, 0, 0, "The four scores q · k_j of the query against each key, as whole numbers.");
+    d.number_part("The sample standard deviation of those scores (divide the squared deviations by m − 1 = 3, as torch's "
+                  ".std() does), " + to_decimals(2) + ".",
+                  raw, 2, {},
+                  {"mean = " + hand_number(mean) + "; deviations " + hand_tuple(deviations),
+                   "sum of squares " + hand_number(squares) + ", ÷ 3 = " + hand_number(squares / 3),
+                   "std = √" + hand_number(squares / 3) + " = " + hand_number(raw)});
+    d.number_part("The standard deviation of the logits, the scores ÷ √d_k, " + to_decimals(2) + ".", raw / 2, 2,
+                  {mistake_number(Mistake::NoScaling, raw), mistake_number(Mistake::DividedByDk, raw / 4)},
+                  {"dividing every score by √d_k = 2 divides their standard deviation by 2: " + hand_number(raw) + " ÷ 2 = " +
+                   hand_number(raw / 2)});
+    return true;
+  });
 }
 
 }  // namespace attnlab

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/attention/attention.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 #include "engine/lessons/lesson_variant.hpp"
 
@@ -47,5 +48,10 @@ ScalingLabNumbers compute_scaling_lab(const Scenario& s, const Result& r, Backen
 // {"this_draw": {"unscaled", "scaled", "d_k"}} and, complete, the sweep with its keys, trials and seed.
 nlohmann::ordered_json scaling_lab_to_json(const ScalingLabNumbers& n, const Scenario& s, const Result& r,
                                            const LessonDetail& detail);
+
+// The exercise of Exercise 2.3.1: one query against four keys, d_k = 4, whole numbers. (a) The
+// scores q·k, (b) their sample standard deviation (÷ (m − 1), as torch's .std()), (c) the same after
+// ÷√d_k.
+Exercise scaling_lab_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

@@ -1,6 +1,7 @@
 // The document and its self-attention twin.
 #include "engine/lessons/self_cross.hpp"
 
+#include "engine/lessons/exercise_draw.hpp"
 #include "engine/lessons/lesson_json.hpp"
 
 namespace attnlab {
@@ -31,6 +32,30 @@ nlohmann::ordered_json self_cross_to_json(const SelfCrossNumbers& n, const Scena
                      {"query_tokens", display_tokens(s.query_tokens, rc.n)}, {"key_tokens", display_tokens(s.key_tokens, rc.m)}}},
           {"self", {{"shape", {rs.n, rs.m}}, {"square", rs.n == rs.m}, {"weights", matrix_to_json(rs.weights)},
                     {"tokens", display_tokens(n.self_twin.query_tokens, rs.n)}}}};
+}
+
+// ---- The exercise ----------------------------------------------------------------------------
+
+Exercise self_cross_exercise(const ExerciseRequest& request) {
+  const Scenario& s = request.preset;
+  return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
+    const MatrixD V = rnd.integers(3, 2, 0, 3);
+    d.set_given(rnd.integers(2, 2, -1, 2), rnd.integers(3, 2, -1, 2), V, exercise_options(true, 1), first_tokens(s.query_tokens, 2),
+                first_tokens(s.key_tokens, 3));
+    const Exercise& e = d.exercise();
+    std::vector<std::string> working;
+    for (Eigen::Index i = 0; i < 2; ++i) {
+      for (const std::string& l : row_working(e.given, d.result(), PartKind::ScoresRow, i)) working.push_back(l);
+    }
+    d.matrix_part("Cross-attention: the whole score matrix Q Kᵀ, one row per decoder query and one column per encoder key "
+                  "(what shape is it?), as whole numbers.",
+                  d.stages().scores, 0, working);
+    const Eigen::Index row = rnd.integer(0, 1);
+    d.row_part(PartKind::WeightsRow, row, 2, "The weights of " + query_label(e, row) + " over the encoder's keys, " + to_decimals(2) + ".");
+    d.row_part(PartKind::OutputRow, row, output_decimals(V),
+               "The output of " + query_label(e, row) + ": a mix of the encoder's values, " + to_decimals(output_decimals(V)) + ".");
+    return true;
+  });
 }
 
 }  // namespace attnlab

@@ -2,6 +2,7 @@
 // the keys' sequence attending to itself, whose score matrix is square.
 #pragma once
 
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 #include "engine/lessons/lesson_variant.hpp"
 
@@ -24,5 +25,9 @@ SelfCrossNumbers compute_self_cross(const Scenario& s, const Result& r, Backend&
 // {"cross": {"shape", "square", "weights", "query_tokens", "key_tokens"}, "self": {…, "tokens"}}
 nlohmann::ordered_json self_cross_to_json(const SelfCrossNumbers& n, const Scenario& s, const Result& r,
                                           const LessonDetail& detail);
+
+// The exercise of self- vs cross-attention: two decoder queries against three encoder keys, d_k = 2.
+// (a) The whole 2 × 3 score matrix, (b) a row's weights, (c) its output.
+Exercise self_cross_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

@@ -1,6 +1,7 @@
 // The temperature sweep, its limits and its curves.
 #include "engine/lessons/temperature.hpp"
 
+#include "engine/lessons/exercise_draw.hpp"
 #include "engine/lessons/lesson_json.hpp"
 
 #include <cmath>
@@ -131,6 +132,30 @@ nlohmann::ordered_json temperature_to_json(const TemperatureNumbers& n, const Sc
           {"last_weights", matrix_to_json(n.frames.back().weights)},
           {"one_hot_limit", matrix_to_json(n.one_hot)},
           {"uniform_limit", matrix_to_json(n.uniform)}};
+}
+
+// ---- The exercise ----------------------------------------------------------------------------
+
+Exercise temperature_exercise(const ExerciseRequest& request) {
+  const Scenario& s = request.preset;
+  return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
+    const Eigen::Index m = rnd.integer(3, 5);
+    const double T = rnd.pick(std::vector<double>{0.75, 1.5, 3});
+    d.set_given(rnd.integers(2, 4, -2, 2), rnd.integers(m, 4, -2, 2), rnd.integers(m, 2, 0, 2), exercise_options(true, T),
+                first_tokens(s.query_tokens, 2), first_tokens(s.key_tokens, m));
+    const Exercise& e = d.exercise();
+    const Eigen::Index row = rnd.integer(0, 1);
+    const std::string at = query_label(e, row);
+    if (!d.clear_argmax(row)) return false;
+    d.row_part(PartKind::LogitsRow, row, 2, "The logits of " + at + " at T = " + hand_number(T) + ": each score ÷ (√d_k · T), " + to_decimals(2) + ".");
+    d.row_part(PartKind::WeightsRow, row, 2, "Their weights, " + to_decimals(2) + ".");
+    d.row_part(PartKind::ArgmaxKey, row, 0, "As T → 0 the row of weights becomes one-hot: which key gets all the weight? Its number, counted from 0.");
+    const double uniform = 1.0 / static_cast<double>(m);
+    d.number_part("As T → ∞ the row becomes uniform: the weight of each key, " + to_decimals(2) + ".", uniform, 2, {},
+                  {"every logit ÷ T → 0, so every exp → 1 and each of the " + std::to_string(m) + " keys gets 1 ÷ " +
+                   std::to_string(m) + " = " + hand_number(uniform)});
+    return true;
+  });
 }
 
 }  // namespace attnlab

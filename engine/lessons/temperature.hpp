@@ -4,6 +4,7 @@
 // the rows' mean largest weight and entropy against τ.
 #pragma once
 
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 #include "engine/lessons/lesson_variant.hpp"
 
@@ -59,5 +60,11 @@ TemperatureNumbers compute_temperature(const Scenario& s, const Result& r, Backe
 // "uniform_limit"}
 nlohmann::ordered_json temperature_to_json(const TemperatureNumbers& n, const Scenario& s, const Result& r,
                                            const LessonDetail& detail);
+
+// The exercise of the temperature lesson: two queries over three to five keys, d_k = 4, T of 0.75,
+// 1.5 or 3 (with √d_k = 2, no two slips then divide by the same number). (a) A row's logits, score ÷
+// (√d_k · T), (b) its weights, (c) the key that takes all the weight as T → 0, (d) each key's weight
+// as T → ∞.
+Exercise temperature_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

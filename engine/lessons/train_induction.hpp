@@ -5,6 +5,7 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/trainer.hpp"
@@ -27,5 +28,10 @@ TrainInductionNumbers compute_train_induction(const Scenario& s, const Result& r
 // the optimiser's settings, the probe sequence and the command that repeats the run.
 nlohmann::ordered_json train_induction_to_json(const TrainInductionNumbers& n, const Scenario& s, const Result& r,
                                                const LessonDetail& detail);
+
+// The exercise of the induction head: six tokens, four symbols and a repeat of the first two, an
+// induction head made by hand (query: the token; key j: the token before j). (a) The key a row of the
+// repeat attends to, (b) that row's weights, (c) the symbol the head copies forward.
+Exercise train_induction_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

@@ -5,6 +5,7 @@
 
 #include "engine/attention/backend.hpp"
 #include "engine/io/scenario.hpp"
+#include "engine/lessons/exercise.hpp"
 #include "engine/lessons/lesson_page.hpp"
 
 #include <string>
@@ -26,5 +27,11 @@ WorkedExampleNumbers compute_worked_example(const Scenario& s, const Result& r, 
 // each quotient, then the output's lines.
 nlohmann::ordered_json worked_example_to_json(const WorkedExampleNumbers& n, const Scenario& s, const Result& r,
                                               const LessonDetail& detail);
+
+// The exercise of a worked example (three-tokens, three-tokens-basis): three tokens, d_k = 2, new
+// whole-number Q and K, the lesson's own V. Values on the basis vectors (13.2's example): (a) a
+// row's scores, (b) its weights, (c) its output, a point whose coordinates are weights. Otherwise
+// (Section 2.3's): (a) a row's weights, (b) its output, (c) the key another row attends to most.
+Exercise worked_example_exercise(const ExerciseRequest& request);
 
 }  // namespace attnlab

@@ -9,7 +9,7 @@ namespace attnlab::gui {
 
 void draw_compare_scaling_page(const PageInputs& in, const CompareScalingNumbers* numbers, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): the logits and weights of a row with and
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): the logits and weights of a row with and
 // without ÷√d_k.
 
 }  // namespace attnlab::gui

@@ -17,7 +17,7 @@ struct CostUi {
 
 void draw_cost_page(const PageInputs& in, const CostNumbers* numbers, CostUi& ui, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): the scores' bytes at an n, and how they grow
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): the scores' bytes at an n, and how they grow
 // when n doubles.
 
 }  // namespace attnlab::gui

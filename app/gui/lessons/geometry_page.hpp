@@ -21,7 +21,7 @@ struct GeometryUi {
 // A drag is one undoable edit of the document (an Edit merged while it lasts, then EndMerge).
 void draw_geometry_page(const PageInputs& in, const GeometryNumbers* numbers, GeometryUi& ui, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): an output as a weighted average of the values,
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): an output as a weighted average of the values,
 // and why it stays inside their hull.
 
 }  // namespace attnlab::gui

@@ -15,7 +15,7 @@ struct GqaUi {
 // Its heads' maps are listed (LessonMapsListed), variant by variant.
 void draw_gqa_page(const PageInputs& in, const GqaNumbers* numbers, GqaUi& ui, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): the cache size of a configuration, and which
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): the cache size of a configuration, and which
 // K/V head a query head reads.
 
 }  // namespace attnlab::gui

@@ -25,7 +25,7 @@ struct KvCacheUi {
 // (OpenInModelWindow, SetGenerateSettings); "Open the gqa lesson" is a LoadPreset.
 void draw_kv_cache_page(const PageInputs& in, const KvCacheNumbers* numbers, KvCacheUi& ui, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): the cache size of a configuration at a context
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): the cache size of a configuration at a context
 // length.
 
 }  // namespace attnlab::gui

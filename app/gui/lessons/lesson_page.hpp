@@ -9,8 +9,8 @@
 //     result (computed once per result, never in the view: null, with the sentence why, where they
 //     cannot be computed) and its own UI state; it changes only that, and asks the rest of the app
 //     for anything else by commands;
-//   - its exercise, where the lesson has one (issue 70): the answers and grades in its Ui, drawn by a
-//     function of the page's own that its registry line names beside the view (the Exercise tab).
+//   - no exercise of its own (issue 70): the Lesson view window shows the lesson's exercise instead
+//     of the page when asked (exercise_tab.hpp), its state in LessonsUi::exercise.
 // What the pages share is in lesson_matrix.hpp (the maps), lesson_numbers.hpp (the numbers) and
 // walkthrough_steps.hpp (the walk-through, which runs on any lesson).
 #pragma once

@@ -14,10 +14,28 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 namespace attnlab::gui {
 
 namespace {
+
+// ATTNLAB_GUI_EXERCISE=SEED opens the Exercise tab at that seed, and ATTNLAB_GUI_EXERCISE_ANSWERS=FILE
+// (an answer file of `attnlab exercise --answer`) fills its fields and checks them: for screenshots,
+// docs and tests of the tab.
+void exercise_from_environment(ExerciseUi& exercise, Commands& out) {
+  const char* seed = std::getenv("ATTNLAB_GUI_EXERCISE");
+  if (!seed) return;
+  exercise.open_seed = std::strtoull(seed, nullptr, 10);
+  exercise.shown = true;
+  out.push_back(ShowWindow{"Lesson view"});
+  if (const char* answers = std::getenv("ATTNLAB_GUI_EXERCISE_ANSWERS")) {
+    std::ifstream in(answers);
+    exercise.pending_answers.assign(std::istreambuf_iterator<char>(in), {});
+    if (exercise.pending_answers.empty()) out.push_back(SayError{std::string("ATTNLAB_GUI_EXERCISE_ANSWERS: cannot read ") + answers});
+  }
+}
 
 // The built-in lesson the document came from (matched by title), or −1.
 int current_lesson(const Scenario& doc, const std::vector<PresetInfo>& presets) {
@@ -45,6 +63,7 @@ void draw_lesson_panel(const ViewContext& ctx, LessonsUi& ui, Commands& out) {
       for (Command& c : walk_start(ui.walk)) out.push_back(std::move(c));
       ui.walk.step = std::clamp(std::atoi(walk) - 1, 0, kWalkSteps - 1);
     }
+    exercise_from_environment(ui.exercise, out);
   }
   const auto presets = list_presets();
   const int here = current_lesson(s, presets);
@@ -59,6 +78,12 @@ void draw_lesson_panel(const ViewContext& ctx, LessonsUi& ui, Commands& out) {
     std::snprintf(place, sizeof place, "lesson %d of %d", here + 1, static_cast<int>(presets.size()));
     same_line_if_fits(ImGui::CalcTextSize(place).x);
     ImGui::TextDisabled("%s", place);
+    // The lesson's exercise, on the first line where it is seen without scrolling the lesson's text.
+    same_line_if_fits(ImGui::CalcTextSize("Exercise").x + ImGui::GetFontSize());
+    if (ImGui::SmallButton("Exercise")) {
+      ui.exercise.shown = true;
+      out.push_back(ShowWindow{"Lesson view"});
+    }
   }
   ImGui::Spacing();
   if (s.lesson.text.present()) draw_lesson_text(ctx, ui, out);

@@ -2,12 +2,14 @@
 // a pointer to the lessons that have one.
 #include "gui/lessons/lesson_view_panel.hpp"
 
+#include "gui/lessons/exercise_tab.hpp"
 #include "gui/lessons/lesson_numbers.hpp"
 #include "gui/lessons/lesson_page.hpp"
 #include "gui/lessons/train_induction_page.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/lessons/walkthrough_view.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+
 
 namespace attnlab::gui {
 
@@ -36,14 +38,36 @@ bool place_lesson_view(LessonsUi& ui, bool presenter) {
   return false;
 }
 
+// The page of the lesson shown (or the way into the walk-through where it has none).
+void draw_lesson_page(const ViewContext& ctx, LessonsUi& ui, const ModelUi& model, const TrainingUi& training, CellRef selected,
+                      Commands& out) {
+  if (ui.page) {
+    std::string error;
+    const LessonNumbers* numbers = lesson_numbers_any(ui.numbers, ctx, error);
+    ui.page->draw(PageInputs{ctx, model, training, selected, error}, numbers, out);
+    return;
+  }
+  text_wrapped("This scenario has no special view. Press the button below (or Space after it) to walk through "
+               "the pipeline one step at a time, or open a lesson from the Lessons menu: multi-head attention, "
+               "temperature, normalizers, precision, geometry, cost and the online softmax each have a view of their own here.");
+  if (ImGui::Button("Walk through step by step")) {
+    for (Command& c : walk_start(ui.walk)) out.push_back(std::move(c));
+  }
+  if (!ui.exercise.lesson.empty()) {
+    ImGui::SameLine();
+    if (ImGui::Button("Exercise")) ui.exercise.shown = true;
+  }
+}
+
 }  // namespace
 
 bool induction_lesson_shown(const LessonsUi& lessons) { return dynamic_cast<const PageState<TrainInductionUi>*>(lessons.page.get()); }
 
 void draw_lesson_view_panel(const ViewContext& ctx, LessonsUi& ui, const ModelUi& model, const TrainingUi& training, CellRef selected,
-                            Commands& out) {
+                            const ExerciseProgress& exercises, Commands& out) {
   // The page of the shown result's lesson (the document may be a step ahead).
   sync_lesson_page(ui, ctx.shown(), training);
+  sync_exercise(ui.exercise, ctx.shown(), exercises);
   const bool placed = place_lesson_view(ui, ctx.view.presenter);
   handle_walk_keys(ui.walk);
   if (!placed) return;
@@ -62,18 +86,13 @@ void draw_lesson_view_panel(const ViewContext& ctx, LessonsUi& ui, const ModelUi
     draw_walkthrough_view(MapCanvas{ctx, selected, out}, ui.walk);
     return;
   }
-  if (ui.page) {
-    std::string error;
-    const LessonNumbers* numbers = lesson_numbers_any(ui.numbers, ctx, error);
-    ui.page->draw(PageInputs{ctx, model, training, selected, error}, numbers, out);
+  // The lesson's exercise where it was asked for (the Lesson tab's Exercise button), else its page:
+  // the pages keep the whole window, which a projector's 1280 × 720 needs.
+  if (ui.exercise.shown && !ui.exercise.lesson.empty()) {
+    draw_exercise_tab(MapCanvas{ctx, selected, out}, exercises, ui.exercise);
     return;
   }
-  text_wrapped("This scenario has no special view. Press the button below (or Space after it) to walk through "
-               "the pipeline one step at a time, or open a lesson from the Lessons menu: multi-head attention, "
-               "temperature, normalizers, precision, geometry, cost and the online softmax each have a view of their own here.");
-  if (ImGui::Button("Walk through step by step")) {
-    for (Command& c : walk_start(ui.walk)) out.push_back(std::move(c));
-  }
+  draw_lesson_page(ctx, ui, model, training, selected, out);
 }
 
 }  // namespace attnlab::gui

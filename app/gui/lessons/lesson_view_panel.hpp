@@ -14,8 +14,9 @@ namespace attnlab::gui {
 // (const: what a lesson wants of them it asks by a command) and the lab's selected cell, which its
 // maps outline; changes the lessons' UI state (the walk-through's step, the open page's state);
 // opens the page of the lesson shown (sync_lesson_page) and computes its numbers once per result.
+// `exercises` is the session's record of solved exercises, which the Exercise tab shows.
 void draw_lesson_view_panel(const ViewContext& ctx, LessonsUi& lessons, const ModelUi& model, const TrainingUi& training,
-                            CellRef selected, Commands& out);
+                            CellRef selected, const ExerciseProgress& exercises, Commands& out);
 
 // Whether the Lesson view shows "Watch an induction head form": its document, or a head it lifted
 // from it (its page goes on with those).

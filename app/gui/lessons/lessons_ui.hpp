@@ -7,6 +7,7 @@
 
 #include "engine/lessons/lesson_page.hpp"
 #include "engine/lessons/lesson_text.hpp"
+#include "gui/lessons/exercise_ui.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -78,6 +79,8 @@ struct LessonsUi {
   LessonNumbersCache numbers;
   std::unique_ptr<LessonPageView> page;
   std::string page_key;
+  // The window's Exercise tab (exercise_tab.hpp), shown instead of the page: the shown lesson's exercise.
+  ExerciseUi exercise;
 };
 
 }  // namespace attnlab::gui

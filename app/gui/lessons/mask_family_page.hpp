@@ -9,7 +9,7 @@ namespace attnlab::gui {
 
 void draw_mask_family_page(const PageInputs& in, const MaskFamilyNumbers* numbers, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): which cells each mask blocks, and a masked
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): which cells each mask blocks, and a masked
 // row's weights.
 
 }  // namespace attnlab::gui

@@ -19,7 +19,7 @@ struct ModelHeadsUi {
 // be closed while the page lists the heads.
 void draw_model_heads_page(const PageInputs& in, const ModelHeadsNumbers* numbers, ModelHeadsUi& ui, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): which earlier token an induction head will
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): which earlier token an induction head will
 // attend to.
 
 }  // namespace attnlab::gui

@@ -40,7 +40,7 @@ struct MultiHeadUi {
 // numbers are those of the lesson's own weights.
 void draw_multi_head_page(const PageInputs& in, const MultiHeadNumbers* numbers, MultiHeadUi& ui, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): d_head for an h, and the output's rank when the
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): d_head for an h, and the output's rank when the
 // heads share their projections.
 
 }  // namespace attnlab::gui

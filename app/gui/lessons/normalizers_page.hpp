@@ -9,6 +9,6 @@ namespace attnlab::gui {
 
 void draw_normalizers_page(const PageInputs& in, const NormalizersNumbers* numbers, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): a row's weights under two normalizers.
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): a row's weights under two normalizers.
 
 }  // namespace attnlab::gui

@@ -16,7 +16,7 @@ struct OnlineSoftmaxUi {
 
 void draw_online_softmax_page(const PageInputs& in, const OnlineSoftmaxNumbers* numbers, OnlineSoftmaxUi& ui, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): the running max, sum and rescale factor after
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): the running max, sum and rescale factor after
 // tile k.
 
 }  // namespace attnlab::gui

@@ -13,7 +13,7 @@ struct PrecisionUi {
 
 void draw_precision_page(const PageInputs& in, const PrecisionNumbers* numbers, PrecisionUi& ui, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): the largest logit float16 can exponentiate,
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): the largest logit float16 can exponentiate,
 // and which runs break.
 
 }  // namespace attnlab::gui

@@ -9,7 +9,7 @@ namespace attnlab::gui {
 
 void draw_rope_page(const PageInputs& in, const RopeNumbers* numbers, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): a rotated q·k at two positions, and why it
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): a rotated q·k at two positions, and why it
 // depends only on their distance.
 
 }  // namespace attnlab::gui

@@ -9,7 +9,7 @@ namespace attnlab::gui {
 
 void draw_scaling_lab_page(const PageInputs& in, const ScalingLabNumbers* numbers, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): the standard deviation of q·k for a d_k,
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): the standard deviation of q·k for a d_k,
 // before and after scaling.
 
 }  // namespace attnlab::gui

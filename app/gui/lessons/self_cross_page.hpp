@@ -9,7 +9,7 @@ namespace attnlab::gui {
 
 void draw_self_cross_page(const PageInputs& in, const SelfCrossNumbers* numbers, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): the shapes of the two score matrices, a
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): the shapes of the two score matrices, a
 // cross-attention row's weights.
 
 }  // namespace attnlab::gui

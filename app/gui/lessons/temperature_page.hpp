@@ -29,7 +29,7 @@ struct TemperatureUi {
 
 void draw_temperature_page(const PageInputs& in, const TemperatureNumbers* numbers, TemperatureUi& ui, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): the logits and weights of a row at a given T,
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): the logits and weights of a row at a given T,
 // with and without √d_k.
 
 }  // namespace attnlab::gui

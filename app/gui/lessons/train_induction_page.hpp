@@ -24,7 +24,7 @@ void draw_train_induction_page(const PageInputs& in, const TrainInductionNumbers
 // shown scenario is the lesson's own or a head lifted from the Training window.
 bool train_induction_goes_on(const Scenario& shown, const TrainingUi& training);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): which earlier token an induction head will
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): which earlier token an induction head will
 // attend to.
 
 }  // namespace attnlab::gui

@@ -9,7 +9,7 @@ namespace attnlab::gui {
 
 void draw_worked_example_page(const PageInputs& in, const WorkedExampleNumbers* numbers, Commands& out);
 
-// Its exercise goes here (issue 70; lesson_page.hpp): the weights and the output of a row, and which
+// Its exercise (issue 70: the engine page's, in the Lesson view's Exercise tab): the weights and the output of a row, and which
 // key a row attends to most.
 
 }  // namespace attnlab::gui

@@ -102,6 +102,24 @@ DocumentFile read_document_file(std::string_view text, std::string_view source, 
   return f;
 }
 
+// "exercises": {"<lesson>": {"seed": S, "solved": ["a", …]}}; a lesson this build does not have is
+// kept (the Exercise tab never opens it).
+ExerciseProgress read_exercises(const json& e, const std::string& src) {
+  if (!e.is_object()) throw InputError(src + ": exercises must be an object of lessons");
+  ExerciseProgress out;
+  for (const auto& [lesson, record] : e.items()) {
+    const std::string at = src + ": exercises." + lesson;
+    if (!record.is_object() || !record.contains("seed") || !record.at("seed").is_number_unsigned()) {
+      throw InputError(at + " must be {\"seed\": a whole number from 0, \"solved\": [part ids]}");
+    }
+    ExerciseRecord r;
+    r.seed = record.at("seed").get<std::uint64_t>();
+    if (record.contains("solved")) r.solved = json_to_strings(record.at("solved"), src, "exercises." + lesson + ".solved");
+    out[lesson] = std::move(r);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string session_json(const SessionData& s) {
@@ -124,6 +142,9 @@ std::string session_json(const SessionData& s) {
                {"open_windows", v.open_windows}};
   j["recent_files"] = s.recent_files;
   j["window"] = {s.window.width, s.window.height};
+  json exercises = json::object();
+  for (const auto& [lesson, record] : s.exercises) exercises[lesson] = {{"seed", record.seed}, {"solved", record.solved}};
+  j["exercises"] = exercises;
   // Replace invalid UTF-8 (a file name from a foreign file system) instead of refusing to save.
   std::string out = j.dump(1, ' ', false, json::error_handler_t::replace);
   // The scenario goes in as the scenario writer's own text: parsing it into a json tree first took
@@ -178,6 +199,7 @@ SessionData parse_session(std::string_view text, std::string_view source) {
     s.window.width = window_side(w[0], source, "window[0] (width)", kMinWindowWidth);
     s.window.height = window_side(w[1], source, "window[1] (height)", kMinWindowHeight);
   }
+  if (top.has("exercises")) s.exercises = read_exercises(j.at("exercises"), std::string(source));
   return s;
 }
 

@@ -2,6 +2,7 @@
 // writer with no window, shared by the GUI and the session fuzz target (fuzz/session_fuzz.cpp).
 #pragma once
 
+#include "gui/state/exercise_progress.hpp"
 #include "gui/state/document.hpp"
 #include "gui/state/view_settings.hpp"
 
@@ -33,10 +34,11 @@ struct SessionData {
   ViewSettings view;
   std::vector<std::string> recent_files;  // most recent first
   WindowGeometry window;
+  ExerciseProgress exercises;  // what the student solved of each lesson's exercise
 };
 
 // The session JSON: {"format": "attnlab-session", "version": 1, "scenario": {scenario file object},
-// "scenario_path", "self_attention", "view": {...}, "recent_files": [...], "window": [w, h]}.
+// "scenario_path", "self_attention", "view": {...}, "recent_files": [...], "window": [w, h], "exercises": {"<lesson>": {"seed", "solved": ["a", …]}}}.
 std::string session_json(const SessionData& session);
 // Reads session JSON strictly: a field of the wrong type or out of range throws InputError naming
 // `source` and the field. Unknown fields are ignored (later versions add fields). The window size

@@ -68,6 +68,7 @@ struct AppState {
   std::string notice;  // a short confirmation ("Saved lesson.json")
   std::string focus_panel;  // a tab to bring forward on the next frame
   std::vector<std::string> recent_files;   // most recent first
+  ExerciseProgress exercises;              // what the student solved of each lesson's exercise (session)
   std::vector<std::string> dropped_files;  // from the window, handled next frame
   PlatformTraits platform;                 // set once at start-up from the platform
   std::vector<Delivery> deliveries;        // written this frame, handed over by the platform after it

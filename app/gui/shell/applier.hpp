@@ -51,7 +51,7 @@ struct Applier {
   bool operator()(const ShareLink&);
 
   // [apply_features.cpp] The backend, the lab's maps and streaming, the Model and Training windows,
-  // the lessons' walk-through.
+  // the lessons' walk-through and exercises.
   bool operator()(const SelectBackend& c);
   bool operator()(const StartStreaming&);
   bool operator()(const CancelStreaming&);
@@ -69,6 +69,7 @@ struct Applier {
   bool operator()(const LiftTrainingHead& c);
   bool operator()(const StartWalkthrough&);
   bool operator()(const StopWalkthrough&);
+  bool operator()(const RecordExercise& c);
 
 private:
   // apply_command.cpp

@@ -1,5 +1,5 @@
 // The Applier's cases for the features (applier.hpp): the compute backend, the lab's maps, selection
-// and streaming run, the Model and Training windows, the lessons' walk-through.
+// and streaming run, the Model and Training windows, the lessons' walk-through and exercises.
 #include "gui/shell/applier.hpp"
 
 #include "engine/gpu/gl_context.hpp"
@@ -13,6 +13,7 @@
 
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -139,6 +140,16 @@ bool Applier::operator()(const StartWalkthrough&) {
 
 bool Applier::operator()(const StopWalkthrough&) {
   walk_stop(state.lesson.walk);
+  return true;
+}
+
+bool Applier::operator()(const RecordExercise& c) {
+  ExerciseRecord& r = state.exercises[c.lesson];
+  if (r.seed != c.seed) r = ExerciseRecord{c.seed, {}};
+  for (const std::string& id : c.solved) {
+    if (std::find(r.solved.begin(), r.solved.end(), id) == r.solved.end()) r.solved.push_back(id);
+  }
+  std::sort(r.solved.begin(), r.solved.end());
   return true;
 }
 

@@ -269,6 +269,7 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
         }
         state.view = std::move(session->view);
         state.recent_files = std::move(session->recent_files);
+        state.exercises = std::move(session->exercises);
         geometry = session->window;
       }
     } catch (const InputError& e) {
@@ -490,7 +491,8 @@ void save_session_now(GuiRun& run) {
   int w = 0, h = 0;
   glfwGetWindowSize(run.window, &w, &h);
   try {
-    save_session(SessionData{state.doc, state.scenario_path, state.view, state.recent_files, WindowGeometry{w, h}}, services.config_dir);
+    save_session(SessionData{state.doc, state.scenario_path, state.view, state.recent_files, WindowGeometry{w, h}, state.exercises},
+                 services.config_dir);
     finish_recovery_writes(state.recovery);
     if (!state.recovery.offer) remove_recovery_file(services.config_dir);
   } catch (const InputError& e) {

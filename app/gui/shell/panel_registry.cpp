@@ -62,7 +62,7 @@ void draw_panel(AppState& state, Services& services, Panel panel) {
       draw_scaling_panel(ctx, state.scaling);
       break;
     case Panel::Lesson: draw_lesson_panel(ctx, state.lesson, out); break;
-    case Panel::LessonView: draw_lesson_view_panel(ctx, state.lesson, state.model, state.training, state.pipeline.selected, out); break;
+    case Panel::LessonView: draw_lesson_view_panel(ctx, state.lesson, state.model, state.training, state.pipeline.selected, state.exercises, out); break;
     case Panel::Explain: draw_explain_panel(ctx, state.pipeline); break;
     case Panel::Saturation: draw_saturation_panel(ctx, state.pipeline, out); break;
     case Panel::Model: draw_model_window(ctx, state.model, out); break;

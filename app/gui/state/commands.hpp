@@ -194,6 +194,14 @@ struct LessonMapsListed {
 // The classroom walk-through started from its first step (the Lesson view window shown), or left.
 struct StartWalkthrough {};
 struct StopWalkthrough {};
+// A student checked the Exercise tab's answers (issue 70): lesson `lesson`'s exercise at `seed`, the
+// parts right in `solved`. Kept with the session: a check at the recorded seed adds its parts, one
+// at another seed starts the record again (a restart reopens the exercise at that seed).
+struct RecordExercise {
+  std::string lesson;
+  std::uint64_t seed = 0;
+  std::vector<std::string> solved;
+};
 // Work a crash left behind (persistence/recovery_store.hpp), put back as one undoable action.
 struct RestoreWork {
   Document doc;
@@ -206,7 +214,8 @@ using Command = std::variant<Edit, EndMerge, Undo, Redo, Resize, LoadScenario, L
                              RestoreWork, StageMenu, OpenExport, ExportFile, WindowScreenshot, StartStreaming, CancelStreaming,
                              SelectBackend, SetView, ToggleInputsColumn, ForgetSelectedCell, ShareLink, SelectCell, MapDrawn,
                              LessonMapsListed, StartWalkthrough, StopWalkthrough, FollowModelRun, AskWhichHeadsLink,
-                             ChooseModelHead, LiftModelHead, SetGenerateSettings, StartTraining, LiftTrainingHead>;
+                             ChooseModelHead, LiftModelHead, SetGenerateSettings, StartTraining, LiftTrainingHead,
+                             RecordExercise>;
 using Commands = std::vector<Command>;
 
 }  // namespace attnlab::gui

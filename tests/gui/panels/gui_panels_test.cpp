@@ -413,7 +413,9 @@ TEST_F(Harness, SessionRoundTrips) {
   state.view.theme = Theme::Light;
   state.view.sequential = "magma";
   state.recent_files = {"/tmp/a.json"};
-  save_session(SessionData{state.doc, state.scenario_path, state.view, state.recent_files, WindowGeometry{1500, 900}}, dir);
+  state.exercises["causal-six"] = ExerciseRecord{4, {"a", "c"}};  // what a student solved (issue 70)
+  save_session(SessionData{state.doc, state.scenario_path, state.view, state.recent_files, WindowGeometry{1500, 900}, state.exercises},
+               dir);
   const std::optional<SessionData> fresh = read_session(dir);
   ASSERT_TRUE(fresh);
   EXPECT_FALSE(fresh->doc.scenario.options.scale);
@@ -421,6 +423,7 @@ TEST_F(Harness, SessionRoundTrips) {
   EXPECT_EQ(fresh->view.theme, Theme::Light);
   EXPECT_EQ(fresh->view.sequential, "magma");
   EXPECT_EQ(fresh->recent_files, state.recent_files);
+  EXPECT_EQ(fresh->exercises, state.exercises);
   EXPECT_EQ(fresh->window.width, 1500);
   // A corrupt session is refused with a sentence, not a crash (the window then starts without it).
   {

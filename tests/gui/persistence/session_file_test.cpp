@@ -6,8 +6,10 @@
 #include "support/test_support.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 
 namespace attnlab::gui {
 namespace {
@@ -25,6 +27,7 @@ SessionData sample() {
   s.view.open_windows = {{"Help", true}, {"Export", false}};
   s.recent_files = {"/home/teacher/lesson.json", "/tmp/q.npy"};
   s.window = {1500, 900};
+  s.exercises = {{"three-tokens", {12, {"a", "c"}}}, {"causal-six", {18446744073709551615ull, {}}}};
   return s;
 }
 
@@ -51,6 +54,26 @@ TEST(SessionFile, RoundTrips) {
   EXPECT_EQ(t.view.open_windows, s.view.open_windows);
   EXPECT_EQ(t.recent_files, s.recent_files);
   EXPECT_EQ(t.window, s.window);
+  EXPECT_EQ(t.exercises, s.exercises);
+}
+
+// What a student solved (issue 70) survives a restart; a session from before it has none, and a
+// record that is not {"seed": whole number, "solved": [ids]} is refused naming the lesson.
+TEST(SessionFile, ExercisesSolvedAreKeptAndCheckedLikeTheRest) {
+  nlohmann::json old = nlohmann::json::parse(session_json(sample()));
+  ASSERT_EQ(old.erase("exercises"), 1u);
+  EXPECT_TRUE(parse_session(old.dump(), "old.json").exercises.empty());
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"\"seed\": 12", "\"seed\": -1"},
+                                 {"\"seed\": 12", "\"seed\": 1.5"},
+                                 {"\"seed\": 12", "\"seed\": \"12\""},
+                                 {"\"a\",", "3,"}}) {
+    try {
+      parse_session(edited(from, to), "session.json");
+      ADD_FAILURE() << to << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("exercises.three-tokens"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // session_fuzz's first target: "window": [1e300, 1] went through nlohmann's get<int>(), a

@@ -4,6 +4,8 @@
 #include "engine/figures/figure.hpp"
 #include "engine/attention/mask.hpp"
 #include "engine/io/matrix_io.hpp"
+#include "engine/lessons/exercise_grade.hpp"
+#include "engine/lessons/presets.hpp"
 #include "engine/io/scenario.hpp"
 #include "engine/cpu/dense.hpp"
 #include "engine/attention/rope.hpp"
@@ -137,6 +139,18 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
             g.next(2), g.judged(2);
           },
           name);
+    } else if (kind == "exercise_answer") {
+      // The fuzz target's layout: the first byte chooses the lesson (and the seed), then the answer.
+      ASSERT_FALSE(bytes.empty()) << name;
+      const std::vector<PresetInfo> lessons = list_presets();
+      const auto first = static_cast<unsigned char>(bytes[0]);
+      const Exercise e = make_exercise(lessons[first % lessons.size()].name, first / lessons.size() % 4);
+      expect_clean([&] { grade_exercise(e, parse_answers(bytes.substr(1), e, name)); }, name);
+      // The seeds named *_right hold the grader's own expected answers: all of them right.
+      if (name.find("_right") != std::string::npos) {
+        const Grade g = grade_exercise(e, parse_answers(bytes.substr(1), e, name));
+        EXPECT_EQ(g.score, g.of) << name;
+      }
     } else if (kind == "session") {
       expect_clean([&] { gui::parse_session(bytes, name); }, name);
       expect_clean([&] { gui::parse_recovery(bytes, name); }, name);
@@ -158,7 +172,7 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, CorpusReplay, ::testing::Values("scenario", "npy", "csv", "options", "session", "safetensors",
                                                                        "gpt2_tokenizer", "train_task", "tokenizer_json", "shard_index",
-                                                                       "model_config", "rope", "gguf"));
+                                                                       "model_config", "rope", "gguf", "exercise_answer"));
 
 }  // namespace
 }  // namespace attnlab
