@@ -107,7 +107,9 @@ void curve_and_maps(const PageInputs& in, float height, bool show_phase) {
   const float w = ImGui::GetContentRegionAvail().x;
   const PhaseChange phase = find_phase_change(v.points);
   ImGui::BeginGroup();
-  draw_loss_curve(in.ctx.view, v, ImVec2(w * 0.5f - fs * 0.5f, height), show_phase && phase.found ? &phase : nullptr);
+  // Shaded only where the text beside it says there was a phase change (the dry run saw the band
+  // beside "no sudden fall yet").
+  draw_loss_curve(in.ctx.view, v, ImVec2(w * 0.5f - fs * 0.5f, height), show_phase && phase.sudden() ? &phase : nullptr);
   ImGui::EndGroup();
   ImGui::SameLine(0, fs);
   ImGui::BeginGroup();
@@ -175,11 +177,15 @@ void draw_phase_change(const PageInputs& in) {
                  v.step, v.steps);
   } else {
     std::string heads;
+    // The first step each half of the circuit was named at around the fall.
+    int first_previous = -1, first_induction = -1;
     for (const KindChange& c : v.changes) {
       // The heads that settled around the fall (a span before it to a span after it).
       const int span = std::max(1, pc.last_step - pc.first_step);
       if (c.step < pc.first_step - span || c.step > pc.last_step + span) continue;
       heads += (heads.empty() ? "" : "; ") + kind_change_text(c);
+      if (c.kind == model::HeadKind::PreviousToken && first_previous < 0) first_previous = c.step;
+      if (c.kind == model::HeadKind::Induction && first_induction < 0) first_induction = c.step;
     }
     char buf[400];
     std::snprintf(buf, sizeof buf,
@@ -189,6 +195,14 @@ void draw_phase_change(const PageInputs& in) {
     accent_line(in.ctx, buf);
     text_wrapped_unformatted(heads.empty() ? "No head settled into a new kind around it yet: the detector looks every few steps."
                                            : "Around it: " + heads + ".");
+    if (first_induction >= 0 && first_previous >= 0 && first_induction < first_previous) {
+      // The story runs previous-token first; a run whose names came the other way says why.
+      text_wrapped("Here the induction heads were named first (step %d), the previous-token heads later (step %d). A name comes "
+                   "when a head's score on the probe sequence passes %s, and the two halves grow together inside the fall: an "
+                   "induction head already finds the copy while its partner's stripe is still faint, and the partner's score "
+                   "crosses the line a few checks later.",
+                   first_induction, first_previous, fixed_decimals(model::kPatternThreshold, 1).c_str());
+    }
     text_wrapped_unformatted("Neither head helps alone, so neither is learned alone: they appear together, and the loss drops in a "
                              "step instead of a slope. Each head has specialized in one relationship, as \"QKV, Scaled Dot-Product & "
                              "Causal Masking\", Section 2.3, says heads do.");
