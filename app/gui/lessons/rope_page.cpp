@@ -110,13 +110,15 @@ void draw_rope_page(const PageInputs& in, const RopeNumbers* numbers, Commands& 
   const float map_h = std::clamp(ImGui::GetContentRegionAvail().y - table_h - fs * 3.5f, fs * 6, col_w);
   const ImVec2 top = ImGui::GetCursorScreenPos();
   ImGui::BeginGroup();
-  draw_lesson_matrix(canvas, "rope_scores", "scores with RoPE", Stage::Scores, l.scores, nullptr, placed(qt, pq),
-                     placed(kt, pk), ImVec2(col_w, map_h));
+  // The pipeline's own scores: R turns the rotation off and this map shows what is left, Q Kᵀ in
+  // which a token's position plays no part (the dry run saw R change nothing in the lesson).
+  draw_lesson_matrix(canvas, "rope_scores", l.rope_on ? "scores with RoPE" : "scores without RoPE",
+                     Stage::Scores, l.rope_on ? l.scores : l.unrotated_scores, nullptr, placed(qt, pq), placed(kt, pk), ImVec2(col_w, map_h));
   ImGui::EndGroup();
   ImGui::SetCursorScreenPos(ImVec2(top.x + col_w + fs, top.y));
   ImGui::BeginGroup();
-  const std::string shifted_title = "every position + " + std::to_string(l.shift) + ": no score moves past " +
-                                    significant(l.max_shift_change, 2);
+  const std::string shifted_title = std::string(l.rope_on ? "" : "with RoPE, ") + "every position + " + std::to_string(l.shift) +
+                                    ": no score moves past " + significant(l.max_shift_change, 2);
   draw_lesson_matrix(canvas, "rope_shifted", shifted_title, Stage::Scores, l.shifted_scores, nullptr,
                      placed(qt, sq), placed(kt, sk), ImVec2(col_w, map_h));
   ImGui::EndGroup();

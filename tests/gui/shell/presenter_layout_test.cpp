@@ -15,6 +15,7 @@
 // [SECTION] The floating windows: Model, scaling lab, Training, Help, Export
 #include "engine/lessons/presets.hpp"
 #include "gui/lessons/gqa_page.hpp"
+#include "gui/widgets/drawn_text.hpp"
 #include "gui/lessons/cost_page.hpp"
 #include "gui/lessons/kv_cache_page.hpp"
 #include "gui/lessons/online_softmax_page.hpp"
@@ -394,6 +395,24 @@ TEST_P(PresenterLayout, MultiHeadViewNeedsNoScrolling) {
 // view's right edge), it follows them with no empty band between. And the layout settles. On a
 // projector the maps had started at three heights, above two lines of empty space; where the width
 // limited them, a band as tall as a map had opened between them and the table.
+// R in the rope lesson changes what its view shows (the dry run saw only a banner): the first map is
+// the pipeline's own scores, with RoPE and then without it.
+TEST_P(PresenterLayout, RopeOffShowsInTheLessonsOwnMaps) {
+  apply(state, services, LoadPreset{"rope"});
+  window_open(state.view, "Lesson view") = true;
+  const auto reads = [&](const std::string& text) {
+    for (int k = 0; k < 3; ++k) frame();
+    for (const DrawnText& t : drawn_texts(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts))
+      if (t.text.find(text) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(reads("scores with RoPE"));
+  apply(state, edits::toggle_rope(state.doc));
+  ASSERT_FALSE(state.doc.scenario.options.rope);
+  EXPECT_TRUE(reads("scores without RoPE"));
+  EXPECT_FALSE(reads("scores with RoPE")) << "the map still says it has RoPE";
+}
+
 // On a projector the three variants' twelve maps side by side would be too small for the back row
 // (the dry run measured 62 px): one variant at a time, each map legible (DESIGN.md's layout
 // contract), the others a click away in the same place.
