@@ -93,9 +93,9 @@ void draw_cost(KvCacheUi& ui, const ModelUi& m, const KvCacheNumbers& n) {
   const bool open = m.model && !m.ids.empty();
   const CacheCost& shown = ui.cost ? *ui.cost : n.cost;
   const std::string on = ui.cost ? ui.model : n.model;
-  text_wrapped("One more token after %lld on %s: over the cache only its own position runs (its q, k, v, one row of scores "
-               "over the kept keys, its MLP); without the cache the whole text runs again.",
-               static_cast<long long>(shown.prompt), on.c_str());
+  text_wrapped("The %s model writing one more token after a text of %lld tokens: over the cache only the new position runs "
+               "(its q, k, v, one row of scores over the kept keys, its MLP); without the cache the whole text runs again.",
+               on.c_str(), static_cast<long long>(shown.prompt));
   if (ImGui::BeginTable("kv_cost", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("one more token");
     ImGui::TableSetupColumn("FLOPs");
@@ -184,7 +184,7 @@ void draw_exposure(const KvCacheNumbers& n, const Palette& pal, Commands& out) {
     after.insert(after.end(), e.greedy_after.begin(), e.greedy_after.end());
     token_row("then its best", lw, after, &e.truth, e.first_mistake, pal);
     const auto at = static_cast<std::size_t>(e.first_mistake);
-    text_wrapped("Drawn at T = %s (seed %llu): at step %d it drew %d, which it gave %s itself (%s after T). Teacher forcing got "
+    text_wrapped("Drawn at T = %s (seed %llu): at step %d it drew token %d, to which the model itself gave %s (%s after T). Teacher forcing got "
                  "%d of %zu right, its own draws %d; from that one draw on, its most probable tokens got %d of %zu.",
                  significant(e.temperature, 6).c_str(), static_cast<unsigned long long>(e.seed), e.first_mistake + 1, e.drawn[at],
                  significant(e.drawn_model_prob[at], 2).c_str(), significant(e.drawn_prob[at], 2).c_str(), e.teacher_correct,
