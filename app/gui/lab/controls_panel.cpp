@@ -104,10 +104,11 @@ void draw_controls_panel(const ViewContext& ctx, Commands& out) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("scaling by the square root of d_k (key S)");
 
   float t = static_cast<float>(o.temperature);
-  ImGui::TextUnformatted("temperature T");
+  // The value above the slider, not inside it: its handle sat over the "=" at T = 1 (the dry run).
+  ImGui::TextUnformatted(("temperature T = " + significant(o.temperature, 3)).c_str());
   key_hint(pal, "[ and ] change T", presenter);
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::SliderFloat("##temperature", &t, 0.05f, 20.0f, widget_significant(3, "T = ").c_str(), ImGuiSliderFlags_Logarithmic)) {
+  if (ImGui::SliderFloat("##temperature", &t, 0.05f, 20.0f, "", ImGuiSliderFlags_Logarithmic)) {
     out.push_back(edits::set_temperature(t));
   }
   if (ImGui::IsItemDeactivated()) out.push_back(EndMerge{});

@@ -33,8 +33,10 @@ void draw_controls(ModelUi& m, bool threaded) {
   GenerateUi& g = m.generate;
   const float fs = ImGui::GetFontSize();
   float t = static_cast<float>(g.sampling.temperature);
+  // The value above the slider, not inside it, where the handle would cover it (the dry run).
+  ImGui::TextUnformatted(t == 0.0f ? "temperature T = 0 (greedy)" : ("temperature T = " + fixed_decimals(t, 2)).c_str());
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::SliderFloat("##temperature", &t, 0.0f, 3.0f, t == 0.0f ? "T = 0 (greedy)" : widget_decimals(2, "temperature T = ").c_str())) {
+  if (ImGui::SliderFloat("##temperature", &t, 0.0f, 3.0f, "")) {
     g.sampling.temperature = std::max(0.0f, t);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("The logits are divided by T before the softmax: below 1 sharpens, above 1 flattens; 0 always takes the most probable token");
