@@ -80,10 +80,14 @@ void draw_status_bar(const ViewContext& ctx, const StatusLine& line, const Statu
     ImGui::Text("%s", ctx.results.backend_description.empty() ? ctx.services.backend->description().c_str()
                                                               : ctx.results.backend_description.c_str());
     ImGui::SameLine(0, 24);
-    ImGui::TextUnformatted(("recompute " + fixed_decimals(ctx.results.last_compute_ms, 2) + " ms").c_str());
-    ImGui::SameLine(0, 24);
-    ImGui::TextUnformatted(("frame " + fixed_decimals(line.frame_ms, 1) + " ms").c_str());
-    ImGui::SameLine(0, 24);
+    // The timings are the engineer's, not the room's: on a projector the lesson's title has their place
+    // (the dry run found it cut).
+    if (!ctx.view.presenter) {
+      ImGui::TextUnformatted(("recompute " + fixed_decimals(ctx.results.last_compute_ms, 2) + " ms").c_str());
+      ImGui::SameLine(0, 24);
+      ImGui::TextUnformatted(("frame " + fixed_decimals(line.frame_ms, 1) + " ms").c_str());
+      ImGui::SameLine(0, 24);
+    }
     ImGui::Text("n=%d m=%d d_k=%d d_v=%d", static_cast<int>(r.n), static_cast<int>(r.m), static_cast<int>(r.d_k),
                 static_cast<int>(r.d_v));
     ImGui::SameLine(0, 24);
