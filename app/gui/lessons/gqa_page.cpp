@@ -18,6 +18,8 @@ const char* kind_name(const GqaLesson& l, const GqaVariant& v) {
   return v.kv_heads == l.heads ? "multi-head" : v.kv_heads == 1 ? "multi-query" : "grouped-query";
 }
 
+// Heads and K/V heads are numbered from 0, as the Model window's H0, H1, … and the command line's
+// --head are (the dry run found this lesson counting from 1).
 // A variant's title, and the line under it: which query heads read each K/V head, and how far
 // sharing moved the weights.
 std::string title_line(const GqaLesson& l, const GqaVariant& v, const Glyphs& glyphs) {
@@ -30,12 +32,12 @@ std::string reads_line(const GqaLesson& l, const GqaVariant& v, const Glyphs& gl
   if (v.kv_heads == l.heads) {
     reads = "each head reads its own K and V";
   } else if (v.kv_heads == 1) {
-    reads = "every head reads K/V 1";
+    reads = "every head reads K/V 0";
   } else {
     for (long long g = 0; g < v.kv_heads; ++g) {
-      reads += (g ? "; " : "") + std::string("K/V ") + std::to_string(g + 1) + " " + glyphs.arrow;
+      reads += (g ? "; " : "") + std::string("K/V ") + std::to_string(g) + " " + glyphs.arrow;
       for (size_t h = 0; h < v.group.size(); ++h)
-        if (v.group[h] == g) reads += " " + std::to_string(h + 1);
+        if (v.group[h] == g) reads += " " + std::to_string(h);
     }
   }
   if (v.kv_heads != l.heads) reads += "; weights move " + significant(v.max_weight_change, 2) + " at most";
@@ -90,7 +92,7 @@ void draw_variant(const MapCanvas& canvas, std::vector<DrawnRect>& listed, const
     ImGui::BeginGroup();
     char id[48], title[32];
     std::snprintf(id, sizeof id, "gqa%zu_%d", index, h);
-    std::snprintf(title, sizeof title, "head %d", h + 1);
+    std::snprintf(title, sizeof title, "head %d", h);
     listed.push_back(draw_lesson_matrix(canvas, id, title, Stage::Weights, v.heads[static_cast<size_t>(h)].weights, &blocked, tokens,
                                         tokens, ImVec2(m.map_w, m.map_h), true));
     ImGui::EndGroup();
