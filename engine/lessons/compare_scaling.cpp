@@ -52,8 +52,8 @@ Exercise compare_scaling_exercise(const ExerciseRequest& request) {
   const Scenario& s = request.preset;
   return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
     const double T = rnd.pick(std::vector<double>{0.75, 1.5, 3});
-    d.set_given(rnd.integers(3, 4, -1, 2), rnd.integers(3, 4, -1, 2), rnd.integers(3, 2, 0, 4), exercise_options(true, T),
-                s.query_tokens, s.key_tokens);
+    const MatrixD given_q = rnd.integers(3, 4, -1, 2), given_k = rnd.integers(3, 4, -1, 2), given_v = rnd.integers(3, 2, 0, 4);
+    d.set_given(given_q, given_k, given_v, exercise_options(true, T), s.query_tokens, s.key_tokens);
     const Exercise& e = d.exercise();
     const Eigen::Index row = rnd.integer(0, 2);
     const std::string at = query_label(e, row);

@@ -97,8 +97,8 @@ Exercise cost_exercise(const ExerciseRequest& request) {
   const Scenario& s = request.preset;
   return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
     const Eigen::Index n = rnd.integer(3, 5);
-    d.set_given(rnd.integers(n, 2, -1, 2), rnd.integers(n, 2, -1, 2), rnd.integers(n, 2, 0, 2), exercise_options(true, 1),
-                first_tokens(s.query_tokens, n), first_tokens(s.key_tokens, n));
+    const MatrixD given_q = rnd.integers(n, 2, -1, 2), given_k = rnd.integers(n, 2, -1, 2), given_v = rnd.integers(n, 2, 0, 2);
+    d.set_given(given_q, given_k, given_v, exercise_options(true, 1), first_tokens(s.query_tokens, n), first_tokens(s.key_tokens, n));
     Exercise& e = d.exercise();
     const long long N = 1LL << rnd.integer(9, 13), heads = rnd.pick(std::vector<long long>{8, 12, 16});
     e.extra["n"] = N;

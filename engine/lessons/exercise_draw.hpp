@@ -18,7 +18,10 @@
 namespace attnlab {
 
 // One stream per lesson and seed (the lesson's name is mixed into the seed, so two lessons with the
-// same seed draw different numbers), the same on every platform.
+// same seed draw different numbers), the same on every platform. Draw one value per statement or
+// declarator, never two in one call's arguments: those are evaluated in an order each compiler
+// chooses (GCC's desktop right to left, the browser's clang left to right), and the same seed must
+// give the same exercise everywhere.
 class ExerciseRandom {
 public:
   ExerciseRandom(std::string_view lesson, std::uint64_t seed);

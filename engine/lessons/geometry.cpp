@@ -113,7 +113,8 @@ Exercise geometry_exercise(const ExerciseRequest& request) {
     // Twice the triangle's area: the values must span a triangle, not a segment.
     const double area2 = (V(1, 0) - V(0, 0)) * (V(2, 1) - V(0, 1)) - (V(2, 0) - V(0, 0)) * (V(1, 1) - V(0, 1));
     if (std::abs(area2) < 4) return false;
-    d.set_given(rnd.integers(3, 2, -1, 2), rnd.integers(3, 2, -1, 2), V, exercise_options(true, 1), s.query_tokens, s.key_tokens);
+    const MatrixD given_q = rnd.integers(3, 2, -1, 2), given_k = rnd.integers(3, 2, -1, 2);
+    d.set_given(given_q, given_k, V, exercise_options(true, 1), s.query_tokens, s.key_tokens);
     const Exercise& e = d.exercise();
     const Eigen::Index row = rnd.integer(0, 2);
     const std::string at = query_label(e, row);

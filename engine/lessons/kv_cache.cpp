@@ -335,8 +335,8 @@ Exercise kv_cache_exercise(const ExerciseRequest& request) {
   return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
     const KvCacheConfig& c = rnd.pick(configs);
     const long long context = 1LL << rnd.integer(10, 13);
-    d.set_given(rnd.integers(4, 2, -1, 2), rnd.integers(4, 2, -1, 2), rnd.integers(4, 2, 0, 2), exercise_options(true, 1, causal),
-                first_tokens(request.preset.query_tokens, 4), first_tokens(request.preset.key_tokens, 4));
+    const MatrixD given_q = rnd.integers(4, 2, -1, 2), given_k = rnd.integers(4, 2, -1, 2), given_v = rnd.integers(4, 2, 0, 2);
+    d.set_given(given_q, given_k, given_v, exercise_options(true, 1, causal), first_tokens(request.preset.query_tokens, 4), first_tokens(request.preset.key_tokens, 4));
     Exercise& e = d.exercise();
     e.extra["config"] = {{"name", c.name}, {"layers", c.layers}, {"heads", c.heads}, {"kv_heads", c.kv_heads}, {"head_dim", c.head_dim}};
     e.extra["context"] = context;

@@ -61,8 +61,8 @@ Exercise mask_family_exercise(const ExerciseRequest& request) {
   const std::vector<std::string> tokens = first_tokens(s.query_tokens, n);
   return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
     const Mask mask = rnd.pick(masks);
-    d.set_given(rnd.integers(n, 2, -2, 2), rnd.integers(n, 2, -2, 2), rnd.integers(n, 2, 0, 2), exercise_options(true, 1, mask),
-                tokens, tokens);
+    const MatrixD given_q = rnd.integers(n, 2, -2, 2), given_k = rnd.integers(n, 2, -2, 2), given_v = rnd.integers(n, 2, 0, 2);
+    d.set_given(given_q, given_k, given_v, exercise_options(true, 1, mask), tokens, tokens);
     const Exercise& e = d.exercise();
     std::vector<Eigen::Index> masked, open;
     for (Eigen::Index i = 0; i < n; ++i) {

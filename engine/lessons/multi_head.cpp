@@ -212,8 +212,8 @@ Exercise multi_head_exercise(const ExerciseRequest& request) {
   const MultiHeadParams params = multi_head_params(LessonFields(s.lesson));
   const std::vector<std::string> tokens = first_tokens(s.query_tokens, 3);
   return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
-    d.set_given(rnd.integers(3, 2, -1, 2), rnd.integers(3, 2, -1, 2), rnd.integers(3, 2, -1, 1), exercise_options(true, 1),
-                tokens, tokens);
+    const MatrixD given_q = rnd.integers(3, 2, -1, 2), given_k = rnd.integers(3, 2, -1, 2), given_v = rnd.integers(3, 2, -1, 1);
+    d.set_given(given_q, given_k, given_v, exercise_options(true, 1), tokens, tokens);
     d.exercise().extra["heads"] = params.share_projections ? params.heads : 2;
     d.exercise().extra["shared_projections"] = params.share_projections;
     if (!params.share_projections) return separate_heads_parts(rnd, d);

@@ -40,8 +40,8 @@ Exercise normalizers_exercise(const ExerciseRequest& request) {
   Options options = exercise_options(false, 1);
   options.normalizer = Normalizer::Sparsemax;
   return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
-    d.set_given(rnd.integers(2, 2, -1, 2), rnd.tenths(4, 2, -10, 10), rnd.integers(4, 2, 0, 2), options, {"q1", "q2"},
-                {"k1", "k2", "k3", "k4"});
+    const MatrixD given_q = rnd.integers(2, 2, -1, 2), given_k = rnd.tenths(4, 2, -10, 10), given_v = rnd.integers(4, 2, 0, 2);
+    d.set_given(given_q, given_k, given_v, options, {"q1", "q2"}, {"k1", "k2", "k3", "k4"});
     const Exercise& e = d.exercise();
     const Eigen::Index row = rnd.integer(0, 1);
     const std::string at = query_label(e, row);

@@ -192,8 +192,8 @@ Exercise online_softmax_exercise(const ExerciseRequest& request) {
   const Scenario& s = request.preset;
   constexpr size_t kTile = 2, kUpto = 2;
   return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
-    d.set_given(rnd.integers(1, 4, -1, 2), rnd.integers(6, 4, -1, 2), rnd.integers(6, 2, 0, 2), exercise_options(true, 1),
-                first_tokens(s.query_tokens, 1), first_tokens(s.key_tokens, 6));
+    const MatrixD given_q = rnd.integers(1, 4, -1, 2), given_k = rnd.integers(6, 4, -1, 2), given_v = rnd.integers(6, 2, 0, 2);
+    d.set_given(given_q, given_k, given_v, exercise_options(true, 1), first_tokens(s.query_tokens, 1), first_tokens(s.key_tokens, 6));
     Exercise& e = d.exercise();
     e.extra["tile"] = kTile;
     e.extra["after_tile"] = kUpto;

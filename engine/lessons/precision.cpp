@@ -217,8 +217,8 @@ Exercise precision_exercise(const ExerciseRequest& request) {
   const Mask causal = parse_mask_spec("causal");
   const std::vector<std::string> tokens = {"The", "cat", "sat", "down", "here"};
   return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
-    d.set_given(rnd.integers(5, 4, 1, 3), rnd.integers(5, 4, 1, 3), rnd.integers(5, 2, 0, 1), exercise_options(true, 1, causal),
-                first_tokens(s.query_tokens.size() >= 5 ? s.query_tokens : tokens, 5), first_tokens(tokens, 5));
+    const MatrixD given_q = rnd.integers(5, 4, 1, 3), given_k = rnd.integers(5, 4, 1, 3), given_v = rnd.integers(5, 2, 0, 1);
+    d.set_given(given_q, given_k, given_v, exercise_options(true, 1, causal), first_tokens(s.query_tokens.size() >= 5 ? s.query_tokens : tokens, 5), first_tokens(tokens, 5));
     Exercise& e = d.exercise();
     const Eigen::Index row = rnd.integer(2, 3);
     const std::string at = query_label(e, row);

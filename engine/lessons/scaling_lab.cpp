@@ -113,8 +113,8 @@ Exercise scaling_lab_exercise(const ExerciseRequest& request) {
   const Scenario& s = request.preset;
   const std::vector<std::string> keys = first_tokens(s.key_tokens, 4);
   return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
-    d.set_given(rnd.integers(1, 4, -2, 2), rnd.integers(4, 4, -2, 2), rnd.integers(4, 2, 0, 3), exercise_options(true, 1),
-                first_tokens(s.query_tokens, 1), keys);
+    const MatrixD given_q = rnd.integers(1, 4, -2, 2), given_k = rnd.integers(4, 4, -2, 2), given_v = rnd.integers(4, 2, 0, 3);
+    d.set_given(given_q, given_k, given_v, exercise_options(true, 1), first_tokens(s.query_tokens, 1), keys);
     const std::vector<double> scores = row_of(d.stages().scores, 0);
     double mean = 0, squares = 0;
     for (const double v : scores) mean += v / 4;

@@ -40,8 +40,8 @@ Exercise self_cross_exercise(const ExerciseRequest& request) {
   const Scenario& s = request.preset;
   return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
     const MatrixD V = rnd.integers(3, 2, 0, 3);
-    d.set_given(rnd.integers(2, 2, -1, 2), rnd.integers(3, 2, -1, 2), V, exercise_options(true, 1), first_tokens(s.query_tokens, 2),
-                first_tokens(s.key_tokens, 3));
+    const MatrixD given_q = rnd.integers(2, 2, -1, 2), given_k = rnd.integers(3, 2, -1, 2);
+    d.set_given(given_q, given_k, V, exercise_options(true, 1), first_tokens(s.query_tokens, 2), first_tokens(s.key_tokens, 3));
     const Exercise& e = d.exercise();
     std::vector<std::string> working;
     for (Eigen::Index i = 0; i < 2; ++i) {

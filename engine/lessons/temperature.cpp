@@ -141,8 +141,8 @@ Exercise temperature_exercise(const ExerciseRequest& request) {
   return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
     const Eigen::Index m = rnd.integer(3, 5);
     const double T = rnd.pick(std::vector<double>{0.75, 1.5, 3});
-    d.set_given(rnd.integers(2, 4, -2, 2), rnd.integers(m, 4, -2, 2), rnd.integers(m, 2, 0, 2), exercise_options(true, T),
-                first_tokens(s.query_tokens, 2), first_tokens(s.key_tokens, m));
+    const MatrixD given_q = rnd.integers(2, 4, -2, 2), given_k = rnd.integers(m, 4, -2, 2), given_v = rnd.integers(m, 2, 0, 2);
+    d.set_given(given_q, given_k, given_v, exercise_options(true, T), first_tokens(s.query_tokens, 2), first_tokens(s.key_tokens, m));
     const Exercise& e = d.exercise();
     const Eigen::Index row = rnd.integer(0, 1);
     const std::string at = query_label(e, row);

@@ -63,7 +63,8 @@ Exercise worked_example_exercise(const ExerciseRequest& request) {
   const bool basis = values_on_basis(V);
   const Eigen::Index n = s.Q.rows();
   return draw_exercise(request, [&](ExerciseRandom& rnd, ExerciseDraft& d) {
-    d.set_given(rnd.integers(n, 2, -1, 2), rnd.integers(n, 2, -1, 2), V, exercise_options(true, 1), s.query_tokens, s.key_tokens);
+    const MatrixD given_q = rnd.integers(n, 2, -1, 2), given_k = rnd.integers(n, 2, -1, 2);
+    d.set_given(given_q, given_k, V, exercise_options(true, 1), s.query_tokens, s.key_tokens);
     const Exercise& e = d.exercise();
     const Eigen::Index row = rnd.integer(0, n - 1);
     const std::string at = query_label(e, row);
