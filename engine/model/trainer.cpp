@@ -64,7 +64,7 @@ public:
     data_ = storage_.data() + file.data_offset() / sizeof(float);
     for (const TensorSpec& t : layout) {
       const TensorInfo& info = *files_.find(t.name).info;
-      slices_.push_back({t.name, t.shape, info.begin / sizeof(float), static_cast<std::size_t>(info.elements())});
+      slices_.push_back({t.name, t.shape, static_cast<std::size_t>(info.begin / sizeof(float)), static_cast<std::size_t>(info.elements())});
     }
     count_ = total;
   }
