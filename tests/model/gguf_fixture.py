@@ -461,6 +461,18 @@ _SHARED_INPUT = [(".self_attn.q_proj.", "attn_in"), (".self_attn.k_proj.", "attn
                  (".mlp.gate_proj.", "mlp_in"), (".mlp.up_proj.", "mlp_in")]
 
 
+
+def write_planned_pairs(plan, folder, seed):
+    """Each (name, arch, scheme, options) of `plan` written as write_model_pair writes it, into
+    folder/NAME with seed + its index (`options` may name the GGUF `version` and the `tokenizer`
+    beside the sizes): yields (name, arch, scheme, pair) one model at a time."""
+    for i, (name, arch, scheme, options) in enumerate(plan):
+        options = dict(options)
+        version = options.pop("version", 3)
+        tokenizer = options.pop("tokenizer", None)
+        yield name, arch, scheme, write_model_pair(os.path.join(folder, name), arch, seed=seed + i, scheme=scheme, tokenizer=tokenizer,
+                                                   version=version, **options)
+
 def activation_rounding(vec_dot, x):
     """(e, delta) for activations x (… × width) converted to `vec_dot`: e the largest error of each
     element's own rounding, delta the largest relative error shared by a block through its scale.

@@ -167,12 +167,7 @@ def check_one_model(name, pair, prompt, answer, rows):
 def check_models(modules):
     rng = np.random.default_rng(7200)
     pairs, jobs, prompts = [], [], []
-    for i, (name, arch, scheme, options) in enumerate(model_plan()):
-        options = dict(options)
-        version = options.pop("version", 3)
-        tok = options.pop("tokenizer", None)
-        pair = gf.write_model_pair(os.path.join(WORK, "models", name), arch, seed=300 + i, scheme=scheme, tokenizer=tok,
-                                   version=version, **options)
+    for name, arch, scheme, pair in gf.write_planned_pairs(model_plan(), os.path.join(WORK, "models"), seed=300):
         prompt = [int(x) for x in rng.integers(0, len(pair.tokenizer.tokens), 8)]
         job = {"model": pair.gguf, "evaluate": [prompt]}
         if scheme in ("F32", "Q8_0", "Q4_K_M"):

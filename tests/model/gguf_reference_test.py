@@ -289,12 +289,7 @@ def greedy_check(name, pair, answer, prompt):
 def check_models(modules):
     rng = np.random.default_rng(2024)
     pairs, jobs, prompts = [], [], []
-    for i, (name, arch, scheme, options) in enumerate(model_plan()):
-        options = dict(options)
-        version = options.pop("version", 3)
-        tok = options.pop("tokenizer", None)
-        pair = gf.write_model_pair(os.path.join(WORK, "models", name), arch, seed=100 + i, scheme=scheme, tokenizer=tok,
-                                   version=version, **options)
+    for name, arch, scheme, pair in gf.write_planned_pairs(model_plan(), os.path.join(WORK, "models"), seed=100):
         V = len(pair.tokenizer.tokens)
         prompt = [int(x) for x in rng.integers(0, V, 8)]
         job = {"model": pair.gguf, "evaluate": [prompt]}
