@@ -10,6 +10,7 @@
 #include "engine/model/model_report.hpp"
 
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <memory>
 
@@ -44,6 +45,36 @@ void print_local_models(const std::string& format) {
   std::cout << "(searched ";
   for (std::size_t i = 0; i < folders.size(); ++i) std::cout << (i ? ", " : "") << folders[i].string();
   std::cout << ")\n";
+}
+
+// The interventions' options that only go with others (docs/CLI.md, "Interventions"), checked before
+// the model loads. `given(option)`: whether the command line names it.
+void check_experiment_args(const std::function<bool(const char*)>& given, bool generate) {
+  const auto needs = [&](const char* option, const char* partner, const std::string& why) {
+    if (given(option) && !given(partner)) throw InputError(std::string(option) + " goes with " + partner + ": " + why);
+  };
+  needs("--ablation", "--ablate", "it says how --ablate's heads are knocked out");
+  needs("--position", "--logit-lens", "it names the position the logit lens reads");
+  if ((given("--from-text") || given("--from-ids")) && !given("--patch")) {
+    throw InputError("--from-text and --from-ids give --patch its second text; name the heads to patch with --patch L.H");
+  }
+  if (given("--patch") && given("--from-text") == given("--from-ids")) {
+    throw InputError("--patch: give the second text the heads' outputs come from as one of --from-text T2 or --from-ids I,J,…");
+  }
+  if (given("--ablate") && given("--patch")) throw InputError("--ablate and --patch: one intervention at a time, ablate or patch");
+  if (given("--compare-text") && given("--compare-ids")) throw InputError("--compare-text and --compare-ids: give the second text as one of them");
+  if (generate && (given("--ablate") || given("--patch") || given("--compare-text") || given("--compare-ids") || given("--logit-lens"))) {
+    throw InputError("--generate runs the model as it is; --ablate, --patch, --compare-text and --logit-lens read one forward, without it");
+  }
+}
+
+// A second text as ids: tokenized like --text, or parsed and checked like --ids.
+std::vector<int> second_text(const model::LanguageModel& m, bool as_text, const std::string& text, const std::string& ids, const char* text_flag,
+                             const char* ids_flag) {
+  if (as_text) return m.tokenize(text, text_flag);
+  std::vector<int> out = model::parse_ids(ids, ids_flag);
+  m.check_ids(out, ids_flag);
+  return out;
 }
 
 }  // namespace
@@ -87,6 +118,10 @@ Runner add_model_command(CLI::App& app) {
     std::string model, text, ids, save, link, format = "text";
     int layer = -1, head = -1, top = 10;
     bool have_text = false, force = false, timing = false;
+    // Interventions (docs/CLI.md): each second text as --…-text or --…-ids.
+    std::string ablate, ablation = "zero", patch, from_text, from_ids, compare_text, compare_ids;
+    bool logit_lens = false;
+    std::int64_t position = -1;
     GenerateArgs generate;
   };
   auto a = std::make_shared<Args>();
@@ -104,6 +139,17 @@ Runner add_model_command(CLI::App& app) {
   cmd->add_option("--save", a->save, "Write the model's files to DIR");
   cmd->add_flag("--force", a->force, "With --save: replace existing files");
   cmd->add_option("--format", a->format, "json | text")->check(CLI::IsMember({"json", "text"}));
+  cmd->add_option("--ablate", a->ablate, "L.H[,L.H…]: knock out these heads (layer.head, from 0) and show the next tokens before and after");
+  cmd->add_option("--ablation", a->ablation,
+                  "With --ablate: zero (the head's output set to 0), mean (its mean over the text's positions) or uniform (uniform weights "
+                  "over the keys it may see); default zero");
+  cmd->add_option("--patch", a->patch, "L.H[,L.H…]: give these heads their outputs on a second text (--from-text or --from-ids)");
+  cmd->add_option("--from-text", a->from_text, "With --patch: the second text, of the same token count");
+  cmd->add_option("--from-ids", a->from_ids, "With --patch: the second text as token ids");
+  cmd->add_option("--compare-text", a->compare_text, "A second text of the same token count: every head's weights compared with this one's");
+  cmd->add_option("--compare-ids", a->compare_ids, "The compared text as token ids");
+  cmd->add_flag("--logit-lens", a->logit_lens, "After each layer, what the model would predict if it stopped there");
+  cmd->add_option("--position", a->position, "With --logit-lens: the token position (from 0) read; default the last");
   add_generate_options(*cmd, a->generate);
   cmd->add_flag("--timing", a->timing,
                 "Also print the load and forward times, the forward's matrix-product GFLOP/s and its fraction of the FMA peak, and with "
@@ -115,6 +161,8 @@ Runner add_model_command(CLI::App& app) {
     }
     if (a->top < 0 || a->top > 1'000'000) throw InputError("--top " + std::to_string(a->top) + ": give a count from 0 up");
     check_generate_args(a->generate);
+    const auto given = [&](const char* option) { return cmd->count(option) > 0; };
+    check_experiment_args(given, a->generate.count > 0);
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
     const auto m = model::open_model(a->model);
@@ -133,6 +181,25 @@ Runner add_model_command(CLI::App& app) {
       link_at = model::parse_link(a->link, "--link");
       model::check_link(link_at.first, link_at.second, static_cast<int>(ids.size()), "--link");
     }
+    model::Experiment experiment;
+    if (given("--ablate")) {
+      experiment.ablate = model::parse_heads(a->ablate, m->config(), "--ablate");
+      experiment.ablation = model::parse_ablation(a->ablation, "--ablation");
+    }
+    if (given("--patch")) {
+      experiment.patch = model::parse_heads(a->patch, m->config(), "--patch");
+      experiment.patch_ids = second_text(*m, given("--from-text"), a->from_text, a->from_ids, "--from-text", "--from-ids");
+    }
+    if (given("--compare-text") || given("--compare-ids")) {
+      experiment.compare_ids = second_text(*m, given("--compare-text"), a->compare_text, a->compare_ids, "--compare-text", "--compare-ids");
+    }
+    if (a->logit_lens) {
+      const auto n = static_cast<std::int64_t>(ids.size());
+      if (given("--position") && (a->position < 0 || a->position >= n)) {
+        throw InputError("--position " + std::to_string(a->position) + ": the text has positions 0 to " + std::to_string(n - 1));
+      }
+      experiment.lens_position = given("--position") ? a->position : n - 1;
+    }
     model::ForwardOptions opt;
     opt.qkv_layer = a->layer;
     opt.qkv_head = a->head;
@@ -144,13 +211,12 @@ Runner add_model_command(CLI::App& app) {
     } else {
       const double cpu0 = process_cpu_ms();
       const auto t2 = Clock::now();
-      run.trace = m->forward(ids, opt);
+      run = model::run_experiment(*m, ids, opt, experiment);
       const auto t3 = Clock::now();
       if (a->timing) {
         print_forward_timing(*m, static_cast<std::int64_t>(ids.size()), load_ms, std::chrono::duration<double, std::milli>(t3 - t2).count(),
                              process_cpu_ms() - cpu0);
       }
-      run.kinds = model::classify_heads(run.trace);
     }
     if (!a->save.empty()) m->save(a->save, a->force);
     if (link) run.links = model::rank_head_links(run.trace, link_at.first, link_at.second);

@@ -6,6 +6,7 @@
 // 2·kv_width) buffer; each head n × d_head.
 #include "engine/model/decoder_blocks.hpp"
 #include "engine/model/decoder_model.hpp"
+#include "engine/model/interventions.hpp"
 #include "engine/model/weight_products.hpp"
 
 #include <cstring>
@@ -102,6 +103,14 @@ void DecoderModel::layer_forward(int l, Activations& a, const ForwardOptions& op
   }
   const blocks::AttentionShape shape{n, a.start, c.n_head, c.n_kv_head, c.d_head, c.window(l)};
   blocks::attention(shape, q, a.ld, K, ldkv, V, ldkv, opt.keep_weights ? kept.data() : nullptr, a.attn.data(), qw);
+  // Interventions change heads' outputs here, before the output projection mixes them.
+  for (const HeadEdit& e : opt.edits) {
+    if (e.layer != l) continue;
+    apply_head_edit(e, shape, V, ldkv, a.attn.data(), qw, opt.keep_weights ? &heads[static_cast<std::size_t>(e.head)].weights : nullptr);
+  }
+  if (opt.keep_outputs) {
+    for (int h = 0; h < c.n_head; ++h) heads[static_cast<std::size_t>(h)].output = columns(a.attn.data() + h * dh, n, dh, qw);
+  }
   project(a.attn.data(), qw, t.o, d, a.x.data(), d, true);  // x += o(attention)
 
   // The MLP: SiLU-gated, or GPT-2's GELU.
@@ -123,6 +132,10 @@ ForwardTrace DecoderModel::forward(const std::vector<int>& ids, const ForwardOpt
   const std::int64_t start = cache ? cache->length : 0;
   check_ids(ids, "the tokens", start);
   const std::int64_t n = static_cast<std::int64_t>(ids.size()), d = c.d_model;
+  check_edits(opt.edits, c, n);
+  if (opt.lens_position >= n) {
+    throw InputError("the logit lens's position " + std::to_string(opt.lens_position) + ": the text has positions 0 to " + std::to_string(n - 1));
+  }
   ForwardTrace trace;
   trace.ids = ids;
   trace.start = start;
@@ -151,8 +164,16 @@ ForwardTrace DecoderModel::forward(const std::vector<int>& ids, const ForwardOpt
   blocks::embed(tensors_.embed, tensors_.position, ids.data(), positions.data(), n, d, a.x.data());
   if (c.positions == PositionKind::Rope) a.angles = rope_angles(rope_frequencies(c.rope_theta, c.rope_scaling, c.d_head), positions.data(), n);
 
+  // The final norm of one position's stream against the output matrix: the next token's logits.
+  const auto logits_at = [&](std::int64_t i) {
+    std::vector<float> last(static_cast<std::size_t>(d));
+    blocks::norm(c.norm, a.x.data() + i * d, d, 1, d, blocks::whole(tensors_.final_norm.w, a.slot[0]),
+                 blocks::whole(tensors_.final_norm.b, a.slot[1]), c.norm_eps, last.data(), d);
+    return blocks::output_logits(last.data(), d, tensors_.lm_head, c.vocab_size);
+  };
   for (int l = 0; l < c.n_layer; ++l) {
     layer_forward(l, a, opt, trace, cache);
+    if (opt.lens_position >= 0) trace.lens.push_back(blocks::top_tokens(logits_at(opt.lens_position), opt.top_k));
     if (opt.progress && !opt.progress(l + 1, c.n_layer)) {
       // A cancelled run leaves the cache as it found it.
       if (cache) {
@@ -166,11 +187,8 @@ ForwardTrace DecoderModel::forward(const std::vector<int>& ids, const ForwardOpt
   }
   if (cache) cache->length = start + n;
 
-  // The next token: the final norm of the last position against the output matrix.
-  std::vector<float> last(static_cast<std::size_t>(d));
-  blocks::norm(c.norm, a.x.data() + (n - 1) * d, d, 1, d, blocks::whole(tensors_.final_norm.w, a.slot[0]),
-               blocks::whole(tensors_.final_norm.b, a.slot[1]), c.norm_eps, last.data(), d);
-  std::vector<float> logits = blocks::output_logits(last.data(), d, tensors_.lm_head, c.vocab_size);
+  // The next token: the last position's.
+  std::vector<float> logits = logits_at(n - 1);
   trace.next_tokens = blocks::top_tokens(logits, opt.top_k);
   if (opt.keep_logits) trace.logits = std::move(logits);
   return trace;

@@ -19,6 +19,22 @@
 
 namespace attnlab::model {
 
+// A change to one head's output as a forward runs (docs/MODELS.md, "Interventions"). A head's
+// output is its weights times its K/V group's values, n × d_head per query position, before the
+// layer's output projection; the change is made there, so every later layer reads the changed
+// stream.
+struct HeadEdit {
+  enum class Kind {
+    Zero,     // 0 at every position
+    Mean,     // its mean over this forward's positions at every position
+    Uniform,  // uniform weights over the keys the mask (and a sliding window) leaves visible
+    Replace,  // `output` in its place: the head's output on a second text, or a lab's edit of it
+  };
+  int layer = 0, head = 0;
+  Kind kind = Kind::Zero;
+  Matrix output;  // Replace: n × d_head, one row per position of the forward
+};
+
 // What a forward pass keeps.
 struct ForwardOptions {
   bool keep_weights = true;           // every head's attention weights
@@ -26,6 +42,11 @@ struct ForwardOptions {
   int qkv_layer = -1, qkv_head = -1;  // or just this one head's (−1: none)
   int top_k = 10;                     // next tokens kept, most probable first
   bool keep_logits = false;           // the last position's output logits, every token's (generation samples from them)
+  std::vector<HeadEdit> edits;        // heads' outputs changed as the forward runs, each head at most once
+  bool keep_outputs = false;          // every head's output (HeadTrace::output), after any edit
+  // The logit lens at this position of the forward (0 … n − 1; −1: none): after each layer, the
+  // residual stream there through the final norm and the unembedding, its top_k tokens.
+  std::int64_t lens_position = -1;
   // Called after each layer with (layers done, layers in all); returning false cancels, and the
   // forward returns what it has with `cancelled` set.
   std::function<bool(int, int)> progress;
@@ -40,6 +61,9 @@ struct HeadTrace {
   // (and a sliding window) leaves visible, 0 elsewhere (past the row's end not stored). Empty
   // unless kept.
   CausalWeights weights;
+  // n × d_head: weights · values for the positions of this forward, before the output projection
+  // and after any edit. Empty unless kept.
+  Matrix output;
 };
 
 struct NextToken {
@@ -53,6 +77,7 @@ struct ForwardTrace {
   std::vector<std::vector<HeadTrace>> heads;  // [layer][head]
   std::vector<NextToken> next_tokens;         // after the last position, top_k of them
   std::vector<float> logits;                  // after the last position, vocab_size of them; empty unless kept
+  std::vector<std::vector<NextToken>> lens;   // [layer]: the logit lens's top_k at lens_position; empty unless asked
   bool cancelled = false;
 };
 

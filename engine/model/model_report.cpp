@@ -8,6 +8,7 @@
 #include "engine/model/decoder_model.hpp"
 #include "engine/model/generate.hpp"
 #include "engine/model/hf_cache.hpp"
+#include "engine/model/intervention_report.hpp"
 #include "engine/model/local_stores.hpp"
 #include "engine/model/training_tasks.hpp"
 
@@ -48,6 +49,54 @@ ModelRun run_model(const LanguageModel& model, const std::vector<int>& ids, cons
   ModelRun run;
   run.trace = model.forward(ids, options);
   if (options.keep_weights && !run.trace.cancelled) run.kinds = classify_heads(run.trace);
+  return run;
+}
+
+ModelRun run_experiment(const LanguageModel& model, const std::vector<int>& ids, ForwardOptions options, const Experiment& e) {
+  const auto same_length = [&](const std::vector<int>& other, const char* what) {
+    if (other.size() != ids.size()) {
+      throw InputError(std::string(what) + ": " + std::to_string(other.size()) + " tokens where the text has " + std::to_string(ids.size()) +
+                       "; give a second text of the same token count, as the heads are compared position by position");
+    }
+  };
+  std::optional<InterventionResult> intervention;
+  if (!e.ablate.empty() || !e.patch.empty()) {
+    InterventionResult r;
+    if (!e.patch.empty()) {
+      same_length(e.patch_ids, "the patch's second text");
+      ForwardOptions source;
+      source.keep_weights = false;
+      source.keep_outputs = true;
+      source.top_k = 0;
+      options.edits = patch_edits(e.patch, model.forward(e.patch_ids, source));
+      r.patch = true;
+      r.heads = e.patch;
+      r.ablation = HeadEdit::Kind::Replace;
+    } else {
+      options.edits = ablation_edits(e.ablate, e.ablation);
+      r.heads = e.ablate;
+      r.ablation = e.ablation;
+    }
+    ForwardOptions clean;
+    clean.keep_weights = false;
+    clean.top_k = options.top_k;
+    r.clean_next_tokens = model.forward(ids, clean).next_tokens;
+    intervention = std::move(r);
+  }
+  options.lens_position = e.lens_position;
+  ModelRun run = run_model(model, ids, options);
+  run.intervention = std::move(intervention);
+  run.lens_position = e.lens_position;
+  if (!e.compare_ids.empty()) {
+    same_length(e.compare_ids, "the compared text");
+    ForwardOptions second = options;
+    second.lens_position = -1;
+    second.keep_weights = true;
+    ComparisonResult c;
+    c.trace = model.forward(e.compare_ids, second);
+    c.heads = compare_heads(run.trace, c.trace);
+    run.comparison = std::move(c);
+  }
   return run;
 }
 
@@ -118,6 +167,15 @@ Scenario lift_head(const LanguageModel& model, const ModelRun& run, int layer, i
   return s;
 }
 
+void write_next_tokens_json(std::ostream& out, const LanguageModel& model, const std::vector<NextToken>& tokens) {
+  out << "[";
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    out << (i ? ",\n " : "\n ") << "{\"id\": " << tokens[i].id << ", \"text\": " << json_string(model.token_text(tokens[i].id))
+        << ", \"prob\": " << float_json(tokens[i].prob) << "}";
+  }
+  out << "]";
+}
+
 void write_model_json(std::ostream& out, const LanguageModel& model, const ModelRun& run, int layer, int head) {
   const auto& c = model.config();
   const auto& ids = run.trace.ids;
@@ -150,13 +208,8 @@ void write_model_json(std::ostream& out, const LanguageModel& model, const Model
     }
     out << "]";
   }
-  out << "],\n\"next_token\": [";
-  for (std::size_t i = 0; i < run.trace.next_tokens.size(); ++i) {
-    const NextToken& t = run.trace.next_tokens[i];
-    out << (i ? ",\n " : "\n ") << "{\"id\": " << t.id << ", \"text\": " << json_string(model.token_text(t.id))
-        << ", \"prob\": " << float_json(t.prob) << "}";
-  }
-  out << "]";
+  out << "],\n\"next_token\": ";
+  write_next_tokens_json(out, model, run.trace.next_tokens);
   if (layer >= 0 && head >= 0) {
     const HeadTrace& h = run.trace.heads.at(static_cast<std::size_t>(layer)).at(static_cast<std::size_t>(head));
     out << ",\n\"layer\": " << layer << ", \"head\": " << head << ",\n\"q\": ";
@@ -168,6 +221,7 @@ void write_model_json(std::ostream& out, const LanguageModel& model, const Model
   }
   if (!run.generated.empty()) write_generated_json(out, model, run.generated);
   if (!run.links.empty()) write_links_json(out, run.links);
+  write_experiment_json(out, model, run);
   out << "\n}\n";
 }
 
@@ -213,10 +267,16 @@ void write_model_text(std::ostream& out, const LanguageModel& model, const Model
     }
   }
   if (!run.generated.empty()) write_generated_text(out, model, run.generated, ids.size() - run.generated.size());
-  out << "\nNext token after " << model.quoted_token(ids.back()) << ":\n";
-  for (const NextToken& t : run.trace.next_tokens) {
-    out << "  " << fixed(t.prob, 4) << "  " << t.id << "  " << model.quoted_token(t.id) << "\n";
+  if (run.intervention) {
+    write_intervention_text(out, model, run);
+  } else {
+    out << "\nNext token after " << model.quoted_token(ids.back()) << ":\n";
+    for (const NextToken& t : run.trace.next_tokens) {
+      out << "  " << fixed(t.prob, 4) << "  " << t.id << "  " << model.quoted_token(t.id) << "\n";
+    }
   }
+  write_comparison_text(out, model, run);
+  write_lens_text(out, model, run);
   if (layer >= 0 && head >= 0) {
     const HeadVerdict* v = run.kinds.empty() ? nullptr : &run.kinds[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
     out << "\nL" << layer << "H" << head;

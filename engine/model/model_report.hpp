@@ -6,6 +6,7 @@
 #include "engine/io/scenario.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/head_links.hpp"
+#include "engine/model/interventions.hpp"
 #include "engine/model/language_model.hpp"
 #include "engine/model/sampling.hpp"
 
@@ -18,15 +19,47 @@
 
 namespace attnlab::model {
 
+// What `model`'s interventions ask of one run (docs/CLI.md, "Interventions"): heads ablated or
+// patched from a second text, a second text compared head by head, the logit lens.
+struct Experiment {
+  std::vector<HeadIndex> ablate;
+  HeadEdit::Kind ablation = HeadEdit::Kind::Zero;
+  std::vector<HeadIndex> patch;
+  std::vector<int> patch_ids;    // the second text the patched heads' outputs come from
+  std::vector<int> compare_ids;  // the second text compared with (empty: none)
+  std::int64_t lens_position = -1;  // the logit lens's position (−1: none)
+};
+
+// An ablation or patch: what was changed and the unchanged model's next tokens.
+struct InterventionResult {
+  bool patch = false;
+  std::vector<HeadIndex> heads;
+  HeadEdit::Kind ablation = HeadEdit::Kind::Zero;
+  std::vector<NextToken> clean_next_tokens;
+};
+
+// A second text run through the same (changed) model, compared head by head.
+struct ComparisonResult {
+  ForwardTrace trace;
+  std::vector<std::vector<HeadComparison>> heads;  // [layer][head]
+};
+
 struct ModelRun {
   ForwardTrace trace;
   std::vector<std::vector<HeadVerdict>> kinds;  // [layer][head]; empty when weights were not kept
   std::vector<DrawnToken> generated;            // --generate: the tokens written, the last of trace.ids (generate.hpp)
   std::vector<HeadLink> links;                  // --link: every head by its weight from one token to another (head_links.hpp)
+  std::optional<InterventionResult> intervention;  // --ablate, --patch
+  std::optional<ComparisonResult> comparison;      // --compare-text, --compare-ids
+  std::int64_t lens_position = -1;                 // --logit-lens: trace.lens's position
 };
 
 // Runs the forward pass and classifies every head (when the weights are kept).
 ModelRun run_model(const LanguageModel& model, const std::vector<int>& ids, const ForwardOptions& options);
+// run_model with an experiment: the patch's source forward first (same token count, else
+// InputError), the unchanged model's next tokens, then the changed forward, the second text
+// compared through the same changed model, the logit lens. Bad heads throw InputError.
+ModelRun run_experiment(const LanguageModel& model, const std::vector<int>& ids, ForwardOptions options, const Experiment& experiment);
 // Every head's kind on the trace's tokens; empty when its weights were not kept.
 std::vector<std::vector<HeadVerdict>> classify_heads(const ForwardTrace& trace);
 
@@ -50,6 +83,8 @@ std::vector<std::string> token_labels(const LanguageModel& model, const std::vec
 // {"model": {...}, "tokens", "attention", "heads", "next_token"} (and "q", "k", "v" when a head
 // is chosen): `attnlab model --format json`, docs/CLI.md's contract.
 void write_model_json(std::ostream& out, const LanguageModel& model, const ModelRun& run, int layer, int head);
+// A next-token list as JSON: [{"id", "text", "prob"}, …].
+void write_next_tokens_json(std::ostream& out, const LanguageModel& model, const std::vector<NextToken>& tokens);
 // Tokens, a layers × heads table of head kinds, the top next tokens.
 void write_model_text(std::ostream& out, const LanguageModel& model, const ModelRun& run, int layer, int head);
 
