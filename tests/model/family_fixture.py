@@ -149,7 +149,7 @@ def window_of(config, layer):
     return 0
 
 
-def reference_forward(config, tensors, ids, variant=None, product=None):
+def reference_forward(config, tensors, ids, variant=None, product=None, hook=None, lens=None):
     """The decoder in float64 from PyTorch primitives. Returns (attention [layer][head] n × n,
     next-token probabilities, per-head largest |logit| [layer][head], (q, k, v) [layer] each
     heads × n × d_head before the rotation with k and v repeated per group, largest |output logit|).
@@ -157,7 +157,12 @@ def reference_forward(config, tensors, ids, variant=None, product=None):
     neighbouring elements in the rotation (x[2i], x[2i+1]) instead of the two halves; "groups"
     gives query head h the K/V head h mod n_kv_head instead of ⌊h / group⌋. `product(x, weight name)`,
     when given, sees (and may replace) the input of every product with a weight matrix, the output
-    matrix's included (gguf_fixture's error analysis: llama.cpp rounds there)."""
+    matrix's included (gguf_fixture's error analysis: llama.cpp rounds there). `hook(layer, weights,
+    values)` (heads × n × n, heads × n × d_head with the values repeated per group), when given,
+    returns (weights, outputs): the weights kept and the heads' outputs that go on into the output
+    projection, as a forward hook on the attention's output would (interventions). `lens`, a dict
+    with "position", receives "probs": after each layer, the next-token probabilities of that
+    position's stream through the final norm and the unembedding (the logit lens)."""
     import torch
     import torch.nn.functional as F
     T = {k: torch.from_numpy(np.asarray(v, np.float64)) for k, v in tensors.items()}
@@ -187,6 +192,7 @@ def reference_forward(config, tensors, ids, variant=None, product=None):
         a, b = x[..., : dh // 2], x[..., dh // 2:]
         return torch.cat([a * cos - b * sin, b * cos + a * sin], dim=-1)
 
+    out_name = "lm_head.weight" if "lm_head.weight" in T else "model.embed_tokens.weight"
     x = T["model.embed_tokens.weight"][ids]
     att_all, mags, qkv_all = [], [], []
     i_idx, j_idx = torch.arange(n)[:, None], torch.arange(n)[None, :]
@@ -210,12 +216,15 @@ def reference_forward(config, tensors, ids, variant=None, product=None):
             visible = visible & (i_idx - j_idx < w)
         mags.append([float(logits[hh][visible].abs().max()) for hh in range(H)])
         a = torch.softmax(logits.masked_fill(~visible, float("-inf")), dim=-1)
+        a, o = hook(l, a, v_rep) if hook else (a, a @ v_rep)
         att_all.append(a.detach().numpy())
-        x = x + lin((a @ v_rep).transpose(0, 1).reshape(n, H * dh), p + "self_attn.o_proj")
+        x = x + lin(o.transpose(0, 1).reshape(n, H * dh), p + "self_attn.o_proj")
         h2 = rms(x, T[p + "post_attention_layernorm.weight"])
         x = x + lin(F.silu(lin(h2, p + "mlp.gate_proj")) * lin(h2, p + "mlp.up_proj"), p + "mlp.down_proj")
+        if lens is not None:
+            lens.setdefault("probs", []).append(
+                torch.softmax(rms(x[lens["position"]], T["model.norm.weight"]) @ T[out_name].T, dim=-1).detach().numpy())
     last = rms(x[-1], T["model.norm.weight"])
-    out_name = "lm_head.weight" if "lm_head.weight" in T else "model.embed_tokens.weight"
     if product is not None:
         last = product(last, out_name)
     out_logits = last @ T[out_name].T

@@ -184,12 +184,14 @@ def write_model(folder, seed=0, dtype="F32", prefix=False, bias_buffers=False, a
     return config, stored
 
 
-def reference_forward(config, tensors, ids, product=None):
+def reference_forward(config, tensors, ids, product=None, hook=None, lens=None):
     """GPT-2 in float64 from PyTorch primitives (layer_norm, the tanh GELU, softmax), as Hugging
     Face's GPT2Model computes it. Returns (attention [layer][head] n × n, next-token probabilities,
     per-head logits' largest magnitude [layer][head], q/k/v [layer][head]). `product(x, weight
     name)`, when given, sees (and may replace) the input of every product with a weight matrix, the
-    tied output's included (gguf_fixture's error analysis: llama.cpp rounds there)."""
+    tied output's included (gguf_fixture's error analysis: llama.cpp rounds there). `hook` and
+    `lens` as family_fixture.reference_forward's: a forward hook on each layer's heads' outputs, and
+    the logit lens's probabilities after each layer at lens["position"]."""
     import torch
     import torch.nn.functional as F
     T = {k: torch.from_numpy(np.asarray(v, np.float64)) for k, v in tensors.items()}
@@ -216,13 +218,17 @@ def reference_forward(config, tensors, ids, product=None):
         mags.append([float(logits[hh].abs().max()) for hh in range(H)])
         logits = logits.masked_fill(~mask, float("-inf"))
         a = torch.softmax(logits, dim=-1)
+        a, o = hook(l, a, v) if hook else (a, a @ v)
         att_all.append(a.detach().numpy())
         qkv_all.append((q.detach().numpy(), k.detach().numpy(), v.detach().numpy()))
-        o = (a @ v).transpose(0, 1).reshape(n, d)
+        o = o.transpose(0, 1).reshape(n, d)
         x = x + into(o, p + "attn.c_proj.weight") @ T[p + "attn.c_proj.weight"] + T[p + "attn.c_proj.bias"]
         h2 = F.layer_norm(x, (d,), T[p + "ln_2.weight"], T[p + "ln_2.bias"], eps)
         m = F.gelu(into(h2, p + "mlp.c_fc.weight") @ T[p + "mlp.c_fc.weight"] + T[p + "mlp.c_fc.bias"], approximate="tanh")
         x = x + into(m, p + "mlp.c_proj.weight") @ T[p + "mlp.c_proj.weight"] + T[p + "mlp.c_proj.bias"]
+        if lens is not None:
+            at = F.layer_norm(x[lens["position"]], (d,), T["ln_f.weight"], T["ln_f.bias"], eps)
+            lens.setdefault("probs", []).append(torch.softmax(at @ T["wte.weight"].T, dim=-1).detach().numpy())
     last = F.layer_norm(x[-1], (d,), T["ln_f.weight"], T["ln_f.bias"], eps)
     out_logits = into(last, "wte.weight") @ T["wte.weight"].T
     probs = torch.softmax(out_logits, dim=-1).detach().numpy()
