@@ -35,16 +35,23 @@ void add_generate_options(CLI::App& cmd, GenerateArgs& g) {
   g.top_p = cmd.add_option("--top-p", g.sampling.top_p,
                            "With --generate: draw only from the fewest most probable tokens whose probability reaches P (default 1: all)");
   g.seed = cmd.add_option("--seed", g.sampling.seed, "With --generate: the draws' seed (default 0); the same seed writes the same text");
+  g.cache_window = cmd.add_option("--cache-window", g.cache.window,
+                                  "With --generate: a cache that keeps only the last W positions (and the first S, --cache-sinks): StreamingLLM's "
+                                  "policy, positions renumbered within the cache");
+  g.cache_sinks = cmd.add_option("--cache-sinks", g.cache.sinks, "With --cache-window: the first positions always kept, the attention sinks (default 4)");
 }
 
 void check_generate_args(const GenerateArgs& g) {
   if (g.count == 0 && !(g.generate && g.generate->count() > 0)) {
-    for (const CLI::Option* o : {g.temperature, g.top_k, g.top_p, g.seed}) {
+    for (const CLI::Option* o : {g.temperature, g.top_k, g.top_p, g.seed, g.cache_window, g.cache_sinks}) {
       if (o && o->count() > 0) throw InputError(o->get_name() + " goes with --generate N (how many tokens to write)");
     }
     return;
   }
   if (g.count < 1) throw InputError("--generate " + std::to_string(g.count) + ": give how many tokens to write, 1 or more");
+  if (g.cache_sinks && g.cache_sinks->count() > 0 && !(g.cache_window && g.cache_window->count() > 0)) {
+    throw InputError("--cache-sinks goes with --cache-window W (how many of the last positions the cache keeps)");
+  }
   model::check_sampling(g.sampling);
 }
 
@@ -66,6 +73,19 @@ void print_forward_timing(const model::LanguageModel& m, std::int64_t n, double 
 
 model::ModelRun run_generation(const model::LanguageModel& m, const std::vector<int>& ids, const model::ForwardOptions& opt,
                                const GenerateArgs& g, bool timing, double load_ms) {
+  if (g.cache.window > 0 || (g.cache_window && g.cache_window->count() > 0)) {
+    model::check_cache_bound(m, g.cache);
+    model::ModelRun run = model::run_model(m, ids, opt);
+    model::Sampler sampler(g.sampling.seed);
+    const auto t0 = Clock::now();
+    run.generated = model::generate_bounded(m, ids, sampler, g.count, g.sampling, 10, g.cache);
+    if (timing) {
+      std::cerr << "timing: load " << fixed_decimals(load_ms, 1) << " ms; the prompt and " << run.generated.size()
+                << " tokens over a cache of at most " << g.cache.kept() << " positions in " << fixed_decimals(ms_since(t0), 1) << " ms\n";
+    }
+    run.cache = g.cache;
+    return run;
+  }
   model::check_generate(m, static_cast<std::int64_t>(ids.size()), g.count);
   model::SequenceOptions so;
   so.keep_weights = opt.keep_weights;

@@ -3,6 +3,7 @@
 // (docs/MODELS.md, "Generation").
 #pragma once
 
+#include "engine/model/bounded_cache.hpp"
 #include "engine/model/generate.hpp"
 
 #include <CLI/CLI.hpp>
@@ -15,19 +16,25 @@ namespace attnlab::cli {
 struct GenerateArgs {
   int count = 0;  // --generate N; 0: no generation
   model::SamplingOptions sampling;
-  CLI::Option *generate = nullptr, *temperature = nullptr, *top_k = nullptr, *top_p = nullptr, *seed = nullptr;  // to tell whether given
+  model::CacheBound cache;  // --cache-window W --cache-sinks S; window 0: the whole cache
+  CLI::Option *generate = nullptr, *temperature = nullptr, *top_k = nullptr, *top_p = nullptr, *seed = nullptr, *cache_window = nullptr,
+              *cache_sinks = nullptr;  // to tell whether given
 };
 
-// Registers --generate, --temperature, --top-k, --top-p and --seed on `model`'s subcommand.
+// Registers --generate, --temperature, --top-k, --top-p, --seed, --cache-window and --cache-sinks
+// on `model`'s subcommand.
 void add_generate_options(CLI::App& cmd, GenerateArgs& g);
 
-// Throws InputError: a sampling flag without --generate, or one out of range (check_sampling).
+// Throws InputError: a sampling or cache flag without --generate, --cache-sinks without
+// --cache-window, or one out of range (check_sampling).
 void check_generate_args(const GenerateArgs& g);
 
 // Runs `ids` over a cache and writes g.count tokens after them (the forward keeps what `opt` asks:
 // every head's weights, one head's q, k, v, the top next tokens). With `timing`, prints on stderr
 // the prompt's forward as `attnlab model --timing` prints a forward, then the milliseconds per
-// generated token and what running the whole sequence again would cost at its final length.
+// generated token and what running the whole sequence again would cost at its final length. With
+// --cache-window, the tokens are written over the bounded cache (bounded_cache.hpp) and the run's
+// attention is the prompt's.
 model::ModelRun run_generation(const model::LanguageModel& m, const std::vector<int>& ids, const model::ForwardOptions& opt,
                                const GenerateArgs& g, bool timing, double load_ms);
 

@@ -187,6 +187,9 @@ ForwardTrace DecoderModel::forward(const std::vector<int>& ids, const ForwardOpt
   }
   if (cache) cache->length = start + n;
 
+  if (opt.keep_predictions) {
+    for (std::int64_t i = 0; i < n; ++i) trace.predictions.push_back(blocks::top_tokens(logits_at(i), 1).front());
+  }
   // The next token: the last position's.
   std::vector<float> logits = logits_at(n - 1);
   trace.next_tokens = blocks::top_tokens(logits, opt.top_k);

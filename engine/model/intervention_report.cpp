@@ -34,6 +34,7 @@ std::string token_cell(const LanguageModel& model, const NextToken& t, std::size
 }  // namespace
 
 void write_experiment_json(std::ostream& out, const LanguageModel& model, const ModelRun& run) {
+  if (run.cache) out << ",\n\"cache\": {\"window\": " << run.cache->window << ", \"sinks\": " << run.cache->sinks << "}";
   if (run.intervention) {
     const InterventionResult& r = *run.intervention;
     out << ",\n\"intervention\": {\"kind\": " << (r.patch ? "\"patch\"" : "\"ablate\"") << ", \"heads\": [";

@@ -9,8 +9,8 @@
 
 namespace attnlab::model {
 
-// ",\n\"intervention\": …, \"clean_next_token\": …", ",\n\"compare\": …", ",\n\"logit_lens\": …"
-// for what the run holds (nothing when it holds none of them).
+// ",\n\"intervention\": …, \"clean_next_token\": …", ",\n\"compare\": …", ",\n\"logit_lens\": …",
+// ",\n\"cache\": {\"window\", \"sinks\"}" for what the run holds (nothing when it holds none of them).
 void write_experiment_json(std::ostream& out, const LanguageModel& model, const ModelRun& run);
 // The two next-token lists side by side, under a line naming the heads and how they were changed.
 void write_intervention_text(std::ostream& out, const LanguageModel& model, const ModelRun& run);

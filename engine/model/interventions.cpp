@@ -2,6 +2,7 @@
 // two texts compared head by head (interventions.hpp).
 #include "engine/model/interventions.hpp"
 
+#include "engine/model/training_tasks.hpp"
 #include "engine/text/text_format.hpp"
 
 #include <algorithm>
@@ -152,6 +153,31 @@ void apply_head_edit(const HeadEdit& edit, const blocks::AttentionShape& shape, 
       for (std::int64_t i = 0; i < n; ++i) std::memcpy(row(i), edit.output.row(i).data(), static_cast<std::size_t>(dh) * sizeof(float));
       return;
   }
+}
+
+TaskAccuracy task_accuracy(const LanguageModel& model, const std::vector<HeadEdit>& edits, int sequences, std::uint64_t seed) {
+  const ModelConfig& c = model.config();
+  if (!c.is_toy()) throw InputError(model.display_name() + ": not a model trained on a task here, so it has no task to be judged on");
+  TaskGenerator tasks(parse_task_json(c.task_json, model.display_name() + "/config.json"), seed);
+  const TaskBatch batch = tasks.judged(sequences);
+  ForwardOptions options;
+  options.keep_weights = false;
+  options.top_k = 0;
+  options.keep_predictions = true;
+  options.edits = edits;
+  TaskAccuracy accuracy;
+  const auto length = static_cast<std::size_t>(batch.length);
+  for (std::size_t row = 0; row < static_cast<std::size_t>(batch.batch); ++row) {
+    const std::vector<int> ids(batch.ids.begin() + static_cast<std::ptrdiff_t>(row * length),
+                               batch.ids.begin() + static_cast<std::ptrdiff_t>((row + 1) * length));
+    const ForwardTrace trace = model.forward(ids, options);
+    for (std::size_t t = 0; t + 1 < length; ++t) {
+      if (!batch.in_accuracy[row * (length - 1) + t]) continue;
+      ++accuracy.counted;
+      accuracy.right += trace.predictions[t].id == ids[t + 1];
+    }
+  }
+  return accuracy;
 }
 
 std::int64_t strongest_key(const CausalWeights& weights, std::int64_t row) {

@@ -43,6 +43,16 @@ void check_edits(const std::vector<HeadEdit>& edits, const ModelConfig& config, 
 void apply_head_edit(const HeadEdit& edit, const blocks::AttentionShape& shape, const float* v, std::int64_t ldv, float* out, std::int64_t ldo,
                      CausalWeights* weights);
 
+// A toy model's accuracy on its task's judged sequences (training_tasks.hpp: the induction task's
+// copies, the sort task's sorted half) with `edits` applied to every sequence: how many judged
+// positions' most probable next token is the right one. `sequences` drawn from `seed`, the same on
+// every machine. Throws InputError when the model has no task (not a toy model) and for bad edits.
+struct TaskAccuracy {
+  int right = 0, counted = 0;
+  double value() const { return counted ? static_cast<double>(right) / counted : 0.0; }
+};
+TaskAccuracy task_accuracy(const LanguageModel& model, const std::vector<HeadEdit>& edits, int sequences, std::uint64_t seed);
+
 // One head on two texts of the same token count: the largest |difference| of its weights, and
 // whether any query's strongest key differs.
 struct HeadComparison {

@@ -47,6 +47,7 @@ struct ForwardOptions {
   // The logit lens at this position of the forward (0 … n − 1; −1: none): after each layer, the
   // residual stream there through the final norm and the unembedding, its top_k tokens.
   std::int64_t lens_position = -1;
+  bool keep_predictions = false;      // every position's most probable next token (a task's accuracy)
   // Called after each layer with (layers done, layers in all); returning false cancels, and the
   // forward returns what it has with `cancelled` set.
   std::function<bool(int, int)> progress;
@@ -78,6 +79,7 @@ struct ForwardTrace {
   std::vector<NextToken> next_tokens;         // after the last position, top_k of them
   std::vector<float> logits;                  // after the last position, vocab_size of them; empty unless kept
   std::vector<std::vector<NextToken>> lens;   // [layer]: the logit lens's top_k at lens_position; empty unless asked
+  std::vector<NextToken> predictions;         // [position]: the most probable next token there; empty unless kept
   bool cancelled = false;
 };
 

@@ -266,7 +266,15 @@ void write_model_text(std::ostream& out, const LanguageModel& model, const Model
       out << "\n";
     }
   }
-  if (!run.generated.empty()) write_generated_text(out, model, run.generated, ids.size() - run.generated.size());
+  if (!run.generated.empty()) {
+    if (run.cache) {
+      out << "\nWritten over a cache that keeps the first " << run.cache->sinks << " and the last " << run.cache->window
+          << " positions (the heads above are the text's own):\n";
+      write_generated_text(out, model, run.generated, ids.size());
+    } else {
+      write_generated_text(out, model, run.generated, ids.size() - run.generated.size());
+    }
+  }
   if (run.intervention) {
     write_intervention_text(out, model, run);
   } else {

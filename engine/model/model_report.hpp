@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/io/scenario.hpp"
+#include "engine/model/bounded_cache.hpp"
 #include "engine/model/head_kinds.hpp"
 #include "engine/model/head_links.hpp"
 #include "engine/model/interventions.hpp"
@@ -52,6 +53,7 @@ struct ModelRun {
   std::optional<InterventionResult> intervention;  // --ablate, --patch
   std::optional<ComparisonResult> comparison;      // --compare-text, --compare-ids
   std::int64_t lens_position = -1;                 // --logit-lens: trace.lens's position
+  std::optional<CacheBound> cache;                 // --cache-window: `generated` was written over this bounded cache
 };
 
 // Runs the forward pass and classifies every head (when the weights are kept).

@@ -149,7 +149,7 @@ def window_of(config, layer):
     return 0
 
 
-def reference_forward(config, tensors, ids, variant=None, product=None, hook=None, lens=None):
+def reference_forward(config, tensors, ids, variant=None, product=None, hook=None, lens=None, cache=None):
     """The decoder in float64 from PyTorch primitives. Returns (attention [layer][head] n × n,
     next-token probabilities, per-head largest |logit| [layer][head], (q, k, v) [layer] each
     heads × n × d_head before the rotation with k and v repeated per group, largest |output logit|).
@@ -162,7 +162,11 @@ def reference_forward(config, tensors, ids, variant=None, product=None, hook=Non
     returns (weights, outputs): the weights kept and the heads' outputs that go on into the output
     projection, as a forward hook on the attention's output would (interventions). `lens`, a dict
     with "position", receives "probs": after each layer, the next-token probabilities of that
-    position's stream through the final norm and the unembedding (the logit lens)."""
+    position's stream through the final norm and the unembedding (the logit lens). `cache`, a dict
+    {"k": [layer], "v": [layer]} of K/V heads × m × d_head before any rotation (empty lists for
+    none), runs `ids` after its m positions, at positions m … m + n − 1 over keys 0 … m + n − 1 (each
+    key rotated at its place in the cache when it is read), and appends their k and v: a KV cache
+    kept as a reference keeps it, which a policy may cut between calls (a bounded cache)."""
     import torch
     import torch.nn.functional as F
     T = {k: torch.from_numpy(np.asarray(v, np.float64)) for k, v in tensors.items()}
@@ -180,10 +184,14 @@ def reference_forward(config, tensors, ids, variant=None, product=None, hook=Non
         y = x @ T[name + ".weight"].T
         return y + T[name + ".bias"] if name + ".bias" in T else y
 
-    angles = torch.arange(n, dtype=torch.float64)[:, None] * torch.from_numpy(inverse_frequencies(config, dh))[None, :]
-    cos, sin = torch.cos(angles), torch.sin(angles)
+    past = len(cache["k"][0][0]) if cache and cache["k"] else 0
 
-    def rotate(x):  # x: heads × n × dh
+    def cos_sin(first, count):
+        angles = torch.arange(first, first + count, dtype=torch.float64)[:, None] * torch.from_numpy(inverse_frequencies(config, dh))[None, :]
+        return torch.cos(angles), torch.sin(angles)
+
+    def rotate(x, first=past):  # x: heads × rows × dh at positions first, first + 1, …
+        cos, sin = cos_sin(first, x.shape[-2])
         if variant == "interleaved":
             a, b = x[..., 0::2], x[..., 1::2]
             out = torch.empty_like(x)
@@ -195,7 +203,7 @@ def reference_forward(config, tensors, ids, variant=None, product=None, hook=Non
     out_name = "lm_head.weight" if "lm_head.weight" in T else "model.embed_tokens.weight"
     x = T["model.embed_tokens.weight"][ids]
     att_all, mags, qkv_all = [], [], []
-    i_idx, j_idx = torch.arange(n)[:, None], torch.arange(n)[None, :]
+    i_idx, j_idx = past + torch.arange(n)[:, None], torch.arange(past + n)[None, :]
     for l in range(config["num_hidden_layers"]):
         p = f"model.layers.{l}."
         h = rms(x, T[p + "input_layernorm.weight"])
@@ -204,12 +212,17 @@ def reference_forward(config, tensors, ids, variant=None, product=None, hook=Non
         v = lin(h, p + "self_attn.v_proj").view(n, Hkv, dh).transpose(0, 1)
         if p + "self_attn.q_norm.weight" in T:
             q, k = rms(q, T[p + "self_attn.q_norm.weight"]), rms(k, T[p + "self_attn.k_norm.weight"])
+        if cache is not None:
+            if len(cache["k"]) <= l:
+                cache["k"].append(k[:, :0]), cache["v"].append(v[:, :0])
+            k, v = torch.cat([cache["k"][l], k], dim=1), torch.cat([cache["v"][l], v], dim=1)
+            cache["k"][l], cache["v"][l] = k, v
         if variant == "groups":
             k_rep, v_rep = k[torch.arange(H) % Hkv], v[torch.arange(H) % Hkv]
         else:
             k_rep, v_rep = k.repeat_interleave(group, dim=0), v.repeat_interleave(group, dim=0)
         qkv_all.append((q.detach().numpy(), k_rep.detach().numpy(), v_rep.detach().numpy()))
-        logits = rotate(q) @ rotate(k_rep).transpose(1, 2) / math.sqrt(dh)
+        logits = rotate(q) @ rotate(k_rep, 0).transpose(1, 2) / math.sqrt(dh)
         visible = j_idx <= i_idx
         w = window_of(config, l)
         if w:

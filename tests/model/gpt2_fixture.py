@@ -184,14 +184,17 @@ def write_model(folder, seed=0, dtype="F32", prefix=False, bias_buffers=False, a
     return config, stored
 
 
-def reference_forward(config, tensors, ids, product=None, hook=None, lens=None):
+def reference_forward(config, tensors, ids, product=None, hook=None, lens=None, cache=None):
     """GPT-2 in float64 from PyTorch primitives (layer_norm, the tanh GELU, softmax), as Hugging
     Face's GPT2Model computes it. Returns (attention [layer][head] n × n, next-token probabilities,
     per-head logits' largest magnitude [layer][head], q/k/v [layer][head]). `product(x, weight
     name)`, when given, sees (and may replace) the input of every product with a weight matrix, the
     tied output's included (gguf_fixture's error analysis: llama.cpp rounds there). `hook` and
     `lens` as family_fixture.reference_forward's: a forward hook on each layer's heads' outputs, and
-    the logit lens's probabilities after each layer at lens["position"]."""
+    the logit lens's probabilities after each layer at lens["position"]. `cache` as
+    family_fixture.reference_forward's: {"k": [layer], "v": [layer]} heads × m × d_head, `ids` run
+    at positions m … m + n − 1 (their learned positions' rows) over the cached keys and their own,
+    which are appended."""
     import torch
     import torch.nn.functional as F
     T = {k: torch.from_numpy(np.asarray(v, np.float64)) for k, v in tensors.items()}
@@ -203,8 +206,9 @@ def reference_forward(config, tensors, ids, product=None, hook=None, lens=None):
     def into(x, name):
         return x if product is None else product(x, name)
 
-    x = T["wte.weight"][ids] + T["wpe.weight"][:n]
-    mask = torch.ones(n, n, dtype=torch.bool).tril()
+    past = len(cache["k"][0][0]) if cache and cache["k"] else 0
+    x = T["wte.weight"][ids] + T["wpe.weight"][past:past + n]
+    mask = torch.arange(past + n)[None, :] <= past + torch.arange(n)[:, None]
     att_all, mags, qkv_all = [], [], []
     for l in range(config["n_layer"]):
         p = f"h.{l}."
@@ -214,6 +218,11 @@ def reference_forward(config, tensors, ids, product=None, hook=None, lens=None):
         q = q.view(n, H, dh).transpose(0, 1)
         k = k.view(n, H, dh).transpose(0, 1)
         v = v.view(n, H, dh).transpose(0, 1)
+        if cache is not None:
+            if len(cache["k"]) <= l:
+                cache["k"].append(k[:, :0]), cache["v"].append(v[:, :0])
+            k, v = torch.cat([cache["k"][l], k], dim=1), torch.cat([cache["v"][l], v], dim=1)
+            cache["k"][l], cache["v"][l] = k, v
         logits = (q @ k.transpose(1, 2)) / (dh ** 0.5)
         mags.append([float(logits[hh].abs().max()) for hh in range(H)])
         logits = logits.masked_fill(~mask, float("-inf"))
