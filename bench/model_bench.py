@@ -20,14 +20,19 @@ DTYPE = sys.argv[3] if len(sys.argv) > 3 else "F32"
 FOLDER = os.environ.get("MODEL_DIR", f"/tmp/attnlab-gpt2-small-{DTYPE.lower()}")
 
 
-def main():
-    if not os.path.exists(os.path.join(FOLDER, "model.safetensors")):
-        print(f"writing a GPT-2-small-shaped random model ({DTYPE}) to {FOLDER} ...", flush=True)
+def ensure_model(folder, dtype):
+    """The GPT-2-small-shaped random model in `folder`, written once."""
+    if not os.path.exists(os.path.join(folder, "model.safetensors")):
+        print(f"writing a GPT-2-small-shaped random model ({dtype}) to {folder} ...", flush=True)
         vocab, merges = fx.small_tokenizer()
         # GPT-2 small's 50 257 rows of wte: the small BPE's tokens, then fillers the bench never types.
         vocab = {**vocab, **{f"<extra{i}>": len(vocab) + i for i in range(50257 - len(vocab))}}
-        fx.write_model(FOLDER, seed=124, dtype=DTYPE, prefix=True, n_layer=12, n_head=12, n_embd=768, n_positions=1024,
+        fx.write_model(folder, seed=124, dtype=dtype, prefix=True, n_layer=12, n_head=12, n_embd=768, n_positions=1024,
                        vocab_merges=(vocab, merges), weight_std=0.02)
+
+
+def main():
+    ensure_model(FOLDER, DTYPE)
     size_mib = os.path.getsize(os.path.join(FOLDER, "model.safetensors")) / 2 ** 20
     print(f"model file: {size_mib:.0f} MiB ({DTYPE}); {ROUNDS} rounds, medians")
     for n in (64, 1024):
