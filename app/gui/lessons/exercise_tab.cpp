@@ -1,7 +1,6 @@
 // The Exercise tab (exercise_tab.hpp): givens, a field per part, the grades and the working.
 #include "gui/lessons/exercise_tab.hpp"
 
-#include "engine/lessons/presets.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -156,14 +155,6 @@ void draw_exercise_controls(const MapCanvas& canvas, ExerciseUi& ui) {
 }
 
 }  // namespace
-
-std::string exercise_lesson_of(const Scenario& s) {
-  if (s.title.empty()) return {};
-  for (const PresetInfo& p : list_presets()) {
-    if (p.title == s.title) return p.name;
-  }
-  return {};
-}
 
 void sync_exercise(ExerciseUi& ui, const Scenario& shown, const ExerciseProgress& progress) {
   if (ui.for_title != shown.title) {
