@@ -98,7 +98,7 @@ std::optional<std::uint64_t> shown_exercise_seed(const ExerciseUi& ui, const Sce
 void open_exercise(ExerciseUi& ui, const std::string& lesson, std::uint64_t seed) {
   ui.lesson = lesson;
   ui.seed = seed;
-  ui.seed_field = static_cast<int>(std::min<std::uint64_t>(seed, 2147483647));
+  ui.seed_field = seed;
   ui.exercise.reset();
   ui.parts.clear();
   ui.error.clear();

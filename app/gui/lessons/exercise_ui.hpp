@@ -30,7 +30,7 @@ struct ExerciseUi {
   std::optional<Exercise> exercise;
   std::string error;  // why there is no exercise (a lesson that cannot draw one)
   std::vector<ExercisePartUi> parts;
-  int seed_field = 1;  // the "Seed" field, applied by "Open"
+  std::uint64_t seed_field = 1;  // the "Seed" field, applied by "Open": any seed the command line and a link take
   // The Lesson view window shows the exercise instead of the lesson's page (its Exercise button).
   bool shown = false;
   unsigned last_field = 0;  // the ImGui id of the answer field used last (a click on K answers it)

@@ -156,6 +156,13 @@ TEST_F(ExerciseTab, ALinksExerciseOpensAtItsSeedAndShareLinkCarriesIt) {
   const LinkFragment link = read_link_fragment(share_fragment(scenario_to_json(state.doc.scenario), shown_exercise_seed(ui, state.doc.scenario)));
   EXPECT_EQ(link.exercise_seed, std::optional<std::uint64_t>(12));
   EXPECT_EQ(link.scenario_json, scenario_to_json(state.doc.scenario));
+  // A seed above the range of an int (the CLI's seeds are 64 bits): the Seed field shows it whole,
+  // so Open opens this exercise again, not another one.
+  ASSERT_EQ(show_linked_exercise(state.lesson.exercise, state.doc.scenario, 4000000000u), "");
+  for (int k = 0; k < 2; ++k) frame();
+  EXPECT_EQ(ui.seed, 4000000000u);
+  EXPECT_EQ(ui.seed_field, 4000000000u);
+  EXPECT_EQ(shown_exercise_seed(ui, state.doc.scenario), std::optional<std::uint64_t>(4000000000u));
   state.lesson.exercise.shown = false;  // Back to the lesson
   EXPECT_FALSE(shown_exercise_seed(ui, state.doc.scenario));
   // Another document than the exercise's lesson: no seed to share.
