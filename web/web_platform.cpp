@@ -9,6 +9,7 @@
 #include "engine/lessons/compute_timing.hpp"
 #include "gui/shell/gui_command.hpp"
 #include "gui/state/platform.hpp"
+#include "gui/state/share_link.hpp"
 
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -125,74 +126,31 @@ const char* mime_for(const fs::path& name) {
   return "application/octet-stream";
 }
 
-constexpr std::string_view kBase64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-// base64url (RFC 4648 §5, no padding) of bytes, and back: the shared scenario in the URL.
-std::string base64url_encode(const std::string& bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned v = static_cast<unsigned char>(bytes[i]) << 16 | static_cast<unsigned char>(bytes[i + 1]) << 8 |
-                       static_cast<unsigned char>(bytes[i + 2]);
-    for (int k = 18; k >= 0; k -= 6) out += kBase64url[(v >> k) & 63];
-  }
-  const size_t rest = bytes.size() - i;
-  if (rest > 0) {
-    unsigned v = static_cast<unsigned char>(bytes[i]) << 16;
-    if (rest == 2) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-    out += kBase64url[(v >> 18) & 63];
-    out += kBase64url[(v >> 12) & 63];
-    if (rest == 2) out += kBase64url[(v >> 6) & 63];
-  }
-  return out;
-}
-
-// Throws InputError naming `where`.
-std::string base64url_decode(const std::string& text, const std::string& where) {
-  std::string out;
-  unsigned v = 0;
-  int bits = 0;
-  for (const char c : text) {
-    if (c == '=') break;  // padding, which some encoders add anyway
-    const size_t d = kBase64url.find(c == '+' ? '-' : c == '/' ? '_' : c);
-    if (d == std::string_view::npos) {
-      throw InputError(where + ": '" + std::string(1, c) + "' is not a base64url character (A-Z, a-z, 0-9, - and _)");
-    }
-    v = (v << 6) | static_cast<unsigned>(d);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((v >> bits) & 0xFF);
-    }
-  }
-  if (bits >= 6) throw InputError(where + ": the base64url text is cut short (one character too many or too few)");
-  return out;
-}
-
 std::string url_fragment() { return take_js_string(js_url_fragment()); }
 
-// The window's options with the page's URL fragment applied: `#preset=NAME` opens that lesson,
-// `#scenario=<base64url JSON>` that scenario (written to the in-memory file system and opened as a
-// file would be). A fragment that cannot be read leaves the options as they are and says why.
+// The window's options with the page's URL fragment applied (gui/state/share_link.hpp): `#preset=NAME`
+// opens that lesson, `#scenario=<base64url JSON>` that scenario (written to the in-memory file system
+// and opened as a file would be), `&exercise=SEED` its lesson's exercise at that seed. What cannot be
+// read is said in `error` and left out; the rest applies.
 gui::GuiOptions options_from_url(const gui::GuiOptions& options, std::string& error) {
   gui::GuiOptions out = options;
-  const std::string fragment = url_fragment();
-  try {
-    if (fragment.starts_with("preset=")) {
-      out.preset = fragment.substr(7);
-    } else if (fragment.starts_with("scenario=")) {
-      const std::string json = base64url_decode(fragment.substr(9), "the link's #scenario=");
-      const fs::path file = "/shared/scenario.json";
-      std::error_code ec;
-      fs::create_directories(file.parent_path(), ec);
-      write_file_atomic(file, json);
-      out.scenario = file.string();
+  const gui::LinkFragment link = gui::read_link_fragment(url_fragment());
+  error = link.refused;
+  if (!link.preset.empty()) {
+    out.preset = link.preset;
+  } else if (!link.scenario_json.empty()) {
+    const fs::path file = "/shared/scenario.json";
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    try {
+      write_file_atomic(file, link.scenario_json);
+    } catch (const InputError& e) {
+      error = e.what();
+      return options;
     }
-  } catch (const InputError& e) {
-    error = e.what();
-    return options;
+    out.scenario = file.string();
   }
+  out.exercise_seed = link.exercise_seed;
   return out;
 }
 
@@ -421,9 +379,7 @@ public:
     return "Downloaded " + std::string(stage_name(options.stage)) + " as " + name;
   }
 
-  std::string share_link(const Scenario& scenario) override {
-    return take_js_string(js_share_link(("scenario=" + base64url_encode(scenario_to_json(scenario))).c_str()));
-  }
+  std::string share_link(const std::string& fragment) override { return take_js_string(js_share_link(fragment.c_str())); }
 
 private:
   GLFWwindow* window_ = nullptr;

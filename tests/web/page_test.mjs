@@ -6,7 +6,8 @@
 // node tests/web/page_test.mjs CASE --page build-web/attnlab.html --chromium /usr/bin/chromium
 //      [--desktop build/app/attnlab] [--source-dir .]
 // Cases: ready, heatmap-colours, scale-click, walkthrough-space, scenario-picker, csv-download,
-//        session-reload, preset-causal-six, bad-link, training, induction-lesson, model-picker,
+//        session-reload, preset-causal-six, bad-link, exercise-link [--shot FILE.png], exercise-bad-links,
+//        training, induction-lesson, model-picker,
 //        monkey [--seed S] [--seconds T] (random pointer and key events: docs/ROBUSTNESS.md).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -483,6 +484,82 @@ const cases = {
       fail(`the app no longer answers after ${log.length} actions (seed ${seed}): ready ${ready}, ${JSON.stringify(lay.document)}`);
     }
     console.log(`web monkey: ${log.length} actions in ${seconds} s from seed ${seed}, still ready on "${lay.document.title}"`);
+  },
+
+  // A teacher's exercise link (issue 70): #preset=LESSON&exercise=SEED opens that lesson's exercise at
+  // that seed, the same exercise (every given number, every part) as the desktop's `attnlab exercise
+  // LESSON --seed SEED`; Share link then carries the seed, a page opened from that link shows the same
+  // exercise again, and once the lesson is back the link is the scenario alone, as it always was.
+  // A seed above 2^31 goes through wasm32's 32-bit size_t and the Seed field's int unharmed.
+  async 'exercise-link'(browser) {
+    if (!fs.existsSync(desktop)) fail(`the desktop app ${desktop} is not built (scripts/setup builds it)`);
+    const lesson = 'causal-six', seed = 4000000000;
+    const cli = JSON.parse(execFileSync(desktop, ['exercise', lesson, '--seed', String(seed), '--format', 'json'], { encoding: 'utf8' }));
+    const shownExercise = async (page) => {
+      await page.waitForFunction(() => attnlabWeb.layout().exercise !== null, { timeout: 20000 });
+      await frames(page, 3);
+      return (await layout(page)).exercise;
+    };
+    const sameAsCli = (shown, where) => {
+      if (JSON.stringify(shown) !== JSON.stringify(cli)) {
+        fail(`${where} shows another exercise than \`attnlab exercise ${lesson} --seed ${seed}\`:\n${JSON.stringify(shown)}\n${JSON.stringify(cli)}`);
+      }
+    };
+    const page = await open(browser, `#preset=${lesson}&exercise=${seed}`);
+    sameAsCli(await shownExercise(page), `#preset=${lesson}&exercise=${seed}`);
+    const lay = await layout(page);
+    if (lay.error) fail(`the link was refused: ${lay.error}`);
+    // The Exercise tab itself is on the screen: its buttons were drawn.
+    await findItem(page, (l) => l === 'Check', 'Check (the Exercise tab)');
+    await findItem(page, (l) => l === 'Back to the lesson', 'Back to the lesson (the Exercise tab)');
+    const shot = option('--shot', '');
+    if (shot) await page.screenshot({ path: shot });
+    // Share link with the exercise shown: the scenario, then &exercise=SEED.
+    const share = async () => {
+      await clickItem(page, await findItem(page, (l) => l === 'File', 'the File menu'));
+      await clickItem(page, await findItem(page, (l) => l === 'Share link', 'File > Share link'));
+      return page.evaluate(() => window.location.hash);
+    };
+    const withExercise = await share();
+    const match = /^#scenario=([A-Za-z0-9_-]+)&exercise=(\d+)$/.exec(withExercise);
+    if (!match || match[2] !== String(seed)) fail(`Share link with the exercise shown wrote "${withExercise.slice(0, 80)}…"`);
+    if (!/exercise \(seed 4000000000\)/.test((await layout(page)).notice)) fail(`the notice does not say the exercise: "${(await layout(page)).notice}"`);
+    const again = await open(browser, withExercise);
+    sameAsCli(await shownExercise(again), 'the shared link');
+    await again.close();
+    // Back to the lesson: the link is the scenario alone, the same scenario.
+    await clickItem(page, await findItem(page, (l) => l === 'Back to the lesson', 'Back to the lesson'));
+    if ((await layout(page)).exercise !== null) fail('the exercise is still shown after Back to the lesson');
+    const without = await share();
+    if (without !== `#scenario=${match[1]}`) fail(`Share link with no exercise shown wrote "${without.slice(0, 80)}…", not the scenario alone`);
+  },
+
+  // Bad exercise links: one sentence in place each, the page keeps drawing and opens what it can.
+  async 'exercise-bad-links'(browser) {
+    const ownScenario = Buffer.from(JSON.stringify({
+      format: 'attnlab-scenario', version: 1, title: 'My own numbers',
+      Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]],
+    })).toString('base64url');
+    const links = [
+      // [fragment, what the sentence must say, the document's size (0: any) and title (empty: any)]
+      ['#preset=causal-six&exercise=seven', /^the link's exercise='seven' is not a seed/, 6, ''],
+      ['#preset=causal-six&exercise=-1', /is not a seed/, 6, ''],
+      ['#preset=causal-six&exercise=99999999999999999999999', /is too large: a seed is a whole number from 0 to 18446744073709551615/, 6, ''],
+      ['#preset=no-such-lesson&exercise=3', /no built-in lesson named 'no-such-lesson'/, 0, ''],
+      [`#scenario=${ownScenario}&exercise=3`, /'My own numbers' is not one of the built-in lessons/, 2, 'My own numbers'],
+      ['#exercise=3', /names no lesson to draw it from/, 0, ''],
+      ['#preset=causal-six&exercise=3&exercise=4', /two exercises/, 6, ''],
+    ];
+    for (const [fragment, said, n, title] of links) {
+      const page = await open(browser, fragment);
+      await frames(page, 3);
+      const lay = await layout(page);
+      if (!said.test(lay.error)) fail(`${fragment}: the sentence in place is "${lay.error}"`);
+      if (lay.exercise !== null) fail(`${fragment}: an exercise was opened`);
+      if (!(lay.document.n > 0) || (n && lay.document.n !== n)) fail(`${fragment}: the document opened is ${lay.document.n} × ${lay.document.m}`);
+      if (title && lay.document.title !== title) fail(`${fragment}: the document opened is "${lay.document.title}"`);
+      await page.close();
+    }
   },
 
   // A link whose #scenario= is not base64url says so in place, and the app still runs.

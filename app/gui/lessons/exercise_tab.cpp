@@ -1,7 +1,6 @@
 // The Exercise tab (exercise_tab.hpp): givens, a field per part, the grades and the working.
 #include "gui/lessons/exercise_tab.hpp"
 
-#include "engine/lessons/presets.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
@@ -11,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <utility>
 
 namespace attnlab::gui {
@@ -141,10 +141,12 @@ void draw_exercise_controls(const MapCanvas& canvas, ExerciseUi& ui) {
   const float fs = ImGui::GetFontSize();
   ImGui::TextUnformatted("Seed");
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(fs * 6.0f);
-  ImGui::InputInt("##seed", &ui.seed_field, 0, 0);
+  // Wide enough for the seed shown: a link or the command line may give one of up to 20 digits.
+  const float digits = ImGui::CalcTextSize(std::to_string(ui.seed_field).c_str()).x + ImGui::GetStyle().FramePadding.x * 2 + fs;
+  ImGui::SetNextItemWidth(std::max(fs * 6.0f, digits));
+  ImGui::InputScalar("##seed", ImGuiDataType_U64, &ui.seed_field);
   ImGui::SameLine();
-  if (ImGui::Button("Open") && ui.seed_field >= 0) open_exercise(ui, ui.lesson, static_cast<std::uint64_t>(ui.seed_field));
+  if (ImGui::Button("Open")) open_exercise(ui, ui.lesson, ui.seed_field);
   ImGui::SameLine();
   if (ImGui::Button("New numbers")) open_exercise(ui, ui.lesson, ui.seed + 1);
   ImGui::SameLine();
@@ -156,14 +158,6 @@ void draw_exercise_controls(const MapCanvas& canvas, ExerciseUi& ui) {
 }
 
 }  // namespace
-
-std::string exercise_lesson_of(const Scenario& s) {
-  if (s.title.empty()) return {};
-  for (const PresetInfo& p : list_presets()) {
-    if (p.title == s.title) return p.name;
-  }
-  return {};
-}
 
 void sync_exercise(ExerciseUi& ui, const Scenario& shown, const ExerciseProgress& progress) {
   if (ui.for_title != shown.title) {

@@ -14,9 +14,6 @@
 
 namespace attnlab::gui {
 
-// The built-in lesson a scenario came from (matched by its title, as the Lesson tab does), or "".
-std::string exercise_lesson_of(const Scenario& s);
-
 // Opens the exercise of the shown scenario's lesson in `ui` when the lesson changed: at the seed the
 // session recorded for it, else seed 1. Cheap when nothing changed (call it every frame).
 void sync_exercise(ExerciseUi& ui, const Scenario& shown, const ExerciseProgress& progress);

@@ -2,6 +2,7 @@
 // as a student types them, checking them with the engine's grader.
 #include "gui/lessons/exercise_ui.hpp"
 
+#include "engine/lessons/presets.hpp"
 #include "engine/text/text_format.hpp"
 
 #include <nlohmann/json.hpp>
@@ -70,10 +71,34 @@ std::vector<std::string> typed_rows(const std::string& text) {
 
 }  // namespace
 
+std::string exercise_lesson_of(const Scenario& s) {
+  if (s.title.empty()) return {};
+  for (const PresetInfo& p : list_presets()) {
+    if (p.title == s.title) return p.name;
+  }
+  return {};
+}
+
+std::string show_linked_exercise(ExerciseUi& ui, const Scenario& doc, std::uint64_t seed) {
+  if (exercise_lesson_of(doc).empty()) {
+    return "the link's exercise=" + std::to_string(seed) + " has no lesson to be drawn from: " +
+           (doc.title.empty() ? std::string("its scenario") : in_quotes(doc.title)) +
+           " is not one of the built-in lessons (each lesson in the Lessons menu has an exercise)";
+  }
+  ui.open_seed = seed;
+  ui.shown = true;
+  return {};
+}
+
+std::optional<std::uint64_t> shown_exercise_seed(const ExerciseUi& ui, const Scenario& doc) {
+  if (!ui.shown || !ui.exercise || ui.lesson.empty() || ui.lesson != exercise_lesson_of(doc)) return std::nullopt;
+  return ui.seed;
+}
+
 void open_exercise(ExerciseUi& ui, const std::string& lesson, std::uint64_t seed) {
   ui.lesson = lesson;
   ui.seed = seed;
-  ui.seed_field = static_cast<int>(std::min<std::uint64_t>(seed, 2147483647));
+  ui.seed_field = seed;
   ui.exercise.reset();
   ui.parts.clear();
   ui.error.clear();

@@ -30,7 +30,7 @@ struct ExerciseUi {
   std::optional<Exercise> exercise;
   std::string error;  // why there is no exercise (a lesson that cannot draw one)
   std::vector<ExercisePartUi> parts;
-  int seed_field = 1;  // the "Seed" field, applied by "Open"
+  std::uint64_t seed_field = 1;  // the "Seed" field, applied by "Open": any seed the command line and a link take
   // The Lesson view window shows the exercise instead of the lesson's page (its Exercise button).
   bool shown = false;
   unsigned last_field = 0;  // the ImGui id of the answer field used last (a click on K answers it)
@@ -39,6 +39,17 @@ struct ExerciseUi {
   std::string pending_answers;
   std::optional<std::uint64_t> open_seed;  // the seed to open the next exercise at (ATTNLAB_GUI_EXERCISE)
 };
+
+// The built-in lesson a scenario came from (matched by its title, as the Lesson tab does), or "".
+std::string exercise_lesson_of(const Scenario& s);
+
+// Shows `doc`'s exercise at `seed` once the Lesson view draws (a link's &exercise=SEED; the caller
+// opens that window). Returns why it cannot (`doc` is not a built-in lesson), empty when it will.
+std::string show_linked_exercise(ExerciseUi& ui, const Scenario& doc, std::uint64_t seed);
+
+// The seed of the exercise shown for `doc`, which a share link carries; none when the Lesson view
+// shows no exercise of `doc`'s lesson.
+std::optional<std::uint64_t> shown_exercise_seed(const ExerciseUi& ui, const Scenario& doc);
 
 // Draws lesson `lesson`'s exercise for `seed` into `ui` (answers and grades start afresh). Errors
 // (a lesson that cannot draw one) go to ui.error.

@@ -4,13 +4,17 @@
 
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/dialogs/file_dialog.hpp"
+#include "gui/lessons/exercise_ui.hpp"
 #include "gui/model_window/head_link_actions.hpp"
 #include "gui/model_window/model_actions.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/shell/apply_command.hpp"
+#include "gui/state/share_link.hpp"
 #include "gui/training/training_actions.hpp"
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <utility>
 
 namespace attnlab::gui {
@@ -94,9 +98,12 @@ bool Applier::operator()(const WindowScreenshot&) {
   return true;
 }
 
+// The link carries the exercise the Lesson view shows, so a teacher can send a class the same one.
 bool Applier::operator()(const ShareLink&) {
-  const std::string link = services.platform->share_link(state.doc.scenario);
-  state.notice = "Copied a link to this scenario (" + std::to_string(link.size()) + " characters); it is in the address bar too";
+  const std::optional<std::uint64_t> seed = shown_exercise_seed(state.lesson.exercise, state.doc.scenario);
+  const std::string link = services.platform->share_link(share_fragment(scenario_to_json(state.doc.scenario), seed));
+  state.notice = "Copied a link to this scenario" + (seed ? " and its exercise (seed " + std::to_string(*seed) + ")" : std::string()) +
+                 " (" + std::to_string(link.size()) + " characters); it is in the address bar too";
   return true;
 }
 

@@ -5,6 +5,8 @@
 
 #include "cli/commands.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace attnlab::gui {
@@ -26,6 +28,8 @@ struct GuiOptions {
   bool lift = false;
   std::string link;  // "I,J": the two tokens whose linking heads the Model window ranks (an addition to the contract)
   int model_generate = 0;  // tokens the model writes after the text before the first frame (Generate)
+  // The opened lesson's exercise shown at this seed (the browser link's &exercise=SEED; no flag).
+  std::optional<std::uint64_t> exercise_seed;
 };
 
 // Registers the `gui` subcommand.

@@ -21,6 +21,7 @@
 #include "gui/model_window/model_job.hpp"
 #include "gui/dialogs/export_dialog.hpp"
 #include "gui/dialogs/file_dialog.hpp"
+#include "gui/lessons/exercise_ui.hpp"
 #include "gui/persistence/instance_lock.hpp"
 #include "gui/persistence/recovery_store.hpp"
 #include "gui/persistence/session_store.hpp"
@@ -148,6 +149,10 @@ std::string layout_json(const AppState& state, float scale) {
   out += ", \"walkthrough\": {\"active\": " + std::string(state.lesson.walk.active ? "true" : "false") +
          ", \"step\": " + std::to_string(state.lesson.walk.step) + "}";
   out += ", \"error\": " + json_string(state.error) + ", \"notice\": " + json_string(state.notice);
+  // The exercise the Lesson view shows, as `attnlab exercise --format json` prints it (null: none),
+  // for the browser tests of a link's &exercise=.
+  const ExerciseUi& exercise = state.lesson.exercise;
+  out += ", \"exercise\": " + (exercise.shown && exercise.exercise ? exercise_to_json(*exercise.exercise).dump() : std::string("null"));
   // The Model window's model and its last run, and the Training window's run, for the browser tests.
   const ModelUi& m = state.model;
   out += ", \"model\": {\"path\": " + json_string(m.path) + ", \"layers\": " +
@@ -286,6 +291,15 @@ void start_document(AppState& state, Services& services, WindowGeometry& geometr
   }
   if (matrix) state.dropped_files.push_back(options.scenario);
   if (!options.model.empty()) open_start_model(state, services, options);
+  if (options.exercise_seed) {
+    // Its sentence, when the document has no exercise, stands in the status line as a bad link's does.
+    const std::string why = show_linked_exercise(state.lesson.exercise, state.doc.scenario, *options.exercise_seed);
+    if (why.empty()) {
+      window_open(state.view, "Lesson view") = true;
+    } else {
+      state.error = why;
+    }
+  }
   if (options.presenter) state.view.presenter = true;
   if (!options.theme.empty()) state.view.theme = options.theme == "light" ? Theme::Light : Theme::Dark;
   // A recovery file left behind means the last run crashed or was killed: offer its work back.

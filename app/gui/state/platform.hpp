@@ -37,7 +37,8 @@ public:
   virtual PlatformTraits traits() const = 0;
 
   // The window's options with what the platform adds: the browser's URL fragment (#preset=,
-  // #scenario=). A fragment that cannot be read leaves them as they are and says why in `error`.
+  // #scenario=, &exercise=; share_link.hpp). What of a fragment cannot be read is left out and said
+  // in `error`.
   virtual GuiOptions start_options(const GuiOptions& options, std::string& error) = 0;
   // A window `width` × `height` with its GL context current (GLFW is initialized), or null with
   // `why` saying what could not be had.
@@ -77,8 +78,9 @@ public:
   // InputError.
   virtual std::string export_stage(const Scenario& scenario, const Result& result, const ExportOptions& options,
                                    const std::string& path) = 0;
-  // A link that opens this scenario (only where traits().share_links); empty elsewhere.
-  virtual std::string share_link(const Scenario& scenario) = 0;
+  // A link with this fragment (share_link.hpp's share_fragment: the scenario, and the exercise shown),
+  // put where the user can copy it (only where traits().share_links); empty elsewhere.
+  virtual std::string share_link(const std::string& fragment) = 0;
 };
 
 // The platform this build runs on.

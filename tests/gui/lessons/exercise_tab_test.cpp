@@ -7,6 +7,7 @@
 #include "gui/lessons/exercise_tab.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "gui/shell/frame_layout.hpp"
+#include "gui/state/share_link.hpp"
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
@@ -137,6 +138,48 @@ TEST_F(ExerciseTab, AClickOnAKeyOfKAnswersWhichKey) {
   const float row_h = (k.y1 - k.y0) / static_cast<float>(k.rows);
   click(ImVec2((k.x0 + k.x1) / 2, k.y0 + row_h * 2.5f));
   EXPECT_EQ(ui.parts[static_cast<size_t>(argmax - ui.exercise->parts.begin())].text, "2");
+}
+
+// A browser link's &exercise=SEED (docs/WEB.md, "Links"): the lesson's exercise at that seed, over the
+// seed the session recorded, the same as `attnlab exercise LESSON --seed SEED`; Share link then
+// carries that seed, and none once the lesson is back.
+TEST_F(ExerciseTab, ALinksExerciseOpensAtItsSeedAndShareLinkCarriesIt) {
+  state.exercises["three-tokens"] = ExerciseRecord{7, {}};
+  ASSERT_EQ(show_linked_exercise(state.lesson.exercise, state.doc.scenario, 12), "");
+  window_open(state.view, "Lesson view") = true;
+  for (int k = 0; k < 4; ++k) frame();
+  const ExerciseUi& ui = state.lesson.exercise;
+  ASSERT_TRUE(ui.exercise) << ui.error;
+  EXPECT_EQ(ui.seed, 12u);
+  EXPECT_EQ(exercise_to_json(*ui.exercise).dump(), exercise_to_json(make_exercise("three-tokens", 12)).dump());
+  EXPECT_EQ(shown_exercise_seed(ui, state.doc.scenario), std::optional<std::uint64_t>(12));
+  const LinkFragment link = read_link_fragment(share_fragment(scenario_to_json(state.doc.scenario), shown_exercise_seed(ui, state.doc.scenario)));
+  EXPECT_EQ(link.exercise_seed, std::optional<std::uint64_t>(12));
+  EXPECT_EQ(link.scenario_json, scenario_to_json(state.doc.scenario));
+  // A seed above the range of an int (the CLI's seeds are 64 bits): the Seed field shows it whole,
+  // so Open opens this exercise again, not another one.
+  ASSERT_EQ(show_linked_exercise(state.lesson.exercise, state.doc.scenario, 4000000000u), "");
+  for (int k = 0; k < 2; ++k) frame();
+  EXPECT_EQ(ui.seed, 4000000000u);
+  EXPECT_EQ(ui.seed_field, 4000000000u);
+  EXPECT_EQ(shown_exercise_seed(ui, state.doc.scenario), std::optional<std::uint64_t>(4000000000u));
+  state.lesson.exercise.shown = false;  // Back to the lesson
+  EXPECT_FALSE(shown_exercise_seed(ui, state.doc.scenario));
+  // Another document than the exercise's lesson: no seed to share.
+  state.lesson.exercise.shown = true;
+  Scenario other = load_preset("causal-six");
+  EXPECT_FALSE(shown_exercise_seed(ui, other));
+}
+
+TEST_F(ExerciseTab, ALinksExerciseOnAScenarioThatIsNoLessonIsSaid) {
+  Scenario s = load_preset("three-tokens");
+  s.title = "My own numbers";
+  ExerciseUi ui;
+  const std::string why = show_linked_exercise(ui, s, 3);
+  EXPECT_NE(why.find("exercise=3"), std::string::npos) << why;
+  EXPECT_NE(why.find("'My own numbers' is not one of the built-in lessons"), std::string::npos) << why;
+  EXPECT_FALSE(ui.shown);
+  EXPECT_FALSE(ui.open_seed);
 }
 
 TEST_F(ExerciseTab, AScenarioThatIsNoLessonHasNoExercise) {

@@ -70,7 +70,7 @@ public:
     return "Exported " + std::string(stage_name(options.stage)) + " to " + path;
   }
 
-  std::string share_link(const Scenario&) override { return {}; }
+  std::string share_link(const std::string&) override { return {}; }
 };
 
 }  // namespace
