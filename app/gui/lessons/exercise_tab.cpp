@@ -191,7 +191,9 @@ void draw_exercise_tab(const MapCanvas& canvas, const ExerciseProgress& progress
     if (fill_answers(ui, answers)) canvas.out.push_back(RecordExercise{ui.lesson, ui.seed, check_exercise(ui)});
   }
   ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-  text_wrapped_unformatted("Exercise: " + (ui.exercise ? ui.exercise->title : ui.lesson) + ", seed " + std::to_string(ui.seed));
+  // A course text's exercise names itself ("Exercise 2.3.2: …"); the others are named here.
+  const std::string title = ui.exercise ? ui.exercise->title : ui.lesson;
+  text_wrapped_unformatted((title.starts_with("Exercise") ? "" : "Exercise: ") + title + ", seed " + std::to_string(ui.seed));
   ImGui::PopStyleColor();
   draw_exercise_controls(canvas, ui);
   if (!ui.error.empty()) error_text(pal.error, ui.error);
