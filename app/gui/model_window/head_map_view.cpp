@@ -3,6 +3,7 @@
 
 #include "engine/model/head_kinds.hpp"
 #include "gui/base/theme.hpp"
+#include "gui/model_window/intervention_actions.hpp"
 #include "gui/model_window/head_link_actions.hpp"
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -41,7 +42,7 @@ void add_upright_text(ImDrawList* dl, float size, ImVec2 foot, ImU32 colour, con
 std::string two(double v) { return format_number(v, NumberUse::Cell, 2); }
 
 const model::HeadVerdict& verdict_of(const ModelUi& m, int layer, int head) {
-  return m.run->kinds[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
+  return shown_run(m)->kinds[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)];
 }
 
 }  // namespace
@@ -106,7 +107,7 @@ std::string evidence_caption(const model::HeadVerdict& v, int tokens, int repeat
 
 std::vector<std::string> cell_hover_lines(const ModelUi& m, int layer, int head, int i, int j) {
   const auto& ids = m.run->trace.ids;
-  const model::CausalWeights& A = m.run->trace.heads[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)].weights;
+  const model::CausalWeights& A = shown_run(m)->trace.heads[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)].weights;
   const model::HeadVerdict& v = verdict_of(m, layer, head);
   const auto token = [&](int at) { return m.model->quoted_token(ids[static_cast<std::size_t>(at)]); };
   std::vector<std::string> lines;
@@ -225,7 +226,7 @@ void draw_head_map(const ViewContext& ctx, ModelUi& m, const Colormap& map) {
   if (!p.caption_beside) text_wrapped_unformatted(caption);
   const ImVec2 top = ImGui::GetCursorScreenPos();
   const ImVec2 at(top.x + p.label_w, top.y + p.keys.band);
-  const model::CausalWeights& A = m.run->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)].weights;
+  const model::CausalWeights& A = shown_run(m)->trace.heads[static_cast<std::size_t>(m.layer)][static_cast<std::size_t>(m.head)].weights;
   const auto [i, j] = draw_attention_map("L" + std::to_string(m.layer) + "H" + std::to_string(m.head) + " enlarged", A, at, p.side, 160, map, pal.error);
   const float cell = p.side / static_cast<float>(n);
   draw_token_labels(tokens, p.keys, at, cell, pal.text);

@@ -34,6 +34,7 @@ Commands open_model_file(ModelUi& m, const std::string& path, bool threaded) {
     m.error.clear();
     m.layer = m.head = 0;
     m.enlarged = false;
+    m.intervention = {};  // another model's heads
     // The model is open even when the text does not suit it (too long for its positions, a
     // toy model's symbols): the text box says why, and the next text runs. A toy model reads its
     // task's symbols, not words: on text that is not made of them it starts on its task's probe

@@ -9,6 +9,7 @@
 #include "engine/model/model_report.hpp"
 #include "gui/model_window/generate_ui.hpp"
 #include "gui/model_window/head_link_ui.hpp"
+#include "gui/model_window/intervention_ui.hpp"
 
 #include <memory>
 #include <optional>
@@ -39,6 +40,7 @@ struct ModelUi {
   int layer = 0, head = 0; // the chosen head (keyboard, clicks)
   bool enlarged = false;   // the chosen head drawn large instead of the grid
   HeadLinkUi link;         // two chips clicked: every head ranked by its weight between them (head_link_ui.hpp)
+  InterventionUi intervention;  // heads knocked out, the logit lens (intervention_ui.hpp)
   HeadHover hover;         // the cell under the mouse this frame
   KeyLabelLayout drawn_keys;  // the key tokens the enlarged map drew last (none while the grid shows)
   bool scroll_to_chosen = false;  // the keys chose a head: the grid scrolls it into view

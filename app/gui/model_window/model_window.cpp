@@ -17,6 +17,8 @@
 #include "gui/model_window/generate_panel.hpp"
 #include "gui/model_window/head_links_panel.hpp"
 #include "gui/model_window/head_map_view.hpp"
+#include "gui/model_window/intervention_actions.hpp"
+#include "gui/model_window/intervention_panel.hpp"
 #include "gui/model_window/model_window.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/widgets/attention_map.hpp"
@@ -24,6 +26,7 @@
 #include "gui/widgets/wrapped_text.hpp"
 #include "gui/state/view_style.hpp"
 
+#include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -264,9 +267,15 @@ void draw_grid_scale(const model::ModelConfig& cfg, const Colormap& map, ImVec2&
 // keys chose it), its rank among the linked heads, and the tooltip; a click enlarges it.
 void draw_grid_head(ModelUi& m, const Palette& pal, const Colormap& map, int l, int h, ImVec2 at, float side, int blocks) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const auto& A = m.run->trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
+  // With heads knocked out, every map is the changed model's: those after them redrawn.
+  const model::ModelRun& run = *shown_run(m);
+  const auto& A = run.trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
   const auto [i, j] = draw_attention_map(head_map_label(l, h), A, at, side, blocks, map, pal.error);
-  draw_map_label(m.run->kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)], at, side, ImGui::GetColorU32(ImGuiCol_Text));
+  draw_map_label(run.kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)], at, side, ImGui::GetColorU32(ImGuiCol_Text));
+  if (knocked_out(m, l, h)) {  // a cross over the map: its output no longer reaches the stream
+    dl->AddLine(at, ImVec2(at.x + side, at.y + side), pal.error, 3.0f);
+    dl->AddLine(ImVec2(at.x + side, at.y), ImVec2(at.x, at.y + side), pal.error, 3.0f);
+  }
   if (l == m.layer && h == m.head) {
     dl->AddRect(ImVec2(at.x - 2, at.y - 2), ImVec2(at.x + side + 2, at.y + side + 2), ImGui::GetColorU32(ImGuiCol_PlotHistogram), 0, 0, 2.5f);
     if (m.scroll_to_chosen) {
@@ -327,6 +336,7 @@ void handle_keys(ModelUi& m) {
   if (pressed(ImGuiKey_PageUp)) step_head(m, -1);
   if (pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter)) m.enlarged = !m.enlarged;
   if (pressed(ImGuiKey_Escape)) m.enlarged = false;
+  if (ImGui::IsKeyPressed(GLFW_KEY_K, false)) toggle_knock_out(m, m.layer, m.head);
   if (std::make_pair(m.layer, m.head) != before) m.scroll_to_chosen = true;
 }
 
@@ -382,7 +392,7 @@ void draw_model_window(const ViewContext& ctx, ModelUi& m, Commands& out) {
   ImGui::SameLine();
   if (ImGui::Button("Open in the lab##top")) append(out, lift_chosen_head(m));
   // The keys' hint where the row has room for it (a projector's has not: the heads need the line).
-  const char* keys = "arrows, PageUp/PageDown: choose · Enter: enlarge";
+  const char* keys = "arrows, PageUp/PageDown: choose · Enter: enlarge · K: knock out";
   if (same_line_if_fits(ImGui::CalcTextSize(keys).x)) ImGui::TextDisabled("%s", keys);
   // The heads on the left, the next tokens beside them (a projector is wider than it is tall).
   const Colormap& map = stage_colormap(ctx.view, Stage::Weights);
@@ -393,6 +403,7 @@ void draw_model_window(const ViewContext& ctx, ModelUi& m, Commands& out) {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("##next", ImVec2(0, 0), false);
+  draw_intervention_panel(ctx, m);
   draw_head_links_panel(ctx, m, out);
   draw_generate_panel(ctx, m);
   ImGui::EndChild();

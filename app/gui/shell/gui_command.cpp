@@ -32,6 +32,10 @@ cli::Runner add_gui_command(CLI::App& app) {
   cmd->add_option("--link", opts->link, "With --model: I,J, rank the heads by their weight from token I to token J (as a click on two chips)")
       ->needs(model);
   cmd->add_option("--generate", opts->model_generate, "With --model: write N tokens after the text (the Model window's Generate)")->needs(model);
+  CLI::Option* ablate =
+      cmd->add_option("--ablate", opts->ablate, "With --model: L.H[,L.H…], knock these heads out (the Model window's Knock out)")->needs(model);
+  cmd->add_option("--ablation", opts->ablation, "With --ablate: zero (default), mean or uniform")->needs(ablate);
+  cmd->add_flag("--logit-lens", opts->logit_lens, "With --model: show the logit lens")->needs(model);
   return [opts]() { return run_gui(*opts); };
 }
 

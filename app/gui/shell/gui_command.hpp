@@ -28,6 +28,9 @@ struct GuiOptions {
   bool lift = false;
   std::string link;  // "I,J": the two tokens whose linking heads the Model window ranks (an addition to the contract)
   int model_generate = 0;  // tokens the model writes after the text before the first frame (Generate)
+  // Heads knocked out ("1.0,1.1", as `model --ablate` names them) and how, and the logit lens shown.
+  std::string ablate, ablation;
+  bool logit_lens = false;
   // The opened lesson's exercise shown at this seed (the browser link's &exercise=SEED; no flag).
   std::optional<std::uint64_t> exercise_seed;
 };

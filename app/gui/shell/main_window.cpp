@@ -237,6 +237,10 @@ void open_start_model(AppState& state, Services& services, const GuiOptions& opt
     click_token_chip(state.model, query);
     click_token_chip(state.model, key);
   }
+  InterventionUi& iv = state.model.intervention;
+  if (!options.ablate.empty()) iv.knocked_out = model::parse_heads(options.ablate, state.model.model->config(), "--ablate");
+  if (!options.ablation.empty()) iv.ablation = model::parse_ablation(options.ablation, "--ablation");
+  iv.lens = options.logit_lens;
 }
 
 // The document the window opens on: a scenario or lesson from the command line, else the saved

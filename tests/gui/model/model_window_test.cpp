@@ -10,6 +10,7 @@
 #include "engine/model/tokenizer/unicode.hpp"
 #include "gui/model_window/generate_actions.hpp"
 #include "gui/model_window/head_link_actions.hpp"
+#include "gui/model_window/intervention_actions.hpp"
 #include "gui/model_window/model_actions.hpp"
 #include "gui/model_window/model_job.hpp"
 #include "gui/model_window/model_window.hpp"
@@ -565,4 +566,55 @@ TEST_F(ModelWindow, TheModelsOnThisComputerAreOfferedAndAClickOpensOne) {
   fs::remove_all(home);
 }
 
+}  // namespace attnlab::gui
+
+namespace attnlab::gui {
+namespace {
+
+// Knock out (issue 71): the built-in induction model's induction heads out, the copy fails, the
+// maps before them stay and the prediction shown is the changed model's beside the model as it is.
+TEST_F(ModelWindow, KnockingOutTheInductionHeadsBreaksTheCopy) {
+  if (model::builtin_models().empty()) GTEST_SKIP() << "no built-in models in this build";
+  apply_commands(state, services, open_model_file(state.model, "induction", state.platform.threads));
+  set_model_text(state.model, "3 9 14 2 7 11 3 9 14 2", state.platform.threads);
+  wait_for_run();
+  ASSERT_TRUE(state.model.run);
+  ASSERT_EQ(state.model.run->trace.next_tokens.front().id, 7) << "the model copies what followed '2' before";
+  std::vector<model::HeadIndex> induction;
+  for (int h = 0; h < state.model.model->config().n_head; ++h) {
+    if (state.model.run->kinds[1][static_cast<std::size_t>(h)].kind == model::HeadKind::Induction) induction.push_back({1, h});
+  }
+  ASSERT_FALSE(induction.empty());
+  for (const auto& h : induction) toggle_knock_out(state.model, h.layer, h.head);
+  frame();
+  const InterventionUi& iv = state.model.intervention;
+  ASSERT_TRUE(iv.changed) << iv.error;
+  EXPECT_EQ(shown_run(state.model), iv.changed.get());
+  EXPECT_NE(iv.changed->trace.next_tokens.front().id, 7) << "the copy survived its induction heads";
+  EXPECT_NEAR(iv.before[7], state.model.run->trace.next_tokens.front().prob, 1e-5);
+  EXPECT_LT(iv.after[7], 0.2);
+  for (int h = 0; h < state.model.model->config().n_head; ++h) {  // layer 0 runs before the heads knocked out
+    EXPECT_EQ(max_abs_difference(iv.changed->trace.heads[0][static_cast<std::size_t>(h)].weights,
+                                        state.model.run->trace.heads[0][static_cast<std::size_t>(h)].weights),
+              0.0);
+  }
+  // The logit lens: one entry per layer, the last the changed model's prediction.
+  state.model.intervention.lens = true;
+  state.model.intervention.changed = nullptr;
+  frame();
+  ASSERT_TRUE(iv.changed);
+  ASSERT_EQ(iv.changed->trace.lens.size(), 2u);
+  EXPECT_EQ(iv.changed->trace.lens.back().front().id, iv.changed->trace.next_tokens.front().id);
+  // Restored, the window shows the model as it is; another model forgets the heads.
+  for (const auto& h : induction) toggle_knock_out(state.model, h.layer, h.head);
+  frame();
+  EXPECT_EQ(shown_run(state.model), state.model.run.get());
+  toggle_knock_out(state.model, 1, 0);
+  apply_commands(state, services, open_model_file(state.model, dir.string(), state.platform.threads));
+  EXPECT_TRUE(state.model.intervention.knocked_out.empty());
+  wait_for_run();
+  frame();
+}
+
+}  // namespace
 }  // namespace attnlab::gui

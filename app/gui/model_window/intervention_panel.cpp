@@ -1,0 +1,113 @@
+// The Model window's "Knock out" column (intervention_panel.hpp).
+#include "gui/model_window/intervention_panel.hpp"
+
+#include "engine/text/text_format.hpp"
+#include "gui/base/theme.hpp"
+#include "gui/model_window/intervention_actions.hpp"
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <string>
+
+namespace attnlab::gui {
+
+namespace {
+
+std::string head_name(const model::HeadIndex& h) { return "L" + std::to_string(h.layer) + "H" + std::to_string(h.head); }
+
+// The next tokens as the model is beside those with the heads out: the unchanged model's four most
+// probable and the changed one's two, each with its two probabilities.
+void draw_before_after(const ViewContext& ctx, const ModelUi& m, const model::ModelRun& changed) {
+  const Palette pal = palette(ctx.view);
+  const InterventionUi& iv = m.intervention;
+  const auto& before = m.run->trace.next_tokens;
+  const auto& after = changed.trace.next_tokens;
+  const auto prob = [](const std::vector<double>& p, int id) {
+    return format_number(id >= 0 && static_cast<std::size_t>(id) < p.size() ? p[static_cast<std::size_t>(id)] : 0.0, NumberUse::Axis, 3);
+  };
+  if (ImGui::BeginTable("##before_after", 3, ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("next token");
+    ImGui::TableSetupColumn("as is");
+    ImGui::TableSetupColumn("out");
+    ImGui::TableHeadersRow();
+    std::vector<int> ids;
+    for (std::size_t i = 0; i < std::min<std::size_t>(before.size(), 4); ++i) ids.push_back(before[i].id);
+    for (std::size_t i = 0; i < std::min<std::size_t>(after.size(), 2); ++i) {
+      if (std::find(ids.begin(), ids.end(), after[i].id) == ids.end()) ids.push_back(after[i].id);
+    }
+    for (const int id : ids) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(m.model->quoted_token(id).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(prob(iv.before, id).c_str());
+      ImGui::TableNextColumn();
+      const bool top = !after.empty() && after.front().id == id;
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(top ? pal.accent : pal.text), "%s", prob(iv.after, id).c_str());
+    }
+    ImGui::EndTable();
+  }
+  const bool moved = !before.empty() && !after.empty() && before.front().id != after.front().id;
+  hint_text(moved ? "The prediction changed: the heads knocked out carried what it needed."
+                  : "The prediction held: what it needs does not pass only through these heads.");
+}
+
+void draw_lens(const ModelUi& m, const model::ModelRun& run) {
+  const auto& ids = run.trace.ids;
+  text_wrapped_unformatted("Logit lens: after each layer, what the model" + std::string(m.intervention.knocked_out.empty() ? "" : ", heads out,") +
+                           " would predict after " + m.model->quoted_token(ids.back()) + " if it stopped there");
+  for (std::size_t l = 0; l < run.trace.lens.size(); ++l) {
+    std::string line = "L" + std::to_string(l) + "  ";
+    const auto& top = run.trace.lens[l];
+    for (std::size_t i = 0; i < std::min<std::size_t>(top.size(), 3); ++i) {
+      line += (i ? ", " : "") + m.model->quoted_token(top[i].id) + " " + format_number(top[i].prob, NumberUse::Axis, 2);
+    }
+    text_wrapped_unformatted(line);
+  }
+}
+
+}  // namespace
+
+void draw_intervention_panel(const ViewContext& ctx, ModelUi& m) {
+  refresh_intervention(m);
+  InterventionUi& iv = m.intervention;
+  const std::string chosen = head_name({m.layer, m.head});
+  if (ImGui::Button((knocked_out(m, m.layer, m.head) ? "Restore " + chosen : "Knock out " + chosen).c_str())) {
+    toggle_knock_out(m, m.layer, m.head);
+    refresh_intervention(m);
+  }
+  ImGui::SameLine();
+  int kind = static_cast<int>(iv.ablation);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  if (ImGui::Combo("##ablation", &kind, "zero\0mean\0uniform\0")) {
+    iv.ablation = static_cast<model::HeadEdit::Kind>(kind);
+    iv.changed = nullptr;
+    refresh_intervention(m);
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("zero: the head's output set to 0\nmean: its mean over the text's positions\nuniform: even weights over the keys it may see");
+  }
+  if (ImGui::Checkbox("Logit lens", &iv.lens)) {
+    iv.changed = nullptr;
+    refresh_intervention(m);
+  }
+  if (!iv.error.empty()) error_text(palette(ctx.view).error, iv.error);
+  if (!iv.knocked_out.empty()) {
+    std::string heads;
+    for (const auto& h : iv.knocked_out) heads += (heads.empty() ? "" : ", ") + head_name(h);
+    text_wrapped_unformatted("Knocked out (" + std::string(model::ablation_name(iv.ablation)) + "): " + heads);
+    if (ImGui::SmallButton("Restore all")) {
+      iv.knocked_out.clear();
+      refresh_intervention(m);
+    }
+    if (iv.changed) draw_before_after(ctx, m, *iv.changed);
+  } else {
+    hint_text("K or the button knocks the chosen head out: the maps after it and the prediction are redrawn.");
+  }
+  if (iv.lens && iv.changed) draw_lens(m, *iv.changed);
+  ImGui::Separator();
+}
+
+}  // namespace attnlab::gui
