@@ -78,9 +78,11 @@ void draw_intervention_panel(const ViewContext& ctx, ModelUi& m) {
     toggle_knock_out(m, m.layer, m.head);
     refresh_intervention(m);
   }
-  ImGui::SameLine();
+  // The kind beside the button where the column has room (a projector's has not).
+  const float kind_w = ImGui::GetFontSize() * 5.5f;
+  same_line_if_fits(kind_w);
   int kind = static_cast<int>(iv.ablation);
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  ImGui::SetNextItemWidth(std::min(kind_w, ImGui::GetContentRegionAvail().x));
   if (ImGui::Combo("##ablation", &kind, "zero\0mean\0uniform\0")) {
     iv.ablation = static_cast<model::HeadEdit::Kind>(kind);
     iv.changed = nullptr;
