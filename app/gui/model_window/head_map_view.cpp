@@ -106,7 +106,7 @@ std::string evidence_caption(const model::HeadVerdict& v, int tokens, int repeat
 }
 
 std::vector<std::string> cell_hover_lines(const ModelUi& m, int layer, int head, int i, int j) {
-  const auto& ids = m.run->trace.ids;
+  const auto& ids = shown_run(m)->trace.ids;
   const model::CausalWeights& A = shown_run(m)->trace.heads[static_cast<std::size_t>(layer)][static_cast<std::size_t>(head)].weights;
   const model::HeadVerdict& v = verdict_of(m, layer, head);
   const auto token = [&](int at) { return m.model->quoted_token(ids[static_cast<std::size_t>(at)]); };
@@ -211,7 +211,7 @@ void draw_evidence(const std::vector<std::pair<int, int>>& cells, int n, ImVec2 
 void draw_head_map(const ViewContext& ctx, ModelUi& m, const Colormap& map) {
   const float fs = ImGui::GetFontSize();
   const Palette pal = palette(ctx.view);
-  const auto& ids = m.run->trace.ids;
+  const auto& ids = shown_run(m)->trace.ids;
   const int n = static_cast<int>(ids.size());
   const model::HeadVerdict& v = verdict_of(m, m.layer, m.head);
   const model::TokenRepeats repeats = model::token_repeats(ids);

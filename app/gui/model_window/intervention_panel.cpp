@@ -4,9 +4,11 @@
 #include "engine/text/text_format.hpp"
 #include "gui/base/theme.hpp"
 #include "gui/model_window/intervention_actions.hpp"
+#include "gui/model_window/model_actions.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <string>
@@ -68,6 +70,50 @@ void draw_lens(const ModelUi& m, const model::ModelRun& run) {
   }
 }
 
+// Two texts side by side: the second text, which text's maps the grid shows, its prediction, and the
+// heads whose strongest key moved between them (a click chooses one).
+void draw_comparison(const ViewContext& ctx, ModelUi& m) {
+  InterventionUi& iv = m.intervention;
+  if (ImGui::Checkbox("Compare two texts", &iv.compare)) iv.dirty = true;
+  if (!iv.compare) return;
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::InputTextWithHint("##second", "a text of the same token count", &iv.second_text)) iv.dirty = true;
+  if (m.model->tokenizer() && !m.model->config().is_toy() && ImGui::SmallButton("'… it was too tired' and '… too wide'")) {
+    set_model_text(m, kItTired, ctx.platform.threads);
+    iv.second_text = kItWide;
+    iv.dirty = true;
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("The pair of \"QKV, Scaled Dot-Product & Causal Masking\", Section 2.3: what does \"it\" attend to?");
+  if (!iv.second) return;
+  int shown = iv.show_second ? 1 : 0;
+  ImGui::RadioButton("maps of this text", &shown, 0);
+  ImGui::RadioButton("maps of the second", &shown, 1);
+  iv.show_second = shown == 1;
+  const auto& next = iv.second->trace.next_tokens;
+  std::string line = "Its next token:";
+  for (std::size_t i = 0; i < std::min<std::size_t>(next.size(), 3); ++i) {
+    line += (i ? ", " : " ") + m.model->quoted_token(next[i].id) + " " + format_number(next[i].prob, NumberUse::Axis, 3);
+  }
+  text_wrapped_unformatted(line);
+  std::vector<std::pair<double, model::HeadIndex>> moved;
+  for (std::size_t l = 0; l < iv.differences.size(); ++l) {
+    for (std::size_t h = 0; h < iv.differences[l].size(); ++h) {
+      if (iv.differences[l][h].argmax_changed) moved.push_back({iv.differences[l][h].max_abs_diff, {static_cast<int>(l), static_cast<int>(h)}});
+    }
+  }
+  std::sort(moved.begin(), moved.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (moved.empty()) {
+    hint_text("No head's strongest key moved between the two texts.");
+    return;
+  }
+  text_wrapped_unformatted("Heads whose strongest key moved (" + std::to_string(moved.size()) + "), largest difference first:");
+  for (std::size_t i = 0; i < std::min<std::size_t>(moved.size(), 6); ++i) {
+    const auto& [diff, h] = moved[i];
+    const std::string label = head_name(h) + "  " + format_number(diff, NumberUse::Cell, 2);
+    if (ImGui::Selectable(label.c_str(), m.layer == h.layer && m.head == h.head)) choose_head(m, h.layer, h.head);
+  }
+}
+
 }  // namespace
 
 void draw_intervention_panel(const ViewContext& ctx, ModelUi& m) {
@@ -85,14 +131,14 @@ void draw_intervention_panel(const ViewContext& ctx, ModelUi& m) {
   ImGui::SetNextItemWidth(std::min(kind_w, ImGui::GetContentRegionAvail().x));
   if (ImGui::Combo("##ablation", &kind, "zero\0mean\0uniform\0")) {
     iv.ablation = static_cast<model::HeadEdit::Kind>(kind);
-    iv.changed = nullptr;
+    iv.dirty = true;
     refresh_intervention(m);
   }
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("zero: the head's output set to 0\nmean: its mean over the text's positions\nuniform: even weights over the keys it may see");
   }
   if (ImGui::Checkbox("Logit lens", &iv.lens)) {
-    iv.changed = nullptr;
+    iv.dirty = true;
     refresh_intervention(m);
   }
   if (!iv.error.empty()) error_text(palette(ctx.view).error, iv.error);
@@ -102,6 +148,7 @@ void draw_intervention_panel(const ViewContext& ctx, ModelUi& m) {
     text_wrapped_unformatted("Knocked out (" + std::string(model::ablation_name(iv.ablation)) + "): " + heads);
     if (ImGui::SmallButton("Restore all")) {
       iv.knocked_out.clear();
+      iv.dirty = true;
       refresh_intervention(m);
     }
     if (iv.changed) draw_before_after(ctx, m, *iv.changed);
@@ -109,6 +156,7 @@ void draw_intervention_panel(const ViewContext& ctx, ModelUi& m) {
     hint_text("K or the button knocks the chosen head out: the maps after it and the prediction are redrawn.");
   }
   if (iv.lens && iv.changed) draw_lens(m, *iv.changed);
+  draw_comparison(ctx, m);
   ImGui::Separator();
 }
 

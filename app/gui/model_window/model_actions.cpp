@@ -3,6 +3,7 @@
 
 #include "engine/model/model_report.hpp"
 #include "gui/model_window/generate_actions.hpp"
+#include "gui/model_window/intervention_actions.hpp"
 #include "gui/model_window/model_job.hpp"
 #include "gui/training/training_actions.hpp"
 
@@ -35,6 +36,8 @@ Commands open_model_file(ModelUi& m, const std::string& path, bool threaded) {
     m.layer = m.head = 0;
     m.enlarged = false;
     m.intervention = {};  // another model's heads
+    // A GPT-2 offers the pair "it" is read by, the second text ready to compare.
+    if (m.model->config().family == model::Family::Gpt2 && !m.model->config().is_toy() && m.model->tokenizer()) m.intervention.second_text = kItWide;
     // The model is open even when the text does not suit it (too long for its positions, a
     // toy model's symbols): the text box says why, and the next text runs. A toy model reads its
     // task's symbols, not words: on text that is not made of them it starts on its task's probe

@@ -272,6 +272,9 @@ void draw_grid_head(ModelUi& m, const Palette& pal, const Colormap& map, int l, 
   const auto& A = run.trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
   const auto [i, j] = draw_attention_map(head_map_label(l, h), A, at, side, blocks, map, pal.error);
   draw_map_label(run.kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)], at, side, ImGui::GetColorU32(ImGuiCol_Text));
+  if (const auto* d = head_difference(m, l, h); d && d->argmax_changed) {  // its strongest key moved between the two texts
+    dl->AddRect(ImVec2(at.x - 5, at.y - 5), ImVec2(at.x + side + 5, at.y + side + 5), pal.accent, 0, 0, 2.0f);
+  }
   if (knocked_out(m, l, h)) {  // a cross over the map: its output no longer reaches the stream
     dl->AddLine(at, ImVec2(at.x + side, at.y + side), pal.error, 3.0f);
     dl->AddLine(ImVec2(at.x + side, at.y), ImVec2(at.x, at.y + side), pal.error, 3.0f);

@@ -31,6 +31,8 @@ struct GuiOptions {
   // Heads knocked out ("1.0,1.1", as `model --ablate` names them) and how, and the logit lens shown.
   std::string ablate, ablation;
   bool logit_lens = false;
+  std::string compare_text;  // a second text compared head by head
+
   // The opened lesson's exercise shown at this seed (the browser link's &exercise=SEED; no flag).
   std::optional<std::uint64_t> exercise_seed;
 };

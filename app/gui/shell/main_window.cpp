@@ -241,6 +241,10 @@ void open_start_model(AppState& state, Services& services, const GuiOptions& opt
   if (!options.ablate.empty()) iv.knocked_out = model::parse_heads(options.ablate, state.model.model->config(), "--ablate");
   if (!options.ablation.empty()) iv.ablation = model::parse_ablation(options.ablation, "--ablation");
   iv.lens = options.logit_lens;
+  if (!options.compare_text.empty()) {
+    iv.compare = true;
+    iv.second_text = options.compare_text;
+  }
 }
 
 // The document the window opens on: a scenario or lesson from the command line, else the saved

@@ -600,11 +600,35 @@ TEST_F(ModelWindow, KnockingOutTheInductionHeadsBreaksTheCopy) {
   }
   // The logit lens: one entry per layer, the last the changed model's prediction.
   state.model.intervention.lens = true;
-  state.model.intervention.changed = nullptr;
+  state.model.intervention.dirty = true;
   frame();
   ASSERT_TRUE(iv.changed);
   ASSERT_EQ(iv.changed->trace.lens.size(), 2u);
   EXPECT_EQ(iv.changed->trace.lens.back().front().id, iv.changed->trace.next_tokens.front().id);
+  // A second text: the heads compared with the changed model's on the first; another length said.
+  state.model.intervention.compare = true;
+  state.model.intervention.second_text = "3 9 14 2 7";
+  state.model.intervention.dirty = true;
+  frame();
+  EXPECT_NE(iv.error.find("same token count"), std::string::npos) << iv.error;
+  EXPECT_FALSE(iv.second);
+  state.model.intervention.second_text = state.model.text;  // the same text through the same changed model: no difference
+  state.model.intervention.dirty = true;
+  frame();
+  ASSERT_TRUE(iv.second) << iv.error;
+  ASSERT_EQ(iv.differences.size(), 2u);
+  for (const auto& layer : iv.differences) {
+    for (const auto& d : layer) EXPECT_TRUE(d.max_abs_diff == 0.0 && !d.argmax_changed);
+  }
+  state.model.intervention.second_text = "3 9 14 2 5 11 3 9 14 2";  // what followed '2' changed: the induction heads look elsewhere
+  state.model.intervention.dirty = true;
+  frame();
+  ASSERT_TRUE(iv.second) << iv.error;
+  EXPECT_TRUE(std::any_of(iv.differences[1].begin(), iv.differences[1].end(), [](const auto& d) { return d.max_abs_diff > 0.01; }));
+  state.model.intervention.show_second = true;
+  EXPECT_EQ(shown_run(state.model), iv.second.get());
+  frame();
+  state.model.intervention.compare = false;
   // Restored, the window shows the model as it is; another model forgets the heads.
   for (const auto& h : induction) toggle_knock_out(state.model, h.layer, h.head);
   frame();
