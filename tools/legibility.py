@@ -41,10 +41,13 @@ def overlaps(a, b, slack=1.0):
 
 
 def findings(record):
-    """The record's breaches of the contract, one sentence each."""
+    """The record's breaches of the contract, one sentence each. What lies wholly under a window drawn
+    after it is not seen, and not judged; what lies partly under one overlaps it."""
     found = []
-    maps = record["maps"]
+    maps = [m for m in record["maps"] if not m.get("hidden")]
     for m in maps:
+        if m.get("under"):
+            found.append(f"map {m['id']} is partly under the window {m['under']!r}")
         side = min(m["rect"][2], m["rect"][3])
         if side < MIN_MAP_SIDE and m["cell_px"] < MIN_CELL:
             found.append(f"map {m['id']}: {side:.0f} px on its short side, cells of {m['cell_px']:.0f} px")
@@ -54,8 +57,10 @@ def findings(record):
         for b in maps[i + 1:]:
             if overlaps(a["rect"], b["rect"]):
                 found.append(f"maps {a['id']} and {b['id']} are drawn over each other")
-    texts = record["texts"]
+    texts = [t for t in record["texts"] if not t.get("hidden")]
     for t in texts:
+        if t.get("under") and not t["clipped"]:
+            found.append(f"text {t['text'][:40]!r} is partly under the window {t['under']!r}")
         if t["px"] < MIN_TEXT:
             found.append(f"text {t['text'][:40]!r}: {t['px']:.1f} px")
         if t["clipped"]:
