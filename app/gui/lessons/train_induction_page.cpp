@@ -198,7 +198,8 @@ void draw_phase_change(const PageInputs& in) {
     if (first_induction >= 0 && first_previous >= 0 && first_induction < first_previous) {
       // The story runs previous-token first; a run whose names came the other way says why.
       text_wrapped("Here the induction heads were named first (step %d), the previous-token heads later (step %d). A name comes "
-                   "when a head's score on the probe sequence passes %s, and the two halves grow together inside the fall: an "
+                   "when a head's score on the probe sequence is %s of the way from what even weights give to 1, and the two halves "
+                   "grow together inside the fall: an "
                    "induction head already finds the copy while its partner's stripe is still faint, and the partner's score "
                    "crosses the line a few checks later.",
                    first_induction, first_previous, fixed_decimals(model::kPatternThreshold, 1).c_str());

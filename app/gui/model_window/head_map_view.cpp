@@ -97,10 +97,10 @@ std::string evidence_caption(const model::HeadVerdict& v, int tokens, int repeat
     default: break;
   }
   if (v.kind == HeadKind::Broad) {
-    return "broad " + two(v.scores.broad) + ": no pattern reaches 0.4 and the weight is spread out (" + two(v.scores.broad) +
+    return "broad " + two(v.scores.broad) + ": no pattern is far enough above what even weights give and the weight is spread out (" + two(v.scores.broad) +
            " of the most spread possible). The best pattern is outlined: " + measured + ".";
   }
-  if (v.kind == HeadKind::Mixed) return "mixed: no pattern reaches 0.4 and the weight is not spread out. The best is outlined: " + measured + ".";
+  if (v.kind == HeadKind::Mixed) return "mixed, no kind: no pattern is far enough above what even weights give (0.4 of the way to 1) and the weight is not spread out. The best is outlined: " + measured + ".";
   return measured + ".";
 }
 

@@ -266,7 +266,10 @@ void draw_grid_head(ModelUi& m, const Palette& pal, const Colormap& map, int l, 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const auto& A = m.run->trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
   const auto [i, j] = draw_attention_map(head_map_label(l, h), A, at, side, blocks, map, pal.error);
-  draw_map_label(m.run->kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)], at, side, ImGui::GetColorU32(ImGuiCol_Text));
+  // A head that follows no pattern well above even weights has no kind: its label is greyed.
+  const model::HeadVerdict& verdict = m.run->kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+  const bool named = verdict.kind != model::HeadKind::Broad && verdict.kind != model::HeadKind::Mixed;
+  draw_map_label(verdict, at, side, ImGui::GetColorU32(named ? ImGuiCol_Text : ImGuiCol_TextDisabled));
   if (l == m.layer && h == m.head) {
     dl->AddRect(ImVec2(at.x - 2, at.y - 2), ImVec2(at.x + side + 2, at.y + side + 2), ImGui::GetColorU32(ImGuiCol_PlotHistogram), 0, 0, 2.5f);
     if (m.scroll_to_chosen) {
