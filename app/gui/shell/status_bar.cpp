@@ -19,10 +19,10 @@ namespace {
 constexpr float kPadX = 8, kPadY = 3;
 constexpr size_t kErrorLines = 3;
 
-// Presenter mode: the bar is mostly for the teacher at the laptop, but the room sees it too, so it
-// keeps to the contract's 18 px with the small projector's font (22 px), not the body's 28.
+// Presenter mode: the bar is for the teacher at the laptop, not the room; at the normal size it
+// still holds the backend, the timings and the sizes at 1024 pixels.
 ImFont* bar_font(const ViewContext& ctx) {
-  return ctx.view.presenter && ctx.services.fonts.presenter_small ? ctx.services.fonts.presenter_small : ImGui::GetFont();
+  return ctx.view.presenter && ctx.services.fonts.normal ? ctx.services.fonts.normal : ImGui::GetFont();
 }
 
 }  // namespace
