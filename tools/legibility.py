@@ -8,9 +8,17 @@ at least 18 px tall, nothing clipped, and no two maps and no two texts drawn ove
 window over the pipeline shows as its maps over the pipeline's).
 
     tools/legibility.py build/app/attnlab [OUT_DIR] [--only NAME]   (under xvfb-run, or with DISPLAY set)
+    tools/legibility.py build/app/attnlab --baseline tests/gui/shell/legibility_baseline.json
+    tools/legibility.py build/app/attnlab --write-baseline tests/gui/shell/legibility_baseline.json
+
+Views: every lesson as it opens, the walk-through's steps (on the default lesson), each tile of the
+online-softmax lesson, the Model window and the Training window.
 
 Prints one line per finding and a summary per view; exits 1 when any view breaks the contract.
-The screenshots and records stay in OUT_DIR (default: a temporary folder) to be looked at.
+With --baseline (the CTest test gui_legibility_contract) it exits 1 only where a view has more
+findings of a kind than the baseline allows, so that no view gets worse and a view that keeps the
+contract (no entry) keeps it; where a view has fewer it says so, to lower the baseline with
+--write-baseline. The screenshots and records stay in OUT_DIR (default: a temporary folder).
 """
 import argparse
 import json
@@ -21,6 +29,7 @@ import tempfile
 
 SIZES = ("1280x720", "1024x768")
 MIN_MAP_SIDE, MIN_CELL, MIN_TEXT = 200, 20, 18
+WALK_STEPS = 6  # app/gui/lessons/lessons_ui.hpp's kWalkSteps
 
 
 def views(attnlab):
@@ -30,6 +39,12 @@ def views(attnlab):
         if line.strip():
             name = line.split()[0]
             yield name, ["--preset", name], {}
+    for step in range(1, WALK_STEPS + 1):
+        yield f"walkthrough-{step}", [], {"ATTNLAB_GUI_WALK": str(step)}
+    lesson = json.loads(subprocess.run([attnlab, "lesson", "online-softmax", "--format", "json"], capture_output=True, text=True,
+                                       check=True).stdout)
+    for tile in range(2, len(lesson["steps"]) + 1):  # tile 1 is the lesson as it opens
+        yield f"online-softmax-tile-{tile}", ["--preset", "online-softmax"], {"ATTNLAB_GUI_TILE": str(tile)}
     yield "model-window", ["--model", "induction"], {}
     yield "training-window", [], {"ATTNLAB_GUI_TRAIN": "30"}
 
@@ -41,10 +56,13 @@ def overlaps(a, b, slack=1.0):
 
 
 def findings(record):
-    """The record's breaches of the contract, one sentence each."""
+    """The record's breaches of the contract, one sentence each. What lies wholly under a window drawn
+    after it is not seen, and not judged; what lies partly under one overlaps it."""
     found = []
-    maps = record["maps"]
+    maps = [m for m in record["maps"] if not m.get("hidden")]
     for m in maps:
+        if m.get("under"):
+            found.append(f"map {m['id']} is partly under the window {m['under']!r}")
         side = min(m["rect"][2], m["rect"][3])
         if side < MIN_MAP_SIDE and m["cell_px"] < MIN_CELL:
             found.append(f"map {m['id']}: {side:.0f} px on its short side, cells of {m['cell_px']:.0f} px")
@@ -54,8 +72,10 @@ def findings(record):
         for b in maps[i + 1:]:
             if overlaps(a["rect"], b["rect"]):
                 found.append(f"maps {a['id']} and {b['id']} are drawn over each other")
-    texts = record["texts"]
+    texts = [t for t in record["texts"] if not t.get("hidden")]
     for t in texts:
+        if t.get("under") and not t["clipped"]:
+            found.append(f"text {t['text'][:40]!r} is partly under the window {t['under']!r}")
         if t["px"] < MIN_TEXT:
             found.append(f"text {t['text'][:40]!r}: {t['px']:.1f} px")
         if t["clipped"]:
@@ -70,12 +90,27 @@ def findings(record):
     return found
 
 
+def kind_of(sentence):
+    """The kind of a finding, what the baseline counts: its sentence without the names and numbers."""
+    for kind in ("partly under", "short side", "labels", "drawn over each other", "is clipped"):
+        if kind in sentence:
+            return kind
+    return "small text"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("attnlab")
     parser.add_argument("out", nargs="?")
     parser.add_argument("--only", help="check only the view of this name")
+    parser.add_argument("--baseline", help="fail only where a view has more findings of a kind than this file allows")
+    parser.add_argument("--write-baseline", help="write every view's counts of findings by kind to this file")
     args = parser.parse_args()
+    baseline = {}
+    if args.baseline:
+        with open(args.baseline, encoding="utf-8") as f:
+            baseline = json.load(f)["views"]
+    counts = {}
     out = args.out or tempfile.mkdtemp(prefix="attnlab-legibility-")
     os.makedirs(out, exist_ok=True)
     failed = 0
@@ -85,7 +120,9 @@ def main():
         for size in SIZES:
             png = os.path.join(out, f"{name}_{size}.png")
             layout = os.path.join(out, f"{name}_{size}.json")
-            env = dict(os.environ, ATTNLAB_GUI_SIZE=size, ATTNLAB_GUI_LAYOUT=layout, **env_extra)
+            # A fresh config folder: no saved session (an open window, the inputs column) changes the view.
+            config = tempfile.mkdtemp(prefix="config-", dir=out)
+            env = dict(os.environ, XDG_CONFIG_HOME=config, ATTNLAB_GUI_SIZE=size, ATTNLAB_GUI_LAYOUT=layout, **env_extra)
             p = subprocess.run([args.attnlab, "gui", "--presenter", *gui_args, "--screenshot", png], capture_output=True, text=True,
                                env=env, timeout=300)
             if p.returncode != 0:
@@ -97,8 +134,32 @@ def main():
             for sentence in found:
                 print(f"  {name} at {size}: {sentence}")
             print(f"{name} at {size}: {'ok' if not found else f'{len(found)} finding(s)'} ({png})")
-            failed += bool(found)
-    print(f"legibility: {failed} view(s) break the contract; screenshots and records in {out}")
+            view = f"{name} at {size}"
+            by_kind = {}
+            for sentence in found:
+                by_kind[kind_of(sentence)] = by_kind.get(kind_of(sentence), 0) + 1
+            if by_kind:
+                counts[view] = dict(sorted(by_kind.items()))
+            if args.baseline:
+                allowed = baseline.get(view, {})
+                worse = {k: n for k, n in by_kind.items() if n > allowed.get(k, 0)}
+                better = {k: n for k, n in allowed.items() if by_kind.get(k, 0) < n}
+                if worse:
+                    print(f"FAIL {view}: {', '.join(f'{n} {k} (baseline {allowed.get(k, 0)})' for k, n in worse.items())}")
+                    failed += 1
+                if better:
+                    print(f"better {view}: {', '.join(f'{k} {by_kind.get(k, 0)} of {n}' for k, n in better.items())}: lower the baseline")
+            else:
+                failed += bool(found)
+    if args.write_baseline:
+        with open(args.write_baseline, "w", encoding="utf-8") as f:
+            json.dump({"about": "tools/legibility.py's findings per view and kind that the test gui_legibility_contract "
+                                "still allows (issue 69): each may only go down; a view not listed keeps the contract",
+                       "views": counts}, f, indent=1, sort_keys=True)
+            f.write("\n")
+    total = sum(sum(c.values()) for c in counts.values())
+    what = "view(s) got worse than the baseline" if args.baseline else "view(s) break the contract"
+    print(f"legibility: {failed} {what}; {len(counts)} view(s) with findings, {total} in all; screenshots and records in {out}")
     return 1 if failed else 0
 
 

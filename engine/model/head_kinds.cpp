@@ -102,6 +102,14 @@ std::pair<double, int> pattern_score(const Weights& A, const std::vector<std::pa
   return {rows ? sum / rows : 0.0, rows};
 }
 
+// Even causal attention over n keys, read as pattern_score reads weights: row i gives each of its
+// i + 1 keys 1 / (i + 1).
+struct EvenCausal {
+  std::int64_t n;
+  double operator()(std::int64_t i, std::int64_t j) const { return j <= i ? 1.0 / static_cast<double>(i + 1) : 0.0; }
+  std::int64_t cols() const { return n; }
+};
+
 // score_head for either form of the weights: both read cell (i, j) as A(i, j).
 template <class Weights>
 HeadScores scores(const Weights& A, const TokenRepeats& repeats) {
@@ -112,6 +120,11 @@ HeadScores scores(const Weights& A, const TokenRepeats& repeats) {
   s.first_token = pattern_score(A, pattern_cells(HeadKind::FirstToken, repeats), n).first;
   s.self = pattern_score(A, pattern_cells(HeadKind::Self, repeats), n).first;
   std::tie(s.induction, s.induction_rows) = pattern_score(A, pattern_cells(HeadKind::Induction, repeats), n);
+  const EvenCausal even{n};
+  s.chance.previous_token = pattern_score(even, pattern_cells(HeadKind::PreviousToken, repeats), n).first;
+  s.chance.first_token = pattern_score(even, pattern_cells(HeadKind::FirstToken, repeats), n).first;
+  s.chance.self = pattern_score(even, pattern_cells(HeadKind::Self, repeats), n).first;
+  s.chance.induction = pattern_score(even, pattern_cells(HeadKind::Induction, repeats), n).first;
   // Row 0 sees only itself, so its spread says nothing: the mean starts at row 1.
   for (std::int64_t i = 1; i < n; ++i) s.broad += entropy(row_start(A, i), i + 1) / std::log(static_cast<double>(i + 1));
   s.broad /= static_cast<double>(n - 1);
@@ -123,29 +136,38 @@ HeadVerdict verdict(const HeadScores& s) {
   v.scores = s;
   // Induction first: on repeated text an induction head's target is often also a recent key,
   // and it is the rarer, more telling pattern. Ties keep this order.
-  const std::pair<HeadKind, double> patterns[] = {
-      {HeadKind::Induction, s.induction_rows > 0 ? s.induction : 0.0},
-      {HeadKind::PreviousToken, s.previous_token},
-      {HeadKind::FirstToken, s.first_token},
-      {HeadKind::Self, s.self},
+  struct Candidate {
+    HeadKind kind;
+    double score, chance;
   };
-  const auto best = *std::max_element(std::begin(patterns), std::end(patterns),
-                                      [](const auto& a, const auto& b) { return a.second < b.second; });
-  v.pattern = best.first;
-  if (best.second >= kPatternThreshold) {
-    v.kind = best.first;
-    v.score = best.second;
+  const Candidate patterns[] = {
+      {HeadKind::Induction, s.induction_rows > 0 ? s.induction : 0.0, s.chance.induction},
+      {HeadKind::PreviousToken, s.previous_token, s.chance.previous_token},
+      {HeadKind::FirstToken, s.first_token, s.chance.first_token},
+      {HeadKind::Self, s.self, s.chance.self},
+  };
+  // The best is the one furthest above its chance: a first-token score of 0.5 where even weights
+  // give 0.4 says less than a previous-token 0.45 where they give 0.05.
+  const auto best = *std::max_element(std::begin(patterns), std::end(patterns), [](const Candidate& a, const Candidate& b) {
+    return above_chance(a.score, a.chance) < above_chance(b.score, b.chance);
+  });
+  v.pattern = best.kind;
+  if (above_chance(best.score, best.chance) >= kPatternThreshold) {
+    v.kind = best.kind;
+    v.score = best.score;
   } else if (s.broad >= kBroadThreshold) {
     v.kind = HeadKind::Broad;
     v.score = s.broad;
   } else {
     v.kind = HeadKind::Mixed;
-    v.score = best.second;
+    v.score = best.score;
   }
   return v;
 }
 
 }  // namespace
+
+double above_chance(double score, double chance) { return chance >= 1.0 ? 0.0 : std::max(0.0, (score - chance) / (1.0 - chance)); }
 
 HeadScores score_head(const Matrix& A, const TokenRepeats& repeats) { return scores(A, repeats); }
 HeadVerdict classify_head(const CausalWeights& A, const TokenRepeats& repeats) { return verdict(scores(A, repeats)); }

@@ -26,6 +26,12 @@ struct HeadScores {
   double induction = 0;       // mean weight on the keys after the token's earlier occurrences, over the repeat
   int induction_rows = 0;     // rows with an earlier occurrence (the repeat; 0: not measurable)
   double broad = 0;           // mean entropy over rows i ≥ 1, as a fraction of ln(i + 1)
+  // What each pattern scores on the same text when every row spreads its weight evenly over the keys
+  // it sees (1 / (i + 1) each): the level a score means nothing at. On a short text it is large (a
+  // 4-token text's previous-token pattern gets 0.36 from even weights), on a long one near 0.
+  struct Chance {
+    double previous_token = 0, first_token = 0, self = 0, induction = 0;
+  } chance;
 };
 
 struct HeadVerdict {
@@ -37,8 +43,13 @@ struct HeadVerdict {
   HeadScores scores;
 };
 
-// A pattern score at or above this names the head's kind.
+// A pattern names the head's kind when its score is at least this fraction of the way from chance
+// (HeadScores::chance) to 1: (score − chance) / (1 − chance) ≥ 0.4. On a long text chance is near 0
+// and this is a score of 0.4; on a short one a head must beat even attention by as much (a random
+// model's "induction 0.47" on a 4-token repeat, where even weights score 0.29, is no induction head).
 inline constexpr double kPatternThreshold = 0.4;
+// How far `score` is from `chance` towards 1 (0 at chance or below; the rule above compares it).
+double above_chance(double score, double chance);
 // With no pattern that strong, a mean normalized entropy at or above this makes it broad.
 inline constexpr double kBroadThreshold = 0.75;
 

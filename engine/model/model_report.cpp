@@ -151,9 +151,15 @@ Scenario lift_head(const LanguageModel& model, const ModelRun& run, int layer, i
   const int window = model.config().window(layer) < static_cast<int>(h.q.rows()) ? model.config().window(layer) : 0;
   Scenario s;
   s.title = head_title(model, layer, head);
-  s.description = "Layer " + std::to_string(layer) + ", head " + std::to_string(head) + " of " + model.display_name() +
-                  ": its own queries, keys and values on this text, with the " + (window ? "sliding window" : "causal mask") +
-                  " the model uses.";
+  // A grouped head shares its keys and values: the text names the group rather than "its own" (issue 69).
+  const ModelConfig& c = model.config();
+  const std::string kv = c.n_kv_head > 0 && c.n_kv_head < c.n_head
+                             ? "its own queries and the keys and values of K/V head " + std::to_string(c.kv_group(head)) + ", which query heads " +
+                                   std::to_string(c.kv_group(head) * (c.n_head / c.n_kv_head)) + " to " +
+                                   std::to_string((c.kv_group(head) + 1) * (c.n_head / c.n_kv_head) - 1) + " share,"
+                             : "its own queries, keys and values";
+  s.description = "Layer " + std::to_string(layer) + ", head " + std::to_string(head) + " of " + model.display_name() + ": " + kv +
+                  " on this text, with the " + (window ? "sliding window" : "causal mask") + " the model uses.";
   s.Q = h.q;
   s.K = h.k;
   s.V = h.v;

@@ -49,15 +49,19 @@ def tl_patterns(ids):
 
 
 def expected_verdict(A, ids):
-    """(kind, score) by docs/MODELS.md's rule from the patterns above."""
-    scores = {}
+    """(kind, score) by docs/MODELS.md's rule from the patterns above: each pattern's score measured
+    from what even causal weights (1 / (i + 1) on each visible key) score on the same text."""
+    n = len(ids)
+    even = np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None]
+    scores, lift = {}, {}
     for kind, P in tl_patterns(ids).items():
         covered = P.sum(1) > 0
         scores[kind] = float((A * P).sum() / covered.sum()) if covered.any() else 0.0
-    best = max(scores, key=lambda k: scores[k])  # dict order breaks ties: induction first
-    if scores[best] >= 0.4:
+        chance = float((even * P).sum() / covered.sum()) if covered.any() else 0.0
+        lift[kind] = max(0.0, (scores[kind] - chance) / (1 - chance)) if chance < 1 else 0.0
+    best = max(lift, key=lambda k: lift[k])  # dict order breaks ties: induction first
+    if lift[best] >= 0.4:
         return best, scores[best]
-    n = len(ids)
     with np.errstate(divide="ignore", invalid="ignore"):
         h = -np.nansum(np.where(A > 0, A * np.log(A), 0.0), axis=1)
     broad = float(np.mean([h[i] / math.log(i + 1) for i in range(1, n)]))

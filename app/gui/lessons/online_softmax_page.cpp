@@ -114,18 +114,22 @@ bool draw_tile_header(int& k, const OnlineSoftmaxLesson& l, Index n, Index m, co
                g.ell, gets, alpha, g.dot, g.ell, g.sum, g.minus, gets, alpha, g.dot, g.sum, g.minus, g.dot);
   const long long tile_w = static_cast<long long>(st.last - st.first + 1);
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
-  text_wrapped("Only this tile's %lld %s %lld = %lld scores exist (dense: %lld %s %lld = %lld); earlier tiles live on in m, "
-               "%s and o%s",
+  // Earlier tiles are dimmed and later ones covered: the text names each by how it looks (the dry run
+  // read "grey keys are not computed yet" beside earlier tiles that were grey too).
+  text_wrapped("Only this tile's %lld %s %lld = %lld scores exist (dense: %lld %s %lld = %lld); %s%s",
                static_cast<long long>(n), g.times, tile_w, static_cast<long long>(n) * tile_w, static_cast<long long>(n),
-               g.times, static_cast<long long>(m), l.dense_scores, g.ell, k == steps - 1 ? "." : ", grey keys are not computed yet.");
+               g.times, static_cast<long long>(m), l.dense_scores,
+               k == 0 ? "" : (std::string("the dimmed earlier tiles live on only in m, ") + g.ell + " and o").c_str(),
+               k == steps - 1 ? "." : k == 0 ? "the keys under \"not seen yet\" are not computed yet." : "; the keys under \"not seen yet\" are not computed yet.");
   ImGui::PopStyleColor();
   return true;
 }
 
 // The table's columns for the tile shown: after the last tile o ÷ ℓ and the dense output take the
-// partial o's place.
+// partial o's place. Presenter mode leaves the dense output to the sentence under the table (how
+// far the two are apart): with its column the table took the width the map needs for its numbers.
 std::vector<Column> tile_columns(const OnlineSoftmaxLesson& l, const OnlineSoftmaxStep& st, bool last, Index n, Index dv,
-                                 const Glyphs& g, const char* alpha) {
+                                 const Glyphs& g, const char* alpha, bool with_dense) {
   std::vector<Column> cols;
   cols.push_back({"max m", {}, {}, {}});
   cols.push_back({std::string("sum ") + g.ell, {}, {}, {}});
@@ -133,7 +137,7 @@ std::vector<Column> tile_columns(const OnlineSoftmaxLesson& l, const OnlineSoftm
   cols.push_back({std::string("rescale ") + alpha, {}, {}, {}});
   if (last) {
     cols.push_back({std::string("o ") + g.divide + " " + g.ell, {}, {}, {}});
-    cols.push_back({"dense output", {}, {}, {}});
+    if (with_dense) cols.push_back({"dense output", {}, {}, {}});
   }
   for (Index i = 0; i < n; ++i) {
     const OnlineSoftmaxRow& r = st.rows[static_cast<size_t>(i)];
@@ -143,7 +147,7 @@ std::vector<Column> tile_columns(const OnlineSoftmaxLesson& l, const OnlineSoftm
     if (!r.rescale && r.visible == 0) texts.back() = "no keys yet";
     if (last) {
       texts.push_back(vector_text(l.output.row(i).data(), dv, g));
-      texts.push_back(vector_text(l.dense_output.row(i).data(), dv, g));
+      if (with_dense) texts.push_back(vector_text(l.dense_output.row(i).data(), dv, g));
     }
     const size_t rescale_col = last ? 2 : 3;
     for (size_t c = 0; c < cols.size(); ++c) {
@@ -225,12 +229,21 @@ void draw_online_softmax_page(const PageInputs& in, const OnlineSoftmaxNumbers* 
   const OnlineSoftmaxStep& st = l.steps[static_cast<size_t>(k)];
   const bool last = k == steps - 1;
   const char* alpha = services.fonts.unicode ? "α" : "alpha";
-  std::vector<Column> cols = tile_columns(l, st, last, n, dv, g, alpha);
+  const bool with_dense = !in.ctx.view.presenter;
+  std::vector<Column> cols = tile_columns(l, st, last, n, dv, g, alpha, with_dense);
   // Rows a little more than a line tall, so that they can be as tall as the heatmap's cells beside them.
   ImGui::PushStyleVar(ImGuiStyleVar_CellPadding, ImVec2(ImGui::GetStyle().CellPadding.x, std::max(1.0f, fs * 0.1f)));
   const ImGuiStyle& style = ImGui::GetStyle();
   std::vector<float> widths;
   float table_w = column_widths(cols, widths);
+  // The map is laid out for the widest table and the tallest footer of any tile, so it keeps its size,
+  // its numbers and its labels' direction from tile to tile (at the last tile it shrank and lost its
+  // numbers when the table grew by the dense output's column).
+  float widest_table = table_w;
+  for (int t = 0; t < steps; ++t) {
+    std::vector<float> w;
+    widest_table = std::max(widest_table, column_widths(tile_columns(l, l.steps[static_cast<size_t>(t)], t == steps - 1, n, dv, g, alpha, with_dense), w));
+  }
 
   // The logits beside the table, a heatmap row beside each table row when its cells are tall enough
   // for a line of text; else the table under the heatmap, with the queries' names again.
@@ -243,13 +256,15 @@ void draw_online_softmax_page(const PageInputs& in, const OnlineSoftmaxNumbers* 
                 alpha, g.ell, alpha);
   std::snprintf(verdict, sizeof verdict, "o %s %s = the dense output up to %s (float rounding), from %lld scores at a time, not %lld.",
                 g.divide, g.ell, significant(l.max_difference, 2).c_str(), l.scores_held, l.dense_scores);
-  const float footer_h = ImGui::CalcTextSize(legend, nullptr, false, avail.x).y +
-                         (last ? ImGui::CalcTextSize(verdict, nullptr, false, avail.x).y + style.ItemSpacing.y : 0.0f) +
+  // One of them at a time in presenter mode (the verdict at the last tile, where the earlier tiles
+  // have explained the highlight), so that the map has the same height on every tile.
+  const float footer_h = (with_dense ? ImGui::CalcTextSize(legend, nullptr, false, avail.x).y + style.ItemSpacing.y : 0.0f) +
+                         std::max(ImGui::CalcTextSize(legend, nullptr, false, avail.x).y, ImGui::CalcTextSize(verdict, nullptr, false, avail.x).y) +
                          style.ItemSpacing.y + fs * 0.5f;
   const ImVec2 top = ImGui::GetCursorScreenPos();
   const auto ql = display_tokens(s.query_tokens, n), kl = display_tokens(s.key_tokens, m);
   const float label_w = heatmap_row_label_width(ql, static_cast<int>(n));
-  const float beside_cell = std::min((avail.x - table_w - gap - label_w) / static_cast<float>(std::max<Index>(m, 1)),
+  const float beside_cell = std::min((avail.x - widest_table - gap - label_w) / static_cast<float>(std::max<Index>(m, 1)),
                                      (avail.y - footer_h - fs * 4.5f) / static_cast<float>(std::max<Index>(n, 1)));
   const bool beside = beside_cell >= row_text_h;
   if (!beside) {
@@ -261,7 +276,7 @@ void draw_online_softmax_page(const PageInputs& in, const OnlineSoftmaxNumbers* 
     table_w += widths.front() + style.CellPadding.x * 2 + 1;
   }
   const float stacked_table_h = std::min(row_text_h * static_cast<float>(n + 1) + 4, (avail.y - footer_h) * 0.6f);
-  const ImVec2 heat_size = beside ? ImVec2(avail.x - table_w - gap, avail.y - footer_h)
+  const ImVec2 heat_size = beside ? ImVec2(avail.x - widest_table - gap, avail.y - footer_h)
                                   : ImVec2(avail.x, avail.y - footer_h - stacked_table_h - fs * 0.4f);
 
   Matrix logits;
@@ -287,9 +302,11 @@ void draw_online_softmax_page(const PageInputs& in, const OnlineSoftmaxNumbers* 
   ImGui::PopStyleVar();
 
   ImGui::SetCursorScreenPos(ImVec2(top.x, std::max(below_heat, table_bottom) + fs * 0.2f));
-  ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
-  text_wrapped_unformatted(legend);
-  ImGui::PopStyleColor();
+  if (with_dense || !last) {
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+    text_wrapped_unformatted(legend);
+    ImGui::PopStyleColor();
+  }
   if (last) {
     ImGui::PushStyleColor(ImGuiCol_Text, pal.good);
     text_wrapped_unformatted(verdict);

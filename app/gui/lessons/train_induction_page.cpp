@@ -117,10 +117,50 @@ void curve_and_maps(const PageInputs& in, float height, bool show_phase) {
   ImGui::EndGroup();
 }
 
+// Where a step's map goes. Under its text a map got what the text left: 110 px at step 1, a 24 × 24
+// map in ~270 px with 4 px labels at steps 4 and 5 while the right half of a projector stayed empty
+// (issue 69). In presenter mode the text takes a column on the left and the map the whole height on
+// the right; normal mode keeps the text above the map.
+struct TextBesideMap {
+  bool beside = false;
+  ImVec2 top{}, avail{};
+  float text_w = 0;
+
+  TextBesideMap(bool presenter, float text_share) : beside(presenter) {
+    top = ImGui::GetCursorScreenPos();
+    avail = ImGui::GetContentRegionAvail();
+    text_w = avail.x * text_share;
+    if (!beside) return;
+    ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + text_w);
+  }
+  TextBesideMap(const TextBesideMap&) = delete;
+  TextBesideMap& operator=(const TextBesideMap&) = delete;
+  // The map's group ends with the step's drawing (its title wraps back to the group's left edge).
+  ~TextBesideMap() {
+    if (map_started) ImGui::EndGroup();
+  }
+  // Ends the text and returns the room the map has (its cursor placed at its top left).
+  ImVec2 map_room() {
+    if (!beside) return ImGui::GetContentRegionAvail();
+    ImGui::PopTextWrapPos();
+    ImGui::EndGroup();
+    const float gap = ImGui::GetFontSize();
+    ImGui::SetCursorScreenPos(ImVec2(top.x + text_w + gap, top.y));
+    ImGui::BeginGroup();
+    map_started = true;
+    return ImVec2(avail.x - text_w - gap, avail.y);
+  }
+
+private:
+  bool map_started = false;
+};
+
 void draw_task(const PageInputs& in, Commands& out) {
   const ViewContext& ctx = in.ctx;
   const float fs = ImGui::GetFontSize();
   const model::TaskSpec task = model::resolved(model::TrainConfig{}).task;
+  TextBesideMap layout(ctx.view.presenter, 0.62f);
   char buf[700];
   std::snprintf(buf, sizeof buf,
                 "The model reads %d symbols drawn at random from %d, in which spans (2 to %d symbols) are copied from earlier "
@@ -134,12 +174,12 @@ void draw_task(const PageInputs& in, Commands& out) {
   text_wrapped("That second head is the one in the pipeline, made by hand: its keys hold the symbol before, its queries their own. "
                "\"Query, Key, Value\" asks what a model learns: \"at this position, what query best retrieves useful past context?\" "
                "Press Space to let a model find these two heads by gradient descent.");
+  const ImVec2 avail = layout.map_room();
   // The hand-made head is the shown result's document (the live one may have moved on).
   const Scenario& s = ctx.shown();
   if (lesson_view(s.lesson) != kTrainInductionView || !ctx.results.has_result) return;
   const auto ql = display_tokens(s.query_tokens, s.Q.rows()), kl = display_tokens(s.key_tokens, s.K.rows());
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float side = std::min(avail.y - fs * 0.5f, avail.x * 0.45f);
+  const float side = std::min(avail.y - fs * 0.5f, layout.beside ? avail.x : avail.x * 0.45f);
   if (side < fs * 5) return;
   // As wide as the title's one line, where a map as wide as it is tall (a projector's few lines
   // below the text) would wrap the title into three and leave the map a third of the height.
@@ -198,7 +238,8 @@ void draw_phase_change(const PageInputs& in) {
     if (first_induction >= 0 && first_previous >= 0 && first_induction < first_previous) {
       // The story runs previous-token first; a run whose names came the other way says why.
       text_wrapped("Here the induction heads were named first (step %d), the previous-token heads later (step %d). A name comes "
-                   "when a head's score on the probe sequence passes %s, and the two halves grow together inside the fall: an "
+                   "when a head's score on the probe sequence is %s of the way from what even weights give to 1, and the two halves "
+                   "grow together inside the fall: an "
                    "induction head already finds the copy while its partner's stripe is still faint, and the partner's score "
                    "crosses the line a few checks later.",
                    first_induction, first_previous, fixed_decimals(model::kPatternThreshold, 1).c_str());
@@ -229,6 +270,7 @@ void draw_lifted(const PageInputs& in, const TrainInductionUi& ui, Commands& out
     return;
   }
   const model::HeadVerdict& v = t.view.kinds[static_cast<std::size_t>(t.layer)][static_cast<std::size_t>(t.head)];
+  TextBesideMap layout(ctx.view.presenter, 0.4f);
   char buf[300];
   std::snprintf(buf, sizeof buf, "L%dH%d at step %d, now in the lab: %s, previous-token score %s, induction score %s.", t.layer, t.head,
                 t.view.maps_step, std::string(model::head_kind_name(v.kind)).c_str(), fixed_decimals(v.scores.previous_token, 2).c_str(),
@@ -244,10 +286,10 @@ void draw_lifted(const PageInputs& in, const TrainInductionUi& ui, Commands& out
                              "the symbol that came next: the stripe parallel to the diagonal. Its key was written by the previous-token "
                              "head below it, exactly the hand-made head of the first step. Ctrl+Z returns to layer 0's head.");
   }
+  const ImVec2 avail = layout.map_room();
   const Scenario& s = ctx.shown();
   if (!ctx.results.has_result || ctx.results.result.weights.rows() != s.Q.rows()) return;
   const auto ql = display_tokens(s.query_tokens, s.Q.rows()), kl = display_tokens(s.key_tokens, s.K.rows());
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::min(avail.y - fs * 0.3f, avail.x);
   if (side < fs * 5) return;
   draw_lesson_matrix(in.canvas(out), step == 3 ? "ind_l0" : "ind_l1", "weights, as the lab computes them from the head's q, k, v",

@@ -98,10 +98,10 @@ std::string evidence_caption(const model::HeadVerdict& v, int tokens, int repeat
     default: break;
   }
   if (v.kind == HeadKind::Broad) {
-    return "broad " + two(v.scores.broad) + ": no pattern reaches 0.4 and the weight is spread out (" + two(v.scores.broad) +
+    return "broad " + two(v.scores.broad) + ": no pattern is far enough above what even weights give and the weight is spread out (" + two(v.scores.broad) +
            " of the most spread possible). The best pattern is outlined: " + measured + ".";
   }
-  if (v.kind == HeadKind::Mixed) return "mixed: no pattern reaches 0.4 and the weight is not spread out. The best is outlined: " + measured + ".";
+  if (v.kind == HeadKind::Mixed) return "mixed, no kind: no pattern is far enough above what even weights give (0.4 of the way to 1) and the weight is not spread out. The best is outlined: " + measured + ".";
   return measured + ".";
 }
 
@@ -217,7 +217,10 @@ void draw_head_map(const ViewContext& ctx, ModelUi& m, const Colormap& map) {
   const model::TokenRepeats repeats = model::token_repeats(ids);
   int repeat_rows = 0;
   for (const auto& keys : repeats.induction_keys) repeat_rows += !keys.empty();
-  ImGui::Text("L%dH%d · %s %s", m.layer, m.head, std::string(model::head_kind_name(v.kind)).c_str(), two(v.score).c_str());
+  // A grouped head's keys and values are its group's (issue 69): the title says whose.
+  const model::ModelConfig& cfg = m.model->config();
+  const std::string group = cfg.n_kv_head > 0 && cfg.n_kv_head < cfg.n_head ? " · K/V head " + std::to_string(cfg.kv_group(m.head)) : "";
+  ImGui::Text("L%dH%d%s · %s %s", m.layer, m.head, group.c_str(), std::string(model::head_kind_name(v.kind)).c_str(), two(v.score).c_str());
   const std::string caption = evidence_caption(v, n, repeat_rows);
   std::vector<std::string> tokens;
   for (int id : ids) tokens.push_back(m.model->token_label(id));

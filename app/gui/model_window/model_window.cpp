@@ -271,7 +271,10 @@ void draw_grid_head(ModelUi& m, const Palette& pal, const Colormap& map, int l, 
   const model::ModelRun& run = *shown_run(m);
   const auto& A = run.trace.heads[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)].weights;
   const auto [i, j] = draw_attention_map(head_map_label(l, h), A, at, side, blocks, map, pal.error);
-  draw_map_label(run.kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)], at, side, ImGui::GetColorU32(ImGuiCol_Text));
+  // A head that follows no pattern well above even weights has no kind: its label is greyed.
+  const model::HeadVerdict& verdict = run.kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+  const bool named = verdict.kind != model::HeadKind::Broad && verdict.kind != model::HeadKind::Mixed;
+  draw_map_label(verdict, at, side, ImGui::GetColorU32(named ? ImGuiCol_Text : ImGuiCol_TextDisabled));
   if (const auto* d = head_difference(m, l, h); d && d->argmax_changed) {  // its strongest key moved between the two texts
     dl->AddRect(ImVec2(at.x - 5, at.y - 5), ImVec2(at.x + side + 5, at.y + side + 5), pal.accent, 0, 0, 2.0f);
   }

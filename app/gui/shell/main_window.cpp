@@ -479,7 +479,8 @@ bool run_frame(GuiRun& run) {
       if (const char* lay = std::getenv("ATTNLAB_LAYOUT_OUT")) write_layout(state, lay, scale);
       if (run.layout_path) {
         const std::vector<DrawnText> texts = drawn_texts(*ImGui::GetDrawData(), *ImGui::GetIO().Fonts);
-        write_file_atomic(run.layout_path, layout_record_json(run.layout, texts, ImGui::GetIO().DisplaySize, state.view.presenter, scale));
+        write_file_atomic(run.layout_path, layout_record_json(run.layout, texts, windows_drawn(*ImGui::GetDrawData()), ImGui::GetIO().DisplaySize,
+                                                              state.view.presenter, scale));
       }
     } catch (const InputError& e) {
       std::cerr << "attnlab: " << e.what() << "\n";

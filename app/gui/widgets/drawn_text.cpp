@@ -137,6 +137,7 @@ void read_command(const ImDrawList& list, const ImDrawCmd& cmd, const std::map<U
       // The size the text was drawn at, to a hundredth of a pixel (the scale is read back from floats).
       run.px = std::round(g->atlas->font_size * g->scale * 100) / 100;
       run.upright = g->along.y < -0.5f;
+      run.list = &list;
       out.push_back(std::move(run));
     }
     append(out.back(), *g);

@@ -18,6 +18,7 @@ struct DrawnText {
   float px = 0;            // the font size it was drawn at
   bool upright = false;    // turned a quarter turn (a heatmap's column labels), read bottom to top
   bool clipped = false;    // a glyph was cut by its clip rectangle
+  const ImDrawList* list = nullptr;  // the draw list it was drawn into (which window, in which order)
 };
 
 // Every run of text in `data`, drawn with `atlas`'s fonts, in drawing order. Glyphs of one run share

@@ -3,9 +3,12 @@
 
 #include "gui/widgets/drawn_text.hpp"
 
+#include <imgui_internal.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 
 namespace attnlab::gui {
@@ -15,7 +18,28 @@ LayoutRecord* layout_record() { return static_cast<LayoutRecord*>(ImGui::GetIO()
 void record_layout(LayoutRecord* record) { ImGui::GetIO().UserData = record; }
 
 void record_map(RecordedMap map) {
-  if (LayoutRecord* r = layout_record()) r->maps.push_back(std::move(map));
+  if (LayoutRecord* r = layout_record()) {
+    map.list = ImGui::GetWindowDrawList();
+    r->maps.push_back(std::move(map));
+  }
+}
+
+std::vector<OverWindow> windows_drawn(const ImDrawData& data) {
+  std::map<const ImDrawList*, const ImGuiWindow*> owner;
+  for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows) owner[w->DrawList] = w;
+  std::vector<OverWindow> out;
+  std::map<const ImGuiWindow*, std::size_t> index;  // a root window's place in `out`
+  for (int l = 0; l < data.CmdListsCount; ++l) {
+    const ImDrawList* list = data.CmdLists[l];
+    const auto it = owner.find(list);
+    if (it == owner.end()) continue;
+    const ImGuiWindow* root = it->second->RootWindow ? it->second->RootWindow : it->second;
+    auto [at, fresh] = index.emplace(root, out.size());
+    if (fresh) out.push_back(OverWindow{root->Pos, ImVec2(root->Pos.x + root->Size.x, root->Pos.y + root->Size.y), root->Name, {}});
+    out[at->second].lists.push_back(list);
+    if (root->Flags & ImGuiWindowFlags_NoBackground) out[at->second].name.clear();  // hides nothing (below)
+  }
+  return out;
 }
 
 namespace {
@@ -27,18 +51,54 @@ nlohmann::ordered_json rect(ImVec2 min, ImVec2 max, float scale) {
   return {px(min.x, scale), px(min.y, scale), px(max.x - min.x, scale), px(max.y - min.y, scale)};
 }
 
+// Where something drawn into `list` over [min, max] stands against the windows drawn after its own:
+// wholly under one (hidden), or partly under one (its name). Half a pixel of slack either way: a
+// text's glyph box may touch the border of the window beside it.
+struct Cover {
+  bool hidden = false;
+  std::string under;
+};
+
+Cover cover_of(const ImDrawList* list, ImVec2 min, ImVec2 max, const std::vector<OverWindow>& windows) {
+  Cover c;
+  std::size_t own = windows.size();
+  for (std::size_t w = 0; w < windows.size(); ++w)
+    if (std::find(windows[w].lists.begin(), windows[w].lists.end(), list) != windows[w].lists.end()) own = w;
+  if (own == windows.size()) return c;
+  constexpr float slack = 0.5f;
+  for (std::size_t w = own + 1; w < windows.size(); ++w) {
+    const OverWindow& o = windows[w];
+    if (o.name.empty()) continue;  // no background: hides nothing
+    const float ix = std::min(max.x, o.max.x) - std::max(min.x, o.min.x), iy = std::min(max.y, o.max.y) - std::max(min.y, o.min.y);
+    if (ix <= slack || iy <= slack) continue;
+    if (min.x >= o.min.x - slack && min.y >= o.min.y - slack && max.x <= o.max.x + slack && max.y <= o.max.y + slack) {
+      c.hidden = true;
+      c.under.clear();
+      return c;
+    }
+    if (c.under.empty()) c.under = o.name;
+  }
+  return c;
+}
+
 }  // namespace
 
-std::string layout_record_json(const LayoutRecord& record, const std::vector<DrawnText>& texts, ImVec2 window, bool presenter,
-                               float scale) {
+std::string layout_record_json(const LayoutRecord& record, const std::vector<DrawnText>& texts, const std::vector<OverWindow>& windows,
+                               ImVec2 window, bool presenter, float scale) {
   nlohmann::ordered_json maps = nlohmann::ordered_json::array(), drawn = nlohmann::ordered_json::array();
   for (const RecordedMap& m : record.maps) {
     maps.push_back({{"id", m.id}, {"rect", rect(m.min, m.max, scale)}, {"rows", m.rows}, {"cols", m.cols},
                     {"cell_px", px(m.cell_px, scale)}, {"label_px", px(m.label_px, scale)}});
+    const Cover c = cover_of(m.list, m.min, m.max, windows);
+    maps.back()["hidden"] = c.hidden;
+    maps.back()["under"] = c.under;
   }
   for (const DrawnText& t : texts) {
     drawn.push_back({{"text", t.text}, {"rect", rect(t.min, t.max, scale)}, {"px", px(t.px, scale)}, {"clipped", t.clipped},
                      {"upright", t.upright}});
+    const Cover c = cover_of(t.list, t.min, t.max, windows);
+    drawn.back()["hidden"] = c.hidden;
+    drawn.back()["under"] = c.under;
   }
   const nlohmann::ordered_json out = {{"window", {px(window.x, scale), px(window.y, scale)}},
                                       {"presenter", presenter},

@@ -205,6 +205,44 @@ TEST(HeadKinds, NamesEachPatternAndItsScore) {
   EXPECT_EQ(classify_head(Matrix::Ones(1, 1), {3}).kind, HeadKind::Mixed);
 }
 
+// A kind is named by how far its score is above what even weights score on the same text: on a short
+// text even weights already score high, and a random model's heads crossed 0.4 there (the dry run's
+// "induction 0.47" on a random model).
+TEST(HeadKinds, AScoreCountsFromWhatEvenWeightsScoreOnTheSameText) {
+  // Chance, by hand: even weights give row i 1 / (i + 1) on each key.
+  const std::vector<int> short_text = {5, 6, 5, 6};  // a b a b: rows 2 and 3 repeat (keys 1 and 2)
+  Matrix even = Matrix::Zero(4, 4);
+  for (int i = 0; i < 4; ++i) even.row(i).head(i + 1).setConstant(1.0f / static_cast<float>(i + 1));
+  const HeadScores c = score_head(even, token_repeats(short_text));
+  EXPECT_NEAR(c.chance.previous_token, (1 / 2.0 + 1 / 3.0 + 1 / 4.0) / 3, 1e-12);
+  EXPECT_NEAR(c.chance.first_token, (1 + 1 / 2.0 + 1 / 3.0 + 1 / 4.0) / 4, 1e-12);
+  EXPECT_NEAR(c.chance.self, (1 / 2.0 + 1 / 3.0 + 1 / 4.0) / 3, 1e-12);
+  EXPECT_NEAR(c.chance.induction, (1 / 3.0 + 1 / 4.0) / 2, 1e-12);
+  EXPECT_NEAR(c.induction, c.chance.induction, 1e-6) << "even weights score exactly chance";
+  EXPECT_EQ(classify_head(even, short_text).kind, HeadKind::Broad);
+  // A little more than even on the induction cells: 0.47, past the old 0.4 but only a quarter of the
+  // way from chance (0.29) to 1. No kind.
+  Matrix weak = even;
+  weak.row(2) << 0.2f, 0.5f, 0.3f, 0.0f;
+  weak.row(3) << 0.2f, 0.15f, 0.44f, 0.21f;
+  const HeadVerdict v = classify_head(weak, short_text);
+  EXPECT_NEAR(v.scores.induction, 0.47, 1e-6);
+  EXPECT_LT(above_chance(v.scores.induction, v.scores.chance.induction), kPatternThreshold);
+  EXPECT_NE(v.kind, HeadKind::Induction);
+  // The same weight on the induction cells of a long text, where chance is small, names it.
+  const int n = 40;
+  std::vector<int> ids(n);
+  for (int i = 0; i < n; ++i) ids[static_cast<std::size_t>(i)] = i % 20;
+  const HeadVerdict long_text = classify_head(pattern(n, 0.47, [](int i) { return i >= 20 ? i - 19 : 0; }), ids);
+  EXPECT_LT(long_text.scores.chance.induction, 0.05);
+  EXPECT_EQ(long_text.kind, HeadKind::Induction);
+  EXPECT_NEAR(long_text.score, long_text.scores.induction, 0);
+  // A pattern exactly at the threshold's distance from chance is named; just under it, not.
+  EXPECT_NEAR(above_chance(0.29 + 0.4 * 0.71, 0.29), 0.4, 1e-12);
+  EXPECT_EQ(above_chance(0.2, 0.29), 0.0);
+  EXPECT_EQ(above_chance(1.0, 1.0), 0.0);
+}
+
 TEST(HeadKinds, SpreadScoreIsTheMeanEntropyInDoubleForEveryRowLength) {
   // Rows of every length past the sixteen-lane blocks, with exact zeros, subnormal weights and
   // one-hot rows among softmax-like ones: the float logarithms (engine/cpu/log_float.hpp) against
@@ -263,15 +301,18 @@ TEST(HeadKinds, ScoresAreTheMeanWeightOnThePatternsCellsOverTheRowsItCovers) {
   EXPECT_NEAR(s.self, (A(1, 1) + A(2, 2) + A(3, 3) + A(4, 4) + A(5, 5)) / 5, 1e-6);
   EXPECT_EQ(s.induction_rows, 3);
   EXPECT_NEAR(s.induction, (A(2, 1) + A(3, 1) + A(3, 3) + A(5, 2)) / 3, 1e-6);
-  // The verdict names the pattern it chose, even when the score is too low to name the head.
+  // The verdict names the pattern furthest above its chance, even when that is too little to name
+  // the head; its score is that pattern's own.
   const HeadVerdict v = classify_head(A, r);
-  const double best = std::max({s.induction, s.previous_token, s.first_token, s.self});
+  const double lifts[] = {above_chance(s.induction, s.chance.induction), above_chance(s.previous_token, s.chance.previous_token),
+                          above_chance(s.first_token, s.chance.first_token), above_chance(s.self, s.chance.self)};
+  const double scores[] = {s.induction, s.previous_token, s.first_token, s.self};
+  const auto best = std::max_element(std::begin(lifts), std::end(lifts)) - std::begin(lifts);
+  const HeadKind order[] = {HeadKind::Induction, HeadKind::PreviousToken, HeadKind::FirstToken, HeadKind::Self};
+  EXPECT_EQ(v.pattern, order[best]);
   if (v.kind != HeadKind::Broad) {
-    EXPECT_EQ(v.score, best);
+    EXPECT_EQ(v.score, scores[best]);
   }
-  EXPECT_EQ(v.pattern == HeadKind::Induction ? s.induction
-            : v.pattern == HeadKind::PreviousToken ? s.previous_token
-            : v.pattern == HeadKind::FirstToken ? s.first_token : s.self, best);
 }
 
 }  // namespace
