@@ -74,7 +74,9 @@ void draw_lens(const ModelUi& m, const model::ModelRun& run) {
 // heads whose strongest key moved between them (a click chooses one).
 void draw_comparison(const ViewContext& ctx, ModelUi& m) {
   InterventionUi& iv = m.intervention;
-  if (ImGui::Checkbox("Compare two texts", &iv.compare)) iv.dirty = true;
+  if (ImGui::Checkbox("##compare", &iv.compare)) iv.dirty = true;
+  ImGui::SameLine();
+  text_wrapped_unformatted("Compare two texts");  // wrapped: a projector's column is narrow
   if (!iv.compare) return;
   ImGui::SetNextItemWidth(-1);
   if (ImGui::InputTextWithHint("##second", "a text of the same token count", &iv.second_text)) iv.dirty = true;
@@ -119,6 +121,11 @@ void draw_comparison(const ViewContext& ctx, ModelUi& m) {
 void draw_intervention_panel(const ViewContext& ctx, ModelUi& m) {
   refresh_intervention(m);
   InterventionUi& iv = m.intervention;
+  // Folded on a projector until something is asked (its column has room for little else), open on a
+  // desk; the window's own draws (knocked-out crosses, framed heads) show either way.
+  const bool asked = !iv.knocked_out.empty() || iv.lens || iv.compare;
+  ImGui::SetNextItemOpen(asked || !ctx.view.presenter, ImGuiCond_Once);
+  if (!ImGui::CollapsingHeader("Knock out heads")) return;
   const std::string chosen = head_name({m.layer, m.head});
   if (ImGui::Button((knocked_out(m, m.layer, m.head) ? "Restore " + chosen : "Knock out " + chosen).c_str())) {
     toggle_knock_out(m, m.layer, m.head);
