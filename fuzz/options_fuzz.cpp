@@ -1,9 +1,10 @@
-// Fuzzes the option parsers (--mask, --normalizer, --temperature, --range, --link) with the same text: each either
+// Fuzzes the option parsers (--mask, --normalizer, --temperature, --range, --link, --ablate, --ablation) with the same text: each either
 // accepts it, giving a value that prints back to a form it accepts again, or throws InputError.
 #include "engine/attention/attention.hpp"
 #include "engine/figures/figure.hpp"
 #include "engine/attention/mask.hpp"
 #include "engine/model/head_links.hpp"
+#include "engine/model/interventions.hpp"
 #include "fuzz/fuzz_check.hpp"
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace attnlab;
@@ -53,5 +55,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_CHECK(key <= query && query < 4);
     });
   });
+  fuzz::unless_refused([&] {
+    model::ModelConfig c;
+    c.n_layer = 3, c.n_head = 4;
+    const std::vector<model::HeadIndex> heads = model::parse_heads(text, c, "--ablate");
+    FUZZ_CHECK(!heads.empty());
+    for (std::size_t i = 0; i < heads.size(); ++i) {
+      FUZZ_CHECK(heads[i].layer >= 0 && heads[i].layer < 3 && heads[i].head >= 0 && heads[i].head < 4);
+      for (std::size_t j = 0; j < i; ++j) FUZZ_CHECK(!(heads[i] == heads[j]));
+    }
+  });
+  fuzz::unless_refused([&] { FUZZ_CHECK(model::ablation_name(model::parse_ablation(text, "--ablation")) == text); });
   return 0;
 }

@@ -18,7 +18,9 @@
 #include "engine/model/tokenizer/tokenizer_json.hpp"
 #include "engine/model/training_tasks.hpp"
 #include "engine/model/weight_files.hpp"
+#include "engine/model/interventions.hpp"
 #include "gui/persistence/session_file.hpp"
+#include "gui/state/share_link.hpp"
 #include "support/files.hpp"
 #include "support/test_support.hpp"
 
@@ -151,6 +153,14 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
         const Grade g = grade_exercise(e, parse_answers(bytes.substr(1), e, name));
         EXPECT_EQ(g.score, g.of) << name;
       }
+    } else if (kind == "link_fragment") {
+      // As link_fragment_fuzz checks: read without throwing, and what Share link writes reads back.
+      const gui::LinkFragment f = gui::read_link_fragment(bytes);
+      EXPECT_EQ(f.refused.find('\n'), std::string::npos) << name;
+      const gui::LinkFragment back = gui::read_link_fragment(gui::share_fragment(bytes, f.exercise_seed));
+      EXPECT_TRUE(back.refused.empty()) << name << ": " << back.refused;
+      EXPECT_EQ(back.scenario_json, bytes) << name;
+      EXPECT_EQ(back.exercise_seed, f.exercise_seed) << name;
     } else if (kind == "session") {
       expect_clean([&] { gui::parse_session(bytes, name); }, name);
       expect_clean([&] { gui::parse_recovery(bytes, name); }, name);
@@ -165,6 +175,10 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
             model::check_link(query, key, 4, "--link");
           },
           name);
+      model::ModelConfig c;
+      c.n_layer = 3, c.n_head = 4;
+      expect_clean([&] { model::parse_heads(bytes, c, "--ablate"); }, name);
+      expect_clean([&] { model::parse_ablation(bytes, "--ablation"); }, name);
     }
   }
   EXPECT_GT(files, 5) << dir;
@@ -172,7 +186,8 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, CorpusReplay, ::testing::Values("scenario", "npy", "csv", "options", "session", "safetensors",
                                                                        "gpt2_tokenizer", "train_task", "tokenizer_json", "shard_index",
-                                                                       "model_config", "rope", "gguf", "exercise_answer"));
+                                                                       "model_config", "rope", "gguf", "exercise_answer",
+                                                                       "link_fragment"));
 
 }  // namespace
 }  // namespace attnlab
