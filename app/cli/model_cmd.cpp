@@ -68,6 +68,18 @@ void check_experiment_args(const std::function<bool(const char*)>& given, bool g
   }
 }
 
+// `model`'s options as the command line gives them.
+struct ModelArgs {
+  std::string model, text, ids, save, link, format = "text";
+  int layer = -1, head = -1, top = 10;
+  bool have_text = false, force = false, timing = false;
+  // Interventions (docs/CLI.md): each second text as --…-text or --…-ids.
+  std::string ablate, ablation = "zero", patch, from_text, from_ids, compare_text, compare_ids;
+  bool logit_lens = false;
+  std::int64_t position = -1;
+  GenerateArgs generate;
+};
+
 // A second text as ids: tokenized like --text, or parsed and checked like --ids.
 std::vector<int> second_text(const model::LanguageModel& m, bool as_text, const std::string& text, const std::string& ids, const char* text_flag,
                              const char* ids_flag) {
@@ -75,6 +87,31 @@ std::vector<int> second_text(const model::LanguageModel& m, bool as_text, const 
   std::vector<int> out = model::parse_ids(ids, ids_flag);
   m.check_ids(out, ids_flag);
   return out;
+}
+
+// The interventions the options ask for on `ids`, heads and second texts checked against the model.
+model::Experiment read_experiment(const model::LanguageModel& m, const std::vector<int>& ids, const ModelArgs& a,
+                                  const std::function<bool(const char*)>& given) {
+  model::Experiment experiment;
+  if (given("--ablate")) {
+    experiment.ablate = model::parse_heads(a.ablate, m.config(), "--ablate");
+    experiment.ablation = model::parse_ablation(a.ablation, "--ablation");
+  }
+  if (given("--patch")) {
+    experiment.patch = model::parse_heads(a.patch, m.config(), "--patch");
+    experiment.patch_ids = second_text(m, given("--from-text"), a.from_text, a.from_ids, "--from-text", "--from-ids");
+  }
+  if (given("--compare-text") || given("--compare-ids")) {
+    experiment.compare_ids = second_text(m, given("--compare-text"), a.compare_text, a.compare_ids, "--compare-text", "--compare-ids");
+  }
+  if (a.logit_lens) {
+    const auto n = static_cast<std::int64_t>(ids.size());
+    if (given("--position") && (a.position < 0 || a.position >= n)) {
+      throw InputError("--position " + std::to_string(a.position) + ": the text has positions 0 to " + std::to_string(n - 1));
+    }
+    experiment.lens_position = given("--position") ? a.position : n - 1;
+  }
+  return experiment;
 }
 
 }  // namespace
@@ -114,17 +151,7 @@ Runner add_models_command(CLI::App& app) {
 
 Runner add_model_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("model", "Run a language model on a text: every head's attention, its kind, the next tokens");
-  struct Args {
-    std::string model, text, ids, save, link, format = "text";
-    int layer = -1, head = -1, top = 10;
-    bool have_text = false, force = false, timing = false;
-    // Interventions (docs/CLI.md): each second text as --…-text or --…-ids.
-    std::string ablate, ablation = "zero", patch, from_text, from_ids, compare_text, compare_ids;
-    bool logit_lens = false;
-    std::int64_t position = -1;
-    GenerateArgs generate;
-  };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<ModelArgs>();
   cmd->add_option("MODEL", a->model,
                   "A model folder in the Hugging Face layout (GPT-2, Llama, Mistral, Qwen2, Qwen3), its .safetensors file, a .gguf file, "
                   "ollama:NAME[:TAG] or lmstudio:PUBLISHER/REPO (attnlab models --local lists them), a built-in model, or a Hugging Face "
@@ -181,25 +208,7 @@ Runner add_model_command(CLI::App& app) {
       link_at = model::parse_link(a->link, "--link");
       model::check_link(link_at.first, link_at.second, static_cast<int>(ids.size()), "--link");
     }
-    model::Experiment experiment;
-    if (given("--ablate")) {
-      experiment.ablate = model::parse_heads(a->ablate, m->config(), "--ablate");
-      experiment.ablation = model::parse_ablation(a->ablation, "--ablation");
-    }
-    if (given("--patch")) {
-      experiment.patch = model::parse_heads(a->patch, m->config(), "--patch");
-      experiment.patch_ids = second_text(*m, given("--from-text"), a->from_text, a->from_ids, "--from-text", "--from-ids");
-    }
-    if (given("--compare-text") || given("--compare-ids")) {
-      experiment.compare_ids = second_text(*m, given("--compare-text"), a->compare_text, a->compare_ids, "--compare-text", "--compare-ids");
-    }
-    if (a->logit_lens) {
-      const auto n = static_cast<std::int64_t>(ids.size());
-      if (given("--position") && (a->position < 0 || a->position >= n)) {
-        throw InputError("--position " + std::to_string(a->position) + ": the text has positions 0 to " + std::to_string(n - 1));
-      }
-      experiment.lens_position = given("--position") ? a->position : n - 1;
-    }
+    const model::Experiment experiment = read_experiment(*m, ids, *a, given);
     model::ForwardOptions opt;
     opt.qkv_layer = a->layer;
     opt.qkv_head = a->head;

@@ -73,6 +73,34 @@ TEST(FuzzRegression, TemperatureTextIsStrict) {
 
 class CorpusReplay : public ::testing::TestWithParam<const char*> {};
 
+// As link_fragment_fuzz checks: read without throwing, and what Share link writes reads back.
+void replay_link_fragment(const std::string& bytes, const std::string& name) {
+  const gui::LinkFragment f = gui::read_link_fragment(bytes);
+  EXPECT_EQ(f.refused.find('\n'), std::string::npos) << name;
+  const gui::LinkFragment back = gui::read_link_fragment(gui::share_fragment(bytes, f.exercise_seed));
+  EXPECT_TRUE(back.refused.empty()) << name << ": " << back.refused;
+  EXPECT_EQ(back.scenario_json, bytes) << name;
+  EXPECT_EQ(back.exercise_seed, f.exercise_seed) << name;
+}
+
+// The option parsers on one seed's text, as options_fuzz reads it.
+void replay_options(const std::string& bytes, const std::string& name) {
+  expect_clean([&] { validate_mask(parse_mask_spec(bytes), 3, 3, "--mask"); }, name);
+  expect_clean([&] { parse_normalizer(bytes, "--normalizer"); }, name);
+  expect_clean([&] { parse_positive_number(bytes, "--temperature"); }, name);
+  expect_clean([&] { parse_range(bytes, "--range"); }, name);
+  expect_clean(
+      [&] {
+        const auto [query, key] = model::parse_link(bytes, "--link");
+        model::check_link(query, key, 4, "--link");
+      },
+      name);
+  model::ModelConfig c;
+  c.n_layer = 3, c.n_head = 4;
+  expect_clean([&] { model::parse_heads(bytes, c, "--ablate"); }, name);
+  expect_clean([&] { model::parse_ablation(bytes, "--ablation"); }, name);
+}
+
 TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
   const fs::path dir = fs::path(ATTNLAB_FUZZ_CORPUS) / GetParam();
   ASSERT_TRUE(fs::is_directory(dir)) << dir;
@@ -154,31 +182,12 @@ TEST_P(CorpusReplay, EverySeedIsReadOrRejectedCleanly) {
         EXPECT_EQ(g.score, g.of) << name;
       }
     } else if (kind == "link_fragment") {
-      // As link_fragment_fuzz checks: read without throwing, and what Share link writes reads back.
-      const gui::LinkFragment f = gui::read_link_fragment(bytes);
-      EXPECT_EQ(f.refused.find('\n'), std::string::npos) << name;
-      const gui::LinkFragment back = gui::read_link_fragment(gui::share_fragment(bytes, f.exercise_seed));
-      EXPECT_TRUE(back.refused.empty()) << name << ": " << back.refused;
-      EXPECT_EQ(back.scenario_json, bytes) << name;
-      EXPECT_EQ(back.exercise_seed, f.exercise_seed) << name;
+      replay_link_fragment(bytes, name);
     } else if (kind == "session") {
       expect_clean([&] { gui::parse_session(bytes, name); }, name);
       expect_clean([&] { gui::parse_recovery(bytes, name); }, name);
     } else {
-      expect_clean([&] { validate_mask(parse_mask_spec(bytes), 3, 3, "--mask"); }, name);
-      expect_clean([&] { parse_normalizer(bytes, "--normalizer"); }, name);
-      expect_clean([&] { parse_positive_number(bytes, "--temperature"); }, name);
-      expect_clean([&] { parse_range(bytes, "--range"); }, name);
-      expect_clean(
-          [&] {
-            const auto [query, key] = model::parse_link(bytes, "--link");
-            model::check_link(query, key, 4, "--link");
-          },
-          name);
-      model::ModelConfig c;
-      c.n_layer = 3, c.n_head = 4;
-      expect_clean([&] { model::parse_heads(bytes, c, "--ablate"); }, name);
-      expect_clean([&] { model::parse_ablation(bytes, "--ablation"); }, name);
+      replay_options(bytes, name);
     }
   }
   EXPECT_GT(files, 5) << dir;
