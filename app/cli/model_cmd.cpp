@@ -80,8 +80,8 @@ struct ModelArgs {
   GenerateArgs generate;
 };
 
-// A second text as ids: tokenized like --text, or parsed and checked like --ids.
-std::vector<int> second_text(const model::LanguageModel& m, bool as_text, const std::string& text, const std::string& ids, const char* text_flag,
+// A text as ids: tokenized (--text, --from-text, --compare-text), or parsed and checked (--ids, …).
+std::vector<int> text_or_ids(const model::LanguageModel& m, bool as_text, const std::string& text, const std::string& ids, const char* text_flag,
                              const char* ids_flag) {
   if (as_text) return m.tokenize(text, text_flag);
   std::vector<int> out = model::parse_ids(ids, ids_flag);
@@ -99,10 +99,10 @@ model::Experiment read_experiment(const model::LanguageModel& m, const std::vect
   }
   if (given("--patch")) {
     experiment.patch = model::parse_heads(a.patch, m.config(), "--patch");
-    experiment.patch_ids = second_text(m, given("--from-text"), a.from_text, a.from_ids, "--from-text", "--from-ids");
+    experiment.patch_ids = text_or_ids(m, given("--from-text"), a.from_text, a.from_ids, "--from-text", "--from-ids");
   }
   if (given("--compare-text") || given("--compare-ids")) {
-    experiment.compare_ids = second_text(m, given("--compare-text"), a.compare_text, a.compare_ids, "--compare-text", "--compare-ids");
+    experiment.compare_ids = text_or_ids(m, given("--compare-text"), a.compare_text, a.compare_ids, "--compare-text", "--compare-ids");
   }
   if (a.logit_lens) {
     const auto n = static_cast<std::int64_t>(ids.size());
@@ -195,13 +195,7 @@ Runner add_model_command(CLI::App& app) {
     const auto m = model::open_model(a->model);
     const auto t1 = Clock::now();
     if (a->layer >= 0) model::check_head(*m, a->layer, a->head);
-    std::vector<int> ids;
-    if (a->have_text) {
-      ids = m->tokenize(a->text, "--text");
-    } else {
-      ids = model::parse_ids(a->ids, "--ids");
-      m->check_ids(ids, "--ids");
-    }
+    const std::vector<int> ids = text_or_ids(*m, a->have_text, a->text, a->ids, "--text", "--ids");
     const bool link = cmd->count("--link") > 0;
     std::pair<int, int> link_at{-1, -1};
     if (link) {
