@@ -310,6 +310,7 @@ TensorType type_of(Precision p) {
 }
 
 void to_floats(TensorType t, const std::byte* src, std::int64_t count, float* dst) {
+  if (count <= 0) return;  // an empty tensor's buffers may be null, which memcpy may not be given
   const auto* x = reinterpret_cast<const u8*>(src);
   const std::int64_t blocks = count / type_info(t).block;
   switch (t) {

@@ -76,5 +76,12 @@ TEST(TensorTypes, TableAndNames) {
   EXPECT_EQ(type_list(), "F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K");
 }
 
+// A GGUF file may name a tensor with no elements; its buffers are then empty vectors, whose data()
+// may be null (gguf_fuzz found it under UBSan: memcpy may not be given a null pointer, even for 0).
+TEST(TensorTypes, AnEmptyTensorReadsAsNothingWhateverItsType) {
+  for (const TensorType t : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q8_0, TensorType::Q6_K})
+    to_floats(t, nullptr, 0, nullptr);
+}
+
 }  // namespace
 }  // namespace attnlab::model
