@@ -77,7 +77,7 @@ std::string_view ablation_name(HeadEdit::Kind kind) {
 
 std::vector<HeadEdit> ablation_edits(const std::vector<HeadIndex>& heads, HeadEdit::Kind kind) {
   std::vector<HeadEdit> edits;
-  for (const HeadIndex& h : heads) edits.push_back(HeadEdit{h.layer, h.head, kind, {}});
+  for (const HeadIndex& h : heads) edits.push_back(HeadEdit{h.layer, h.head, kind, {}, {}});
   return edits;
 }
 
@@ -86,7 +86,7 @@ std::vector<HeadEdit> patch_edits(const std::vector<HeadIndex>& heads, const For
   for (const HeadIndex& h : heads) {
     const Matrix& output = source.heads.at(static_cast<std::size_t>(h.layer)).at(static_cast<std::size_t>(h.head)).output;
     if (output.size() == 0) throw std::logic_error("patch_edits: the source forward did not keep its heads' outputs");
-    edits.push_back(HeadEdit{h.layer, h.head, HeadEdit::Kind::Replace, output});
+    edits.push_back(HeadEdit{h.layer, h.head, HeadEdit::Kind::Replace, output, {}});
   }
   return edits;
 }
@@ -101,6 +101,10 @@ void check_edits(const std::vector<HeadEdit>& edits, const ModelConfig& config, 
     }
     for (std::size_t j = 0; j < i; ++j) {
       if (edits[j].layer == e.layer && edits[j].head == e.head) throw InputError(name + ": changed twice in one forward");
+    }
+    if (e.kind == HeadEdit::Kind::Replace && e.weights.size() > 0 && (e.weights.rows() != n || e.weights.cols() < n)) {
+      throw InputError(name + ": its replacement weights are " + std::to_string(e.weights.rows()) + " × " + std::to_string(e.weights.cols()) +
+                       ", where the forward needs " + std::to_string(n) + " rows of at least " + std::to_string(n) + " keys");
     }
     if (e.kind == HeadEdit::Kind::Replace && (e.output.rows() != n || e.output.cols() != config.d_head)) {
       throw InputError(name + ": its replacement output is " + std::to_string(e.output.rows()) + " × " + std::to_string(e.output.cols()) +
@@ -150,7 +154,14 @@ void apply_head_edit(const HeadEdit& edit, const blocks::AttentionShape& shape, 
       return;
     }
     case HeadEdit::Kind::Replace:
-      for (std::int64_t i = 0; i < n; ++i) std::memcpy(row(i), edit.output.row(i).data(), static_cast<std::size_t>(dh) * sizeof(float));
+      for (std::int64_t i = 0; i < n; ++i) {
+        std::memcpy(row(i), edit.output.row(i).data(), static_cast<std::size_t>(dh) * sizeof(float));
+        if (weights && edit.weights.size() > 0) {
+          // The causal part of each row: a lab without the mask may have weighed later keys too.
+          const std::int64_t keys = std::min(weights->row_length(i), static_cast<std::int64_t>(edit.weights.cols()));
+          for (std::int64_t j = 0; j < keys; ++j) weights->row(i)[j] = edit.weights(i, j);
+        }
+      }
       return;
   }
 }

@@ -33,6 +33,10 @@ struct HeadEdit {
   int layer = 0, head = 0;
   Kind kind = Kind::Zero;
   Matrix output;  // Replace: n × d_head, one row per position of the forward
+  // Replace: the weights that made `output` (n × at least start + n), kept in the head's place when
+  // the forward keeps weights (a lab's edit, whose weights differ from the model's); empty: the
+  // head's own stay.
+  Matrix weights;
 };
 
 // What a forward pass keeps.

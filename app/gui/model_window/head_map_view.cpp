@@ -91,6 +91,10 @@ std::string evidence_caption(const model::HeadVerdict& v, int tokens, int repeat
       break;
     case HeadKind::FirstToken:
       measured = "first-token " + two(v.scores.first_token) + ": the mean weight on the first token (key 0), over every row";
+      // Named as such only when it is the kind: a mixed head's best pattern is no sink.
+      if (v.kind == HeadKind::FirstToken) {
+        measured += ". An attention sink: a row's weights must sum to 1, and this head puts what it has no use for on the token every row sees";
+      }
       break;
     case HeadKind::Self:
       measured = "self " + two(v.scores.self) + ": the mean weight on the row's own token (key i), over rows 1 to " + std::to_string(tokens - 1);

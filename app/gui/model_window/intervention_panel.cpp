@@ -1,4 +1,4 @@
-// The Model window's "Knock out" column (intervention_panel.hpp).
+// The Model window's "Knock out heads" column (intervention_panel.hpp).
 #include "gui/model_window/intervention_panel.hpp"
 
 #include "engine/text/text_format.hpp"
@@ -19,6 +19,21 @@ namespace {
 
 std::string head_name(const model::HeadIndex& h) { return "L" + std::to_string(h.layer) + "H" + std::to_string(h.head); }
 
+// One sentence on what the change did to the prediction, for the change made.
+std::string change_verdict(const InterventionUi& iv, bool moved) {
+  const bool out = !iv.knocked_out.empty(), patch = !iv.patched.empty() && iv.second, lab = iv.use_lab && iv.lab.version != 0;
+  if (out && !patch && !lab) {
+    return moved ? "The prediction changed: the heads knocked out carried what it needed."
+                 : "The prediction held: what it needs does not pass only through these heads.";
+  }
+  if (patch && !out && !lab) {
+    return moved ? "The prediction changed: the patched heads carry what differs between the two texts."
+                 : "The prediction held: what differs between the two texts does not pass only through the patched heads.";
+  }
+  if (lab && !out && !patch) return moved ? "Your edit in the lab changed the prediction." : "The prediction held with your edit in the lab.";
+  return moved ? "The prediction changed." : "The prediction held.";
+}
+
 // The next tokens as the model is beside those with the heads out: the unchanged model's four most
 // probable and the changed one's two, each with its two probabilities.
 void draw_before_after(const ViewContext& ctx, const ModelUi& m, const model::ModelRun& changed) {
@@ -32,7 +47,7 @@ void draw_before_after(const ViewContext& ctx, const ModelUi& m, const model::Mo
   if (ImGui::BeginTable("##before_after", 3, ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("next token");
     ImGui::TableSetupColumn("as is");
-    ImGui::TableSetupColumn("out");
+    ImGui::TableSetupColumn("changed");
     ImGui::TableHeadersRow();
     std::vector<int> ids;
     for (std::size_t i = 0; i < std::min<std::size_t>(before.size(), 4); ++i) ids.push_back(before[i].id);
@@ -52,13 +67,12 @@ void draw_before_after(const ViewContext& ctx, const ModelUi& m, const model::Mo
     ImGui::EndTable();
   }
   const bool moved = !before.empty() && !after.empty() && before.front().id != after.front().id;
-  hint_text(moved ? "The prediction changed: the heads knocked out carried what it needed."
-                  : "The prediction held: what it needs does not pass only through these heads.");
+  hint_text(change_verdict(iv, moved));
 }
 
 void draw_lens(const ModelUi& m, const model::ModelRun& run) {
   const auto& ids = run.trace.ids;
-  text_wrapped_unformatted("Logit lens: after each layer, what the model" + std::string(m.intervention.knocked_out.empty() ? "" : ", heads out,") +
+  text_wrapped_unformatted("Logit lens: after each layer, what the model" + std::string(changes_model(m) ? ", changed," : "") +
                            " would predict after " + m.model->quoted_token(ids.back()) + " if it stopped there");
   for (std::size_t l = 0; l < run.trace.lens.size(); ++l) {
     std::string line = "L" + std::to_string(l) + "  ";
@@ -67,6 +81,57 @@ void draw_lens(const ModelUi& m, const model::ModelRun& run) {
       line += (i ? ", " : "") + m.model->quoted_token(top[i].id) + " " + format_number(top[i].prob, NumberUse::Axis, 2);
     }
     text_wrapped_unformatted(line);
+  }
+}
+
+// Patching: the chosen head's output on this text replaced by its output on the second.
+void draw_patching(ModelUi& m) {
+  InterventionUi& iv = m.intervention;
+  const std::string chosen = head_name({m.layer, m.head});
+  if (ImGui::Button((patched(m, m.layer, m.head) ? "Unpatch " + chosen : "Patch " + chosen + " from the second text").c_str())) {
+    toggle_patch(m, m.layer, m.head);
+    refresh_intervention(m);
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("The head's output on this text, at every position, replaced by its output on the second text");
+  if (iv.patched.empty()) return;
+  std::string heads;
+  for (const auto& h : iv.patched) heads += (heads.empty() ? "" : ", ") + head_name(h);
+  text_wrapped_unformatted("Patched from the second text: " + heads);
+}
+
+// The lab's edit of a head lifted from this window, put back into the model in the head's place.
+void draw_lab_head(ModelUi& m) {
+  InterventionUi& iv = m.intervention;
+  if (iv.lab.version == 0) return;
+  if (ImGui::Checkbox("##use_lab", &iv.use_lab)) {
+    iv.dirty = true;
+    refresh_intervention(m);
+  }
+  ImGui::SameLine();
+  text_wrapped_unformatted("Put the lab's " + head_name(iv.lab.lifted.head) + " back into the model");
+  if (iv.use_lab) hint_text("Its output here is the lab's, with your edits (a weight, the temperature, RoPE off); edit it there and come back.");
+}
+
+// Attention sinks: the heads that put most weight on the first token, and why a head does.
+void draw_sinks(ModelUi& m) {
+  InterventionUi& iv = m.intervention;
+  ImGui::Checkbox("##sinks", &iv.sinks);
+  ImGui::SameLine();
+  text_wrapped_unformatted("Attention sinks");
+  if (!iv.sinks) return;
+  hint_text("A row's weights must sum to 1, so a head with nothing to look for still puts its weight somewhere: trained models put it on "
+            "the first token, which every row sees (an attention sink).");
+  const model::ModelRun& run = *shown_run(m);
+  std::vector<std::pair<double, model::HeadIndex>> shares;
+  for (std::size_t l = 0; l < run.kinds.size(); ++l) {
+    for (std::size_t h = 0; h < run.kinds[l].size(); ++h) shares.push_back({run.kinds[l][h].scores.first_token, {static_cast<int>(l), static_cast<int>(h)}});
+  }
+  std::sort(shares.begin(), shares.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  text_wrapped_unformatted("Share of weight on the first token, over every row:");
+  for (std::size_t i = 0; i < std::min<std::size_t>(shares.size(), 6); ++i) {
+    const auto& [share, h] = shares[i];
+    const std::string label = head_name(h) + "  " + format_number(share, NumberUse::Axis, 2);
+    if (ImGui::Selectable(label.c_str(), m.layer == h.layer && m.head == h.head)) choose_head(m, h.layer, h.head);
   }
 }
 
@@ -91,6 +156,7 @@ void draw_comparison(const ViewContext& ctx, ModelUi& m) {
   ImGui::RadioButton("maps of this text", &shown, 0);
   ImGui::RadioButton("maps of the second", &shown, 1);
   iv.show_second = shown == 1;
+  draw_patching(m);
   const auto& next = iv.second->trace.next_tokens;
   std::string line = "Its next token:";
   for (std::size_t i = 0; i < std::min<std::size_t>(next.size(), 3); ++i) {
@@ -119,11 +185,12 @@ void draw_comparison(const ViewContext& ctx, ModelUi& m) {
 }  // namespace
 
 void draw_intervention_panel(const ViewContext& ctx, ModelUi& m) {
+  take_lab_head(m, ctx);
   refresh_intervention(m);
   InterventionUi& iv = m.intervention;
   // Folded on a projector until something is asked (its column has room for little else), open on a
   // desk; the window's own draws (knocked-out crosses, framed heads) show either way.
-  const bool asked = !iv.knocked_out.empty() || iv.lens || iv.compare;
+  const bool asked = !iv.knocked_out.empty() || iv.lens || iv.compare || iv.use_lab || iv.sinks;
   ImGui::SetNextItemOpen(asked || !ctx.view.presenter, ImGuiCond_Once);
   if (!ImGui::CollapsingHeader("Knock out heads")) return;
   const std::string chosen = head_name({m.layer, m.head});
@@ -148,6 +215,7 @@ void draw_intervention_panel(const ViewContext& ctx, ModelUi& m) {
     iv.dirty = true;
     refresh_intervention(m);
   }
+  draw_lab_head(m);
   if (!iv.error.empty()) error_text(palette(ctx.view).error, iv.error);
   if (!iv.knocked_out.empty()) {
     std::string heads;
@@ -158,12 +226,13 @@ void draw_intervention_panel(const ViewContext& ctx, ModelUi& m) {
       iv.dirty = true;
       refresh_intervention(m);
     }
-    if (iv.changed) draw_before_after(ctx, m, *iv.changed);
   } else {
     hint_text("K or the button knocks the chosen head out: the maps after it and the prediction are redrawn.");
   }
+  if (changes_model(m)) draw_before_after(ctx, m, *iv.changed);
   if (iv.lens && iv.changed) draw_lens(m, *iv.changed);
   draw_comparison(ctx, m);
+  draw_sinks(m);
   ImGui::Separator();
 }
 

@@ -1,5 +1,6 @@
-// The Model window's "Knock out" column (docs/MODELS.md, "Interventions"): the heads knocked out and
-// how, the next tokens as the model is and with them out side by side, and the logit lens.
+// The Model window's "Knock out heads" column (docs/MODELS.md, "Interventions"): the heads knocked out
+// and how, the lab's edit put back, the next tokens as the model is and changed side by side, the
+// logit lens, a second text compared and heads patched from it, the attention sinks.
 #pragma once
 
 #include "gui/model_window/model_ui.hpp"

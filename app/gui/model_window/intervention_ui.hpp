@@ -1,6 +1,6 @@
 // The Model window's interventions (docs/MODELS.md, "Interventions"; intervention_actions.hpp):
-// heads knocked out, the logit lens, and a second text compared head by head. Plain data in
-// ModelUi.
+// heads knocked out, patched from a second text or replaced by the lab's edit, the logit lens, a
+// second text compared head by head, attention sinks. Plain data in ModelUi.
 #pragma once
 
 #include "engine/model/interventions.hpp"
@@ -12,6 +12,22 @@
 
 namespace attnlab::gui {
 
+// A head "Open in the lab" lifted: the lab's banner names it by its title, and the lab's edit of it
+// can be put back into the model in its place.
+struct LiftedHead {
+  std::string title;
+  model::HeadIndex head;
+  std::vector<int> ids;  // the text it was lifted from
+};
+
+// The lab's result for a lifted head, as the lab last computed it: what its edits (a weight, the
+// temperature, RoPE off) make of the head's output, and the weights that made it.
+struct LabHead {
+  LiftedHead lifted;
+  Matrix output, weights;
+  std::uint64_t version = 0;  // the lab's result_version they were taken from (0: none yet)
+};
+
 struct InterventionUi {
   std::vector<model::HeadIndex> knocked_out;                 // in the order clicked
   model::HeadEdit::Kind ablation = model::HeadEdit::Kind::Zero;  // zero, mean or uniform
@@ -21,6 +37,12 @@ struct InterventionUi {
   bool compare = false;
   std::string second_text;
   bool show_second = false;
+  // Patching: these heads' outputs on this text replaced by their outputs on the second text.
+  std::vector<model::HeadIndex> patched;
+  // The lab's edit of a lifted head put back into the model in the head's place.
+  bool use_lab = false;
+  LabHead lab;
+  bool sinks = false;  // the heads listed by their share of weight on the first token
   bool dirty = true;  // what is asked changed since `changed` and `second` were made
 
   // The run with the heads knocked out (and the lens), on `from`'s tokens; null while nothing is

@@ -169,7 +169,7 @@ Commands lift_chosen_head(ModelUi& m) {
   if (!m.model || !m.run) return {};
   try {
     Scenario head = chosen_head(m);
-    m.lifted_titles.push_back(head.title);
+    m.lifted.push_back({head.title, {m.layer, m.head}, m.run->trace.ids});
     const std::string name = "open " + head.title + " in the lab";
     // The lab is where the head now is: the window steps aside (View > Model brings it back).
     return {LoadScenario{std::move(head), "", name, "Model"}};
@@ -181,9 +181,12 @@ Commands lift_chosen_head(ModelUi& m) {
   return {};
 }
 
-std::string model_banner(const ModelUi& m, const Scenario& shown) {
-  const auto& lifted = m.lifted_titles;
-  return std::find(lifted.begin(), lifted.end(), shown.title) != lifted.end() ? shown.title : std::string();
+const LiftedHead* lifted_head(const ModelUi& m, const Scenario& shown) {
+  // The last lift of that title: a head lifted again from another text replaces the first.
+  const auto at = std::find_if(m.lifted.rbegin(), m.lifted.rend(), [&](const LiftedHead& h) { return h.title == shown.title; });
+  return at == m.lifted.rend() ? nullptr : &*at;
 }
+
+std::string model_banner(const ModelUi& m, const Scenario& shown) { return lifted_head(m, shown) ? shown.title : std::string(); }
 
 }  // namespace attnlab::gui

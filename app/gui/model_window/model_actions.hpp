@@ -43,11 +43,13 @@ void choose_head(ModelUi& m, int layer, int head);
 void step_head(ModelUi& m, int step);
 // "Open in the lab": the chosen head's q, k, v (kept by the run, or recomputed for a long text) as
 // the document (LoadScenario: one undoable action), after which the Model window steps aside so the
-// pipeline shows; its title noted for the banner. A head that cannot be lifted says why in m.error
+// pipeline shows; its title, head and text noted (the banner, the lab's edit put back). A head that cannot be lifted says why in m.error
 // and asks nothing.
 Commands lift_chosen_head(ModelUi& m);
 // The banner over the pipeline, "GPT-2 · layer 5 · head 1", or empty when `shown` (the scenario of
 // the shown result, which may be a frame behind the document) is no head lifted from the window.
 std::string model_banner(const ModelUi& m, const Scenario& shown);
+// The head lifted from the window that `shown` is, or null.
+const LiftedHead* lifted_head(const ModelUi& m, const Scenario& shown);
 
 }  // namespace attnlab::gui

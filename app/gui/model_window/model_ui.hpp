@@ -44,7 +44,7 @@ struct ModelUi {
   HeadHover hover;         // the cell under the mouse this frame
   KeyLabelLayout drawn_keys;  // the key tokens the enlarged map drew last (none while the grid shows)
   bool scroll_to_chosen = false;  // the keys chose a head: the grid scrolls it into view
-  std::vector<std::string> lifted_titles;  // titles of heads lifted into the lab (the banner)
+  std::vector<LiftedHead> lifted;  // heads lifted into the lab (the banner; the lab's edit put back)
 };
 
 }  // namespace attnlab::gui

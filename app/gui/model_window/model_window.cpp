@@ -282,6 +282,14 @@ void draw_grid_head(ModelUi& m, const Palette& pal, const Colormap& map, int l, 
     dl->AddLine(at, ImVec2(at.x + side, at.y + side), pal.error, 3.0f);
     dl->AddLine(ImVec2(at.x + side, at.y), ImVec2(at.x, at.y + side), pal.error, 3.0f);
   }
+  // A head whose output comes from elsewhere says from where, in a tag over its map's corner.
+  const InterventionUi& iv = m.intervention;
+  const bool from_lab = iv.use_lab && iv.lab.version != 0 && iv.lab.lifted.head == model::HeadIndex{l, h};
+  if (const char* tag = from_lab ? "the lab's" : patched(m, l, h) && iv.second ? "patched" : nullptr) {
+    const ImVec2 size = ImGui::CalcTextSize(tag);
+    dl->AddRectFilled(at, ImVec2(at.x + size.x + 6, at.y + size.y + 2), pal.accent);
+    dl->AddText(ImVec2(at.x + 3, at.y + 1), ImGui::GetColorU32(ImGuiCol_WindowBg), tag);  // the window's ground on the accent reads in both themes
+  }
   if (l == m.layer && h == m.head) {
     dl->AddRect(ImVec2(at.x - 2, at.y - 2), ImVec2(at.x + side + 2, at.y + side + 2), ImGui::GetColorU32(ImGuiCol_PlotHistogram), 0, 0, 2.5f);
     if (m.scroll_to_chosen) {

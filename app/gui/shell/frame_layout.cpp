@@ -203,7 +203,7 @@ void draw_lifted_banner(const ModelUi& model, const TrainingUi& training, const 
   if (const std::string banner = model_banner(model, shown); !banner.empty()) {
     ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", banner.c_str());
     ImGui::SameLine();
-    ImGui::TextDisabled("(a head of the model in the Model window; Ctrl+Z returns to what was here)");
+    ImGui::TextDisabled("(a head of the Model window's model, which can take your edit back; Ctrl+Z returns to what was here)");
   } else if (const std::string trained = training_banner(training, shown); !trained.empty()) {
     ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", trained.c_str());
     ImGui::SameLine();

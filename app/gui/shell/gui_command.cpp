@@ -36,8 +36,10 @@ cli::Runner add_gui_command(CLI::App& app) {
       cmd->add_option("--ablate", opts->ablate, "With --model: L.H[,L.H…], knock these heads out (the Model window's Knock out)")->needs(model);
   cmd->add_option("--ablation", opts->ablation, "With --ablate: zero (default), mean or uniform")->needs(ablate);
   cmd->add_flag("--logit-lens", opts->logit_lens, "With --model: show the logit lens")->needs(model);
-  cmd->add_option("--compare-text", opts->compare_text, "With --model: a second text of the same token count, compared head by head")
-      ->needs(model);
+  CLI::Option* compare =
+      cmd->add_option("--compare-text", opts->compare_text, "With --model: a second text of the same token count, compared head by head")
+          ->needs(model);
+  cmd->add_option("--patch", opts->patch, "With --compare-text: L.H[,L.H…], these heads' outputs taken from the second text")->needs(compare);
   return [opts]() { return run_gui(*opts); };
 }
 

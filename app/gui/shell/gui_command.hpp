@@ -32,6 +32,7 @@ struct GuiOptions {
   std::string ablate, ablation;
   bool logit_lens = false;
   std::string compare_text;  // a second text compared head by head
+  std::string patch;         // heads patched from the second text ("1.0,1.1")
 
   // The opened lesson's exercise shown at this seed (the browser link's &exercise=SEED; no flag).
   std::optional<std::uint64_t> exercise_seed;

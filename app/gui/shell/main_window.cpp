@@ -245,6 +245,7 @@ void open_start_model(AppState& state, Services& services, const GuiOptions& opt
     iv.compare = true;
     iv.second_text = options.compare_text;
   }
+  if (!options.patch.empty()) iv.patched = model::parse_heads(options.patch, state.model.model->config(), "--patch");
 }
 
 // The document the window opens on: a scenario or lesson from the command line, else the saved

@@ -7,6 +7,7 @@
 #include "engine/lessons/presets.hpp"
 #include "gui/model_window/head_map_view.hpp"
 #include "engine/model/generate.hpp"
+#include "engine/model/sampling.hpp"
 #include "engine/model/tokenizer/unicode.hpp"
 #include "gui/model_window/generate_actions.hpp"
 #include "gui/model_window/head_link_actions.hpp"
@@ -16,6 +17,7 @@
 #include "gui/model_window/model_window.hpp"
 #include "gui/persistence/open_save.hpp"
 #include "gui/shell/apply_command.hpp"
+#include "gui/state/edits.hpp"
 #include "gui/widgets/drawn_text.hpp"
 #include "headless_imgui.hpp"
 #include "model/model_window_fixture.hpp"
@@ -638,6 +640,101 @@ TEST_F(ModelWindow, KnockingOutTheInductionHeadsBreaksTheCopy) {
   EXPECT_TRUE(state.model.intervention.knocked_out.empty());
   wait_for_run();
   frame();
+}
+
+// The induction heads of layer 1 on the window's run, as the window names them.
+std::vector<model::HeadIndex> induction_heads(const ModelUi& m) {
+  std::vector<model::HeadIndex> heads;
+  for (int h = 0; h < m.model->config().n_head; ++h) {
+    if (m.run->kinds[1][static_cast<std::size_t>(h)].kind == model::HeadKind::Induction) heads.push_back({1, h});
+  }
+  return heads;
+}
+
+// Patching (issue 71): the induction heads' outputs taken from a text where '2' was followed by '5'
+// make the model predict '5', as the engine's patch does; a patched head knocked out is no longer
+// patched.
+TEST_F(ModelWindow, PatchingTheInductionHeadsFromASecondTextMovesTheCopy) {
+  if (model::builtin_models().empty()) GTEST_SKIP() << "no built-in models in this build";
+  apply_commands(state, services, open_model_file(state.model, "induction", state.platform.threads));
+  set_model_text(state.model, "3 9 14 2 7 11 3 9 14 2", state.platform.threads);
+  wait_for_run();
+  ASSERT_TRUE(state.model.run);
+  InterventionUi& iv = state.model.intervention;
+  iv.compare = true;
+  iv.second_text = "3 9 14 2 5 11 3 9 14 2";
+  iv.dirty = true;
+  frame();
+  ASSERT_TRUE(iv.second) << iv.error;
+  ASSERT_EQ(iv.second->trace.next_tokens.front().id, 5);
+  const auto induction = induction_heads(state.model);
+  ASSERT_FALSE(induction.empty());
+  for (const auto& h : induction) toggle_patch(state.model, h.layer, h.head);
+  frame();
+  ASSERT_TRUE(changes_model(state.model)) << iv.error;
+  EXPECT_EQ(iv.changed->trace.next_tokens.front().id, 5) << "the patched induction heads copy what the second text had";
+  model::ForwardOptions keep;
+  keep.keep_outputs = true;
+  const model::ForwardTrace source = state.model.model->forward(text_ids(*state.model.model, iv.second_text), keep);
+  model::ForwardOptions patch;
+  patch.edits = model::patch_edits(induction, source);
+  patch.keep_logits = true;
+  const auto want = model::next_distribution(state.model.model->forward(state.model.run->trace.ids, patch).logits, {}).model;
+  ASSERT_EQ(iv.after.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(iv.after[i], want[i], 1e-6) << "token " << i;
+  toggle_knock_out(state.model, induction[0].layer, induction[0].head);
+  EXPECT_FALSE(patched(state.model, induction[0].layer, induction[0].head));
+  EXPECT_TRUE(knocked_out(state.model, induction[0].layer, induction[0].head));
+  frame();
+  EXPECT_TRUE(iv.error.empty()) << iv.error;
+}
+
+// The lab's edit put back (issue 71): a lifted head the lab has not changed leaves the prediction as
+// it was; at another temperature the model's prediction is what the lab's output makes it, the
+// head's map the lab's weights; on another text the window says the head no longer fits.
+TEST_F(ModelWindow, TheLabsEditOfALiftedHeadGoesBackIntoTheModel) {
+  if (model::builtin_models().empty()) GTEST_SKIP() << "no built-in models in this build";
+  apply_commands(state, services, open_model_file(state.model, "induction", state.platform.threads));
+  set_model_text(state.model, "3 9 14 2 7 11 3 9 14 2", state.platform.threads);
+  wait_for_run();
+  const auto induction = induction_heads(state.model);
+  ASSERT_FALSE(induction.empty());
+  const model::HeadIndex h = induction.front();
+  choose_head(state.model, h.layer, h.head);
+  apply_commands(state, services, lift_chosen_head(state.model));
+  recompute_if_needed(state, services);
+  frame();
+  InterventionUi& iv = state.model.intervention;
+  ASSERT_NE(iv.lab.version, 0u) << "the window did not see the lab's result";
+  EXPECT_EQ(iv.lab.lifted.head, h);
+  iv.use_lab = true;
+  iv.dirty = true;
+  frame();
+  ASSERT_TRUE(changes_model(state.model)) << iv.error;
+  for (std::size_t i = 0; i < iv.before.size(); ++i) ASSERT_NEAR(iv.after[i], iv.before[i], 1e-4) << "the head as the model has it, token " << i;
+  apply(state, edits::set_temperature(20.0));
+  recompute_if_needed(state, services);
+  frame();
+  ASSERT_TRUE(changes_model(state.model)) << iv.error;
+  const Result lab = services.backend->compute(state.doc.scenario.problem());
+  model::ForwardOptions replaced;
+  replaced.edits = {model::HeadEdit{h.layer, h.head, model::HeadEdit::Kind::Replace, lab.output, {}}};
+  replaced.keep_logits = true;
+  const auto want = model::next_distribution(state.model.model->forward(state.model.run->trace.ids, replaced).logits, {}).model;
+  double moved = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(iv.after[i], want[i], 1e-5) << "token " << i;
+    moved = std::max(moved, std::abs(iv.after[i] - iv.before[i]));
+  }
+  EXPECT_GT(moved, 1e-3) << "a head at T = 20 spreads its weight: the prediction moves";
+  const auto& shown = iv.changed->trace.heads[static_cast<std::size_t>(h.layer)][static_cast<std::size_t>(h.head)].weights;
+  for (std::int64_t i = 0; i < shown.rows(); ++i) {
+    for (std::int64_t j = 0; j <= i; ++j) ASSERT_NEAR(shown(i, j), lab.weights(i, j), 1e-6) << "the lab's weights in the head's place";
+  }
+  set_model_text(state.model, "3 9 14 2 7 11 3 9 14 2 7", state.platform.threads);
+  wait_for_run();
+  frame();
+  EXPECT_NE(iv.error.find("another text"), std::string::npos) << iv.error;
 }
 
 }  // namespace

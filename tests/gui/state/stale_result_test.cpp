@@ -153,7 +153,7 @@ TEST_F(StaleResult, ShiftClickOnAStaleResultChangesNothing) {
 TEST_F(StaleResult, TheLiftedHeadsBannerLabelsTheShownResult) {
   Scenario head = load_preset("causal-six");
   head.title = "GPT-2 · layer 1 · head 2";
-  state.model.lifted_titles.push_back(head.title);
+  state.model.lifted.push_back({head.title, {1, 2}, {}});
   draw_after([&] { apply(state, services, LoadScenario{head, "", "open " + head.title + " in the lab"}); }, panel(Panel::Pipeline));
   EXPECT_EQ(state.doc.scenario.title, head.title);
   EXPECT_TRUE(model_banner(state.model, shown_scenario(state.results, state.doc)).empty()) << "the pipeline still shows the document before the lift";

@@ -61,6 +61,26 @@ TEST(Interventions, AnEditChangesOnlyWhatRunsAfterIt) {
   }
 }
 
+// A lab's edit put back: its output replaces the head's, and its weights are kept in the head's place
+// (their causal part), so the window draws what the lab computed.
+TEST(Interventions, AReplacementKeepsTheWeightsThatMadeIt) {
+  RandomModel rm("llama", "", 10);
+  const auto m = DecoderModel::open(rm.dir);
+  const std::vector<int> ids{4, 8, 15, 16, 23};
+  ForwardOptions o;
+  o.keep_outputs = true;
+  const ForwardTrace clean = m->forward(ids, o);
+  Matrix weights = Matrix::Constant(5, 5, 0.2f);  // even weights over every key, later ones too
+  o.edits = {HeadEdit{1, 0, HeadEdit::Kind::Replace, clean.heads[1][0].output, weights}};
+  const ForwardTrace edited = m->forward(ids, o);
+  for (std::int64_t i = 0; i < 5; ++i) {
+    for (std::int64_t j = 0; j <= i; ++j) EXPECT_EQ(edited.heads[1][0].weights(i, j), 0.2f);
+  }
+  EXPECT_EQ(edited.next_tokens.front().prob, clean.next_tokens.front().prob) << "its own output: the prediction as it was";
+  o.edits.front().weights = Matrix(4, 5);  // a row short
+  EXPECT_THROW(m->forward(ids, o), InputError);
+}
+
 TEST(Interventions, BadEditsAreRefused) {
   RandomModel rm("llama", "", 9);
   const auto m = DecoderModel::open(rm.dir);
@@ -69,7 +89,7 @@ TEST(Interventions, BadEditsAreRefused) {
   EXPECT_THROW(m->forward({1, 2}, o), InputError);
   o.edits = ablation_edits({{0, 0}, {0, 0}}, HeadEdit::Kind::Zero);
   EXPECT_THROW(m->forward({1, 2}, o), InputError);
-  o.edits = {HeadEdit{0, 0, HeadEdit::Kind::Replace, Matrix(3, m->config().d_head)}};
+  o.edits = {HeadEdit{0, 0, HeadEdit::Kind::Replace, Matrix(3, m->config().d_head), {}}};
   EXPECT_THROW(m->forward({1, 2}, o), InputError);
   EXPECT_THROW(parse_heads("0.0,", m->config(), "--ablate"), InputError);
   EXPECT_THROW(parse_heads("", m->config(), "--ablate"), InputError);
