@@ -225,7 +225,11 @@ void draw_head_map(const ViewContext& ctx, ModelUi& m, const Colormap& map) {
   const model::ModelConfig& cfg = m.model->config();
   const std::string group = cfg.n_kv_head > 0 && cfg.n_kv_head < cfg.n_head ? " · K/V head " + std::to_string(cfg.kv_group(m.head)) : "";
   ImGui::Text("L%dH%d%s · %s %s", m.layer, m.head, group.c_str(), std::string(model::head_kind_name(v.kind)).c_str(), two(v.score).c_str());
-  const std::string caption = evidence_caption(v, n, repeat_rows);
+  std::string caption = evidence_caption(v, n, repeat_rows);
+  if (const auto* d = head_difference(m, m.layer, m.head); d && m.intervention.maps == InterventionUi::Maps::Difference) {
+    caption = "Each cell: |weight on this text − weight on the second|, the largest " + two(d->max_abs_diff) +
+              (d->argmax_changed ? ", and a query's strongest key moved" : "") + ". Outlined: this text's " + caption;
+  }
   std::vector<std::string> tokens;
   for (int id : ids) tokens.push_back(m.model->token_label(id));
   const float caption_h = wrapped_text_height(caption, ImGui::GetContentRegionAvail().x) + ImGui::GetStyle().ItemSpacing.y;

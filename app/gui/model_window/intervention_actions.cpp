@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <optional>
 
 namespace attnlab::gui {
@@ -66,6 +67,21 @@ void run_second(ModelUi& m, const std::vector<model::HeadEdit>& edits) {
   iv.second = std::make_shared<model::ModelRun>(model::run_model(*m.model, second, options));
 }
 
+// `first` with each head's weights replaced by |first − second| (the two of the same token count).
+std::shared_ptr<model::ModelRun> difference_run(const model::ModelRun& first, const model::ModelRun& second) {
+  auto run = std::make_shared<model::ModelRun>(first);
+  for (std::size_t l = 0; l < run->trace.heads.size(); ++l) {
+    for (std::size_t h = 0; h < run->trace.heads[l].size(); ++h) {
+      model::CausalWeights& a = run->trace.heads[l][h].weights;
+      const model::CausalWeights& b = second.trace.heads[l][h].weights;
+      for (std::int64_t i = 0; i < a.rows(); ++i) {
+        for (std::int64_t j = 0; j < a.row_length(i); ++j) a.row(i)[j] = std::abs(a.row(i)[j] - b.row(i)[j]);
+      }
+    }
+  }
+  return run;
+}
+
 void remake(ModelUi& m) {
   InterventionUi& iv = m.intervention;
   const auto& ids = m.run->trace.ids;
@@ -88,7 +104,11 @@ void remake(ModelUi& m) {
     iv.before = model::next_distribution(clean_logits(m, ids), {}).model;
     iv.changed = std::move(run);
   }
-  if (iv.second) iv.differences = model::compare_heads(changes_model(m) ? iv.changed->trace : m.run->trace, iv.second->trace);
+  if (iv.second) {
+    const model::ModelRun& first = changes_model(m) ? *iv.changed : *m.run;
+    iv.differences = model::compare_heads(first.trace, iv.second->trace);
+    iv.difference = difference_run(first, *iv.second);
+  }
 }
 
 }  // namespace
@@ -97,7 +117,7 @@ void refresh_intervention(ModelUi& m) {
   InterventionUi& iv = m.intervention;
   if (m.job || !m.run || !m.model || m.run->kinds.empty()) return;
   if (!iv.dirty && iv.from == m.run) return;
-  iv.changed = iv.second = nullptr;
+  iv.changed = iv.second = iv.difference = nullptr;
   iv.before.clear();
   iv.after.clear();
   iv.differences.clear();
@@ -107,7 +127,7 @@ void refresh_intervention(ModelUi& m) {
     remake(m);
   } catch (const std::exception& e) {
     // A second text of another length, or heads a session kept from another model: said in place.
-    iv.changed = iv.second = nullptr;
+    iv.changed = iv.second = iv.difference = nullptr;
     iv.differences.clear();
     iv.error = e.what();
   }
@@ -123,7 +143,8 @@ bool changes_model(const ModelUi& m) {
 
 const model::ModelRun* shown_run(const ModelUi& m) {
   const InterventionUi& iv = m.intervention;
-  if (iv.compare && iv.show_second && iv.second) return iv.second.get();
+  if (iv.compare && iv.maps == InterventionUi::Maps::Second && iv.second) return iv.second.get();
+  if (iv.compare && iv.maps == InterventionUi::Maps::Difference && iv.difference) return iv.difference.get();
   if (changes_model(m)) return iv.changed.get();
   return m.run.get();
 }

@@ -152,10 +152,12 @@ void draw_comparison(const ViewContext& ctx, ModelUi& m) {
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("The pair of \"QKV, Scaled Dot-Product & Causal Masking\", Section 2.3: what does \"it\" attend to?");
   if (!iv.second) return;
-  int shown = iv.show_second ? 1 : 0;
+  int shown = static_cast<int>(iv.maps);
   ImGui::RadioButton("maps of this text", &shown, 0);
   ImGui::RadioButton("maps of the second", &shown, 1);
-  iv.show_second = shown == 1;
+  ImGui::RadioButton("their difference", &shown, 2);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Each cell: |weight on this text − weight on the second|");
+  iv.maps = static_cast<InterventionUi::Maps>(shown);
   draw_patching(m);
   const auto& next = iv.second->trace.next_tokens;
   std::string line = "Its next token:";

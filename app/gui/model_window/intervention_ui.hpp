@@ -36,7 +36,8 @@ struct InterventionUi {
   // token count; the grid shows one text's maps or the other's.
   bool compare = false;
   std::string second_text;
-  bool show_second = false;
+  // Which maps the grid shows: this text's, the second's, or |this − second| per cell.
+  enum class Maps { First, Second, Difference } maps = Maps::First;
   // Patching: these heads' outputs on this text replaced by their outputs on the second text.
   std::vector<model::HeadIndex> patched;
   // The lab's edit of a lifted head put back into the model in the head's place.
@@ -54,6 +55,8 @@ struct InterventionUi {
   // The second text's run and each head's difference from the first's ([layer][head]).
   std::shared_ptr<const model::ModelRun> second;
   std::vector<std::vector<model::HeadComparison>> differences;
+  // The first text's run with every head's weights replaced by |first − second|, cell by cell.
+  std::shared_ptr<const model::ModelRun> difference;
   double ms = 0;       // how long the last remake took
   std::string error;   // why it could not run (the window's run stays)
 };

@@ -226,12 +226,12 @@ void draw_head_labels(const model::ModelConfig& cfg, ImVec2& origin, float label
   origin.y += fs * 1.2f;
 }
 
-// A head's kind and score under its map, as wide as the map: the kind's first word when the map is
-// too narrow for it ("previous", "first"), then a smaller size, never running into the next map.
-void draw_map_label(const model::HeadVerdict& v, ImVec2 at, float side, ImU32 colour) {
+// A head's kind and score (or its largest difference) under its map, as wide as the map: the kind's
+// first word when the map is too narrow for it ("previous", "first"), then a smaller size, never
+// running into the next map.
+void draw_map_label(const std::string& kind, double value, ImVec2 at, float side, ImU32 colour) {
   const float fs = ImGui::GetFontSize(), small = fs * 0.72f;
-  std::string kind(model::head_kind_name(v.kind));
-  const std::string score = format_number(v.score, NumberUse::Cell, 2);
+  const std::string score = format_number(value, NumberUse::Cell, 2);
   std::string label = kind + " " + score;
   if (ImGui::CalcTextSize(label.c_str()).x * small / fs > side) label = kind.substr(0, std::min(kind.find('-'), std::size_t{5})) + " " + score;
   const float size = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label.c_str()).x * small / fs + 1.0f)));
@@ -274,8 +274,14 @@ void draw_grid_head(ModelUi& m, const Palette& pal, const Colormap& map, int l, 
   // A head that follows no pattern well above even weights has no kind: its label is greyed.
   const model::HeadVerdict& verdict = run.kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
   const bool named = verdict.kind != model::HeadKind::Broad && verdict.kind != model::HeadKind::Mixed;
-  draw_map_label(verdict, at, side, ImGui::GetColorU32(named ? ImGuiCol_Text : ImGuiCol_TextDisabled));
-  if (const auto* d = head_difference(m, l, h); d && d->argmax_changed) {  // its strongest key moved between the two texts
+  const auto* d = head_difference(m, l, h);
+  if (d && m.intervention.maps == InterventionUi::Maps::Difference) {
+    draw_map_label("|difference|", d->max_abs_diff, at, side, ImGui::GetColorU32(ImGuiCol_Text));
+  } else {
+    draw_map_label(std::string(model::head_kind_name(verdict.kind)), verdict.score, at, side,
+                   ImGui::GetColorU32(named ? ImGuiCol_Text : ImGuiCol_TextDisabled));
+  }
+  if (d && d->argmax_changed) {  // its strongest key moved between the two texts
     dl->AddRect(ImVec2(at.x - 5, at.y - 5), ImVec2(at.x + side + 5, at.y + side + 5), pal.accent, 0, 0, 2.0f);
   }
   if (knocked_out(m, l, h)) {  // a cross over the map: its output no longer reaches the stream

@@ -627,8 +627,20 @@ TEST_F(ModelWindow, KnockingOutTheInductionHeadsBreaksTheCopy) {
   frame();
   ASSERT_TRUE(iv.second) << iv.error;
   EXPECT_TRUE(std::any_of(iv.differences[1].begin(), iv.differences[1].end(), [](const auto& d) { return d.max_abs_diff > 0.01; }));
-  state.model.intervention.show_second = true;
+  state.model.intervention.maps = InterventionUi::Maps::Second;
   EXPECT_EQ(shown_run(state.model), iv.second.get());
+  frame();
+  // Their difference: each cell |first − second|, its largest the comparison's.
+  state.model.intervention.maps = InterventionUi::Maps::Difference;
+  ASSERT_EQ(shown_run(state.model), iv.difference.get());
+  for (std::size_t h = 0; h < iv.differences[1].size(); ++h) {
+    const auto& d = iv.difference->trace.heads[1][h].weights;
+    float largest = 0;
+    for (std::int64_t i = 0; i < d.rows(); ++i) {
+      for (std::int64_t j = 0; j <= i; ++j) largest = std::max(largest, d(i, j));
+    }
+    EXPECT_NEAR(largest, iv.differences[1][h].max_abs_diff, 1e-6);
+  }
   frame();
   state.model.intervention.compare = false;
   // Restored, the window shows the model as it is; another model forgets the heads.
