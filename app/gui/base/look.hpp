@@ -13,4 +13,10 @@ struct Look {
   friend bool operator==(const Look&, const Look&) = default;
 };
 
+// What a projector's back row can read (DESIGN.md's layout contract; tools/legibility.py checks it):
+// in presenter mode a map the text asks the room to read is at least kLegibleMapSide pixels on its
+// short side (or has cells of kLegibleCell), and every text is at least kLegibleText pixels tall. A
+// page whose maps would be smaller shows fewer at a time.
+inline constexpr float kLegibleMapSide = 200.0f, kLegibleCell = 20.0f, kLegibleText = 18.0f;
+
 }  // namespace attnlab::gui

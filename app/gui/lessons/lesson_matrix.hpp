@@ -29,10 +29,6 @@ struct MapCanvas {
 DrawnRect draw_lesson_matrix(const MapCanvas& canvas, const char* id, const std::string& title, Stage stage, const Matrix& M,
                              const BlockGrid* blocked, const std::vector<std::string>& rows,
                              const std::vector<std::string>& cols, ImVec2 size, bool fixed_unit_range = false);
-// The short side, in pixels, a map needs to be read from a projector's back row (DESIGN.md's layout
-// contract: 200 px, or cells of 20): a page whose maps would be smaller in presenter mode shows
-// fewer at a time.
-inline constexpr float kLegibleMapSide = 200.0f, kLegibleCell = 20.0f;
 // The largest cell draw_lesson_matrix draws (views that size their matrices ahead use it).
 float lesson_matrix_max_cell();
 // A row of small numbers under a heatmap: "row sums 1.000 1.000 …".

@@ -148,7 +148,9 @@ void draw_text_and_tokens(const ViewContext& ctx, ModelUi& m) {
     text_wrapped_unformatted("No tokenizer (" + missing_tokenizer_file(*m.model) + "): type the text as token ids, e.g. 5, 17, 42.");
     ImGui::PopStyleColor();
   }
-  if (ImGui::InputTextMultiline("##model_text", &text, ImVec2(-1, fs * 2.4f))) set_model_text(m, text, ctx.platform.threads);
+  // On a projector one line of text (it scrolls), so that the heads get the height.
+  const float text_h = ctx.view.presenter ? fs * 1.5f : fs * 2.4f;
+  if (ImGui::InputTextMultiline("##model_text", &text, ImVec2(-1, text_h))) set_model_text(m, text, ctx.platform.threads);
   // The field keeps right-to-left text in typed order (ImGui edits left to right): how it reads.
   if (has_right_to_left(m.text)) {
     ImGui::TextDisabled("Reads:");
@@ -156,8 +158,10 @@ void draw_text_and_tokens(const ViewContext& ctx, ModelUi& m) {
     text_wrapped_unformatted(m.text);
   }
   // The chips: each token's text and id, wrapped to the width, in a box two rows high that
-  // scrolls, so that a long text leaves the screen to the heads.
-  const float pad = fs * 0.25f, line_h = fs * 1.8f + pad * 2;
+  // scrolls, so that a long text leaves the screen to the heads. A projector's leave the ids out
+  // (at its size they would be too small to read), as does a token whose text is its id.
+  const bool ids_shown = !ctx.view.presenter;
+  const float pad = fs * 0.25f, line_h = (ids_shown ? fs * 1.8f : fs * 1.1f) + pad * 2;
   const std::size_t shown = std::min<std::size_t>(m.ids.size(), 256);
   std::vector<std::string> texts(shown);
   std::vector<float> widths(shown);
@@ -190,7 +194,9 @@ void draw_text_and_tokens(const ViewContext& ctx, ModelUi& m) {
       if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(at, ImVec2(at.x + w, at.y + line_h - pad))) draw_drawn_token_tooltip(m, pos);
     }
     dl->AddText(ImVec2(at.x + pad, at.y + pad * 0.5f), ImGui::GetColorU32(ImGuiCol_Text), t.c_str());
-    dl->AddText(ImGui::GetFont(), fs * 0.7f, ImVec2(at.x + pad, at.y + fs * 0.95f), ImGui::GetColorU32(ImGuiCol_TextDisabled), id.c_str());
+    if (ids_shown && id != t) {
+      dl->AddText(ImGui::GetFont(), fs * 0.7f, ImVec2(at.x + pad, at.y + fs * 0.95f), ImGui::GetColorU32(ImGuiCol_TextDisabled), id.c_str());
+    }
     at.x += w + pad;
   }
   ImGui::Dummy(ImVec2(1, at.y + line_h - ImGui::GetCursorScreenPos().y));
@@ -229,8 +235,14 @@ void draw_head_labels(const model::ModelConfig& cfg, ImVec2& origin, float label
 // A head's kind and score (or its largest difference) under its map, as wide as the map: the kind's
 // first word when the map is too narrow for it ("previous", "first"), then a smaller size, never
 // running into the next map.
-void draw_map_label(const std::string& kind, double value, ImVec2 at, float side, ImU32 colour) {
-  const float fs = ImGui::GetFontSize(), small = fs * 0.72f;
+// The size of a map's label: smaller than the text, but never below what a projector's back row reads.
+float map_label_size(const ViewSettings& view) {
+  const float fs = ImGui::GetFontSize();
+  return view.presenter ? std::max(fs * 0.72f, kLegibleText) : fs * 0.72f;
+}
+
+void draw_map_label(const std::string& kind, double value, ImVec2 at, float side, ImU32 colour, float small) {
+  const float fs = ImGui::GetFontSize();
   const std::string score = format_number(value, NumberUse::Cell, 2);
   std::string label = kind + " " + score;
   if (ImGui::CalcTextSize(label.c_str()).x * small / fs > side) label = kind.substr(0, std::min(kind.find('-'), std::size_t{5})) + " " + score;
@@ -265,7 +277,7 @@ void draw_grid_scale(const model::ModelConfig& cfg, const Colormap& map, ImVec2&
 
 // One head's map in the grid with its label, the chosen head's frame (scrolled into view when the
 // keys chose it), its rank among the linked heads, and the tooltip; a click enlarges it.
-void draw_grid_head(ModelUi& m, const Palette& pal, const Colormap& map, int l, int h, ImVec2 at, float side, int blocks) {
+void draw_grid_head(ModelUi& m, const Palette& pal, const Colormap& map, int l, int h, ImVec2 at, float side, int blocks, float label_px) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   // With heads knocked out, every map is the changed model's: those after them redrawn.
   const model::ModelRun& run = *shown_run(m);
@@ -276,10 +288,10 @@ void draw_grid_head(ModelUi& m, const Palette& pal, const Colormap& map, int l, 
   const bool named = verdict.kind != model::HeadKind::Broad && verdict.kind != model::HeadKind::Mixed;
   const auto* d = head_difference(m, l, h);
   if (d && m.intervention.maps == InterventionUi::Maps::Difference) {
-    draw_map_label("|difference|", d->max_abs_diff, at, side, ImGui::GetColorU32(ImGuiCol_Text));
+    draw_map_label("|difference|", d->max_abs_diff, at, side, ImGui::GetColorU32(ImGuiCol_Text), label_px);
   } else {
     draw_map_label(std::string(model::head_kind_name(verdict.kind)), verdict.score, at, side,
-                   ImGui::GetColorU32(named ? ImGuiCol_Text : ImGuiCol_TextDisabled));
+                   ImGui::GetColorU32(named ? ImGuiCol_Text : ImGuiCol_TextDisabled), label_px);
   }
   if (d && d->argmax_changed) {  // its strongest key moved between the two texts
     dl->AddRect(ImVec2(at.x - 5, at.y - 5), ImVec2(at.x + side + 5, at.y + side + 5), pal.accent, 0, 0, 2.0f);
@@ -321,10 +333,11 @@ void draw_grid(const ViewContext& ctx, ModelUi& m, const Colormap& map) {
   const float label_w = ImGui::CalcTextSize("L00").x + fs * 0.4f;
   const float gap = fs * 0.5f;
   // As large as the width allows, and never below 3 font heights, so a projector shows each map's
-  // shape (a window narrower than that scrolls).
+  // shape (a window narrower than that scrolls); on a projector up to the size its back row reads.
   const float columns = static_cast<float>(cfg.n_head) + (grouped(cfg) ? static_cast<float>(cfg.n_kv_head - 1) * gap / (fs * 3.0f) : 0.0f);
-  const float side = std::clamp((ImGui::GetContentRegionAvail().x - label_w) / columns - gap, fs * 3.0f, fs * 9.0f);
-  const float small = fs * 0.72f;
+  const float most = ctx.view.presenter ? std::max(fs * 9.0f, kLegibleMapSide) : fs * 9.0f;
+  const float side = std::clamp((ImGui::GetContentRegionAvail().x - label_w) / columns - gap, fs * 3.0f, most);
+  const float small = map_label_size(ctx.view);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 origin = ImGui::GetCursorScreenPos();
   const float top = origin.y;
@@ -336,7 +349,7 @@ void draw_grid(const ViewContext& ctx, ModelUi& m, const Colormap& map) {
     const float y = origin.y + static_cast<float>(l) * row_h;
     const std::string t = "L" + std::to_string(l);
     dl->AddText(ImVec2(origin.x, y + side * 0.5f - fs * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), t.c_str());
-    for (int h = 0; h < cfg.n_head; ++h) draw_grid_head(m, pal, map, l, h, ImVec2(origin.x + label_w + head_x(cfg, h, side, gap), y), side, blocks);
+    for (int h = 0; h < cfg.n_head; ++h) draw_grid_head(m, pal, map, l, h, ImVec2(origin.x + label_w + head_x(cfg, h, side, gap), y), side, blocks, small);
   }
   ImGui::Dummy(ImVec2(label_w + head_x(cfg, cfg.n_head - 1, side, gap) + side + gap,
                       origin.y - top + static_cast<float>(cfg.n_layer) * row_h));

@@ -264,9 +264,16 @@ void draw_floating_windows(AppState& state, Services& services, ImVec2 pos, ImVe
     // The Model and Training windows' grids of every head need the screen (a projector's 1024 × 768
     // included).
     const bool whole_screen = std::string_view(p.name) == "Model" || std::string_view(p.name) == "Training";
-    ImGui::SetNextWindowSize(whole_screen ? ImVec2(vp->Size.x * 0.96f, size.y * 0.96f) : ImVec2(fs * 34, fs * 26), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.5f), ImGuiCond_FirstUseEver,
-                            ImVec2(0.5f, 0.5f));
+    if (whole_screen && state.view.presenter) {
+      // On a projector they fill the area between the bars each time they open: nothing of the lab
+      // shows at their edges, half covered, and every pixel goes to the heads.
+      ImGui::SetNextWindowSize(size, ImGuiCond_Appearing);
+      ImGui::SetNextWindowPos(pos, ImGuiCond_Appearing);
+    } else {
+      ImGui::SetNextWindowSize(whole_screen ? ImVec2(vp->Size.x * 0.96f, size.y * 0.96f) : ImVec2(fs * 34, fs * 26), ImGuiCond_FirstUseEver);
+      ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.5f), ImGuiCond_FirstUseEver,
+                              ImVec2(0.5f, 0.5f));
+    }
     const bool visible = ImGui::Begin(p.name, &open);
     keep_inside(ImVec2(vp->Pos.x, pos.y), ImVec2(vp->Pos.x + vp->Size.x, pos.y + size.y));
     if (visible) draw_panel(state, services, p.panel);
