@@ -64,7 +64,7 @@ void draw_head_grid(const KnockOutNumbers& n, KnockOutUi& ui, const Palette& pal
     text_w = std::max({text_w, ImGui::CalcTextSize((head_label(h.head) + "  OUT").c_str()).x,
                        ImGui::CalcTextSize((kind + " 0.00").c_str()).x});
   }
-  const ImVec2 size(text_w + style.FramePadding.x * 2 + fs, fs * 2 + style.FramePadding.y * 2 + fs * 0.4f);
+  const ImVec2 size(text_w + style.FramePadding.x * 2 + fs, fs * 2 + style.FramePadding.y * 2);
   const KnockOutHead* clicked = nullptr;
   ImGui::PushStyleVar(ImGuiStyleVar_ButtonTextAlign, ImVec2(0.0f, 0.5f));
   for (std::size_t i = 0; i < n.heads.size(); ++i) {
@@ -97,15 +97,15 @@ void draw_bars(const std::vector<Bar>& bars, const Palette& pal) {
   const float bar_w = std::max(fs * 4, avail - label_w - value_w - fs);
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float row_h = fs * 1.5f;
+  const float row_h = fs * 1.4f;
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
     const float y = o.y + row_h * static_cast<float>(i);
     const float x0 = o.x + label_w + fs * 0.5f, x1 = x0 + bar_w * static_cast<float>(std::clamp(b.accuracy, 0.0, 1.0));
-    dl->AddText(ImVec2(o.x, y + fs * 0.2f), pal.text, b.label.c_str());
-    dl->AddRect(ImVec2(x0, y + fs * 0.1f), ImVec2(x0 + bar_w, y + fs * 1.3f), pal.text_dim);
-    dl->AddRectFilled(ImVec2(x0, y + fs * 0.1f), ImVec2(x1, y + fs * 1.3f), b.chosen ? pal.accent : pal.good);
-    dl->AddText(ImVec2(x0 + bar_w + fs * 0.4f, y + fs * 0.2f), pal.text, percent(100 * b.accuracy, 1).c_str());
+    dl->AddText(ImVec2(o.x, y + fs * 0.1f), pal.text, b.label.c_str());
+    dl->AddRect(ImVec2(x0, y), ImVec2(x0 + bar_w, y + fs * 1.2f), pal.text_dim);
+    dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + fs * 1.2f), b.chosen ? pal.accent : pal.good);
+    dl->AddText(ImVec2(x0 + bar_w + fs * 0.4f, y + fs * 0.1f), pal.text, percent(100 * b.accuracy, 1).c_str());
   }
   ImGui::Dummy(ImVec2(label_w + bar_w + value_w + fs, row_h * static_cast<float>(bars.size())));
 }
