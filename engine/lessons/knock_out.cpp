@@ -23,17 +23,6 @@ std::vector<model::HeadIndex> heads_of_kind(const std::vector<KnockOutHead>& hea
   return out;
 }
 
-// "L1H0 and L1H1", "none".
-std::string head_labels(const std::vector<model::HeadIndex>& heads) {
-  if (heads.empty()) return "none";
-  std::string out;
-  for (std::size_t i = 0; i < heads.size(); ++i) {
-    if (i > 0) out += i + 1 == heads.size() ? " and " : ", ";
-    out += head_label(heads[i]);
-  }
-  return out;
-}
-
 nlohmann::ordered_json knock_out_run_json(const KnockOutRun& run) {
   nlohmann::ordered_json heads = nlohmann::ordered_json::array();
   for (const model::HeadIndex& h : run.heads) heads.push_back(head_label(h));
@@ -61,7 +50,7 @@ nlohmann::ordered_json alone_range_json(const std::vector<KnockOutHead>& heads, 
 
 // The pipeline's last query: its strongest key, and its weight there with every key zero.
 HandMadeKnockOut hand_made_knock_out(const Scenario& s, const Result& r, Backend& backend) {
-  if (r.n < 2 || r.weights.rows() != r.n) throw InputError("the knock-out lesson needs a pipeline of two queries or more with its weights");
+  if (r.n < 1 || r.weights.rows() != r.n) throw InputError("the knock-out lesson needs the pipeline's weights (a dense result)");
   HandMadeKnockOut h;
   h.row = r.n - 1;
   r.weights.row(h.row).maxCoeff(&h.key);
@@ -74,6 +63,16 @@ HandMadeKnockOut hand_made_knock_out(const Scenario& s, const Result& r, Backend
 }  // namespace
 
 std::string head_label(const model::HeadIndex& h) { return "L" + std::to_string(h.layer) + "H" + std::to_string(h.head); }
+
+std::string head_labels(const std::vector<model::HeadIndex>& heads) {
+  if (heads.empty()) return "none";
+  std::string out;
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    if (i > 0) out += i + 1 == heads.size() ? " and " : ", ";
+    out += head_label(heads[i]);
+  }
+  return out;
+}
 
 KnockOutProbe knock_out_probe(const model::LanguageModel& m) {
   const model::TaskSpec task = model::parse_task_json(m.config().task_json, m.display_name());

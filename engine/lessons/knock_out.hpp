@@ -74,6 +74,8 @@ struct KnockOutNumbers : LessonNumbers {
 
 // "L1H0".
 std::string head_label(const model::HeadIndex& h);
+// "L1H0 and L1H1", "L0H0, L1H0 and L1H1", "none".
+std::string head_labels(const std::vector<model::HeadIndex>& heads);
 // The probe of the model's task (InputError for a model with no induction task).
 KnockOutProbe knock_out_probe(const model::LanguageModel& m);
 // `heads` knocked out of `m`: the accuracy over `sequences` judged sequences from `seed`, and the
@@ -83,7 +85,7 @@ KnockOutRun knock_out(const model::LanguageModel& m, const KnockOutProbe& probe,
 // The same on the lesson's model and sample.
 KnockOutRun knock_out(const KnockOutNumbers& n, std::vector<model::HeadIndex> heads);
 
-// Throws InputError when the document is no square causal problem or the model cannot be opened.
+// Throws InputError when the result kept no weights (a streamed one) or the model cannot be opened.
 KnockOutNumbers compute_knock_out(const Scenario& s, const Result& r, Backend& backend, const LessonDetail& detail);
 // {"hand_made", "model", "sequences", "seed", "positions", "probe", "heads": [{"name", "layer",
 // "head", "kind", "score", "alone_out"}], "induction_heads", "previous_heads" (names, "L1H0 and

@@ -22,14 +22,6 @@ namespace {
 
 bool knocked_out(const KnockOutUi& ui, const model::HeadIndex& h) { return std::find(ui.out.begin(), ui.out.end(), h) != ui.out.end(); }
 
-// "L1H0, L1H1", or "none".
-std::string heads_text(const std::vector<model::HeadIndex>& heads) {
-  if (heads.empty()) return "none";
-  std::string s;
-  for (const model::HeadIndex& h : heads) s += (s.empty() ? "" : ", ") + head_label(h);
-  return s;
-}
-
 // A click puts the head in or out of the choice (kept in the model's order) and measures the copy
 // with that choice out.
 void toggle_head(const KnockOutNumbers& n, KnockOutUi& ui, const model::HeadIndex& h) {
@@ -127,14 +119,14 @@ void draw_knock_out_page(const PageInputs& in, const KnockOutNumbers* numbers, K
   bars.push_back({"previous-token heads out", n.previous_out.accuracy.value(), false});
   draw_bars(bars, pal);
   text_wrapped_unformatted("The copy's accuracy over " + std::to_string(n.as_is.accuracy.counted) + " judged positions (" +
-                           std::to_string(n.sequences) + " sequences). Induction heads " + heads_text(n.induction_out.heads) +
-                           ", previous-token heads " + heads_text(n.previous_out.heads) + " (the detector's kinds on the probe).");
+                           std::to_string(n.sequences) + " sequences). Induction heads " + head_labels(n.induction_out.heads) +
+                           ", previous-token heads " + head_labels(n.previous_out.heads) + " (the detector's kinds on the probe).");
   text_wrapped_unformatted("The previous-token heads copy nothing themselves, yet with them out the copy falls to " +
                            percent(100 * n.previous_out.accuracy.value(), 1) +
                            ": the induction heads find where to copy from in what the previous-token heads wrote. The two compose.");
   const KnockOutRun& shown = ui.run ? *ui.run : n.as_is;
   text_wrapped_unformatted("On the probe at position " + std::to_string(n.probe.position) + " the right next token is " +
-                           std::to_string(n.probe.truth) + "; " + (ui.run ? "with " + heads_text(ui.out) + " out" : std::string("as is")) +
+                           std::to_string(n.probe.truth) + "; " + (ui.run ? "with " + head_labels(ui.out) + " out" : std::string("as is")) +
                            " the model says " + std::to_string(shown.predicted) + " (p = " + format_number(shown.prob, NumberUse::Cell, 2) +
                            ").");
   error_text(pal.error, ui.error);
