@@ -6,6 +6,7 @@
 #include "engine/lessons/cost.hpp"
 #include "engine/lessons/geometry.hpp"
 #include "engine/lessons/gqa.hpp"
+#include "engine/lessons/knock_out.hpp"
 #include "engine/lessons/kv_cache.hpp"
 #include "engine/lessons/mask_family.hpp"
 #include "engine/lessons/model_heads.hpp"
@@ -70,6 +71,7 @@ constexpr LessonPage kPages[] = {
     page<rope_params, compute_rope, rope_to_json, rope_exercise>(kRopeView),
     page<gqa_params, compute_gqa, gqa_to_json, gqa_exercise>(kGqaView),
     page<kv_cache_params, compute_kv_cache, kv_cache_to_json, kv_cache_exercise>(kKvCacheView),
+    page<nullptr, compute_knock_out, knock_out_to_json, knock_out_exercise>(kKnockOutView),
 };
 
 }  // namespace

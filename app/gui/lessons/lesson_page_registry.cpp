@@ -8,6 +8,7 @@
 #include "gui/lessons/cost_page.hpp"
 #include "gui/lessons/geometry_page.hpp"
 #include "gui/lessons/gqa_page.hpp"
+#include "gui/lessons/knock_out_page.hpp"
 #include "gui/lessons/kv_cache_page.hpp"
 #include "gui/lessons/mask_family_page.hpp"
 #include "gui/lessons/model_heads_page.hpp"
@@ -117,6 +118,7 @@ constexpr PageRow kPages[] = {
     page<draw_rope_page>(kRopeView),
     page<draw_gqa_page>(kGqaView),
     page<draw_kv_cache_page>(kKvCacheView),
+    page<draw_knock_out_page>(kKnockOutView),
 };
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include "engine/lessons/online_softmax.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/lessons/worked_example.hpp"
+#include "engine/model/model_report.hpp"
+#include "gui/lessons/knock_out_page.hpp"
 #include "gui/lessons/lesson_numbers.hpp"
 #include "gui/lessons/multi_head_page.hpp"
 #include "gui/lessons/online_softmax_page.hpp"
@@ -17,7 +19,9 @@
 #include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace attnlab::gui {
@@ -251,6 +255,39 @@ TEST_F(LessonPanels, MultiHeadShareSwitchMakesHeadsIdentical) {
   const auto r = multi_head_attention(state.doc.scenario.Q, lesson.weights, state.doc.scenario.options, *make_cpu_backend());
   EXPECT_TRUE(r.heads_identical);
   EXPECT_LE(r.max_abs_difference, 1e-5);
+}
+
+// The knock-out page: a click on a head in the grid knocks it out, and the accuracy with it out is
+// measured once, the engine's numbers for that head; a second click puts it back.
+TEST_F(LessonPanels, KnockOutClickKnocksAHeadOut) {
+  const auto builtins = model::builtin_models();
+  if (std::none_of(builtins.begin(), builtins.end(), [](const model::BuiltinModel& b) { return b.name == kKnockOutModel; })) {
+    GTEST_SKIP() << "no built-in induction model in this build";
+  }
+  state.view.presenter = true;
+  apply(state, services, LoadPreset{"knock-out"});
+  window_open(state.view, "Lesson view") = true;
+  for (int k = 0; k < 3; ++k) frame();
+  KnockOutUi* ui = page_ui<KnockOutUi>(state.lesson);
+  ASSERT_NE(ui, nullptr);
+  const ImGuiWindow* w = ImGui::FindWindowByName("Lesson view");
+  ASSERT_NE(w, nullptr);
+  // Down the window's left edge, below its title bar, until a click lands on a head.
+  ImVec2 at(w->Pos.x + 40, w->Pos.y + w->TitleBarHeight() + 4);
+  for (; at.y < w->Pos.y + w->Size.y && ui->out.empty(); at.y += 10) click(at);
+  ASSERT_EQ(ui->out.size(), 1u) << "no head in the Lesson view's grid took the click";
+  ASSERT_TRUE(ui->run.has_value()) << ui->error;
+  EXPECT_EQ(ui->run->heads, ui->out);
+  const auto m = model::open_model(std::string(kKnockOutModel));
+  const KnockOutRun engine = knock_out(*m, knock_out_probe(*m), ui->out, kKnockOutSequences, kKnockOutSeed);
+  EXPECT_EQ(ui->run->accuracy.right, engine.accuracy.right);
+  EXPECT_EQ(ui->run->accuracy.counted, engine.accuracy.counted);
+  EXPECT_TRUE(state.error.empty()) << state.error;
+  EXPECT_LE(w->ScrollMax.y, 2.0f) << "the bar of the student's choice fits a projector without scrolling";
+  at.y -= 10;
+  click(at);
+  EXPECT_TRUE(ui->out.empty());
+  EXPECT_FALSE(ui->run.has_value());
 }
 
 TEST_F(LessonPanels, LessonsMenuOrderAndNextLesson) {
