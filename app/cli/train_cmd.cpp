@@ -57,7 +57,7 @@ struct TrainArgs {
   int kv_heads = 0, steps = 0, batch = 0, length = 0, symbols = 0;
   double lr = 0, rope_theta = 0, weight_decay = model::TrainConfig{}.weight_decay;
   std::uint64_t seed = model::TrainConfig{}.seed;
-  bool force = false, timing = false;
+  bool force = false, timing = false, start_token = false;
 };
 
 // The run the flags ask for; 0 in a field means the task's own default.
@@ -70,6 +70,7 @@ model::TrainConfig train_config(const TrainArgs& a, CLI::App* cmd) {
   config.rope_theta = a.rope_theta;
   if (a.length) config.task.length = a.length;
   if (a.symbols) config.task.symbols = a.symbols;
+  config.task.start_token = a.start_token;
   config.n_layer = a.layers;
   config.n_head = a.heads;
   config.d_model = a.d_model;
@@ -182,6 +183,7 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_option("--seed", a->seed, "Seed of the weights and the batches (default " + std::to_string(model::TrainConfig{}.seed) + ")");
   cmd->add_option("--length", a->length, "The task's length: induction's half length L, sort's N (default: the task's)");
   cmd->add_option("--symbols", a->symbols, "The task's vocabulary size V (default: the task's)");
+  cmd->add_flag("--start-token", a->start_token, "Open every sequence with token 0, found nowhere else (a BOS, where attention sinks form; docs/MODELS.md)");
   cmd->add_option("--out", a->out, "The model folder to write")->required();
   cmd->add_flag("--force", a->force, "Replace an existing --out folder");
   cmd->add_option("--format", a->format, "json | text")->check(CLI::IsMember({"json", "text"}));

@@ -88,12 +88,8 @@ nlohmann::ordered_json short_numbers_json(const std::vector<double>& v) {
 
 }  // namespace
 
-KvCacheParams kv_cache_params(const LessonFields& f) {
-  KvCacheParams p;
+LessonModelText lesson_model_text(const LessonFields& f, LessonModelText p) {
   const std::string& src = f.source();
-  p.seed = f.seed(p.seed);
-  p.kv_configs = kv_cache_configs(f);
-  p.context = f.positive_integer("context", 1 << 24, p.context);
   if (f.has("model")) {
     if (!f.at("model").is_string() || f.at("model").get<std::string>().empty()) throw InputError(src + ": lesson.model must be a built-in model's name");
     p.model = f.at("model").get<std::string>();
@@ -101,6 +97,7 @@ KvCacheParams kv_cache_params(const LessonFields& f) {
   if (f.has("ids")) {
     const nlohmann::json& ids = f.at("ids");
     if (!ids.is_array() || ids.size() < 2) throw InputError(src + ": lesson.ids must be a list of at least two token ids");
+    p.ids.clear();
     for (size_t i = 0; i < ids.size(); ++i) {
       const long long id = json_to_integer(ids[i], src, "lesson.ids[" + std::to_string(i) + "]");
       if (id < 0 || id > (1 << 24)) throw InputError(src + ": lesson.ids[" + std::to_string(i) + "] is " + std::to_string(id) + "; a token id is 0 up");
@@ -112,6 +109,35 @@ KvCacheParams kv_cache_params(const LessonFields& f) {
     throw InputError(src + ": lesson.prompt is " + std::to_string(p.prompt) + "; it must leave some of lesson.ids' " +
                      std::to_string(p.ids.size()) + " tokens to write");
   }
+  return p;
+}
+
+std::vector<int> lesson_text_ids(const model::LanguageModel& m, const LessonModelText& t) {
+  std::vector<int> ids(t.ids.begin(), t.ids.end());
+  if (ids.empty()) {
+    if (!m.config().is_toy()) throw InputError("lesson.ids: give the text (token ids) for " + t.model);
+    ids = model::probe_sequence(model::parse_task_json(m.config().task_json, t.model));
+  }
+  m.check_ids(ids, "lesson.ids");
+  return ids;
+}
+
+std::int64_t lesson_prompt(const LessonModelText& t, const std::vector<int>& ids) {
+  const std::int64_t prompt = t.prompt > 0 ? t.prompt : static_cast<std::int64_t>(ids.size()) / 2 + 1;
+  if (prompt >= static_cast<std::int64_t>(ids.size())) throw InputError("lesson.prompt: it must leave some of lesson.ids to write");
+  return prompt;
+}
+
+KvCacheParams kv_cache_params(const LessonFields& f) {
+  KvCacheParams p;
+  p.seed = f.seed(p.seed);
+  p.kv_configs = kv_cache_configs(f);
+  p.context = f.positive_integer("context", 1 << 24, p.context);
+  LessonModelText t = lesson_model_text(f, {p.model, p.ids, p.prompt});
+  p.model = std::move(t.model);
+  p.ids = std::move(t.ids);
+  p.prompt = t.prompt;
+  const std::string& src = f.source();
   p.sample_temperature = f.number("sample_temperature", p.sample_temperature);
   if (!(p.sample_temperature > 0) || p.sample_temperature > 1000) throw InputError(src + ": lesson.sample_temperature must be above 0");
   return p;
@@ -253,14 +279,9 @@ KvCacheNumbers compute_kv_cache(const Scenario& s, const Result& r, Backend& bac
   n.model = l.model;
   n.last_row_difference = last_row_difference(s, r, backend);
   const auto m = model::open_model(l.model);
-  std::vector<int> ids(l.ids.begin(), l.ids.end());
-  if (ids.empty()) {
-    if (!m->config().is_toy()) throw InputError("lesson.ids: give the text (token ids) for " + l.model);
-    ids = model::probe_sequence(model::parse_task_json(m->config().task_json, l.model));
-  }
-  m->check_ids(ids, "lesson.ids");
-  const std::int64_t prompt = l.prompt > 0 ? l.prompt : static_cast<std::int64_t>(ids.size()) / 2 + 1;
-  if (prompt >= static_cast<std::int64_t>(ids.size())) throw InputError("lesson.prompt: it must leave some of lesson.ids to write");
+  const LessonModelText text{l.model, l.ids, l.prompt};
+  const std::vector<int> ids = lesson_text_ids(*m, text);
+  const std::int64_t prompt = lesson_prompt(text, ids);
   const std::vector<int> given(ids.begin(), ids.begin() + prompt);
   const int rest = static_cast<int>(ids.size()) - static_cast<int>(prompt);
   n.check = check_cache(*m, given, rest);

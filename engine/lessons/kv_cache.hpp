@@ -24,9 +24,22 @@ namespace attnlab {
 
 inline constexpr std::string_view kKvCacheView = "kv-cache";
 
-// The built-in model the lesson runs on, a text that model knows how to go on with (`ids`, of which
-// the first `prompt` are given and the rest written; `seed` seeds the draws), the temperature of its
-// exposure-bias draws; real models' caches from `kv_configs` at `context` tokens.
+// A built-in model and a text it knows how to go on with (`ids`, of which the first `prompt` are
+// given and the rest written), as the lessons that run a model read them.
+struct LessonModelText {
+  std::string model;               // lesson.model
+  std::vector<long long> ids;      // lesson.ids (empty: the model's task's probe sequence)
+  long long prompt = 0;            // lesson.prompt (0: half of the ids, and one)
+};
+// Those three fields, `fallback` where absent.
+LessonModelText lesson_model_text(const LessonFields& f, LessonModelText fallback);
+// The text's ids (the model's probe sequence where none are given) and the prompt's length, checked
+// against the model: the prompt leaves some of the ids to write.
+std::vector<int> lesson_text_ids(const model::LanguageModel& m, const LessonModelText& t);
+std::int64_t lesson_prompt(const LessonModelText& t, const std::vector<int>& ids);
+
+// The built-in model the lesson runs on and its text (`seed` seeds the draws), the temperature of
+// its exposure-bias draws; real models' caches from `kv_configs` at `context` tokens.
 struct KvCacheParams {
   std::string model = "induction";         // lesson.model
   std::vector<long long> ids;              // lesson.ids (empty: the model's task's probe sequence)

@@ -2,6 +2,7 @@
 // (engine/lessons/<view>.hpp/.cpp, lesson_page.hpp says what it holds) and its line here.
 #include "engine/lessons/lesson_registry.hpp"
 
+#include "engine/lessons/attention_sinks.hpp"
 #include "engine/lessons/compare_scaling.hpp"
 #include "engine/lessons/cost.hpp"
 #include "engine/lessons/geometry.hpp"
@@ -72,6 +73,7 @@ constexpr LessonPage kPages[] = {
     page<gqa_params, compute_gqa, gqa_to_json, gqa_exercise>(kGqaView),
     page<kv_cache_params, compute_kv_cache, kv_cache_to_json, kv_cache_exercise>(kKvCacheView),
     page<nullptr, compute_knock_out, knock_out_to_json, knock_out_exercise>(kKnockOutView),
+    page<attention_sinks_params, compute_attention_sinks, attention_sinks_to_json, attention_sinks_exercise>(kAttentionSinksView),
 };
 
 }  // namespace

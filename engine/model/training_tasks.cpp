@@ -28,11 +28,12 @@ namespace {
 // tokens from a random earlier start, never overlapping the copy), each followed by 0 … L/2 fresh
 // random tokens, until the sequence is full (the last copy cut short). A copy's first token is not
 // predictable (a copy may start anywhere); each later one is.
-void draw_induction(const TaskSpec& task, std::mt19937_64& rng, int* out, unsigned char* copied) {
+int draw_induction(const TaskSpec& task, std::mt19937_64& rng, int* out, unsigned char* copied) {
   const int n = task.sequence_length(), L = task.length;
   for (int i = 0; i < n; ++i) out[i] = uniform(rng, task.symbols);
   std::fill(copied, copied + n - 1, 0);
-  int pos = 2 + uniform(rng, L - 1);  // the opening
+  const int opening = 2 + uniform(rng, L - 1);
+  int pos = opening;
   while (pos < n) {
     const int span = 2 + uniform(rng, L - 1);
     if (pos >= span) {
@@ -45,6 +46,7 @@ void draw_induction(const TaskSpec& task, std::mt19937_64& rng, int* out, unsign
     }
     pos += uniform(rng, L / 2 + 1);
   }
+  return opening;
 }
 
 // A sequence the induction task is judged on, into `out` (2L ids) and `copied`: a random span of
@@ -89,13 +91,19 @@ void check_task(const TaskSpec& task, std::string_view what) {
     throw InputError(w + ": symbols " + std::to_string(task.symbols) + " is outside 2 to " + std::to_string(kMaxTaskSymbols) + " for the " +
                      std::string(task_name(task.kind)) + " task");
   }
+  if (task.start_token && task.symbols < 3) {
+    throw InputError(w + ": a start token needs 3 symbols or more (token 0 and two for the task), not " + std::to_string(task.symbols));
+  }
 }
 
 std::string task_json(const TaskSpec& task) {
+  // A task without a start token writes what the models before it carry.
+  const std::string start = task.start_token ? ", \"start_token\": true" : "";
   if (task.kind == TaskKind::Induction) {
-    return "{\"name\": \"induction\", \"half_length\": " + std::to_string(task.length) + ", \"symbols\": " + std::to_string(task.symbols) + "}";
+    return "{\"name\": \"induction\", \"half_length\": " + std::to_string(task.length) + ", \"symbols\": " + std::to_string(task.symbols) +
+           start + "}";
   }
-  return "{\"name\": \"sort\", \"length\": " + std::to_string(task.length) + ", \"symbols\": " + std::to_string(task.symbols) + "}";
+  return "{\"name\": \"sort\", \"length\": " + std::to_string(task.length) + ", \"symbols\": " + std::to_string(task.symbols) + start + "}";
 }
 
 TaskSpec parse_task_json(std::string_view json_text, std::string_view source) {
@@ -125,8 +133,12 @@ TaskSpec parse_task_json(std::string_view json_text, std::string_view source) {
   };
   task.length = integer(length_key);
   task.symbols = integer("symbols");
+  if (j.contains("start_token")) {
+    if (!j["start_token"].is_boolean()) throw InputError(src + ": \"attnlab_task\" has a \"start_token\" that is not true or false");
+    task.start_token = j["start_token"].get<bool>();
+  }
   for (const auto& [key, value] : j.items()) {
-    if (key != "name" && key != length_key && key != "symbols") {
+    if (key != "name" && key != length_key && key != "symbols" && key != "start_token") {
       throw InputError(src + ": \"attnlab_task\" has an unknown field \"" + one_line(key) + "\" for the " + name + " task");
     }
   }
@@ -154,22 +166,52 @@ TaskBatch empty_batch(const TaskSpec& task, int batch) {
 
 }  // namespace
 
+namespace {
+
+// One training row of a task without a start token: its ids and the positions in the loss and
+// in the accuracy (which must be zero on entry). With `idle_loss` (a task with a start token) the
+// induction opening's rows, where nothing can be copied yet, are in the loss too: their next token
+// is random, so the loss asks the heads to add nothing there, and a head with nothing to copy
+// learns to park its weight on the start token (docs/MODELS.md, "Built-in models").
+void draw_row(const TaskSpec& task, bool idle_loss, std::mt19937_64& rng, int* ids, unsigned char* loss, unsigned char* acc) {
+  const auto positions = static_cast<std::size_t>(task.sequence_length() - 1);
+  if (task.kind == TaskKind::Induction) {
+    // The loss counts only what can be known (docs/MODELS.md): with the random tokens in it as
+    // well, no run of 4000 steps formed the two heads.
+    const int opening = draw_induction(task, rng, ids, acc);
+    std::copy(acc, acc + positions, loss);
+    if (idle_loss) std::fill(loss, loss + opening, 1);
+  } else {
+    draw_sort(task, rng, ids);
+    for (int t = task.length - 1; t <= 2 * task.length - 2; ++t) loss[t] = acc[t] = 1;
+  }
+}
+
+// Row `r` of a batch drawn by `draw(task, ids, loss, acc)`: with a start token, the task without
+// it over the symbols 1 … V−1 after token 0. Position 0 predicts nothing the task knows; it is in
+// the loss where the row after it is (the induction opening's, below).
+template <class Draw>
+void draw_into(const TaskSpec& task, TaskBatch& b, std::size_t r, Draw&& draw) {
+  const auto len = static_cast<std::size_t>(b.length), positions = len - 1;
+  int* ids = b.ids.data() + r * len;
+  unsigned char* loss = b.in_loss.data() + r * positions;
+  unsigned char* acc = b.in_accuracy.data() + r * positions;
+  if (!task.start_token) return draw(task, ids, loss, acc);
+  TaskSpec inner = task;
+  inner.start_token = false;
+  inner.symbols = task.symbols - 1;
+  draw(inner, ids + 1, loss + 1, acc + 1);
+  ids[0] = 0;
+  loss[0] = loss[1];
+  for (std::size_t i = 1; i < len; ++i) ++ids[i];
+}
+
+}  // namespace
+
 TaskBatch TaskGenerator::next(int batch) {
   TaskBatch b = empty_batch(task_, batch);
-  const auto len = static_cast<std::size_t>(b.length), positions = len - 1;
   for (std::size_t r = 0; r < static_cast<std::size_t>(batch); ++r) {
-    int* ids = b.ids.data() + r * len;
-    unsigned char* loss = b.in_loss.data() + r * positions;
-    unsigned char* acc = b.in_accuracy.data() + r * positions;
-    if (task_.kind == TaskKind::Induction) {
-      // The loss counts only what can be known (docs/MODELS.md): with the random tokens in it as
-      // well, no run of 4000 steps formed the two heads.
-      draw_induction(task_, rng_, ids, acc);
-      std::copy(acc, acc + positions, loss);
-    } else {
-      draw_sort(task_, rng_, ids);
-      for (int t = task_.length - 1; t <= 2 * task_.length - 2; ++t) loss[t] = acc[t] = 1;
-    }
+    draw_into(task_, b, r, [&](const TaskSpec& t, int* ids, unsigned char* loss, unsigned char* acc) { draw_row(t, task_.start_token, rng_, ids, loss, acc); });
   }
   return b;
 }
@@ -177,11 +219,10 @@ TaskBatch TaskGenerator::next(int batch) {
 TaskBatch TaskGenerator::judged(int batch) {
   if (task_.kind != TaskKind::Induction) return next(batch);
   TaskBatch b = empty_batch(task_, batch);
-  const auto len = static_cast<std::size_t>(b.length), positions = len - 1;
   const int shortest = std::min(kShortestJudgedSpan, task_.length);
   for (std::size_t r = 0; r < static_cast<std::size_t>(batch); ++r) {
     const int span = shortest + uniform(rng_, task_.length - shortest + 1);
-    draw_judged(task_, rng_, span, b.ids.data() + r * len, b.in_accuracy.data() + r * positions);
+    draw_into(task_, b, r, [&](const TaskSpec& t, int* ids, unsigned char*, unsigned char* acc) { draw_judged(t, rng_, span, ids, acc); });
   }
   b.in_loss = b.in_accuracy;
   return b;
@@ -192,10 +233,9 @@ std::vector<int> probe_sequence(const TaskSpec& task) {
   std::mt19937_64 rng(0x5eed'9e3779b97f4aULL);
   check_task(task, "the task");
   if (task.kind == TaskKind::Sort) return TaskGenerator(task, rng()).next(1).ids;
-  std::vector<int> ids(static_cast<std::size_t>(task.sequence_length()));
-  std::vector<unsigned char> copied(ids.size() - 1);
-  draw_judged(task, rng, task.length, ids.data(), copied.data());
-  return ids;
+  TaskBatch b = empty_batch(task, 1);
+  draw_into(task, b, 0, [&](const TaskSpec& t, int* ids, unsigned char*, unsigned char* acc) { draw_judged(t, rng, t.length, ids, acc); });
+  return b.ids;
 }
 
 }  // namespace attnlab::model

@@ -22,8 +22,13 @@ struct TaskSpec {
   // induction: the half length L (a sequence is 2L tokens); sort: N (a sequence is 2N tokens).
   int length = 0;
   int symbols = 0;  // V: token ids 0 … V−1, the vocabulary
+  // Every sequence opens with token 0, which appears nowhere else (a start token, as real models'
+  // BOS, where their attention sinks form: docs/MODELS.md, "Built-in models"); the task's own
+  // tokens are then 1 … V−1, after it. Training's loss then also counts the induction opening's
+  // rows, where nothing can be copied yet.
+  bool start_token = false;
 
-  int sequence_length() const { return 2 * length; }
+  int sequence_length() const { return 2 * length + (start_token ? 1 : 0); }
 };
 
 // The induction task is judged on a random span of this many tokens up to L, and its copy
@@ -38,7 +43,8 @@ TaskSpec default_task(std::string_view name);
 // Checks that the task can be generated (length ≥ 2, symbols ≥ 2, and what each task needs) and
 // throws InputError naming `what` and the limit.
 void check_task(const TaskSpec& task, std::string_view what);
-// {"name": "induction", "half_length": L, "symbols": V} or {"name": "sort", "length": N, "symbols": V}.
+// {"name": "induction", "half_length": L, "symbols": V} or {"name": "sort", "length": N, "symbols": V},
+// with "start_token": true when the task has one.
 std::string task_json(const TaskSpec& task);
 // Parses the object above (config.json's "attnlab_task"). Throws InputError naming `source`.
 TaskSpec parse_task_json(std::string_view json_text, std::string_view source);

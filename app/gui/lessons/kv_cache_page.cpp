@@ -29,33 +29,6 @@ std::string kib(std::int64_t bytes) {
   return bytes_in(b, ByteUnit::KiB, b < 10 * 1024 ? 1 : 0);
 }
 
-// One row of token chips after a label: each token framed, in the warning colour where it differs
-// from `truth` (when given), the one at `mark` outlined in the accent colour.
-void token_row(const char* label, float label_w, const std::vector<int>& ids, const std::vector<int>* truth, int mark, const Palette& pal) {
-  const float fs = ImGui::GetFontSize();
-  ImGui::TextUnformatted(label);
-  ImGui::SameLine(label_w);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  ImVec2 at = ImGui::GetCursorScreenPos();
-  const float x0 = at.x;
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const std::string t = std::to_string(ids[i]);
-    const float w = ImGui::CalcTextSize(t.c_str()).x + fs * 0.5f;
-    const bool wrong = truth && i < truth->size() && (*truth)[i] != ids[i];
-    dl->AddRectFilled(at, ImVec2(at.x + w, at.y + fs * 1.2f), ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
-    if (static_cast<int>(i) == mark) dl->AddRect(at, ImVec2(at.x + w, at.y + fs * 1.2f), pal.accent, 3.0f, 0, 2.0f);
-    dl->AddText(ImVec2(at.x + fs * 0.25f, at.y + fs * 0.1f), wrong ? pal.warning : pal.text, t.c_str());
-    at.x += w + fs * 0.2f;
-  }
-  ImGui::Dummy(ImVec2(std::max(1.0f, at.x - x0), fs * 1.25f));
-}
-
-float label_width(std::initializer_list<const char*> labels) {
-  float w = 0;
-  for (const char* l : labels) w = std::max(w, ImGui::CalcTextSize(l).x);
-  return ImGui::GetCursorPosX() + w + ImGui::GetFontSize() * 0.6f;
-}
-
 // [Part 1] The same numbers with and without the cache.
 void draw_same_numbers(KvCacheUi& ui, const ModelUi& m, const KvCacheNumbers& n, const Palette& pal) {
   const CacheCheck& c = n.check;
@@ -64,10 +37,10 @@ void draw_same_numbers(KvCacheUi& ui, const ModelUi& m, const KvCacheNumbers& n,
                significant(n.last_row_difference, 2).c_str());
   text_wrapped("The built-in %s model wrote %zu tokens over its cache, and again by running its whole text at every step:", n.model.c_str(),
                c.cached.size());
-  const float lw = label_width({"the text", "with the cache", "whole text again"});
-  token_row("the text", lw, c.prompt, nullptr, -1, pal);
-  token_row("with the cache", lw, c.cached, nullptr, -1, pal);
-  token_row("whole text again", lw, c.whole, &c.cached, -1, pal);
+  const float lw = lesson_label_width({"the text", "with the cache", "whole text again"});
+  lesson_token_row("the text", lw, c.prompt, nullptr, -1, pal);
+  lesson_token_row("with the cache", lw, c.cached, nullptr, -1, pal);
+  lesson_token_row("whole text again", lw, c.whole, &c.cached, -1, pal);
   text_wrapped("The largest difference between their logits: %s, at logits up to %s (float32's rounding allows %s).",
                significant(c.largest_difference, 2).c_str(), three_digits(c.largest_logit).c_str(), significant(c.bound, 2).c_str());
   if (!m.model || m.ids.empty()) return;
@@ -173,16 +146,16 @@ void draw_exposure(const KvCacheNumbers& n, const Palette& pal, Commands& out) {
   const ExposureBias& e = n.exposure;
   text_wrapped("In training the model reads the true text (teacher forcing); writing, it reads its own draws. On a text of the %s "
                "model's task (yellow: not the true text's token):", n.model.c_str());
-  const float lw = label_width({"the text", "goes on", "teacher forcing", "its own draws", "then its best"});
-  token_row("the text", lw, e.prompt, nullptr, -1, pal);
-  token_row("goes on", lw, e.truth, nullptr, -1, pal);
-  token_row("teacher forcing", lw, e.teacher, &e.truth, -1, pal);
-  token_row("its own draws", lw, e.drawn, &e.truth, e.first_mistake, pal);
+  const float lw = lesson_label_width({"the text", "goes on", "teacher forcing", "its own draws", "then its best"});
+  lesson_token_row("the text", lw, e.prompt, nullptr, -1, pal);
+  lesson_token_row("goes on", lw, e.truth, nullptr, -1, pal);
+  lesson_token_row("teacher forcing", lw, e.teacher, &e.truth, -1, pal);
+  lesson_token_row("its own draws", lw, e.drawn, &e.truth, e.first_mistake, pal);
   if (e.first_mistake >= 0) {
     // The greedy tokens after the first mistake, under the steps they continue.
     std::vector<int> after(e.drawn.begin(), e.drawn.begin() + e.first_mistake + 1);
     after.insert(after.end(), e.greedy_after.begin(), e.greedy_after.end());
-    token_row("then its best", lw, after, &e.truth, e.first_mistake, pal);
+    lesson_token_row("then its best", lw, after, &e.truth, e.first_mistake, pal);
     const auto at = static_cast<std::size_t>(e.first_mistake);
     text_wrapped("Drawn at T = %s (seed %llu): at step %d it drew token %d, to which the model itself gave %s (%s after T). Teacher forcing got "
                  "%d of %zu right, its own draws %d; from that one draw on, its most probable tokens got %d of %zu.",

@@ -89,4 +89,31 @@ void lesson_numbers_line(const char* label, const std::vector<double>& values, i
   ImGui::TextUnformatted(line.c_str());
 }
 
+// One row of token chips after a label: each token framed, in the warning colour where it differs
+// from `truth` (when given), the one at `mark` outlined in the accent colour.
+void lesson_token_row(const char* label, float label_w, const std::vector<int>& ids, const std::vector<int>* truth, int mark, const Palette& pal) {
+  const float fs = ImGui::GetFontSize();
+  ImGui::TextUnformatted(label);
+  ImGui::SameLine(label_w);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 at = ImGui::GetCursorScreenPos();
+  const float x0 = at.x;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::string t = std::to_string(ids[i]);
+    const float w = ImGui::CalcTextSize(t.c_str()).x + fs * 0.5f;
+    const bool wrong = truth && i < truth->size() && (*truth)[i] != ids[i];
+    dl->AddRectFilled(at, ImVec2(at.x + w, at.y + fs * 1.2f), ImGui::GetColorU32(ImGuiCol_FrameBg), 3.0f);
+    if (static_cast<int>(i) == mark) dl->AddRect(at, ImVec2(at.x + w, at.y + fs * 1.2f), pal.accent, 3.0f, 0, 2.0f);
+    dl->AddText(ImVec2(at.x + fs * 0.25f, at.y + fs * 0.1f), wrong ? pal.warning : pal.text, t.c_str());
+    at.x += w + fs * 0.2f;
+  }
+  ImGui::Dummy(ImVec2(std::max(1.0f, at.x - x0), fs * 1.25f));
+}
+
+float lesson_label_width(std::initializer_list<const char*> labels) {
+  float w = 0;
+  for (const char* l : labels) w = std::max(w, ImGui::CalcTextSize(l).x);
+  return ImGui::GetCursorPosX() + w + ImGui::GetFontSize() * 0.6f;
+}
+
 }  // namespace attnlab::gui

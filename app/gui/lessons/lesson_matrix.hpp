@@ -4,12 +4,14 @@
 
 #include "engine/attention/matrix.hpp"
 #include "engine/attention/stage.hpp"
+#include "gui/base/theme.hpp"
 #include "gui/state/commands.hpp"
 #include "gui/state/view_context.hpp"
 #include "gui/widgets/drawn_rect.hpp"
 
 #include <imgui.h>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -35,5 +37,12 @@ float lesson_matrix_max_cell();
 void lesson_numbers_line(const char* label, const std::vector<double>& values, int decimals = 3);
 // "v1", "v2", ... for output columns.
 std::vector<std::string> lesson_dim_labels(const char* prefix, Eigen::Index count);
+
+// One row of token chips after a label at `label_w` (lesson_label_width): each token's id framed, in
+// the warning colour where it differs from `truth` (when given), the one at `mark` outlined in the
+// accent colour (−1: none).
+void lesson_token_row(const char* label, float label_w, const std::vector<int>& ids, const std::vector<int>* truth, int mark, const Palette& pal);
+// Where the chips of lesson_token_row start: after the widest of `labels`.
+float lesson_label_width(std::initializer_list<const char*> labels);
 
 }  // namespace attnlab::gui

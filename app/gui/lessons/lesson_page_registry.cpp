@@ -4,6 +4,7 @@
 // signature. A lesson whose view has no line here (the plain view) shows the walk-through's way in.
 #include "gui/lessons/lesson_page.hpp"
 
+#include "gui/lessons/attention_sinks_page.hpp"
 #include "gui/lessons/compare_scaling_page.hpp"
 #include "gui/lessons/cost_page.hpp"
 #include "gui/lessons/geometry_page.hpp"
@@ -119,6 +120,7 @@ constexpr PageRow kPages[] = {
     page<draw_gqa_page>(kGqaView),
     page<draw_kv_cache_page>(kKvCacheView),
     page<draw_knock_out_page>(kKnockOutView),
+    page<draw_attention_sinks_page>(kAttentionSinksView),
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // from the Lessons menu's action and draws its special view, and the classroom walk-through steps
 // forward and back with the keys a presenter uses.
 #include "engine/cpu/cpu_backend.hpp"
+#include "engine/lessons/attention_sinks.hpp"
 #include "engine/lessons/online_softmax.hpp"
 #include "engine/lessons/presets.hpp"
 #include "engine/lessons/worked_example.hpp"
@@ -59,6 +60,25 @@ TEST_F(LessonPanels, PresenterModeDrawsEveryView) {
     frame();
     frame();
     EXPECT_TRUE(state.error.empty()) << p.name << ": " << state.error;
+  }
+}
+
+// The attention-sinks page draws the sink head's map and the three continuations from numbers the
+// lesson computed live from its model, in presenter mode too.
+TEST_F(LessonPanels, AttentionSinksPageDrawsItsModelsNumbers) {
+  for (const bool presenter : {false, true}) {
+    state.view.presenter = presenter;
+    apply(state, services, LoadPreset{"attention-sinks"});
+    window_open(state.view, "Lesson view") = true;
+    for (int k = 0; k < 3; ++k) frame();
+    ASSERT_TRUE(state.error.empty()) << state.error;
+    std::string error;
+    const AttentionSinksNumbers* n = lesson_numbers<AttentionSinksNumbers>(state.lesson, view_context(state, services), error);
+    ASSERT_NE(n, nullptr) << error;
+    EXPECT_EQ(n->sink_weights.rows(), static_cast<Eigen::Index>(n->ids.size()));
+    EXPECT_EQ(n->full.tokens.size(), n->ids.size() - n->prompt.size());
+    EXPECT_EQ(n->with_sinks.tokens.size(), n->full.tokens.size());
+    EXPECT_EQ(n->without_sinks.tokens.size(), n->full.tokens.size());
   }
 }
 

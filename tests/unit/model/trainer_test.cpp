@@ -115,6 +115,42 @@ TEST(TrainingTasks, SameSeedSameBatchesOtherSeedOthers) {
   EXPECT_EQ(probe_sequence(default_task("sort")), probe_sequence(default_task("sort")));
 }
 
+// A start token: token 0 opens every row and appears nowhere else; the task's own tokens follow it
+// as they would alone, over 1 … V − 1; training's loss also counts the induction opening's rows
+// (where nothing can be copied), judging does not.
+TEST(TrainingTasks, AStartTokenOpensEveryRowAndNothingElse) {
+  for (const char* name : {"induction", "sort"}) {
+    TaskSpec t = default_task(name);
+    t.start_token = true;
+    const int n = t.sequence_length();
+    EXPECT_EQ(n, 2 * t.length + 1);
+    TaskGenerator g(t, 6);
+    for (const TaskBatch& b : {g.next(16), g.judged(16)}) {
+      ASSERT_EQ(b.length, n);
+      for (int r = 0; r < b.batch; ++r) {
+        for (int i = 0; i < n; ++i) EXPECT_EQ(b.ids[static_cast<std::size_t>(r * n + i)] == 0, i == 0) << name << " row " << r << " at " << i;
+      }
+    }
+    EXPECT_EQ(probe_sequence(t).front(), 0);
+    const TaskSpec back = parse_task_json(task_json(t), "config.json");
+    EXPECT_TRUE(back.start_token);
+  }
+  TaskSpec t = default_task("induction");
+  t.start_token = true;
+  TaskGenerator g(t, 7);
+  const TaskBatch b = g.next(4), judged = g.judged(4);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_TRUE(b.in_loss[static_cast<std::size_t>(r * (b.length - 1))]) << "the start token's row predicts the opening";
+    EXPECT_FALSE(b.in_accuracy[static_cast<std::size_t>(r * (b.length - 1))]);
+    EXPECT_FALSE(judged.in_loss[static_cast<std::size_t>(r * (judged.length - 1))]);
+  }
+  EXPECT_EQ(task_json(default_task("sort")).find("start_token"), std::string::npos) << "a task without one writes what older models carry";
+  EXPECT_NE(error_of([] { parse_task_json(R"({"name": "sort", "length": 4, "symbols": 5, "start_token": 1})", "c.json"); }).find("\"start_token\""),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_task_json(R"({"name": "sort", "length": 4, "symbols": 2, "start_token": true})", "c.json"); }).find("3 symbols"),
+            std::string::npos);
+}
+
 TEST(TrainingTasks, TaskJsonRoundTripsAndRefusesNonsense) {
   for (const char* name : {"induction", "sort"}) {
     TaskSpec t = default_task(name);
@@ -276,7 +312,7 @@ TEST(BuiltinModels, OpenFromMemoryAndSaveAsAFolderThatOpensTheSame) {
   ASSERT_NE(std::find(names.begin(), names.end(), "induction"), names.end());
   ASSERT_NE(std::find(names.begin(), names.end(), "sort"), names.end());
   for (const auto& b : models) {
-    EXPECT_EQ(b.task, b.name);
+    EXPECT_EQ(b.name.rfind(b.task, 0), 0u) << b.name << ": a built-in model is named after its task (induction, induction-bos)";
     const auto m = open_model(b.name);
     const auto* decoder = dynamic_cast<const DecoderModel*>(m.get());
     ASSERT_TRUE(decoder && decoder->memory_files());  // embedded, never a temporary file
