@@ -90,10 +90,6 @@ void refresh_style(const ViewSettings& view, bool& was_small, std::optional<Look
   if (style_look && *style_look == look && !(crossed && look.presenter)) return;
   style_look = look;
   set_style(view, small, fonts);
-  // The new font from this frame on, not the next: after a push and a pop ImGui reads the default
-  // font again (NewFrame read it before the look changed).
-  ImGui::PushFont(ImGui::GetIO().FontDefault);
-  ImGui::PopFont();
 }
 
 // ImGui 1.86 keeps a text field's undo history when the field is clicked again (its own FIXME in
