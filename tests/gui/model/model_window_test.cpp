@@ -124,6 +124,15 @@ protected:
     ModelWindowTest::TearDown();
     fs::remove_all(dir);
   }
+  // The built-in induction model on a text whose second '2' the model copies '7' after, the run
+  // done; false in a build without built-in models.
+  bool open_induction() {
+    if (model::builtin_models().empty()) return false;
+    apply_commands(state, services, open_model_file(state.model, "induction", state.platform.threads));
+    set_model_text(state.model, "3 9 14 2 7 11 3 9 14 2", state.platform.threads);
+    wait_for_run();
+    return true;
+  }
   fs::path dir;
 };
 
@@ -576,10 +585,7 @@ namespace {
 // Knock out (issue 71): the built-in induction model's induction heads out, the copy fails, the
 // maps before them stay and the prediction shown is the changed model's beside the model as it is.
 TEST_F(ModelWindow, KnockingOutTheInductionHeadsBreaksTheCopy) {
-  if (model::builtin_models().empty()) GTEST_SKIP() << "no built-in models in this build";
-  apply_commands(state, services, open_model_file(state.model, "induction", state.platform.threads));
-  set_model_text(state.model, "3 9 14 2 7 11 3 9 14 2", state.platform.threads);
-  wait_for_run();
+  if (!open_induction()) GTEST_SKIP() << "no built-in models in this build";
   ASSERT_TRUE(state.model.run);
   ASSERT_EQ(state.model.run->trace.next_tokens.front().id, 7) << "the model copies what followed '2' before";
   std::vector<model::HeadIndex> induction;
@@ -667,10 +673,7 @@ std::vector<model::HeadIndex> induction_heads(const ModelUi& m) {
 // make the model predict '5', as the engine's patch does; a patched head knocked out is no longer
 // patched.
 TEST_F(ModelWindow, PatchingTheInductionHeadsFromASecondTextMovesTheCopy) {
-  if (model::builtin_models().empty()) GTEST_SKIP() << "no built-in models in this build";
-  apply_commands(state, services, open_model_file(state.model, "induction", state.platform.threads));
-  set_model_text(state.model, "3 9 14 2 7 11 3 9 14 2", state.platform.threads);
-  wait_for_run();
+  if (!open_induction()) GTEST_SKIP() << "no built-in models in this build";
   ASSERT_TRUE(state.model.run);
   InterventionUi& iv = state.model.intervention;
   iv.compare = true;
@@ -705,10 +708,7 @@ TEST_F(ModelWindow, PatchingTheInductionHeadsFromASecondTextMovesTheCopy) {
 // it was; at another temperature the model's prediction is what the lab's output makes it, the
 // head's map the lab's weights; on another text the window says the head no longer fits.
 TEST_F(ModelWindow, TheLabsEditOfALiftedHeadGoesBackIntoTheModel) {
-  if (model::builtin_models().empty()) GTEST_SKIP() << "no built-in models in this build";
-  apply_commands(state, services, open_model_file(state.model, "induction", state.platform.threads));
-  set_model_text(state.model, "3 9 14 2 7 11 3 9 14 2", state.platform.threads);
-  wait_for_run();
+  if (!open_induction()) GTEST_SKIP() << "no built-in models in this build";
   const auto induction = induction_heads(state.model);
   ASSERT_FALSE(induction.empty());
   const model::HeadIndex h = induction.front();
