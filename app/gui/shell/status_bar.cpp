@@ -19,18 +19,12 @@ namespace {
 constexpr float kPadX = 8, kPadY = 3;
 constexpr size_t kErrorLines = 3;
 
-// Presenter mode: the bar is for the teacher at the laptop, not the room; at the normal size it
-// still holds the backend, the timings and the sizes at 1024 pixels.
-ImFont* bar_font(const ViewContext& ctx) {
-  return ctx.view.presenter && ctx.services.fonts.normal ? ctx.services.fonts.normal : ImGui::GetFont();
-}
-
 }  // namespace
 
 StatusBarLayout status_bar_layout(const ViewContext& ctx, const std::string& error, float line_h) {
   const Glyphs& g = ctx.services.glyphs;
   StatusBarLayout out;
-  const ImFont* font = bar_font(ctx);
+  const ImFont* font = ImGui::GetFont();
   out.error_line_h = font->FontSize + 2;
   if (!error.empty()) {
     const float width = ImGui::GetMainViewport()->WorkSize.x - 2 * kPadX;
@@ -60,7 +54,6 @@ void draw_status_bar(const ViewContext& ctx, const StatusLine& line, const Statu
   // Exactly `height`: the style's minimum window size (32 px, 48 in presenter mode) ran it off the screen's bottom.
   ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1, 1));
   if (ImGui::Begin("##status", nullptr, flags)) {
-    ImGui::PushFont(bar_font(ctx));
     const float errors_h = static_cast<float>(layout.error_lines.size()) * layout.error_line_h;
     if (!layout.error_lines.empty()) {
       ImGui::SetCursorPosY(kPadY);
@@ -76,21 +69,22 @@ void draw_status_bar(const ViewContext& ctx, const StatusLine& line, const Statu
     }
     // The usual line, centred in what is left below the error's lines.
     ImGui::SetCursorPosY(errors_h + std::max(kPadY, (height - errors_h - ImGui::GetFontSize()) * 0.5f));
-    const Result& r = ctx.results.result;
-    ImGui::Text("%s", ctx.results.backend_description.empty() ? ctx.services.backend->description().c_str()
-                                                              : ctx.results.backend_description.c_str());
-    ImGui::SameLine(0, 24);
-    // The timings are the engineer's, not the room's: on a projector the lesson's title has their place
-    // (the dry run found it cut).
+    // The backend, the timings and the sizes are the engineer's, not the room's: on a projector the
+    // bar speaks in the room's font and gives its width to the lesson's title (the dry run found the
+    // title cut, and the rest 17 px tall).
     if (!ctx.view.presenter) {
+      const Result& r = ctx.results.result;
+      ImGui::Text("%s", ctx.results.backend_description.empty() ? ctx.services.backend->description().c_str()
+                                                                : ctx.results.backend_description.c_str());
+      ImGui::SameLine(0, 24);
       ImGui::TextUnformatted(("recompute " + fixed_decimals(ctx.results.last_compute_ms, 2) + " ms").c_str());
       ImGui::SameLine(0, 24);
       ImGui::TextUnformatted(("frame " + fixed_decimals(line.frame_ms, 1) + " ms").c_str());
       ImGui::SameLine(0, 24);
+      ImGui::Text("n=%d m=%d d_k=%d d_v=%d", static_cast<int>(r.n), static_cast<int>(r.m), static_cast<int>(r.d_k),
+                  static_cast<int>(r.d_v));
+      ImGui::SameLine(0, 24);
     }
-    ImGui::Text("n=%d m=%d d_k=%d d_v=%d", static_cast<int>(r.n), static_cast<int>(r.m), static_cast<int>(r.d_k),
-                static_cast<int>(r.d_v));
-    ImGui::SameLine(0, 24);
     if (line.inputs_hidden) {
       // The controls are folded away (presenter mode may have done it by itself): say how to get them.
       ImGui::TextUnformatted("I: inputs");
@@ -110,7 +104,6 @@ void draw_status_bar(const ViewContext& ctx, const StatusLine& line, const Statu
           ctx.services.glyphs.ellipsis);
       ImGui::TextDisabled("%s", drawn_text(shown).c_str());
     }
-    ImGui::PopFont();
   }
   ImGui::End();
   ImGui::PopStyleVar(2);
