@@ -81,56 +81,45 @@ void distance_plot(const RopeLesson& l, const Palette& pal, ImVec2 size) {
   ImGui::Dummy(ImVec2(size.x, h + fs * 1.4f));
 }
 
-}  // namespace
-
-void draw_rope_page(const PageInputs& in, const RopeNumbers* numbers, Commands& out) {
-  if (!numbers_or_why(in, numbers, "The rope lesson cannot run here: ")) return;
-  const MapCanvas canvas = in.canvas(out);
-  const RopeLesson& l = numbers->lesson;
-  const Scenario& s = in.ctx.shown();
-  const Glyphs& g = in.ctx.services.glyphs;
-  const Palette pal = palette(in.ctx.view);
+// The three maps side by side, `map_h` tall, listed (LessonMapsListed) for the layout record and the tests.
+void rope_maps(const MapCanvas& canvas, const RopeLesson& l, const Scenario& s, float map_h) {
   const float fs = ImGui::GetFontSize();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  if (!l.rope_on) {
-    ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
-    text_wrapped("RoPE is off in the pipeline (press R to turn it on): these numbers use %s = %s.", g.theta,
-                 significant(l.rope.theta, 6).c_str());
-    ImGui::PopStyleColor();
-  }
+  const float col_w = (ImGui::GetContentRegionAvail().x - fs * 2) / 3.0f;
   const auto qt = display_tokens(s.query_tokens, s.Q.rows()), kt = display_tokens(s.key_tokens, s.K.rows());
   const auto pq = rope_positions(l.rope.query_positions, s.Q.rows()), pk = rope_positions(l.rope.key_positions, s.K.rows());
   std::vector<std::int64_t> sq = pq, sk = pk;
   for (auto& p : sq) p += l.shift;
   for (auto& p : sk) p += l.shift;
-
-  // The three maps take what the frequency table (a header and up to six rows) and the plot leave.
-  const float col_w = (avail.x - fs * 2) / 3.0f;
-  const float table_h = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(std::min<size_t>(l.frequencies.size(), 6) + 1);
-  const float map_h = std::clamp(ImGui::GetContentRegionAvail().y - table_h - fs * 3.5f, fs * 6, col_w);
+  map_h = std::min(map_h, col_w);
   const ImVec2 top = ImGui::GetCursorScreenPos();
   ImGui::BeginGroup();
   // The pipeline's own scores: R turns the rotation off and this map shows what is left, Q Kᵀ in
   // which a token's position plays no part (the dry run saw R change nothing in the lesson).
-  draw_lesson_matrix(canvas, "rope_scores", l.rope_on ? "scores with RoPE" : "scores without RoPE",
-                     Stage::Scores, l.rope_on ? l.scores : l.unrotated_scores, nullptr, placed(qt, pq), placed(kt, pk), ImVec2(col_w, map_h));
+  std::vector<DrawnRect> listed;
+  listed.push_back(draw_lesson_matrix(canvas, "rope_scores", l.rope_on ? "scores with RoPE" : "scores without RoPE",
+                     Stage::Scores, l.rope_on ? l.scores : l.unrotated_scores, nullptr, placed(qt, pq), placed(kt, pk), ImVec2(col_w, map_h)));
   ImGui::EndGroup();
   ImGui::SetCursorScreenPos(ImVec2(top.x + col_w + fs, top.y));
   ImGui::BeginGroup();
   const std::string shifted_title = std::string(l.rope_on ? "" : "with RoPE, ") + "every position + " + std::to_string(l.shift) +
                                     ": no score moves past " + significant(l.max_shift_change, 2);
-  draw_lesson_matrix(canvas, "rope_shifted", shifted_title, Stage::Scores, l.shifted_scores, nullptr,
-                     placed(qt, sq), placed(kt, sk), ImVec2(col_w, map_h));
+  listed.push_back(draw_lesson_matrix(canvas, "rope_shifted", shifted_title, Stage::Scores, l.shifted_scores, nullptr,
+                                      placed(qt, sq), placed(kt, sk), ImVec2(col_w, map_h)));
   ImGui::EndGroup();
   ImGui::SetCursorScreenPos(ImVec2(top.x + 2 * (col_w + fs), top.y));
   ImGui::BeginGroup();
   const std::string grid_title = "q_1 and k_1 at every pair of positions: one score per diagonal";
-  draw_lesson_matrix(canvas, "rope_grid", grid_title, Stage::Scores, l.same_pair_scores, nullptr,
-                     numbered("q_1", l.grid), numbered("k_1", l.grid), ImVec2(col_w, map_h));
+  listed.push_back(draw_lesson_matrix(canvas, "rope_grid", grid_title, Stage::Scores, l.same_pair_scores, nullptr,
+                                      numbered("q_1", l.grid), numbered("k_1", l.grid), ImVec2(col_w, map_h)));
   ImGui::EndGroup();
+  canvas.out.push_back(LessonMapsListed{std::move(listed)});
+  ImGui::SetCursorScreenPos(ImVec2(top.x, std::max(ImGui::GetCursorScreenPos().y, top.y + map_h)));
+}
 
-  ImGui::SetCursorScreenPos(ImVec2(top.x, std::max(ImGui::GetCursorScreenPos().y, top.y + map_h + fs * 2.6f)));
-  const float bottom_w = (avail.x - fs) / 2.0f;
+// The frequency table and the decay with distance side by side, `height` tall.
+void rope_frequencies(const RopeLesson& l, const Glyphs& g, const Palette& pal, float height) {
+  const float fs = ImGui::GetFontSize();
+  const float bottom_w = (ImGui::GetContentRegionAvail().x - fs) / 2.0f;
   const ImVec2 below = ImGui::GetCursorScreenPos();
   ImGui::BeginGroup();
   text_wrapped("Each pair turns at its own speed (%s = %s):", g.theta, significant(l.rope.theta, 6).c_str());
@@ -139,8 +128,55 @@ void draw_rope_page(const PageInputs& in, const RopeNumbers* numbers, Commands& 
   ImGui::SetCursorScreenPos(ImVec2(below.x + bottom_w + fs, below.y));
   ImGui::BeginGroup();
   text_wrapped("Aligned q, k of width %lld: score by distance", l.envelope_d_k);
-  distance_plot(l, pal, ImVec2(bottom_w, std::max(fs * 4, ImGui::GetContentRegionAvail().y - fs * 0.5f)));
+  distance_plot(l, pal, ImVec2(bottom_w, std::max(fs * 4, height - ImGui::GetTextLineHeightWithSpacing() - fs * 0.5f)));
   ImGui::EndGroup();
+}
+
+// Presenter mode's choice of what is shown: two buttons, the one shown lit.
+void rope_chooser(RopeUi& ui) {
+  for (const bool frequencies : {false, true}) {
+    if (frequencies) ImGui::SameLine();
+    const bool lit = ui.frequencies == frequencies;
+    if (lit) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
+    if (ImGui::Button(frequencies ? "Each pair's speed, and distance" : "The scores at their positions")) ui.frequencies = frequencies;
+    if (lit) ImGui::PopStyleColor();
+  }
+}
+
+}  // namespace
+
+void draw_rope_page(const PageInputs& in, const RopeNumbers* numbers, RopeUi& ui, Commands& out) {
+  if (!numbers_or_why(in, numbers, "The rope lesson cannot run here: ")) return;
+  const MapCanvas canvas = in.canvas(out);
+  const RopeLesson& l = numbers->lesson;
+  const Glyphs& g = in.ctx.services.glyphs;
+  const Palette pal = palette(in.ctx.view);
+  const float fs = ImGui::GetFontSize();
+  if (!l.rope_on) {
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.warning);
+    text_wrapped("RoPE is off in the pipeline (press R to turn it on): these numbers use %s = %s.", g.theta,
+                 significant(l.rope.theta, 6).c_str());
+    ImGui::PopStyleColor();
+  }
+  if (in.ctx.view.presenter) {
+    rope_chooser(ui);
+    const float height = ImGui::GetContentRegionAvail().y - fs * 0.5f;
+    if (ui.frequencies) {
+      rope_frequencies(l, g, pal, height);
+      out.push_back(LessonMapsListed{});  // no map on this turn
+    } else {
+      rope_maps(canvas, l, in.ctx.shown(), height);
+    }
+    return;
+  }
+  // The three maps take what the frequency table (a header and up to six rows) and the plot leave.
+  const float col_w = (ImGui::GetContentRegionAvail().x - fs * 2) / 3.0f;
+  const float table_h = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(std::min<size_t>(l.frequencies.size(), 6) + 1);
+  const float map_h = std::clamp(ImGui::GetContentRegionAvail().y - table_h - fs * 3.5f, fs * 6, col_w);
+  const float top = ImGui::GetCursorScreenPos().y;
+  rope_maps(canvas, l, in.ctx.shown(), map_h);
+  ImGui::SetCursorScreenPos(ImVec2(ImGui::GetCursorScreenPos().x, std::max(ImGui::GetCursorScreenPos().y, top + map_h + fs * 2.6f)));
+  rope_frequencies(l, g, pal, ImGui::GetContentRegionAvail().y);
 }
 
 }  // namespace attnlab::gui

@@ -15,6 +15,7 @@
 // [SECTION] The floating windows: Model, scaling lab, Training, Help, Export
 #include "engine/lessons/presets.hpp"
 #include "gui/lessons/gqa_page.hpp"
+#include "gui/lessons/rope_page.hpp"
 #include "gui/widgets/drawn_text.hpp"
 #include "gui/lessons/cost_page.hpp"
 #include "gui/lessons/kv_cache_page.hpp"
@@ -435,6 +436,27 @@ TEST_P(PresenterLayout, RopeOffShowsInTheLessonsOwnMaps) {
 // On a projector the three variants' twelve maps side by side would be too small for the back row
 // (the dry run measured 62 px): one variant at a time, each map legible (DESIGN.md's layout
 // contract), the others a click away in the same place.
+// The rope lesson's three maps take the view's height in presenter mode, the frequencies and the
+// decay their turn (the dry run measured its maps at 90 to 120 px on a projector).
+TEST_P(PresenterLayout, RopeMapsAndFrequenciesTakeTurns) {
+  apply(state, services, LoadPreset{"rope"});
+  window_open(state.view, "Lesson view") = true;
+  for (int k = 0; k < 4; ++k) frame();
+  ASSERT_TRUE(state.error.empty()) << state.error;
+  const std::vector<DrawnRect> maps = state.pipeline.lesson_maps_drawn;
+  ASSERT_EQ(maps.size(), 3u) << "the scores, the shifted scores and the grid";
+  for (const DrawnRect& m : maps) {
+    ASSERT_TRUE(m.drawn);
+    const float side = std::min(m.x1 - m.x0, m.y1 - m.y0);
+    EXPECT_TRUE(side >= kLegibleMapSide || side / static_cast<float>(m.cols) >= kLegibleCell) << side << " px for " << m.cols << " cells";
+  }
+  page_ui<RopeUi>(state.lesson)->frequencies = true;
+  frame();
+  frame();
+  EXPECT_TRUE(state.pipeline.lesson_maps_drawn.empty()) << "the frequencies' turn shows no map";
+  expect_fits("rope's frequencies");
+}
+
 TEST_P(PresenterLayout, GqaMapsLineUpAndTakeTheHeightLeft) {
   frame();
   const float fs = ImGui::GetFontSize();
