@@ -274,7 +274,10 @@ void draw_floating_windows(AppState& state, Services& services, ImVec2 pos, ImVe
       ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + vp->Size.y * 0.5f), ImGuiCond_FirstUseEver,
                               ImVec2(0.5f, 0.5f));
     }
-    const bool visible = ImGui::Begin(p.name, &open);
+    // On a projector a window is open or closed: a collapsed one left its title bar over the
+    // pipeline's headings, its close box over "output O = AV".
+    if (state.view.presenter) ImGui::SetNextWindowCollapsed(false);
+    const bool visible = ImGui::Begin(p.name, &open, state.view.presenter ? ImGuiWindowFlags_NoCollapse : 0);
     keep_inside(ImVec2(vp->Pos.x, pos.y), ImVec2(vp->Pos.x + vp->Size.x, pos.y + size.y));
     if (visible) draw_panel(state, services, p.panel);
     ImGui::End();

@@ -105,7 +105,7 @@ protected:
       if (w->ParentWindow) {
         // A table or child region that scrolls inside the view: a thin scroll bar is no cue on a
         // projector, so nothing in it may be hidden either.
-        EXPECT_LE(overflow_y(w), 2.0f) << what << ": " << w->Name << " hides rows behind its scroll bar";
+        EXPECT_LE(overflow_y(w), 2.0f) << what << ": " << w->Name << " hides " << overflow_y(w) << " px behind its scroll bar";
         continue;
       }
       EXPECT_LE(overflow_y(w), 2.0f) << what << ": the Lesson view needs scrolling";
@@ -436,6 +436,21 @@ TEST_P(PresenterLayout, RopeOffShowsInTheLessonsOwnMaps) {
 // On a projector the three variants' twelve maps side by side would be too small for the back row
 // (the dry run measured 62 px): one variant at a time, each map legible (DESIGN.md's layout
 // contract), the others a click away in the same place.
+// On a projector a window is open or closed: collapsed, the Lesson view's title bar lay over the
+// pipeline's headings and its close box over "output O = AV" (the dry run).
+TEST_P(PresenterLayout, AWindowIsOpenOrClosedNeverCollapsed) {
+  apply(state, services, LoadPreset{"rope"});
+  window_open(state.view, "Lesson view") = true;
+  for (int k = 0; k < 3; ++k) frame();
+  ImGui::SetWindowCollapsed("Lesson view", true);  // as a double click on its title bar would
+  frame();
+  frame();
+  const auto found = windows("Lesson view");
+  ASSERT_FALSE(found.empty());
+  EXPECT_FALSE(found.front()->Collapsed);
+  EXPECT_TRUE(found.front()->Flags & ImGuiWindowFlags_NoCollapse) << "no arrow to collapse it";
+}
+
 // The rope lesson's three maps take the view's height in presenter mode, the frequencies and the
 // decay their turn (the dry run measured its maps at 90 to 120 px on a projector).
 TEST_P(PresenterLayout, RopeMapsAndFrequenciesTakeTurns) {
