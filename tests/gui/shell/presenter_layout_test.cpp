@@ -99,6 +99,14 @@ protected:
     }
   }
 
+  // A map the back of a room can read (DESIGN.md's layout contract): 200 px on its short side, or
+  // cells of 20.
+  static void expect_legible(const DrawnRect& m) {
+    ASSERT_TRUE(m.drawn);
+    const float side = std::min(m.x1 - m.x0, m.y1 - m.y0);
+    EXPECT_TRUE(side >= kLegibleMapSide || side / static_cast<float>(m.cols) >= kLegibleCell) << side << " px for " << m.cols << " cells";
+  }
+
   void expect_fits(const char* what) {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     for (ImGuiWindow* w : windows("Lesson view")) {
@@ -460,11 +468,7 @@ TEST_P(PresenterLayout, RopeMapsAndFrequenciesTakeTurns) {
   ASSERT_TRUE(state.error.empty()) << state.error;
   const std::vector<DrawnRect> maps = state.pipeline.lesson_maps_drawn;
   ASSERT_EQ(maps.size(), 3u) << "the scores, the shifted scores and the grid";
-  for (const DrawnRect& m : maps) {
-    ASSERT_TRUE(m.drawn);
-    const float side = std::min(m.x1 - m.x0, m.y1 - m.y0);
-    EXPECT_TRUE(side >= kLegibleMapSide || side / static_cast<float>(m.cols) >= kLegibleCell) << side << " px for " << m.cols << " cells";
-  }
+  for (const DrawnRect& m : maps) expect_legible(m);
   page_ui<RopeUi>(state.lesson)->frequencies = true;
   frame();
   frame();
@@ -483,11 +487,8 @@ TEST_P(PresenterLayout, GqaMapsLineUpAndTakeTheHeightLeft) {
   ASSERT_EQ(maps.size(), 4u) << "one variant's four heads";
   for (size_t h = 0; h < maps.size(); ++h) {
     SCOPED_TRACE("map " + std::to_string(h));
-    ASSERT_TRUE(maps[h].drawn);
     EXPECT_NEAR(maps[h].y0, maps[0].y0, 0.5f) << "the heads line up";
-    const float side = std::min(maps[h].x1 - maps[h].x0, maps[h].y1 - maps[h].y0);
-    EXPECT_TRUE(side >= kLegibleMapSide || side / static_cast<float>(maps[h].cols) >= kLegibleCell)
-        << side << " px for " << maps[h].cols << " cells";
+    expect_legible(maps[h]);
   }
   // Each variant in its turn, at the same place.
   for (int variant : {0, 2}) {
