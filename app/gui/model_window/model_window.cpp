@@ -345,14 +345,17 @@ void draw_grid(const ViewContext& ctx, ModelUi& m, const Colormap& map) {
   draw_head_labels(cfg, origin, label_w, side, gap);
   const float row_h = side + small * 1.3f + gap;
   const int blocks = std::max(4, static_cast<int>(side / 3.0f));
-  for (int l = 0; l < cfg.n_layer; ++l) {
-    const float y = origin.y + static_cast<float>(l) * row_h;
+  // On a projector the layers take turns, the chosen one shown (layer, ↑ ↓): two rows of maps the
+  // back row reads do not fit under the text at 1280 × 720, and layer 1 scrolled out of sight.
+  const int first = ctx.view.presenter ? m.layer : 0, rows = ctx.view.presenter ? 1 : cfg.n_layer;
+  for (int l = first; l < first + rows; ++l) {
+    const float y = origin.y + static_cast<float>(l - first) * row_h;
     const std::string t = "L" + std::to_string(l);
     dl->AddText(ImVec2(origin.x, y + side * 0.5f - fs * 0.5f), ImGui::GetColorU32(ImGuiCol_TextDisabled), t.c_str());
     for (int h = 0; h < cfg.n_head; ++h) draw_grid_head(m, pal, map, l, h, ImVec2(origin.x + label_w + head_x(cfg, h, side, gap), y), side, blocks, small);
   }
   ImGui::Dummy(ImVec2(label_w + head_x(cfg, cfg.n_head - 1, side, gap) + side + gap,
-                      origin.y - top + static_cast<float>(cfg.n_layer) * row_h));
+                      origin.y - top + static_cast<float>(rows) * row_h));
 }
 
 // [SECTION] Keyboard, the window

@@ -693,6 +693,13 @@ TEST_P(PresenterLayout, ModelWindowFitsTheScreen) {
   ASSERT_NO_FATAL_FAILURE(settle());
   ASSERT_GE(state.model.ids.size(), 4u);
   expect_window_fits("Model", "the grid");
+  // The layers take turns: the chosen one's maps are all there, nothing of the grid below them.
+  for (const int layer : {0, 1}) {
+    choose_head(state.model, layer, 0);
+    for (int k = 0; k < 3; ++k) frame();
+    ASSERT_FALSE(windows("##heads").empty());
+    for (ImGuiWindow* w : windows("##heads")) EXPECT_LE(overflow_y(w), 2.0f) << "layer " << layer << ": the grid scrolls";
+  }
   click_token_chip(state.model, static_cast<int>(state.model.ids.size()) - 1);
   click_token_chip(state.model, 1);
   ASSERT_NO_FATAL_FAILURE(settle());
