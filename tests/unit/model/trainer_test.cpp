@@ -270,6 +270,17 @@ TEST_P(EachFamily, SavedFolderReopensWithTheSamePredictions) {
   EXPECT_EQ(s.Q.rows(), static_cast<Eigen::Index>(probe.size()));
   EXPECT_NE(s.title.find("layer 1 · head 1"), std::string::npos);
   EXPECT_NE(s.title.find("step 40"), std::string::npos);
+  // The saved model's head lifted into the lab names whose keys and values it reads: a grouped head's
+  // K/V head and the query heads sharing it, not "its own" (the dry run found "its own … keys and
+  // values" on a Llama's grouped head).
+  ForwardOptions qkv;
+  qkv.qkv_layer = 1;
+  qkv.qkv_head = 1;
+  const Scenario lifted = lift_head(*m, run_model(*m, probe, qkv), 1, 1);
+  const bool grouped = want.n_kv_head < want.n_head;
+  EXPECT_EQ(lifted.description.find("keys and values of K/V head 0, which query heads 0 to 1 share") != std::string::npos, grouped)
+      << lifted.description;
+  EXPECT_EQ(lifted.description.find("its own queries, keys and values") != std::string::npos, !grouped) << lifted.description;
   fs::remove_all(dir);
 }
 
