@@ -96,8 +96,9 @@ void rope_maps(const MapCanvas& canvas, const RopeLesson& l, const Scenario& s, 
   // The pipeline's own scores: R turns the rotation off and this map shows what is left, Q Kᵀ in
   // which a token's position plays no part (the dry run saw R change nothing in the lesson).
   std::vector<DrawnRect> listed;
-  listed.push_back(draw_lesson_matrix(canvas, "rope_scores", l.rope_on ? "scores with RoPE" : "scores without RoPE",
-                     Stage::Scores, l.rope_on ? l.scores : l.unrotated_scores, nullptr, placed(qt, pq), placed(kt, pk), ImVec2(col_w, map_h)));
+  listed.push_back(draw_lesson_matrix(canvas, "rope_scores", l.rope_on ? "scores with RoPE" : "scores without RoPE", Stage::Scores,
+                                      l.rope_on ? l.scores : l.unrotated_scores, nullptr, placed(qt, pq), placed(kt, pk),
+                                      ImVec2(col_w, map_h)));
   ImGui::EndGroup();
   ImGui::SetCursorScreenPos(ImVec2(top.x + col_w + fs, top.y));
   ImGui::BeginGroup();

@@ -441,9 +441,6 @@ TEST_P(PresenterLayout, RopeOffShowsInTheLessonsOwnMaps) {
   EXPECT_FALSE(reads("scores with RoPE")) << "the map still says it has RoPE";
 }
 
-// On a projector the three variants' twelve maps side by side would be too small for the back row
-// (the dry run measured 62 px): one variant at a time, each map legible (DESIGN.md's layout
-// contract), the others a click away in the same place.
 // On a projector a window is open or closed: collapsed, the Lesson view's title bar lay over the
 // pipeline's headings and its close box over "output O = AV" (the dry run).
 TEST_P(PresenterLayout, AWindowIsOpenOrClosedNeverCollapsed) {
@@ -476,6 +473,9 @@ TEST_P(PresenterLayout, RopeMapsAndFrequenciesTakeTurns) {
   expect_fits("rope's frequencies");
 }
 
+// On a projector the three variants' twelve maps side by side would be too small for the back row
+// (the dry run measured 62 px): one variant at a time, each map legible (DESIGN.md's layout
+// contract), the others a click away in the same place.
 TEST_P(PresenterLayout, GqaMapsLineUpAndTakeTheHeightLeft) {
   frame();
   const float fs = ImGui::GetFontSize();
