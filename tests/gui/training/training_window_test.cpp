@@ -488,6 +488,26 @@ TEST_F(InductionLesson, StepsTrainThenLiftBothHeadsOneAfterTheOther) {
   EXPECT_FALSE(induction_lesson_shown(state.lesson));
 }
 
+// A presenter's clicker pressed step after step, each press as the last one's head is still being
+// lifted: every press advances (the dry run saw one Space at step 4 do nothing), and the lesson
+// ends on layer 1's head.
+TEST_F(InductionLesson, EachPressAdvancesWhileAHeadIsBeingLifted) {
+  apply(state, services, LoadPreset{"induction-head"});
+  frame();
+  frame();
+  press(GLFW_KEY_SPACE);
+  ASSERT_EQ(induction_step(), 1);
+  ASSERT_TRUE(frames_until([&] { return state.training.view.step >= 3; }));
+  for (const int want : {2, 3, 4}) {
+    press(GLFW_KEY_SPACE);
+    EXPECT_EQ(induction_step(), want);
+  }
+  ASSERT_TRUE(frames_until([&] { return !state.training.lift_pending && state.doc.scenario.title.find("layer 1") != std::string::npos; }))
+      << state.doc.scenario.title;
+  EXPECT_EQ(induction_step(), 4);
+  EXPECT_TRUE(induction_lesson_shown(state.lesson));
+}
+
 // GCC says ASan is on by __SANITIZE_ADDRESS__, clang only through __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
 #define ATTNLAB_TEST_UNDER_ASAN 1
