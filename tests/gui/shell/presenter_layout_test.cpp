@@ -107,6 +107,16 @@ protected:
     EXPECT_TRUE(side >= kLegibleMapSide || side / static_cast<float>(m.cols) >= kLegibleCell) << side << " px for " << m.cols << " cells";
   }
 
+  // The lesson's view opened and settled (four frames, as EveryLessonViewFitsTheScreen says), and
+  // the maps it listed.
+  std::vector<DrawnRect> open_lesson_view(const char* lesson) {
+    apply(state, services, LoadPreset{lesson});
+    window_open(state.view, "Lesson view") = true;
+    for (int k = 0; k < 4; ++k) frame();
+    EXPECT_TRUE(state.error.empty()) << state.error;
+    return state.pipeline.lesson_maps_drawn;
+  }
+
   void expect_fits(const char* what) {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     for (ImGuiWindow* w : windows("Lesson view")) {
@@ -459,11 +469,7 @@ TEST_P(PresenterLayout, AWindowIsOpenOrClosedNeverCollapsed) {
 // The rope lesson's three maps take the view's height in presenter mode, the frequencies and the
 // decay their turn (the dry run measured its maps at 90 to 120 px on a projector).
 TEST_P(PresenterLayout, RopeMapsAndFrequenciesTakeTurns) {
-  apply(state, services, LoadPreset{"rope"});
-  window_open(state.view, "Lesson view") = true;
-  for (int k = 0; k < 4; ++k) frame();
-  ASSERT_TRUE(state.error.empty()) << state.error;
-  const std::vector<DrawnRect> maps = state.pipeline.lesson_maps_drawn;
+  const std::vector<DrawnRect> maps = open_lesson_view("rope");
   ASSERT_EQ(maps.size(), 3u) << "the scores, the shifted scores and the grid";
   for (const DrawnRect& m : maps) expect_legible(m);
   page_ui<RopeUi>(state.lesson)->frequencies = true;
@@ -479,11 +485,7 @@ TEST_P(PresenterLayout, RopeMapsAndFrequenciesTakeTurns) {
 TEST_P(PresenterLayout, GqaMapsLineUpAndTakeTheHeightLeft) {
   frame();
   const float fs = ImGui::GetFontSize();
-  apply(state, services, LoadPreset{"gqa"});
-  window_open(state.view, "Lesson view") = true;
-  for (int k = 0; k < 4; ++k) frame();
-  ASSERT_TRUE(state.error.empty()) << state.error;
-  const std::vector<DrawnRect> maps = state.pipeline.lesson_maps_drawn;
+  const std::vector<DrawnRect> maps = open_lesson_view("gqa");
   ASSERT_EQ(maps.size(), 4u) << "one variant's four heads";
   for (size_t h = 0; h < maps.size(); ++h) {
     SCOPED_TRACE("map " + std::to_string(h));
