@@ -52,12 +52,26 @@ nlohmann::ordered_json rect(ImVec2 min, ImVec2 max, float scale) {
 }
 
 // Where something drawn into `list` over [min, max] stands against the windows drawn after its own:
-// wholly under one (hidden), or partly under one (its name). Half a pixel of slack either way: a
-// text's glyph box may touch the border of the window beside it.
+// wholly under them (hidden: under one, or under several together, as a line at the foot of a
+// column under a window and the status bar), or partly under one (its name). Half a pixel of slack
+// either way: a text's glyph box may touch the border of the window beside it.
 struct Cover {
   bool hidden = false;
   std::string under;
 };
+
+struct Box {
+  ImVec2 min, max;
+};
+
+// What of `b` lies outside `o`: up to four boxes (above, below, left, right of it).
+void subtract(const Box& b, ImVec2 omin, ImVec2 omax, std::vector<Box>& out) {
+  if (omin.y > b.min.y) out.push_back({b.min, ImVec2(b.max.x, std::min(b.max.y, omin.y))});
+  if (omax.y < b.max.y) out.push_back({ImVec2(b.min.x, std::max(b.min.y, omax.y)), b.max});
+  const float top = std::max(b.min.y, omin.y), bottom = std::min(b.max.y, omax.y);
+  if (omin.x > b.min.x) out.push_back({ImVec2(b.min.x, top), ImVec2(std::min(b.max.x, omin.x), bottom)});
+  if (omax.x < b.max.x) out.push_back({ImVec2(std::max(b.min.x, omax.x), top), ImVec2(b.max.x, bottom)});
+}
 
 Cover cover_of(const ImDrawList* list, ImVec2 min, ImVec2 max, const std::vector<OverWindow>& windows) {
   Cover c;
@@ -66,17 +80,29 @@ Cover cover_of(const ImDrawList* list, ImVec2 min, ImVec2 max, const std::vector
     if (std::find(windows[w].lists.begin(), windows[w].lists.end(), list) != windows[w].lists.end()) own = w;
   if (own == windows.size()) return c;
   constexpr float slack = 0.5f;
-  for (std::size_t w = own + 1; w < windows.size(); ++w) {
+  std::vector<Box> seen{{min, max}}, rest;  // what no later window covers yet
+  for (std::size_t w = own + 1; w < windows.size() && !seen.empty(); ++w) {
     const OverWindow& o = windows[w];
     if (o.name.empty()) continue;  // no background: hides nothing
-    const float ix = std::min(max.x, o.max.x) - std::max(min.x, o.min.x), iy = std::min(max.y, o.max.y) - std::max(min.y, o.min.y);
-    if (ix <= slack || iy <= slack) continue;
-    if (min.x >= o.min.x - slack && min.y >= o.min.y - slack && max.x <= o.max.x + slack && max.y <= o.max.y + slack) {
-      c.hidden = true;
-      c.under.clear();
-      return c;
+    rest.clear();
+    bool over = false;
+    for (const Box& b : seen) {
+      const float ix = std::min(b.max.x, o.max.x) - std::max(b.min.x, o.min.x), iy = std::min(b.max.y, o.max.y) - std::max(b.min.y, o.min.y);
+      if (ix <= slack || iy <= slack) {
+        rest.push_back(b);
+        continue;
+      }
+      over = true;
+      subtract(b, o.min, o.max, rest);
     }
-    if (c.under.empty()) c.under = o.name;
+    if (over && c.under.empty()) c.under = o.name;
+    seen.clear();
+    for (const Box& b : rest)
+      if (b.max.x - b.min.x > slack && b.max.y - b.min.y > slack) seen.push_back(b);
+  }
+  if (seen.empty()) {
+    c.hidden = true;
+    c.under.clear();
   }
   return c;
 }

@@ -1,11 +1,13 @@
 // Text read back from a frame's draw lists (widgets/drawn_text.hpp), on an ImGui context with the
 // app's real fonts: what was written, at what size, whether it was cut, and turned labels.
 #include "gui/widgets/drawn_text.hpp"
+#include "gui/widgets/layout_record.hpp"
 
 #include "headless_imgui.hpp"
 
 #include <gtest/gtest.h>
 #include <imgui.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <string>
@@ -101,6 +103,33 @@ TEST_F(DrawnTextTest, TurnedLabelsReadBottomToTop) {
   ASSERT_NE(t, nullptr);
   EXPECT_TRUE(t->upright);
   EXPECT_GT(t->max.y - t->min.y, t->max.x - t->min.x);
+}
+
+// The layout record's cover: a line at the foot of a column, under a floating window above and the
+// status bar below, is hidden by the two together (it was counted as clipped text in plain sight);
+// under one of them only, it is partly under that one.
+TEST(LayoutRecordCover, TwoWindowsTogetherHideWhatNeitherHidesAlone) {
+  ImDrawList* column = reinterpret_cast<ImDrawList*>(0x10);  // only compared, never read
+  ImDrawList* view = reinterpret_cast<ImDrawList*>(0x20);
+  ImDrawList* status = reinterpret_cast<ImDrawList*>(0x30);
+  DrawnText line;
+  line.text = "Inputs";
+  line.min = ImVec2(60, 666);
+  line.max = ImVec2(135, 690);
+  line.px = 28;
+  line.list = column;
+  const OverWindow host{ImVec2(0, 0), ImVec2(1280, 720), "##host", {column}};
+  const OverWindow lesson{ImVec2(0, 40), ImVec2(1280, 685), "Lesson view", {view}};
+  const OverWindow bar{ImVec2(0, 685), ImVec2(1280, 720), "##status", {status}};
+  const auto cover = [&](const std::vector<OverWindow>& windows) {
+    const auto j = nlohmann::json::parse(layout_record_json(LayoutRecord{}, {line}, windows, ImVec2(1280, 720), true, 1.0f));
+    return std::make_pair(j["texts"][0]["hidden"].get<bool>(), j["texts"][0]["under"].get<std::string>());
+  };
+  EXPECT_EQ(cover({host, lesson, bar}), std::make_pair(true, std::string()));
+  EXPECT_EQ(cover({host, lesson}), std::make_pair(false, std::string("Lesson view")));
+  EXPECT_EQ(cover({host, bar}), std::make_pair(false, std::string("##status")));
+  // Drawn after the line, not before: the status bar drawn first hides nothing of it.
+  EXPECT_EQ(cover({bar, host, lesson}), std::make_pair(false, std::string("Lesson view")));
 }
 
 }  // namespace
