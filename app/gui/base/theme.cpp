@@ -254,7 +254,14 @@ ImFont* body_font(const Look& look, bool small, const Fonts& fonts) {
   return f ? f : ImGui::GetIO().Fonts->Fonts.empty() ? nullptr : ImGui::GetIO().Fonts->Fonts[0];
 }
 
+namespace {
+float g_smallest_text = 0;
+}  // namespace
+
+float smallest_text() { return g_smallest_text; }
+
 void set_style(const Look& look, bool small, const Fonts& fonts) {
+  g_smallest_text = look.presenter ? kLegibleText : 0.0f;
   ImGuiStyle style;
   if (look.theme == Theme::Dark) ImGui::StyleColorsDark(&style);
   else ImGui::StyleColorsLight(&style);

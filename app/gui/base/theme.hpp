@@ -76,4 +76,9 @@ ImFont* body_font(const Look& look, bool small, const Fonts& fonts);
 // Makes the ImGui style and default font those of `look` on a screen that is `small` or not.
 void set_style(const Look& look, bool small, const Fonts& fonts);
 
+// The smallest text the style set_style made last may draw: in presenter mode the layout contract's
+// kLegibleText (base/look.hpp), else 0. What would be smaller (a cell's number, a map's labels) is
+// left out and read on hover instead.
+float smallest_text();
+
 }  // namespace attnlab::gui

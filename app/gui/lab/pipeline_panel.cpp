@@ -90,8 +90,9 @@ struct Stages {
   const std::vector<std::string>* col_names[4] = {&kl, &kl, &kl, &vl};
   ImVec2 avail;
   float fs = 0;
-  // The line of numbers under each formula is secondary: smaller in presenter mode, where the
-  // headers would otherwise take three lines each out of a 720-pixel-high projector.
+  // The line of numbers under each formula is secondary: smaller in presenter mode (never below the
+  // legible size), where the headers would otherwise take three lines each out of a 720-pixel-high
+  // projector.
   float numbers_scale = 1;
   float gap = 0, bar_h = 0, row_gap = 0, max_cell = 0;
   float row_w = 0;  // the query labels' width
@@ -130,7 +131,7 @@ void measure_stages(Stages& S, const ViewContext& ctx) {
     S.cols[k] = static_cast<int>(S.stage[k] == Stage::Output ? r.d_v : r.m);
   }
   S.n = static_cast<int>(r.n);
-  S.numbers_scale = ctx.view.presenter ? 0.8f : 1.0f;
+  S.numbers_scale = ctx.view.presenter ? std::max(0.8f, smallest_text() / S.fs) : 1.0f;
   S.gap = S.fs * 1.3f;
   S.bar_h = S.fs * 2.2f;
   S.row_gap = S.fs;

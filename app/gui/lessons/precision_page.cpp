@@ -178,18 +178,18 @@ void draw_weights_table(const WeightsTable& t, const PrecisionRun& sel, ImVec4 b
   }
 }
 
-// The verdict in full, wrapped between words (in a table column it was cut mid-sentence), and the
-// counts behind it, for the teacher's eyes: the small font in presenter mode.
-void draw_verdict(const PrecisionRun& sel, const Palette& pal, ImFont* small) {
+// The verdict in full, wrapped between words (in a table column it was cut mid-sentence), and, in
+// normal mode, the counts behind it (on a projector they would be smaller than the room can read;
+// the verdict says what they mean).
+void draw_verdict(const PrecisionRun& sel, const Palette& pal, bool counts) {
   ImGui::PushStyleColor(ImGuiCol_Text, outcome_color(sel, pal));
   text_wrapped("%s", sel.verdict.c_str());
   ImGui::PopStyleColor();
-  if (small) ImGui::PushFont(small);
+  if (!counts) return;
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
   text_wrapped("exps that are inf: %lld, NaN weights: %lld, largest error vs the exact weights: %s", sel.exps_health.inf,
                sel.weights_health.nan, significant(sel.max_weight_error, 2).c_str());
   ImGui::PopStyleColor();
-  if (small) ImGui::PopFont();
 }
 
 }  // namespace
@@ -230,7 +230,7 @@ void draw_precision_page(const PageInputs& in, const PrecisionNumbers* numbers, 
   ImGui::PopTextWrapPos();
   draw_weights_table(table, sel, bad);
   ImGui::EndGroup();
-  draw_verdict(sel, pal, ctx.view.presenter ? ctx.services.fonts.normal : nullptr);
+  draw_verdict(sel, pal, !ctx.view.presenter);
 }
 
 }  // namespace attnlab::gui

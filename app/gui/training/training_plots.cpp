@@ -143,7 +143,7 @@ std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView&
   const float fs = ImGui::GetFontSize();
   const int L = static_cast<int>(v.maps.size()), H = static_cast<int>(v.maps[0].size());
   const float label_w = ImGui::CalcTextSize("L00").x + fs * 0.3f;
-  const float gap = fs * 0.45f, small = fs * 0.8f, label_h = small * 1.25f;
+  const float gap = fs * 0.45f, small = std::max(fs * 0.8f, smallest_text()), label_h = small * 1.25f;
   const float header_h = fs * 1.15f;
   const float side = std::max(fs * 1.5f, std::min((size.x - label_w) / static_cast<float>(H) - gap,
                                                   (size.y - header_h) / static_cast<float>(L) - label_h - gap));
@@ -165,7 +165,7 @@ std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView&
       const model::HeadVerdict& verdict = v.kinds[static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
       std::string label = std::string(model::head_kind_name(verdict.kind)) + " " + score_text(verdict.score);
       if (ImGui::CalcTextSize(label.c_str()).x * small / fs > side) label = short_kind(verdict.kind) + " " + score_text(verdict.score);
-      const float size_px = std::max(fs * 0.45f, std::min(small, small * side / (ImGui::CalcTextSize(label.c_str()).x * small / fs + 1.0f)));
+      const float size_px = std::max({fs * 0.45f, smallest_text(), std::min(small, small * side / (ImGui::CalcTextSize(label.c_str()).x * small / fs + 1.0f))});
       const bool named = verdict.kind != model::HeadKind::Broad && verdict.kind != model::HeadKind::Mixed;
       dl->AddText(ImGui::GetFont(), size_px, ImVec2(at.x, at.y + side + 1), named ? pal.text : pal.text_dim, label.c_str());
       if (l == chosen_layer && h == chosen_head) {

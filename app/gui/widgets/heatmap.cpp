@@ -57,7 +57,7 @@ bool is_blocked(const HeatmapSpec& spec, int i, int j) {
   return !std::isfinite((*spec.values)(i, j));
 }
 
-float min_label_size() { return std::max(10.0f, ImGui::GetFontSize() * 0.6f); }
+float min_label_size() { return std::max({10.0f, ImGui::GetFontSize() * 0.6f, smallest_text()}); }
 
 float widest_label(ImFont* font, const std::vector<std::string>& labels) {
   float widest = 0;  // at font size 1
@@ -109,7 +109,7 @@ double position(const HeatmapSpec& spec, double v) {
 // [SECTION] Measures
 // ---------------------------------------------------------------------------------------------
 
-float min_number_size() { return std::max(11.0f, ImGui::GetFontSize() * 0.5f); }
+float min_number_size() { return std::max({11.0f, ImGui::GetFontSize() * 0.5f, smallest_text()}); }
 
 ColumnLabels column_label_layout(const std::vector<std::string>& labels, int cols, float cell_w) {
   ColumnLabels out;
@@ -127,7 +127,7 @@ ColumnLabels column_label_layout(const std::vector<std::string>& labels, int col
   // Upwards: a glyph line stands about 1.2 font sizes tall, so the size follows the cell's width.
   out.rotated = true;
   out.size = std::min(std::max(min_label, fs * 0.8f), (cell_w - 2.0f) / 1.2f);
-  if (out.size < 7.0f) return ColumnLabels{};  // cells too thin for any label
+  if (out.size < std::max(7.0f, smallest_text())) return ColumnLabels{};  // cells too thin for any label
   const float most = fs * 6.0f;                 // a sentence for a token must not eat the heatmap
   if (widest * out.size + fs * 0.4f > most) out.size = std::min(out.size, std::max(min_label, (most - fs * 0.4f) / widest));
   out.height = std::min(widest * out.size + fs * 0.4f, most);
@@ -222,6 +222,13 @@ HeatmapLayout layout_heatmap(const HeatmapSpec& spec) {
     L.label_h = std::max(first, column_label_layout(spec.col_labels, cols, cell_for(first)).height);
   }
   L.cell = cell_for(L.label_h);
+  // Cells too thin for labels the room can read (presenter mode) or for any: no column labels, and
+  // their room goes to the cells.
+  if (L.col_labels && column_label_layout(spec.col_labels, cols, L.cell).height <= 0) {
+    L.col_labels = false;
+    L.label_h = 0;
+    L.cell = cell_for(0);
+  }
   // Tiny square cells of a tall, thin matrix (an output n × d_v with d_v ≪ n) would draw a sliver:
   // the texture path widens it instead.
   const bool sliver =

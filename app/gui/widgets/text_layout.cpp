@@ -123,7 +123,7 @@ CellText fit_cell_text(float cell_px, float max_size, float preferred_size, floa
     return std::min({max_size, by_height, by_width});
   };
   const float s3 = size_for(3);
-  if (s3 >= std::min(preferred_size, max_size)) return CellText{3, s3};
+  if (s3 >= std::max(min_size, std::min(preferred_size, max_size))) return CellText{3, s3};
   const float s2 = size_for(2);
   if (s2 >= min_size) return CellText{2, s2};
   return CellText{2, 0.0f};

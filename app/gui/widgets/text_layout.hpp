@@ -33,8 +33,8 @@ struct CellText {
 // The largest font size (≤ max_size) at which the widest number of the heatmap fits in a square
 // cell of `cell_px` pixels, with a margin, and stands no taller than about half the cell.
 // `widest_at_unit(decimals)` is the width in pixels of the widest formatted number at font size 1.
-// Three decimals (the course texts' precision) are kept while they can be drawn at `preferred_size` or
-// larger; otherwise two decimals if those reach `min_size`; otherwise nothing.
+// Three decimals (the course texts' precision) are kept while they can be drawn at `preferred_size` (and
+// `min_size`) or larger; otherwise two decimals if those reach `min_size`; otherwise nothing.
 CellText fit_cell_text(float cell_px, float max_size, float preferred_size, float min_size,
                        const std::function<float(int decimals)>& widest_at_unit);
 

@@ -156,6 +156,17 @@ TEST(FitCellText, DropsADecimalBeforeGoingBelowTheReadableSize) {
   EXPECT_EQ(fit_cell_text(20, 28, 22, 14, widest).size, 0.0f);
 }
 
+// Presenter mode on a small screen: the legible minimum (18 px) above the preferred size of three
+// decimals (0.8 of a 22 px font). No cell gets numbers below the minimum, with any decimals.
+TEST(FitCellText, NeverBelowTheMinimumThoughThePreferredSizeIs) {
+  for (float cell = 10; cell <= 400; cell += 1) {
+    const CellText t = fit_cell_text(cell, 22, 17.6f, 18, widest);
+    if (t.size > 0) {
+      EXPECT_GE(t.size, 18.0f) << cell << " px, " << t.decimals << " decimals";
+    }
+  }
+}
+
 // The pipeline plans its cells with cell_px_for_text: a cell that size must get numbers of at least
 // that size from fit_cell_text, and a cell much smaller must not (the planning is not wasteful).
 TEST(FitCellText, CellPxForTextIsTheSmallestCellThatShowsNumbers) {
