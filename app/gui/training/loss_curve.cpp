@@ -35,9 +35,12 @@ PhaseChange find_phase_change(const std::vector<TrainingPoint>& points) {
   const double first = averaged(half), last = averaged(n - 1 - half);
   double best = 0;
   int best_start = -1;
-  for (int k = half; k + span <= n - 1 - half; ++k) {
+  // A cliff the loss has levelled off after (the window after it fell at most a third as much) and
+  // that the chart shows (a tenth of the loss at least): while the loss still falls as it did, or
+  // by batch noise, there is no phase change yet (at step 31 of 4000 the curve said one).
+  for (int k = half; k + 2 * span <= n - 1 - half; ++k) {
     const double fall = averaged(k) - averaged(k + span);
-    if (fall > best) best = fall, best_start = k;
+    if (fall > best && fall >= 0.1 * averaged(k) && averaged(k + span) - averaged(k + 2 * span) <= fall / 3.0) best = fall, best_start = k;
   }
   if (best_start < 0 || first <= last) return pc;
   pc.found = true;

@@ -14,10 +14,12 @@ namespace attnlab::gui {
 // narrow plot), each bin's mean step, loss and accuracy.
 std::vector<TrainingPoint> bin_points(const std::vector<TrainingPoint>& points, int columns);
 
-// The steepest fall of the loss: the window of a tenth of the steps done (at least 5) from whose
-// start to whose end the loss, averaged over that many steps around each point, fell the most.
+// The steepest cliff of the loss: the window of a tenth of the steps done (at least 5) from whose
+// start to whose end the loss, averaged over that many steps around each point, fell the most, among
+// those that fell by a tenth of the loss at least and after which the loss levelled off (the next
+// window fell at most a third as much).
 struct PhaseChange {
-  bool found = false;    // at least 4 spans of points, and a loss that fell at all
+  bool found = false;    // at least 4 spans of points, and such a cliff
   int first_step = 0, last_step = 0;
   double loss_before = 0, loss_after = 0;  // the averaged loss at the window's two ends
   double share = 0;      // the window's fall as a share of the whole run's (first to last average)

@@ -135,13 +135,15 @@ void draw_loss_curve(const ViewSettings& look, const TrainingView& v, ImVec2 siz
   }
 }
 
-std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView& v, ImVec2 size, int chosen_layer, int chosen_head) {
+std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView& v, ImVec2 size, int chosen_layer, int chosen_head,
+                                   bool one_layer) {
   std::pair<int, int> clicked{-1, -1};
   if (v.maps.empty() || v.maps[0].empty()) return clicked;
   const Palette pal = palette(look);
   const Colormap& map = stage_colormap(look, Stage::Weights);
   const float fs = ImGui::GetFontSize();
-  const int L = static_cast<int>(v.maps.size()), H = static_cast<int>(v.maps[0].size());
+  const int layers = static_cast<int>(v.maps.size()), H = static_cast<int>(v.maps[0].size());
+  const int first = one_layer ? std::clamp(chosen_layer, 0, layers - 1) : 0, L = one_layer ? 1 : layers;
   const float label_w = ImGui::CalcTextSize("L00").x + fs * 0.3f;
   const float gap = fs * 0.45f, small = std::max(fs * 0.8f, smallest_text()), label_h = small * 1.25f;
   const float header_h = fs * 1.15f;
@@ -153,8 +155,8 @@ std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView&
     const std::string t = "H" + std::to_string(h);
     dl->AddText(ImVec2(origin.x + label_w + static_cast<float>(h) * (side + gap), origin.y), pal.text_dim, t.c_str());
   }
-  for (int l = 0; l < L; ++l) {
-    const float y = origin.y + header_h + static_cast<float>(l) * (side + label_h + gap);
+  for (int l = first; l < first + L; ++l) {
+    const float y = origin.y + header_h + static_cast<float>(l - first) * (side + label_h + gap);
     const std::string t = "L" + std::to_string(l);
     dl->AddText(ImVec2(origin.x, y + side * 0.5f - fs * 0.5f), pal.text_dim, t.c_str());
     for (int h = 0; h < H; ++h) {

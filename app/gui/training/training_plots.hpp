@@ -19,8 +19,10 @@ void draw_loss_curve(const ViewSettings& look, const TrainingView& view, ImVec2 
 
 // Every head's map in a layers × heads grid filling `size` (at most), each labelled with its kind
 // and score, the chosen head outlined; hovering shows a cell's tokens and weight. Each map is a
-// head_map_button. Returns the head clicked this frame, or {−1, −1}.
-std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView& view, ImVec2 size, int chosen_layer, int chosen_head);
+// head_map_button. With `one_layer`, only the chosen layer's row (a projector's turn). Returns the
+// head clicked this frame, or {−1, −1}.
+std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView& view, ImVec2 size, int chosen_layer, int chosen_head,
+                                   bool one_layer = false);
 
 // The settled kind changes as lines of text ("L1H2 became an induction head at step 430").
 void draw_kind_changes(const ViewSettings& look, const TrainingView& view, int most);

@@ -153,6 +153,23 @@ void draw_status(const ViewContext& ctx, const TrainingUi& t) {
   }
 }
 
+// The layer whose heads are shown, one button each, and ↑ ↓ while the window has the keyboard.
+void choose_layer(TrainingUi& t, int layers) {
+  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::GetIO().WantTextInput) {
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) choose_training_head(t, t.layer + 1, t.head);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) choose_training_head(t, t.layer - 1, t.head);
+  }
+  ImGui::TextUnformatted("layer");
+  for (int l = 0; l < layers; ++l) {
+    ImGui::SameLine();
+    ImGui::PushID(l);
+    if (ImGui::RadioButton(std::to_string(l).c_str(), t.layer == l)) choose_training_head(t, l, t.head);
+    ImGui::PopID();
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("(↑ ↓)");
+}
+
 }  // namespace
 
 void draw_training_window(const ViewContext& ctx, TrainingUi& t, Commands& out) {
@@ -191,8 +208,13 @@ void draw_training_window(const ViewContext& ctx, TrainingUi& t, Commands& out) 
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x);
   text_wrapped_unformatted(title);
   ImGui::PopTextWrapPos();
+  // On a projector the layers take turns, as in the Model window: two rows of maps under the title
+  // gave 128 px maps at 1280 × 720.
+  const int layers = static_cast<int>(v.maps.size());
+  const bool turns = ctx.view.presenter && layers > 1;
+  if (turns) choose_layer(t, layers);
   const ImVec2 rest = ImGui::GetContentRegionAvail();
-  const auto [l, h] = draw_head_maps(ctx.view, v, ImVec2(rest.x, rest.y - fs * 0.2f), t.layer, t.head);
+  const auto [l, h] = draw_head_maps(ctx.view, v, ImVec2(rest.x, rest.y - fs * 0.2f), t.layer, t.head, turns);
   ImGui::EndGroup();
   if (l >= 0) lift_training_head(t, l, h);
 }

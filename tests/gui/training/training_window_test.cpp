@@ -608,6 +608,21 @@ TEST(LossCurve, FindsTheCliffAndBinsThePoints) {
   for (std::size_t i = 0; i < flat.size(); ++i) flat[i].step = static_cast<int>(i) + 1;
   EXPECT_FALSE(find_phase_change(flat).sudden());
   EXPECT_FALSE(find_phase_change(std::vector<TrainingPoint>(pts.begin(), pts.begin() + 10)).found) << "too few points";
+  // While the loss still falls as fast as it did, or only by a batch's noise, there is no phase
+  // change yet (the curve said "phase change" at step 31 of 4000): a steady descent, noisy.
+  std::vector<TrainingPoint> descent;
+  for (int s = 1; s <= 300; ++s) {
+    descent.push_back({s, 4.2f - 0.002f * static_cast<float>(s) + 0.08f * static_cast<float>((s * 7919) % 11) / 11.0f, 0.0f});
+    if (s % 10 == 0) {
+      EXPECT_FALSE(find_phase_change(descent).found) << "after " << s << " steps";
+    }
+  }
+  // Then a cliff, and a plateau after it: found.
+  for (int s = 301; s <= 1200; ++s) descent.push_back({s, s < 500 ? 3.6f : s < 540 ? 3.6f - 3.0f * static_cast<float>(s - 500) / 40.0f : 0.6f, 0.0f});
+  const PhaseChange late = find_phase_change(descent);
+  EXPECT_TRUE(late.sudden());
+  EXPECT_LE(late.first_step, 500);
+  EXPECT_GE(late.last_step, 540);
   const auto bins = bin_points(pts, 7);
   ASSERT_EQ(bins.size(), 7u);
   double mean = 0, binned = 0;
