@@ -112,16 +112,30 @@ bool draw_tile_header(int& k, const OnlineSoftmaxLesson& l, Index n, Index m, co
   const char* gets = unicode ? "←" : "<-";
   text_wrapped("%s = e^(m_old %s m),   %s %s %s%s%s + %s e^(L_j %s m),   o %s %s%so + %s e^(L_j %s m)%sv_j", alpha, g.minus,
                g.ell, gets, alpha, g.dot, g.ell, g.sum, g.minus, gets, alpha, g.dot, g.sum, g.minus, g.dot);
-  const long long tile_w = static_cast<long long>(st.last - st.first + 1);
-  ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
   // Earlier tiles are dimmed and later ones covered: the text names each by how it looks (the dry run
   // read "grey keys are not computed yet" beside earlier tiles that were grey too).
-  text_wrapped("Only this tile's %lld %s %lld = %lld scores exist (dense: %lld %s %lld = %lld); %s%s",
-               static_cast<long long>(n), g.times, tile_w, static_cast<long long>(n) * tile_w, static_cast<long long>(n),
-               g.times, static_cast<long long>(m), l.dense_scores,
-               k == 0 ? "" : (std::string("the dimmed earlier tiles live on only in m, ") + g.ell + " and o").c_str(),
-               k == steps - 1 ? "." : k == 0 ? "the keys under \"not seen yet\" are not computed yet." : "; the keys under \"not seen yet\" are not computed yet.");
+  const auto sentence = [&](int t) {
+    const OnlineSoftmaxStep& at = l.steps[static_cast<size_t>(t)];
+    const long long tile_w = static_cast<long long>(at.last - at.first + 1);
+    char buf[400];
+    std::snprintf(buf, sizeof buf, "Only this tile's %lld %s %lld = %lld scores exist (dense: %lld %s %lld = %lld); %s%s",
+                  static_cast<long long>(n), g.times, tile_w, static_cast<long long>(n) * tile_w, static_cast<long long>(n), g.times,
+                  static_cast<long long>(m), l.dense_scores,
+                  t == 0 ? "" : (std::string("the dimmed earlier tiles live on only in m, ") + g.ell + " and o").c_str(),
+                  t == steps - 1  ? "."
+                  : t == 0        ? "the keys under \"not seen yet\" are not computed yet."
+                                  : "; the keys under \"not seen yet\" are not computed yet.");
+    return std::string(buf);
+  };
+  // The tallest tile's room, so that the map under it stays put from tile to tile.
+  float room = 0;
+  for (int t = 0; t < steps; ++t) room = std::max(room, wrapped_height(sentence(t)));
+  const float y = ImGui::GetCursorPosY();
+  ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
+  text_wrapped_unformatted(sentence(k));
   ImGui::PopStyleColor();
+  const float drawn = ImGui::GetCursorPosY() - y - ImGui::GetStyle().ItemSpacing.y;
+  if (room > drawn + 0.5f) ImGui::Dummy(ImVec2(1.0f, room - drawn - ImGui::GetStyle().ItemSpacing.y));
   return true;
 }
 
@@ -288,6 +302,7 @@ void draw_online_softmax_page(const PageInputs& in, const OnlineSoftmaxNumbers* 
   const DrawnRect d = draw_lesson_matrix(in.canvas(out), "online logits", title, Stage::Logits, logits, &blocked, ql, kl,
                                          ImVec2(std::max(heat_size.x, fs * 6), std::max(heat_size.y, fs * 4)));
   ImGui::EndGroup();
+  out.push_back(LessonMapsListed{{d}});  // for the layout record and the tests
   mark_tiles(d, st, m, pal, in.ctx.view.theme == Theme::Dark);
   const float below_heat = ImGui::GetCursorScreenPos().y;
 

@@ -78,6 +78,11 @@ std::string fitted(ImFont* font, const std::string& l, float room, float size) {
   });
 }
 
+// Whether UTF-8 `s` is one character (a first byte and its continuation bytes).
+bool single_character(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin() + 1, s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; });
+}
+
 // Text turned a quarter turn anticlockwise (reads bottom to top), centred on `centre`. ImGui 1.86
 // draws text only across, so the glyph quads are drawn across about the centre and their vertices
 // turned. The glyphs are laid out against an unbounded clip rectangle: the window's would drop the
@@ -279,11 +284,13 @@ void draw_labels(const HeatmapSpec& spec, const HeatmapLayout& L, const Palette&
       const std::string l = drawn_text(typed);
       const ImVec2 ts = font->CalcTextSizeA(cl.size, FLT_MAX, 0, l.c_str());
       const float cx = L.g0.x + cw * (static_cast<float>(j) + 0.5f);
-      if (cl.rotated && ts.x > across) {
+      // Turned, every label turns, short or long: upright and turned words side by side read as one
+      // ("and soft" over two keys), and switched as the cells changed width. Only a single character
+      // that fits stays upright, on the same baseline (turned, "I" reads as "_").
+      if (cl.rotated && (ts.x > across || !single_character(typed))) {
         // Bottom-aligned just above the grid, so that short and long tokens start at the same place.
         add_text_upwards(dl, font, cl.size, ImVec2(cx, L.g0.y - fs * 0.2f - ts.x * 0.5f), pal.text_dim, l.c_str());
       } else if (cl.rotated) {
-        // A label that fits across its column stays upright, on the same baseline (turned, "I" read as "_").
         dl->AddText(font, cl.size, ImVec2(cx - ts.x * 0.5f, L.g0.y - fs * 0.2f - ts.y), pal.text_dim, l.c_str());
       } else {
         dl->AddText(font, cl.size, ImVec2(cx - ts.x * 0.5f, L.origin.y + (L.label_h - cl.size) * 0.5f), pal.text_dim, l.c_str());

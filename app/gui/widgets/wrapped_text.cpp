@@ -9,18 +9,33 @@
 #include <cstdarg>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace attnlab::gui {
+
+namespace {
+
+// `text`'s lines as text_wrapped_unformatted wraps them at the cursor.
+std::vector<std::string> wrapped_lines(std::string_view text) {
+  ImGuiWindow* window = ImGui::GetCurrentWindow();
+  // Same wrap width ImGui::TextWrapped would use: the pushed position, else the region's end.
+  const float wrap_pos = window->DC.TextWrapPos < 0.0f ? 0.0f : window->DC.TextWrapPos;
+  const float width = std::max(1.0f, ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos));
+  return wrap_words(text, width, [](std::string_view s) {
+    return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x;
+  });
+}
+
+}  // namespace
+
+float wrapped_height(std::string_view text) {
+  return static_cast<float>(wrapped_lines(text).size()) * ImGui::GetTextLineHeight();
+}
 
 void text_wrapped_unformatted(std::string_view text) {
   ImGuiWindow* window = ImGui::GetCurrentWindow();
   if (window->SkipItems) return;
-  // Same wrap width ImGui::TextWrapped would use: the pushed position, else the region's end.
-  const float wrap_pos = window->DC.TextWrapPos < 0.0f ? 0.0f : window->DC.TextWrapPos;
-  const float width = std::max(1.0f, ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos));
-  const auto lines = wrap_words(text, width, [](std::string_view s) {
-    return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x;
-  });
+  const auto lines = wrapped_lines(text);
   std::string joined;
   for (size_t k = 0; k < lines.size(); ++k) {
     if (k) joined += '\n';

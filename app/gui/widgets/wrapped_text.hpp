@@ -12,6 +12,9 @@ namespace attnlab::gui {
 // of the content region when none was pushed.
 void text_wrapped(const char* fmt, ...) IM_FMTARGS(1);
 void text_wrapped_unformatted(std::string_view text);
+// The height text_wrapped_unformatted would give `text` at the cursor (a page that shows one of
+// several sentences in turn keeps the tallest one's room, so that nothing under it moves).
+float wrapped_height(std::string_view text);
 // A sentence saying what went wrong, wrapped as above, in `colour` (the palette's error); nothing
 // when `text` is empty. Every window shows its errors this way.
 void error_text(ImU32 colour, std::string_view text);

@@ -283,17 +283,36 @@ TEST_P(PresenterLayout, KvCacheViewFitsInEveryPart) {
 }
 
 // The online-softmax lesson at every tile on a projector: the last tile adds o ÷ ℓ and the dense
-// output to the table, which must still fit with every row shown and no cell cut.
+// output to the table, which must still fit with every row shown and no cell cut. The logits map
+// stays where it was, as large, its labels one way round: the dry run saw it shrink and lose its
+// numbers at tile 3, and its column labels switch between upright and turned.
 TEST_P(PresenterLayout, OnlineSoftmaxViewFitsAtEveryTile) {
   apply(state, services, LoadPreset{"online-softmax"});
   window_open(state.view, "Lesson view") = true;
   for (int k = 0; k < 3; ++k) frame();
   ASSERT_TRUE(state.error.empty()) << state.error;
+  DrawnRect first;
   for (int step = 0; step < 3; ++step) {
+    SCOPED_TRACE("tile " + std::to_string(step + 1));
     page_ui<OnlineSoftmaxUi>(state.lesson)->step = step;
     frame();
     frame();
     expect_fits(("online-softmax, tile " + std::to_string(step + 1)).c_str());
+    ASSERT_EQ(state.pipeline.lesson_maps_drawn.size(), 1u) << "the logits";
+    const DrawnRect& m = state.pipeline.lesson_maps_drawn[0];
+    expect_legible(m);
+    expect_numbers_legible(m);
+    if (step == 0) {
+      first = m;
+      continue;
+    }
+    EXPECT_NEAR(m.x0, first.x0, 0.5f);
+    EXPECT_NEAR(m.y0, first.y0, 0.5f);
+    EXPECT_NEAR(m.x1, first.x1, 0.5f);
+    EXPECT_NEAR(m.y1, first.y1, 0.5f);
+    EXPECT_EQ(m.number_size, first.number_size);
+    EXPECT_EQ(m.labels_rotated, first.labels_rotated);
+    EXPECT_EQ(m.label_size, first.label_size);
   }
 }
 
