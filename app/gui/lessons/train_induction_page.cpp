@@ -321,7 +321,7 @@ void draw_train_induction_page(const PageInputs& in, const TrainInductionNumbers
   ImGui::TextUnformatted(title);
   const char* more = "Training window (F2)";
   same_line_if_fits(button_width(more) + ImGui::GetFontSize());
-  if (ImGui::SmallButton(more)) out.push_back(ShowWindow{"Training"});
+  if (ImGui::Button(more)) out.push_back(ShowWindow{"Training"});
   enter_step(ui, in.training, out);
   switch (step) {
     case 0: draw_task(in, out); break;

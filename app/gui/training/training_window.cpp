@@ -183,7 +183,7 @@ void draw_training_window(const ViewContext& ctx, TrainingUi& t, Commands& out) 
     const char* more = "Settings…";
     ImGui::TextUnformatted(s.c_str());
     same_line_if_fits(button_width(more));
-    if (ImGui::SmallButton(more)) t.form_open = true;
+    if (ImGui::Button(more)) t.form_open = true;
   }
   draw_buttons(t, ctx.platform.threads, out);
   draw_status(ctx, t);
