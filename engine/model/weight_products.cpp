@@ -81,13 +81,20 @@ void rows_product(const float* X, std::int64_t n, std::int64_t in, TensorRef W, 
 
 }  // namespace
 
+// Multiply-adds below which a product is not shared among threads (about a tenth of a millisecond).
+constexpr std::int64_t kParallelWork = std::int64_t{1} << 20;
+
 void linear_rows(const float* X, std::int64_t n, std::int64_t in, TensorRef W, const float* b, std::int64_t out, float* Y, std::int64_t ldy,
                  bool accumulate) {
   const int threads = omp_get_max_threads();
   // Each thread's share, a whole number of 16 rows (a K type's row is whole blocks already).
   const std::int64_t chunk = ((out + threads - 1) / threads + 15) / 16 * 16;
   const std::int64_t parts = (out + chunk - 1) / chunk;
-#pragma omp parallel for schedule(static) num_threads(static_cast<int>(std::min<std::int64_t>(parts, threads)))
+  // A small product (the built-in models' 64-wide layers on a few dozen tokens) stays on this thread:
+  // its threads' start and join cost more than it, and far more while another program keeps the
+  // cores busy (two lessons' knock-out runs side by side took 70 s instead of 1).
+  const bool parallel = n * in * out >= kParallelWork;
+#pragma omp parallel for schedule(static) num_threads(static_cast<int>(std::min<std::int64_t>(parts, threads))) if (parallel)
   for (std::int64_t p = 0; p < parts; ++p) {
     // Each thread's conversion buffer lives as long as the thread (OpenMP keeps its team): at most a
     // block of rows, and no allocation (nor its fresh pages' faults) per product.
