@@ -78,6 +78,10 @@ std::string fitted(ImFont* font, const std::string& l, float room, float size) {
   });
 }
 
+// A column label's room across its column: the cell less a word's gap, so that neighbouring labels
+// read as two words ("the mat" over two keys, 4 px apart, read as one).
+float across_room(float cell_w) { return cell_w - std::max(2.0f, ImGui::GetFontSize() * 0.3f); }
+
 // Whether UTF-8 `s` is one character (a first byte and its continuation bytes).
 bool single_character(const std::string& s) {
   return !s.empty() && std::all_of(s.begin() + 1, s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; });
@@ -122,7 +126,7 @@ ColumnLabels column_label_layout(const std::vector<std::string>& labels, int col
   ImFont* font = ImGui::GetFont();
   const float fs = ImGui::GetFontSize(), min_label = min_label_size();
   const float widest = widest_label(font, labels);
-  const float room = cell_w - std::max(2.0f, fs * 0.15f);
+  const float room = across_room(cell_w);
   const float across = widest > 0 ? std::clamp(room / widest, min_label, fs) : fs;
   if (widest * across <= room || widest <= 0) {
     out.size = across;
@@ -275,7 +279,7 @@ void draw_labels(const HeatmapSpec& spec, const HeatmapLayout& L, const Palette&
     if (cl.height > L.label_h + 0.5f) cl = ColumnLabels{};  // no room above the grid (never over other text)
     out.labels_rotated = cl.rotated;
     if (cl.size > 0) out.label_size = cl.size;
-    const float across = cw - std::max(2.0f, fs * 0.15f);  // a label's room across its column
+    const float across = across_room(cw);
     const float room = cl.rotated ? L.label_h - fs * 0.4f : across;
     for (int j = 0; j < L.cols && cl.size > 0; ++j) {
       const std::string& full = spec.col_labels[static_cast<size_t>(j)];
