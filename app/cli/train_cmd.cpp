@@ -160,9 +160,9 @@ void print_trained(const model::TrainConfig& c, const model::Evaluation& eval, d
 }  // namespace
 
 Runner add_train_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("train", "Train a small GPT-2 or Llama on a task (induction, sort) and write it as a model folder");
+  auto* cmd = app.add_subcommand("train", "Train a small GPT-2 or Llama on a task (induction, sort, grammar) and write it as a model folder");
   auto a = std::make_shared<TrainArgs>();
-  cmd->add_option("--task", a->task, "induction | sort (default induction)");
+  cmd->add_option("--task", a->task, "induction | sort | grammar (default induction)");
   std::vector<std::string> families;  // the rows of the families' table the trainer writes
   for (const model::FamilySpec& f : model::family_table()) {
     if (f.tensor_layout) families.emplace_back(f.model_type);

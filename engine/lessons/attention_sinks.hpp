@@ -24,7 +24,7 @@ inline constexpr std::string_view kAttentionSinksView = "attention-sinks";
 // cache: `window` last positions and `sinks` first ones kept; the evicted run keeps no first
 // positions and `window` + `sinks` last ones, a cache of the same size.
 struct AttentionSinksParams {
-  LessonModelText text{"induction-bos", {}, 0};
+  LessonModelText text{"grammar-bos", {}, 0};
   long long window = 8;  // lesson.cache_window
   long long sinks = 1;   // lesson.cache_sinks
 };

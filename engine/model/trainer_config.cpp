@@ -29,7 +29,7 @@ struct TaskDefaults {
 constexpr int kInductionOffset = 4;
 
 TaskDefaults defaults_for(TaskKind kind) {
-  if (kind == TaskKind::Induction) return {4000, 32, 3e-3};
+  if (kind != TaskKind::Sort) return {4000, 32, 3e-3};
   return {1000, 32, 3e-3};
 }
 
@@ -52,7 +52,7 @@ void check_task_flags(const TrainConfig& c) {
   const std::string task = "--task " + std::string(task_name(c.task.kind));
   if (c.task.length < 2 || c.task.length > kMaxTaskLength) {
     throw InputError("--length " + std::to_string(c.task.length) + ": " + task + " needs a " +
-                     (c.task.kind == TaskKind::Induction ? "half length" : "length") + " of 2 to " + std::to_string(kMaxTaskLength));
+                     (c.task.kind != TaskKind::Sort ? "half length" : "length") + " of 2 to " + std::to_string(kMaxTaskLength));
   }
   if (c.task.symbols < 2 || c.task.symbols > kMaxTaskSymbols) {
     throw InputError("--symbols " + std::to_string(c.task.symbols) + ": " + task + " needs 2 to " + std::to_string(kMaxTaskSymbols) + " symbols");

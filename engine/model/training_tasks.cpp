@@ -60,6 +60,32 @@ void draw_judged(const TaskSpec& task, std::mt19937_64& rng, int span, int* out,
   std::fill(copied + span, copied + 2 * span - 1, 1);
 }
 
+// One sequence of the grammar task into `out` (2L ids over V symbols) and the positions whose next
+// token its rule gives into `follows` (2L − 1 flags). docs/MODELS.md, "The grammar task": the text
+// starts at a random symbol; then, at each position, one time in kGrammarJumps it jumps to a random
+// symbol (unpredictable), else it follows its rule: where the token has appeared before, the token
+// that followed its latest earlier appearance (a repeat, an induction head's job), and where it is
+// new, the next symbol counting up (x + 1, V − 1 wrapping to 0: the grammar, learned into the
+// weights). A head that copies has nothing to copy on the new tokens' rows, and the loss there asks
+// it to add nothing: where a start token is, it learns to park its weight on it (an attention sink).
+constexpr int kGrammarJumps = 4;
+
+void draw_grammar(const TaskSpec& task, std::mt19937_64& rng, int* out, unsigned char* follows) {
+  const int n = task.sequence_length();
+  out[0] = uniform(rng, task.symbols);
+  for (int t = 0; t + 1 < n; ++t) {
+    if (uniform(rng, kGrammarJumps) == 0) {
+      out[t + 1] = uniform(rng, task.symbols);
+      follows[t] = 0;
+      continue;
+    }
+    int earlier = t - 1;
+    while (earlier >= 0 && out[earlier] != out[t]) --earlier;
+    out[t + 1] = earlier >= 0 ? out[earlier + 1] : (out[t] + 1) % task.symbols;
+    follows[t] = 1;
+  }
+}
+
 // One sequence of the sort task into `out` (2N ids).
 void draw_sort(const TaskSpec& task, std::mt19937_64& rng, int* out) {
   const int n = task.length;
@@ -70,7 +96,21 @@ void draw_sort(const TaskSpec& task, std::mt19937_64& rng, int* out) {
 
 }  // namespace
 
-std::string_view task_name(TaskKind kind) { return kind == TaskKind::Induction ? "induction" : "sort"; }
+std::string_view task_name(TaskKind kind) {
+  switch (kind) {
+    case TaskKind::Induction: return "induction";
+    case TaskKind::Sort: return "sort";
+    case TaskKind::Grammar: return "grammar";
+  }
+  return "induction";
+}
+
+namespace {
+
+// Whether the task's length is a half length (a sequence of 2L tokens), as config.json names it.
+bool half_length(TaskKind kind) { return kind != TaskKind::Sort; }
+
+}  // namespace
 
 TaskSpec default_task(std::string_view name) {
   // Sizes chosen so the default models train in well under a minute on two cores (docs/MODELS.md,
@@ -78,11 +118,14 @@ TaskSpec default_task(std::string_view name) {
   // six at L = 12) that copying the token after its earlier occurrence is nearly always right.
   if (name == "induction") return TaskSpec{TaskKind::Induction, 12, 64};
   if (name == "sort") return TaskSpec{TaskKind::Sort, 8, 16};
-  throw InputError("--task: '" + one_line(name) + "' is not a training task (induction, sort)");
+  // 64 symbols: a text of 32 tokens seldom counts into its own earlier symbols by chance, so most of
+  // its repeats follow a jump back to one.
+  if (name == "grammar") return TaskSpec{TaskKind::Grammar, 16, 64};
+  throw InputError("--task: '" + one_line(name) + "' is not a training task (induction, sort, grammar)");
 }
 
 void check_task(const TaskSpec& task, std::string_view what) {
-  const std::string w(what), len = task.kind == TaskKind::Induction ? "half_length" : "length";
+  const std::string w(what), len = half_length(task.kind) ? "half_length" : "length";
   if (task.length < 2 || task.length > kMaxTaskLength) {
     throw InputError(w + ": " + len + " " + std::to_string(task.length) + " is outside 2 to " + std::to_string(kMaxTaskLength) + " for the " +
                      std::string(task_name(task.kind)) + " task");
@@ -99,8 +142,8 @@ void check_task(const TaskSpec& task, std::string_view what) {
 std::string task_json(const TaskSpec& task) {
   // A task without a start token writes what the models before it carry.
   const std::string start = task.start_token ? ", \"start_token\": true" : "";
-  if (task.kind == TaskKind::Induction) {
-    return "{\"name\": \"induction\", \"half_length\": " + std::to_string(task.length) + ", \"symbols\": " + std::to_string(task.symbols) +
+  if (half_length(task.kind)) {
+    return "{\"name\": \"" + std::string(task_name(task.kind)) + "\", \"half_length\": " + std::to_string(task.length) + ", \"symbols\": " + std::to_string(task.symbols) +
            start + "}";
   }
   return "{\"name\": \"sort\", \"length\": " + std::to_string(task.length) + ", \"symbols\": " + std::to_string(task.symbols) + start + "}";
@@ -116,13 +159,14 @@ TaskSpec parse_task_json(std::string_view json_text, std::string_view source) {
     throw InputError(src + ": \"attnlab_task\" is not valid JSON (" + one_line(e.what()) + ")");
   }
   if (!j.is_object()) throw InputError(src + ": \"attnlab_task\" must be an object");
-  if (!j.contains("name") || !j["name"].is_string()) throw InputError(src + ": \"attnlab_task\" needs a \"name\" string (induction, sort)");
+  if (!j.contains("name") || !j["name"].is_string()) throw InputError(src + ": \"attnlab_task\" needs a \"name\" string (induction, sort, grammar)");
   const auto& name = j["name"].get_ref<const std::string&>();
   TaskSpec task;
   if (name == "induction") task.kind = TaskKind::Induction;
   else if (name == "sort") task.kind = TaskKind::Sort;
-  else throw InputError(src + ": \"attnlab_task\" names '" + one_line(name) + "', not a training task (induction, sort)");
-  const char* length_key = task.kind == TaskKind::Induction ? "half_length" : "length";
+  else if (name == "grammar") task.kind = TaskKind::Grammar;
+  else throw InputError(src + ": \"attnlab_task\" names '" + one_line(name) + "', not a training task (induction, sort, grammar)");
+  const char* length_key = half_length(task.kind) ? "half_length" : "length";
   const auto integer = [&](const char* key) {
     if (!j.contains(key) || !j[key].is_number_integer()) {
       throw InputError(src + ": \"attnlab_task\" of the " + name + " task needs an integer \"" + key + "\"");
@@ -181,6 +225,9 @@ void draw_row(const TaskSpec& task, bool idle_loss, std::mt19937_64& rng, int* i
     const int opening = draw_induction(task, rng, ids, acc);
     std::copy(acc, acc + positions, loss);
     if (idle_loss) std::fill(loss, loss + opening, 1);
+  } else if (task.kind == TaskKind::Grammar) {
+    draw_grammar(task, rng, ids, acc);
+    std::copy(acc, acc + positions, loss);
   } else {
     draw_sort(task, rng, ids);
     for (int t = task.length - 1; t <= 2 * task.length - 2; ++t) loss[t] = acc[t] = 1;
@@ -202,7 +249,8 @@ void draw_into(const TaskSpec& task, TaskBatch& b, std::size_t r, Draw&& draw) {
   inner.symbols = task.symbols - 1;
   draw(inner, ids + 1, loss + 1, acc + 1);
   ids[0] = 0;
-  loss[0] = loss[1];
+  // The grammar's first symbol is random: nothing to learn there.
+  loss[0] = task.kind == TaskKind::Grammar ? 0 : loss[1];
   for (std::size_t i = 1; i < len; ++i) ++ids[i];
 }
 
@@ -232,7 +280,7 @@ std::vector<int> probe_sequence(const TaskSpec& task) {
   // Its own fixed seed, apart from any training or evaluation stream.
   std::mt19937_64 rng(0x5eed'9e3779b97f4aULL);
   check_task(task, "the task");
-  if (task.kind == TaskKind::Sort) return TaskGenerator(task, rng()).next(1).ids;
+  if (task.kind != TaskKind::Induction) return TaskGenerator(task, rng()).next(1).ids;
   TaskBatch b = empty_batch(task, 1);
   draw_into(task, b, 0, [&](const TaskSpec& t, int* ids, unsigned char*, unsigned char* acc) { draw_judged(t, rng, t.length, ids, acc); });
   return b.ids;

@@ -10,7 +10,7 @@
 
 namespace attnlab::model {
 
-enum class TaskKind { Induction, Sort };
+enum class TaskKind { Induction, Sort, Grammar };
 
 // Limits of a task's sizes: far beyond what trains in minutes, small enough that no size computed
 // from them overflows.
@@ -19,7 +19,8 @@ inline constexpr int kMaxTaskSymbols = 4096;
 
 struct TaskSpec {
   TaskKind kind = TaskKind::Induction;
-  // induction: the half length L (a sequence is 2L tokens); sort: N (a sequence is 2N tokens).
+  // induction: the half length L (a sequence is 2L tokens); sort: N (a sequence is 2N tokens);
+  // grammar: the half length L (a sequence is 2L tokens).
   int length = 0;
   int symbols = 0;  // V: token ids 0 … V−1, the vocabulary
   // Every sequence opens with token 0, which appears nowhere else (a start token, as real models'
@@ -35,15 +36,15 @@ struct TaskSpec {
 // (or of L tokens when L is shorter).
 inline constexpr int kShortestJudgedSpan = 4;
 
-// "induction", "sort".
+// "induction", "sort", "grammar".
 std::string_view task_name(TaskKind kind);
 // The task of `name` with this task's default length and symbol count. Throws InputError:
-// "--task: 'x' is not a training task (induction, sort)".
+// "--task: 'x' is not a training task (induction, sort, grammar)".
 TaskSpec default_task(std::string_view name);
 // Checks that the task can be generated (length ≥ 2, symbols ≥ 2, and what each task needs) and
 // throws InputError naming `what` and the limit.
 void check_task(const TaskSpec& task, std::string_view what);
-// {"name": "induction", "half_length": L, "symbols": V} or {"name": "sort", "length": N, "symbols": V},
+// {"name": "induction" or "grammar", "half_length": L, "symbols": V} or {"name": "sort", "length": N, "symbols": V},
 // with "start_token": true when the task has one.
 std::string task_json(const TaskSpec& task);
 // Parses the object above (config.json's "attnlab_task"). Throws InputError naming `source`.
@@ -69,7 +70,9 @@ public:
   TaskGenerator(const TaskSpec& task, std::uint64_t seed);
   // Training batches (docs/MODELS.md, "The induction task"): induction, random tokens with
   // copies of earlier spans at random places, the loss and accuracy on the copied positions after
-  // each copy's first; sort, N symbols then the same sorted, both on positions N − 1 … 2N − 2.
+  // each copy's first; sort, N symbols then the same sorted, both on positions N − 1 … 2N − 2;
+  // grammar, a text that counts, jumps and repeats (draw_grammar), on the positions whose next
+  // token its rule gives.
   TaskBatch next(int batch);
   // What a trained model is judged on: induction, in each row a random span of
   // kShortestJudgedSpan … L tokens followed by its copy (loss and accuracy on the copy's positions

@@ -66,6 +66,16 @@ check(not leftovers(), f"temporary files left: {leftovers()}")
 
 nothing = os.path.join(WORK, "never")
 
+# The grammar task with a start token: its task in config.json, and a model that opens.
+grammar = os.path.join(WORK, "grammar")
+p = run("train", "--task", "grammar", "--start-token", "--family", "llama", "--steps", "20", "--batch", "8", "--out", grammar,
+        "--format", "json")
+check(p.returncode == 0 and json.loads(p.stdout)["task"] == "grammar", f"train --task grammar: {p.stderr!r}")
+if p.returncode == 0:
+    task = json.load(open(os.path.join(grammar, "config.json")))["attnlab_task"]
+    check(task == {"name": "grammar", "half_length": 16, "symbols": 64, "start_token": True}, f"grammar's attnlab_task: {task}")
+    check(run("model", grammar, "--ids", "0,5,6,7").returncode == 0, "the grammar model does not open")
+
 # A Llama: the summary, a Llama's folder that `attnlab model` opens as one.
 llama = os.path.join(WORK, "llama")
 p = run("train", "--family", "llama", "--heads", "4", "--steps", "20", "--batch", "8", "--out", llama, "--format", "json")

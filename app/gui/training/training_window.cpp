@@ -34,17 +34,17 @@ void draw_form(const ViewContext& ctx, TrainingUi& t) {
   const float w = fs * 3.6f;
   model::TrainConfig c = t.config;
   bool changed = false;
-  const bool induction = c.task.kind == model::TaskKind::Induction;
+  const bool half_length = c.task.kind != model::TaskKind::Sort;
   ImGui::SetNextItemWidth(fs * 6.5f);
-  if (ImGui::BeginCombo("task", induction ? "induction" : "sort")) {
-    for (const char* name : {"induction", "sort"}) {
+  if (ImGui::BeginCombo("task", std::string(model::task_name(c.task.kind)).c_str())) {
+    for (const char* name : {"induction", "sort", "grammar"}) {
       if (ImGui::Selectable(name, model::task_name(c.task.kind) == name)) set_training_task(t, name);
     }
     ImGui::EndCombo();
     c = t.config;
   }
   ImGui::SameLine();
-  changed |= int_field(induction ? "half length L" : "length N", c.task.length, w);
+  changed |= int_field(half_length ? "half length L" : "length N", c.task.length, w);
   ImGui::SameLine();
   changed |= int_field("symbols V", c.task.symbols, w);
   changed |= int_field("layers", c.n_layer, w);
@@ -68,7 +68,7 @@ void draw_form(const ViewContext& ctx, TrainingUi& t) {
 std::string summary(const model::TrainConfig& c) {
   char buf[200];
   std::snprintf(buf, sizeof buf, "%s (%s %d, V %d) · %s × %s · d_model %d · %d steps of %d · lr %s · seed %llu",
-                std::string(model::task_name(c.task.kind)).c_str(), c.task.kind == model::TaskKind::Induction ? "L" : "N", c.task.length,
+                std::string(model::task_name(c.task.kind)).c_str(), c.task.kind != model::TaskKind::Sort ? "L" : "N", c.task.length,
                 c.task.symbols, count_of(c.n_layer, "layer").c_str(), count_of(c.n_head, "head").c_str(), c.d_model, c.steps, c.batch,
                 three_digits(c.lr).c_str(), static_cast<unsigned long long>(c.seed));
   return buf;

@@ -76,6 +76,24 @@ TEST(AttentionSinks, LessonNumbersAgreeWithTheirOwnComputation) {
   EXPECT_EQ(n.evicted.sinks, 0);
 }
 
+// What the lesson's text says of its own example: the cache that keeps the sink writes every token as
+// the whole cache does, the one that evicts it loses the thread (docs/MODELS.md, "A cache that
+// forgets", measures it over many texts).
+TEST(AttentionSinks, TheLessonsTextHoldsOfItsExample) {
+  const Scenario s = load_preset("attention-sinks");
+  const Result r = compute_cpu(s.problem());
+  const auto backend = make_cpu_backend();
+  const AttentionSinksNumbers n = compute_attention_sinks(s, r, *backend, LessonDetail{});
+  const int of = static_cast<int>(n.full.tokens.size());
+  EXPECT_EQ(n.with_sinks.agree, of);
+  EXPECT_LE(n.without_sinks.agree, of / 2);
+  // The whole cache writes the grammar's continuation: the preset's text after its prompt.
+  EXPECT_EQ(n.full.tokens, std::vector<int>(n.ids.begin() + static_cast<std::ptrdiff_t>(n.prompt.size()), n.ids.end()));
+  const FirstTokenShare& sink = n.heads[static_cast<std::size_t>(n.sink)];
+  EXPECT_GT(sink.idle_rows, 0.5);
+  EXPECT_GT(sink.idle_rows, sink.all_rows);
+}
+
 TEST(AttentionSinks, ABoundThatForgetsNothingWritesWhatTheWholeCacheWrites) {
   Scenario s = load_preset("attention-sinks");
   nlohmann::json lesson = nlohmann::json::parse(s.lesson.raw_json);

@@ -107,6 +107,37 @@ TEST(TrainingTasks, SortFollowsWithTheSortedCopy) {
   }
 }
 
+// The grammar task's rule, written out again: a repeat where the token appeared before (the token
+// after its latest earlier appearance), else counting up; a jump (out of the loss) only where
+// neither gives the next token.
+TEST(TrainingTasks, GrammarCountsJumpsAndRepeats) {
+  TaskGenerator g(default_task("grammar"), 8);
+  const TaskBatch b = g.next(64);
+  const int V = g.task().symbols, T = b.length - 1;
+  int follows = 0, repeats = 0, counted = 0;
+  for (int r = 0; r < b.batch; ++r) {
+    const int* ids = b.ids.data() + r * b.length;
+    for (int t = 0; t < T; ++t) {
+      int earlier = t - 1;
+      while (earlier >= 0 && ids[earlier] != ids[t]) --earlier;
+      const int rule = earlier >= 0 ? ids[earlier + 1] : (ids[t] + 1) % V;
+      const bool in_loss = b.in_loss[static_cast<std::size_t>(r * T + t)] != 0;
+      EXPECT_EQ(in_loss, b.in_accuracy[static_cast<std::size_t>(r * T + t)] != 0);
+      if (in_loss) {
+        EXPECT_EQ(ids[t + 1], rule) << "row " << r << " at " << t;
+        ++follows;
+        (earlier >= 0 ? repeats : counted) += 1;
+      }
+    }
+  }
+  // One row in four jumps; of those that follow the rule, both kinds are common.
+  const int rows = b.batch * T;
+  EXPECT_GT(follows, rows / 2);
+  EXPECT_LT(follows, rows * 9 / 10);
+  EXPECT_GT(repeats, follows / 10);
+  EXPECT_GT(counted, follows / 10);
+}
+
 TEST(TrainingTasks, SameSeedSameBatchesOtherSeedOthers) {
   TaskGenerator a(default_task("induction"), 9), b(default_task("induction"), 9), c(default_task("induction"), 10);
   const auto x = a.next(8), y = b.next(8), z = c.next(8);
@@ -119,7 +150,7 @@ TEST(TrainingTasks, SameSeedSameBatchesOtherSeedOthers) {
 // as they would alone, over 1 … V − 1; training's loss also counts the induction opening's rows
 // (where nothing can be copied), judging does not.
 TEST(TrainingTasks, AStartTokenOpensEveryRowAndNothingElse) {
-  for (const char* name : {"induction", "sort"}) {
+  for (const char* name : {"induction", "sort", "grammar"}) {
     TaskSpec t = default_task(name);
     t.start_token = true;
     const int n = t.sequence_length();
@@ -144,6 +175,10 @@ TEST(TrainingTasks, AStartTokenOpensEveryRowAndNothingElse) {
     EXPECT_FALSE(b.in_accuracy[static_cast<std::size_t>(r * (b.length - 1))]);
     EXPECT_FALSE(judged.in_loss[static_cast<std::size_t>(r * (judged.length - 1))]);
   }
+  TaskSpec grammar = default_task("grammar");
+  grammar.start_token = true;
+  const TaskBatch gb = TaskGenerator(grammar, 7).next(4);
+  for (int r = 0; r < 4; ++r) EXPECT_FALSE(gb.in_loss[static_cast<std::size_t>(r * (gb.length - 1))]) << "the grammar's first symbol is random";
   EXPECT_EQ(task_json(default_task("sort")).find("start_token"), std::string::npos) << "a task without one writes what older models carry";
   EXPECT_NE(error_of([] { parse_task_json(R"({"name": "sort", "length": 4, "symbols": 5, "start_token": 1})", "c.json"); }).find("\"start_token\""),
             std::string::npos);
@@ -152,7 +187,7 @@ TEST(TrainingTasks, AStartTokenOpensEveryRowAndNothingElse) {
 }
 
 TEST(TrainingTasks, TaskJsonRoundTripsAndRefusesNonsense) {
-  for (const char* name : {"induction", "sort"}) {
+  for (const char* name : {"induction", "sort", "grammar"}) {
     TaskSpec t = default_task(name);
     t.length = 7;
     t.symbols = 13;
@@ -323,7 +358,7 @@ TEST(BuiltinModels, OpenFromMemoryAndSaveAsAFolderThatOpensTheSame) {
   ASSERT_NE(std::find(names.begin(), names.end(), "induction"), names.end());
   ASSERT_NE(std::find(names.begin(), names.end(), "sort"), names.end());
   for (const auto& b : models) {
-    EXPECT_EQ(b.name.rfind(b.task, 0), 0u) << b.name << ": a built-in model is named after its task (induction, induction-bos)";
+    EXPECT_EQ(b.name.rfind(b.task, 0), 0u) << b.name << ": a built-in model is named after its task (induction, grammar-bos)";
     const auto m = open_model(b.name);
     const auto* decoder = dynamic_cast<const DecoderModel*>(m.get());
     ASSERT_TRUE(decoder && decoder->memory_files());  // embedded, never a temporary file
