@@ -24,6 +24,7 @@
 #include "gui/widgets/attention_map.hpp"
 #include "gui/widgets/heatmap.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+#include "gui/widgets/whole_lines.hpp"
 #include "gui/state/view_style.hpp"
 
 #include <GLFW/glfw3.h>
@@ -442,6 +443,8 @@ void draw_model_window(const ViewContext& ctx, ModelUi& m, Commands& out) {
   draw_intervention_panel(ctx, m);
   draw_head_links_panel(ctx, m, out);
   draw_generate_panel(ctx, m);
+  // On a projector the list ends at its last whole line (a token cut at its foot is no token).
+  if (ctx.view.presenter) keep_lines_whole();
   ImGui::EndChild();
 }
 

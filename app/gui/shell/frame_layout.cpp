@@ -12,6 +12,7 @@
 #include "gui/base/theme.hpp"
 #include "gui/state/compute.hpp"
 #include "gui/shell/apply_command.hpp"
+#include "gui/widgets/whole_lines.hpp"
 
 #include <imgui_internal.h>
 
@@ -53,6 +54,7 @@ void draw_slot(AppState& state, Services& services, Slot slot, const char* tab_b
       if (ImGui::BeginTabItem(p->name, nullptr, focus ? ImGuiTabItemFlags_SetSelected : 0)) {
         ImGui::BeginChild(p->name);
         draw_panel(state, services, p->panel);
+        if (state.view.presenter) keep_lines_whole();
         ImGui::EndChild();
         ImGui::EndTabItem();
       }
@@ -163,6 +165,8 @@ void draw_left_column(AppState& state, Services& services, float lw, float heigh
       ImGui::Spacing();
     }
   }
+  // On a projector the column ends at its last whole line (a line cut at its foot read "d v" for d_v).
+  if (state.view.presenter) keep_lines_whole();
   ImGui::EndChild();
   ImGui::SameLine(0, 2);
   if (const float dx = splitter("##split_v", true, kSplit, height); dx != 0) state.view.left_width = lw + dx;
