@@ -13,6 +13,7 @@
 #include "gui/state/compute.hpp"
 #include "gui/shell/apply_command.hpp"
 #include "gui/widgets/whole_lines.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 #include <imgui_internal.h>
 
@@ -202,16 +203,21 @@ float bottom_height(const ViewSettings& view, const LayoutUi& lay, const Lessons
 }
 
 // A head lifted from a model says so above the pipeline until the document is something else
-// (undo brings back what was there, and the banner goes with it).
-void draw_lifted_banner(const ModelUi& model, const TrainingUi& training, const Scenario& shown) {
-  if (const std::string banner = model_banner(model, shown); !banner.empty()) {
+// (undo brings back what was there, and the banner goes with it). On a projector its aside goes
+// beside it only where the line has room, else to its tooltip: cut at the column's edge it read
+// "(a head of the model in the Training wind" (issue 69).
+void draw_lifted_banner(const ModelUi& model, const TrainingUi& training, const Scenario& shown, bool presenter) {
+  const auto line = [presenter](const std::string& banner, const char* aside) {
     ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", banner.c_str());
-    ImGui::SameLine();
-    ImGui::TextDisabled("(a head of the Model window's model, which can take your edit back; Ctrl+Z returns to what was here)");
+    if (presenter && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", aside);
+    if (!presenter) ImGui::SameLine();
+    else if (!same_line_if_fits(ImGui::CalcTextSize(aside).x)) return;
+    ImGui::TextDisabled("%s", aside);
+  };
+  if (const std::string banner = model_banner(model, shown); !banner.empty()) {
+    line(banner, "(a head of the Model window's model, which can take your edit back; Ctrl+Z returns to what was here)");
   } else if (const std::string trained = training_banner(training, shown); !trained.empty()) {
-    ImGui::TextColored(ImGui::GetStyleColorVec4(ImGuiCol_PlotHistogram), "%s", trained.c_str());
-    ImGui::SameLine();
-    ImGui::TextDisabled("(a head of the model in the Training window, as it was at that step; Ctrl+Z returns to what was here)");
+    line(trained, "(a head of the model in the Training window, as it was at that step; Ctrl+Z returns to what was here)");
   }
 }
 
@@ -222,7 +228,7 @@ void draw_right_column(AppState& state, Services& services) {
   const float bh = bottom_height(state.view, state.layout, state.lesson, right_h);
   ImGui::BeginChild("##main", ImVec2(0, right_h - bh - kSplit - ImGui::GetStyle().ItemSpacing.y * 2), false,
                     ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-  draw_lifted_banner(state.model, state.training, shown_scenario(state.results, state.doc));
+  draw_lifted_banner(state.model, state.training, shown_scenario(state.results, state.doc), state.view.presenter);
   draw_slot(state, services, Slot::Main, "##main_tabs");
   ImGui::EndChild();
   if (const float dy = splitter("##split_h", false, kSplit, ImGui::GetContentRegionAvail().x); dy != 0) {
