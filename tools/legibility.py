@@ -12,7 +12,7 @@ window over the pipeline shows as its maps over the pipeline's).
     tools/legibility.py build/app/attnlab --write-baseline tests/gui/shell/legibility_baseline.json
 
 Views: every lesson as it opens, the walk-through's steps (on the default lesson), each tile of the
-online-softmax lesson, the Model window and the Training window.
+online-softmax lesson, each step of the induction-head lesson, the Model window and the Training window.
 
 Prints one line per finding and a summary per view; exits 1 when any view breaks the contract.
 With --baseline (the CTest test gui_legibility_contract) it exits 1 only where a view has more
@@ -30,6 +30,7 @@ import tempfile
 SIZES = ("1280x720", "1024x768")
 MIN_MAP_SIDE, MIN_CELL, MIN_TEXT = 200, 20, 18
 WALK_STEPS = 6  # app/gui/lessons/lessons_ui.hpp's kWalkSteps
+INDUCTION_STEPS = 5  # app/gui/lessons/train_induction_page.hpp's kInductionSteps
 
 
 def views(attnlab):
@@ -45,6 +46,10 @@ def views(attnlab):
                                        check=True).stdout)
     for tile in range(2, len(lesson["steps"]) + 1):  # tile 1 is the lesson as it opens
         yield f"online-softmax-tile-{tile}", ["--preset", "online-softmax"], {"ATTNLAB_GUI_TILE": str(tile)}
+    # The induction-head lesson's steps after the first (its model trained to step 30, then paused:
+    # the same screenshot each time), as a teacher steps through them.
+    for step in range(2, INDUCTION_STEPS + 1):
+        yield f"induction-head-step-{step}", ["--preset", "induction-head"], {"ATTNLAB_GUI_STEP": str(step), "ATTNLAB_GUI_TRAIN": "30"}
     yield "model-window", ["--model", "induction"], {}
     yield "training-window", [], {"ATTNLAB_GUI_TRAIN": "30"}
 

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace attnlab::gui {
@@ -100,8 +101,10 @@ std::string status_line(const TrainingView& v) {
   return buf;
 }
 
-// The curve on the left and every head on the right, in `height`.
-void curve_and_maps(const PageInputs& in, float height, bool show_phase) {
+// The curve on the left and every head on the right, in `height`. On a projector the layers take
+// turns (layer, ↑ ↓), as in the Training window: four maps in half the width were ~125 px at
+// 1280 × 720, too small for the back of a room (issue 69).
+void curve_and_maps(const PageInputs& in, TrainInductionUi& ui, float height, bool show_phase) {
   const TrainingView& v = in.training.view;
   const float fs = ImGui::GetFontSize();
   const float w = ImGui::GetContentRegionAvail().x;
@@ -113,7 +116,15 @@ void curve_and_maps(const PageInputs& in, float height, bool show_phase) {
   ImGui::EndGroup();
   ImGui::SameLine(0, fs);
   ImGui::BeginGroup();
-  draw_head_maps(in.ctx.view, v, ImVec2(ImGui::GetContentRegionAvail().x, height), -1, -1);
+  const int layers = static_cast<int>(v.maps.size());
+  const bool turns = in.ctx.view.presenter && layers > 1;
+  float maps_h = height;
+  if (turns) {
+    const float above = ImGui::GetCursorPosY();
+    ui.maps_layer = choose_layer_line(ui.maps_layer, layers);
+    maps_h -= ImGui::GetCursorPosY() - above;
+  }
+  draw_head_maps(in.ctx.view, v, ImVec2(ImGui::GetContentRegionAvail().x, maps_h), turns ? ui.maps_layer : -1, -1, turns);
   ImGui::EndGroup();
 }
 
@@ -188,7 +199,7 @@ void draw_task(const PageInputs& in, Commands& out) {
                      ImVec2(std::min(avail.x, std::max(side, ImGui::CalcTextSize(title).x)), side));
 }
 
-void draw_training(const PageInputs& in) {
+void draw_training(const PageInputs& in, TrainInductionUi& ui) {
   const TrainingUi& t = in.training;
   const TrainingView& v = t.view;
   const float fs = ImGui::GetFontSize();
@@ -204,10 +215,10 @@ void draw_training(const PageInputs& in) {
     return;
   }
   accent_line(in.ctx, status_line(v));
-  curve_and_maps(in, ImGui::GetContentRegionAvail().y - fs * 0.3f, false);
+  curve_and_maps(in, ui, ImGui::GetContentRegionAvail().y - fs * 0.3f, false);
 }
 
-void draw_phase_change(const PageInputs& in) {
+void draw_phase_change(const PageInputs& in, TrainInductionUi& ui) {
   const TrainingView& v = in.training.view;
   const float fs = ImGui::GetFontSize();
   const PhaseChange pc = find_phase_change(v.points);
@@ -249,7 +260,7 @@ void draw_phase_change(const PageInputs& in) {
                              "Causal Masking\", Section 2.3, says heads do.");
   }
   accent_line(in.ctx, status_line(v));
-  curve_and_maps(in, ImGui::GetContentRegionAvail().y - fs * 0.3f, true);
+  curve_and_maps(in, ui, ImGui::GetContentRegionAvail().y - fs * 0.3f, true);
 }
 
 void draw_lifted(const PageInputs& in, const TrainInductionUi& ui, Commands& out) {
@@ -298,6 +309,10 @@ void draw_lifted(const PageInputs& in, const TrainInductionUi& ui, Commands& out
 
 }  // namespace
 
+TrainInductionUi::TrainInductionUi() {
+  if (const char* at = std::getenv("ATTNLAB_GUI_STEP")) step = std::clamp(std::atoi(at) - 1, 0, kInductionSteps - 1);
+}
+
 bool train_induction_goes_on(const Scenario& shown, const TrainingUi& training) {
   return lesson_view(shown.lesson) == kTrainInductionView || !training_banner(training, shown).empty();
 }
@@ -325,8 +340,8 @@ void draw_train_induction_page(const PageInputs& in, const TrainInductionNumbers
   enter_step(ui, in.training, out);
   switch (step) {
     case 0: draw_task(in, out); break;
-    case 1: draw_training(in); break;
-    case 2: draw_phase_change(in); break;
+    case 1: draw_training(in, ui); break;
+    case 2: draw_phase_change(in, ui); break;
     default: draw_lifted(in, ui, out); break;
   }
 }

@@ -13,9 +13,11 @@ namespace attnlab::gui {
 inline constexpr int kInductionSteps = 5;
 
 struct TrainInductionUi {
+  TrainInductionUi();    // at ATTNLAB_GUI_STEP's step (1-based), for screenshots; else the first
   int step = 0;          // the step shown (0-based)
   int entered = -1;      // the step whose action (start training, lift a head) has been taken
   int lift_layer = -1;   // the layer of the head the lesson lifted last
+  int maps_layer = 0;    // in presenter mode, the layer whose heads the training steps show (↑ ↓)
 };
 
 void draw_train_induction_page(const PageInputs& in, const TrainInductionNumbers* numbers, TrainInductionUi& ui, Commands& out);

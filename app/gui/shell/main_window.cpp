@@ -15,6 +15,7 @@
 #include "engine/lessons/presets.hpp"
 #include "engine/model/generate.hpp"
 #include "engine/model/model_report.hpp"
+#include "engine/model/trainer.hpp"
 #include "gui/model_window/head_link_actions.hpp"
 #include "gui/model_window/generate_actions.hpp"
 #include "gui/model_window/model_actions.hpp"
@@ -388,7 +389,9 @@ bool training_for_screenshot(AppState& state, Loop& loop) {
   const TrainingView& v = state.training.view;
   if (!state.training.job || v.phase == TrainingPhase::Failed || v.phase == TrainingPhase::Finished) return false;
   if (v.step >= loop.train_until && v.phase == TrainingPhase::Running) pause_training(state.training);
-  return v.step < loop.train_until || training_busy(state.training);
+  // A run paused before its step was paused by a lesson lifting a head (the induction lesson's last
+  // steps): the screenshot waits for the head, not for the step.
+  return (v.step < loop.train_until && v.phase != TrainingPhase::Paused) || training_busy(state.training) || state.training.lift_pending;
 }
 
 // One run of the window: everything a frame needs. The desktop keeps it on run_gui's stack; in the
@@ -580,9 +583,15 @@ void start_run(GuiRun& run) {
   }
 
   // ATTNLAB_GUI_TRAIN=N: the Training window open and training its default run up to step N (the
-  // screenshots of docs/ and the tests that shoot it).
+  // screenshots of docs/ and the tests that shoot it). With ATTNLAB_GUI_STEP (a lesson opened at a
+  // step) the run is the induction-head lesson's own, as its training steps start it, its window
+  // closed: the lesson's later steps lift their heads from it.
   if (const char* train = std::getenv("ATTNLAB_GUI_TRAIN"); train && std::atoi(train) > 0) {
     run.loop.train_until = std::atoi(train);
+    if (std::getenv("ATTNLAB_GUI_STEP")) {
+      apply(state, services, StartTraining{"induction", model::resolved(model::TrainConfig{})});
+      return;
+    }
     window_open(state.view, "Training") = true;
     ensure_training_form(state.training);
     state.training.form_open = false;

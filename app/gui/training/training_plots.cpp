@@ -192,6 +192,24 @@ std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView&
   return clicked;
 }
 
+int choose_layer_line(int layer, int layers) {
+  int chosen = layer;
+  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::GetIO().WantTextInput) {
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) chosen = layer + 1;
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) chosen = layer - 1;
+  }
+  ImGui::TextUnformatted("layer");
+  for (int l = 0; l < layers; ++l) {
+    ImGui::SameLine();
+    ImGui::PushID(l);
+    if (ImGui::RadioButton(std::to_string(l).c_str(), layer == l)) chosen = l;
+    ImGui::PopID();
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("(↑ ↓)");
+  return std::clamp(chosen, 0, std::max(0, layers - 1));
+}
+
 void draw_kind_changes(const ViewSettings& look, const TrainingView& v, int most) {
   const Palette pal = palette(look);
   const int n = static_cast<int>(v.changes.size());

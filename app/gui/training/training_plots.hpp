@@ -24,6 +24,10 @@ void draw_loss_curve(const ViewSettings& look, const TrainingView& view, ImVec2 
 std::pair<int, int> draw_head_maps(const ViewSettings& look, const TrainingView& view, ImVec2 size, int chosen_layer, int chosen_head,
                                    bool one_layer = false);
 
+// On a projector the layers take turns: "layer ◉ 0 ○ 1 (↑ ↓)", one button a layer, and ↑ ↓ while the
+// current window (or one inside it) has the keyboard. Returns the layer chosen, `layer` where none was.
+int choose_layer_line(int layer, int layers);
+
 // The settled kind changes as lines of text ("L1H2 became an induction head at step 430").
 void draw_kind_changes(const ViewSettings& look, const TrainingView& view, int most);
 

@@ -153,21 +153,9 @@ void draw_status(const ViewContext& ctx, const TrainingUi& t) {
   }
 }
 
-// The layer whose heads are shown, one button each, and ↑ ↓ while the window has the keyboard.
+// The layer whose heads are shown (training_plots.hpp's line of buttons and ↑ ↓).
 void choose_layer(TrainingUi& t, int layers) {
-  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::GetIO().WantTextInput) {
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) choose_training_head(t, t.layer + 1, t.head);
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) choose_training_head(t, t.layer - 1, t.head);
-  }
-  ImGui::TextUnformatted("layer");
-  for (int l = 0; l < layers; ++l) {
-    ImGui::SameLine();
-    ImGui::PushID(l);
-    if (ImGui::RadioButton(std::to_string(l).c_str(), t.layer == l)) choose_training_head(t, l, t.head);
-    ImGui::PopID();
-  }
-  ImGui::SameLine();
-  ImGui::TextDisabled("(↑ ↓)");
+  if (const int l = choose_layer_line(t.layer, layers); l != t.layer) choose_training_head(t, l, t.head);
 }
 
 }  // namespace

@@ -256,6 +256,43 @@ TEST_F(Screenshot, TrainingWindowInPresenterMode) {
   }
 }
 
+// The induction-head lesson opened at its training step (ATTNLAB_GUI_STEP) with its own run trained
+// to step 30 and paused (ATTNLAB_GUI_TRAIN), read back from the layout record: on a projector the
+// layers take turns, each head's map at least the contract's 200 px on its short side (four maps in
+// half the width were ~125 px at 1280 × 720, issue 69); normal mode keeps every layer's row.
+TEST_F(Screenshot, InductionLessonsTrainingStepTakesLayersInTurnsOnAProjector) {
+  const fs::path record = dir / "record.json";
+  const auto training_maps = [&](const std::string& args, const std::string& size) {
+    Shot s = take("--preset induction-head " + args, size, "ATTNLAB_GUI_STEP=2 ATTNLAB_GUI_TRAIN=30 ATTNLAB_GUI_LAYOUT=" + record.string());
+    EXPECT_EQ(s.status, 0) << size << ": " << s.output;
+    std::ifstream in(record);
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    std::vector<nlohmann::json> maps;
+    if (j.is_object())
+      for (const auto& m : j["maps"])
+        if (m["id"].get<std::string>().rfind("training L", 0) == 0 && !m["hidden"].get<bool>()) maps.push_back(m);
+    return maps;
+  };
+  const auto layers_of = [](const std::vector<nlohmann::json>& maps) {
+    std::set<char> layers;
+    for (const auto& m : maps) layers.insert(m["id"].get<std::string>()[std::string("training L").size()]);
+    return layers.size();
+  };
+  constexpr double kLegibleMapSide = 200;  // DESIGN.md, "The layout record"
+  for (const char* size : {"1280x720", "1024x768"}) {
+    const auto maps = training_maps("--presenter", size);
+    ASSERT_FALSE(maps.empty()) << size << ": no head maps in the layout record";
+    EXPECT_EQ(layers_of(maps), 1u) << size;
+    for (const auto& m : maps) {
+      const double side = std::min(m["rect"][2].get<double>(), m["rect"][3].get<double>());
+      EXPECT_GE(side, kLegibleMapSide) << size << ": " << m["id"];
+    }
+  }
+  const auto normal = training_maps("", "1280x720");
+  EXPECT_GT(layers_of(normal), 1u) << "normal mode shows every layer";
+  EXPECT_GT(normal.size(), 2u);
+}
+
 // The Model window after the built-in induction model wrote six tokens (`--generate`, the window's
 // Generate), in presenter mode at 1280 × 720; asking for more tokens than its positions hold is
 // refused before any window.
