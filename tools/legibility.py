@@ -50,6 +50,9 @@ def views(attnlab):
     # the same screenshot each time), as a teacher steps through them.
     for step in range(2, INDUCTION_STEPS + 1):
         yield f"induction-head-step-{step}", ["--preset", "induction-head"], {"ATTNLAB_GUI_STEP": str(step), "ATTNLAB_GUI_TRAIN": "30"}
+    # Step 3 again after the fall (found from about step 1500 of the default run, docs/MODELS.md): its
+    # longest text, which leaves the curve the least height.
+    yield "induction-head-step-3-after-the-fall", ["--preset", "induction-head"], {"ATTNLAB_GUI_STEP": "3", "ATTNLAB_GUI_TRAIN": "1500"}
     yield "model-window", ["--model", "induction"], {}
     yield "training-window", [], {"ATTNLAB_GUI_TRAIN": "30"}
 

@@ -21,6 +21,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace attnlab::gui {
 
@@ -103,17 +105,22 @@ std::string status_line(const TrainingView& v) {
 
 // The curve on the left and every head on the right, in `height`. On a projector the layers take
 // turns (layer, ↑ ↓), as in the Training window: four maps in half the width were ~125 px at
-// 1280 × 720, too small for the back of a room (issue 69).
+// 1280 × 720, too small for the back of a room (issue 69); the phase change shows the curve alone.
 void curve_and_maps(const PageInputs& in, TrainInductionUi& ui, float height, bool show_phase) {
   const TrainingView& v = in.training.view;
   const float fs = ImGui::GetFontSize();
   const float w = ImGui::GetContentRegionAvail().x;
   const PhaseChange phase = find_phase_change(v.points);
+  // On a projector the phase change is the curve's step: the curve takes the width, its markers
+  // and labels room to stand apart; below its text the maps had 130 px (issue 69), and the Training
+  // window (F2) and the next steps show the heads.
+  const bool curve_only = show_phase && in.ctx.view.presenter;
   ImGui::BeginGroup();
   // Shaded only where the text beside it says there was a phase change (the dry run saw the band
   // beside "no sudden fall yet").
-  draw_loss_curve(in.ctx.view, v, ImVec2(w * 0.5f - fs * 0.5f, height), show_phase && phase.sudden() ? &phase : nullptr);
+  draw_loss_curve(in.ctx.view, v, ImVec2(curve_only ? w : w * 0.5f - fs * 0.5f, height), show_phase && phase.sudden() ? &phase : nullptr);
   ImGui::EndGroup();
+  if (curve_only) return;
   ImGui::SameLine(0, fs);
   ImGui::BeginGroup();
   const int layers = static_cast<int>(v.maps.size());
@@ -218,46 +225,78 @@ void draw_training(const PageInputs& in, TrainInductionUi& ui) {
   curve_and_maps(in, ui, ImGui::GetContentRegionAvail().y - fs * 0.3f, false);
 }
 
+}  // namespace
+
+std::string no_phase_change_text(const std::vector<TrainingPoint>& points, int step, int steps) {
+  const LossSoFar loss = loss_so_far(points);
+  const std::string at = "step " + std::to_string(step) + " of " + std::to_string(steps);
+  if (!loss.falling()) {
+    return "No sudden fall yet at " + at + ": the loss is still on its plateau" +
+           (points.empty() ? std::string() : " (" + fixed_decimals(loss.now, 2) + ")") +
+           ". Stay here; the shaded window appears when it falls.";
+  }
+  if (step >= steps) {
+    return "Over the whole run the loss fell from " + fixed_decimals(loss.start, 2) + " to " + fixed_decimals(loss.now, 2) +
+           " without a sudden step: this run has no phase change.";
+  }
+  return "The loss is falling: " + fixed_decimals(loss.start, 2) + " at the start, " + fixed_decimals(loss.now, 2) + " at " + at +
+         ". The shaded window marks the fall once the loss levels off after it; stay here.";
+}
+
+namespace {
+
+// The heads that settled into a kind around the fall (a span before it to a span after), grouped by
+// kind in the order they came: "induction L1H0 (step 300), L1H1 (300); previous-token L0H0 (420)".
+struct HeadsAround {
+  std::string text;
+  int first_previous = -1, first_induction = -1;  // the first step each half of the circuit was named
+};
+HeadsAround heads_around(const std::vector<KindChange>& changes, const PhaseChange& pc) {
+  HeadsAround out;
+  const int span = std::max(1, pc.last_step - pc.first_step);
+  std::vector<std::pair<model::HeadKind, std::string>> kinds;  // each kind's list, in order of its first
+  for (const KindChange& c : changes) {
+    if (c.step < pc.first_step - span || c.step > pc.last_step + span) continue;
+    if (c.kind == model::HeadKind::PreviousToken && out.first_previous < 0) out.first_previous = c.step;
+    if (c.kind == model::HeadKind::Induction && out.first_induction < 0) out.first_induction = c.step;
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == c.kind; });
+    const std::string head = "L" + std::to_string(c.layer) + "H" + std::to_string(c.head);
+    if (it == kinds.end()) {
+      kinds.emplace_back(c.kind, std::string(model::head_kind_name(c.kind)) + " " + head + " (step " + std::to_string(c.step) + ")");
+    } else {
+      it->second += ", " + head + " (" + std::to_string(c.step) + ")";
+    }
+  }
+  for (const auto& k : kinds) out.text += (out.text.empty() ? "" : "; ") + k.second;
+  return out;
+}
+
 void draw_phase_change(const PageInputs& in, TrainInductionUi& ui) {
   const TrainingView& v = in.training.view;
   const float fs = ImGui::GetFontSize();
   const PhaseChange pc = find_phase_change(v.points);
   if (!pc.sudden()) {
-    text_wrapped("No sudden fall yet at step %d of %d: the loss is still on its plateau. Stay here; the shaded window appears "
-                 "when it falls.",
-                 v.step, v.steps);
+    text_wrapped_unformatted(no_phase_change_text(v.points, v.step, v.steps));
   } else {
-    std::string heads;
-    // The first step each half of the circuit was named at around the fall.
-    int first_previous = -1, first_induction = -1;
-    for (const KindChange& c : v.changes) {
-      // The heads that settled around the fall (a span before it to a span after it).
-      const int span = std::max(1, pc.last_step - pc.first_step);
-      if (c.step < pc.first_step - span || c.step > pc.last_step + span) continue;
-      heads += (heads.empty() ? "" : "; ") + kind_change_text(c);
-      if (c.kind == model::HeadKind::PreviousToken && first_previous < 0) first_previous = c.step;
-      if (c.kind == model::HeadKind::Induction && first_induction < 0) first_induction = c.step;
-    }
     char buf[400];
-    std::snprintf(buf, sizeof buf,
-                  "The phase change: between steps %d and %d the loss fell from %s to %s, %s of its whole fall in a tenth of the run.",
+    std::snprintf(buf, sizeof buf, "The phase change: steps %d to %d, the loss %s to %s: %s of its whole fall in a tenth of the run.",
                   pc.first_step, pc.last_step, fixed_decimals(pc.loss_before, 2).c_str(), fixed_decimals(pc.loss_after, 2).c_str(),
                   percent(100 * pc.share, 0).c_str());
     accent_line(in.ctx, buf);
-    text_wrapped_unformatted(heads.empty() ? "No head settled into a new kind around it yet: the detector looks every few steps."
-                                           : "Around it: " + heads + ".");
-    if (first_induction >= 0 && first_previous >= 0 && first_induction < first_previous) {
+    // Short enough that the curve and the maps keep their room on a projector: at 1280 × 720 the
+    // sentences it had, one per head, left the maps 40 px (issue 69).
+    const HeadsAround around = heads_around(v.changes, pc);
+    text_wrapped_unformatted(around.text.empty() ? "No head settled into a new kind around it yet: the detector looks every few steps."
+                                                 : "Around it: " + around.text + ".");
+    if (around.first_induction >= 0 && around.first_previous >= 0 && around.first_induction < around.first_previous) {
       // The story runs previous-token first; a run whose names came the other way says why.
-      text_wrapped("Here the induction heads were named first (step %d), the previous-token heads later (step %d). A name comes "
-                   "when a head's score on the probe sequence is %s of the way from what even weights give to 1, and the two halves "
-                   "grow together inside the fall: an "
-                   "induction head already finds the copy while its partner's stripe is still faint, and the partner's score "
-                   "crosses the line a few checks later.",
-                   first_induction, first_previous, fixed_decimals(model::kPatternThreshold, 1).c_str());
+      text_wrapped("The induction heads were named first: a name needs a score %s of the way from even weights to 1, and "
+                   "both halves grow together inside the fall.",
+                   fixed_decimals(model::kPatternThreshold, 1).c_str());
     }
-    text_wrapped_unformatted("Neither head helps alone, so neither is learned alone: they appear together, and the loss drops in a "
-                             "step instead of a slope. Each head has specialized in one relationship, as \"QKV, Scaled Dot-Product & "
-                             "Causal Masking\", Section 2.3, says heads do.");
+    text_wrapped_unformatted("Neither head helps alone, so they appear together and the loss drops in a step, not a slope; each "
+                             "specialized in one relationship, as \"QKV, Scaled Dot-Product & Causal Masking\", Section 2.3, says "
+                             "heads do.");
   }
   accent_line(in.ctx, status_line(v));
   curve_and_maps(in, ui, ImGui::GetContentRegionAvail().y - fs * 0.3f, true);

@@ -7,6 +7,10 @@
 
 #include "engine/lessons/train_induction.hpp"
 #include "gui/lessons/lesson_page.hpp"
+#include "gui/training/training_ui.hpp"
+
+#include <string>
+#include <vector>
 
 namespace attnlab::gui {
 
@@ -21,6 +25,12 @@ struct TrainInductionUi {
 };
 
 void draw_train_induction_page(const PageInputs& in, const TrainInductionNumbers* numbers, TrainInductionUi& ui, Commands& out);
+
+// The phase-change step's sentence while the curve has no sudden fall: on its plateau, falling (the
+// fall found once the loss levels off after it), or a whole run without one. It never says plateau
+// once the loss is a fifth below where it started (issue 69: "still on its plateau" beside a chart
+// at 0.74).
+std::string no_phase_change_text(const std::vector<TrainingPoint>& points, int step, int steps);
 
 // The page goes on with the heads it lifts into the lab (whose documents are no lesson's): while the
 // shown scenario is the lesson's own or a head lifted from the Training window.

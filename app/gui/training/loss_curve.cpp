@@ -52,6 +52,19 @@ PhaseChange find_phase_change(const std::vector<TrainingPoint>& points) {
   return pc;
 }
 
+LossSoFar loss_so_far(const std::vector<TrainingPoint>& points) {
+  LossSoFar out;
+  if (points.empty()) return out;
+  const std::size_t span = std::max<std::size_t>(1, points.size() / 20);
+  for (std::size_t i = 0; i < span; ++i) {
+    out.start += points[i].loss;
+    out.now += points[points.size() - 1 - i].loss;
+  }
+  out.start /= static_cast<double>(span);
+  out.now /= static_cast<double>(span);
+  return out;
+}
+
 std::vector<int> place_change_labels(const std::vector<ChangeLabel>& labels, int rows, float gap) {
   std::vector<int> row_of(labels.size(), -1);
   if (rows <= 0) return row_of;

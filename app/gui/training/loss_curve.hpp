@@ -28,6 +28,16 @@ struct PhaseChange {
 };
 PhaseChange find_phase_change(const std::vector<TrainingPoint>& points);
 
+// The loss where the run started and where it is now, each averaged over a twentieth of the points
+// (one at least): what a sentence may say of the curve before a phase change is found. No points:
+// both 0.
+struct LossSoFar {
+  double start = 0, now = 0;
+  // The loss has come down by a fifth or more: off its plateau, whatever the phase-change finder says.
+  bool falling() const { return start > 0 && now <= 0.8 * start; }
+};
+LossSoFar loss_so_far(const std::vector<TrainingPoint>& points);
+
 // A kind change's label on the curve: its left edge and width in pixels, and the head it names.
 struct ChangeLabel {
   float x = 0, width = 0;

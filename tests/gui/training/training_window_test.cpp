@@ -13,6 +13,7 @@
 #include "engine/lessons/presets.hpp"
 #include "engine/model/model_report.hpp"
 #include "engine/model/training_tasks.hpp"
+#include "engine/text/text_format.hpp"
 #include "gui/lessons/lesson_view_panel.hpp"
 #include "gui/lessons/train_induction_page.hpp"
 #include "gui/state/edits.hpp"
@@ -586,6 +587,31 @@ TEST_F(InductionLesson, RealModelsLessonOpensTheBuiltinInductionModel) {
   EXPECT_TRUE(std::any_of(kinds[1].begin(), kinds[1].end(), [](const auto& v) { return v.kind == model::HeadKind::Induction; }))
       << "layer 1 has an induction head";
   frame();
+}
+
+// The lesson's text beside the curve agrees with its numbers (issue 69, item 1: "the loss is still on
+// its plateau" beside a chart at 0.74): on the plateau it says so, once the loss has come down a fifth
+// it says falling with the two losses, and a whole run without a sudden step says that.
+TEST(LossCurve, TheTextBeforeAPhaseChangeSaysWhatTheCurveShows) {
+  std::vector<TrainingPoint> pts;
+  for (int s = 1; s <= 200; ++s) pts.push_back({s, 4.1f + 0.05f * static_cast<float>((s * 7919) % 11) / 11.0f, 0.0f});
+  EXPECT_NE(no_phase_change_text(pts, 200, 4000).find("plateau"), std::string::npos);
+  EXPECT_FALSE(loss_so_far(pts).falling());
+  // Down to 0.42 by step 800, still falling: no phase change found (the loss has not levelled off),
+  // and no plateau said.
+  for (int s = 201; s <= 800; ++s) pts.push_back({s, 4.1f - 3.68f * static_cast<float>(s - 200) / 600.0f, 0.0f});
+  ASSERT_FALSE(find_phase_change(pts).sudden());
+  const LossSoFar loss = loss_so_far(pts);
+  EXPECT_TRUE(loss.falling());
+  EXPECT_NEAR(loss.now, 0.42 + 3.68 * 20 / 600.0, 0.1);
+  const std::string falling = no_phase_change_text(pts, 800, 4000);
+  EXPECT_EQ(falling.find("plateau"), std::string::npos) << falling;
+  EXPECT_NE(falling.find("falling"), std::string::npos) << falling;
+  EXPECT_NE(falling.find(fixed_decimals(loss.now, 2)), std::string::npos) << falling;
+  EXPECT_NE(falling.find("step 800 of 4000"), std::string::npos) << falling;
+  const std::string done = no_phase_change_text(pts, 800, 800);
+  EXPECT_NE(done.find("no phase change"), std::string::npos) << done;
+  EXPECT_NE(no_phase_change_text({}, 0, 4000).find("plateau"), std::string::npos);
 }
 
 // The phase change: the steepest fall of the averaged loss, found on a synthetic curve with a
