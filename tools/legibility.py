@@ -4,8 +4,9 @@ the Model window and the Training window at a projector's 1280 × 720 and 1024 �
 
 Each view is shot with `attnlab gui --presenter --screenshot` and ATTNLAB_GUI_LAYOUT, and its record
 is read back: every map at least 200 px on its short side or with cells of at least 20 px, every text
-at least 18 px tall, nothing clipped, and no two maps and no two texts drawn over each other (a
-window over the pipeline shows as its maps over the pipeline's).
+at least 18 px tall, nothing clipped, no two maps and no two texts drawn over each other (a window
+over the pipeline shows as its maps over the pipeline's), and beside a lesson's page the lesson's
+own "look at" text in sight.
 
     tools/legibility.py build/app/attnlab [OUT_DIR] [--only NAME]   (under xvfb-run, or with DISPLAY set)
     tools/legibility.py build/app/attnlab --baseline tests/gui/shell/legibility_baseline.json
@@ -33,12 +34,24 @@ WALK_STEPS = 6  # app/gui/lessons/lessons_ui.hpp's kWalkSteps
 INDUCTION_STEPS = 5  # app/gui/lessons/train_induction_page.hpp's kInductionSteps
 
 
+# Lesson views whose page walks through its steps with a sentence of its own for each: no "look at"
+# band under them (app/gui/lessons/look_at_band.hpp); plain and worked-example lessons have no page.
+NO_BAND = ("plain", "worked-example", "online-softmax", "train-induction")
+LOOK_AT = {}  # view name: the start of the lesson's first "look at" sentence, which its band shows
+
+
 def views(attnlab):
     """(name, arguments to `attnlab gui`, extra environment): every lesson, then the two windows."""
     out = subprocess.run([attnlab, "presets"], capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         if line.strip():
             name = line.split()[0]
+            lesson = json.loads(subprocess.run([attnlab, "lesson", name, "--format", "json"], capture_output=True, text=True,
+                                               check=True).stdout)
+            # The band shows the sentences about the page, not those about the pipeline it covers.
+            about_page = [t for t in lesson["text"]["look_at"] if "pipeline" not in t]
+            if lesson["view"] not in NO_BAND and about_page:
+                LOOK_AT[name] = about_page[0][:24]
             yield name, ["--preset", name], {}
     for step in range(1, WALK_STEPS + 1):
         yield f"walkthrough-{step}", [], {"ATTNLAB_GUI_WALK": str(step)}
@@ -63,10 +76,13 @@ def overlaps(a, b, slack=1.0):
             min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]) > slack)
 
 
-def findings(record):
+def findings(record, look_at=None):
     """The record's breaches of the contract, one sentence each. What lies wholly under a window drawn
-    after it is not seen, and not judged; what lies partly under one overlaps it."""
+    after it is not seen, and not judged; what lies partly under one overlaps it. `look_at`: the start
+    of the lesson's "look at" text, which must be in sight beside its page."""
     found = []
+    if look_at and not any(t["text"].startswith(look_at) and not t["clipped"] and not t.get("hidden") for t in record["texts"]):
+        found.append(f"the lesson's text {look_at!r}… is not in sight")
     maps = [m for m in record["maps"] if not m.get("hidden")]
     for m in maps:
         if m.get("under"):
@@ -100,7 +116,7 @@ def findings(record):
 
 def kind_of(sentence):
     """The kind of a finding, what the baseline counts: its sentence without the names and numbers."""
-    for kind in ("partly under", "short side", "labels", "drawn over each other", "is clipped"):
+    for kind in ("partly under", "short side", "labels", "drawn over each other", "is clipped", "not in sight"):
         if kind in sentence:
             return kind
     return "small text"
@@ -138,7 +154,7 @@ def main():
                 failed += 1
                 continue
             with open(layout, encoding="utf-8") as f:
-                found = findings(json.load(f))
+                found = findings(json.load(f), LOOK_AT.get(name))
             for sentence in found:
                 print(f"  {name} at {size}: {sentence}")
             print(f"{name} at {size}: {'ok' if not found else f'{len(found)} finding(s)'} ({png})")

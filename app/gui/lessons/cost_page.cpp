@@ -94,13 +94,13 @@ void draw_cost_bars(const std::vector<CostRow>& rows, const MachineMemory& mem, 
     // Beside its line, or ending at it when the line is too near the right edge for the words.
     const float tw = ImGui::CalcTextSize(name).x;
     dl->AddText(ImVec2(x + 4 + tw <= o.x + avail.x ? x + 4 : x - 4 - tw, y), pal.error, name);
-    y += fs * 1.2f;
+    y += ImGui::GetTextLineHeight() + fs * 0.1f;
   }
   const char* legend = "blue: fp32, orange: fp16, one head, log scale from 100 kB; GFLOP counts QKᵀ and ·V";
   const float legend_w = ImGui::CalcTextSize(legend).x;
   dl->AddText(ImGui::GetFont(), legend_w > avail.x ? std::max(fs * 0.6f, fs * avail.x / legend_w) : fs, ImVec2(o.x, y),
               pal.text_dim, legend);
-  ImGui::Dummy(ImVec2(avail.x, y - o.y + fs * 1.4f));
+  ImGui::Dummy(ImVec2(avail.x, y - o.y + ImGui::GetTextLineHeight()));
 }
 
 }  // namespace

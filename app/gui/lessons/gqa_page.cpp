@@ -79,9 +79,11 @@ void draw_variant(const MapCanvas& canvas, std::vector<DrawnRect>& listed, const
   const Palette pal = palette(canvas.ctx.view);
   const float fs = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
-  text_wrapped_unformatted(title_text);
-  ImGui::PopStyleColor();
+  if (!title_text.empty()) {  // none under the chooser's lit button, which names the variant
+    ImGui::PushStyleColor(ImGuiCol_Text, pal.accent);
+    text_wrapped_unformatted(title_text);
+    ImGui::PopStyleColor();
+  }
   ImGui::PushStyleColor(ImGuiCol_Text, pal.text_dim);
   text_wrapped_unformatted(reads_text);
   ImGui::PopStyleColor();
@@ -130,16 +132,17 @@ struct ColumnsLayout {
   float col_w = 0, column_h = 0, header_h = 0;
 };
 
-ColumnsLayout columns_layout(const GqaLesson& l, const std::vector<size_t>& shown, ImVec2 avail, float table_h, const Glyphs& glyphs) {
+ColumnsLayout columns_layout(const GqaLesson& l, const std::vector<size_t>& shown, ImVec2 avail, float table_h, const Glyphs& glyphs,
+                             bool titled = true) {
   const float fs = ImGui::GetFontSize(), spacing = ImGui::GetStyle().ItemSpacing.y;
   const size_t count = shown.size();
   ColumnsLayout c;
   c.col_w = (avail.x - fs * static_cast<float>(count - 1)) / static_cast<float>(std::max<size_t>(count, 1));
   for (const size_t k : shown) {
-    c.titles.push_back(title_line(l, l.variants[k], glyphs));
+    c.titles.push_back(titled ? title_line(l, l.variants[k], glyphs) : std::string());
     c.reads.push_back(reads_line(l, l.variants[k], glyphs));
-    c.header_h = std::max(c.header_h, wrapped_text_height(c.titles.back(), c.col_w) + wrapped_text_height(c.reads.back(), c.col_w) +
-                                          2 * spacing);
+    c.header_h = std::max(c.header_h, (titled ? wrapped_text_height(c.titles.back(), c.col_w) + spacing : 0.0f) +
+                                          wrapped_text_height(c.reads.back(), c.col_w) + spacing);
   }
   c.column_h = std::max(c.header_h + fs * 6, avail.y - table_h - fs * 0.5f);
   // Each variant's maps in the column's height below its header, one item spacing short of the
@@ -191,7 +194,7 @@ void draw_gqa_lesson(const MapCanvas& canvas, std::vector<DrawnRect>& listed, co
     ui.variant = std::clamp(ui.variant, 0, static_cast<int>(l.variants.size()) - 1);
     variant_chooser(l, ui, glyphs);
     shown = {static_cast<size_t>(ui.variant)};
-    c = columns_layout(l, shown, ImGui::GetContentRegionAvail(), table_h, glyphs);
+    c = columns_layout(l, shown, ImGui::GetContentRegionAvail(), table_h, glyphs, false);
   }
   const float gap = fs * 0.5f;
   const ImVec2 top = ImGui::GetCursorScreenPos();

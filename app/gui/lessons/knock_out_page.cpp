@@ -47,16 +47,28 @@ void toggle_head(const KnockOutNumbers& n, KnockOutUi& ui, const model::HeadInde
 void draw_head_grid(const KnockOutNumbers& n, KnockOutUi& ui, const Palette& pal) {
   const float fs = ImGui::GetFontSize();
   const ImGuiStyle& style = ImGui::GetStyle();
+  // A label on one line where a layer's heads fit across on one line each (a projector's height is
+  // short), else the head over its kind.
+  int per_row = 1;
+  float one_line_w = 0;
+  for (const KnockOutHead& h : n.heads) {
+    per_row = std::max(per_row, h.head.head + 1);
+    one_line_w = std::max(one_line_w, ImGui::CalcTextSize((head_label(h.head) + "  OUT · " + std::string(model::head_kind_name(h.verdict.kind)) +
+                                                           " 0.00").c_str()).x);
+  }
+  const bool one_line = static_cast<float>(per_row) * (one_line_w + style.FramePadding.x * 2 + fs + style.ItemSpacing.x) <=
+                        ImGui::GetContentRegionAvail().x;
   float text_w = 0;
   std::vector<std::string> labels;
   for (const KnockOutHead& h : n.heads) {
     const std::string kind(model::head_kind_name(h.verdict.kind));
-    labels.push_back(head_label(h.head) + (knocked_out(ui, h.head) ? "  OUT" : "  in") + "\n" + kind + " " +
+    labels.push_back(head_label(h.head) + (knocked_out(ui, h.head) ? "  OUT" : "  in") + (one_line ? " · " : "\n") + kind + " " +
                      format_number(h.verdict.score, NumberUse::Cell, 2));
     text_w = std::max({text_w, ImGui::CalcTextSize((head_label(h.head) + "  OUT").c_str()).x,
                        ImGui::CalcTextSize((kind + " 0.00").c_str()).x});
   }
-  const ImVec2 size(text_w + style.FramePadding.x * 2 + fs, fs * 2 + style.FramePadding.y * 2);
+  if (one_line) text_w = one_line_w;
+  const ImVec2 size(text_w + style.FramePadding.x * 2 + fs, fs * (one_line ? 1 : 2) + style.FramePadding.y * 2);
   const KnockOutHead* clicked = nullptr;
   ImGui::PushStyleVar(ImGuiStyleVar_ButtonTextAlign, ImVec2(0.0f, 0.5f));
   for (std::size_t i = 0; i < n.heads.size(); ++i) {

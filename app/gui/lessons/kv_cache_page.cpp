@@ -142,10 +142,29 @@ void draw_bytes(const ModelUi& m, const KvCacheNumbers& n, Commands& out) {
 }
 
 // [Part 4] Exposure bias: the true text in (teacher forcing) against the model's own draws in.
-void draw_exposure(const KvCacheNumbers& n, const Palette& pal, Commands& out) {
+// Its button, on the parts' line (a projector's height has no line to spare for it).
+void try_exposure_button(const KvCacheNumbers& n, Commands& out) {
   const ExposureBias& e = n.exposure;
-  text_wrapped("In training the model reads the true text (teacher forcing); writing, it reads its own draws. On a text of the %s "
-               "model's task (yellow: not the true text's token):", n.model.c_str());
+  if (ImGui::Button("Try it in the Model window")) {
+    // The lesson's model on its text, with its temperature and seed: Generate writes the lesson's draws.
+    out.push_back(OpenInModelWindow{n.model, probe_text(e.prompt)});
+    out.push_back(SetGenerateSettings{e.temperature, static_cast<int>(e.truth.size()), e.seed});
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Opens the %s model on this text with T = %s; press Generate there", n.model.c_str(),
+                      significant(e.temperature, 6).c_str());
+  }
+}
+
+void draw_exposure(const KvCacheNumbers& n, const Palette& pal, bool presenter) {
+  const ExposureBias& e = n.exposure;
+  // On a projector the band under the page says what teacher forcing is (look_at_band.hpp).
+  if (presenter) {
+    text_wrapped_unformatted("Yellow: not the true text's token.");
+  } else {
+    text_wrapped("Training reads the true text (teacher forcing); writing reads the model's own draws. On a text of the %s model's "
+                 "task (yellow: not the true text's token):", n.model.c_str());
+  }
   const float lw = lesson_label_width({"the text", "goes on", "teacher forcing", "its own draws", "then its best"});
   lesson_token_row("the text", lw, e.prompt, nullptr, -1, pal);
   lesson_token_row("goes on", lw, e.truth, nullptr, -1, pal);
@@ -157,8 +176,8 @@ void draw_exposure(const KvCacheNumbers& n, const Palette& pal, Commands& out) {
     after.insert(after.end(), e.greedy_after.begin(), e.greedy_after.end());
     lesson_token_row("then its best", lw, after, &e.truth, e.first_mistake, pal);
     const auto at = static_cast<std::size_t>(e.first_mistake);
-    text_wrapped("Drawn at T = %s (seed %llu): at step %d it drew token %d, to which the model itself gave %s (%s after T). Teacher forcing got "
-                 "%d of %zu right, its own draws %d; from that one draw on, its most probable tokens got %d of %zu.",
+    text_wrapped("Drawn at T = %s (seed %llu): at step %d it drew %d, which the model gave %s (%s after T). Right: teacher forcing "
+                 "%d of %zu, its own draws %d; from that draw on, its most probable tokens %d of %zu.",
                  significant(e.temperature, 6).c_str(), static_cast<unsigned long long>(e.seed), e.first_mistake + 1, e.drawn[at],
                  significant(e.drawn_model_prob[at], 2).c_str(), significant(e.drawn_prob[at], 2).c_str(), e.teacher_correct,
                  e.truth.size(), e.drawn_correct, e.greedy_after_correct, e.greedy_after.size());
@@ -173,15 +192,6 @@ void draw_exposure(const KvCacheNumbers& n, const Palette& pal, Commands& out) {
     text_wrapped("Drawn at T = %s (seed %llu), every draw was right: teacher forcing got %d of %zu.", significant(e.temperature, 6).c_str(),
                  static_cast<unsigned long long>(e.seed), e.teacher_correct, e.truth.size());
   }
-  if (ImGui::Button("Try it in the Model window")) {
-    // The lesson's model on its text, with its temperature and seed: Generate writes the lesson's draws.
-    out.push_back(OpenInModelWindow{n.model, probe_text(e.prompt)});
-    out.push_back(SetGenerateSettings{e.temperature, static_cast<int>(e.truth.size()), e.seed});
-  }
-  if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("Opens the %s model on this text with T = %s; press Generate there", n.model.c_str(),
-                      significant(e.temperature, 6).c_str());
-  }
 }
 
 }  // namespace
@@ -194,11 +204,15 @@ void draw_kv_cache_page(const PageInputs& in, const KvCacheNumbers* numbers, KvC
     if (i) ImGui::SameLine();
     if (ImGui::RadioButton(parts[i], ui.part == i)) ui.part = i;
   }
+  if (ui.part == 3) {
+    ImGui::SameLine(0, ImGui::GetFontSize());
+    try_exposure_button(*numbers, out);
+  }
   switch (ui.part) {
     case 0: draw_same_numbers(ui, in.model, *numbers, pal); break;
     case 1: draw_cost(ui, in.model, *numbers); break;
     case 2: draw_bytes(in.model, *numbers, out); break;
-    default: draw_exposure(*numbers, pal, out); break;
+    default: draw_exposure(*numbers, pal, in.ctx.view.presenter); break;
   }
   error_text(pal.error, ui.error);
 }

@@ -60,6 +60,10 @@ public:
   // Whether the page stays open for `shown`, another lesson's document: the induction lesson goes on
   // with the heads it lifts into the lab.
   virtual bool goes_on_with(const Scenario& shown, const TrainingUi& training) const = 0;
+  // The page walks through its lesson a step at a time with a sentence of its own for each (the
+  // online softmax's tiles, the induction lesson's steps): on a projector no "look at" band goes
+  // under it (look_at_band.hpp), the steps' sentences saying what to look at.
+  bool tells_its_steps = false;
 };
 
 // A page whose UI state is a `Ui` (what page_ui finds).

@@ -128,7 +128,10 @@ constexpr PageRow kPages[] = {
 std::unique_ptr<LessonPageView> make_lesson_page(const Scenario& s) {
   const std::string_view view = lesson_view(s.lesson);
   for (const PageRow& p : kPages) {
-    if (p.view == view) return p.make(s);
+    if (p.view != view) continue;
+    std::unique_ptr<LessonPageView> made = p.make(s);
+    made->tells_its_steps = view == kOnlineSoftmaxView || view == kTrainInductionView;
+    return made;
   }
   return nullptr;
 }

@@ -5,11 +5,13 @@
 #include "gui/lessons/exercise_tab.hpp"
 #include "gui/lessons/lesson_numbers.hpp"
 #include "gui/lessons/lesson_page.hpp"
+#include "gui/lessons/look_at_band.hpp"
 #include "gui/lessons/train_induction_page.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
 #include "gui/lessons/walkthrough_view.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
+#include <algorithm>
 
 namespace attnlab::gui {
 
@@ -92,7 +94,17 @@ void draw_lesson_view_panel(const ViewContext& ctx, LessonsUi& ui, const ModelUi
     draw_exercise_tab(MapCanvas{ctx, selected, out}, exercises, ui.exercise);
     return;
   }
+  // On a projector the lesson's "look at" text stays in sight under its page (issue 69), the page
+  // in what the band leaves.
+  const float band = ui.page && !ui.page->tells_its_steps ? look_at_band_height(ctx, ui) : 0.0f;
+  if (band <= 0) {
+    draw_lesson_page(ctx, ui, model, training, selected, out);
+    return;
+  }
+  ImGui::BeginChild("##page", ImVec2(0, std::max(ImGui::GetFontSize(), ImGui::GetContentRegionAvail().y - band)));
   draw_lesson_page(ctx, ui, model, training, selected, out);
+  ImGui::EndChild();
+  draw_look_at_band(ctx, ui);
 }
 
 }  // namespace attnlab::gui

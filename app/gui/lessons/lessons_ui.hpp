@@ -72,6 +72,12 @@ struct LessonsUi {
 
   LessonCardUi card;  // Help's lesson index (lesson_text_view.hpp)
 
+  // The Lesson view's "look at" band on a projector (look_at_band.hpp): the part shown, for the
+  // lesson `band_key` names (title + lesson JSON), and the height it needed beyond its measure.
+  std::string band_key;
+  int band_part = 0;
+  float band_extra = 0;
+
   // The "Lesson view" window (lesson_view_panel.hpp): the mode it was last laid out for, the shown
   // result's numbers, and the open lesson's page with its own UI state, made when that lesson opens
   // (null for a lesson with no view of its own) for the lesson `page_key` names (title + lesson JSON).

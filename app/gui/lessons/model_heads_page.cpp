@@ -83,12 +83,19 @@ void draw_animal_question(const ModelUi& m, Commands& out) {
 }
 
 // Without one: where the families' models come from (the Hugging Face cache, never downloaded here).
-void draw_how_to_get_a_model(Commands& out) {
-  text_wrapped("The course text asks which heads connect \"it\" to \"animal\" in \"%s\". That needs a model trained on text: a "
-               "GPT-2 or a Llama-family model (Llama, Mistral, Qwen2, Qwen3). Attention Lab never downloads; it reads the Hugging Face "
-               "cache (%s): `huggingface-cli download gpt2` (or HuggingFaceTB/SmolLM2-135M) on a computer with a network fills it, and "
-               "`attnlab gui --model gpt2` or File > Open model… opens it.",
-               kAnimalSentence, model::hf_hub_cache().string().c_str());
+void draw_how_to_get_a_model(Commands& out, bool presenter) {
+  if (presenter) {
+    // A projector's height holds the page and the "look at" band, not the cache's whereabouts (the
+    // Open model… dialog and normal mode say them).
+    text_wrapped("Which heads connect \"it\" to \"animal\" (\"QKV, Scaled Dot-Product & Causal Masking\", 2.3) needs a model "
+                 "trained on text: a GPT-2 or a Llama-family model, opened from the Hugging Face cache.");
+  } else {
+    text_wrapped("The course text asks which heads connect \"it\" to \"animal\" in \"%s\". That needs a model trained on text: a "
+                 "GPT-2 or a Llama-family model (Llama, Mistral, Qwen2, Qwen3). Attention Lab never downloads; it reads the Hugging Face "
+                 "cache (%s): `huggingface-cli download gpt2` (or HuggingFaceTB/SmolLM2-135M) on a computer with a network fills it, and "
+                 "`attnlab gui --model gpt2` or File > Open model… opens it.",
+                 kAnimalSentence, model::hf_hub_cache().string().c_str());
+  }
   if (ImGui::Button("Open model…")) {
     out.push_back(ShowWindow{"Model"});
     out.push_back(ChooseFile{FilePurpose::OpenModel, ""});
@@ -154,13 +161,13 @@ void draw_model_heads_page(const PageInputs& in, const ModelHeadsNumbers* number
   // that link "it" to "animal" once that question is asked.
   out.push_back(FollowModelRun{m.model && !m.model->config().is_toy() && animal_question_asked(m)});
   if (!m.model) {
-    draw_how_to_get_a_model(out);
+    draw_how_to_get_a_model(out, in.ctx.view.presenter);
     return;
   }
   if (m.model->config().is_toy()) {
     text_wrapped_unformatted("This is one of Attention Lab's own models, trained in the app to copy spans of random symbols (the "
                              "Training window, F2, trains one while you watch).");
-    draw_how_to_get_a_model(out);
+    draw_how_to_get_a_model(out, in.ctx.view.presenter);
   } else {
     draw_animal_question(m, out);
   }

@@ -9,6 +9,7 @@
 #include "engine/model/model_report.hpp"
 #include "gui/lessons/knock_out_page.hpp"
 #include "gui/lessons/lesson_numbers.hpp"
+#include "gui/lessons/look_at_band.hpp"
 #include "gui/lessons/multi_head_page.hpp"
 #include "gui/lessons/online_softmax_page.hpp"
 #include "gui/lessons/walkthrough_steps.hpp"
@@ -50,6 +51,58 @@ TEST_F(LessonPanels, EveryLessonOpensOnItsView) {
     }
     window_open(state.view, "Lesson view") = false;
   }
+}
+
+// The band's parts: every sentence of every item once, in order, none split; a part holds several
+// sentences only while they fit the lines, and a sentence too long for them stands alone.
+TEST(LookAtParts, PackSentencesInOrderWithinTheLines) {
+  const auto lines_of = [](const std::string& s) { return static_cast<int>((s.size() + 39) / 40); };  // 40 characters a line
+  const std::vector<std::string> items = {
+      "Short one. It has 0.91 in it, and e.g. no split inside a number.",
+      "A long sentence that runs on and on and on and on and on and on and on and on and on and on and on and on and on "
+      "and on and on and on. Then a short one.",
+      "One."};
+  const std::vector<std::string> parts = look_at_parts(items, 2, lines_of);
+  std::string joined;
+  for (const std::string& p : parts) {
+    EXPECT_FALSE(p.empty());
+    const bool one_sentence = p.find(". ") == std::string::npos;
+    EXPECT_TRUE(lines_of(p) <= 2 || one_sentence) << p;
+    joined += (joined.empty() ? "" : " ") + p;
+  }
+  std::string all;
+  for (const std::string& i : items) all += (all.empty() ? "" : " ") + i;
+  EXPECT_EQ(joined, all);
+  // An item never shares a part with the next, and "0.91" stays whole.
+  ASSERT_GE(parts.size(), 4u);
+  EXPECT_EQ(parts.back(), "One.");
+  EXPECT_NE(parts[0].find("0.91"), std::string::npos);
+}
+
+// On a projector the Lesson view keeps the lesson's "look at" text in sight under its page: L turns
+// to the next part, Shift+L back, and each lesson starts at its first.
+TEST_F(LessonPanels, PresenterModeShowsTheLookAtTextUnderThePage) {
+  state.view.presenter = true;
+  for (const char* name : {"attention-sinks", "kv-cache", "multi-head"}) {
+    SCOPED_TRACE(name);
+    apply(state, services, LoadPreset{name});
+    window_open(state.view, "Lesson view") = true;
+    for (int k = 0; k < 3; ++k) frame();
+    ASSERT_FALSE(state.lesson.text.look_at.empty());
+    EXPECT_EQ(state.lesson.band_part, 0);
+    press(GLFW_KEY_L);
+    EXPECT_EQ(state.lesson.band_part, 1);
+    press(GLFW_KEY_L, false, true);
+    EXPECT_EQ(state.lesson.band_part, 0);
+    press(GLFW_KEY_L, false, true);
+    EXPECT_GT(state.lesson.band_part, 0) << "Shift+L from the first part goes round to the last";
+  }
+  state.view.presenter = false;
+  apply(state, services, LoadPreset{"attention-sinks"});
+  for (int k = 0; k < 3; ++k) frame();
+  const int before = state.lesson.band_part;
+  press(GLFW_KEY_L);
+  EXPECT_EQ(state.lesson.band_part, before) << "normal mode has no band: the text is in the Lesson tab";
 }
 
 TEST_F(LessonPanels, PresenterModeDrawsEveryView) {
@@ -304,6 +357,7 @@ TEST_F(LessonPanels, KnockOutClickKnocksAHeadOut) {
   EXPECT_EQ(ui->run->accuracy.counted, engine.accuracy.counted);
   EXPECT_TRUE(state.error.empty()) << state.error;
   EXPECT_LE(w->ScrollMax.y, 2.0f) << "the bar of the student's choice fits a projector without scrolling";
+  for (const ImGuiWindow* page : w->DC.ChildWindows) EXPECT_LE(page->ScrollMax.y, 2.0f) << page->Name << ": its page scrolls";
   at.y -= 10;
   click(at);
   EXPECT_TRUE(ui->out.empty());

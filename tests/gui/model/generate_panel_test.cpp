@@ -379,7 +379,7 @@ protected:
     if (!w) return false;
     // Below the title bar: a click there would collapse or move the window.
     for (float y = w->Pos.y + w->TitleBarHeight() + 4; y < w->Pos.y + w->Size.y; y += 12) {
-      for (float x = w->Pos.x + 12; x < w->Pos.x + 50; x += 30) {  // the view's buttons start at its left edge
+      for (float x = w->Pos.x + 12; x < w->Pos.x + w->Size.x - 12; x += 30) {  // the exposure part's button is on the parts' line
         kv().part = part;
         click(ImVec2(x, y));
         if (done()) return true;
