@@ -140,7 +140,7 @@ check(set(models) >= {"induction", "sort"}, f"attnlab models lists {sorted(model
 text = run("models").stdout
 check("induction" in text and "sort" in text, f"attnlab models (text): {text!r}")
 for name, m in models.items():
-    # A model's name starts with its task's ("induction-bos": the induction task with a start token).
+    # A model's name starts with its task's ("grammar-bos": the grammar task with a start token).
     check(name.startswith(m["task"]) and m["n_layer"] >= 1 and m["parameters"] > 0, f"models: {m}")
 
 
