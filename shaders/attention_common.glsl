@@ -20,3 +20,18 @@ bool interval_blocked(uint kind, uint param, uint i, uint j) {
   if (kind == MASK_WINDOW) return j > i || i - j >= param;
   return false;
 }
+
+// The keys [first, last) query i may see under an interval mask (engine Mask::visible_range): every
+// key for none and custom masks. For each kind both ends are non-decreasing in i, so the keys a
+// block of rows may see lie in [first of its first row, last of its last row).
+uvec2 visible_keys(uint kind, uint param, uint i, uint m) {
+  uint first = 0u, last = m;
+  if (kind == MASK_CAUSAL) last = min(m, i + 1u);
+  if (kind == MASK_PADDING) last = min(m, param);
+  if (kind == MASK_PREFIX) last = min(m, max(param, i + 1u));
+  if (kind == MASK_WINDOW) {
+    last = min(m, i + 1u);
+    first = i + 1u > param ? i + 1u - param : 0u;
+  }
+  return uvec2(min(first, last), last);
+}

@@ -25,13 +25,7 @@ uniform uint mask_param;
 uniform float divisor;    // s·T
 uniform uint normalizer;  // engine Normalizer: 0 softmax, 2 sigmoid, 3 hardmax
 
-bool blocked(uint row, uint j) {
-  if (mask_kind == MASK_CUSTOM) {
-    const uint index = row * m + j;
-    return ((custom_words[index >> 2u] >> ((index & 3u) * 8u)) & 0xffu) != 0u;
-  }
-  return interval_blocked(mask_kind, mask_param, row0 + row, j);
-}
+#include "chunk_mask.glsl"
 
 float score(uint at) { return texelFetch(s_tex, int(at)).x; }
 

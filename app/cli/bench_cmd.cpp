@@ -28,6 +28,7 @@ struct BenchArgs {
   bool streaming = false;
   std::string format = "text";
   std::string gpu_tiles = "auto";
+  std::string gpu_stream = "auto";
 };
 
 // The medians of the timed runs.
@@ -151,7 +152,7 @@ nlohmann::ordered_json bench_json(const Backend& backend, BackendBench& bench, c
   };
   nlohmann::ordered_json out;
   out["backend"] = std::string(backend.name());
-  out["kernels"] = bench.kernels();
+  out["kernels"] = t.fused ? bench.streaming_kernels(p) : bench.kernels();
   out["n"] = f.n;
   out["m"] = f.m;
   out["d_k"] = f.dk;
@@ -231,7 +232,8 @@ void print_text(std::ostream& out, const Backend& backend, BackendBench& bench, 
                 const Figures& f, const Timings& t, const PathChoice& path) {
   const FmaPeak& peak = bench.fma_peak();
   const bool on_cpu = backend.kind() == BackendKind::Cpu;
-  out << "bench: " << backend.description() << (on_cpu ? "" : ", " + bench.kernels()) << ", n = " << f.n
+  const std::string kernels = t.fused ? bench.streaming_kernels(p) : bench.kernels();
+  out << "bench: " << backend.description() << (on_cpu ? "" : ", " + kernels) << ", n = " << f.n
       << ", m = " << f.m << ", d_k = " << f.dk << ", d_v = " << f.dv << ", mask " << mask_spec(p.options.mask)
       << ", median of " << args.runs << " runs after " << args.warmup << " warm-up\n";
   print_stage_lines(out, backend, peak, f, t);
@@ -271,12 +273,19 @@ Runner add_bench_command(CLI::App& app) {
                   "How the GPU's products reach their operands: texture | shared | auto (default: texture on a "
                   "software renderer, shared on a GPU)")
       ->check(CLI::IsMember({"auto", "texture", "shared"}));
+  cmd->add_option("--gpu-stream", args->gpu_stream,
+                  "Which GPU kernels stream: rows (one invocation walks each row) | blocks (a workgroup per "
+                  "block of rows, FlashAttention-2's decomposition) | auto (default: rows on a software renderer, "
+                  "blocks on a GPU)")
+      ->check(CLI::IsMember({"auto", "rows", "blocks"}));
   return [args]() {
     Figures f;
     const Problem p = bench_problem(*args, f);
     GpuBackendOptions gpu;
     if (args->gpu_tiles == "texture") gpu.tiles = GpuTiles::Texture;
     if (args->gpu_tiles == "shared") gpu.tiles = GpuTiles::Shared;
+    if (args->gpu_stream == "rows") gpu.stream = GpuStream::Rows;
+    if (args->gpu_stream == "blocks") gpu.stream = GpuStream::Blocks;
     const std::unique_ptr<Backend> backend = select_backend(args->backend, std::cerr, gpu);
     const std::unique_ptr<BackendBench> bench = make_bench(*backend);
     // As compute chooses: the streaming path where the dense n × m stages would not fit in memory.

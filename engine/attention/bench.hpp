@@ -55,6 +55,9 @@ public:
   // What runs the matrix products, in a few words: "OpenBLAS 0.3.21 (SkylakeX kernels)",
   // "shared-memory tiles".
   virtual std::string kernels() const = 0;
+  // What runs time_streaming(p), in the same few words: kernels() unless the backend streams with
+  // kernels of its own ("blocks of 64 rows (stream_block.comp)").
+  virtual std::string streaming_kernels(const Problem&) { return kernels(); }
   // Computes the output once, timing each stage on its own (transfers and formatting left out),
   // on the path path_choice(p) names.
   virtual StageTimes time_stages(const Problem& p) = 0;

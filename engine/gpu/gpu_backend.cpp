@@ -58,6 +58,13 @@ Device::Device(std::unique_ptr<HeadlessContext> own_context, const GpuBackendOpt
   stream_output.set("p_tex", GLint{0});
   stream_output.set("vt_tex", GLint{1});
   glUseProgram(0);
+  // A workgroup per block of rows needs barriers too; on llvmpipe the per-row kernels are faster
+  // (docs/PERFORMANCE.md, "The GPU backend on llvmpipe").
+  if (options.stream == GpuStream::Blocks || (options.stream == GpuStream::Auto && !software)) {
+    GLint shared_bytes = 0;
+    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared_bytes);
+    stream_blocks = std::make_unique<BlockKernels>(static_cast<size_t>(std::max(shared_bytes, 0)));
+  }
   scaling_dots = ComputeProgram("scaling_dots.comp");
   scaling_rows = ComputeProgram("scaling_rows.comp");
 }

@@ -20,6 +20,15 @@ enum class GpuTiles {
   Shared,   // a workgroup stages 64 rows of each operand in shared memory, 16 dimensions at a time
 };
 
+// Which kernels stream (attention over long sequences, never the n × m matrices).
+enum class GpuStream {
+  Auto,    // Rows on a software renderer (llvmpipe), Blocks on a GPU
+  Rows,    // per key tile: scores.comp, then stream_update.comp walking each row in one invocation,
+           // then stream_output.comp
+  Blocks,  // stream_block.comp: a workgroup per block of query rows, K and V tiles in shared memory,
+           // each row's state in registers (heads of at most 128 dimensions; wider ones stream by rows)
+};
+
 struct GpuBackendOptions {
   // Largest storage buffer the backend allocates, in bytes; 0 means the driver's
   // GL_MAX_SHADER_STORAGE_BLOCK_SIZE. Smaller values force the tiled path (tests).
@@ -27,6 +36,7 @@ struct GpuBackendOptions {
   // Which displays a headless context may use (make_gpu_backend_headless only).
   gpu::HeadlessRoute route = gpu::HeadlessRoute::Best;
   GpuTiles tiles = GpuTiles::Auto;
+  GpuStream stream = GpuStream::Auto;
 };
 
 // The GPU backend on a new headless context (an EGL device or Mesa's surfaceless platform), owned

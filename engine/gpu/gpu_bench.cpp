@@ -4,6 +4,7 @@
 #include "engine/gpu/gpu_fma_peak.hpp"
 
 #include <chrono>
+#include <string>
 
 namespace attnlab::gpu {
 
@@ -14,6 +15,13 @@ public:
   explicit GpuBench(std::shared_ptr<Device> device) : device_(std::move(device)) {}
 
   std::string kernels() const override { return device_->shared_tiles ? "shared-memory tiles" : "texture tiles"; }
+  std::string streaming_kernels(const Problem& p) override {
+    device_->make_current();
+    if (streams_in_blocks(device_->streaming_programs(), p, streaming_options(), device_->limit)) {
+      return "blocks of " + std::to_string(BlockKernels::kRows) + " rows (stream_block.comp)";
+    }
+    return "a row per invocation (stream_update.comp), " + kernels();
+  }
   StageTimes time_stages(const Problem& p) override {
     device_->make_current();
     StageTimes t;
@@ -25,11 +33,9 @@ public:
   // The streaming path without the heatmap (output, rows and stats), timed as one fused stage.
   StageTimes time_streaming(const Problem& p) override {
     device_->make_current();
-    StreamingOptions options;
-    options.heatmap_rows = options.heatmap_cols = 0;
     glFinish();
     const auto start = std::chrono::steady_clock::now();
-    compute_streaming_gpu(device_->streaming_programs(), p, options, device_->limit);
+    compute_streaming_gpu(device_->streaming_programs(), p, streaming_options(), device_->limit);
     StageTimes t;
     t.fused = true;
     t.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -44,6 +50,13 @@ public:
   }
 
 private:
+  // What time_streaming computes: output, rows and stats, no heatmap.
+  static StreamingOptions streaming_options() {
+    StreamingOptions options;
+    options.heatmap_rows = options.heatmap_cols = 0;
+    return options;
+  }
+
   std::shared_ptr<Device> device_;
 };
 

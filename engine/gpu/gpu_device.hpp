@@ -40,7 +40,7 @@ struct Device {
   StreamingPrograms streaming_programs() const {
     // 16 384 rows: 256 workgroups, two on each multiprocessor of a large card.
     return {scores, stream_update, stream_output, stream_heat, stream_heat_rows,
-            software ? std::size_t{1024} : std::size_t{16384}};
+            software ? std::size_t{1024} : std::size_t{16384}, stream_blocks.get()};
   }
 
   std::unique_ptr<HeadlessContext> context;  // first: destroyed after every GL object below
@@ -51,6 +51,7 @@ struct Device {
   ComputeProgram scores, softmax, diagnostics, output;
   ComputeProgram stream_update, stream_output, stream_heat, stream_heat_rows;
   ComputeProgram scaling_dots, scaling_rows;
+  std::unique_ptr<BlockKernels> stream_blocks;  // null where the per-row kernels stream (GpuStream)
   std::optional<FmaPeak> peak;  // measured on the first request
 };
 

@@ -1,10 +1,15 @@
-// The streaming path on the GPU: for each chunk of query rows, each tile of keys runs scores.comp
-// (S tile), stream_update.comp (online softmax: P = exp((s − M')·c), rescaled sums, moments),
-// stream_output.comp (O ← α·O + P·V) and, for the heatmap, stream_heat.comp; after the last tile
-// stream_heat_rows.comp adds the chunk's finished rows to the heatmap. The sums and the formulas
-// that turn them into diagnostics are every streaming path's (attention/online_softmax.hpp), so both agree.
-// Key tiles that no row of a chunk can see are skipped where every score's statistics come from the
-// Gram matrices (all_scores_source), as on the CPU.
+// The streaming path on the GPU, for each chunk of query rows, by one of two sets of kernels
+// (GpuStream):
+// - rows: each tile of keys runs scores.comp (S tile), stream_update.comp (online softmax: P =
+//   exp((s − M')·c), rescaled sums, moments), stream_output.comp (O ← α·O + P·V) and, for the
+//   heatmap, stream_heat.comp;
+// - blocks: one dispatch of stream_block.comp, a workgroup per block of rows over every key tile
+//   (FlashAttention-2's decomposition), the heatmap's pixels included.
+// After the chunk, stream_heat_rows.comp adds its finished rows to the heatmap. Both leave the same
+// per-row sums in the same buffers (streaming_layout.glsl, online_tile.glsl), and the formulas that
+// turn them into diagnostics are every streaming path's (attention/online_softmax.hpp), so all agree.
+// Key tiles that no row of a chunk (or block) can see are skipped where every score's statistics
+// come from the Gram matrices (all_scores_source), as on the CPU.
 #include "engine/gpu/gpu_streaming.hpp"
 
 #include "engine/attention/online_softmax.hpp"
@@ -19,6 +24,7 @@
 #include <cstring>
 #include <future>
 #include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -48,12 +54,13 @@ struct Sizes {
   size_t tile = 0, chunk = 0;  // keys per tile, query rows per chunk
   size_t hrows = 0, hcols = 0;
   bool heat = false, custom = false, indices_fit = false;
+  const BlockKernels::Kernel* blocks = nullptr;  // stream_block.comp, or null for the per-row kernels
   double divisor = 1;
   float c = 0;  // 1/(s·T) as a normal float, or 0
   AllScores all_scores = AllScores::Tiles;  // where the statistics of every score come from
 };
 
-Sizes plan_sizes(const Problem& p, const StreamingOptions& options, size_t chunk_rows, size_t limit) {
+Sizes plan_sizes(const Problem& p, const StreamingOptions& options, const StreamingPrograms& programs, size_t limit) {
   Sizes z;
   z.n = static_cast<size_t>(p.Q.rows());
   z.m = static_cast<size_t>(p.K.rows());
@@ -68,11 +75,17 @@ Sizes plan_sizes(const Problem& p, const StreamingOptions& options, size_t chunk
   z.heat = z.hrows > 0 && z.hcols > 0;
   z.custom = p.options.mask.kind == MaskKind::Custom;
   const size_t widest = std::max(z.dk4, z.dv4) * sizeof(float);
+  const size_t heat_bytes = z.heat ? 3 * z.hcols * sizeof(float) : 0, custom_bytes = z.custom ? z.m : 0;
   z.tile = std::min({kMaxTileKeys, (z.m + 63) / 64 * 64, limit / widest / 64 * 64});
-  const size_t row_bytes = (z.dk4 + 2 * z.tile + z.dv4 + (z.heat ? 3 * z.hcols : 0) + kFloatsPerRow + 1) * sizeof(float) +
-                          kSumsPerRow * sizeof(double) + (z.custom ? z.m : 0);
-  z.chunk = std::min({chunk_rows, kMaxChunkBytes / row_bytes, z.n, limit / widest,
-                      z.tile > 0 ? limit / (z.tile * sizeof(float)) : 0});
+  // A workgroup per block of rows reads every key from one K and one V buffer, and needs no S or P:
+  // its chunks are as many rows as their buffers allow.
+  if (programs.blocks && z.m * widest <= limit) z.blocks = programs.blocks->get(z.dk4, z.dv4);
+  const size_t row_bytes = (z.dk4 + z.dv4 + (z.blocks ? 0 : 2 * z.tile) + kFloatsPerRow + 1) * sizeof(float) +
+                           heat_bytes + kSumsPerRow * sizeof(double) + custom_bytes;
+  z.chunk = std::min({z.blocks ? z.n : programs.chunk_rows, kMaxChunkBytes / row_bytes, z.n, limit / widest,
+                      limit / (kSumsPerRow * sizeof(double))});
+  if (!z.blocks) z.chunk = std::min(z.chunk, z.tile > 0 ? limit / (z.tile * sizeof(float)) : 0);
+  if (z.heat) z.chunk = std::min(z.chunk, limit / (z.hcols * sizeof(float)));
   if (z.custom) z.chunk = std::min(z.chunk, limit / z.m);
   const double u32 = static_cast<double>(std::numeric_limits<std::uint32_t>::max());
   z.indices_fit = static_cast<double>(z.m) * static_cast<double>(std::max<size_t>(z.hcols, 1)) < u32 &&
@@ -114,6 +127,29 @@ KeyTiles upload_key_tiles(const Problem& p, const Sizes& z) {
   return t;
 }
 
+// Every key of K (m × dk4) and of V (m × dv4), zero-padded, uploaded once: stream_block.comp's.
+struct WholeKeys {
+  Buffer k, v;
+  BufferTexture k_tex, v_tex;
+};
+
+WholeKeys upload_whole_keys(const Problem& p, const Sizes& z) {
+  const auto padded = [&](const Matrix& a, size_t width) {
+    std::vector<float> out(z.m * width, 0.0f);
+    for (size_t j = 0; j < z.m; ++j) {
+      std::memcpy(out.data() + j * width, a.row(static_cast<Index>(j)).data(), static_cast<size_t>(a.cols()) * sizeof(float));
+    }
+    return out;
+  };
+  WholeKeys w;
+  const std::vector<float> k = padded(p.K, z.dk4), v = padded(p.V, z.dv4);
+  w.k = Buffer(k.size() * sizeof(float), k.data());
+  w.v = Buffer(v.size() * sizeof(float), v.data());
+  w.k_tex = BufferTexture(w.k);
+  w.v_tex = BufferTexture(w.v);
+  return w;
+}
+
 // One streaming run: the buffers of a chunk of query rows against every key tile, run chunk by
 // chunk into the Result.
 class StreamRun {
@@ -127,6 +163,7 @@ private:
   void start_chunk(size_t row0, size_t rows);
   std::pair<size_t, size_t> visible_keys(size_t row0, size_t rows) const;
   void key_tile(size_t row0, size_t rows, size_t t);
+  void row_blocks(size_t row0, size_t rows);
   void add_rows_to_heatmap(size_t row0, size_t rows);
   bool read_chunk(size_t row0, size_t rows, Result& r);
   void finish(Result& r, const ScoreMoments& all);
@@ -135,7 +172,8 @@ private:
   const Problem& p_;
   const StreamingOptions& options_;
   const Sizes z_;
-  const KeyTiles keys_;
+  const KeyTiles keys_;    // the per-row kernels' tiles
+  const WholeKeys whole_;  // stream_block.comp's keys
   Buffer q_buf_, s_buf_, p_buf_, o_buf_, sums_buf_, floats_buf_, flags_buf_, mask_buf_;
   Buffer hsum_buf_, hmax_buf_, frame_buf_, map_sum_, map_max_;
   BufferTexture q_tex_, p_tex_, s_tex_;
@@ -150,10 +188,11 @@ StreamRun::StreamRun(const StreamingPrograms& k, const Problem& p, const Streami
       p_(p),
       options_(options),
       z_(z),
-      keys_(upload_key_tiles(p, z)),
+      keys_(z.blocks ? KeyTiles{} : upload_key_tiles(p, z)),
+      whole_(z.blocks ? upload_whole_keys(p, z) : WholeKeys{}),
       q_buf_(z.chunk * z.dk4 * sizeof(float)),
-      s_buf_(z.chunk * z.tile * sizeof(float)),
-      p_buf_(z.chunk * z.tile * sizeof(float)),
+      s_buf_(z.blocks ? 4 : z.chunk * z.tile * sizeof(float)),
+      p_buf_(z.blocks ? 4 : z.chunk * z.tile * sizeof(float)),
       o_buf_(z.chunk * z.dv4 * sizeof(float)),
       sums_buf_(z.chunk * kSumsPerRow * sizeof(double)),
       floats_buf_(z.chunk * kFloatsPerRow * sizeof(float)),
@@ -195,12 +234,17 @@ bool StreamRun::run(Result& r) {
   }
   for (size_t row0 = 0; row0 < z_.n; row0 += z_.chunk) {
     const size_t rows = std::min(z_.chunk, z_.n - row0);
+    if (options_.cancel && options_.cancel->load()) throw Cancelled();
     start_chunk(row0, rows);
-    const auto [first, last] = visible_keys(row0, rows);
-    for (size_t t = 0; t < keys_.keys.size(); ++t) {
-      if (options_.cancel && options_.cancel->load()) throw Cancelled();
-      const size_t key0 = t * z_.tile;
-      if (key0 < last && key0 + keys_.keys[t] > first) key_tile(row0, rows, t);
+    if (z_.blocks) {
+      row_blocks(row0, rows);
+    } else {
+      const auto [first, last] = visible_keys(row0, rows);
+      for (size_t t = 0; t < keys_.keys.size(); ++t) {
+        if (options_.cancel && options_.cancel->load()) throw Cancelled();
+        const size_t key0 = t * z_.tile;
+        if (key0 < last && key0 + keys_.keys[t] > first) key_tile(row0, rows, t);
+      }
     }
     if (z_.heat) add_rows_to_heatmap(row0, rows);
     if (!read_chunk(row0, rows, r)) return false;
@@ -265,7 +309,7 @@ void StreamRun::key_tile(size_t row0, size_t rows, size_t t) {
   k_.update.set({{"keys", count}, {"stride", z_.tile}, {"key0", key0}, {"row0", row0}, {"m", z_.m}, {"rows", rows},
                  {"mask_kind", static_cast<GLuint>(mask.kind)},
                  {"mask_param", static_cast<GLuint>(std::max(0, mask.param))},
-                 {"c", z_.c}});
+                 {"c", z_.c}, {"all_scores", static_cast<GLuint>(z_.all_scores != AllScores::Gram)}});
   dispatch(groups(rows, 64));
 
   k_.output.use();
@@ -286,6 +330,25 @@ void StreamRun::key_tile(size_t row0, size_t rows, size_t t) {
     dispatch(groups(px1 - px0, 64), static_cast<GLuint>(rows));
   }
   check_gl("streaming attention over a tile of keys");
+}
+
+// The chunk's rows against every key they may see, in one dispatch of stream_block.comp (the
+// heatmap's pixels included).
+void StreamRun::row_blocks(size_t row0, size_t rows) {
+  const Mask& mask = p_.options.mask;
+  const ComputeProgram& kernel = z_.blocks->program;
+  kernel.use();
+  q_tex_.bind(0);
+  whole_.k_tex.bind(1);
+  whole_.v_tex.bind(2);
+  bind_buffers(0, {&o_buf_, &sums_buf_, &floats_buf_, &flags_buf_, &mask_buf_, &hsum_buf_, &hmax_buf_, &frame_buf_});
+  kernel.set({{"rows", rows}, {"row0", row0}, {"m", z_.m},
+              {"mask_kind", static_cast<GLuint>(mask.kind)},
+              {"mask_param", static_cast<GLuint>(std::max(0, mask.param))},
+              {"c", z_.c}, {"skip", static_cast<GLuint>(z_.all_scores == AllScores::Gram)},
+              {"hcols", z_.heat ? z_.hcols : size_t{0}}});
+  dispatch(groups(rows, BlockKernels::kRows));
+  check_gl("streaming attention over blocks of rows");
 }
 
 // The chunk's finished rows into the heatmap's pixel sums and maxima.
@@ -357,10 +420,35 @@ void StreamRun::finish(Result& r, const ScoreMoments& all) {
 
 }  // namespace
 
+const BlockKernels::Kernel* BlockKernels::get(size_t dk4, size_t dv4) {
+  if (dk4 > kMaxHead || dv4 > kMaxHead) return nullptr;
+  const std::pair<size_t, size_t> head{dk4, dv4};
+  if (const auto it = built_.find(head); it != built_.end()) return &it->second;
+  // The most keys per tile (32, 16 or 8) whose K and V tiles and the rows' scores fit.
+  size_t keys = 32;
+  const auto bytes = [&](size_t n) { return (n * (dk4 + dv4) + kRows * (n + 1)) * sizeof(float); };
+  while (keys >= 8 && bytes(keys) > shared_bytes_) keys /= 2;
+  if (keys < 8) return nullptr;
+  const std::string defines = "#define DK4 " + std::to_string(dk4 / 4) + "u\n#define DV4 " + std::to_string(dv4 / 4) +
+                              "u\n#define BLOCK_ROWS " + std::to_string(kRows) + "u\n#define BLOCK_KEYS " +
+                              std::to_string(keys) + "u\n";
+  Kernel kernel{ComputeProgram("stream_block.comp", defines), keys};
+  kernel.program.use();
+  kernel.program.set("q_tex", GLint{0});
+  kernel.program.set("k_tex", GLint{1});
+  kernel.program.set("v_tex", GLint{2});
+  return &built_.emplace(head, std::move(kernel)).first->second;
+}
+
+bool streams_in_blocks(const StreamingPrograms& k, const Problem& p, const StreamingOptions& options, size_t limit) {
+  const Sizes z = plan_sizes(p, options, k, limit);
+  return z.blocks != nullptr && cpu_reason(p, z) == nullptr;
+}
+
 Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const StreamingOptions& options,
                              size_t limit) {
   const Magnitudes read = validate_problem(p);
-  Sizes z = plan_sizes(p, options, k.chunk_rows, limit);
+  Sizes z = plan_sizes(p, options, k, limit);
   z.all_scores = all_scores_source(p, z.c, ScoreOverflowGuard(p, read).active());
   // What the GPU's kernels cannot run goes to the CPU's streaming path, which says so.
   const auto on_cpu = [&](const char* why) {

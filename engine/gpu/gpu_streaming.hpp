@@ -7,8 +7,33 @@
 #include "engine/gpu/gl_objects.hpp"
 
 #include <cstddef>
+#include <map>
+#include <utility>
 
 namespace attnlab::gpu {
+
+// stream_block.comp, built on first use for each head size (its query and output accumulator are
+// registers, so their sizes are the program's constants) and kept.
+class BlockKernels {
+public:
+  // `shared_bytes`: the driver's GL_MAX_COMPUTE_SHARED_MEMORY_SIZE.
+  explicit BlockKernels(std::size_t shared_bytes) : shared_bytes_(shared_bytes) {}
+
+  struct Kernel {
+    ComputeProgram program;  // samplers on units 0 (Q), 1 (K) and 2 (V)
+    std::size_t keys = 0;    // keys per tile staged in shared memory
+  };
+  // The kernel for rows of dk4 and dv4 floats (multiples of 4), or null where a head is wider than
+  // kMaxHead or even 8 keys' tiles would not fit the shared memory. Throws GpuError when it does not build.
+  const Kernel* get(std::size_t dk4, std::size_t dv4);
+
+  static constexpr std::size_t kMaxHead = 128;  // floats per row of Q, K or V
+  static constexpr std::size_t kRows = 64;      // query rows per workgroup
+
+private:
+  std::size_t shared_bytes_;
+  std::map<std::pair<std::size_t, std::size_t>, Kernel> built_;
+};
 
 // The kernels the streaming path runs; owned by the backend, built once.
 struct StreamingPrograms {
@@ -17,11 +42,13 @@ struct StreamingPrograms {
   const ComputeProgram& output;     // stream_output.comp, samplers on units 0 (P) and 1 (Vᵀ)
   const ComputeProgram& heat;       // stream_heat.comp
   const ComputeProgram& heat_rows;  // stream_heat_rows.comp
-  // Query rows in one chunk at most. stream_update.comp gives each row one invocation, which walks
-  // its row of the tile alone: llvmpipe's cores are busy with 1024 rows, while a card runs 1024
-  // rows on a few of its multiprocessors and waits on each one's reads (100 000 causal tokens took
-  // 7.7-9.3 s on an H200 so, docs/PERFORMANCE.md).
+  // Query rows in one chunk at most for the per-row kernels. stream_update.comp gives each row one
+  // invocation, which walks its row of the tile alone: llvmpipe's cores are busy with 1024 rows,
+  // while a card runs 1024 rows on a few of its multiprocessors and waits on each one's reads
+  // (100 000 causal tokens took 7.7-9.3 s on an H200 so, docs/PERFORMANCE.md).
   std::size_t chunk_rows = 1024;
+  // stream_block.comp where it is chosen (GpuStream), null for the per-row kernels.
+  BlockKernels* blocks = nullptr;
 };
 
 // compute_streaming_cpu's result computed on the GPU: output (n × d_v), rows, stats and the
@@ -34,5 +61,10 @@ struct StreamingPrograms {
 // throws the CPU path's errors. Throws Cancelled between key tiles once options.cancel is set.
 Result compute_streaming_gpu(const StreamingPrograms& programs, const Problem& p, const StreamingOptions& options,
                              std::size_t limit);
+
+// Whether compute_streaming_gpu runs p on stream_block.comp (else on the per-row kernels, or the
+// CPU's path where the GPU's kernels cannot match it).
+bool streams_in_blocks(const StreamingPrograms& programs, const Problem& p, const StreamingOptions& options,
+                       std::size_t limit);
 
 }  // namespace attnlab::gpu
