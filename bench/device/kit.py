@@ -208,8 +208,13 @@ class Check:
             # A tenth of the trials: the CPU draws its normals one by one (2000 trials take 9 s on 2 cores).
             ("scaling_cpu", ["scaling", "--dk", "65536", "--trials", str(trials // 10), "--backend", "cpu", "--format",
                              "json"], 120),
+            # The renderer's own choice of streaming kernels (blocks of rows on a card), then the
+            # other ones: the per-row kernels, llvmpipe's.
             ("streaming_gpu", ["bench", "--backend", "gpu", "--n", str(stream_n), "--dk", "64", "--mask", "causal",
                                "--streaming", "--runs", "3", "--warmup", "1", "--format", "json"], 180),
+            ("streaming_gpu_rows", ["bench", "--backend", "gpu", "--gpu-stream", "rows", "--n", str(stream_n), "--dk",
+                                    "64", "--mask", "causal", "--streaming", "--runs", "3", "--warmup", "1", "--format",
+                                    "json"], 180),
             ("streaming_cpu", ["bench", "--backend", "cpu", "--n", str(stream_n), "--dk", "64", "--mask", "causal",
                                "--streaming", "--runs", "3", "--warmup", "1", "--format", "json"], 180),
             ("model_head_gpu", ["compute", "--model", "induction", "--text", "3 1 4 1 5 9 2 6 3 1 4 1 5 9 2 6",

@@ -59,7 +59,8 @@ public:
   // kernels of its own ("blocks of 64 rows (stream_block.comp)").
   virtual std::string streaming_kernels(const Problem&) { return kernels(); }
   // Computes the output once, timing each stage on its own (transfers and formatting left out),
-  // on the path path_choice(p) names.
+  // on the path path_choice(p) names. A backend may keep p's matrices from one call to the next
+  // with the same p (the GPU's keeps them on the card), so p must not change while the bench lives.
   virtual StageTimes time_stages(const Problem& p) = 0;
   // Which path time_stages(p) runs, choosing it first where the backend measures its paths (call
   // it before timing: a calibration takes up to a few seconds once per machine and shape).

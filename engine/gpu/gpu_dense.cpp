@@ -85,12 +85,20 @@ std::vector<float> transposed_padded(const Matrix& V, size_t first, size_t count
   return out;
 }
 
+}  // namespace
+
 class DenseRun {
 public:
   DenseRun(const DensePrograms& k, const Problem& p, size_t limit, StageTimes* timing);
   Result run();
+  // ResidentDense's: every stage on the buffers as they are (keys uploaded once, queries where
+  // the problem has more than one chunk of rows), timed into `timing`; and the result read back.
+  void run_resident(StageTimes& timing);
+  Result read_resident();  // one chunk of rows only
+  bool one_chunk() const { return rows_per_chunk_ >= n_; }
 
 private:
+  void stages(size_t row0, size_t rows);
   void upload_keys();
   void upload_queries(size_t row0, size_t rows);
   void scores(size_t row0, size_t rows);
@@ -120,6 +128,7 @@ private:
   Buffer q_buf_, s_buf_, l_buf_, w_buf_, sat_buf_, o_buf_, visible_buf_, diag_buf_, mask_buf_;
   std::vector<float> staging_;
   std::vector<GLuint> visible_;
+  bool resident_ = false;  // run_resident has uploaded the keys (and a single chunk's queries)
 };
 
 DenseRun::DenseRun(const DensePrograms& k, const Problem& p, size_t limit, StageTimes* timing)
@@ -178,24 +187,47 @@ Result DenseRun::run() {
   for (size_t row0 = 0; row0 < n_; row0 += rows_per_chunk_) {
     const size_t rows = std::min(rows_per_chunk_, n_ - row0);
     upload_queries(row0, rows);
-    {
-      Stopwatch watch(timing_ ? &timing_->scores_ms : nullptr);
-      scores(row0, rows);
-    }
-    {
-      Stopwatch watch(timing_ ? &timing_->softmax_ms : nullptr);
-      if (normalize_on_cpu_) weights_on_cpu(row0, rows);
-      else weights_on_gpu(row0, rows);
-      diagnostics(rows);
-    }
-    {
-      Stopwatch watch(timing_ ? &timing_->output_ms : nullptr);
-      output(rows);
-    }
+    stages(row0, rows);
     read_back(row0, rows);
   }
   statistics();
   return std::move(r_);
+}
+
+void DenseRun::run_resident(StageTimes& timing) {
+  timing_ = &timing;
+  if (!resident_) upload_keys();
+  for (size_t row0 = 0; row0 < n_; row0 += rows_per_chunk_) {
+    const size_t rows = std::min(rows_per_chunk_, n_ - row0);
+    if (!resident_ || !one_chunk()) upload_queries(row0, rows);
+    stages(row0, rows);
+  }
+  resident_ = true;
+  timing_ = nullptr;
+}
+
+Result DenseRun::read_resident() {
+  read_back(0, n_);
+  statistics();
+  return r_;
+}
+
+// The chunk's scores, weights (and diagnostics) and output, each timed where timing_ is set.
+void DenseRun::stages(size_t row0, size_t rows) {
+  {
+    Stopwatch watch(timing_ ? &timing_->scores_ms : nullptr);
+    scores(row0, rows);
+  }
+  {
+    Stopwatch watch(timing_ ? &timing_->softmax_ms : nullptr);
+    if (normalize_on_cpu_) weights_on_cpu(row0, rows);
+    else weights_on_gpu(row0, rows);
+    diagnostics(rows);
+  }
+  {
+    Stopwatch watch(timing_ ? &timing_->output_ms : nullptr);
+    output(rows);
+  }
 }
 
 void DenseRun::upload_keys() {
@@ -358,7 +390,24 @@ void DenseRun::read_back(size_t row0, size_t rows) {
 // The global statistics of the scores read back, as every path defines them (attention/stats.hpp).
 void DenseRun::statistics() { r_.stats = dense_score_stats(r_.scores, o_.mask, r_.effective_temperature); }
 
-}  // namespace
+ResidentDense::ResidentDense(const DensePrograms& programs, const Problem& p, size_t limit)
+    : programs_(programs), p_(p), limit_(limit) {
+  validate_problem(p);
+  check_dense_fits(p.Q.rows(), p.K.rows());
+  run_ = std::make_unique<DenseRun>(programs_, p, limit, nullptr);
+}
+
+ResidentDense::~ResidentDense() = default;
+
+StageTimes ResidentDense::run() {
+  StageTimes t;
+  run_->run_resident(t);
+  return t;
+}
+
+Result ResidentDense::result() {
+  return run_->one_chunk() ? run_->read_resident() : compute_dense_gpu(programs_, p_, limit_, nullptr);
+}
 
 void dispatch_scores(const ComputeProgram& scores, const BufferTexture& q, const BufferTexture& k, const Buffer& s,
                      const ScoresTile& tile) {

@@ -8,6 +8,7 @@
 #include "engine/gpu/gl_objects.hpp"
 
 #include <cstddef>
+#include <memory>
 
 namespace attnlab::gpu {
 
@@ -43,5 +44,35 @@ void dispatch_tiles(const ComputeProgram& program, std::size_t columns, std::siz
 // so. With `timing`, each stage is timed on its own (glFinish around it). Throws InputError on bad
 // input or when one key row or row of scores cannot fit a buffer.
 Result compute_dense_gpu(const DensePrograms& programs, const Problem& p, std::size_t limit, StageTimes* timing);
+
+class DenseRun;
+
+// The bench's dense computation of one problem, whose matrices stay on the GPU between runs: K and
+// V are uploaded once, and so is Q where the problem is one chunk of query rows (a chunked one
+// uploads each chunk's queries in its turn); each run() computes every stage again in the same
+// buffers and reads nothing back. So the bench times what the card sustains, not the transfers
+// that leave it idle between a run's stages (docs/PERFORMANCE.md, "On an NVIDIA GPU").
+class ResidentDense {
+public:
+  // Throws as compute_dense_gpu does. `p` must outlive this and stay unchanged.
+  ResidentDense(const DensePrograms& programs, const Problem& p, std::size_t limit);
+  ~ResidentDense();
+  ResidentDense(const ResidentDense&) = delete;
+  ResidentDense& operator=(const ResidentDense&) = delete;
+
+  // True when p is the problem this holds (the same object).
+  bool holds(const Problem& p) const { return &p == &p_; }
+  // Every stage once, each timed on its own (StageTimes, as compute_dense_gpu's `timing`).
+  StageTimes run();
+  // The last run's Result, read back (a problem of one chunk of query rows; compute_dense_gpu's
+  // otherwise).
+  Result result();
+
+private:
+  DensePrograms programs_;
+  const Problem& p_;
+  std::size_t limit_;
+  std::unique_ptr<DenseRun> run_;
+};
 
 }  // namespace attnlab::gpu

@@ -3,6 +3,7 @@
 #include "engine/gpu/gl_objects.hpp"
 #include "engine/gpu/backend_choice.hpp"
 #include "engine/gpu/gpu_backend.hpp"
+#include "engine/gpu/gpu_device.hpp"
 #include "engine/cpu/dense.hpp"
 #include "gl_test_backend.hpp"
 #include "support/attention_bounds.hpp"
@@ -272,6 +273,28 @@ TEST(GpuBackendGl, TimesEveryStage) {
   EXPECT_GT(t.scores_ms, 0);
   EXPECT_GT(t.softmax_ms, 0);
   EXPECT_GT(t.output_ms, 0);
+}
+
+// The bench's runs on matrices that stay on the GPU compute what a fresh computation does, to the
+// bit, whether the problem is one chunk of query rows (nothing uploaded again) or several.
+TEST(GpuBackendGl, TheBenchsResidentRunsComputeTheSameResult) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  const std::shared_ptr<gpu::Device> device = gpu::device_of(gpu);
+  for (const size_t limit : {device->limit, size_t{1} << 14}) {
+    SCOPED_TRACE(limit);
+    Problem p = random_problem(70, 90, 24, 12, 5);
+    p.options.mask = parse_mask_spec("causal");
+    device->make_current();
+    const Result fresh = gpu::compute_dense_gpu(device->dense_programs(), p, limit, nullptr);
+    gpu::ResidentDense resident(device->dense_programs(), p, limit);
+    EXPECT_TRUE(resident.holds(p));
+    for (int run = 0; run < 3; ++run) EXPECT_GT(resident.run().scores_ms, 0);
+    const Result again = resident.result();
+    EXPECT_EQ(again.scores, fresh.scores);
+    EXPECT_EQ(again.weights, fresh.weights);
+    EXPECT_EQ(again.output, fresh.output);
+    EXPECT_EQ(again.rows[69].entropy, fresh.rows[69].entropy);
+  }
 }
 
 TEST(GpuBackendGl, ShaderErrorsNameTheFileAndCarryTheLog) {
