@@ -36,6 +36,7 @@ struct Timings {
   double scores_ms = 0, softmax_ms = 0, output_ms = 0, total_ms = 0;
   double scores_kernel_ms = 0, output_kernel_ms = 0;  // GPU: the kernels alone (StageTimes)
   bool fused = false;  // streaming: only the total was measured
+  ClockLog clock;      // the device's clock during the timed runs (an NVIDIA card's)
 };
 
 // What the report prints besides the timings: the problem's sizes and the figures derived from them.
@@ -96,6 +97,7 @@ Timings time_runs(BackendBench& bench, const Problem& p, bool streaming, int run
   for (int i = 0; i < warmup; ++i) once();
   std::vector<double> scores, softmax, output, total, scores_kernel, output_kernel;
   Timings t;
+  bench.start_clock_log();
   for (int i = 0; i < runs; ++i) {
     const StageTimes s = once();
     t.fused = s.fused;
@@ -106,6 +108,7 @@ Timings time_runs(BackendBench& bench, const Problem& p, bool streaming, int run
     output_kernel.push_back(s.output_kernel_ms);
     total.push_back(s.fused ? s.total_ms : s.scores_ms + s.softmax_ms + s.output_ms);
   }
+  t.clock = bench.stop_clock_log();
   t.scores_ms = median(scores);
   t.softmax_ms = median(softmax);
   t.output_ms = median(output);
@@ -186,6 +189,13 @@ nlohmann::ordered_json bench_json(const Backend& backend, BackendBench& bench, c
   out["useful_gflops"] = f.useful_gflops;
   out["useful_fraction_of_peak"] = fraction(f.useful_gflops);
   out["peak_probe"] = {{"isa", peak.isa}, {"threads", peak.threads}, {"ms", peak.probe_ms}};
+  // The card's SM clock during the timed runs, where it can be read (an NVIDIA card); null elsewhere.
+  out["clock"] = nullptr;
+  if (!t.clock.empty()) {
+    const auto [low, high] = std::minmax_element(t.clock.mhz.begin(), t.clock.mhz.end());
+    out["clock"] = {{"sm_median_mhz", t.clock.median()}, {"sm_min_mhz", *low}, {"sm_max_mhz", *high},
+                    {"top_mhz", t.clock.top_mhz}, {"samples", t.clock.mhz.size()}, {"low", t.clock.low()}};
+  }
   if (t.fused && backend.kind() == BackendKind::Cpu) {
     // The streaming tiles, from the cache sizes this machine reports (0: not reported).
     const StreamingTiles tiles = streaming_tile_sizes(f.dk, f.dv);
@@ -245,6 +255,12 @@ void print_text(std::ostream& out, const Backend& backend, BackendBench& bench, 
   out << "  peak     " << fixed_decimals(peak.gflops, 2, 8) << " GFLOP/s: " << (on_cpu ? "this machine's" : "this GPU's")
       << " FP32 FMA peak " << (on_cpu ? "on" : "over") << " " << peak.threads << " " << (on_cpu ? "threads" : "invocations")
       << " (" << peak.isa << ", probed in " << fixed_decimals(peak.probe_ms, 0) << " ms)\n";
+  if (!t.clock.empty()) {
+    out << "  clock    SM " << fixed_decimals(t.clock.median(), 0) << " MHz while timed (median of " << t.clock.mhz.size()
+        << " samples) of its top " << fixed_decimals(t.clock.top_mhz, 0) << " MHz"
+        << (t.clock.low() ? ": the card stayed below its top clock, so these times are slower than it sustains" : "")
+        << "\n";
+  }
   if (!path.chosen.empty()) {
     out << "  plan     " << path.chosen << " (" << path.source
         << (path.candidates.size() > 1 ? ", the quickest of " + std::to_string(path.candidates.size()) : std::string())

@@ -5,6 +5,7 @@
 
 #include "engine/attention/attention.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,23 @@ struct StageTimes {
   // Streaming runs the stages interleaved tile by tile: only the total is measured.
   bool fused = false;
   double total_ms = 0;  // always set on the CPU; a backend may leave it 0 unless fused
+};
+
+// A device's clock while the bench's timed runs ran, where the backend can read one (an NVIDIA
+// card's SM clock): samples in MHz, and the clock's maximum.
+struct ClockLog {
+  std::vector<double> mhz;
+  double top_mhz = 0;
+
+  bool empty() const { return mhz.empty() || !(top_mhz > 0); }
+  double median() const {
+    std::vector<double> v = mhz;
+    if (v.empty()) return 0;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  }
+  // The card ran most of the time below 90% of its top clock: the times are not what it sustains.
+  bool low() const { return !empty() && median() < 0.9 * top_mhz; }
 };
 
 // A device's FP32 multiply-add peak: what `attnlab bench` gives each stage as a fraction of.
@@ -67,6 +85,10 @@ public:
   virtual PathChoice path_choice(const Problem& p) = 0;
   // Times the streaming path once (StageTimes::fused; the n × m matrices never exist).
   virtual StageTimes time_streaming(const Problem& p) = 0;
+  // Logs the device's clock from start_clock_log() to stop_clock_log(), around the timed runs
+  // (an empty log where the backend has no clock to read).
+  virtual void start_clock_log() {}
+  virtual ClockLog stop_clock_log() { return {}; }
   // The FP32 multiply-add peak of the device, measured on the first call and kept.
   virtual const FmaPeak& fma_peak() = 0;
 };

@@ -1,5 +1,6 @@
 // The GPU backend's bench (`attnlab bench --backend gpu`): the dense kernels timed stage by stage,
 // the streaming path as one fused stage, and the device's own FMA peak (gpu_fma_peak.hpp).
+#include "engine/gpu/gpu_clock.hpp"
 #include "engine/gpu/gpu_device.hpp"
 #include "engine/gpu/gpu_fma_peak.hpp"
 
@@ -51,6 +52,19 @@ public:
     t.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return t;
   }
+  // An NVIDIA card's SM clock every 10 ms (its idle clocks show within a few samples).
+  void start_clock_log() override {
+    if (!clock_) clock_ = std::make_unique<SmClock>(device_->renderer);
+    if (clock_->available()) sampler_ = std::make_unique<ClockSampler>(*clock_, 10);
+  }
+  ClockLog stop_clock_log() override {
+    ClockLog log;
+    if (!sampler_) return log;
+    log.mhz = sampler_->stop();
+    log.top_mhz = clock_->top_mhz();
+    sampler_.reset();
+    return log;
+  }
   const FmaPeak& fma_peak() override {
     if (!device_->peak) {
       device_->make_current();
@@ -69,6 +83,8 @@ private:
 
   std::shared_ptr<Device> device_;
   std::unique_ptr<ResidentDense> resident_;  // the last problem time_stages ran
+  std::unique_ptr<SmClock> clock_;
+  std::unique_ptr<ClockSampler> sampler_;
 };
 
 }  // namespace

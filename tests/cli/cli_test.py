@@ -313,6 +313,25 @@ def gpu_bench(auto):
         expected = "texture tiles" if "llvmpipe" in bench_text.splitlines()[0] else "shared-memory tiles"
         ok = g["kernels"] == expected and json.loads(shared_bench)["kernels"] == "shared-memory tiles"
     report(ok, "bench --gpu-tiles picks the GPU's product kernels and says which ran", shared_bench + bad_err)
+    # The streaming kernels: the renderer's default (the per-row kernels on llvmpipe, blocks of rows
+    # on a card), or those asked for; and the clock, which only an NVIDIA card reports.
+    streamed = {}
+    for kind in ("auto", "rows", "blocks"):
+        code_s, out_s, _ = run("bench", "--backend", "gpu", "--gpu-stream", kind, "--streaming", "--n", "70",
+                               "--mask", "causal", "--runs", "1", "--warmup", "0", "--format", "json")
+        streamed[kind] = json.loads(out_s) if code_s == 0 else {}
+    code_bad, _, bad_err = run("bench", "--backend", "gpu", "--gpu-stream", "tiles", "--streaming")
+    software = "llvmpipe" in bench_text.splitlines()[0]
+    ok = code_bad == 2 and "--gpu-stream" in bad_err and all(streamed.values())
+    if ok:
+        rows, blocks = streamed["rows"]["kernels"], streamed["blocks"]["kernels"]
+        ok = (rows.startswith("a row per invocation (stream_update.comp)") and
+              blocks == "blocks of 64 rows (stream_block.comp)" and
+              streamed["auto"]["kernels"] == (rows if software else blocks) and
+              all(s["streaming"] for s in streamed.values()))
+        ok = ok and (g["clock"] is None) == ("NVIDIA" not in bench_text.splitlines()[0])
+    report(ok, "bench --gpu-stream picks the GPU's streaming kernels and says which ran; the clock is a card's",
+           json.dumps({k: v.get("kernels") for k, v in streamed.items()}) + bad_err)
 
 
 def worked_examples(default):

@@ -3,6 +3,7 @@
 #include "engine/gpu/gl_objects.hpp"
 #include "engine/gpu/backend_choice.hpp"
 #include "engine/gpu/gpu_backend.hpp"
+#include "engine/gpu/gpu_clock.hpp"
 #include "engine/gpu/gpu_device.hpp"
 #include "engine/cpu/dense.hpp"
 #include "gl_test_backend.hpp"
@@ -295,6 +296,24 @@ TEST(GpuBackendGl, TheBenchsResidentRunsComputeTheSameResult) {
     EXPECT_EQ(again.output, fresh.output);
     EXPECT_EQ(again.rows[69].entropy, fresh.rows[69].entropy);
   }
+}
+
+// The SM clock is read only from an NVIDIA card's management library: a card lent to the kit has it
+// (the driver installs it), every other renderer reads nothing.
+TEST(GpuBackendGl, TheSmClockIsAnNvidiaCardsOnly) {
+  EXPECT_FALSE(gpu::SmClock("llvmpipe (LLVM 15.0.6, 256 bits)").available());
+  EXPECT_FALSE(gpu::SmClock("AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 15.0.6, DRM 3.54)").available());
+  ATTNLAB_REQUIRE_GPU(gpu);
+  const std::string renderer = gpu.device();
+  const gpu::SmClock clock(renderer);
+  if (renderer.rfind("NVIDIA", 0) != 0) {
+    EXPECT_FALSE(clock.available());
+    return;
+  }
+  ASSERT_TRUE(clock.available()) << renderer << ": libnvidia-ml.so.1 or the device was not found";
+  EXPECT_GT(clock.top_mhz(), 0u);
+  EXPECT_GT(clock.now_mhz(), 0u);
+  EXPECT_LE(clock.now_mhz(), clock.top_mhz());
 }
 
 TEST(GpuBackendGl, ShaderErrorsNameTheFileAndCarryTheLog) {
