@@ -493,6 +493,14 @@ class Check:
         self.results["torch"] = j
         for line in j.get("lines", []):
             self.note(f"- PyTorch: {line}")
+        # The streaming goal (issue 73): at most 3x PyTorch's fused attention at 100 000 causal
+        # tokens, d = 64, on the same card in the same run.
+        sdpa = j.get("sdpa_causal_ms")
+        for key in ("streaming_gpu", "streaming_gpu_rows"):
+            ours = self.results.get(key, {}).get("json")
+            if sdpa and ours and not self.local:
+                self.note(f"- `{key}` ({ours['kernels']}): {ours['total_ms']:.1f} ms = {ours['total_ms'] / sdpa:.2f}x "
+                          f"PyTorch's {sdpa:.1f} ms (goal: at most 3x)")
 
 
 def check(args):
