@@ -65,15 +65,6 @@ private:
   GLuint query_ = 0;
 };
 
-// Copies `rows` rows of `cols` floats from `src` (row stride src_stride) into a zero-padded
-// staging vector with row stride `stride`.
-std::vector<float> padded(const float* src, size_t rows, size_t cols, size_t src_stride, size_t stride,
-                          size_t padded_rows) {
-  std::vector<float> out(padded_rows * stride, 0.0f);
-  for (size_t r = 0; r < rows; ++r) std::memcpy(out.data() + r * stride, src + r * src_stride, cols * sizeof(float));
-  return out;
-}
-
 // Keys [first, first + count) of V (m × d_v) transposed: a zero-padded dv4 × round4(count) block.
 std::vector<float> transposed_padded(const Matrix& V, size_t first, size_t count, size_t dv4) {
   const size_t keys4 = round4(count), dv = static_cast<size_t>(V.cols());
@@ -407,6 +398,13 @@ StageTimes ResidentDense::run() {
 
 Result ResidentDense::result() {
   return run_->one_chunk() ? run_->read_resident() : compute_dense_gpu(programs_, p_, limit_, nullptr);
+}
+
+std::vector<float> padded(const float* src, size_t rows, size_t cols, size_t src_stride, size_t stride,
+                          size_t padded_rows) {
+  std::vector<float> out(padded_rows * stride, 0.0f);
+  for (size_t r = 0; r < rows; ++r) std::memcpy(out.data() + r * stride, src + r * src_stride, cols * sizeof(float));
+  return out;
 }
 
 void dispatch_scores(const ComputeProgram& scores, const BufferTexture& q, const BufferTexture& k, const Buffer& s,

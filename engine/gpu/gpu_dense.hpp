@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 namespace attnlab::gpu {
 
@@ -22,6 +23,11 @@ struct DensePrograms {
   // hardware only, as llvmpipe's timer queries do not cover the work it runs on the CPU.
   bool kernel_timers = false;
 };
+
+// Copies `rows` rows of `cols` floats from `src` (row stride src_stride) into a zero-padded
+// staging vector of `padded_rows` rows with row stride `stride`: a matrix as the kernels read it.
+std::vector<float> padded(const float* src, std::size_t rows, std::size_t cols, std::size_t src_stride,
+                          std::size_t stride, std::size_t padded_rows);
 
 // One dispatch of shaders/scores.comp, which the dense and the streaming paths both run: S (rows ×
 // keys, at column 4·s_col of a buffer whose rows are s_stride floats apart, `s` on binding 2) = the

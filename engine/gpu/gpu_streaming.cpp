@@ -134,15 +134,9 @@ struct WholeKeys {
 };
 
 WholeKeys upload_whole_keys(const Problem& p, const Sizes& z) {
-  const auto padded = [&](const Matrix& a, size_t width) {
-    std::vector<float> out(z.m * width, 0.0f);
-    for (size_t j = 0; j < z.m; ++j) {
-      std::memcpy(out.data() + j * width, a.row(static_cast<Index>(j)).data(), static_cast<size_t>(a.cols()) * sizeof(float));
-    }
-    return out;
-  };
   WholeKeys w;
-  const std::vector<float> k = padded(p.K, z.dk4), v = padded(p.V, z.dv4);
+  const std::vector<float> k = padded(p.K.data(), z.m, z.dk, z.dk, z.dk4, z.m);
+  const std::vector<float> v = padded(p.V.data(), z.m, z.dv, z.dv, z.dv4, z.m);
   w.k = Buffer(k.size() * sizeof(float), k.data());
   w.v = Buffer(v.size() * sizeof(float), v.data());
   w.k_tex = BufferTexture(w.k);
@@ -177,7 +171,7 @@ private:
   Buffer q_buf_, s_buf_, p_buf_, o_buf_, sums_buf_, floats_buf_, flags_buf_, mask_buf_;
   Buffer hsum_buf_, hmax_buf_, frame_buf_, map_sum_, map_max_;
   BufferTexture q_tex_, p_tex_, s_tex_;
-  std::vector<float> floats_init_, frame_init_, q_staging_, o_staging_, floats_;
+  std::vector<float> floats_init_, frame_init_, o_staging_, floats_;
   std::vector<double> sums_;
   std::vector<GLuint> flags_;
   ScoreMoments all_, visible_;
@@ -256,11 +250,8 @@ bool StreamRun::run(Result& r) {
 
 // The chunk's queries uploaded, its sums, flags, output and heatmap rows reset.
 void StreamRun::start_chunk(size_t row0, size_t rows) {
-  q_staging_.assign(rows * z_.dk4, 0.0f);
-  for (size_t i = 0; i < rows; ++i) {
-    std::memcpy(q_staging_.data() + i * z_.dk4, p_.Q.row(static_cast<Index>(row0 + i)).data(), z_.dk * sizeof(float));
-  }
-  q_buf_.upload(q_staging_.data(), q_staging_.size() * sizeof(float));
+  const std::vector<float> q = padded(p_.Q.data() + row0 * z_.dk, rows, z_.dk, z_.dk, z_.dk4, rows);
+  q_buf_.upload(q.data(), q.size() * sizeof(float));
   sums_buf_.clear();
   flags_buf_.clear();
   o_buf_.clear();
