@@ -29,6 +29,7 @@ struct BenchArgs {
   std::string format = "text";
   std::string gpu_tiles = "auto";
   std::string gpu_stream = "auto";
+  std::string gpu_block;  // ROWSxKEYS, empty for the default
 };
 
 // The medians of the timed runs.
@@ -294,6 +295,20 @@ Runner add_bench_command(CLI::App& app) {
                   "block of rows, FlashAttention-2's decomposition) | auto (default: rows on a software renderer, "
                   "blocks on a GPU)")
       ->check(CLI::IsMember({"auto", "rows", "blocks"}));
+  cmd->add_option("--gpu-block", args->gpu_block,
+                  "The GPU's streaming blocks as ROWSxKEYS: query rows per workgroup (32, 64, 128 or 256) and keys "
+                  "per tile (8, 16, 32 or 64; fewer where the shared memory is smaller). Default 64x32")
+      ->check([](const std::string& v) -> std::string {
+        const size_t x = v.find('x');
+        const auto member = [](const std::string& s, std::initializer_list<const char*> of) {
+          return std::any_of(of.begin(), of.end(), [&](const char* o) { return s == o; });
+        };
+        if (x == std::string::npos || !member(v.substr(0, x), {"32", "64", "128", "256"}) ||
+            !member(v.substr(x + 1), {"8", "16", "32", "64"})) {
+          return "'" + v + "' is not ROWSxKEYS with ROWS 32, 64, 128 or 256 and KEYS 8, 16, 32 or 64";
+        }
+        return "";
+      });
   return [args]() {
     Figures f;
     const Problem p = bench_problem(*args, f);
@@ -302,6 +317,10 @@ Runner add_bench_command(CLI::App& app) {
     if (args->gpu_tiles == "shared") gpu.tiles = GpuTiles::Shared;
     if (args->gpu_stream == "rows") gpu.stream = GpuStream::Rows;
     if (args->gpu_stream == "blocks") gpu.stream = GpuStream::Blocks;
+    if (!args->gpu_block.empty()) {
+      const size_t x = args->gpu_block.find('x');
+      gpu.block = {std::stoul(args->gpu_block.substr(0, x)), std::stoul(args->gpu_block.substr(x + 1))};
+    }
     const std::unique_ptr<Backend> backend = select_backend(args->backend, std::cerr, gpu);
     const std::unique_ptr<BackendBench> bench = make_bench(*backend);
     // As compute chooses: the streaming path where the dense n × m stages would not fit in memory.

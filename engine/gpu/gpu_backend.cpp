@@ -63,7 +63,7 @@ Device::Device(std::unique_ptr<HeadlessContext> own_context, const GpuBackendOpt
   if (options.stream == GpuStream::Blocks || (options.stream == GpuStream::Auto && !software)) {
     GLint shared_bytes = 0;
     glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared_bytes);
-    stream_blocks = std::make_unique<BlockKernels>(static_cast<size_t>(std::max(shared_bytes, 0)));
+    stream_blocks = std::make_unique<BlockKernels>(static_cast<size_t>(std::max(shared_bytes, 0)), options.block);
   }
   scaling_dots = ComputeProgram("scaling_dots.comp");
   scaling_rows = ComputeProgram("scaling_rows.comp");

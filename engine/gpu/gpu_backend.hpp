@@ -29,6 +29,13 @@ enum class GpuStream {
            // each row's state in registers (heads of at most 128 dimensions; wider ones stream by rows)
 };
 
+// stream_block.comp's blocks: query rows per workgroup, and keys per tile staged in shared memory
+// (0: the most of 32, 16 and 8 that fit). A choice for measuring variants on a card (bench --gpu-block).
+struct GpuBlockShape {
+  std::size_t rows = 64;
+  std::size_t keys = 0;
+};
+
 struct GpuBackendOptions {
   // Largest storage buffer the backend allocates, in bytes; 0 means the driver's
   // GL_MAX_SHADER_STORAGE_BLOCK_SIZE. Smaller values force the tiled path (tests).
@@ -37,6 +44,7 @@ struct GpuBackendOptions {
   gpu::HeadlessRoute route = gpu::HeadlessRoute::Best;
   GpuTiles tiles = GpuTiles::Auto;
   GpuStream stream = GpuStream::Auto;
+  GpuBlockShape block;
 };
 
 // The GPU backend on a new headless context (an EGL device or Mesa's surfaceless platform), owned

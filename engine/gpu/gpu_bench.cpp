@@ -18,8 +18,8 @@ public:
   std::string kernels() const override { return device_->shared_tiles ? "shared-memory tiles" : "texture tiles"; }
   std::string streaming_kernels(const Problem& p) override {
     device_->make_current();
-    if (streams_in_blocks(device_->streaming_programs(), p, streaming_options(), device_->limit)) {
-      return "blocks of " + std::to_string(BlockKernels::kRows) + " rows (stream_block.comp)";
+    if (const auto* k = block_kernel(device_->streaming_programs(), p, streaming_options(), device_->limit)) {
+      return "blocks of " + std::to_string(k->rows) + " rows, " + std::to_string(k->keys) + " keys a tile (stream_block.comp)";
     }
     return "a row per invocation (stream_update.comp), " + kernels();
   }

@@ -338,7 +338,7 @@ void StreamRun::row_blocks(size_t row0, size_t rows) {
               {"mask_param", static_cast<GLuint>(std::max(0, mask.param))},
               {"c", z_.c}, {"skip", static_cast<GLuint>(z_.all_scores == AllScores::Gram)},
               {"hcols", z_.heat ? z_.hcols : size_t{0}}});
-  dispatch(groups(rows, BlockKernels::kRows));
+  dispatch(groups(rows, z_.blocks->rows));
   check_gl("streaming attention over blocks of rows");
 }
 
@@ -415,15 +415,17 @@ const BlockKernels::Kernel* BlockKernels::get(size_t dk4, size_t dv4) {
   if (dk4 > kMaxHead || dv4 > kMaxHead) return nullptr;
   const std::pair<size_t, size_t> head{dk4, dv4};
   if (const auto it = built_.find(head); it != built_.end()) return &it->second;
-  // The most keys per tile (32, 16 or 8) whose K and V tiles and the rows' scores fit.
-  size_t keys = 32;
-  const auto bytes = [&](size_t n) { return (n * (dk4 + dv4) + kRows * (n + 1)) * sizeof(float); };
+  // The keys per tile asked for, else the most of 32, 16 and 8 whose K and V tiles and the rows'
+  // scores fit the shared memory.
+  const size_t rows = shape_.rows;
+  size_t keys = shape_.keys > 0 ? shape_.keys : 32;
+  const auto bytes = [&](size_t n) { return (n * (dk4 + dv4) + rows * (n + 1)) * sizeof(float); };
   while (keys >= 8 && bytes(keys) > shared_bytes_) keys /= 2;
   if (keys < 8) return nullptr;
   const std::string defines = "#define DK4 " + std::to_string(dk4 / 4) + "u\n#define DV4 " + std::to_string(dv4 / 4) +
-                              "u\n#define BLOCK_ROWS " + std::to_string(kRows) + "u\n#define BLOCK_KEYS " +
+                              "u\n#define BLOCK_ROWS " + std::to_string(rows) + "u\n#define BLOCK_KEYS " +
                               std::to_string(keys) + "u\n";
-  Kernel kernel{ComputeProgram("stream_block.comp", defines), keys};
+  Kernel kernel{ComputeProgram("stream_block.comp", defines), rows, keys};
   kernel.program.use();
   kernel.program.set("q_tex", GLint{0});
   kernel.program.set("k_tex", GLint{1});
@@ -431,9 +433,10 @@ const BlockKernels::Kernel* BlockKernels::get(size_t dk4, size_t dv4) {
   return &built_.emplace(head, std::move(kernel)).first->second;
 }
 
-bool streams_in_blocks(const StreamingPrograms& k, const Problem& p, const StreamingOptions& options, size_t limit) {
+const BlockKernels::Kernel* block_kernel(const StreamingPrograms& k, const Problem& p, const StreamingOptions& options,
+                                         size_t limit) {
   const Sizes z = plan_sizes(p, options, k, limit);
-  return z.blocks != nullptr && cpu_reason(p, z) == nullptr;
+  return cpu_reason(p, z) == nullptr ? z.blocks : nullptr;
 }
 
 Result compute_streaming_gpu(const StreamingPrograms& k, const Problem& p, const StreamingOptions& options,

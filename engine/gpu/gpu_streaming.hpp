@@ -5,6 +5,7 @@
 #include "engine/attention/attention.hpp"
 #include "engine/attention/path_options.hpp"
 #include "engine/gpu/gl_objects.hpp"
+#include "engine/gpu/gpu_backend.hpp"
 
 #include <cstddef>
 #include <map>
@@ -17,10 +18,12 @@ namespace attnlab::gpu {
 class BlockKernels {
 public:
   // `shared_bytes`: the driver's GL_MAX_COMPUTE_SHARED_MEMORY_SIZE.
-  explicit BlockKernels(std::size_t shared_bytes) : shared_bytes_(shared_bytes) {}
+  // `shared_bytes`: the driver's GL_MAX_COMPUTE_SHARED_MEMORY_SIZE; `shape`: GpuBlockShape's.
+  BlockKernels(std::size_t shared_bytes, GpuBlockShape shape) : shared_bytes_(shared_bytes), shape_(shape) {}
 
   struct Kernel {
     ComputeProgram program;  // samplers on units 0 (Q), 1 (K) and 2 (V)
+    std::size_t rows = 0;    // query rows per workgroup
     std::size_t keys = 0;    // keys per tile staged in shared memory
   };
   // The kernel for rows of dk4 and dv4 floats (multiples of 4), or null where a head is wider than
@@ -28,10 +31,10 @@ public:
   const Kernel* get(std::size_t dk4, std::size_t dv4);
 
   static constexpr std::size_t kMaxHead = 128;  // floats per row of Q, K or V
-  static constexpr std::size_t kRows = 64;      // query rows per workgroup
 
 private:
   std::size_t shared_bytes_;
+  GpuBlockShape shape_;
   std::map<std::pair<std::size_t, std::size_t>, Kernel> built_;
 };
 
@@ -62,9 +65,9 @@ struct StreamingPrograms {
 Result compute_streaming_gpu(const StreamingPrograms& programs, const Problem& p, const StreamingOptions& options,
                              std::size_t limit);
 
-// Whether compute_streaming_gpu runs p on stream_block.comp (else on the per-row kernels, or the
-// CPU's path where the GPU's kernels cannot match it).
-bool streams_in_blocks(const StreamingPrograms& programs, const Problem& p, const StreamingOptions& options,
-                       std::size_t limit);
+// The stream_block.comp kernel compute_streaming_gpu runs p on, or null where it runs the per-row
+// kernels (or the CPU's path, where the GPU's kernels cannot match it).
+const BlockKernels::Kernel* block_kernel(const StreamingPrograms& programs, const Problem& p,
+                                         const StreamingOptions& options, std::size_t limit);
 
 }  // namespace attnlab::gpu

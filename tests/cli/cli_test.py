@@ -326,7 +326,7 @@ def gpu_bench(auto):
     if ok:
         rows, blocks = streamed["rows"]["kernels"], streamed["blocks"]["kernels"]
         ok = (rows.startswith("a row per invocation (stream_update.comp)") and
-              blocks == "blocks of 64 rows (stream_block.comp)" and
+              blocks == "blocks of 64 rows, 32 keys a tile (stream_block.comp)" and
               streamed["auto"]["kernels"] == (rows if software else blocks) and
               all(s["streaming"] for s in streamed.values()))
         ok = ok and (g["clock"] is None) == ("NVIDIA" not in bench_text.splitlines()[0])

@@ -56,7 +56,7 @@ Kernels& both_kernels(std::size_t limit = 0) {
 bool streams_in_blocks(Backend& b, const Problem& p) {
   const std::shared_ptr<gpu::Device> device = gpu::device_of(b);
   device->make_current();
-  return gpu::streams_in_blocks(device->streaming_programs(), p, {}, device->limit);
+  return gpu::block_kernel(device->streaming_programs(), p, {}, device->limit) != nullptr;
 }
 
 // The streaming kernels' backends as `var` (a Kernels&); skips the test where there is no GL context.
@@ -300,6 +300,25 @@ TEST(GpuStreamingGl, BlocksOfRowsVisitOnlyTheKeysTheirRowsMaySee) {
     const Problem p = make_problem(rng, 1500, 1500, 8, 8, mask);
     ASSERT_TRUE(streams_in_blocks(blocks, p));
     expect_gpu_streaming_matches(blocks, p, 40, 40, mask);
+  }
+}
+
+// The blocks' shapes a card's measurements choose among (bench --gpu-block): each the same result.
+TEST(GpuStreamingGl, EveryBlockShapeGivesTheSameResult) {
+  ATTNLAB_REQUIRE_GPU(any);
+  (void)any;
+  std::mt19937 rng(53);
+  for (const GpuBlockShape shape : {GpuBlockShape{32, 8}, GpuBlockShape{128, 16}, GpuBlockShape{256, 64}}) {
+    SCOPED_TRACE(std::to_string(shape.rows) + "x" + std::to_string(shape.keys));
+    GpuBackendOptions o;
+    o.stream = GpuStream::Blocks;
+    o.block = shape;
+    std::unique_ptr<Backend> blocks = make_gpu_backend_headless(o);
+    for (const char* mask : {"causal", "window:37", "custom"}) {
+      const Problem p = make_problem(rng, 300, 290, 20, 12, mask);
+      ASSERT_TRUE(streams_in_blocks(*blocks, p));
+      expect_gpu_streaming_matches(*blocks, p, 17, 23, mask);
+    }
   }
 }
 
