@@ -18,13 +18,13 @@ uniform uint accumulate;  // 1: add to what earlier key chunks wrote
 
 #include "tile_dot.glsl"
 
-layout(local_size_x = TILE_GROUP, local_size_y = TILE_GROUP) in;
+layout(local_size_x = TILE_GROUP, local_size_y = TILE_GROUP_Y) in;
 
 void main() {
   const uint columns = dv_vec4 * 4u;
-  vec4 acc[8][2];
+  vec4 acc[TILE_ROWS][2];
   tile_products(w_tex, rows, w_stride, w_col, vt_tex, columns, keys_vec4, keys_vec4, acc);
-  for (uint r = 0u; r < TILE; ++r) {
+  for (uint r = 0u; r < TILE_ROWS; ++r) {
     const uint row = tile_row(r);
     if (row >= rows) continue;
     for (uint h = 0u; h < 2u; ++h) {

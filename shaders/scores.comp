@@ -16,12 +16,12 @@ uniform uint s_col;
 
 #include "tile_dot.glsl"
 
-layout(local_size_x = TILE_GROUP, local_size_y = TILE_GROUP) in;
+layout(local_size_x = TILE_GROUP, local_size_y = TILE_GROUP_Y) in;
 
 void main() {
-  vec4 acc[8][2];
+  vec4 acc[TILE_ROWS][2];
   tile_products(q_tex, rows, dk_vec4, 0u, k_tex, keys, dk_vec4, dk_vec4, acc);
-  for (uint r = 0u; r < TILE; ++r) {
+  for (uint r = 0u; r < TILE_ROWS; ++r) {
     const uint row = tile_row(r);
     if (row >= rows) continue;
     for (uint h = 0u; h < 2u; ++h) {

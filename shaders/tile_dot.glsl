@@ -1,6 +1,7 @@
 // Register-blocked dot products shared by scores.comp (S = Q Kᵀ), output.comp (O = A V, read as
 // A (Vᵀ)ᵀ) and stream_output.comp: each invocation of a TILE_GROUP × TILE_GROUP workgroup computes
-// an 8 × 8 tile acc[r][h][c] = Σ_d a_i · b_j of its workgroup's block, for row i = tile_row(r) and
+// an 8 × 8 tile (TILE_ROWS 4: TILE_GROUP × 2·TILE_GROUP invocations, 4 × 8 each, shared tiles only)
+// acc[r][h][c] = Σ_d a_i · b_j of its workgroup's block, for row i = tile_row(r) and
 // column j = tile_col(h) + c, over rows of vec4 texels read through buffer textures. Every
 // invocation must call tile_products, also those whose tile lies past the last row or column
 // (their results are simply not stored): the shared-memory variant needs the whole workgroup at its
@@ -22,6 +23,12 @@
 //   llvmpipe suspends the whole group at every barrier, so there it is slower (bench --gpu-tiles).
 
 const uint TILE = 8u;  // rows and columns of the tile each invocation computes
+// Rows of an invocation's tile: 8, or 4 in the shared tiles' variant with half the accumulators
+// (a workgroup of TILE_GROUP × 2·TILE_GROUP invocations then covers the same block), which the
+// kit times on a card (fewer registers, so more workgroups may share a multiprocessor).
+#ifndef TILE_ROWS
+#define TILE_ROWS 8
+#endif
 
 // The accumulators must stay in registers: every loop over them has constant bounds, and NVIDIA's
 // compiler is asked to unroll them all (other compilers ignore the pragma).
@@ -38,18 +45,28 @@ const uint TILE = 8u;  // rows and columns of the tile each invocation computes
 #define TILE_SLICE 8
 #endif
 const uint TILE_BLOCK = 8u * TILE_GROUP;  // rows and columns of a workgroup's block
+// (a literal: GLSL 4.30's layout qualifiers take no expressions)
+#if TILE_ROWS == 4 && TILE_GROUP == 16
+#define TILE_GROUP_Y 32
+#elif TILE_ROWS == 4 && TILE_GROUP == 8
+#define TILE_GROUP_Y 16
+#elif TILE_ROWS == 4
+#error "tile_dot.glsl: four rows per invocation take workgroups 8 or 16 wide"
+#else
+#define TILE_GROUP_Y TILE_GROUP
+#endif
 const uint HALF = TILE_BLOCK / 2u;
 const uint SLICE_TEXELS = TILE_SLICE / 4;
 // Staging jobs per operand and slice: a job is one texel (four dimensions) of four consecutive
 // rows of the block, or of two of them (TILE_HALVES 2, where the workgroup has the invocations:
 // every invocation then fetches two texels instead of half of them four). A's jobs go to the
 // workgroup's first JOBS invocations, B's to the next JOBS.
-#if 2 * 2 * (2 * TILE_GROUP) * (TILE_SLICE / 4) <= TILE_GROUP * TILE_GROUP
+#if 2 * 2 * (2 * TILE_GROUP) * (TILE_SLICE / 4) <= TILE_GROUP * TILE_GROUP_Y
 #define TILE_HALVES 2
 #else
 #define TILE_HALVES 1
 #endif
-#if 2 * TILE_HALVES * (2 * TILE_GROUP) * (TILE_SLICE / 4) > TILE_GROUP * TILE_GROUP
+#if 2 * TILE_HALVES * (2 * TILE_GROUP) * (TILE_SLICE / 4) > TILE_GROUP * TILE_GROUP_Y
 #error "tile_dot.glsl: both operands' staging jobs must fit the workgroup (fewer slices or a larger group)"
 #endif
 const uint GROUPS = TILE_BLOCK / 4u, JOB_ROWS = 4u / TILE_HALVES, JOBS = GROUPS * SLICE_TEXELS * TILE_HALVES;
@@ -57,8 +74,13 @@ const uint GROUPS = TILE_BLOCK / 4u, JOB_ROWS = 4u / TILE_HALVES, JOBS = GROUPS 
 // An invocation's rows are four consecutive ones in each half of the block, and so are its
 // columns: the invocations of a row of the workgroup then read consecutive vec4 of shared memory
 // at each step, which no two of them share a bank for.
+// With four rows, an invocation's are the four consecutive ones of its row of the workgroup.
 uint tile_row(uint r) {
+#if TILE_ROWS == 4
+  return gl_WorkGroupID.y * TILE_BLOCK + gl_LocalInvocationID.y * 4u + r;
+#else
   return gl_WorkGroupID.y * TILE_BLOCK + (r / 4u) * HALF + gl_LocalInvocationID.y * 4u + r % 4u;
+#endif
 }
 uint tile_col(uint h) { return gl_WorkGroupID.x * TILE_BLOCK + h * HALF + gl_LocalInvocationID.x * 4u; }
 
@@ -106,12 +128,15 @@ void stage_store(uint operand, uint half_, uint t, uint g, uint buf, vec4 next[4
 // Row i of A starts at texel min(i, a_rows − 1)·a_stride + a_offset, row j of B at
 // min(j, b_rows − 1)·b_stride; len texels each (rows past the end repeat the last one).
 void tile_products(samplerBuffer a_tex, uint a_rows, uint a_stride, uint a_offset, samplerBuffer b_tex, uint b_rows,
-                   uint b_stride, uint len, out vec4 acc[8][2]) {
-  // Sixteen named accumulators (row r, column half h: c<r><h>), not an array, so that no compiler
-  // keeps them in memory across the loop; they go to acc once at the end.
+                   uint b_stride, uint len, out vec4 acc[TILE_ROWS][2]) {
+  // Sixteen named accumulators (row r, column half h: c<r><h>; eight with four rows), not an
+  // array, so that no compiler keeps them in memory across the loop; they go to acc once at the end.
   vec4 c00 = vec4(0.0), c01 = vec4(0.0), c10 = vec4(0.0), c11 = vec4(0.0), c20 = vec4(0.0), c21 = vec4(0.0);
-  vec4 c30 = vec4(0.0), c31 = vec4(0.0), c40 = vec4(0.0), c41 = vec4(0.0), c50 = vec4(0.0), c51 = vec4(0.0);
-  vec4 c60 = vec4(0.0), c61 = vec4(0.0), c70 = vec4(0.0), c71 = vec4(0.0);
+  vec4 c30 = vec4(0.0), c31 = vec4(0.0);
+#if TILE_ROWS == 8
+  vec4 c40 = vec4(0.0), c41 = vec4(0.0), c50 = vec4(0.0), c51 = vec4(0.0), c60 = vec4(0.0), c61 = vec4(0.0);
+  vec4 c70 = vec4(0.0), c71 = vec4(0.0);
+#endif
   const uint li = gl_LocalInvocationIndex, operand = li / JOBS, job = li % JOBS;
   const uint half_ = job / (GROUPS * SLICE_TEXELS), g = job % GROUPS, t = (job / GROUPS) % SLICE_TEXELS;
   const bool is_a = operand == 0u;
@@ -130,7 +155,7 @@ void tile_products(samplerBuffer a_tex, uint a_rows, uint a_stride, uint a_offse
   for (uint d0 = 0u; d0 < len; d0 += SLICE_TEXELS) {
     const bool more = d0 + SLICE_TEXELS < len;  // the same for the whole workgroup
     for (uint d = 0u; d < TILE_SLICE; ++d) {
-      const vec4 a0 = a_slice[buf][d][ly], a1 = a_slice[buf][d][TILE_GROUP + ly];
+      const vec4 a0 = a_slice[buf][d][ly];
       const vec4 b0 = b_slice[buf][d][lx], b1 = b_slice[buf][d][TILE_GROUP + lx];
       c00 = fma(vec4(a0.x), b0, c00);
       c01 = fma(vec4(a0.x), b1, c01);
@@ -140,6 +165,8 @@ void tile_products(samplerBuffer a_tex, uint a_rows, uint a_stride, uint a_offse
       c21 = fma(vec4(a0.z), b1, c21);
       c30 = fma(vec4(a0.w), b0, c30);
       c31 = fma(vec4(a0.w), b1, c31);
+#if TILE_ROWS == 8
+      const vec4 a1 = a_slice[buf][d][TILE_GROUP + ly];
       c40 = fma(vec4(a1.x), b0, c40);
       c41 = fma(vec4(a1.x), b1, c41);
       c50 = fma(vec4(a1.y), b0, c50);
@@ -148,6 +175,7 @@ void tile_products(samplerBuffer a_tex, uint a_rows, uint a_stride, uint a_offse
       c61 = fma(vec4(a1.z), b1, c61);
       c70 = fma(vec4(a1.w), b0, c70);
       c71 = fma(vec4(a1.w), b1, c71);
+#endif
     }
     // The next slice is fetched after the steps, not before them, so that its texels are not held
     // in registers across the steps: an H200 ran the kernel at 0.376 of its peak that way and at
@@ -164,20 +192,26 @@ void tile_products(samplerBuffer a_tex, uint a_rows, uint a_stride, uint a_offse
   }
   acc[0][0] = c00; acc[0][1] = c01; acc[1][0] = c10; acc[1][1] = c11;
   acc[2][0] = c20; acc[2][1] = c21; acc[3][0] = c30; acc[3][1] = c31;
+#if TILE_ROWS == 8
   acc[4][0] = c40; acc[4][1] = c41; acc[5][0] = c50; acc[5][1] = c51;
   acc[6][0] = c60; acc[6][1] = c61; acc[7][0] = c70; acc[7][1] = c71;
+#endif
 }
 
 #else
 
+#if TILE_ROWS != 8
+#error "tile_dot.glsl: the texture tiles compute eight rows per invocation"
+#endif
 #define TILE_GROUP 8
+#define TILE_GROUP_Y 8
 const uint TILE_BLOCK = 64u;
 
 uint tile_row(uint r) { return gl_GlobalInvocationID.y * TILE + r; }
 uint tile_col(uint h) { return gl_GlobalInvocationID.x * TILE + 4u * h; }
 
 void tile_products(samplerBuffer a_tex, uint a_rows, uint a_stride, uint a_offset, samplerBuffer b_tex, uint b_rows,
-                   uint b_stride, uint len, out vec4 acc[8][2]) {
+                   uint b_stride, uint len, out vec4 acc[TILE_ROWS][2]) {
   for (int r = 0; r < 8; ++r) {
     acc[r][0] = vec4(0.0);
     acc[r][1] = vec4(0.0);

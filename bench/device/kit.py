@@ -440,10 +440,18 @@ class Check:
                      ("shared 16x16, slices of 8, storage buffers, next slice fetched halfway through the steps",
                       shared.format(16, 8), storage_buffers(halfway), 16),
                      ("texture", "", body, 8)]
+        variants = [(name, defines, text, (group, group, 8)) for name, defines, text, group in variants]
+        # Half the accumulators: four rows per invocation, 16 x 32 invocations for the same 128 x 128
+        # blocks (fewer registers, so that more workgroups may share a multiprocessor).
+        four = shared + "#define TILE_ROWS 4\n"
+        variants += [("shared 16x32 invocations of 4 x 8, slices of 8", four.format(16, 8), body, (16, 32, 4)),
+                     ("shared 16x32 invocations of 4 x 8, slices of 16", four.format(16, 16), body, (16, 32, 4)),
+                     ("shared 16x32 invocations of 4 x 8, slices of 8, storage buffers", four.format(16, 8), buffers,
+                      (16, 32, 4))]
         n = 1024 if self.local else 4096
         work = Path(tempfile.mkdtemp(prefix="attnlab-kernels-"))
         self.results["kernels"] = []
-        for name, defines, text, group in variants:
+        for name, defines, text, (lx, ly, rows) in variants:
             f = work / (re.sub(r"[^a-z]+", "_", name) + ".comp")
             f.write_text("#version 430\n" + defines + text)
             # Two seconds of dispatches first, so that the card has raised its clock (logged).
@@ -451,8 +459,8 @@ class Check:
             # Each variant's binary as the driver gives it (NVIDIA's holds its assembly), its printable text
             # appended to kernel_binaries.txt beside the report.
             env = dict(self.env, ATTNLAB_KERNEL_BINARY=str(work / "binary"))
-            code, out, err, _ = self.run([str(self.bin / "gpu_kernel_bench"), str(f), str(n), str(n), str(n), str(group),
-                                          str(group), "8", "8", "rows", "20", "0.2" if self.local else "2"], 120, env)
+            code, out, err, _ = self.run([str(self.bin / "gpu_kernel_bench"), str(f), str(n), str(n), str(n), str(lx),
+                                          str(ly), str(rows), "8", "rows", "20", "0.2" if self.local else "2"], 120, env)
             if (work / "binary").exists():
                 text = re.findall(rb"[\x20-\x7e\t\n]{4,}", (work / "binary").read_bytes())
                 with (self.out / "kernel_binaries.txt").open("ab") as dump:

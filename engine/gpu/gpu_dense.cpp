@@ -424,8 +424,11 @@ void dispatch_scores(const ComputeProgram& scores, const BufferTexture& q, const
 void dispatch_tiles(const ComputeProgram& program, std::size_t columns, std::size_t rows) {
   GLint size[3] = {0, 0, 0};
   glGetProgramiv(program.id(), GL_COMPUTE_WORK_GROUP_SIZE, size);
+  // Square blocks of TILE_BLOCK = TILE · TILE_GROUP (tile_dot.glsl): the workgroup's width in
+  // invocations of TILE columns each (its height may hold more invocations of fewer rows).
   constexpr std::size_t kTile = 8;  // TILE in tile_dot.glsl
-  dispatch(groups(columns, kTile * static_cast<std::size_t>(size[0])), groups(rows, kTile * static_cast<std::size_t>(size[1])));
+  const std::size_t block = kTile * static_cast<std::size_t>(size[0]);
+  dispatch(groups(columns, block), groups(rows, block));
 }
 
 Result compute_dense_gpu(const DensePrograms& programs, const Problem& p, size_t limit, StageTimes* timing) {

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -295,6 +296,29 @@ TEST(GpuBackendGl, TheBenchsResidentRunsComputeTheSameResult) {
     EXPECT_EQ(again.weights, fresh.weights);
     EXPECT_EQ(again.output, fresh.output);
     EXPECT_EQ(again.rows[69].entropy, fresh.rows[69].entropy);
+  }
+}
+
+// The shared tiles' variant with four rows per invocation (half the accumulators, twice the
+// invocations; bench/device/kit.py times it on a card) computes the same scores and output.
+TEST(GpuBackendGl, SharedTilesOfFourRowsMatchTheCpu) {
+  ATTNLAB_REQUIRE_GPU(gpu);
+  const std::shared_ptr<gpu::Device> device = gpu::device_of(gpu);
+  device->make_current();
+  const std::string four_rows = "#define TILE_SHARED 1\n#define TILE_ROWS 4\n";
+  const gpu::ComputeProgram scores("scores.comp", four_rows), output("output.comp", four_rows);
+  output.use();
+  output.set("w_tex", GLint{0});
+  output.set("vt_tex", GLint{1});
+  scores.use();
+  scores.set("q_tex", GLint{0});
+  scores.set("k_tex", GLint{1});
+  const gpu::DensePrograms programs{scores, device->softmax, device->diagnostics, output, false};
+  for (const auto& [n, m, dk, dv] : {std::array<Eigen::Index, 4>{1, 1, 1, 1}, {130, 257, 37, 70}, {300, 129, 64, 5}}) {
+    SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(m));
+    Problem p = random_problem(n, m, dk, dv, 41);
+    p.options.mask = parse_mask_spec("causal");
+    test::expect_result_within_bounds(p, compute_cpu(p), gpu::compute_dense_gpu(programs, p, device->limit, nullptr));
   }
 }
 
