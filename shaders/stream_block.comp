@@ -10,8 +10,8 @@
 // and a card that starts them first is not left waiting on them at the end.
 //
 // Compile-time sizes (the host's #defines, engine/gpu/gpu_streaming.cpp): DK4 and DV4, texels
-// (vec4) per row of Q and K and of V; BLOCK_ROWS, rows per workgroup; BLOCK_KEYS, keys per tile (shared memory: BLOCK_KEYS·(DK4 + DV4) vec4 and
-// BLOCK_ROWS·(BLOCK_KEYS + 1) floats).
+// (vec4) per row of Q and K and of V; BLOCK_ROWS, rows per workgroup; BLOCK_KEYS, keys per tile
+// (shared memory: BLOCK_KEYS·(DK4 + DV4) vec4 and BLOCK_ROWS·(BLOCK_KEYS + 1) floats).
 // Q (q_tex): the chunk's rows × DK4 texels; K (k_tex): m × DK4; V (v_tex): m × DV4. O: the chunk's
 // rows × DV4 vec4, O = Σ p·v in the frame of the row's final maximum (the host divides by z).
 layout(local_size_x = BLOCK_ROWS) in;
