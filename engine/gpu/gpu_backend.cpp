@@ -42,16 +42,7 @@ Device::Device(std::unique_ptr<HeadlessContext> own_context, const GpuBackendOpt
   stream_heat = ComputeProgram("stream_heat.comp");
   stream_heat_rows = ComputeProgram("stream_heat_rows.comp");
   // Texture units of the kernels' samplers (fixed: each kernel binds its textures to 0 and 1).
-  scores.use();
-  scores.set("q_tex", GLint{0});
-  scores.set("k_tex", GLint{1});
-  output.use();
-  output.set("w_tex", GLint{0});
-  output.set("vt_tex", GLint{1});
-  softmax.use();
-  softmax.set("s_tex", GLint{0});
-  diagnostics.use();
-  diagnostics.set("w_tex", GLint{0});
+  set_sampler_units(dense_programs());
   stream_update.use();
   stream_update.set("s_tex", GLint{0});
   stream_output.use();

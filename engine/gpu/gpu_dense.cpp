@@ -400,6 +400,20 @@ Result ResidentDense::result() {
   return run_->one_chunk() ? run_->read_resident() : compute_dense_gpu(programs_, p_, limit_, nullptr);
 }
 
+void set_sampler_units(const DensePrograms& k) {
+  k.scores.use();
+  k.scores.set("q_tex", GLint{0});
+  k.scores.set("k_tex", GLint{1});
+  k.output.use();
+  k.output.set("w_tex", GLint{0});
+  k.output.set("vt_tex", GLint{1});
+  k.softmax.use();
+  k.softmax.set("s_tex", GLint{0});
+  k.diagnostics.use();
+  k.diagnostics.set("w_tex", GLint{0});
+  glUseProgram(0);
+}
+
 std::vector<float> padded(const float* src, size_t rows, size_t cols, size_t src_stride, size_t stride,
                           size_t padded_rows) {
   std::vector<float> out(padded_rows * stride, 0.0f);

@@ -24,6 +24,9 @@ struct DensePrograms {
   bool kernel_timers = false;
 };
 
+// Sets each dense kernel's sampler uniforms to the texture units its dispatches bind (above).
+void set_sampler_units(const DensePrograms& programs);
+
 // Copies `rows` rows of `cols` floats from `src` (row stride src_stride) into a zero-padded
 // staging vector of `padded_rows` rows with row stride `stride`: a matrix as the kernels read it.
 std::vector<float> padded(const float* src, std::size_t rows, std::size_t cols, std::size_t src_stride,

@@ -307,13 +307,8 @@ TEST(GpuBackendGl, SharedTilesOfFourRowsMatchTheCpu) {
   device->make_current();
   const std::string four_rows = "#define TILE_SHARED 1\n#define TILE_ROWS 4\n";
   const gpu::ComputeProgram scores("scores.comp", four_rows), output("output.comp", four_rows);
-  output.use();
-  output.set("w_tex", GLint{0});
-  output.set("vt_tex", GLint{1});
-  scores.use();
-  scores.set("q_tex", GLint{0});
-  scores.set("k_tex", GLint{1});
   const gpu::DensePrograms programs{scores, device->softmax, device->diagnostics, output, false};
+  gpu::set_sampler_units(programs);
   for (const auto& [n, m, dk, dv] : {std::array<Eigen::Index, 4>{1, 1, 1, 1}, {130, 257, 37, 70}, {300, 129, 64, 5}}) {
     SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(m));
     Problem p = random_problem(n, m, dk, dv, 41);
