@@ -1,8 +1,9 @@
 // The GPU's streaming path (query chunks × key tiles, online softmax in compute shaders) against
 // the CPU's streaming path and the dense path where both fit: output, every per-row diagnostic,
 // statistics and the downsampled heatmap, for each mask kind, rectangular shapes, tile edges and
-// fully blocked rows. Every test runs both streaming kernels (GpuStream): the per-row kernels and
-// stream_block.comp's blocks of rows, whichever the renderer would choose by itself.
+// fully blocked rows. Each test runs both streaming kernels (GpuStream), the per-row kernels and
+// stream_block.comp's blocks of rows, whichever the renderer chooses; those of one kernel's own
+// tiling run that kernel.
 #include "engine/attention/stats.hpp"
 #include "engine/gpu/backend_choice.hpp"
 #include "engine/gpu/gpu_backend.hpp"
@@ -222,34 +223,32 @@ TEST(GpuStreamingGl, WhatTheKernelsCannotMatchGoesToTheCpuPath) {
   }
 }
 
+// The per-row kernels' key tiles and row chunks under a small buffer limit (the blocks of rows
+// take a head this wide by rows too; their own chunks: BlocksOfRowsVisitOnlyTheKeysTheirRowsMaySee).
 TEST(GpuStreamingGl, SmallBufferLimitGivesTheSameResult) {
   // 64 KiB: 64-key tiles at d_k = 200, chunks of 256 rows.
   REQUIRE_STREAMING_KERNELS(kernels, 1 << 16);
-  for (auto& [name, own] : kernels.backends) {
-    SCOPED_TRACE(name);
-    Backend& tiled = *own;
-    std::mt19937 rng(29);
-    for (const char* mask : {"none", "window:40", "custom"}) {
-      expect_gpu_streaming_matches(tiled, make_problem(rng, 300, 270, 200, 5, mask), 33, 64, mask);
-    }
+  Backend& tiled = *kernels.backends[0].second;
+  std::mt19937 rng(29);
+  for (const char* mask : {"none", "window:40", "custom"}) {
+    expect_gpu_streaming_matches(tiled, make_problem(rng, 300, 270, 200, 5, mask), 33, 64, mask);
   }
 }
 
-// Where the statistics of every score come from the Gram matrices (AllScores::Gram), the chunks skip
-// the key tiles their rows cannot see: 128-key tiles and 128-row chunks (64 KiB buffers at d_k =
-// 100), twelve of each, under each interval mask.
+// Where the statistics of every score come from the Gram matrices (AllScores::Gram), the per-row
+// kernels' chunks skip the key tiles their rows cannot see: 128-key tiles and 128-row chunks (64 KiB
+// buffers at d_k = 100), twelve of each, under each interval mask. (The blocks of rows skip by
+// block: BlocksOfRowsVisitOnlyTheKeysTheirRowsMaySee.)
 TEST(GpuStreamingGl, KeyTilesTheMaskBlocksAreSkippedWithTheSameResult) {
   REQUIRE_STREAMING_KERNELS(kernels, 1 << 16);
-  for (auto& [name, own] : kernels.backends) {
-    SCOPED_TRACE(name);
-    Backend& tiled = *own;
-    std::mt19937 rng(41);
-    for (const char* mask : {"causal", "window:200", "prefix:300", "padding:900"}) {
-      const Problem p = make_problem(rng, 1500, 1500, 100, 8, mask);
-      EXPECT_EQ(all_scores_source(p, fast_inverse_divisor(effective_temperature(100, p.options)), false),
-                AllScores::Gram);
-      expect_gpu_streaming_matches(tiled, p, 40, 40, mask);
-    }
+  Backend& tiled = *kernels.backends[0].second;
+  std::mt19937 rng(41);
+  for (const char* mask : {"causal", "window:200", "prefix:300", "padding:900"}) {
+    const Problem p = make_problem(rng, 1500, 1500, 100, 8, mask);
+    ASSERT_FALSE(streams_in_blocks(tiled, p));
+    EXPECT_EQ(all_scores_source(p, fast_inverse_divisor(effective_temperature(100, p.options)), false),
+              AllScores::Gram);
+    expect_gpu_streaming_matches(tiled, p, 40, 40, mask);
   }
 }
 
